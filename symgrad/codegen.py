@@ -1,0 +1,284 @@
+"""Program → Python source: a NumPy printer and the Jinja module template.
+
+The printer decides how each SymPy node reads as NumPy; the template only
+loops over precomputed lines. Dtypes are kept exact: float literals are
+printed in the precision of the statement they appear in (NumPy converts a
+Python float to the array's dtype), and a statement whose expression NumPy
+would evaluate in another dtype gets an explicit conversion.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
+
+import jinja2
+import numpy as np
+import sympy as sp
+from sympy.printing.numpy import NumPyPrinter
+from sympy.printing.precedence import PRECEDENCE
+from sympy.printing.str import StrPrinter
+
+from .version import __version__
+from .dtypes import DType
+from .naming import comment_text
+from .ops import functions as F
+from .program import Program
+from .shapes import format_shape
+
+TEMPLATE = "module.py.jinja"
+
+
+def template_directory() -> Path:
+    """``symgrad/_templates`` in an installed wheel, else ``templates/`` of the source tree."""
+    installed = Path(__file__).resolve().parent / "_templates"
+    if (installed / TEMPLATE).is_file():
+        return installed
+    return Path(__file__).resolve().parent.parent / "templates"
+
+
+@functools.lru_cache(maxsize=1)
+def template_environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(template_directory())),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+ARRAY_LITERAL_LIMIT = 64  # larger constants are stored as base64 bytes
+
+
+class Printer(NumPyPrinter):
+    """NumPy code as a person would write it: ``np.tanh(x)``, ``x/32``, ``x**2``."""
+
+    printmethod = "_numpycode"
+
+    def __init__(self) -> None:
+        super().__init__({"fully_qualified_modules": False, "allow_unknown_functions": False})
+        self._float_dtype = "float64"
+        self.helpers_used: set = set()
+
+    @contextlib.contextmanager
+    def float_context(self, dtype_name: str) -> Iterator[None]:
+        saved = self._float_dtype
+        self._float_dtype = dtype_name if dtype_name in ("float16", "float32") else "float64"
+        try:
+            yield
+        finally:
+            self._float_dtype = saved
+
+    def _module_format(self, fqn: str, register: bool = True) -> str:
+        if fqn == "numpy":
+            return "np"
+        return "np." + fqn[len("numpy."):] if fqn.startswith("numpy.") else fqn
+
+    def _float_literal(self, value: float) -> str:
+        if not np.isfinite(value):
+            return "np.nan" if np.isnan(value) else ("np.inf" if value > 0 else "-np.inf")
+        if self._float_dtype == "float64":
+            return repr(float(value))
+        return str(np.dtype(self._float_dtype).type(value))
+
+    def _print_Float(self, expr: sp.Float) -> str:
+        return self._float_literal(float(expr))
+
+    def _print_Rational(self, expr: sp.Rational) -> str:
+        return f"{expr.p}/{expr.q}"
+
+    _print_Half = _print_Rational
+
+    def _print_Add(self, expr: sp.Add, order: Optional[str] = None) -> str:
+        """SymPy's term order, but subtracted terms last: ``y - x*w``, not ``-x*w + y``."""
+        terms = self._as_ordered_terms(expr, order=order)
+        positive = [t for t in terms if not t.could_extract_minus_sign()]
+        negative = [t for t in terms if t.could_extract_minus_sign()]
+        parts = []
+        for term in positive + negative:
+            if term in negative:
+                text = self.parenthesize(-term, PRECEDENCE["Add"], strict=False)
+                parts.append(f"- {text}" if parts else f"-{text}")
+            else:
+                text = self.parenthesize(term, PRECEDENCE["Add"], strict=False)
+                parts.append(f"+ {text}" if parts else text)
+        return " ".join(parts)
+
+    def _print_Mul(self, expr: sp.Mul) -> str:
+        return StrPrinter._print_Mul(self, expr)  # type: ignore[arg-type]
+
+    def _print_Pow(self, expr: sp.Pow, rational: bool = False) -> str:
+        base, exponent = expr.args
+        if exponent == sp.S.Half:
+            return f"np.sqrt({self._print(base)})"
+        if exponent == -sp.S.Half:
+            return f"1/np.sqrt({self._print(base)})"
+        if exponent == -1:
+            return f"1/{self.parenthesize(base, PRECEDENCE['Mul'], strict=True)}"
+        base_text = self.parenthesize(base, PRECEDENCE["Pow"], strict=True)
+        if exponent.is_Integer:
+            exponent_text = str(exponent) if exponent > 0 else f"({exponent})"
+        elif exponent.is_Rational:
+            exponent_text = self._float_literal(float(exponent))
+            exponent_text = exponent_text if float(exponent) > 0 else f"({exponent_text})"
+        else:
+            exponent_text = self.parenthesize(exponent, PRECEDENCE["Pow"], strict=True)
+        return f"{base_text}**{exponent_text}"
+
+    def _print_Infinity(self, expr: Any) -> str:
+        return "np.inf"
+
+    def _print_NegativeInfinity(self, expr: Any) -> str:
+        return "-np.inf"
+
+    def _print_NaN(self, expr: Any) -> str:
+        return "np.nan"
+
+    def _print_Exp1(self, expr: Any) -> str:
+        return "np.e"
+
+    def _print_Symbol(self, expr: sp.Symbol) -> str:
+        return expr.name  # names are sanitised identifiers already (naming.py)
+
+
+# --- dtypes of expressions as NumPy evaluates them ------------------------------------------
+
+WEAK_INT, WEAK_FLOAT = "weak_int", "weak_float"
+_PRESERVING = (F.Relu, F.Maximum, F.Minimum, F.Sign, F.Abs, F.ExpandDims, F.BroadcastTo)
+
+
+def _promote(a: str, b: str) -> str:
+    """NumPy 2 (NEP 50) promotion, where Python numbers are 'weak'."""
+    weak = (WEAK_INT, WEAK_FLOAT)
+    if a in weak and b in weak:
+        return WEAK_FLOAT if WEAK_FLOAT in (a, b) else WEAK_INT
+    if a in weak or b in weak:
+        concrete, python = (b, a) if a in weak else (a, b)
+        kind = np.dtype(concrete).kind
+        if python == WEAK_INT:
+            return "int64" if kind == "b" else concrete
+        return concrete if kind == "f" else "float64"
+    return np.result_type(a, b).name
+
+
+def expression_dtype(expr: sp.Expr, table: Dict[sp.Symbol, DType]) -> str:
+    """The dtype NumPy gives ``expr`` (``weak_*`` for plain Python numbers)."""
+    if expr.is_Symbol:
+        dtype = table.get(expr)
+        return dtype.name if dtype is not None else WEAK_FLOAT
+    if expr.is_Integer:
+        return WEAK_INT
+    if expr.is_Number or expr in (sp.pi, sp.E):
+        return WEAK_FLOAT
+    if isinstance(expr, F.BOOLEAN_FUNCTIONS):
+        return "bool"
+    if isinstance(expr, F.Cast):
+        return expr.target
+    if isinstance(expr, F.SizeOf):
+        return WEAK_INT
+    if isinstance(expr, F.Where):
+        return _promote(expression_dtype(expr.args[1], table), expression_dtype(expr.args[2], table))
+    if isinstance(expr, (F.ReduceSum, F.SumToShape)):
+        inner = expression_dtype(expr.args[0], table)
+        if isinstance(expr, F.ReduceMean):
+            return inner if inner in ("float16", "float32", "float64") else "float64"
+        return "int64" if inner in ("bool", "int32", WEAK_INT) else inner
+    argument_types = [expression_dtype(a, table) for a in expr.args if not isinstance(a, sp.Tuple)]
+    if isinstance(expr, F.BroadcastTo):
+        argument_types = argument_types[:1]
+    result = argument_types[0]
+    for other in argument_types[1:]:
+        result = _promote(result, other)
+    if isinstance(expr, (sp.Add, sp.Mul)) or isinstance(expr, _PRESERVING):
+        return result
+    if isinstance(expr, sp.Pow):
+        base, exponent = expr.args
+        if exponent.is_Integer and exponent > 0:
+            return result
+        return _promote(result, WEAK_FLOAT) if result not in ("bool",) else "float64"
+    # transcendental functions: floats stay, everything else becomes float64
+    if result in (WEAK_INT, WEAK_FLOAT):
+        return WEAK_FLOAT
+    return result if np.dtype(result).kind == "f" else "float64"
+
+
+# --- rendering ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Line:
+    lhs: str
+    rhs: str
+    section: str
+    comment: str = ""
+
+
+def _numpy_dtype(dtype: Union[DType, str]) -> str:
+    name = dtype.name if isinstance(dtype, DType) else dtype
+    return "np.bool_" if name == "bool" else f"np.{name}"
+
+
+def _array_literal(value: np.ndarray, dtype: DType) -> str:
+    if value.size <= ARRAY_LITERAL_LIMIT:
+        if dtype.is_floating:
+            items = np.vectorize(lambda v: repr(float(v)) if dtype.name == "float64"
+                                 else str(dtype.numpy.type(v)), otypes=[object])(value).tolist()
+        else:
+            items = value.tolist()
+        text = repr(items).replace("'", "")
+        return f"np.array({text}, dtype={_numpy_dtype(dtype)})"
+    data = base64.b64encode(np.ascontiguousarray(value).astype(value.dtype.newbyteorder("<")).tobytes())
+    shape = "(" + ", ".join(str(d) for d in value.shape) + ("," if value.ndim == 1 else "") + ")"
+    return (f"np.frombuffer(base64.b64decode(\n    \"{data.decode()}\"), "
+            f"dtype=np.dtype({_numpy_dtype(dtype)}).newbyteorder(\"<\")).reshape({shape}).astype({_numpy_dtype(dtype)})")
+
+
+def print_statement(printer: Printer, expr: sp.Expr, dtype: DType, table: Dict[sp.Symbol, DType]) -> str:
+    with printer.float_context(dtype.name):
+        text = printer.doprint(expr)
+    if expression_dtype(expr, table) != dtype.name:
+        text = f"np.asarray({text}, dtype={_numpy_dtype(dtype)})"
+    return text
+
+
+def _shape_literal(shape: Any) -> str:
+    if shape is None:
+        return "None"
+    items = ", ".join("None" if d is None else str(d) for d in shape)
+    return "(" + items + ("," if len(shape) == 1 else "") + ")"
+
+
+def render(program: Program, total_ops: int, statement_lines: List[Line], helpers: List[str]) -> str:
+    """Fill the module template with the program's precomputed lines."""
+    environment = template_environment()
+    template = environment.get_template(TEMPLATE)
+    width = max([len(i.name) for i in program.inputs + program.outputs] + [4])  # type: ignore[operator]
+    needs_base64 = any(c.value.size > ARRAY_LITERAL_LIMIT for c in program.constants)
+    return template.render(
+        version=__version__,
+        template_name=TEMPLATE,
+        function_name=program.name,
+        graph_name=comment_text(program.graph_name or program.name),
+        inputs=[{"name": i.name, "numpy_dtype": _numpy_dtype(i.dtype), "shape": _shape_literal(i.shape),
+                 "doc": f"{i.name.ljust(width)}  {i.dtype.name}{format_shape(i.shape)}  {i.kind}"}
+                for i in program.inputs],
+        outputs=[{"name": o.name, "symbol": o.symbol if isinstance(o.symbol, str) else str(o.symbol),
+                  "doc": f"{o.name.ljust(width)}  {o.dtype.name}{format_shape(o.shape)}"}
+                 for o in program.outputs],
+        constants=[{"name": c.name, "literal": _array_literal(c.value, c.dtype)} for c in program.constants],
+        lines=statement_lines,
+        total_ops=total_ops,
+        helpers=helpers,
+        needs_base64=needs_base64,
+    )
+
+
+def statement_lines(program: Program, printer: Optional[Printer] = None) -> Tuple[List[Line], List[str]]:
+    printer = printer or Printer()
+    table = program.dtypes_by_symbol()
+    lines = [Line(s.name, print_statement(printer, s.expr, s.dtype, table), s.section)
+             for s in program.statements]
+    return lines, sorted(printer.helpers_used)

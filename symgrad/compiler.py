@@ -1,0 +1,251 @@
+"""``compile()``: graph → program → source file → imported module."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import sympy as sp
+
+from . import codegen, naming
+from .errors import InvalidArgumentError, NotCompilableError
+from .graph import Tensor
+from .optimize import optimize
+from .program import Program
+from .trace import trace
+
+Outputs = Union[Tensor, Sequence[Optional[Tensor]], Dict[str, Optional[Tensor]]]
+
+
+def cache_directory() -> Path:
+    """Where generated modules go by default: ``$SYMGRAD_CACHE_DIR`` or ``~/.cache/symgrad``."""
+    configured = os.environ.get("SYMGRAD_CACHE_DIR")
+    if configured:
+        return Path(configured)
+    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "symgrad"
+
+
+class CompiledModule:
+    """A generated module and its entry function, callable like the function.
+
+    Arguments are the inputs, by position or by name (``input_names``).
+    Variables left out take their initial values. The result has the
+    structure of ``outputs``: one value, a list, or a dict.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float64, shape=[None], name="x")
+    ...     y = sg.reduce_sum(x**2)
+    ...     f = sg.compile({"y": y, "dy_dx": sg.gradients(y, x)[0]}, name="square")
+    >>> f([1.0, 2.0])["dy_dx"].tolist()
+    [2.0, 4.0]
+    """
+
+    def __init__(self, program: Program, source: str, path: Path, module: Any, structure: Any,
+                 defaults: Dict[str, Tensor]) -> None:
+        self.program = program
+        self.source = source
+        self.path = path
+        self.module = module
+        self.function = getattr(module, program.name)
+        self.input_names: List[str] = [i.name for i in program.inputs]
+        self._structure = structure
+        self._defaults = defaults
+        self._default_values: Dict[str, Any] = {}
+        self.output_names: List[str] = list(_output_names(structure, program))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if len(args) > len(self.input_names):
+            raise TypeError(f"symgrad: {self.program.name}() takes {len(self.input_names)} inputs "
+                            f"({', '.join(self.input_names)}), got {len(args)}")
+        values = dict(zip(self.input_names, args))
+        for key, value in kwargs.items():
+            if key not in self.input_names:
+                raise TypeError(f"symgrad: {self.program.name}() has no input {key!r}; inputs are "
+                                f"{', '.join(self.input_names) or '(none)'}")
+            if key in values:
+                raise TypeError(f"symgrad: {self.program.name}() got input {key!r} twice")
+            values[key] = value
+        missing = [n for n in self.input_names if n not in values and n not in self._defaults]
+        if missing:
+            raise TypeError(f"symgrad: {self.program.name}() is missing inputs: {', '.join(missing)}")
+        for name in self.input_names:
+            if name not in values:
+                values[name] = self._initial_value(name)
+        flat = self.function(*(values[n] for n in self.input_names))
+        if len(self.program.outputs) == 1:
+            flat = (flat,)
+        return _restructure(self._structure, list(flat))
+
+    def _initial_value(self, name: str) -> Any:
+        if name not in self._default_values:
+            from .ops.sources import Variable
+            variable = self._defaults[name]
+            assert isinstance(variable, Variable)
+            self._default_values[name] = evaluate_constant(variable.initial_value)
+        return self._default_values[name]
+
+    def __repr__(self) -> str:
+        return f"<symgrad.CompiledModule {self.program.name}({', '.join(self.input_names)}) at {self.path}>"
+
+
+def evaluate_constant(tensor: Tensor) -> np.ndarray:
+    """The value of a tensor that depends on no placeholder or variable."""
+    if tensor.op.type == "Const":
+        return tensor.op.attrs["value"]
+    return compile(tensor, inputs=[], name="initial_value")()
+
+
+# --- outputs in and out ----------------------------------------------------------------------
+
+def _flatten(outputs: Outputs) -> Tuple[Any, List[Tuple[Optional[str], Tensor]]]:
+    """(structure, [(name override, tensor)]) with None entries kept in the structure only."""
+    flat: List[Tuple[Optional[str], Tensor]] = []
+
+    def slot(key: Optional[str], tensor: Any) -> Optional[int]:
+        if tensor is None:
+            return None
+        if not isinstance(tensor, Tensor):
+            raise InvalidArgumentError(f"symgrad: compile: outputs must be tensors, got "
+                                       f"{type(tensor).__name__} {tensor!r:.60}")
+        flat.append((key, tensor))
+        return len(flat) - 1
+
+    if isinstance(outputs, Tensor):
+        return ("single", slot(None, outputs)), flat
+    if isinstance(outputs, dict):
+        return ("dict", {k: slot(str(k), v) for k, v in outputs.items()}), flat
+    if isinstance(outputs, (list, tuple)):
+        return (type(outputs).__name__, [slot(None, v) for v in outputs]), flat
+    raise InvalidArgumentError(f"symgrad: compile: outputs must be a tensor, a list/tuple or a dict "
+                               f"of tensors, got {type(outputs).__name__}")
+
+
+def _restructure(structure: Any, flat: List[Any]) -> Any:
+    kind, layout = structure
+    pick = (lambda i: None if i is None else flat[i])
+    if kind == "single":
+        return pick(layout)
+    if kind == "dict":
+        return {k: pick(i) for k, i in layout.items()}
+    values = [pick(i) for i in layout]
+    return tuple(values) if kind == "tuple" else values
+
+
+def _output_names(structure: Any, program: Program) -> List[Optional[str]]:
+    names = [o.name for o in program.outputs]
+    return [n for n in _restructure_names(structure, names)]
+
+
+def _restructure_names(structure: Any, names: List[str]) -> List[Optional[str]]:
+    kind, layout = structure
+    if kind == "single":
+        return [names[layout]] if layout is not None else [None]
+    slots = layout.values() if kind == "dict" else layout
+    return [None if i is None else names[i] for i in slots]
+
+
+def _default_inputs(tensors: Sequence[Tensor]) -> List[Tensor]:
+    seen = set()
+    found = []
+    stack = [t.op for t in tensors]
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        if op.type in ("Placeholder", "VariableV2"):
+            found.append(op.outputs[0])
+        stack.extend(t.op for t in op.inputs)
+    return sorted(found, key=lambda t: t.op.index)
+
+
+# --- the pipeline ---------------------------------------------------------------------------------
+
+def build_program(outputs: Sequence[Tuple[Optional[str], Tensor]], inputs: Sequence[Tensor], name: str,
+                  optimize_program: bool = True) -> Program:
+    program = trace(outputs, inputs, name)
+    return optimize(program, simplify=optimize_program)
+
+
+def generate_source(program: Program) -> str:
+    printer = codegen.Printer()
+    lines, helpers = codegen.statement_lines(program, printer)
+    total_ops = sum(sp.count_ops(s.expr) for s in program.statements)
+    return codegen.render(program, total_ops, lines, helpers)
+
+
+def _target_path(path: Optional[Union[str, Path]], name: str, source: str) -> Path:
+    if path is None:
+        digest = hashlib.sha256(source.encode()).hexdigest()[:16]
+        return cache_directory() / f"{name}_{digest}.py"
+    target = Path(path)
+    if target.suffix != ".py":
+        return target / f"{name}.py"
+    return target
+
+
+def load_module(path: Path, source: str) -> Any:
+    """Import the generated file as a fresh module (``inspect`` and ``pdb`` see the file)."""
+    digest = hashlib.sha256(source.encode()).hexdigest()[:12]
+    module_name = f"symgrad_generated_{path.stem}_{digest}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def compile(outputs: Outputs, inputs: Optional[Sequence[Tensor]] = None, *, name: Optional[str] = None,
+            path: Optional[Union[str, Path]] = None, simplify: bool = True) -> CompiledModule:
+    """Generate, write and import a NumPy module computing ``outputs``.
+
+    ``inputs`` are the placeholders and variables that become the function's
+    parameters, in order (default: all those the outputs need, in creation
+    order). ``path`` is a ``.py`` file or a folder (default: a cache folder).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float32, name="x")
+    ...     w = sg.Variable(3.0, name="weight")
+    ...     f = sg.compile([x * w, sg.gradients(x * w, w)[0]], name="scale")
+    >>> f.input_names, [float(v) for v in f(2.0, 3.0)]
+    (['x', 'weight'], [6.0, 2.0])
+    """
+    structure, flat = _flatten(outputs)
+    if not flat:
+        raise InvalidArgumentError("symgrad: compile: there is no tensor among the outputs")
+    if inputs is None:
+        inputs = _default_inputs([t for _, t in flat])
+    else:
+        inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]  # type: ignore[list-item]
+        for tensor in inputs:
+            if not isinstance(tensor, Tensor):
+                raise InvalidArgumentError(f"symgrad: compile: inputs must be placeholders or variables, "
+                                           f"got {type(tensor).__name__}")
+        if len(set(inputs)) != len(inputs):
+            raise InvalidArgumentError("symgrad: compile: an input is listed twice")
+        needed_variables = [t for t in _default_inputs([t for _, t in flat]) if t.op.type == "VariableV2"]
+        missing = [v.name for v in needed_variables if v not in inputs]
+        if missing:
+            raise NotCompilableError(f"symgrad: compile: the outputs read variables {', '.join(missing)}, "
+                                     f"which are not among the inputs")
+    function_name = naming.function_name(name)
+    program = build_program(flat, inputs, function_name, optimize_program=simplify)
+    program.graph_name = name or function_name
+    source = generate_source(program)
+    target = _target_path(path, function_name, source)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not target.exists() or target.read_text() != source:
+        temporary = target.with_suffix(f".{os.getpid()}.tmp")
+        temporary.write_text(source)
+        os.replace(temporary, target)
+    module = load_module(target, source)
+    defaults = {i.name: t for i, t in zip(program.inputs, inputs) if i.kind == "variable"}
+    return CompiledModule(program, source, target, module, structure, defaults)

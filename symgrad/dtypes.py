@@ -1,0 +1,99 @@
+"""TF1-style dtypes backed by NumPy dtypes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .errors import DTypeError
+
+
+@dataclass(frozen=True)
+class DType:
+    """A tensor element type, e.g. ``symgrad.float32``.
+
+    >>> import symgrad as sg
+    >>> sg.float32.is_floating, sg.int32.is_integer
+    (True, True)
+    """
+
+    name: str
+
+    @property
+    def numpy(self) -> np.dtype:
+        return np.dtype(self.name)
+
+    @property
+    def is_floating(self) -> bool:
+        return self.name.startswith("float")
+
+    @property
+    def is_integer(self) -> bool:
+        return self.name.startswith("int")
+
+    @property
+    def is_bool(self) -> bool:
+        return self.name == "bool"
+
+    @property
+    def as_numpy_dtype(self) -> type:
+        return self.numpy.type
+
+    def __repr__(self) -> str:
+        return f"symgrad.{self.name}"
+
+
+float16 = DType("float16")
+float32 = DType("float32")
+float64 = DType("float64")
+int32 = DType("int32")
+int64 = DType("int64")
+bool_ = DType("bool")
+
+ALL_DTYPES = (float16, float32, float64, int32, int64, bool_)
+_BY_NAME = {d.name: d for d in ALL_DTYPES}
+
+
+def as_dtype(value: Any) -> DType:
+    """Convert a DType, a NumPy dtype/type or a name like ``'float32'``."""
+    if isinstance(value, DType):
+        return value
+    if value is bool:
+        return bool_
+    if value is float:
+        return float32
+    if value is int:
+        return int32
+    name = getattr(value, "name", None)
+    if isinstance(name, str) and name in _BY_NAME:  # e.g. a tf.DType
+        return _BY_NAME[name]
+    try:
+        name = np.dtype(value).name
+    except TypeError:
+        raise DTypeError(f"symgrad: {value!r} is not a dtype; use one of "
+                         f"{', '.join(d.name for d in ALL_DTYPES)}") from None
+    if name not in _BY_NAME:
+        raise DTypeError(f"symgrad: dtype {name} is not supported; use one of "
+                         f"{', '.join(d.name for d in ALL_DTYPES)}")
+    return _BY_NAME[name]
+
+
+def infer_dtype(value: Any) -> DType:
+    """The dtype TF would give a Python or NumPy value: floats are float32."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        if value.dtype.kind == "f" and value.dtype != np.float16:
+            return as_dtype(value.dtype)
+        if value.dtype.kind in "iub":
+            return as_dtype(value.dtype) if value.dtype.name in _BY_NAME else int64
+        return as_dtype(value.dtype)
+    array = np.asarray(value)
+    if array.dtype.kind == "b":
+        return bool_
+    if array.dtype.kind in "iu":
+        return int32
+    if array.dtype.kind == "f":
+        return float32
+    raise DTypeError(f"symgrad: cannot make a tensor of {type(value).__name__} "
+                     f"value {value!r:.60}: it is not numeric")

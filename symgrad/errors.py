@@ -1,0 +1,32 @@
+"""The exceptions symgrad raises.
+
+Every error is a :class:`SymgradError` and also the builtin exception a Python
+user would expect (``ValueError`` for bad values and shapes, ``TypeError`` for
+bad types), so ``except ValueError`` keeps working.
+"""
+
+from __future__ import annotations
+
+
+class SymgradError(Exception):
+    """Base class of every error raised by symgrad."""
+
+
+class ShapeError(SymgradError, ValueError):
+    """Operands whose static shapes are incompatible for an op."""
+
+
+class DTypeError(SymgradError, TypeError):
+    """Operands whose dtypes are incompatible for an op, or a bad dtype."""
+
+
+class InvalidArgumentError(SymgradError, ValueError):
+    """A bad argument value (an unknown option, a wrong length, ...)."""
+
+
+class GraphMismatchError(SymgradError, ValueError):
+    """Tensors from different graphs were combined."""
+
+
+class NotCompilableError(SymgradError, ValueError):
+    """The graph cannot be turned into code (e.g. a missing feed)."""

@@ -1,0 +1,174 @@
+"""``symgrad.gradients``: TF1's reverse mode, building gradient ops into the graph.
+
+The returned gradients are ordinary tensors, so they can be compiled, used in
+further ops, and differentiated again by the same machinery.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any, Dict, List, Optional, Sequence, Set
+
+import sympy as sp
+
+from . import naming
+from .errors import DTypeError, GraphMismatchError, InvalidArgumentError, ShapeError
+from .graph import Operation, Tensor
+from .ops.elementwise import expression_op, identity, ones_like, zeros_like
+from .ops.registry import arg_symbols, opdef_of
+from .ops.sources import convert_to_tensor
+from .shapes import format_shape, shapes_compatible
+
+
+class UnconnectedGradients(enum.Enum):
+    """What an x that the ys do not depend on receives: ``None`` or zeros."""
+
+    NONE = "none"
+    ZERO = "zero"
+
+
+class AggregationMethod:
+    """How gradients from several paths are added; all give the same sum here."""
+
+    ADD_N = 0
+    DEFAULT = ADD_N
+    EXPERIMENTAL_TREE = 1
+    EXPERIMENTAL_ACCUMULATE_N = 2
+
+
+_AGGREGATION_METHODS = (AggregationMethod.ADD_N, AggregationMethod.EXPERIMENTAL_TREE,
+                        AggregationMethod.EXPERIMENTAL_ACCUMULATE_N)
+
+
+def _as_tensor_list(value: Any, argument: str) -> List[Tensor]:
+    items = list(value) if isinstance(value, (list, tuple)) else [value]
+    for item in items:
+        if not isinstance(item, Tensor):
+            raise DTypeError(f"symgrad: gradients: every entry of {argument} must be a Tensor, "
+                             f"got {type(item).__name__} {item!r:.60}")
+    return items
+
+
+def _unconnected_mode(value: Any) -> UnconnectedGradients:
+    try:
+        return UnconnectedGradients(value.value if isinstance(value, enum.Enum) else value)
+    except ValueError:
+        raise InvalidArgumentError(f"symgrad: gradients: unknown unconnected_gradients value "
+                                   f"{value!r}; use 'none' or 'zero'") from None
+
+
+def _consumers(ops: Sequence[Operation]) -> Dict[Operation, List[Operation]]:
+    table: Dict[Operation, List[Operation]] = {op: [] for op in ops}
+    for op in ops:
+        for tensor in op.inputs:
+            table[tensor.op].append(op)
+    return table
+
+
+def _between(xs: Sequence[Tensor], ys: Sequence[Tensor]) -> Set[Operation]:
+    """Ops reachable forward from the xs that also reach the ys (TF's between_ops)."""
+    graph = ys[0].graph
+    consumers = _consumers(graph.get_operations())
+    reached: Set[Operation] = set()
+    stack = [x.op for x in xs]
+    while stack:
+        op = stack.pop()
+        if op not in reached:
+            reached.add(op)
+            stack.extend(consumers[op])
+    between: Set[Operation] = set()
+    stack = [y.op for y in ys]
+    while stack:
+        op = stack.pop()
+        if op in reached and op not in between:
+            between.add(op)
+            stack.extend(t.op for t in op.inputs)
+    return between
+
+
+def _add_all(tensors: List[Tensor], like: Tensor) -> Tensor:
+    if len(tensors) == 1:
+        return tensors[0]
+    return expression_op(sp.Add(*arg_symbols(len(tensors))), tensors, like=like, name="AddN")
+
+
+def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
+              colocate_gradients_with_ops: bool = False, gate_gradients: bool = False,
+              aggregation_method: Any = None, stop_gradients: Any = None,
+              unconnected_gradients: Any = UnconnectedGradients.NONE) -> List[Optional[Tensor]]:
+    """Symbolic derivatives of ``sum(ys)`` with respect to each x, as TF1 computes them.
+
+    Returns a list with one entry per x: a tensor of x's shape, or ``None``
+    when x does not reach the ys (zeros with ``unconnected_gradients='zero'``).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     a = sg.constant(0.0)
+    ...     b = 2 * a
+    ...     f = sg.compile(sg.gradients(a + b, [a, b]))
+    >>> [float(v) for v in f()]
+    [3.0, 1.0]
+    """
+    ys = _as_tensor_list(ys, "ys")
+    xs = _as_tensor_list(xs, "xs")
+    stops = _as_tensor_list(stop_gradients, "stop_gradients") if stop_gradients is not None else []
+    graph = ys[0].graph
+    for tensor in ys + xs + stops:
+        if tensor.graph is not graph:
+            raise GraphMismatchError(f"symgrad: gradients: tensor '{tensor.name}' belongs to another "
+                                     f"graph than ys[0] '{ys[0].name}'")
+    mode = _unconnected_mode(unconnected_gradients)
+    if aggregation_method is not None and aggregation_method not in _AGGREGATION_METHODS:
+        raise InvalidArgumentError(f"symgrad: gradients: invalid aggregation_method "
+                                   f"{aggregation_method!r}; use a symgrad.AggregationMethod value")
+    if grad_ys is None:
+        grad_ys = [None] * len(ys)
+    elif not isinstance(grad_ys, (list, tuple)):
+        grad_ys = [grad_ys]
+    if len(grad_ys) != len(ys):
+        raise InvalidArgumentError(f"symgrad: gradients: got {len(grad_ys)} grad_ys for {len(ys)} ys; "
+                                   f"pass one per y")
+
+    with graph.name_scope(name), graph._building_gradients():
+        cotangents: Dict[Tensor, List[Tensor]] = {}
+        for y, grad_y in zip(ys, grad_ys):
+            cotangents.setdefault(y, []).append(_seed(y, grad_y))
+        between = _between(xs, ys)
+        stop_ops = {t.op for t in stops}
+        totals: Dict[Tensor, Optional[Tensor]] = {}
+
+        def total(tensor: Tensor) -> Optional[Tensor]:
+            if tensor not in totals:
+                parts = cotangents.get(tensor)
+                totals[tensor] = _add_all(parts, tensor) if parts else None
+            return totals[tensor]
+
+        for op in sorted(between, key=lambda o: o.index, reverse=True):
+            if op in stop_ops or opdef_of(op).gradient is None:
+                continue
+            output = op.outputs[0]
+            grad = total(output)
+            if grad is None or not output.dtype.is_floating:
+                continue  # integer and bool values carry no gradient
+            for tensor, contribution in zip(op.inputs, opdef_of(op).gradient(op, grad)):
+                if contribution is not None and tensor.op in between:
+                    cotangents.setdefault(tensor, []).append(contribution)
+
+        results: List[Optional[Tensor]] = []
+        for x in xs:
+            grad = total(x)
+            if grad is None and mode is UnconnectedGradients.ZERO:
+                grad = zeros_like(x)
+            results.append(None if grad is None else identity(grad, name=naming.gradient_name(ys, x)))
+        return results
+
+
+def _seed(y: Tensor, grad_y: Any) -> Tensor:
+    if grad_y is None:
+        return ones_like(y, name="grad_ys")
+    grad_y = convert_to_tensor(grad_y, dtype=y.dtype)
+    if not shapes_compatible(grad_y.shape, y.shape):
+        raise ShapeError(f"symgrad: gradients: grad_ys '{grad_y.name}' has shape "
+                         f"{format_shape(grad_y.shape)} but y '{y.name}' has shape "
+                         f"{format_shape(y.shape)}; they must match")
+    return grad_y

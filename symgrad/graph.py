@@ -1,0 +1,237 @@
+"""Graphs, operations and tensors: the TF1 data model.
+
+A :class:`Graph` is an append-only list of :class:`Operation` s. Each operation
+has input tensors, attributes and output :class:`Tensor` s with static shapes
+and dtypes. Creation order is a topological order, which every later stage
+relies on for determinism.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+
+from . import dtypes as _dtypes
+from .errors import GraphMismatchError
+from .shapes import Shape, format_shape
+
+_VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
+
+
+class Operation:
+    """A node of the graph: an op type applied to input tensors.
+
+    ``attrs`` hold the op's static parameters (axes, the SymPy rule of an
+    elementwise op, ...). ``created_by_gradients`` marks the nodes that
+    :func:`symgrad.gradients` added, so that generated code can put them in its
+    gradient section.
+    """
+
+    def __init__(self, graph: "Graph", op_type: str, name: str, inputs: Sequence["Tensor"],
+                 attrs: Dict[str, Any], outputs: Sequence[Tuple[Shape, _dtypes.DType]],
+                 created_by_gradients: bool) -> None:
+        self.graph = graph
+        self.type = op_type
+        self.name = name
+        self.inputs: Tuple[Tensor, ...] = tuple(inputs)
+        self.attrs = attrs
+        self.created_by_gradients = created_by_gradients
+        # True when the name came from the op type rather than from the user.
+        self.auto_named = False
+        self.index = len(graph._operations)
+        self.outputs: Tuple[Tensor, ...] = tuple(
+            Tensor(self, i, shape, dtype) for i, (shape, dtype) in enumerate(outputs))
+
+    def __repr__(self) -> str:
+        return f"<symgrad.Operation '{self.name}' type={self.type}>"
+
+    def run(self, feed_dict: Optional[dict] = None, session: Any = None) -> None:
+        """Run this op in the default session (TF1's ``op.run()``)."""
+        from .session import get_default_session
+        (session or get_default_session()).run(self, feed_dict=feed_dict)
+
+
+class Tensor:
+    """A symbolic value: one output of an :class:`Operation`.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float32, shape=[None, 3], name="x")
+    ...     y = 2 * x + 1
+    >>> y.shape, y.dtype
+    ((None, 3), symgrad.float32)
+    """
+
+    # Make NumPy defer to our reflected operators (np.ones(3) * tensor).
+    __array_priority__ = 100
+
+    def __init__(self, op: Operation, value_index: int, shape: Shape, dtype: _dtypes.DType) -> None:
+        self.op = op
+        self.value_index = value_index
+        self.shape = shape
+        self.dtype = dtype
+
+    @property
+    def graph(self) -> "Graph":
+        return self.op.graph
+
+    @property
+    def name(self) -> str:
+        return f"{self.op.name}:{self.value_index}"
+
+    def get_shape(self) -> Shape:
+        return self.shape
+
+    def eval(self, feed_dict: Optional[dict] = None, session: Any = None) -> Any:
+        """Evaluate in the default session (TF1's ``tensor.eval()``)."""
+        from .session import get_default_session
+        return (session or get_default_session()).run(self, feed_dict=feed_dict)
+
+    def __repr__(self) -> str:
+        return (f"<symgrad.Tensor '{self.name}' shape={format_shape(self.shape)} "
+                f"dtype={self.dtype.name}>")
+
+    # Tensors are graph nodes: hash and compare by identity, like TF1.
+    __hash__ = object.__hash__
+
+    def __bool__(self) -> bool:
+        raise TypeError("symgrad: a Tensor has no truth value while the graph is being built; "
+                        "use symgrad.where or compare values after compile()")
+
+    def __iter__(self) -> Iterator["Tensor"]:
+        raise TypeError(f"symgrad: Tensor '{self.name}' is not iterable")
+
+    # Operators are attached by symgrad.math_ops (one place for the op table).
+
+
+class Graph:
+    """A TF1 graph: the container of operations.
+
+    >>> import symgrad as sg
+    >>> g = sg.Graph()
+    >>> with g.as_default():
+    ...     c = sg.constant(1.0, name="one")
+    >>> c.graph is g, c.name
+    (True, 'one:0')
+    """
+
+    def __init__(self) -> None:
+        self._operations: List[Operation] = []
+        self._names_in_use: Dict[str, int] = {}
+        self._name_stack: List[str] = []
+        self._gradient_depth = 0
+        self._collections: Dict[str, list] = {}
+
+    # -- building -------------------------------------------------------------
+    def create_op(self, op_type: str, inputs: Sequence[Tensor], attrs: Dict[str, Any],
+                  outputs: Sequence[Tuple[Shape, _dtypes.DType]],
+                  name: Optional[str] = None) -> Operation:
+        for tensor in inputs:
+            if tensor.graph is not self:
+                raise GraphMismatchError(
+                    f"symgrad: {op_type}: tensor '{tensor.name}' belongs to another graph; "
+                    f"all inputs of an op must come from the same graph")
+        op = Operation(self, op_type, self.unique_name(name or op_type), inputs, attrs, outputs,
+                       created_by_gradients=self._gradient_depth > 0)
+        op.auto_named = name is None
+        self._operations.append(op)
+        return op
+
+    def unique_name(self, name: str) -> str:
+        """TF's rule: ``scope/name``, then ``name_1``, ``name_2``... on reuse."""
+        name = str(name)
+        if not _VALID_NAME.match(name):
+            # TF rejects such names; we keep the user's text (naming.py sanitises it
+            # for code) but strip what would break the scope/name:index syntax.
+            name = name.replace(":", "_") or "unnamed"
+        full = "/".join(self._name_stack + [name])
+        key = full.lower()
+        if key in self._names_in_use:
+            count = self._names_in_use[key]
+            while f"{key}_{count}" in self._names_in_use:
+                count += 1
+            self._names_in_use[key] = count + 1
+            full = f"{full}_{count}"
+            key = full.lower()
+        self._names_in_use[key] = 1
+        return full
+
+    @contextlib.contextmanager
+    def name_scope(self, name: str) -> Iterator[str]:
+        scope = self.unique_name(name) if name else ""
+        saved = self._name_stack
+        self._name_stack = scope.split("/") if scope else []
+        try:
+            yield scope + "/" if scope else ""
+        finally:
+            self._name_stack = saved
+
+    @contextlib.contextmanager
+    def _building_gradients(self) -> Iterator[None]:
+        self._gradient_depth += 1
+        try:
+            yield
+        finally:
+            self._gradient_depth -= 1
+
+    # -- queries --------------------------------------------------------------
+    def get_operations(self) -> List[Operation]:
+        return list(self._operations)
+
+    def get_operation_by_name(self, name: str) -> Operation:
+        for op in self._operations:
+            if op.name == name:
+                return op
+        raise KeyError(f"symgrad: the graph has no operation named {name!r}")
+
+    def get_tensor_by_name(self, name: str) -> Tensor:
+        op_name, _, index = name.rpartition(":")
+        if not op_name or not index.isdigit():
+            raise ValueError(f"symgrad: {name!r} is not a tensor name like 'op:0'")
+        op = self.get_operation_by_name(op_name)
+        if int(index) >= len(op.outputs):
+            raise KeyError(f"symgrad: operation {op_name!r} has no output {index}")
+        return op.outputs[int(index)]
+
+    def add_to_collection(self, key: str, value: Any) -> None:
+        self._collections.setdefault(key, []).append(value)
+
+    def get_collection(self, key: str) -> list:
+        return list(self._collections.get(key, []))
+
+    @contextlib.contextmanager
+    def as_default(self) -> Iterator["Graph"]:
+        _default_graph_stack.append(self)
+        try:
+            yield self
+        finally:
+            _default_graph_stack.pop()
+
+    def __repr__(self) -> str:
+        return f"<symgrad.Graph with {len(self._operations)} operations>"
+
+
+_global_default_graph = Graph()
+_default_graph_stack: List[Graph] = []
+
+
+def get_default_graph() -> Graph:
+    """The graph new ops go into: the innermost ``as_default()``, else the global one."""
+    return _default_graph_stack[-1] if _default_graph_stack else _global_default_graph
+
+
+def reset_default_graph() -> None:
+    """Replace the global default graph by an empty one (TF1's ``reset_default_graph``)."""
+    global _global_default_graph
+    if _default_graph_stack:
+        raise AssertionError("symgrad: reset_default_graph() called inside a "
+                             "Graph.as_default() block")
+    _global_default_graph = Graph()
+
+
+@contextlib.contextmanager
+def name_scope(name: str) -> Iterator[str]:
+    """``with symgrad.name_scope('layer1'):`` prefixes the names of new ops."""
+    with get_default_graph().name_scope(name) as scope:
+        yield scope

@@ -1,0 +1,14 @@
+"""``symgrad.math``: the math ops under their ``tf.math`` names."""
+
+from .ops.elementwise import (abs, add, cast, cos, divide, equal, exp, expm1, floor, greater,
+                              greater_equal, less, less_equal, log, log1p, maximum, minimum,
+                              multiply, negative, not_equal, pow, reciprocal, round, rsqrt,
+                              sigmoid, sign, sin, softplus, sqrt, square, squared_difference,
+                              subtract, tanh, truediv)
+from .ops.reductions import reduce_mean, reduce_sum
+
+__all__ = ["abs", "add", "cast", "cos", "divide", "equal", "exp", "expm1", "floor", "greater",
+           "greater_equal", "less", "less_equal", "log", "log1p", "maximum", "minimum", "multiply",
+           "negative", "not_equal", "pow", "reciprocal", "round", "rsqrt", "sigmoid", "sign", "sin",
+           "softplus", "sqrt", "square", "squared_difference", "subtract", "tanh", "truediv",
+           "reduce_mean", "reduce_sum"]

@@ -1,0 +1,388 @@
+"""Elementwise ops: one SymPy rule each; gradients come from ``sympy.diff``.
+
+Every elementwise op stores its rule as a SymPy expression over the canonical
+operand symbols ``a0, a1, ...`` (attribute ``expr``). Python numbers among the
+operands are folded into that expression, so ``pow(r, 2)`` is ``a0**2``. The
+gradient of every such op is built the same way: the partial derivative
+``diff(expr, a_i)``, rewritten through the op's own output where that is
+cheaper (``d tanh = 1 - z**2``), times the incoming cotangent, summed back to
+the operand's shape. Special points follow TensorFlow through the primitives
+of :mod:`symgrad.ops.functions`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, List, Optional, Sequence
+
+import numpy as np
+import sympy as sp
+from sympy.codegen.cfunctions import expm1 as _expm1
+from sympy.codegen.cfunctions import log1p as _log1p
+
+from .. import dtypes as _dtypes
+from ..errors import DTypeError, ShapeError
+from ..graph import Operation, Tensor, get_default_graph
+from ..shapes import broadcast_axes, broadcast_shapes, format_shape
+from . import functions as F
+from .registry import OpDef, arg_symbols, register
+from .sources import constant
+
+_COTANGENT = sp.Symbol("_g", real=True)
+_OUTPUT = sp.Symbol("_z", real=True)
+
+
+# --- building ----------------------------------------------------------------------
+
+def _number_for(value: Any, dtype: _dtypes.DType, op: str) -> sp.Expr:
+    """A Python scalar as a SymPy number holding the value ``dtype`` gives it."""
+    if isinstance(value, (bool, np.bool_)):
+        if not dtype.is_bool:
+            return sp.Integer(int(value))
+        return sp.Integer(int(value))
+    if dtype.is_bool:
+        raise DTypeError(f"symgrad: {op}: cannot combine bool tensor with number {value!r}")
+    if dtype.is_integer:
+        if float(value) != int(value):
+            raise DTypeError(f"symgrad: {op}: {value!r} is not exactly representable as {dtype.name}, "
+                             f"the dtype of the other operand; use symgrad.cast")
+        return sp.Integer(int(value))
+    stored = float(np.asarray(value, dtype=dtype.numpy))
+    if stored.is_integer() and -(2**53) < stored < 2**53:
+        return sp.Integer(int(stored))
+    return sp.Float(stored, precision=53)
+
+
+def _is_python_scalar(value: Any) -> bool:
+    return isinstance(value, (int, float, bool, np.number, np.bool_))
+
+
+def _resolve_operands(op: str, operands: Sequence[Any], bool_positions: Sequence[int] = (),
+                      ) -> List[Any]:
+    """Tensors stay; arrays become constants; Python scalars stay scalars.
+
+    Values are converted to the dtype of the first tensor operand, as TF does.
+    """
+    tensors = [x for i, x in enumerate(operands) if isinstance(x, Tensor) and i not in bool_positions]
+    if tensors:
+        dtype = tensors[0].dtype
+    else:
+        first = next(i for i in range(len(operands)) if i not in bool_positions)
+        dtype = _dtypes.infer_dtype(operands[first])
+    resolved: List[Any] = []
+    for i, value in enumerate(operands):
+        want = _dtypes.bool_ if i in bool_positions else dtype
+        if isinstance(value, Tensor):
+            resolved.append(value)
+        elif _is_python_scalar(value) and tensors and i not in bool_positions:
+            resolved.append(value)
+        else:
+            resolved.append(constant(value, dtype=want))
+    return resolved
+
+
+def _check_dtypes(op: str, name: Optional[str], tensors: Sequence[Tensor],
+                  bool_positions: Sequence[int]) -> _dtypes.DType:
+    numeric = [t for i, t in enumerate(tensors) if i not in bool_positions and isinstance(t, Tensor)]
+    for i, t in enumerate(tensors):
+        if i in bool_positions and isinstance(t, Tensor) and not t.dtype.is_bool:
+            raise DTypeError(f"symgrad: {op}: condition '{t.name}' must be bool, got {t.dtype.name}")
+    dtype = numeric[0].dtype
+    for t in numeric[1:]:
+        if t.dtype != dtype:
+            listing = ", ".join(f"'{u.name}' {u.dtype.name}" for u in numeric)
+            raise DTypeError(f"symgrad: {op}: operands must have the same dtype, got {listing}; "
+                             f"use symgrad.cast")
+    return dtype
+
+
+def make_elementwise(op_type: str, rule: Callable[..., sp.Expr], operands: Sequence[Any],
+                     name: Optional[str] = None, out_dtype: Optional[_dtypes.DType] = None,
+                     bool_positions: Sequence[int] = (), allowed: str = "numeric") -> Tensor:
+    """Build an elementwise op from a rule over its operands' SymPy symbols."""
+    resolved = _resolve_operands(op_type, operands, bool_positions)
+    tensors = [x for x in resolved if isinstance(x, Tensor)]
+    dtype = _check_dtypes(op_type, name, resolved, bool_positions)
+    if allowed == "float" and not dtype.is_floating:
+        raise DTypeError(f"symgrad: {op_type}: needs a floating-point tensor, got "
+                         f"'{tensors[0].name}' of dtype {dtype.name}; use symgrad.cast")
+    if allowed == "numeric" and dtype.is_bool:
+        raise DTypeError(f"symgrad: {op_type}: does not take bool tensors ('{tensors[0].name}')")
+    try:
+        shape = broadcast_shapes(*(t.shape for t in tensors))
+    except ValueError:
+        listing = " and ".join(f"'{t.name}' {format_shape(t.shape)}" for t in tensors)
+        raise ShapeError(f"symgrad: {op_type}: cannot broadcast shapes of {listing}") from None
+    symbols = iter(arg_symbols(len(tensors)))
+    args = [next(symbols) if isinstance(x, Tensor) else _number_for(x, dtype, op_type) for x in resolved]
+    expr = sp.sympify(rule(*args))
+    return _create(op_type, expr, tensors, shape, out_dtype or dtype, name)
+
+
+def _create(op_type: str, expr: sp.Expr, inputs: Sequence[Tensor], shape: Any,
+            dtype: _dtypes.DType, name: Optional[str]) -> Tensor:
+    graph = get_default_graph() if not inputs else inputs[0].graph
+    op = graph.create_op(op_type, inputs, {"expr": expr}, [(shape, dtype)], name=name)
+    return op.outputs[0]
+
+
+def expression_op(expr: sp.Expr, inputs: Sequence[Tensor], like: Tensor, name: str) -> Tensor:
+    """An op computing ``expr`` (over ``a0..``) of ``inputs``, with ``like``'s dtype.
+
+    Gradient code is made of these; its shape is the broadcast of its inputs.
+    """
+    shape = broadcast_shapes(*(t.shape for t in inputs))
+    out = _create("Elementwise", expr, inputs, shape, like.dtype, name)
+    out.op.auto_named = True
+    return out
+
+
+def _lower(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
+    mapping = dict(zip(arg_symbols(len(op.inputs)), operands))
+    return op.attrs["expr"].xreplace(mapping)
+
+
+# --- the gradient of every elementwise op -------------------------------------------
+
+def _through_output(partial: sp.Expr, expr: sp.Expr) -> sp.Expr:
+    """Rewrite ``partial`` through the op's output: ``1 - tanh(a0)**2`` → ``1 - _z**2``."""
+    if expr.is_Atom or expr.is_Add or expr.is_Mul or sp.count_ops(expr) > 4:
+        return partial
+    return partial.subs(expr, _OUTPUT)
+
+
+def _select_inputs(expr: sp.Expr, candidates: Sequence[tuple]) -> tuple:
+    """Keep the (symbol, tensor) pairs ``expr`` uses; renumber them ``a0, a1, ...``."""
+    used = [(sym, t) for sym, t in candidates if expr.has(sym)]
+    renamed = dict(zip([sym for sym, _ in used], arg_symbols(len(used))))
+    # Two-step rename: the new names overlap the old ones.
+    temporary = {sym: sp.Dummy() for sym, _ in used}
+    expr = expr.xreplace(temporary).xreplace({temporary[s]: renamed[s] for s, _ in used})
+    return expr, [t for _, t in used]
+
+
+def elementwise_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+    from .reductions import sum_to_shape_of  # reductions build on this module
+
+    expr = op.attrs["expr"]
+    args = arg_symbols(len(op.inputs))
+    output = op.outputs[0]
+    results: List[Optional[Tensor]] = []
+    for i, x in enumerate(op.inputs):
+        if not x.dtype.is_floating:
+            results.append(None)
+            continue
+        partial = sp.diff(expr, args[i])
+        if partial.has(sp.Derivative, sp.DiracDelta, sp.Subs):
+            results.append(None)  # floor, round: TF has no gradient
+            continue
+        if partial == 0:
+            results.append(zeros_like(x))  # differentiable, with a zero gradient (sign)
+            continue
+        cotangent = _COTANGENT * _through_output(partial, expr)
+        if cotangent == _COTANGENT:
+            local = grad
+        else:
+            candidates = [(_COTANGENT, grad)] + list(zip(args, op.inputs)) + [(_OUTPUT, output)]
+            body, inputs = _select_inputs(cotangent, candidates)
+            local = expression_op(body, inputs, like=x, name=f"{op.name}_grad")
+        axes = broadcast_axes(i, [t.shape for t in op.inputs], output.shape)
+        results.append(sum_to_shape_of(local, x, axes))
+    return results
+
+
+ELEMENTWISE = register(OpDef("Elementwise", lower=_lower, gradient=elementwise_gradient,
+                             elementwise=True))
+
+
+def _no_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+    return [None] * len(op.inputs)
+
+
+def _cast_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+    source = op.inputs[0]
+    if not (source.dtype.is_floating and grad.dtype.is_floating):
+        return [None]
+    return [cast(grad, source.dtype)]
+
+
+# --- the table ----------------------------------------------------------------------
+# One line per op: type, rule. Differentiation is generic (above) unless noted.
+
+def _define(op_type: str, gradient: Any = elementwise_gradient, shape_only: tuple = ()) -> str:
+    register(OpDef(op_type, lower=_lower, gradient=gradient, elementwise=True,
+                   shape_only_inputs=shape_only))
+    return op_type
+
+
+def _power(x: sp.Expr, y: sp.Expr) -> sp.Expr:
+    # A symbolic exponent needs TF's d/dy = z * log(x) where x > 0, else 0.
+    return x**y if y.is_Number else F.Power(x, y)
+
+
+UNARY = {
+    "Neg": lambda x: -x,
+    "Square": lambda x: x**2,
+    "Sqrt": sp.sqrt,
+    "Rsqrt": lambda x: 1 / sp.sqrt(x),
+    "Reciprocal": lambda x: 1 / x,
+    "Exp": sp.exp,
+    "Expm1": _expm1,
+    "Log": sp.log,
+    "Log1p": _log1p,
+    "Sin": sp.sin,
+    "Cos": sp.cos,
+    "Tanh": sp.tanh,
+    "Sigmoid": F.Sigmoid,
+    "Softplus": F.Softplus,
+    "Relu": F.Relu,
+    "Abs": F.Abs,
+    "Sign": F.Sign,
+    "Floor": F.Floor,
+    "Round": F.Round,
+    "Identity": lambda x: x,
+}
+BINARY = {
+    "Add": lambda x, y: x + y,
+    "Sub": lambda x, y: x - y,
+    "Mul": lambda x, y: x * y,
+    "RealDiv": lambda x, y: x / y,
+    "Pow": _power,
+    "Maximum": F.Maximum,
+    "Minimum": F.Minimum,
+    "SquaredDifference": lambda x, y: (x - y) ** 2,
+}
+COMPARISONS = {
+    "Greater": F.Greater,
+    "GreaterEqual": F.GreaterEqual,
+    "Less": F.Less,
+    "LessEqual": F.LessEqual,
+    "Equal": F.Equal,
+    "NotEqual": F.NotEqual,
+}
+for _type in [*UNARY, *BINARY, *COMPARISONS, "Select"]:
+    _define(_type)
+# Ops through which no gradient flows.
+_define("StopGradient", gradient=_no_gradient)
+for _type in ["OnesLike", "ZerosLike"]:
+    _define(_type, gradient=_no_gradient, shape_only=(0,))
+_define("Cast", gradient=_cast_gradient)
+
+
+# --- the public functions -------------------------------------------------------------
+
+def _unary(op_type: str, floats_only: bool = True) -> Callable[..., Tensor]:
+    rule = UNARY[op_type]
+
+    def apply(x: Any, name: Optional[str] = None) -> Tensor:
+        return make_elementwise(op_type, rule, [x], name, allowed="float" if floats_only else "numeric")
+
+    apply.__name__ = op_type.lower()
+    apply.__doc__ = f"Elementwise ``{op_type}`` of a tensor (TF1's ``tf.{op_type.lower()}``)."
+    return apply
+
+
+def _binary(op_type: str) -> Callable[..., Tensor]:
+    rule = BINARY[op_type]
+
+    def apply(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
+        return make_elementwise(op_type, rule, [x, y], name)
+
+    apply.__name__ = op_type.lower()
+    apply.__doc__ = f"Elementwise ``{op_type}`` with NumPy broadcasting."
+    return apply
+
+
+def _comparison(op_type: str) -> Callable[..., Tensor]:
+    rule = COMPARISONS[op_type]
+
+    def apply(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
+        return make_elementwise(op_type, rule, [x, y], name, out_dtype=_dtypes.bool_)
+
+    apply.__name__ = op_type.lower()
+    apply.__doc__ = f"Elementwise ``{op_type}`` comparison; a bool tensor without gradient."
+    return apply
+
+
+add = _binary("Add")
+subtract = _binary("Sub")
+multiply = _binary("Mul")
+maximum = _binary("Maximum")
+minimum = _binary("Minimum")
+squared_difference = _binary("SquaredDifference")
+pow = _binary("Pow")  # noqa: A001 - TF's name
+
+negative = _unary("Neg", floats_only=False)
+abs = _unary("Abs", floats_only=False)  # noqa: A001 - TF's name
+sign = _unary("Sign", floats_only=False)
+square = _unary("Square", floats_only=False)
+sqrt, rsqrt, reciprocal = _unary("Sqrt"), _unary("Rsqrt"), _unary("Reciprocal")
+exp, expm1, log, log1p = _unary("Exp"), _unary("Expm1"), _unary("Log"), _unary("Log1p")
+sin, cos, tanh, sigmoid = _unary("Sin"), _unary("Cos"), _unary("Tanh"), _unary("Sigmoid")
+softplus, relu = _unary("Softplus"), _unary("Relu", floats_only=False)
+floor, round = _unary("Floor"), _unary("Round")  # noqa: A001 - TF's name
+
+greater, greater_equal = _comparison("Greater"), _comparison("GreaterEqual")
+less, less_equal = _comparison("Less"), _comparison("LessEqual")
+equal, not_equal = _comparison("Equal"), _comparison("NotEqual")
+
+
+def truediv(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
+    """``x / y``; integer tensors give float64, as in TensorFlow."""
+    dtype = next((v.dtype for v in (x, y) if isinstance(v, Tensor)), None)
+    if dtype is not None and dtype.is_integer:
+        x, y = (cast(v, _dtypes.float64) if isinstance(v, Tensor) else v for v in (x, y))
+    return make_elementwise("RealDiv", BINARY["RealDiv"], [x, y], name)
+
+
+divide = truediv
+
+
+def where(condition: Any, x: Any, y: Any, name: Optional[str] = None) -> Tensor:
+    """Elements of ``x`` where ``condition`` holds, else of ``y`` (broadcasting all three)."""
+    if x is None or y is None:
+        raise ValueError("symgrad: where: the one-argument form (indices of true elements) "
+                         "is not supported; pass x and y")
+    return make_elementwise("Select", F.Where, [condition, x, y], name, bool_positions=(0,),
+                            allowed="any")
+
+
+def identity(x: Any, name: Optional[str] = None) -> Tensor:
+    """The same value as a new tensor (e.g. to give it a name)."""
+    return make_elementwise("Identity", UNARY["Identity"], [x], name, allowed="any")
+
+
+def stop_gradient(x: Any, name: Optional[str] = None) -> Tensor:
+    """The value of ``x``, through which no gradient flows.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.constant(3.0)
+    ...     print(sg.gradients(sg.stop_gradient(x) * x, x)[0] is not None)
+    True
+    """
+    return make_elementwise("StopGradient", lambda a: a, [x], name, allowed="any")
+
+
+def cast(x: Any, dtype: Any, name: Optional[str] = None) -> Tensor:
+    """Convert ``x`` to ``dtype``; the gradient flows only between float dtypes."""
+    target = _dtypes.as_dtype(dtype)
+    if not isinstance(x, Tensor):
+        return constant(np.asarray(x).astype(target.numpy), dtype=target, name=name)
+    if x.dtype == target:
+        return identity(x, name=name)
+    return make_elementwise("Cast", lambda a: F.cast(a, target.name, x.dtype.name), [x], name,
+                            out_dtype=target, allowed="any")
+
+
+def ones_like(tensor: Tensor, dtype: Any = None, name: Optional[str] = None) -> Tensor:
+    """Ones of ``tensor``'s shape (known at run time for ``None`` dims)."""
+    out_dtype = _dtypes.as_dtype(dtype) if dtype is not None else tensor.dtype
+    return make_elementwise("OnesLike", lambda a: sp.S.One, [tensor], name, out_dtype=out_dtype,
+                            allowed="any")
+
+
+def zeros_like(tensor: Tensor, dtype: Any = None, name: Optional[str] = None) -> Tensor:
+    """Zeros of ``tensor``'s shape."""
+    out_dtype = _dtypes.as_dtype(dtype) if dtype is not None else tensor.dtype
+    return make_elementwise("ZerosLike", lambda a: sp.S.Zero, [tensor], name, out_dtype=out_dtype,
+                            allowed="any")

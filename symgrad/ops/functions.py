@@ -1,0 +1,338 @@
+"""SymPy primitives that SymPy lacks or models differently from TensorFlow.
+
+Each class carries its derivative (``fdiff``) next to its NumPy spelling
+(``_numpycode``), so differentiation and printing cannot drift apart. The
+derivatives encode TF1's values at special points: ``relu'(0) = 0``, ties of
+``maximum`` go to the first argument, ``pow``'s exponent gradient is 0 where
+the base is not positive.
+
+Structural nodes (reductions, broadcasts) are SymPy functions too, so that
+they can sit inside fused expressions and take part in CSE; their gradients
+live at the graph level (``symgrad/ops/``), never in ``fdiff``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Tuple
+
+import sympy as sp
+
+
+def _call(printer: Any, fn: str, *args: Any) -> str:
+    return f"{printer._module_format('numpy.' + fn)}({', '.join(printer._print(a) for a in args)})"
+
+
+class _Elementwise(sp.Function):
+    """An elementwise primitive over real arrays."""
+
+    is_real = True
+
+
+# --- smooth primitives ------------------------------------------------------------
+
+class Sigmoid(_Elementwise):
+    """1 / (1 + exp(-x)), printed in a form that never overflows."""
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return self * (1 - self)
+
+    def _numpycode(self, printer: Any) -> str:
+        neg = printer._print(-self.args[0])
+        return f"{printer._module_format('numpy.exp')}(-{printer._module_format('numpy.logaddexp')}(0, {neg}))"
+
+
+class Softplus(_Elementwise):
+    """log(1 + exp(x)) as ``np.logaddexp(0, x)``: finite for x = ±1000."""
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return Sigmoid(self.args[0])
+
+    def _numpycode(self, printer: Any) -> str:
+        return _call(printer, "logaddexp", 0, self.args[0])
+
+
+class Power(_Elementwise):
+    """x ** y for a tensor exponent: d/dy is TF's ``z * log(x)`` where x > 0, else 0."""
+
+    nargs = 2
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        x, y = self.args
+        if argindex == 1:
+            return y * Power(x, y - 1)
+        return self * LogWherePositive(x)
+
+    def _numpycode(self, printer: Any) -> str:
+        from sympy.printing.precedence import PRECEDENCE
+        x, y = self.args
+        return (f"{printer.parenthesize(x, PRECEDENCE['Pow'], strict=True)}"
+                f"**{printer.parenthesize(y, PRECEDENCE['Pow'], strict=True)}")
+
+
+class LogWherePositive(_Elementwise):
+    """log(x) where x > 0, else 0: TF's factor in d pow(x, y) / dy."""
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return Where(Greater(self.args[0], 0), 1 / self.args[0], 0)
+
+    def _numpycode(self, printer: Any) -> str:
+        x = printer._print(self.args[0])
+        np_ = printer._module_format("numpy")
+        return f"{np_}.where({x} > 0, {np_}.log({np_}.where({x} > 0, {x}, 1)), 0)"
+
+
+# --- piecewise primitives (kinks and ties follow TF) -------------------------------
+
+class Relu(_Elementwise):
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return Greater(self.args[0], 0)
+
+    def _numpycode(self, printer: Any) -> str:
+        return _call(printer, "maximum", self.args[0], 0)
+
+
+class Maximum(_Elementwise):
+    """max(x, y); on a tie the gradient goes to x."""
+
+    nargs = 2
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        x, y = self.args
+        return GreaterEqual(x, y) if argindex == 1 else Less(x, y)
+
+    def _numpycode(self, printer: Any) -> str:
+        return _call(printer, "maximum", *self.args)
+
+
+class Minimum(_Elementwise):
+    """min(x, y); on a tie the gradient goes to x."""
+
+    nargs = 2
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        x, y = self.args
+        return LessEqual(x, y) if argindex == 1 else Greater(x, y)
+
+    def _numpycode(self, printer: Any) -> str:
+        return _call(printer, "minimum", *self.args)
+
+
+class Where(_Elementwise):
+    """``np.where(cond, x, y)``; ``cond`` gets no gradient."""
+
+    nargs = 3
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        # Masks stay bool: bool * float32 is float32 in NumPy, np.where(c, 1, 0) is int64.
+        cond = self.args[0]
+        if argindex == 2:
+            return cond
+        if argindex == 3:
+            return LogicalNot(cond)
+        return sp.S.Zero
+
+    def _numpycode(self, printer: Any) -> str:
+        return _call(printer, "where", *self.args)
+
+
+class LogicalNot(_Elementwise):
+    boolean = True
+
+    def _numpycode(self, printer: Any) -> str:
+        return _call(printer, "logical_not", self.args[0])
+
+
+class Round(_Elementwise):
+    """Round half to even, like TF and NumPy."""
+
+    def _numpycode(self, printer: Any) -> str:
+        return _call(printer, "round", self.args[0])
+
+
+class Floor(_Elementwise):
+    def _numpycode(self, printer: Any) -> str:
+        return _call(printer, "floor", self.args[0])
+
+
+class Abs(_Elementwise):
+    """|x|; its derivative is :class:`Sign` (0 at 0), whose own derivative is 0, as in TF."""
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return Sign(self.args[0])
+
+    def _numpycode(self, printer: Any) -> str:
+        return _call(printer, "abs", self.args[0])
+
+
+class Sign(_Elementwise):
+    """sign(x); TF defines its gradient as 0 everywhere."""
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return sp.S.Zero
+
+    def _numpycode(self, printer: Any) -> str:
+        return _call(printer, "sign", self.args[0])
+
+
+# --- boolean-valued primitives ------------------------------------------------------
+
+class _Comparison(_Elementwise):
+    nargs = 2
+    numpy_name = ""
+    boolean = True
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return sp.S.Zero
+
+    def _numpycode(self, printer: Any) -> str:
+        return _call(printer, self.numpy_name, *self.args)
+
+
+class Greater(_Comparison):
+    numpy_name = "greater"
+
+
+class GreaterEqual(_Comparison):
+    numpy_name = "greater_equal"
+
+
+class Less(_Comparison):
+    numpy_name = "less"
+
+
+class LessEqual(_Comparison):
+    numpy_name = "less_equal"
+
+
+class Equal(_Comparison):
+    numpy_name = "equal"
+
+
+class NotEqual(_Comparison):
+    numpy_name = "not_equal"
+
+
+class Cast(_Elementwise):
+    """Convert to a dtype given by name (a SymPy Symbol holding e.g. 'float64')."""
+
+    nargs = 3  # value, target dtype name, source dtype name
+
+    @property
+    def target(self) -> str:
+        return str(self.args[1])
+
+    @property
+    def source(self) -> str:
+        return str(self.args[2])
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return sp.S.One
+
+    def _numpycode(self, printer: Any) -> str:
+        with printer.float_context(self.source):
+            value = printer._print(self.args[0])
+        return (f"{printer._module_format('numpy.asarray')}({value}, "
+                f"dtype={printer._module_format('numpy.' + self.target)})")
+
+
+def cast(value: sp.Expr, target: str, source: str) -> sp.Expr:
+    return Cast(value, sp.Symbol(target), sp.Symbol(source))
+
+
+# --- structural nodes ----------------------------------------------------------------
+
+def axes_tuple(axes: Tuple[int, ...]) -> sp.Tuple:
+    return sp.Tuple(*(sp.Integer(a) for a in axes))
+
+
+def _axis_text(axes: sp.Tuple) -> str:
+    items = [str(int(a)) for a in axes]
+    return items[0] if len(items) == 1 else "(" + ", ".join(items) + ")"
+
+
+class _Structural(sp.Function):
+    is_real = True
+
+
+class ReduceSum(_Structural):
+    """``np.sum(x, axis, keepdims)``; ``axes`` empty means all axes."""
+
+    nargs = 3  # value, axes tuple (empty: all), keepdims (0/1)
+    numpy_name = "sum"
+
+    def _numpycode(self, printer: Any) -> str:
+        value, axes, keepdims = self.args
+        text = printer._print(value)
+        parts = [text]
+        if len(axes):
+            parts.append(f"axis={_axis_text(axes)}")
+        if keepdims:
+            parts.append("keepdims=True")
+        return f"{printer._module_format('numpy.' + self.numpy_name)}({', '.join(parts)})"
+
+
+class ReduceMean(ReduceSum):
+    numpy_name = "mean"
+
+
+class SumToShape(_Structural):
+    """Undo broadcasting: sum ``g`` to the runtime shape of ``like``.
+
+    Emitted only when the axes cannot be known statically; it calls a helper
+    that the module template defines.
+    """
+
+    nargs = 2
+
+    def _numpycode(self, printer: Any) -> str:
+        printer.helpers_used.add("sum_to_shape")
+        g, like = self.args
+        return f"_sum_to_shape({printer._print(g)}, {printer._module_format('numpy.shape')}({printer._print(like)}))"
+
+
+class ExpandDims(_Structural):
+    """Insert size-1 axes at the given (sorted, final-rank) positions."""
+
+    nargs = 2
+
+    def _numpycode(self, printer: Any) -> str:
+        value, axes = self.args
+        return f"{printer._module_format('numpy.expand_dims')}({printer._print(value)}, {_axis_text(axes)})"
+
+
+class BroadcastTo(_Structural):
+    """Materialise a broadcast to a static shape, or to the shapes of witnesses.
+
+    Arguments: value, static shape (empty if dynamic), copy flag (1 for values
+    handed to the user, which must be writable), witnesses...
+    """
+
+    def _numpycode(self, printer: Any) -> str:
+        value, static_shape, copy, *witnesses = self.args
+        np_shape = printer._module_format("numpy.shape")
+        if witnesses:
+            shapes = [f"{np_shape}({printer._print(w)})" for w in witnesses]
+            shape = shapes[0] if len(shapes) == 1 else (
+                f"{printer._module_format('numpy.broadcast_shapes')}({', '.join(shapes)})")
+        else:
+            dims = [str(int(d)) for d in static_shape]
+            shape = "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
+        text = f"{printer._module_format('numpy.broadcast_to')}({printer._print(value)}, {shape})"
+        return f"{text}.copy()" if copy else text
+
+
+class SizeOf(_Structural):
+    """Number of elements of ``x`` over ``axes`` (all axes if empty), at run time."""
+
+    nargs = 2
+
+    def _numpycode(self, printer: Any) -> str:
+        value, axes = self.args
+        if not len(axes):
+            return f"{printer._module_format('numpy.size')}({printer._print(value)})"
+        shape = f"{printer._module_format('numpy.shape')}({printer._print(value)})"
+        dims = " * ".join(f"{shape}[{int(a)}]" for a in axes)
+        return dims if len(axes) == 1 else f"({dims})"
+
+
+BOOLEAN_FUNCTIONS = (Greater, GreaterEqual, Less, LessEqual, Equal, NotEqual, LogicalNot)

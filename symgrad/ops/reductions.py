@@ -1,0 +1,242 @@
+"""Reductions and their adjoints: sum, mean, unbroadcasting, and the broadcast back.
+
+``Sum``/``Mean`` reduce; ``BroadcastGrad`` spreads a cotangent back over the
+reduced axes (the gradient of both); ``SumToShape`` sums a cotangent back to
+an operand's shape after NumPy broadcasting (the gradient of every
+broadcasting elementwise op). Each is the other's gradient.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Optional, Sequence, Tuple
+
+import sympy as sp
+
+from ..errors import InvalidArgumentError
+from ..graph import Operation, Tensor
+from ..shapes import (ALL_AXES, Shape, is_fully_defined, normalize_axes, num_elements, reduced_axes,
+                      squeeze_axes)
+from . import functions as F
+from .registry import OpDef, register
+from .sources import convert_to_tensor
+
+
+class Lowered:
+    """A lowering whose evaluated shape (``natural``) differs from the op's shape.
+
+    Returned by ops that do not materialise a broadcast; ``witnesses`` are
+    expressions whose run-time shapes broadcast to the op's shape.
+    """
+
+    def __init__(self, expr: sp.Expr, natural: Shape, witnesses: Sequence[sp.Expr]) -> None:
+        self.expr = expr
+        self.natural = natural
+        self.witnesses = tuple(witnesses)
+
+
+# --- reduce_sum / reduce_mean -------------------------------------------------------------
+
+def _reduce(op_type: str, x: Any, axis: Any, keepdims: Optional[bool], name: Optional[str],
+            reduction_indices: Any = None, keep_dims: Optional[bool] = None) -> Tensor:
+    x = convert_to_tensor(x)
+    if axis is None:
+        axis = reduction_indices
+    keepdims = bool(keepdims if keepdims is not None else keep_dims)
+    if x.dtype.is_bool:
+        raise InvalidArgumentError(f"symgrad: {op_type}: cannot reduce bool tensor '{x.name}'; "
+                                   f"cast it first")
+    if isinstance(axis, Tensor):
+        raise InvalidArgumentError(f"symgrad: {op_type}: axis must be a Python int or list, "
+                                   f"not tensor '{axis.name}'")
+    if x.shape is None:
+        if axis is not None:
+            raise InvalidArgumentError(
+                f"symgrad: {op_type}: reducing tensor '{x.name}' of unknown rank over axis {axis!r} "
+                f"needs a known rank; give its placeholder a shape")
+        axes, shape = None, (None if keepdims else ())
+    else:
+        axes = normalize_axes(axis, len(x.shape), op_type, x.name)
+        if isinstance(axis, (list, tuple)) and not axis:
+            from .elementwise import identity
+            return identity(x, name=name)
+        shape = squeeze_axes(x.shape, axes, keepdims)
+    op = x.graph.create_op(op_type, [x], {"axes": axes, "keepdims": keepdims}, [(shape, x.dtype)],
+                           name=name)
+    return op.outputs[0]
+
+
+def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: Optional[bool] = None,
+               name: Optional[str] = None, reduction_indices: Any = None,
+               keep_dims: Optional[bool] = None) -> Tensor:
+    """Sum over ``axis`` (all axes by default), like ``tf.reduce_sum``.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float64, shape=[None, 3])
+    ...     sg.reduce_sum(x, axis=1).shape
+    (None,)
+    """
+    return _reduce("Sum", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: Optional[bool] = None,
+                name: Optional[str] = None, reduction_indices: Any = None,
+                keep_dims: Optional[bool] = None) -> Tensor:
+    """Mean over ``axis`` (all axes by default), like ``tf.reduce_mean``."""
+    return _reduce("Mean", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def _axes_arg(op: Operation) -> sp.Tuple:
+    axes = op.attrs["axes"]
+    rank = None if op.inputs[0].shape is None else len(op.inputs[0].shape)
+    if axes is None or (rank is not None and len(axes) == rank):
+        return sp.Tuple()  # all axes
+    return F.axes_tuple(axes)
+
+
+def _lower_reduce(node: type) -> Any:
+    def lower(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
+        return node(operands[0], _axes_arg(op), sp.Integer(int(op.attrs["keepdims"])))
+    return lower
+
+
+def _reduce_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+    return [broadcast_gradient(grad, op.inputs[0], op.attrs["axes"], op.attrs["keepdims"],
+                               mean=op.type == "Mean")]
+
+
+register(OpDef("Sum", lower=_lower_reduce(F.ReduceSum), gradient=_reduce_gradient))
+register(OpDef("Mean", lower=_lower_reduce(F.ReduceMean), gradient=_reduce_gradient))
+
+
+# --- BroadcastGrad: the adjoint of a reduction ---------------------------------------------
+
+def broadcast_gradient(grad: Tensor, like: Tensor, axes: Optional[Tuple[int, ...]], keepdims: bool,
+                       mean: bool) -> Tensor:
+    """``grad`` (the cotangent of a reduction of ``like``) spread back to ``like``'s shape."""
+    op = grad.graph.create_op("BroadcastGrad", [grad, like],
+                              {"axes": axes, "keepdims": keepdims, "mean": mean},
+                              [(like.shape, grad.dtype)])
+    return op.outputs[0]
+
+
+def _expand_axes(op: Operation) -> Tuple[int, ...]:
+    """Axes where the reduced cotangent needs a size-1 axis to broadcast back."""
+    axes, keepdims = op.attrs["axes"], op.attrs["keepdims"]
+    if keepdims or axes is None:
+        return ()
+    if tuple(axes) == tuple(range(len(axes))):  # leading axes broadcast by themselves
+        return ()
+    return tuple(axes)
+
+
+def _count(op: Operation, like: sp.Expr) -> sp.Expr:
+    shape = op.inputs[1].shape
+    axes = op.attrs["axes"]
+    if shape is not None:
+        static = num_elements(tuple(shape[a] for a in (axes if axes is not None else range(len(shape)))))
+        if static is not None:
+            return sp.Integer(static)
+    all_axes = axes is None or (shape is not None and len(axes) == len(shape))
+    return F.SizeOf(like, sp.Tuple() if all_axes else F.axes_tuple(axes))
+
+
+def _lower_broadcast_gradient(op: Operation, operands: Sequence[Any]) -> Lowered:
+    grad, like = operands
+    expand = _expand_axes(op)
+    expr = F.ExpandDims(grad.expr, F.axes_tuple(expand)) if expand else grad.expr
+    natural = grad.natural
+    if expand and natural is not None:
+        natural = list(natural)
+        for axis in expand:
+            natural.insert(axis, 1)
+        natural = tuple(natural)
+    if op.attrs["mean"]:
+        expr = expr / _count(op, like.expr)
+    return Lowered(expr, natural, like.witnesses)
+
+
+def _broadcast_gradient_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+    reduce = reduce_mean if op.attrs["mean"] else reduce_sum
+    if op.attrs["axes"] is None:  # a full reduction of an unknown-rank tensor
+        return [reduce(grad, keepdims=op.attrs["keepdims"] or None), None]
+    return [reduce(grad, axis=list(op.attrs["axes"]), keepdims=op.attrs["keepdims"]), None]
+
+
+def _like_if_dynamic_count(op: Operation) -> Tuple[int, ...]:
+    """A mean's run-time element count reads the reduced value itself."""
+    if op.attrs["mean"] and not is_fully_defined(op.inputs[1].shape):
+        return (1,)
+    return ()
+
+
+register(OpDef("BroadcastGrad", lower=_lower_broadcast_gradient, gradient=_broadcast_gradient_gradient,
+               materialized_inputs=_like_if_dynamic_count, shape_only_inputs=(1,),
+               value_lowering=True))
+
+
+# --- SumToShape and BroadcastLike: the adjoints of NumPy broadcasting -------------------------
+
+def sum_to_shape_of(grad: Tensor, like: Tensor, axes: Any) -> Tensor:
+    """Sum ``grad`` over ``axes`` (from :func:`symgrad.shapes.broadcast_axes`) to ``like``'s shape.
+
+    ``axes=None`` means the axes are only known at run time; ``ALL_AXES`` sums everything.
+    """
+    if axes == ():
+        return grad
+    op = grad.graph.create_op("SumToShape", [grad, like], {"axes": axes}, [(like.shape, grad.dtype)])
+    return op.outputs[0]
+
+
+def _lower_sum_to_shape(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
+    grad, like = operands
+    axes = op.attrs["axes"]
+    if axes is None:
+        return F.SumToShape(grad, like)
+    if axes == ALL_AXES:
+        return F.ReduceSum(grad, sp.Tuple(), sp.Integer(0))
+    target = op.inputs[1].shape
+    out_rank = len(op.inputs[0].shape)
+    lead = out_rank - len(target)
+    leading = tuple(a for a in axes if a < lead)
+    stretched = tuple(a - lead for a in axes if a >= lead)
+    expr = grad
+    if leading:
+        everything = len(leading) == out_rank
+        expr = F.ReduceSum(expr, sp.Tuple() if everything else F.axes_tuple(leading), sp.Integer(0))
+    if stretched:
+        everything = len(stretched) == len(target)
+        expr = F.ReduceSum(expr, sp.Tuple() if everything else F.axes_tuple(stretched), sp.Integer(1))
+    return expr
+
+
+def _sum_to_shape_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+    return [broadcast_like(grad, op.inputs[0]), None]
+
+
+def _like_if_axes_dynamic(op: Operation) -> Tuple[int, ...]:
+    return (1,) if op.attrs["axes"] is None else ()
+
+
+register(OpDef("SumToShape", lower=_lower_sum_to_shape, gradient=_sum_to_shape_gradient,
+               materialized_inputs=_like_if_axes_dynamic, shape_only_inputs=(1,)))
+
+
+def broadcast_like(grad: Tensor, like: Tensor) -> Tensor:
+    """``grad`` broadcast (NumPy rules) to ``like``'s shape, without materialising it."""
+    op = grad.graph.create_op("BroadcastLike", [grad, like], {}, [(like.shape, grad.dtype)])
+    return op.outputs[0]
+
+
+def _lower_broadcast_like(op: Operation, operands: Sequence[Any]) -> Lowered:
+    grad, like = operands
+    return Lowered(grad.expr, grad.natural, like.witnesses)
+
+
+def _broadcast_like_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+    source = op.inputs[0]
+    return [sum_to_shape_of(grad, source, reduced_axes(source.shape, op.outputs[0].shape)), None]
+
+
+register(OpDef("BroadcastLike", lower=_lower_broadcast_like, gradient=_broadcast_like_gradient,
+               shape_only_inputs=(1,), value_lowering=True))

@@ -1,0 +1,65 @@
+"""The op registry: one :class:`OpDef` per op type.
+
+An OpDef says how an op becomes SymPy (``lower``) and how its gradient is built
+as more graph ops (``gradient``). Shape and dtype rules run when the op is
+built, in the function that builds it, next to its OpDef.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import sympy as sp
+
+from ..graph import Operation, Tensor
+
+# lower(op, operand_exprs) -> expression of the op's output in terms of its operands.
+LowerFn = Callable[[Operation, Sequence[sp.Expr]], sp.Expr]
+# gradient(op, output_cotangent) -> one cotangent (or None) per input.
+GradientFn = Callable[[Operation, Tensor], List[Optional[Tensor]]]
+
+
+@dataclass(frozen=True)
+class OpDef:
+    """How one op type is traced to SymPy and differentiated.
+
+    ``elementwise`` ops fuse with their neighbours and broadcast like NumPy;
+    ``materialized_inputs(op)`` are input positions whose run-time value (not
+    only their expression) the lowering refers to, e.g. for a run-time size;
+    ``shape_only_inputs`` are read for their shape alone and do not count as
+    uses when deciding what to fuse.
+    With ``value_lowering`` the rule gets the tracer's values (expression,
+    evaluated shape, shape witnesses) and returns a ``Lowered``.
+    """
+
+    type: str
+    lower: Optional[LowerFn]
+    gradient: Optional[GradientFn]
+    elementwise: bool = False
+    materialized_inputs: Callable[[Operation], Tuple[int, ...]] = lambda op: ()
+    shape_only_inputs: Tuple[int, ...] = ()
+    value_lowering: bool = False
+
+
+REGISTRY: Dict[str, OpDef] = {}
+
+
+def register(opdef: OpDef) -> OpDef:
+    if opdef.type in REGISTRY:
+        raise RuntimeError(f"op type {opdef.type} registered twice")
+    REGISTRY[opdef.type] = opdef
+    return opdef
+
+
+def opdef_of(op: Operation) -> OpDef:
+    return REGISTRY[op.type]
+
+
+def arg_symbols(count: int) -> Tuple[sp.Symbol, ...]:
+    """The canonical operand symbols ``a0, a1, ...`` of elementwise rules."""
+    return tuple(sp.Symbol(f"a{i}", real=True) for i in range(count))
+
+
+def attrs_key(attrs: Dict[str, Any]) -> Tuple[Any, ...]:
+    return tuple(sorted(attrs.items()))

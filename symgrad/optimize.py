@@ -1,0 +1,104 @@
+"""Program → Program: stability rewrites, bounded simplification, CSE.
+
+Every step is bounded by expression size, so no graph can make compile()
+hang here: expressions larger than ``SIMPLIFY_LIMIT`` operations are left as
+they are (still correct, only less tidy).
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List
+
+import sympy as sp
+from sympy.codegen.rewriting import expm1_opt, log1p_opt
+from sympy.codegen.rewriting import optimize as rewrite
+
+from .naming import Namer
+from .program import Program, Statement
+
+SIMPLIFY_LIMIT = 60
+_STABILITY_REWRITES = [log1p_opt, expm1_opt]
+
+
+def _tidy(expr: sp.Expr) -> sp.Expr:
+    """A cheaper equal form, if targeted rewrites find one (never ``simplify()``)."""
+    cost = sp.count_ops(expr)
+    if cost == 0 or cost > SIMPLIFY_LIMIT:
+        return expr
+    best = expr
+    stable = rewrite(expr, _STABILITY_REWRITES)
+    if stable != expr:
+        best, cost = stable, sp.count_ops(stable)
+    factored = sp.factor_terms(best)
+    if sp.count_ops(factored) < cost:
+        best = factored
+    return best
+
+
+def simplify_statements(statements: List[Statement]) -> List[Statement]:
+    return [s.with_expr(_tidy(s.expr)) for s in statements]
+
+
+def common_subexpressions(program: Program) -> List[Statement]:
+    """``sympy.cse`` over all statements; temporaries go right before their first use.
+
+    A temporary is named after the statement that first needs it
+    (``loss_t0``), so that a change elsewhere does not renumber it.
+    """
+    statements = program.statements
+    if not statements:
+        return statements
+    replacements, reduced = sp.cse([s.expr for s in statements], symbols=sp.numbered_symbols("_cse", real=True),
+                                   order="canonical", optimizations=None)
+    if not replacements:
+        return statements
+    # Where is each temporary first needed? (directly, or through a later temporary)
+    first_use: Dict[sp.Symbol, int] = {}
+    for index, expr in enumerate(reduced):
+        for symbol in expr.free_symbols:
+            first_use.setdefault(symbol, index)
+    for symbol, expr in reversed(replacements):
+        position = first_use.get(symbol, len(statements))
+        for inner in expr.free_symbols:
+            if inner in first_use:
+                first_use[inner] = min(first_use[inner], position)
+            else:
+                first_use[inner] = position
+    namer = Namer([i.name for i in program.inputs] + [c.name for c in program.constants]
+                  + [s.name for s in statements] + [o.name for o in program.outputs])
+    table = program.dtypes_by_symbol()
+    renamed: Dict[sp.Symbol, sp.Symbol] = {}
+    pending: Dict[int, List[Statement]] = {}
+    for symbol, expr in replacements:
+        owner = statements[first_use[symbol]]
+        name = namer.claim([f"{owner.name}_t0"]) if not pending.get(first_use[symbol]) else \
+            namer.claim([f"{owner.name}_t{len(pending[first_use[symbol]])}"])
+        renamed[symbol] = sp.Symbol(name, real=True)
+        expr = expr.xreplace(renamed)
+        dtype = _temporary_dtype(expr, table, owner)
+        statement = Statement(name, renamed[symbol], expr, None, dtype, owner.section, owner.tensor_name)
+        table[renamed[symbol]] = dtype
+        pending.setdefault(first_use[symbol], []).append(statement)
+    result: List[Statement] = []
+    for index, (statement, expr) in enumerate(zip(statements, reduced)):
+        result.extend(pending.get(index, []))
+        result.append(statement.with_expr(expr.xreplace(renamed)))
+    return result
+
+
+def _temporary_dtype(expr: sp.Expr, table: dict, owner: Statement):  # type: ignore[no-untyped-def]
+    from .codegen import expression_dtype
+    from .dtypes import as_dtype
+
+    name = expression_dtype(expr, table)
+    if name.startswith("weak"):
+        return owner.dtype
+    return as_dtype(name)
+
+
+def optimize(program: Program, simplify: bool = True) -> Program:
+    statements = simplify_statements(program.statements) if simplify else program.statements
+    program = Program(program.name, program.inputs, program.constants, statements, program.outputs,
+                      program.graph_name, program.notes)
+    program.statements = common_subexpressions(program)
+    return program

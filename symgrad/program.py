@@ -1,0 +1,100 @@
+"""The Program: SSA statements whose right-hand sides are SymPy expressions.
+
+This is what the tracer produces, the optimizer rewrites, and the emitter
+prints. Every statement carries its static shape and dtype.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import List, Tuple
+
+import numpy as np
+import sympy as sp
+
+from .dtypes import DType
+from .shapes import Shape, format_shape
+
+
+@dataclass(frozen=True)
+class Input:
+    """A parameter of the generated function (a placeholder or a variable)."""
+
+    name: str
+    symbol: sp.Symbol
+    shape: Shape
+    dtype: DType
+    kind: str  # "placeholder" | "variable"
+    tensor_name: str
+
+
+@dataclass(frozen=True)
+class ConstantArray:
+    """A non-scalar constant, bound once at module level."""
+
+    name: str
+    symbol: sp.Symbol
+    value: np.ndarray
+    dtype: DType
+
+
+@dataclass(frozen=True)
+class Statement:
+    """``name = expr``. ``section`` is "forward" or "gradient"."""
+
+    name: str
+    symbol: sp.Symbol
+    expr: sp.Expr
+    shape: Shape
+    dtype: DType
+    section: str
+    tensor_name: str = ""
+
+    def with_expr(self, expr: sp.Expr) -> "Statement":
+        return replace(self, expr=expr)
+
+
+@dataclass(frozen=True)
+class Output:
+    name: str
+    symbol: sp.Symbol
+    shape: Shape
+    dtype: DType
+    tensor_name: str
+
+
+@dataclass
+class Program:
+    name: str
+    inputs: List[Input]
+    constants: List[ConstantArray]
+    statements: List[Statement]
+    outputs: List[Output]
+    graph_name: str = ""
+    notes: List[str] = field(default_factory=list)
+
+    def dtypes_by_symbol(self) -> dict:
+        table = {i.symbol: i.dtype for i in self.inputs}
+        table.update({c.symbol: c.dtype for c in self.constants})
+        table.update({s.symbol: s.dtype for s in self.statements})
+        return table
+
+    def shapes_by_symbol(self) -> dict:
+        table = {i.symbol: i.shape for i in self.inputs}
+        table.update({c.symbol: tuple(c.value.shape) for c in self.constants})
+        table.update({s.symbol: s.shape for s in self.statements})
+        return table
+
+    def dump(self) -> str:
+        """The program as text, one line per statement (for debugging)."""
+        lines = [f"program {self.name}"]
+        lines += [f"  input {i.name}: {i.dtype.name}{format_shape(i.shape)}" for i in self.inputs]
+        lines += [f"  const {c.name}: {c.dtype.name}{format_shape(c.value.shape)}" for c in self.constants]
+        lines += [f"  [{s.section}] {s.name}: {s.dtype.name}{format_shape(s.shape)} = {s.expr}"
+                  for s in self.statements]
+        lines += [f"  output {o.name}" for o in self.outputs]
+        return "\n".join(lines)
+
+
+def output_tuple(program: Program) -> Tuple[str, ...]:
+    return tuple(o.name for o in program.outputs)

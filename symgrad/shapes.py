@@ -1,0 +1,158 @@
+"""Static shapes: tuples of ints where ``None`` is an unknown dimension.
+
+A shape of ``None`` (rather than a tuple) means the rank itself is unknown, as
+for ``placeholder(float32)`` without a shape.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Optional, Sequence, Tuple
+
+Dim = Optional[int]
+Shape = Optional[Tuple[Dim, ...]]
+
+
+def as_shape(shape: object) -> Shape:
+    """Normalise a user shape (None, int, list/tuple of ints/None, a TensorShape)."""
+    if shape is None:
+        return None
+    if hasattr(shape, "as_list"):
+        try:
+            shape = shape.as_list()
+        except ValueError:  # a TF TensorShape of unknown rank
+            return None
+    if isinstance(shape, int):
+        shape = (shape,)
+    dims = []
+    for dim in shape:  # type: ignore[union-attr]
+        if dim is None:
+            dims.append(None)
+        elif hasattr(dim, "__index__") and not isinstance(dim, bool):
+            value = int(dim)
+            if value == -1:  # TF spells an unknown dimension -1 too
+                dims.append(None)
+                continue
+            if value < 0:
+                raise ValueError(f"symgrad: shape {tuple(shape)} has a negative dimension")
+            dims.append(value)
+        else:
+            raise ValueError(f"symgrad: {shape!r} is not a shape (dims must be ints or None)")
+    return tuple(dims)
+
+
+def format_shape(shape: Shape) -> str:
+    """Shape as text for messages: ``(None, 3)``, ``()``; unknown rank is ``<unknown>``."""
+    if shape is None:
+        return "<unknown>"
+    if len(shape) == 1:
+        return f"({shape[0]},)"
+    return "(" + ", ".join(str(d) for d in shape) + ")"
+
+
+def broadcast_shapes(*shapes: Shape) -> Shape:
+    """The NumPy broadcast of static shapes, or raise ValueError.
+
+    Unknown dims broadcast with 1 to unknown, with n to n.
+    """
+    if any(s is None for s in shapes):
+        return None
+    rank = max((len(s) for s in shapes), default=0)  # type: ignore[arg-type]
+    result = []
+    for axis in range(rank):
+        dims = [s[len(s) - rank + axis] for s in shapes if len(s) - rank + axis >= 0]  # type: ignore[arg-type]
+        known = {d for d in dims if d is not None and d != 1}
+        if len(known) > 1:
+            raise ValueError("incompatible")
+        if known:
+            result.append(known.pop())
+        elif any(d is None for d in dims):
+            result.append(None)
+        else:
+            result.append(1)
+    return tuple(result)
+
+
+def is_fully_defined(shape: Shape) -> bool:
+    return shape is not None and all(d is not None for d in shape)
+
+
+def num_elements(shape: Shape) -> Optional[int]:
+    if not is_fully_defined(shape):
+        return None
+    count = 1
+    for d in shape:  # type: ignore[union-attr]
+        count *= d  # type: ignore[operator]
+    return count
+
+
+# Sum every axis, whatever the rank: the gradient of a scalar operand.
+ALL_AXES = "all"
+
+
+def broadcast_axes(index: int, operands: Sequence[Shape], result: Shape) -> Any:
+    """Axes of ``result`` over which operand ``index`` was broadcast (to sum its gradient).
+
+    Leading axes come first (summed away), then stretched size-1 axes (summed
+    with keepdims); ``ALL_AXES`` for a scalar operand. Returns None when only
+    the run time can tell: an unknown
+    dim of the operand that faces an unknown or larger dim of another operand
+    may be 1 and stretched.
+    """
+    operand = operands[index]
+    others = [s for j, s in enumerate(operands) if j != index]
+    if all(s == () for s in others):
+        return ()  # nothing to broadcast against (a unary op, or scalars only)
+    if operand == ():
+        return ALL_AXES
+    if operand is None or result is None or any(s is None for s in others):
+        return None
+    lead = len(result) - len(operand)
+    axes = list(range(lead))
+    for axis, dim in enumerate(operand):
+        position = lead + axis
+        if dim == 1:
+            if result[position] != 1:
+                axes.append(position)
+        elif dim is None:
+            facing = [s[len(s) - len(result) + position] for j, s in enumerate(operands)  # type: ignore[arg-type]
+                      if j != index and len(s) - len(result) + position >= 0]  # type: ignore[arg-type]
+            if any(d != 1 for d in facing):
+                return None
+    return tuple(axes)
+
+
+def reduced_axes(operand: Shape, result: Shape) -> Any:
+    """Axes to sum so that ``result`` (a broadcast of ``operand``) takes its shape again."""
+    return broadcast_axes(0, [operand, result], result)
+
+
+def shapes_compatible(a: Shape, b: Shape) -> bool:
+    """True if a value of static shape ``a`` may have static shape ``b``."""
+    if a is None or b is None:
+        return True
+    return len(a) == len(b) and all(x is None or y is None or x == y for x, y in zip(a, b))
+
+
+def normalize_axes(axis: object, rank: int, op: str, tensor: str) -> Tuple[int, ...]:
+    """Turn an axis argument (None, int, list) into sorted non-negative axes."""
+    if axis is None:
+        return tuple(range(rank))
+    items: Iterable[object] = axis if isinstance(axis, (list, tuple)) else (axis,)  # type: ignore[assignment]
+    result = []
+    for item in items:
+        if not hasattr(item, "__index__"):
+            raise ValueError(f"symgrad: {op}: axis {axis!r} is not an int or list of ints")
+        value = int(item)  # type: ignore[arg-type]
+        if not -rank <= value < rank:
+            raise ValueError(f"symgrad: {op}: axis {value} is out of range for tensor "
+                             f"'{tensor}' of rank {rank}")
+        result.append(value % rank)
+    if len(set(result)) != len(result):
+        raise ValueError(f"symgrad: {op}: axis {axis!r} repeats an axis")
+    return tuple(sorted(result))
+
+
+def squeeze_axes(shape: Sequence[Dim], axes: Tuple[int, ...], keepdims: bool) -> Tuple[Dim, ...]:
+    if keepdims:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)

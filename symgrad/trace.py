@@ -1,0 +1,206 @@
+"""Graph → Program: each op becomes SymPy, fused into its consumer or bound to a name.
+
+An op's value is *inlined* into its single consumer while the fused expression
+stays small (``FUSION_LIMIT`` nodes); it is *materialised* as a statement when
+it is an output, has several consumers, is too big, or a consumer needs its
+run-time shape. So the program never holds one giant expression, and tensors
+stay tensors: a symbol stands for a whole array.
+
+Broadcasts are not materialised: a value knows its ``natural`` shape (what
+evaluating its expression gives, e.g. ``()`` for the ones of ``grad_ys``) and
+``witnesses`` (expressions whose run-time shapes broadcast to its graph shape).
+Only structural ops and outputs get an explicit ``np.broadcast_to``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+import sympy as sp
+
+from .dtypes import DType
+from .errors import GraphMismatchError, NotCompilableError
+from .graph import Operation, Tensor
+from .naming import Namer, preferred_names, sanitize
+from .ops import functions as F
+from .ops.reductions import Lowered
+from .ops.registry import arg_symbols, opdef_of
+from .program import ConstantArray, Input, Output, Program, Statement
+from .shapes import Shape, broadcast_shapes, is_fully_defined
+
+FUSION_LIMIT = 24
+INLINE_CONSTANT_SIZE = 1  # arrays with more elements become module-level constants
+
+
+@dataclass(frozen=True)
+class Value:
+    expr: sp.Expr
+    shape: Shape
+    natural: Shape
+    dtype: DType
+    witnesses: Tuple[sp.Expr, ...]
+    size: int  # nodes in ``expr`` (bounded by FUSION_LIMIT, for fusion decisions)
+
+    @property
+    def exact(self) -> bool:
+        """True when evaluating ``expr`` gives the graph shape itself."""
+        return self.natural == self.shape
+
+    def materialized_expr(self, copy: bool = False) -> sp.Expr:
+        """``expr`` broadcast to its graph shape (for structural ops and outputs)."""
+        if self.exact:
+            return self.expr
+        if is_fully_defined(self.shape):
+            static = sp.Tuple(*(sp.Integer(d) for d in self.shape))  # type: ignore[union-attr]
+            return F.BroadcastTo(self.expr, static, sp.Integer(int(copy)))
+        return F.BroadcastTo(self.expr, sp.Tuple(), sp.Integer(int(copy)), *self.witnesses)
+
+
+def _needed_ops(outputs: Sequence[Tensor]) -> List[Operation]:
+    seen = set()
+    stack = [t.op for t in outputs]
+    while stack:
+        op = stack.pop()
+        if op not in seen:
+            seen.add(op)
+            stack.extend(t.op for t in op.inputs)
+    return sorted(seen, key=lambda o: o.index)
+
+
+class Tracer:
+    def __init__(self, outputs: Sequence[Tuple[Optional[str], Tensor]], inputs: Sequence[Tensor],
+                 name: str) -> None:
+        self.outputs = list(outputs)
+        self.inputs = list(inputs)
+        self.name = name
+        self.values: Dict[Tensor, Value] = {}
+        self.statements: List[Statement] = []
+        self.constants: List[ConstantArray] = []
+
+    def run(self) -> Program:
+        graph = self.outputs[0][1].graph
+        for tensor in [t for _, t in self.outputs] + self.inputs:
+            if tensor.graph is not graph:
+                raise GraphMismatchError(f"symgrad: compile: tensor '{tensor.name}' belongs to "
+                                         f"another graph than '{self.outputs[0][1].name}'")
+        ops = _needed_ops([t for _, t in self.outputs])
+        self._count_uses(ops)
+        self.namer = Namer()
+        program_inputs = self._bind_inputs(ops)
+        output_names = [self.namer.claim([sanitize(n)] if n else preferred_names(t))
+                        for n, t in self.outputs]
+        self.output_name_of = {}
+        for (_, tensor), out_name in zip(self.outputs, output_names):
+            self.output_name_of.setdefault(tensor, out_name)
+        for op in ops:
+            if op.type in ("Placeholder", "VariableV2"):
+                continue
+            value = self._lower(op)
+            self.values[op.outputs[0]] = self._maybe_materialize(op.outputs[0], value)
+        program_outputs = []
+        for (_, tensor), out_name in zip(self.outputs, output_names):
+            value = self.values[tensor]
+            program_outputs.append(Output(out_name, value.expr, tensor.shape, tensor.dtype, tensor.name))
+        return Program(self.name, program_inputs, self.constants, self.statements, program_outputs)
+
+    # -- bookkeeping ------------------------------------------------------------------
+    def _count_uses(self, ops: Sequence[Operation]) -> None:
+        self.uses: Dict[Tensor, int] = {}
+        self.forced: set = set()
+        for op in ops:
+            opdef = opdef_of(op)
+            for position, tensor in enumerate(op.inputs):
+                if position not in opdef.shape_only_inputs:
+                    self.uses[tensor] = self.uses.get(tensor, 0) + 1
+            if op.type not in ("Const", "Placeholder", "VariableV2"):
+                for position in opdef.materialized_inputs(op):
+                    self.forced.add(op.inputs[position])
+        self.forced.update(t for _, t in self.outputs)
+
+    def _bind_inputs(self, ops: Sequence[Operation]) -> List[Input]:
+        given = set(self.inputs)
+        for op in ops:
+            if op.type == "Placeholder" and op.outputs[0] not in given:
+                raise NotCompilableError(
+                    f"symgrad: compile: the outputs depend on placeholder '{op.outputs[0].name}', "
+                    f"which is not among the inputs; add it to inputs=[...]")
+        program_inputs = []
+        for tensor in self.inputs:
+            if tensor.op.type not in ("Placeholder", "VariableV2"):
+                raise NotCompilableError(f"symgrad: compile: input '{tensor.name}' is a "
+                                         f"{tensor.op.type} op; inputs must be placeholders or variables")
+            name = self.namer.claim_for(tensor)
+            symbol = sp.Symbol(name, real=True)
+            kind = "variable" if tensor.op.type == "VariableV2" else "placeholder"
+            program_inputs.append(Input(name, symbol, tensor.shape, tensor.dtype, kind, tensor.name))
+            self.values[tensor] = Value(symbol, tensor.shape, tensor.shape, tensor.dtype, (symbol,), 0)
+        return program_inputs
+
+    # -- lowering -----------------------------------------------------------------------
+    def _lower(self, op: Operation) -> Value:
+        out = op.outputs[0]
+        if op.type == "Const":
+            return self._constant(out)
+        opdef = opdef_of(op)
+        operands = [self.values[t] for t in op.inputs]
+        if opdef.value_lowering:
+            lowered: Lowered = opdef.lower(op, operands)  # type: ignore[misc,arg-type]
+            size = 1 + sum(v.size for v in operands[:1])
+            witnesses = (lowered.expr,) if lowered.natural == out.shape else lowered.witnesses
+            return Value(lowered.expr, out.shape, lowered.natural, out.dtype, witnesses, size)
+        if opdef.elementwise:
+            expr = opdef.lower(op, [v.expr for v in operands])  # type: ignore[misc]
+            used = [v for v, sym in zip(operands, arg_symbols(len(operands)))
+                    if op.attrs["expr"].has(sym)]
+            natural = broadcast_shapes(*(v.natural for v in used)) if used else ()
+            if natural == out.shape:
+                witnesses: Tuple[sp.Expr, ...] = (expr,)
+            else:
+                witnesses = tuple(dict.fromkeys(w for v in operands for w in v.witnesses))
+            return Value(expr, out.shape, natural, out.dtype, witnesses, 1 + sum(v.size for v in used))
+        expr = opdef.lower(op, [v.materialized_expr() for v in operands])  # type: ignore[misc]
+        return Value(expr, out.shape, out.shape, out.dtype, (expr,), 1 + sum(v.size for v in operands))
+
+    def _constant(self, tensor: Tensor) -> Value:
+        array: np.ndarray = tensor.op.attrs["value"]
+        if array.ndim == 0 and not tensor.dtype.is_bool:
+            number = array.item()
+            if isinstance(number, float) and not np.isfinite(number):
+                expr = {np.inf: sp.oo, -np.inf: -sp.oo}.get(number, sp.nan)  # type: ignore[call-overload]
+            elif isinstance(number, float) and not number.is_integer():
+                expr = sp.Float(number, precision=53)
+            else:
+                expr = sp.Integer(int(number))
+            return Value(expr, (), (), tensor.dtype, (expr,), 0)
+        name = self.namer.claim([f"{n}" for n in preferred_names(tensor)])
+        symbol = sp.Symbol(name, real=True)
+        self.constants.append(ConstantArray(name, symbol, array, tensor.dtype))
+        return Value(symbol, tensor.shape, tensor.shape, tensor.dtype, (symbol,), 0)
+
+    def _maybe_materialize(self, tensor: Tensor, value: Value) -> Value:
+        is_output = tensor in self.output_name_of
+        inline = (not is_output and tensor not in self.forced and self.uses.get(tensor, 0) <= 1
+                  and value.size <= FUSION_LIMIT)
+        if inline or (value.expr.is_Atom and not is_output):
+            return value
+        if is_output:
+            name = self.output_name_of[tensor]
+            expr = value.materialized_expr(copy=True)
+            natural = tensor.shape
+        else:
+            name = self.namer.claim_for(tensor)
+            expr, natural = value.expr, value.natural
+        symbol = sp.Symbol(name, real=True)
+        section = "gradient" if tensor.op.created_by_gradients else "forward"
+        self.statements.append(Statement(name, symbol, expr, tensor.shape, tensor.dtype, section,
+                                         tensor.name))
+        witnesses = (symbol,) if natural == tensor.shape else value.witnesses
+        return Value(symbol, tensor.shape, natural, tensor.dtype, witnesses, 0)
+
+
+def trace(outputs: Sequence[Tuple[Optional[str], Tensor]], inputs: Sequence[Tensor],
+          name: str) -> Program:
+    """Turn the part of the graph that computes ``outputs`` into a Program."""
+    return Tracer(outputs, inputs, name).run()

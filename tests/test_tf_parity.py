@@ -1,0 +1,57 @@
+"""symgrad against TensorFlow 1: the corpus in tf_parity/programs.py, recorded by record_tf.py."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import symgrad as sg
+from tests.tf_parity.programs import PROGRAMS, flatten_fetches
+
+FIXTURES = json.loads((Path(__file__).parent / "tf_parity" / "tf_fixtures.json").read_text())["programs"]
+TOLERANCES = {"float16": (2e-3, 1e-3), "float32": (2e-6, 1e-6), "float64": (1e-10, 1e-12)}
+
+
+def _decode(value: object) -> object:
+    if isinstance(value, list):
+        return [_decode(v) for v in value]
+    return {"inf": np.inf, "-inf": -np.inf, "nan": np.nan}.get(value, value)  # type: ignore[call-overload]
+
+
+def run_program(program):  # type: ignore[no-untyped-def]
+    """Build ``program`` with symgrad, compile its fetches, and run them on its feeds."""
+    with sg.Graph().as_default():
+        built = program(sg)
+        fetches = flatten_fetches(built["fetches"])
+        tensors = [t for t in fetches if t is not None]
+        if not tensors:
+            return fetches, built
+        compiled = sg.compile(tensors, name=program.__name__)
+        by_tensor_name = {t.name: value for t, value in built["feeds"].items()}
+        arguments = {i.name: by_tensor_name[i.tensor_name] for i in compiled.program.inputs
+                     if i.tensor_name in by_tensor_name}
+        values = iter(compiled(**arguments))
+        return [None if t is None else next(values) for t in fetches], built
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=[p.__name__ for p in PROGRAMS])
+def test_matches_tensorflow(program) -> None:  # type: ignore[no-untyped-def]
+    expected = FIXTURES[program.__name__]["fetches"]
+    actual, built = run_program(program)
+    assert len(actual) == len(expected)
+    for index, (got, want) in enumerate(zip(actual, expected)):
+        where = f"{program.__name__} fetch {index}"
+        if want is None:
+            assert got is None, f"{where}: TensorFlow gives None, symgrad {got!r}"
+            continue
+        assert got is not None, f"{where}: TensorFlow gives a value, symgrad None"
+        got = np.asarray(got)
+        assert got.dtype.name == want["dtype"], f"{where}: dtype {got.dtype} != {want['dtype']}"
+        assert list(got.shape) == want["shape"], f"{where}: shape {got.shape} != {want['shape']}"
+        rtol, atol = TOLERANCES.get(want["dtype"], (0, 0))
+        rtol = built.get("rtol", rtol)
+        np.testing.assert_allclose(got, np.array(_decode(want["value"]), dtype=got.dtype), rtol=rtol,
+                                   atol=atol, err_msg=where)
