@@ -5,8 +5,8 @@
 ...     x = sg.placeholder(sg.float64, name="x")
 ...     y = sg.tanh(x)
 ...     f = sg.compile([y, sg.gradients(y, x)[0]], name="tanh_and_grad")
->>> [round(float(v), 6) for v in f(0.5)]
-[0.462117, 0.786448]
+>>> [f"{v:.6f}" for v in f(0.5)]
+['0.462117', '0.786448']
 """
 
 from .version import __version__  # noqa: I001  (first: codegen reads it)

@@ -148,7 +148,7 @@ class Printer(NumPyPrinter):
 # --- dtypes of expressions as NumPy evaluates them ------------------------------------------
 
 WEAK_INT, WEAK_FLOAT = "weak_int", "weak_float"
-_PRESERVING = (F.Relu, F.Maximum, F.Minimum, F.Sign, F.Abs, F.ExpandDims, F.BroadcastTo)
+_PRESERVING = (F.Relu, F.Maximum, F.Minimum, F.Sign, F.Abs, F.ExpandDims, F.BroadcastTo, F.MatMulNode)
 
 
 def _promote(a: str, b: str) -> str:
@@ -244,6 +244,10 @@ def print_statement(printer: Printer, expr: sp.Expr, dtype: DType, table: Dict[s
     return text
 
 
+def _describe(dtype: DType, shape: Any) -> str:
+    return f"{dtype.name} {'any shape' if shape is None else format_shape(shape)}"
+
+
 def _shape_literal(shape: Any) -> str:
     if shape is None:
         return "None"
@@ -263,10 +267,10 @@ def render(program: Program, total_ops: int, statement_lines: List[Line], helper
         function_name=program.name,
         graph_name=comment_text(program.graph_name or program.name),
         inputs=[{"name": i.name, "numpy_dtype": _numpy_dtype(i.dtype), "shape": _shape_literal(i.shape),
-                 "doc": f"{i.name.ljust(width)}  {i.dtype.name}{format_shape(i.shape)}  {i.kind}"}
+                 "doc": f"{i.name.ljust(width)}  {_describe(i.dtype, i.shape).ljust(24)}  {i.kind}"}
                 for i in program.inputs],
         outputs=[{"name": o.name, "symbol": o.symbol if isinstance(o.symbol, str) else str(o.symbol),
-                  "doc": f"{o.name.ljust(width)}  {o.dtype.name}{format_shape(o.shape)}"}
+                  "doc": f"{o.name.ljust(width)}  {_describe(o.dtype, o.shape)}"}
                  for o in program.outputs],
         constants=[{"name": c.name, "literal": _array_literal(c.value, c.dtype)} for c in program.constants],
         lines=statement_lines,

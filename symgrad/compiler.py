@@ -80,7 +80,9 @@ class CompiledModule:
         flat = self.function(*(values[n] for n in self.input_names))
         if len(self.program.outputs) == 1:
             flat = (flat,)
-        return _restructure(self._structure, list(flat))
+        # Scalars come back as NumPy scalars (np.float32(...)), as from TF's Session.run.
+        flat = [v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v for v in flat]
+        return _restructure(self._structure, flat)
 
     def _initial_value(self, name: str) -> Any:
         if name not in self._default_values:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any, Tuple
 
+from sympy.printing.precedence import PRECEDENCE
+
 import sympy as sp
 
 
@@ -63,7 +65,6 @@ class Power(_Elementwise):
         return self * LogWherePositive(x)
 
     def _numpycode(self, printer: Any) -> str:
-        from sympy.printing.precedence import PRECEDENCE
         x, y = self.args
         return (f"{printer.parenthesize(x, PRECEDENCE['Pow'], strict=True)}"
                 f"**{printer.parenthesize(y, PRECEDENCE['Pow'], strict=True)}")
@@ -333,6 +334,24 @@ class SizeOf(_Structural):
         shape = f"{printer._module_format('numpy.shape')}({printer._print(value)})"
         dims = " * ".join(f"{shape}[{int(a)}]" for a in axes)
         return dims if len(axes) == 1 else f"({dims})"
+
+
+class MatMulNode(_Structural):
+    """``a @ b`` with optional transposes of the last two axes; args: a, b, ta, tb, rank_a, rank_b."""
+
+    nargs = 6
+
+    def _numpycode(self, printer: Any) -> str:
+        a, b, transpose_a, transpose_b, rank_a, rank_b = self.args
+
+        def operand(value: sp.Expr, transpose: Any, rank: Any) -> str:
+            if not transpose:
+                return printer.parenthesize(value, PRECEDENCE["Mul"], strict=False)
+            if int(rank) == 2:
+                return f"{printer.parenthesize(value, PRECEDENCE['Atom'], strict=True)}.T"
+            return f"{printer._module_format('numpy.swapaxes')}({printer._print(value)}, -1, -2)"
+
+        return f"{operand(a, transpose_a, rank_a)} @ {operand(b, transpose_b, rank_b)}"
 
 
 BOOLEAN_FUNCTIONS = (Greater, GreaterEqual, Less, LessEqual, Equal, NotEqual, LogicalNot)

@@ -5,33 +5,14 @@ from __future__ import annotations
 from typing import Any, List, Optional
 
 import sympy as sp
-from sympy.printing.precedence import PRECEDENCE
 
 from ..errors import DTypeError, ShapeError
 from ..graph import Operation, Tensor
 from ..shapes import broadcast_axes, broadcast_shapes, format_shape
+from .functions import MatMulNode
 from .reductions import sum_to_shape_of
 from .registry import OpDef, register
 from .sources import convert_to_tensor
-
-
-class MatMulNode(sp.Function):
-    """``a @ b`` with optional transposes of the last two axes; args: a, b, ta, tb, rank_a, rank_b."""
-
-    is_real = True
-    nargs = 6
-
-    def _numpycode(self, printer: Any) -> str:
-        a, b, transpose_a, transpose_b, rank_a, rank_b = self.args
-
-        def operand(value: sp.Expr, transpose: Any, rank: Any) -> str:
-            if not transpose:
-                return printer.parenthesize(value, PRECEDENCE["Mul"], strict=False)
-            if int(rank) == 2:
-                return f"{printer.parenthesize(value, PRECEDENCE['Atom'], strict=True)}.T"
-            return f"{printer._module_format('numpy.swapaxes')}({printer._print(value)}, -1, -2)"
-
-        return f"{operand(a, transpose_a, rank_a)} @ {operand(b, transpose_b, rank_b)}"
 
 
 def _matrix_dims(shape: Any, transpose: bool) -> tuple:

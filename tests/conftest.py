@@ -1,0 +1,9 @@
+"""Test configuration: keep generated modules of the test run out of the user's cache."""
+
+import os
+import tempfile
+
+# Scripts run by hand or in subprocesses, not test modules.
+collect_ignore = ["tf_parity/record_tf.py", "scripts"]
+
+os.environ.setdefault("SYMGRAD_CACHE_DIR", tempfile.mkdtemp(prefix="symgrad-tests-"))

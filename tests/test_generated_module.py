@@ -1,0 +1,126 @@
+"""The generated module as a product: standalone, deterministic, checked inputs, linear size."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import symgrad as sg
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _linear_regression(path: Path) -> sg.CompiledModule:
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float64, shape=[None], name="x_input")
+        y = sg.placeholder(sg.float64, shape=[None], name="y_input")
+        w = sg.Variable(2.0, dtype=sg.float64, name="weight")
+        b = sg.Variable(1.0, dtype=sg.float64, name="biases")
+        loss = sg.reduce_mean(sg.square(y - (x * w + b)))
+        return sg.compile([loss] + sg.gradients(loss, [w, b]), name="linear_regression", path=path)
+
+
+def test_runs_where_only_numpy_is_importable(tmp_path: Path) -> None:
+    compiled = _linear_regression(tmp_path / "linear_regression.py")
+    x, y = np.linspace(-1, 1, 7), np.linspace(0, 3, 7)
+    expected = compiled(x, y, 0.5, -0.25)
+    script = textwrap.dedent(f"""
+        import sys
+        for blocked in ("symgrad", "sympy", "jinja2", "mpmath"):
+            sys.modules[blocked] = None  # any import of these now fails
+        import importlib.util, json
+        import numpy as np
+        spec = importlib.util.spec_from_file_location("generated", {str(compiled.path)!r})
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        x, y = np.linspace(-1, 1, 7), np.linspace(0, 3, 7)
+        print(json.dumps([float(v) for v in module.linear_regression(x, y, 0.5, -0.25)]))
+        """)
+    result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True,
+                            check=True)
+    assert np.allclose(eval(result.stdout), [float(v) for v in expected], rtol=1e-14)
+    assert "import sympy" not in compiled.source and "symgrad" not in compiled.source.split('"""')[2]
+
+
+def test_imports_only_numpy_and_the_standard_library(tmp_path: Path) -> None:
+    import ast
+    tree = ast.parse(_linear_regression(tmp_path / "m.py").source)
+    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    imported |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert imported <= {"numpy", "base64"}
+
+
+def test_same_source_for_every_hash_seed(tmp_path: Path) -> None:
+    digests = []
+    for seed in ("0", "1", "12345"):
+        env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=str(ROOT))
+        run = subprocess.run([sys.executable, str(ROOT / "tests" / "scripts" / "generate_sources.py"),
+                              str(tmp_path / seed)], cwd=tmp_path, env=env, capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        digests.append(run.stdout)
+    assert "chain" in digests[0] and "seed_3_intermediate_xs.py" in digests[0]
+    assert digests[0] == digests[1] == digests[2]
+
+
+def test_checks_input_shapes_and_types(tmp_path: Path) -> None:
+    compiled = _linear_regression(tmp_path / "m.py")
+    with pytest.raises(ValueError, match=r"input 'weight': expected shape \(\), got \(2,\)"):
+        compiled([1.0], [2.0], [1.0, 2.0], 0.0)
+    with pytest.raises(ValueError, match=r"input 'x_input': expected shape \(None\), got \(2, 2\)"):
+        compiled(np.ones((2, 2)), [2.0], 1.0, 0.0)
+    with pytest.raises(ValueError, match="input 'y_input': expected numbers convertible to float64"):
+        compiled([1.0], ["a"], 1.0, 0.0)
+    # None dims accept any size; ints are cast to the graph dtype.
+    loss, d_w, d_b = compiled(np.arange(5), np.arange(5) * 2, 2, 0)
+    assert loss == 0.0 and d_w == 0.0 and isinstance(loss, np.float64)
+
+
+def test_float32_graphs_give_float32_results(tmp_path: Path) -> None:
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, shape=[3], name="x")
+        y = sg.reduce_sum(sg.sigmoid(x) * 0.1 + x ** 2 / 3)
+        compiled = sg.compile([y] + sg.gradients(y, x), path=tmp_path / "f32.py")
+    value, grad = compiled(np.array([0.5, -1.0, 2.0]))
+    assert value.dtype == np.float32 and grad.dtype == np.float32
+
+
+def _chain_source(layers: int, tmp_path: Path) -> sg.CompiledModule:
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float64, shape=[None], name="x")
+        z, params = x, []
+        for k in range(layers):
+            w = sg.Variable(1.0 + 0.001 * k, dtype=sg.float64, name=f"w{k}")
+            b = sg.Variable(0.01, dtype=sg.float64, name=f"b{k}")
+            params += [w, b]
+            z = sg.tanh(z * w + b)
+        loss = sg.reduce_sum(z)
+        return sg.compile([loss] + sg.gradients(loss, params), name=f"chain{layers}",
+                          path=tmp_path / f"chain{layers}.py")
+
+
+def test_deep_chain_compiles_to_linear_size_and_exact_gradients(tmp_path: Path) -> None:
+    compiled = _chain_source(200, tmp_path)
+    doubled = _chain_source(400, tmp_path)
+    lines, doubled_lines = compiled.source.count("\n"), doubled.source.count("\n")
+    assert doubled_lines <= 2.2 * lines
+    # Against hand-written backpropagation.
+    x = np.linspace(-2, 2, 11)
+    ws, bs = 1.0 + 0.001 * np.arange(200), np.full(200, 0.01)
+    activations = [x]
+    for w, b in zip(ws, bs):
+        activations.append(np.tanh(activations[-1] * w + b))
+    grad, d_w, d_b = np.ones_like(x), np.zeros(200), np.zeros(200)
+    for k in reversed(range(200)):
+        local = grad * (1 - activations[k + 1] ** 2)
+        d_w[k], d_b[k] = np.sum(local * activations[k]), np.sum(local)
+        grad = local * ws[k]
+    loss, *grads = compiled(x)
+    assert np.isclose(loss, np.sum(activations[-1]), rtol=1e-13)
+    np.testing.assert_allclose(grads[0::2], d_w, rtol=1e-12)
+    np.testing.assert_allclose(grads[1::2], d_b, rtol=1e-12)
