@@ -244,6 +244,20 @@ def print_statement(printer: Printer, expr: sp.Expr, dtype: DType, table: Dict[s
     return text
 
 
+LINE_LENGTH = 88
+
+
+def wrapped(opening: str, items: List[str], closing: str, indent: str, parenthesize: bool = True) -> str:
+    """``f(a, b)`` on one line if it fits, else one item per line, as ruff/black format it."""
+    one_line = f"{opening}{', '.join(items)}{closing}"
+    if len(indent) + len(one_line) <= LINE_LENGTH or len(items) <= 1:
+        return one_line
+    head = opening if opening.endswith("(") else f"{opening}("
+    tail = closing if opening.endswith("(") else f"){closing}"
+    body = "".join(f"\n{indent}    {item}," for item in items)
+    return f"{head}{body}\n{indent}{tail}"
+
+
 def _describe(dtype: DType, shape: Any) -> str:
     return f"{dtype.name} {'any shape' if shape is None else format_shape(shape)}"
 
@@ -273,6 +287,9 @@ def render(program: Program, total_ops: int, statement_lines: List[Line], helper
                   "doc": f"{o.name.ljust(width)}  {_describe(o.dtype, o.shape)}"}
                  for o in program.outputs],
         constants=[{"name": c.name, "literal": _array_literal(c.value, c.dtype)} for c in program.constants],
+        signature=wrapped(f"def {program.name}(", [i.name for i in program.inputs], "):", indent=""),
+        return_statement=wrapped("return ", [str(o.symbol) for o in program.outputs], "", indent="    ",
+                                 parenthesize=len(program.outputs) > 1),
         lines=statement_lines,
         total_ops=total_ops,
         helpers=helpers,

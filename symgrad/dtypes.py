@@ -80,7 +80,7 @@ def as_dtype(value: Any) -> DType:
     return _BY_NAME[name]
 
 
-def infer_dtype(value: Any) -> DType:
+def infer_dtype(value: Any, op: str = "constant") -> DType:
     """The dtype TF would give a Python or NumPy value: floats are float32."""
     if isinstance(value, (np.ndarray, np.generic)):
         if value.dtype.kind == "f" and value.dtype != np.float16:
@@ -95,5 +95,5 @@ def infer_dtype(value: Any) -> DType:
         return int32
     if array.dtype.kind == "f":
         return float32
-    raise DTypeError(f"symgrad: cannot make a tensor of {type(value).__name__} "
-                     f"value {value!r:.60}: it is not numeric")
+    raise DTypeError(f"symgrad: {op}: cannot make a tensor of {type(value).__name__} "
+                     f"value {value!r:.60}: it is non-numeric")

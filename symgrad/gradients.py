@@ -131,8 +131,8 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
 
     with graph.name_scope(name), graph._building_gradients():
         cotangents: Dict[Tensor, List[Tensor]] = {}
-        for y, grad_y in zip(ys, grad_ys):
-            cotangents.setdefault(y, []).append(_seed(y, grad_y))
+        for index, (y, grad_y) in enumerate(zip(ys, grad_ys)):
+            cotangents.setdefault(y, []).append(_seed(index, y, grad_y))
         between = _between(xs, ys)
         stop_ops = {t.op for t in stops}
         totals: Dict[Tensor, Optional[Tensor]] = {}
@@ -163,12 +163,12 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
         return results
 
 
-def _seed(y: Tensor, grad_y: Any) -> Tensor:
+def _seed(index: int, y: Tensor, grad_y: Any) -> Tensor:
     if grad_y is None:
         return ones_like(y, name="grad_ys")
     grad_y = convert_to_tensor(grad_y, dtype=y.dtype)
     if not shapes_compatible(grad_y.shape, y.shape):
-        raise ShapeError(f"symgrad: gradients: grad_ys '{grad_y.name}' has shape "
+        raise ShapeError(f"symgrad: gradients: grad_ys[{index}] '{grad_y.name}' has shape "
                          f"{format_shape(grad_y.shape)} but y '{y.name}' has shape "
                          f"{format_shape(y.shape)}; they must match")
     return grad_y

@@ -26,7 +26,8 @@ def _tidy(expr: sp.Expr) -> sp.Expr:
     if cost == 0 or cost > SIMPLIFY_LIMIT:
         return expr
     best = expr
-    stable = rewrite(expr, _STABILITY_REWRITES)
+    # The rewrites factor their input: only worth it where log(1 + x) or exp(x) - 1 may hide.
+    stable = rewrite(expr, _STABILITY_REWRITES) if expr.has(sp.log, sp.exp) else expr
     if stable != expr:
         best, cost = stable, sp.count_ops(stable)
     factored = sp.factor_terms(best)

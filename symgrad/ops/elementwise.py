@@ -67,7 +67,7 @@ def _resolve_operands(op: str, operands: Sequence[Any], bool_positions: Sequence
         dtype = tensors[0].dtype
     else:
         first = next(i for i in range(len(operands)) if i not in bool_positions)
-        dtype = _dtypes.infer_dtype(operands[first])
+        dtype = _dtypes.infer_dtype(operands[first], op)
     resolved: List[Any] = []
     for i, value in enumerate(operands):
         want = _dtypes.bool_ if i in bool_positions else dtype

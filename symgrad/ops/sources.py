@@ -22,7 +22,7 @@ register(OpDef("VariableV2", lower=None, gradient=None))
 def _as_array(value: Any, dtype: Optional[_dtypes.DType], op: str) -> np.ndarray:
     if isinstance(value, Tensor):
         raise TypeError(f"symgrad: {op}: expected a Python or NumPy value, got Tensor '{value.name}'")
-    target = dtype or _dtypes.infer_dtype(value)
+    target = dtype or _dtypes.infer_dtype(value, op)
     try:
         raw = np.asarray(value)
     except Exception:
