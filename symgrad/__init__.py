@@ -12,11 +12,11 @@
 from .version import __version__  # noqa: I001  (first: codegen reads it)
 
 from . import operators as _operators  # noqa: F401  (attaches + - * / ... to Tensor)
-from . import math, nn
+from . import math, nn, train
 from .compiler import CompiledModule, compile
 from .dtypes import DType, as_dtype, bool_ as bool, float16, float32, float64, int32, int64
-from .errors import (DTypeError, GraphMismatchError, InvalidArgumentError, NotCompilableError,
-                     ShapeError, SymgradError)
+from .errors import (DTypeError, FailedPreconditionError, GraphMismatchError, InvalidArgumentError,
+                     NotCompilableError, SessionClosedError, ShapeError, SymgradError)
 from .gradients import AggregationMethod, UnconnectedGradients, gradients
 from .graph import (Graph, Operation, Tensor, get_default_graph, name_scope,
                     reset_default_graph)
@@ -30,6 +30,9 @@ from .ops.linalg import matmul
 from .ops.reductions import reduce_mean, reduce_sum
 from .ops.sources import (Variable, constant, convert_to_tensor, global_variables, placeholder,
                           trainable_variables)
+from .ops.state import (assign, assign_add, assign_sub, global_variables_initializer, group,
+                        initialize_all_variables, variables_initializer)
+from .session import InteractiveSession, Session, get_default_session
 
 __all__ = [
     "__version__", "math", "nn", "CompiledModule", "compile", "DType", "as_dtype", "bool",
@@ -42,5 +45,8 @@ __all__ = [
     "ones_like", "pow", "reciprocal", "round", "rsqrt", "sigmoid", "sign", "sin", "softplus",
     "sqrt", "square", "squared_difference", "stop_gradient", "subtract", "tanh", "truediv",
     "where", "zeros_like", "matmul", "reduce_mean", "reduce_sum", "Variable", "constant",
-    "convert_to_tensor", "global_variables", "placeholder", "trainable_variables",
+    "convert_to_tensor", "global_variables", "placeholder", "trainable_variables", "train",
+    "FailedPreconditionError", "SessionClosedError", "assign", "assign_add", "assign_sub",
+    "global_variables_initializer", "group", "initialize_all_variables", "variables_initializer",
+    "InteractiveSession", "Session", "get_default_session",
 ]

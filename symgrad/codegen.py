@@ -208,12 +208,18 @@ def expression_dtype(expr: sp.Expr, table: Dict[sp.Symbol, DType]) -> str:
 
 # --- rendering ---------------------------------------------------------------------------------
 
+SECTION_TITLES = {"forward": "Forward", "gradient": "Gradients", "update": "Updates"}
+
+
 @dataclass(frozen=True)
 class Line:
     lhs: str
     rhs: str
     section: str
-    comment: str = ""
+
+    @property
+    def title(self) -> str:
+        return SECTION_TITLES.get(self.section, self.section)
 
 
 def _numpy_dtype(dtype: Union[DType, str]) -> str:

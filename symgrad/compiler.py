@@ -14,7 +14,7 @@ import sympy as sp
 
 from . import codegen, naming
 from .errors import InvalidArgumentError, NotCompilableError
-from .graph import Tensor
+from .graph import Tensor, sources_of
 from .optimize import optimize
 from .program import Program
 from .trace import trace
@@ -152,21 +152,6 @@ def _restructure_names(structure: Any, names: List[str]) -> List[Optional[str]]:
     return [None if i is None else names[i] for i in slots]
 
 
-def _default_inputs(tensors: Sequence[Tensor]) -> List[Tensor]:
-    seen = set()
-    found = []
-    stack = [t.op for t in tensors]
-    while stack:
-        op = stack.pop()
-        if op in seen:
-            continue
-        seen.add(op)
-        if op.type in ("Placeholder", "VariableV2"):
-            found.append(op.outputs[0])
-        stack.extend(t.op for t in op.inputs)
-    return sorted(found, key=lambda t: t.op.index)
-
-
 # --- the pipeline ---------------------------------------------------------------------------------
 
 def build_program(outputs: Sequence[Tuple[Optional[str], Tensor]], inputs: Sequence[Tensor], name: str,
@@ -224,7 +209,7 @@ def compile(outputs: Outputs, inputs: Optional[Sequence[Tensor]] = None, *, name
     if not flat:
         raise InvalidArgumentError("symgrad: compile: there is no tensor among the outputs")
     if inputs is None:
-        inputs = _default_inputs([t for _, t in flat])
+        inputs = sources_of([t for _, t in flat])
     else:
         inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]  # type: ignore[list-item]
         for tensor in inputs:
@@ -233,7 +218,7 @@ def compile(outputs: Outputs, inputs: Optional[Sequence[Tensor]] = None, *, name
                                            f"got {type(tensor).__name__}")
         if len(set(inputs)) != len(inputs):
             raise InvalidArgumentError("symgrad: compile: an input is listed twice")
-        needed_variables = [t for t in _default_inputs([t for _, t in flat]) if t.op.type == "VariableV2"]
+        needed_variables = [t for t in sources_of([t for _, t in flat]) if t.op.type == "VariableV2"]
         missing = [v.name for v in needed_variables if v not in inputs]
         if missing:
             raise NotCompilableError(f"symgrad: compile: the outputs read variables {', '.join(missing)}, "

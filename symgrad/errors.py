@@ -30,3 +30,11 @@ class GraphMismatchError(SymgradError, ValueError):
 
 class NotCompilableError(SymgradError, ValueError):
     """The graph cannot be turned into code (e.g. a missing feed)."""
+
+
+class FailedPreconditionError(SymgradError, RuntimeError):
+    """A variable was read before it was initialized (TF's name for it)."""
+
+
+class SessionClosedError(SymgradError, RuntimeError):
+    """A closed :class:`symgrad.Session` was used."""

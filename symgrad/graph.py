@@ -235,3 +235,19 @@ def name_scope(name: str) -> Iterator[str]:
     """``with symgrad.name_scope('layer1'):`` prefixes the names of new ops."""
     with get_default_graph().name_scope(name) as scope:
         yield scope
+
+
+def sources_of(tensors: Sequence[Tensor]) -> List[Tensor]:
+    """The placeholders and variables that ``tensors`` read, in creation order."""
+    seen = set()
+    stack = [t.op for t in tensors]
+    found = []
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        if op.type in ("Placeholder", "VariableV2"):
+            found.append(op.outputs[0])
+        stack.extend(t.op for t in op.inputs)
+    return sorted(found, key=lambda t: t.op.index)

@@ -50,6 +50,9 @@ def snake_case(op_type_name: str) -> str:
 
 def preferred_names(tensor: Tensor) -> list:
     """Candidate identifiers for a tensor, most readable first."""
+    if tensor.op.type == "Assign":  # the new value of a variable
+        variable = tensor.op.attrs["variable"]
+        return [f"new_{n}" for n in preferred_names(variable)]
     parts = tensor.op.name.split("/")
     last = snake_case(parts[-1]) if tensor.op.auto_named else parts[-1]
     suffix = f"_{tensor.value_index}" if tensor.value_index else ""

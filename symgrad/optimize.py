@@ -7,6 +7,8 @@ they are (still correct, only less tidy).
 
 from __future__ import annotations
 
+import heapq
+from dataclasses import replace
 from typing import Dict, List
 
 import sympy as sp
@@ -97,9 +99,55 @@ def _temporary_dtype(expr: sp.Expr, table: dict, owner: Statement):  # type: ign
     return as_dtype(name)
 
 
+def deduplicate(program: Program) -> Program:
+    """Bind each distinct right-hand side once (the same gradient built twice, say)."""
+    first: Dict[sp.Expr, sp.Symbol] = {}
+    alias: Dict[sp.Symbol, sp.Symbol] = {}
+    kept: List[Statement] = []
+    for statement in program.statements:
+        expr = statement.expr.xreplace(alias) if alias else statement.expr
+        if expr in first:
+            alias[statement.symbol] = first[expr]
+            continue
+        first[expr] = statement.symbol
+        kept.append(statement.with_expr(expr))
+    outputs = [replace(o, symbol=alias.get(o.symbol, o.symbol)) for o in program.outputs]
+    return replace(program, statements=kept, outputs=outputs)
+
+
+SECTION_ORDER = {"forward": 0, "gradient": 1, "update": 2}
+
+
+def schedule(statements: List[Statement]) -> List[Statement]:
+    """Forward values first, then gradients, then updates, as far as dependencies allow.
+
+    A topological order that, among ready statements, takes the earliest
+    section and then the original position: deterministic, and contiguous
+    sections read better.
+    """
+    position = {s.symbol: i for i, s in enumerate(statements)}
+    waiting_on = {i: {position[d] for d in s.expr.free_symbols if d in position}
+                  for i, s in enumerate(statements)}
+    users: Dict[int, List[int]] = {i: [] for i in range(len(statements))}
+    for i, deps in waiting_on.items():
+        for d in deps:
+            users[d].append(i)
+    ready = [(SECTION_ORDER.get(s.section, 0), i) for i, s in enumerate(statements) if not waiting_on[i]]
+    heapq.heapify(ready)
+    order: List[Statement] = []
+    while ready:
+        _, i = heapq.heappop(ready)
+        order.append(statements[i])
+        for user in users[i]:
+            waiting_on[user].discard(i)
+            if not waiting_on[user]:
+                heapq.heappush(ready, (SECTION_ORDER.get(statements[user].section, 0), user))
+    return order
+
+
 def optimize(program: Program, simplify: bool = True) -> Program:
+    program = deduplicate(program)
     statements = simplify_statements(program.statements) if simplify else program.statements
-    program = Program(program.name, program.inputs, program.constants, statements, program.outputs,
-                      program.graph_name, program.notes)
+    program = replace(program, statements=schedule(statements))
     program.statements = common_subexpressions(program)
     return program

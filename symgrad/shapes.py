@@ -6,7 +6,7 @@ for ``placeholder(float32)`` without a shape.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Optional, Sequence, Tuple
+from typing import Any, FrozenSet, Iterable, Optional, Sequence, Tuple, Union
 
 Dim = Optional[int]
 Shape = Optional[Tuple[Dim, ...]]
@@ -156,3 +156,52 @@ def squeeze_axes(shape: Sequence[Dim], axes: Tuple[int, ...], keepdims: bool) ->
     if keepdims:
         return tuple(1 if i in axes else d for i, d in enumerate(shape))
     return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+# --- signatures: static shapes whose unknown dims carry their origin -------------------------
+#
+# An unknown dim is a frozenset of origin tokens and stands for the largest of
+# them at run time (broadcasting makes the others 1 or equal). A value of
+# unknown rank has a frozenset signature: the broadcast of the shapes of its
+# origins. Equal signatures mean equal shapes at run time, which is what the
+# tracer needs to leave a broadcast implicit.
+
+Signature = Union[Tuple[Any, ...], FrozenSet[Any]]
+
+
+def signature(shape: Shape, origin: str) -> Signature:
+    """``shape`` with each unknown dim (or an unknown rank) replaced by tokens of ``origin``."""
+    if shape is None:
+        return frozenset({(origin, "shape")})
+    return tuple(frozenset({(origin, axis)}) if d is None else d for axis, d in enumerate(shape))
+
+
+def broadcast_signatures(*signatures: Signature) -> Signature:
+    """The signature of a NumPy broadcast of values with these signatures."""
+    if any(isinstance(s, frozenset) for s in signatures):
+        tokens: FrozenSet[Any] = frozenset()
+        for sig in signatures:
+            if isinstance(sig, frozenset):
+                tokens |= sig
+            elif sig != ():
+                tokens |= {("shape", sig)}
+        return tokens
+    rank = max((len(s) for s in signatures), default=0)
+    result = []
+    for axis in range(rank):
+        dims = [s[len(s) - rank + axis] for s in signatures if len(s) - rank + axis >= 0]
+        known = [d for d in dims if isinstance(d, int) and d != 1]
+        unknown = [d for d in dims if isinstance(d, frozenset)]
+        if known:
+            result.append(known[0])
+        elif unknown:
+            result.append(frozenset().union(*unknown))
+        else:
+            result.append(1)
+    return tuple(result)
+
+
+def signature_shape(sig: Signature) -> Shape:
+    if isinstance(sig, frozenset):
+        return None
+    return tuple(d if isinstance(d, int) else None for d in sig)

@@ -6,10 +6,12 @@ it is an output, has several consumers, is too big, or a consumer needs its
 run-time shape. So the program never holds one giant expression, and tensors
 stay tensors: a symbol stands for a whole array.
 
-Broadcasts are not materialised: a value knows its ``natural`` shape (what
-evaluating its expression gives, e.g. ``()`` for the ones of ``grad_ys``) and
-``witnesses`` (expressions whose run-time shapes broadcast to its graph shape).
-Only structural ops and outputs get an explicit ``np.broadcast_to``.
+Broadcasts are not materialised: a value knows its shape signature (its
+static shape, with the origin of each unknown dim), the signature of what
+evaluating its expression gives (``natural``, e.g. ``()`` for the ones of
+``grad_ys``), and ``witnesses``: expressions whose run-time shapes broadcast
+to its own. Only structural ops and outputs get an explicit ``np.broadcast_to``,
+and only when the two signatures differ.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from .ops import functions as F
 from .ops.reductions import Lowered
 from .ops.registry import arg_symbols, opdef_of
 from .program import ConstantArray, Input, Output, Program, Statement
-from .shapes import Shape, broadcast_shapes, is_fully_defined
+from .shapes import Shape, Signature, broadcast_signatures, is_fully_defined, signature
 
 FUSION_LIMIT = 24
 INLINE_CONSTANT_SIZE = 1  # arrays with more elements become module-level constants
@@ -38,15 +40,12 @@ INLINE_CONSTANT_SIZE = 1  # arrays with more elements become module-level consta
 class Value:
     expr: sp.Expr
     shape: Shape
-    natural: Shape
+    sig: Signature
+    natural: Signature
     dtype: DType
     witnesses: Tuple[sp.Expr, ...]
     size: int  # nodes in ``expr`` (bounded by FUSION_LIMIT, for fusion decisions)
-
-    @property
-    def exact(self) -> bool:
-        """True when evaluating ``expr`` gives the graph shape itself."""
-        return self.natural == self.shape
+    exact: bool  # evaluating ``expr`` gives the value's own shape at run time
 
     def materialized_expr(self, copy: bool = False) -> sp.Expr:
         """``expr`` broadcast to its graph shape (for structural ops and outputs)."""
@@ -86,6 +85,7 @@ class Tracer:
                 raise GraphMismatchError(f"symgrad: compile: tensor '{tensor.name}' belongs to "
                                          f"another graph than '{self.outputs[0][1].name}'")
         ops = _needed_ops([t for _, t in self.outputs])
+        ops = self._merge_duplicates(ops)
         self._count_uses(ops)
         self.namer = Namer()
         program_inputs = self._bind_inputs(ops)
@@ -106,17 +106,44 @@ class Tracer:
         return Program(self.name, program_inputs, self.constants, self.statements, program_outputs)
 
     # -- bookkeeping ------------------------------------------------------------------
+    def _merge_duplicates(self, ops: Sequence[Operation]) -> List[Operation]:
+        """Value numbering: an op equal to an earlier one (type, inputs, attributes) is dropped.
+
+        The same gradient built twice (by ``minimize`` and by ``gradients``)
+        is then computed once.
+        """
+        self.canonical: Dict[Tensor, Tensor] = {}
+        seen: Dict[tuple, Operation] = {}
+        kept = []
+        for op in ops:
+            if op.type in ("Const", "Placeholder", "VariableV2") or len(op.outputs) != 1:
+                kept.append(op)
+                continue
+            key = (op.type, tuple(self.canonical.get(t, t) for t in op.inputs),
+                   tuple(sorted(op.attrs.items())))
+            original = seen.get(key)
+            if original is None:
+                seen[key] = op
+                kept.append(op)
+            else:
+                self.canonical[op.outputs[0]] = original.outputs[0]
+        self.outputs = [(name, self.canonical.get(t, t)) for name, t in self.outputs]
+        return kept
+
+    def _operands(self, op: Operation) -> List[Tensor]:
+        return [self.canonical.get(t, t) for t in op.inputs]
+
     def _count_uses(self, ops: Sequence[Operation]) -> None:
         self.uses: Dict[Tensor, int] = {}
         self.forced: set = set()
         for op in ops:
             opdef = opdef_of(op)
-            for position, tensor in enumerate(op.inputs):
+            for position, tensor in enumerate(self._operands(op)):
                 if position not in opdef.shape_only_inputs:
                     self.uses[tensor] = self.uses.get(tensor, 0) + 1
             if op.type not in ("Const", "Placeholder", "VariableV2"):
                 for position in opdef.materialized_inputs(op):
-                    self.forced.add(op.inputs[position])
+                    self.forced.add(self._operands(op)[position])
         self.forced.update(t for _, t in self.outputs)
 
     def _bind_inputs(self, ops: Sequence[Operation]) -> List[Input]:
@@ -135,7 +162,8 @@ class Tracer:
             symbol = sp.Symbol(name, real=True)
             kind = "variable" if tensor.op.type == "VariableV2" else "placeholder"
             program_inputs.append(Input(name, symbol, tensor.shape, tensor.dtype, kind, tensor.name))
-            self.values[tensor] = Value(symbol, tensor.shape, tensor.shape, tensor.dtype, (symbol,), 0)
+            sig = signature(tensor.shape, tensor.name)
+            self.values[tensor] = Value(symbol, tensor.shape, sig, sig, tensor.dtype, (symbol,), 0, True)
         return program_inputs
 
     # -- lowering -----------------------------------------------------------------------
@@ -144,24 +172,31 @@ class Tracer:
         if op.type == "Const":
             return self._constant(out)
         opdef = opdef_of(op)
-        operands = [self.values[t] for t in op.inputs]
+        operands = [self.values[t] for t in self._operands(op)]
+        if opdef.signature is not None:
+            sig = opdef.signature(op, [v.sig for v in operands])
+        elif opdef.elementwise:
+            sig = broadcast_signatures(*(v.sig for v in operands))
+        else:
+            sig = signature(out.shape, op.name)
         if opdef.value_lowering:
             lowered: Lowered = opdef.lower(op, operands)  # type: ignore[misc,arg-type]
-            size = 1 + sum(v.size for v in operands[:1])
-            witnesses = (lowered.expr,) if lowered.natural == out.shape else lowered.witnesses
-            return Value(lowered.expr, out.shape, lowered.natural, out.dtype, witnesses, size)
+            exact = lowered.natural == sig
+            witnesses = (lowered.expr,) if exact else lowered.witnesses
+            return Value(lowered.expr, out.shape, sig, lowered.natural, out.dtype, witnesses,
+                         1 + operands[0].size, exact)
         if opdef.elementwise:
             expr = opdef.lower(op, [v.expr for v in operands])  # type: ignore[misc]
             used = [v for v, sym in zip(operands, arg_symbols(len(operands)))
                     if op.attrs["expr"].has(sym)]
-            natural = broadcast_shapes(*(v.natural for v in used)) if used else ()
-            if natural == out.shape:
-                witnesses: Tuple[sp.Expr, ...] = (expr,)
-            else:
-                witnesses = tuple(dict.fromkeys(w for v in operands for w in v.witnesses))
-            return Value(expr, out.shape, natural, out.dtype, witnesses, 1 + sum(v.size for v in used))
+            natural = broadcast_signatures(*(v.natural for v in used)) if used else ()
+            exact = natural == sig
+            witnesses: Tuple[sp.Expr, ...] = (expr,) if exact else tuple(
+                dict.fromkeys(w for v in operands for w in v.witnesses))
+            return Value(expr, out.shape, sig, natural, out.dtype, witnesses,
+                         1 + sum(v.size for v in used), exact)
         expr = opdef.lower(op, [v.materialized_expr() for v in operands])  # type: ignore[misc]
-        return Value(expr, out.shape, out.shape, out.dtype, (expr,), 1 + sum(v.size for v in operands))
+        return Value(expr, out.shape, sig, sig, out.dtype, (expr,), 1 + sum(v.size for v in operands), True)
 
     def _constant(self, tensor: Tensor) -> Value:
         array: np.ndarray = tensor.op.attrs["value"]
@@ -173,11 +208,12 @@ class Tracer:
                 expr = sp.Float(number, precision=53)
             else:
                 expr = sp.Integer(int(number))
-            return Value(expr, (), (), tensor.dtype, (expr,), 0)
+            return Value(expr, (), (), (), tensor.dtype, (expr,), 0, True)
         name = self.namer.claim([f"{n}" for n in preferred_names(tensor)])
         symbol = sp.Symbol(name, real=True)
         self.constants.append(ConstantArray(name, symbol, array, tensor.dtype))
-        return Value(symbol, tensor.shape, tensor.shape, tensor.dtype, (symbol,), 0)
+        sig = signature(tensor.shape, tensor.name)
+        return Value(symbol, tensor.shape, sig, sig, tensor.dtype, (symbol,), 0, True)
 
     def _maybe_materialize(self, tensor: Tensor, value: Value) -> Value:
         is_output = tensor in self.output_name_of
@@ -188,16 +224,17 @@ class Tracer:
         if is_output:
             name = self.output_name_of[tensor]
             expr = value.materialized_expr(copy=True)
-            natural = tensor.shape
+            natural, exact = value.sig, True
         else:
             name = self.namer.claim_for(tensor)
-            expr, natural = value.expr, value.natural
+            expr, natural, exact = value.expr, value.natural, value.exact
         symbol = sp.Symbol(name, real=True)
-        section = "gradient" if tensor.op.created_by_gradients else "forward"
+        section = ("update" if tensor.op.type == "Assign"
+                   else "gradient" if tensor.op.created_by_gradients else "forward")
         self.statements.append(Statement(name, symbol, expr, tensor.shape, tensor.dtype, section,
                                          tensor.name))
-        witnesses = (symbol,) if natural == tensor.shape else value.witnesses
-        return Value(symbol, tensor.shape, natural, tensor.dtype, witnesses, 0)
+        witnesses = (symbol,) if exact else value.witnesses
+        return Value(symbol, tensor.shape, value.sig, natural, tensor.dtype, witnesses, 0, exact)
 
 
 def trace(outputs: Sequence[Tuple[Optional[str], Tensor]], inputs: Sequence[Tensor],

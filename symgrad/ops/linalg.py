@@ -8,7 +8,7 @@ import sympy as sp
 
 from ..errors import DTypeError, ShapeError
 from ..graph import Operation, Tensor
-from ..shapes import broadcast_axes, broadcast_shapes, format_shape
+from ..shapes import broadcast_axes, broadcast_shapes, broadcast_signatures, format_shape
 from .functions import MatMulNode
 from .reductions import sum_to_shape_of
 from .registry import OpDef, register
@@ -86,4 +86,11 @@ def _gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
             sum_to_shape_of(grad_b, b, broadcast_axes(1, batches, result))]
 
 
-register(OpDef("MatMul", lower=_lower, gradient=_gradient))
+def _signature(op: Operation, operands: List[Any]) -> Any:
+    a, b = operands
+    rows, _ = _matrix_dims(a, op.attrs["transpose_a"])
+    _, cols = _matrix_dims(b, op.attrs["transpose_b"])
+    return tuple(broadcast_signatures(a[:-2], b[:-2])) + (rows, cols)  # type: ignore[arg-type]
+
+
+register(OpDef("MatMul", lower=_lower, gradient=_gradient, signature=_signature))

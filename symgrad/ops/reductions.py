@@ -105,8 +105,22 @@ def _reduce_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
                                mean=op.type == "Mean")]
 
 
-register(OpDef("Sum", lower=_lower_reduce(F.ReduceSum), gradient=_reduce_gradient))
-register(OpDef("Mean", lower=_lower_reduce(F.ReduceMean), gradient=_reduce_gradient))
+def _reduce_signature(op: Operation, operands: Sequence[Any]) -> Any:
+    sig, axes, keepdims = operands[0], op.attrs["axes"], op.attrs["keepdims"]
+    if isinstance(sig, frozenset):  # unknown rank
+        return frozenset({(op.name, "shape")}) if keepdims else ()
+    return squeeze_axes(sig, axes, keepdims)
+
+
+def like_signature(op: Operation, operands: Sequence[Any]) -> Any:
+    """Ops whose output has the shape of their input 1 (the ``like`` tensor)."""
+    return operands[1]
+
+
+register(OpDef("Sum", lower=_lower_reduce(F.ReduceSum), gradient=_reduce_gradient,
+               signature=_reduce_signature))
+register(OpDef("Mean", lower=_lower_reduce(F.ReduceMean), gradient=_reduce_gradient,
+               signature=_reduce_signature))
 
 
 # --- BroadcastGrad: the adjoint of a reduction ---------------------------------------------
@@ -144,10 +158,13 @@ def _count(op: Operation, like: sp.Expr) -> sp.Expr:
 def _lower_broadcast_gradient(op: Operation, operands: Sequence[Any]) -> Lowered:
     grad, like = operands
     expand = _expand_axes(op)
-    expr = F.ExpandDims(grad.expr, F.axes_tuple(expand)) if expand else grad.expr
-    natural = grad.natural
-    if expand and natural is not None:
-        natural = list(natural)
+    if not expand or grad.natural == ():  # a scalar broadcasts as it is
+        expr, natural = grad.expr, grad.natural
+    else:
+        # Axes are inserted at the positions of the reduced shape, so the
+        # cotangent must have that shape itself first.
+        expr = F.ExpandDims(grad.materialized_expr(), F.axes_tuple(expand))
+        natural = list(grad.sig)
         for axis in expand:
             natural.insert(axis, 1)
         natural = tuple(natural)
@@ -172,7 +189,7 @@ def _like_if_dynamic_count(op: Operation) -> Tuple[int, ...]:
 
 register(OpDef("BroadcastGrad", lower=_lower_broadcast_gradient, gradient=_broadcast_gradient_gradient,
                materialized_inputs=_like_if_dynamic_count, shape_only_inputs=(1,),
-               value_lowering=True))
+               value_lowering=True, signature=like_signature))
 
 
 # --- SumToShape and BroadcastLike: the adjoints of NumPy broadcasting -------------------------
@@ -219,7 +236,8 @@ def _like_if_axes_dynamic(op: Operation) -> Tuple[int, ...]:
 
 
 register(OpDef("SumToShape", lower=_lower_sum_to_shape, gradient=_sum_to_shape_gradient,
-               materialized_inputs=_like_if_axes_dynamic, shape_only_inputs=(1,)))
+               materialized_inputs=_like_if_axes_dynamic, shape_only_inputs=(1,),
+               signature=like_signature))
 
 
 def broadcast_like(grad: Tensor, like: Tensor) -> Tensor:
@@ -239,4 +257,4 @@ def _broadcast_like_gradient(op: Operation, grad: Tensor) -> List[Optional[Tenso
 
 
 register(OpDef("BroadcastLike", lower=_lower_broadcast_like, gradient=_broadcast_like_gradient,
-               shape_only_inputs=(1,), value_lowering=True))
+               shape_only_inputs=(1,), value_lowering=True, signature=like_signature))

@@ -31,6 +31,9 @@ class OpDef:
     uses when deciding what to fuse.
     With ``value_lowering`` the rule gets the tracer's values (expression,
     evaluated shape, shape witnesses) and returns a ``Lowered``.
+    ``signature(op, operand_signatures)`` gives the output's shape with the
+    origins of its unknown dims (see :mod:`symgrad.shapes`); without it,
+    elementwise ops broadcast and other ops get fresh unknown dims.
     """
 
     type: str
@@ -40,6 +43,7 @@ class OpDef:
     materialized_inputs: Callable[[Operation], Tuple[int, ...]] = lambda op: ()
     shape_only_inputs: Tuple[int, ...] = ()
     value_lowering: bool = False
+    signature: Optional[Callable[[Operation, Sequence[Any]], Any]] = None
 
 
 REGISTRY: Dict[str, OpDef] = {}

@@ -128,12 +128,37 @@ class Variable(Tensor):
         op.outputs = (self,)
         self.initial_value = initial
         self.trainable = trainable
+        self._initializer: Optional[Any] = None
         graph.add_to_collection("variables", self)
         if trainable:
             graph.add_to_collection("trainable_variables", self)
 
     def value(self) -> Tensor:
         return self
+
+    @property
+    def initializer(self) -> Any:
+        """The op that sets this variable to its initial value."""
+        if self._initializer is None:
+            from .state import assign
+            self._initializer = assign(self, self.initial_value, name=f"{self.op.name}/Assign").op
+        return self._initializer
+
+    def initialized_value(self) -> Tensor:
+        return self.initial_value
+
+    def assign(self, value: Any, name: Optional[str] = None) -> Tensor:
+        """A tensor holding ``value`` that stores it in this variable when run."""
+        from .state import assign
+        return assign(self, value, name)
+
+    def assign_add(self, delta: Any, name: Optional[str] = None) -> Tensor:
+        from .state import assign_add
+        return assign_add(self, delta, name)
+
+    def assign_sub(self, delta: Any, name: Optional[str] = None) -> Tensor:
+        from .state import assign_sub
+        return assign_sub(self, delta, name)
 
     def read_value(self) -> Tensor:
         from .elementwise import identity

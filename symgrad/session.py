@@ -1,0 +1,274 @@
+"""``Session``: TF1's runtime, running compiled NumPy code and holding variables' values.
+
+Each distinct (fetches, fed placeholders) signature is compiled once into a
+module that computes every fetched tensor and every assignment the run makes;
+later runs with the same signature only call that function. All values of a
+run are computed from the variables' values at the start of the run
+(snapshot semantics); the run's assignments are stored afterwards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import naming
+from .compiler import compile as compile_graph
+from .errors import FailedPreconditionError, InvalidArgumentError, SessionClosedError
+from .graph import Graph, Operation, Tensor, get_default_graph, sources_of
+from .ops.sources import Variable
+
+_default_sessions: List["Session"] = []
+
+
+def get_default_session() -> "Session":
+    """The innermost session entered with ``with`` (or ``as_default()``)."""
+    if not _default_sessions:
+        raise InvalidArgumentError("symgrad: no default session: use `with symgrad.Session() as sess:` "
+                                   "or pass session=")
+    return _default_sessions[-1]
+
+
+@dataclass
+class _Plan:
+    """How to run one signature: the compiled function and where its values go."""
+
+    function: Any
+    inputs: List[Tuple[str, Any]]  # ("feed", placeholder) | ("variable", variable)
+    fetch_slots: List[Optional[int]]  # per flattened fetch: index into outputs, None for ops
+    assignments: List[Tuple[Variable, int]]
+    input_names: Dict[str, Tensor]
+    path: Optional[Path]
+
+
+class Session:
+    """Runs parts of a graph and holds the values of its variables.
+
+    ``codegen_dir`` (or the environment variable ``SYMGRAD_CODEGEN_DIR``) names a
+    folder where every generated module is written under a readable name;
+    ``generated_files`` lists them.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float32, name="x")
+    ...     w = sg.Variable(2.0, name="weight")
+    ...     loss = (x * w - 1.0) ** 2
+    ...     train = sg.train.GradientDescentOptimizer(0.1).minimize(loss)
+    ...     with sg.Session() as sess:
+    ...         _ = sess.run(sg.global_variables_initializer())
+    ...         print(sess.run([train, loss], feed_dict={x: 1.0}), sess.run(w))
+    [None, np.float32(1.0)] 1.8
+    """
+
+    def __init__(self, target: str = "", graph: Optional[Graph] = None, config: Any = None,
+                 codegen_dir: Optional[os.PathLike] = None) -> None:
+        self.graph = graph or get_default_graph()
+        self._values: Dict[Variable, np.ndarray] = {}
+        self._plans: Dict[Any, _Plan] = {}
+        self._closed = False
+        directory = codegen_dir or os.environ.get("SYMGRAD_CODEGEN_DIR")
+        self.codegen_dir = Path(directory) if directory else None
+        self.generated_files: List[Path] = []
+
+    # -- context --------------------------------------------------------------------------
+    def __enter__(self) -> "Session":
+        _default_sessions.append(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _default_sessions.remove(self)
+        self.close()
+
+    @contextlib.contextmanager
+    def as_default(self) -> Iterator["Session"]:
+        _default_sessions.append(self)
+        try:
+            yield self
+        finally:
+            _default_sessions.remove(self)
+
+    def close(self) -> None:
+        self._closed = True
+        self._values.clear()
+
+    # -- running --------------------------------------------------------------------------
+    def run(self, fetches: Any, feed_dict: Optional[dict] = None, options: Any = None,
+            run_metadata: Any = None) -> Any:
+        """Evaluate ``fetches`` (a tensor, an op, or nested lists/tuples/dicts of them).
+
+        Returns values in the same structure; a fetched op gives ``None``.
+        """
+        if self._closed:
+            raise SessionClosedError("symgrad: Attempted to use a closed Session.")
+        flat: List[Any] = []
+        structure = self._flatten(fetches, flat)
+        feeds = self._resolve_feeds(feed_dict or {})
+        key = (tuple(flat), tuple(feeds))
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plans[key] = self._make_plan(flat, list(feeds))
+        results = self._execute(plan, feeds)
+        values = [None if slot is None else results[slot] for slot in plan.fetch_slots]
+        return self._unflatten(structure, iter(values))
+
+    def _execute(self, plan: _Plan, feeds: Dict[Tensor, Any]) -> List[Any]:
+        if plan.function is None:
+            return []
+        arguments = []
+        for kind, tensor in plan.inputs:
+            if kind == "feed":
+                arguments.append(feeds[tensor])
+            else:
+                value = self._values.get(tensor)
+                if value is None:
+                    raise FailedPreconditionError(
+                        f"symgrad: Attempting to use uninitialized value {tensor.op.name} "
+                        f"(variable '{tensor.name}'); run symgrad.global_variables_initializer() "
+                        f"or {tensor.op.name}.initializer first")
+                arguments.append(value)
+        try:
+            outputs = plan.function(*arguments)
+        except ValueError as error:
+            raise self._explain_input_error(plan, error) from None
+        if len(plan.fetch_slots) + len(plan.assignments) == 0:
+            return []
+        if not isinstance(outputs, tuple):
+            outputs = (outputs,)
+        outputs = [v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v for v in outputs]
+        for variable, slot in plan.assignments:
+            value = np.asarray(outputs[slot], dtype=variable.dtype.numpy)
+            if value.shape != variable.shape:
+                raise InvalidArgumentError(f"symgrad: assigning a value of shape {value.shape} to variable "
+                                           f"'{variable.name}' of shape {variable.shape}")
+            self._values[variable] = value
+        return outputs
+
+    def _explain_input_error(self, plan: _Plan, error: ValueError) -> Exception:
+        message = str(error)
+        for name, tensor in plan.input_names.items():
+            if message.startswith(f"input {name!r}"):
+                what = "placeholder" if tensor.op.type == "Placeholder" else "variable"
+                detail = message[len(f"input {name!r}: "):]
+                return InvalidArgumentError(f"symgrad: cannot feed {what} '{tensor.name}': {detail}")
+        return error
+
+    # -- fetches and feeds --------------------------------------------------------------------
+    def _as_fetch(self, item: Any) -> Any:
+        if isinstance(item, str):
+            item = (self.graph.get_tensor_by_name(item) if ":" in item
+                    else self.graph.get_operation_by_name(item))
+        if not isinstance(item, (Tensor, Operation)):
+            raise InvalidArgumentError(f"symgrad: Session.run: cannot fetch {type(item).__name__} "
+                                       f"{item!r:.60}; fetch tensors or ops")
+        if item.graph is not self.graph:
+            raise InvalidArgumentError(f"symgrad: Session.run: '{item.name}' is not an element of "
+                                       f"this session's graph")
+        return item
+
+    def _flatten(self, fetches: Any, flat: List[Any]) -> Any:
+        if isinstance(fetches, dict):
+            return ("dict", type(fetches), [(k, self._flatten(v, flat)) for k, v in fetches.items()])
+        if isinstance(fetches, (list, tuple)):
+            return ("seq", type(fetches), [self._flatten(v, flat) for v in fetches])
+        flat.append(self._as_fetch(fetches))
+        return ("leaf",)
+
+    def _unflatten(self, structure: Any, values: Iterator[Any]) -> Any:
+        if structure[0] == "leaf":
+            return next(values)
+        if structure[0] == "dict":
+            return structure[1]((k, self._unflatten(s, values)) for k, s in structure[2])
+        items = [self._unflatten(s, values) for s in structure[2]]
+        if structure[1] in (list, tuple):
+            return structure[1](items)
+        return structure[1](*items)  # a namedtuple
+
+    def _resolve_feeds(self, feed_dict: dict) -> Dict[Tensor, Any]:
+        feeds: Dict[Tensor, Any] = {}
+        for key, value in feed_dict.items():
+            tensor = key
+            if isinstance(key, str):
+                tensor = self.graph.get_tensor_by_name(key if ":" in key else f"{key}:0")
+            if not isinstance(tensor, Tensor) or tensor.graph is not self.graph:
+                raise InvalidArgumentError(f"symgrad: feed_dict key {key!r:.60} is not a tensor of this "
+                                           f"session's graph")
+            if tensor.op.type != "Placeholder":
+                raise InvalidArgumentError(f"symgrad: cannot feed '{tensor.name}': only placeholders can "
+                                           f"be fed (it is a {tensor.op.type} op)")
+            feeds[tensor] = value
+        return dict(sorted(feeds.items(), key=lambda item: item[0].op.index))
+
+    # -- planning ---------------------------------------------------------------------------------
+    def _make_plan(self, flat: Sequence[Any], fed: Sequence[Tensor]) -> _Plan:
+        assigns = self._assign_ops(flat)
+        seen: Dict[Tensor, int] = {}
+        outputs: List[Tensor] = []
+
+        def slot(tensor: Tensor) -> int:
+            if tensor not in seen:
+                seen[tensor] = len(outputs)
+                outputs.append(tensor)
+            return seen[tensor]
+
+        fetch_slots = [slot(item) if isinstance(item, Tensor) else None for item in flat]
+        assignments: List[Tuple[Variable, int]] = []
+        for op in assigns:
+            variable = op.attrs["variable"]
+            if any(v is variable for v, _ in assignments):
+                raise InvalidArgumentError(f"symgrad: Session.run assigns variable '{variable.name}' twice "
+                                           f"in one run; split the assignments into separate runs")
+            assignments.append((variable, slot(op.outputs[0])))
+        if not outputs:
+            return _Plan(None, [], fetch_slots, [], {}, None)
+        needed = sources_of(outputs)
+        missing = [t.name for t in needed if t.op.type == "Placeholder" and t not in fed]
+        if missing:
+            raise InvalidArgumentError(f"symgrad: You must feed a value for placeholder "
+                                       f"{', '.join(repr(m) for m in missing)}")
+        inputs = [t for t in needed if t.op.type == "VariableV2" or t in fed]
+        name = f"run_{len(self._plans) + 1}"
+        path = None
+        if self.codegen_dir is not None:
+            slug = "_".join(naming.sanitize(t.op.name.split("/")[-1]) for t in outputs[:3])
+            path = self.codegen_dir / f"{name}_{slug[:60]}.py"
+        compiled = compile_graph(outputs, inputs=inputs, name=name, path=path)
+        if path is not None:
+            self.generated_files.append(compiled.path)
+        kinds = [("variable" if t.op.type == "VariableV2" else "feed", t) for t in inputs]
+        return _Plan(compiled.function, kinds, fetch_slots, assignments,
+                     dict(zip(compiled.input_names, inputs)), compiled.path)
+
+    @staticmethod
+    def _assign_ops(flat: Sequence[Any]) -> List[Operation]:
+        """Every Assign op the fetches run (through data and control inputs), in graph order."""
+        seen = set()
+        stack = [item.op if isinstance(item, Tensor) else item for item in flat]
+        found = []
+        while stack:
+            op = stack.pop()
+            if op in seen:
+                continue
+            seen.add(op)
+            if op.type == "Assign":
+                found.append(op)
+            stack.extend(t.op for t in op.inputs)
+            stack.extend(op.attrs.get("control", ()))
+        return sorted(found, key=lambda o: o.index)
+
+
+class InteractiveSession(Session):
+    """A session that makes itself the default session until it is closed."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _default_sessions.append(self)
+
+    def close(self) -> None:
+        if self in _default_sessions:
+            _default_sessions.remove(self)
+        super().close()
