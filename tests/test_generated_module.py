@@ -72,7 +72,7 @@ def test_checks_input_shapes_and_types(tmp_path: Path) -> None:
     compiled = _linear_regression(tmp_path / "m.py")
     with pytest.raises(ValueError, match=r"input 'weight': expected shape \(\), got \(2,\)"):
         compiled([1.0], [2.0], [1.0, 2.0], 0.0)
-    with pytest.raises(ValueError, match=r"input 'x_input': expected shape \(None\), got \(2, 2\)"):
+    with pytest.raises(ValueError, match=r"input 'x_input': expected shape \(None,\), got \(2, 2\)"):
         compiled(np.ones((2, 2)), [2.0], 1.0, 0.0)
     with pytest.raises(ValueError, match="input 'y_input': expected numbers convertible to float64"):
         compiled([1.0], ["a"], 1.0, 0.0)

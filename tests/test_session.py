@@ -1,0 +1,210 @@
+"""``Session``, variables and optimizers: TF1's runtime semantics."""
+
+from __future__ import annotations
+
+import collections
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import symgrad as sg
+
+
+@pytest.fixture(autouse=True)
+def fresh_graph():  # type: ignore[no-untyped-def]
+    with sg.Graph().as_default() as graph:
+        yield graph
+
+
+def _regression():  # type: ignore[no-untyped-def]
+    x = sg.placeholder(sg.float32, name="x_input")
+    y = sg.placeholder(sg.float32, name="y_input")
+    w = sg.Variable(2.0, name="weight")
+    b = sg.Variable(1.0, name="biases")
+    loss = sg.reduce_sum(sg.pow(y - (x * w + b), 2)) / (2 * 32)
+    return x, y, w, b, loss
+
+
+def test_fetches_see_the_values_from_the_start_of_the_run() -> None:
+    x, y, w, b, loss = _regression()
+    train = sg.train.GradientDescentOptimizer(0.5).minimize(loss)
+    grad_w = sg.gradients(loss, w)
+    with sg.Session() as sess:
+        sess.run(sg.global_variables_initializer())
+        _, grads, before = sess.run([train, grad_w, loss], feed_dict={x: 3.0, y: 11.0})
+        residual = 11.0 - (3.0 * 2.0 + 1.0)
+        assert before == np.float32(residual ** 2 / 64)
+        assert grads == [np.float32(-3.0 * residual / 32)]
+        new_w, new_b = sess.run([w, b])
+        assert new_w == np.float32(2.0 - 0.5 * (-3.0 * residual / 32))
+        assert new_b == np.float32(1.0 - 0.5 * (-residual / 32))
+        assert isinstance(before, np.float32)
+
+
+def test_assign_fetch_gives_the_new_value_and_stores_it() -> None:
+    v = sg.Variable(np.array([1.0, 2.0]), name="v")
+    doubled = v.assign(v * 2)
+    added = sg.assign_add(v, [1.0, 1.0])
+    subtracted = v.assign_sub(np.array([0.5, 0.5]))
+    with sg.Session() as sess:
+        sess.run(v.initializer)
+        np.testing.assert_array_equal(sess.run(doubled), [2.0, 4.0])
+        old, new = sess.run([v, added])  # snapshot: v is read before the assignment
+        np.testing.assert_array_equal(old, [2.0, 4.0])
+        np.testing.assert_array_equal(new, [3.0, 5.0])
+        np.testing.assert_array_equal(sess.run(subtracted), [2.5, 4.5])
+        np.testing.assert_array_equal(sess.run(v.read_value()), [2.5, 4.5])
+
+
+def test_fetch_structures_ops_and_names() -> None:
+    x, y, w, b, loss = _regression()
+    Pair = collections.namedtuple("Pair", "first second")
+    with sg.Session() as sess:
+        assert sess.run(sg.global_variables_initializer()) is None
+        result = sess.run({"loss": loss, "params": (w, [b]), "pair": Pair(w, b)},
+                          feed_dict={"x_input:0": 1.0, "y_input": 3.0})
+        assert result["loss"] == 0.0
+        assert result["params"] == (np.float32(2.0), [np.float32(1.0)])
+        assert result["pair"] == Pair(np.float32(2.0), np.float32(1.0))
+        assert sess.run("weight:0") == 2.0
+
+
+def test_each_signature_is_compiled_once(tmp_path: Path) -> None:
+    x, y, w, b, loss = _regression()
+    train = sg.train.GradientDescentOptimizer(0.01).minimize(loss)
+    with sg.Session(codegen_dir=tmp_path) as sess:
+        sess.run(sg.global_variables_initializer())
+        for value in range(5):
+            sess.run([train, loss], feed_dict={x: float(value), y: 1.0})
+        assert len(sess.generated_files) == 2  # the initializer and the training step
+        assert all(path.parent == tmp_path and path.is_file() for path in sess.generated_files)
+        assert "new_weight" in sess.generated_files[1].read_text()
+
+
+def test_default_session_eval_and_run() -> None:
+    c = sg.Variable(3.0, name="c")
+    with sg.Session():
+        sg.global_variables_initializer().run()
+        assert c.eval() == 3.0
+        assert (c * 2).eval() == 6.0
+    with pytest.raises(ValueError, match="no default session"):
+        c.eval()
+
+
+def test_variable_collections_and_initializers() -> None:
+    a = sg.Variable(1.0, name="a")
+    b = sg.Variable(2.0, name="b", trainable=False)
+    assert sg.global_variables() == [a, b] and sg.trainable_variables() == [a]
+    with sg.Session() as sess:
+        sess.run(sg.variables_initializer([a]))
+        assert sess.run(a) == 1.0
+        with pytest.raises(sg.FailedPreconditionError, match="uninitialized value b"):
+            sess.run(b)
+
+
+def test_gradient_descent_three_steps_match_the_formula() -> None:
+    _check_optimizer(sg.train.GradientDescentOptimizer(0.1), lambda w, g, state: w - 0.1 * g)
+
+
+def test_momentum_three_steps_match_the_formula() -> None:
+    def step(w, g, state):  # type: ignore[no-untyped-def]
+        state["accum"] = state.get("accum", 0.0) * 0.9 + g
+        return w - 0.1 * state["accum"]
+    _check_optimizer(sg.train.MomentumOptimizer(0.1, 0.9), step)
+
+
+def test_nesterov_momentum_three_steps_match_the_formula() -> None:
+    def step(w, g, state):  # type: ignore[no-untyped-def]
+        state["accum"] = state.get("accum", 0.0) * 0.9 + g
+        return w - 0.1 * (g + 0.9 * state["accum"])
+    _check_optimizer(sg.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True), step)
+
+
+def test_adam_three_steps_match_the_formula() -> None:
+    def step(w, g, state):  # type: ignore[no-untyped-def]
+        t = state["t"] = state.get("t", 0) + 1
+        state["m"] = 0.9 * state.get("m", 0.0) + 0.1 * g
+        state["v"] = 0.999 * state.get("v", 0.0) + 0.001 * g * g
+        lr_t = 0.05 * np.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t)
+        return w - lr_t * state["m"] / (np.sqrt(state["v"]) + 1e-8)
+    _check_optimizer(sg.train.AdamOptimizer(0.05), step)
+
+
+def _check_optimizer(optimizer, formula) -> None:  # type: ignore[no-untyped-def]
+    start = np.array([0.5, -1.5, 2.0])
+    target = np.array([1.0, 2.0, -1.0])
+    w = sg.Variable(start, name="w")
+    loss = sg.reduce_sum(sg.square(w - target) * np.array([1.0, 2.0, 3.0]))
+    step = sg.train.get_or_create_global_step()
+    train = optimizer.minimize(loss, global_step=step)
+    expected, state = start.copy(), {}
+    with sg.Session() as sess:
+        sess.run(sg.global_variables_initializer())
+        for _ in range(3):
+            grad = 2 * (expected - target) * np.array([1.0, 2.0, 3.0])
+            expected = formula(expected, grad, state)
+            sess.run(train)
+            np.testing.assert_allclose(sess.run(w), expected, rtol=1e-12)
+        assert sess.run(step) == 3 and sg.train.global_step(sess, step) == 3
+
+
+@pytest.mark.parametrize("run, error, message", [
+    (lambda sess, t: sess.run(t["loss"]), sg.InvalidArgumentError,
+     r"You must feed a value for placeholder 'x_input:0', 'y_input:0'"),
+    (lambda sess, t: sess.run(t["loss"], {t["x"]: [[1.0, 2.0]], t["y"]: 1.0}), ValueError, None),
+    (lambda sess, t: sess.run(t["xw"], {t["xs"]: [1.0, 2.0, 3.0]}), sg.InvalidArgumentError,
+     r"cannot feed placeholder 'xs:0': expected shape \(2,\), got \(3,\)"),
+    (lambda sess, t: sess.run(t["xw"], {t["xs"]: ["a", "b"]}), sg.InvalidArgumentError,
+     r"cannot feed placeholder 'xs:0': expected numbers convertible to float32"),
+    (lambda sess, t: sess.run(t["loss"], {t["w"]: 1.0}), sg.InvalidArgumentError,
+     r"cannot feed 'weight:0': only placeholders can be fed"),
+    (lambda sess, t: sess.run(3.0), sg.InvalidArgumentError, r"cannot fetch float"),
+    (lambda sess, t: sess.run([t["w"].assign(1.0), t["w"].assign(2.0)]), sg.InvalidArgumentError,
+     r"assigns variable 'weight:0' twice in one run"),
+])
+def test_run_errors(run, error, message) -> None:  # type: ignore[no-untyped-def]
+    x, y, w, b, loss = _regression()
+    xs = sg.placeholder(sg.float32, shape=[2], name="xs")
+    tensors = {"x": x, "y": y, "w": w, "loss": loss, "xs": xs, "xw": xs * w}
+    with sg.Session() as sess:
+        sess.run(sg.global_variables_initializer())
+        if message is None:  # a (1, 2) x broadcasts: not an error
+            assert np.shape(run(sess, tensors)) == ()
+            return
+        with pytest.raises(error, match=message):
+            run(sess, tensors)
+
+
+def test_closed_session_and_uninitialized_reads() -> None:
+    x, y, w, b, loss = _regression()
+    sess = sg.Session()
+    with pytest.raises(sg.FailedPreconditionError, match="uninitialized value weight"):
+        sess.run(loss, {x: 1.0, y: 2.0})
+    sess.close()
+    with pytest.raises(RuntimeError, match="closed Session"):
+        sess.run(w)
+
+
+def test_minimize_without_any_gradient_is_a_value_error() -> None:
+    w = sg.Variable(1.0, name="w")
+    unrelated = sg.Variable(2.0, name="unrelated")
+    with pytest.raises(ValueError, match="no gradients provided for any variable"):
+        sg.train.GradientDescentOptimizer(0.1).minimize(unrelated * 0 + sg.stop_gradient(w), var_list=[w])
+    with pytest.raises(ValueError, match="no gradients provided"):
+        opt = sg.train.GradientDescentOptimizer(0.1)
+        opt.apply_gradients([(None, w)])
+
+
+def test_compute_and_apply_gradients() -> None:
+    w = sg.Variable(np.array([1.0, 2.0]), name="w")
+    frozen = sg.Variable(5.0, name="frozen", trainable=False, dtype=sg.float64)
+    loss = sg.reduce_sum(w * w) * frozen
+    optimizer = sg.train.GradientDescentOptimizer(0.1)
+    pairs = optimizer.compute_gradients(loss)
+    assert [v for _, v in pairs] == [w]
+    train = optimizer.apply_gradients([(g * 0.5, v) for g, v in pairs])
+    with sg.Session() as sess:
+        sess.run(sg.global_variables_initializer())
+        sess.run(train)
+        np.testing.assert_allclose(sess.run(w), [1.0 - 0.1 * 5.0, 2.0 - 0.1 * 10.0])
