@@ -12,12 +12,12 @@
 from .version import __version__  # noqa: I001  (first: codegen reads it)
 
 from . import operators as _operators  # noqa: F401  (attaches + - * / ... to Tensor)
-from . import math, nn, train
+from . import linalg, losses, math, nn, train
 from .compiler import CompiledModule, compile
 from .dtypes import DType, as_dtype, bool_ as bool, float16, float32, float64, int32, int64
 from .errors import (DTypeError, FailedPreconditionError, GraphMismatchError, InvalidArgumentError,
                      NotCompilableError, SessionClosedError, ShapeError, SymgradError)
-from .gradients import AggregationMethod, UnconnectedGradients, gradients
+from .gradients import AggregationMethod, UnconnectedGradients, gradients, hessians
 from .graph import (Graph, Operation, Tensor, get_default_graph, name_scope,
                     reset_default_graph)
 from .ops.elementwise import (abs, add, cast, cos, divide, equal, exp, expm1, floor, greater,
@@ -26,8 +26,13 @@ from .ops.elementwise import (abs, add, cast, cos, divide, equal, exp, expm1, fl
                               round, rsqrt, sigmoid, sign, sin, softplus, sqrt, square,
                               squared_difference, stop_gradient, subtract, tanh, truediv, where,
                               zeros_like)
-from .ops.linalg import matmul
-from .ops.reductions import reduce_mean, reduce_sum
+from .ops.array_ops import (broadcast_to, concat, expand_dims, eye, fill, gather, one_hot, ones,
+                             range, rank, reshape, shape, size, split, squeeze, stack, strided_slice,
+                             tile, transpose, unstack, zeros)
+from .ops.linalg import einsum, matmul, tensordot
+from .ops.elementwise import is_finite
+from .ops.reductions import (reduce_logsumexp, reduce_max, reduce_mean, reduce_min, reduce_prod,
+                             reduce_sum)
 from .ops.sources import (Variable, constant, convert_to_tensor, global_variables, placeholder,
                           trainable_variables)
 from .ops.state import (assign, assign_add, assign_sub, global_variables_initializer, group,
@@ -48,5 +53,9 @@ __all__ = [
     "convert_to_tensor", "global_variables", "placeholder", "trainable_variables", "train",
     "FailedPreconditionError", "SessionClosedError", "assign", "assign_add", "assign_sub",
     "global_variables_initializer", "group", "initialize_all_variables", "variables_initializer",
-    "InteractiveSession", "Session", "get_default_session",
+    "InteractiveSession", "Session", "get_default_session", "linalg", "losses", "hessians",
+    "broadcast_to", "concat", "expand_dims", "eye", "fill", "gather", "one_hot", "ones", "range",
+    "rank", "reshape", "shape", "size", "split", "squeeze", "stack", "strided_slice", "tile",
+    "transpose", "unstack", "zeros", "einsum", "tensordot", "is_finite", "reduce_logsumexp",
+    "reduce_max", "reduce_min", "reduce_prod",
 ]

@@ -148,7 +148,7 @@ class Printer(NumPyPrinter):
 # --- dtypes of expressions as NumPy evaluates them ------------------------------------------
 
 WEAK_INT, WEAK_FLOAT = "weak_int", "weak_float"
-_PRESERVING = (F.Relu, F.Maximum, F.Minimum, F.Sign, F.Abs, F.ExpandDims, F.BroadcastTo, F.MatMulNode)
+_PRESERVING = (F.Relu, F.Maximum, F.Minimum, F.Sign, F.Abs)
 
 
 def _promote(a: str, b: str) -> str:
@@ -167,9 +167,13 @@ def _promote(a: str, b: str) -> str:
 
 def expression_dtype(expr: sp.Expr, table: Dict[sp.Symbol, DType]) -> str:
     """The dtype NumPy gives ``expr`` (``weak_*`` for plain Python numbers)."""
+    if isinstance(expr, F.Literal):
+        return WEAK_INT
     if expr.is_Symbol:
         dtype = table.get(expr)
-        return dtype.name if dtype is not None else WEAK_FLOAT
+        if dtype is None:
+            return WEAK_FLOAT
+        return dtype if isinstance(dtype, str) else dtype.name
     if expr.is_Integer:
         return WEAK_INT
     if expr.is_Number or expr in (sp.pi, sp.E):
@@ -178,18 +182,13 @@ def expression_dtype(expr: sp.Expr, table: Dict[sp.Symbol, DType]) -> str:
         return "bool"
     if isinstance(expr, F.Cast):
         return expr.target
-    if isinstance(expr, F.SizeOf):
+    if isinstance(expr, F.Literal):
         return WEAK_INT
     if isinstance(expr, F.Where):
         return _promote(expression_dtype(expr.args[1], table), expression_dtype(expr.args[2], table))
-    if isinstance(expr, (F.ReduceSum, F.SumToShape)):
-        inner = expression_dtype(expr.args[0], table)
-        if isinstance(expr, F.ReduceMean):
-            return inner if inner in ("float16", "float32", "float64") else "float64"
-        return "int64" if inner in ("bool", "int32", WEAK_INT) else inner
+    if isinstance(expr, F._Structural):
+        return expr.result_dtype(lambda e: expression_dtype(e, table))
     argument_types = [expression_dtype(a, table) for a in expr.args if not isinstance(a, sp.Tuple)]
-    if isinstance(expr, F.BroadcastTo):
-        argument_types = argument_types[:1]
     result = argument_types[0]
     for other in argument_types[1:]:
         result = _promote(result, other)
@@ -242,10 +241,12 @@ def _array_literal(value: np.ndarray, dtype: DType) -> str:
             f"dtype=np.dtype({_numpy_dtype(dtype)}).newbyteorder(\"<\")).reshape({shape}).astype({_numpy_dtype(dtype)})")
 
 
-def print_statement(printer: Printer, expr: sp.Expr, dtype: DType, table: Dict[sp.Symbol, DType]) -> str:
-    with printer.float_context(dtype.name):
+def print_statement(printer: Printer, expr: sp.Expr, dtype: Any, table: Dict[sp.Symbol, Any],
+                    convert: bool = True) -> str:
+    name = dtype if isinstance(dtype, str) else dtype.name
+    with printer.float_context(name):
         text = printer.doprint(expr)
-    if expression_dtype(expr, table) != dtype.name:
+    if convert and expression_dtype(expr, table) != name:
         text = f"np.asarray({text}, dtype={_numpy_dtype(dtype)})"
     return text
 
@@ -306,6 +307,6 @@ def render(program: Program, total_ops: int, statement_lines: List[Line], helper
 def statement_lines(program: Program, printer: Optional[Printer] = None) -> Tuple[List[Line], List[str]]:
     printer = printer or Printer()
     table = program.dtypes_by_symbol()
-    lines = [Line(s.name, print_statement(printer, s.expr, s.dtype, table), s.section)
+    lines = [Line(s.name, print_statement(printer, s.expr, s.dtype, table, convert=not s.temporary), s.section)
              for s in program.statements]
     return lines, sorted(printer.helpers_used)

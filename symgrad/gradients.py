@@ -17,7 +17,7 @@ from .graph import Operation, Tensor
 from .ops.elementwise import expression_op, identity, ones_like, zeros_like
 from .ops.registry import arg_symbols, opdef_of
 from .ops.sources import convert_to_tensor
-from .shapes import format_shape, shapes_compatible
+from .shapes import format_shape, is_fully_defined, num_elements, shapes_compatible
 
 
 class UnconnectedGradients(enum.Enum):
@@ -172,3 +172,46 @@ def _seed(index: int, y: Tensor, grad_y: Any) -> Tensor:
                          f"{format_shape(grad_y.shape)} but y '{y.name}' has shape "
                          f"{format_shape(y.shape)}; they must match")
     return grad_y
+
+
+HESSIAN_SIZE_LIMIT = 4096
+
+
+def hessians(ys: Any, xs: Any, name: str = "hessians", colocate_gradients_with_ops: bool = False,
+             gate_gradients: bool = False, aggregation_method: Any = None) -> List[Tensor]:
+    """For each x, the Hessian of ``sum(ys)`` with respect to x alone: shape ``x.shape + x.shape``.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float64, shape=[2], name="x")
+    ...     f = sg.compile(sg.hessians(x[0] ** 2 * x[1], x)[0])
+    >>> f([3.0, 5.0]).tolist()
+    [[10.0, 6.0], [6.0, 0.0]]
+    """
+    from .ops.array_ops import reshape, stack
+
+    results = []
+    for x in _as_tensor_list(xs, "xs"):
+        if not is_fully_defined(x.shape):
+            raise ShapeError(f"symgrad: hessians: '{x.name}' has shape {format_shape(x.shape)}; the Hessian "
+                             f"needs a fully defined shape")
+        count = num_elements(x.shape) or 0
+        if count > HESSIAN_SIZE_LIMIT:
+            raise InvalidArgumentError(
+                f"symgrad: hessians: '{x.name}' has {count} elements, so its Hessian would need {count} "
+                f"gradient graphs (limit {HESSIAN_SIZE_LIMIT}); use Hessian-vector products instead: "
+                f"gradients(reduce_sum(gradients(y, x)[0] * v), x)")
+        grad = gradients(ys, x, name=name, aggregation_method=aggregation_method)[0]
+        if grad is None:
+            raise InvalidArgumentError(f"symgrad: hessians: ys do not depend on '{x.name}'")
+        flat = reshape(grad, [-1])
+        rows = [gradients(flat[i], x, name=name, aggregation_method=aggregation_method)[0]
+                for i in range(count)]
+        if all(row is None for row in rows):
+            raise InvalidArgumentError(
+                f"symgrad: hessians: the gradient of ys with respect to '{x.name}' does not depend on "
+                f"'{x.name}' (ys are linear in it), so there is no second derivative; TensorFlow raises "
+                f"here too")
+        rows = [zeros_like(x) if row is None else row for row in rows]
+        results.append(reshape(stack(rows), list(x.shape) * 2))  # type: ignore[arg-type]
+    return results

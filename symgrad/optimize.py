@@ -15,6 +15,7 @@ import sympy as sp
 from sympy.codegen.rewriting import expm1_opt, log1p_opt
 from sympy.codegen.rewriting import optimize as rewrite
 
+from .codegen import expression_dtype
 from .naming import Namer
 from .program import Program, Statement
 
@@ -78,8 +79,9 @@ def common_subexpressions(program: Program) -> List[Statement]:
             namer.claim([f"{owner.name}_t{len(pending[first_use[symbol]])}"])
         renamed[symbol] = sp.Symbol(name, real=True)
         expr = expr.xreplace(renamed)
-        dtype = _temporary_dtype(expr, table, owner)
-        statement = Statement(name, renamed[symbol], expr, None, dtype, owner.section, owner.tensor_name)
+        dtype = expression_dtype(expr, table)  # whatever NumPy gives: temporaries are never converted
+        statement = Statement(name, renamed[symbol], expr, None, dtype, owner.section, owner.tensor_name,
+                              temporary=True)
         table[renamed[symbol]] = dtype
         pending.setdefault(first_use[symbol], []).append(statement)
     result: List[Statement] = []
@@ -87,16 +89,6 @@ def common_subexpressions(program: Program) -> List[Statement]:
         result.extend(pending.get(index, []))
         result.append(statement.with_expr(expr.xreplace(renamed)))
     return result
-
-
-def _temporary_dtype(expr: sp.Expr, table: dict, owner: Statement):  # type: ignore[no-untyped-def]
-    from .codegen import expression_dtype
-    from .dtypes import as_dtype
-
-    name = expression_dtype(expr, table)
-    if name.startswith("weak"):
-        return owner.dtype
-    return as_dtype(name)
 
 
 def deduplicate(program: Program) -> Program:

@@ -7,7 +7,7 @@ prints. Every statement carries its static shape and dtype.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import List, Tuple
+from typing import Any, List, Tuple
 
 import numpy as np
 import sympy as sp
@@ -40,15 +40,20 @@ class ConstantArray:
 
 @dataclass(frozen=True)
 class Statement:
-    """``name = expr``. ``section`` is "forward" or "gradient"."""
+    """``name = expr``. ``section`` is "forward", "gradient" or "update".
+
+    A ``temporary`` (a common subexpression) has the dtype NumPy gives its
+    expression (a name, possibly ``weak_*``) and is never converted.
+    """
 
     name: str
     symbol: sp.Symbol
     expr: sp.Expr
     shape: Shape
-    dtype: DType
+    dtype: Any
     section: str
     tensor_name: str = ""
+    temporary: bool = False
 
     def with_expr(self, expr: sp.Expr) -> "Statement":
         return replace(self, expr=expr)
@@ -90,7 +95,7 @@ class Program:
         lines = [f"program {self.name}"]
         lines += [f"  input {i.name}: {i.dtype.name}{format_shape(i.shape)}" for i in self.inputs]
         lines += [f"  const {c.name}: {c.dtype.name}{format_shape(c.value.shape)}" for c in self.constants]
-        lines += [f"  [{s.section}] {s.name}: {s.dtype.name}{format_shape(s.shape)} = {s.expr}"
+        lines += [f"  [{s.section}] {s.name}: {getattr(s.dtype, 'name', s.dtype)}{format_shape(s.shape)} = {s.expr}"
                   for s in self.statements]
         lines += [f"  output {o.name}" for o in self.outputs]
         return "\n".join(lines)

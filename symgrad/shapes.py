@@ -89,43 +89,6 @@ def num_elements(shape: Shape) -> Optional[int]:
 ALL_AXES = "all"
 
 
-def broadcast_axes(index: int, operands: Sequence[Shape], result: Shape) -> Any:
-    """Axes of ``result`` over which operand ``index`` was broadcast (to sum its gradient).
-
-    Leading axes come first (summed away), then stretched size-1 axes (summed
-    with keepdims); ``ALL_AXES`` for a scalar operand. Returns None when only
-    the run time can tell: an unknown
-    dim of the operand that faces an unknown or larger dim of another operand
-    may be 1 and stretched.
-    """
-    operand = operands[index]
-    others = [s for j, s in enumerate(operands) if j != index]
-    if all(s == () for s in others):
-        return ()  # nothing to broadcast against (a unary op, or scalars only)
-    if operand == ():
-        return ALL_AXES
-    if operand is None or result is None or any(s is None for s in others):
-        return None
-    lead = len(result) - len(operand)
-    axes = list(range(lead))
-    for axis, dim in enumerate(operand):
-        position = lead + axis
-        if dim == 1:
-            if result[position] != 1:
-                axes.append(position)
-        elif dim is None:
-            facing = [s[len(s) - len(result) + position] for j, s in enumerate(operands)  # type: ignore[arg-type]
-                      if j != index and len(s) - len(result) + position >= 0]  # type: ignore[arg-type]
-            if any(d != 1 for d in facing):
-                return None
-    return tuple(axes)
-
-
-def reduced_axes(operand: Shape, result: Shape) -> Any:
-    """Axes to sum so that ``result`` (a broadcast of ``operand``) takes its shape again."""
-    return broadcast_axes(0, [operand, result], result)
-
-
 def shapes_compatible(a: Shape, b: Shape) -> bool:
     """True if a value of static shape ``a`` may have static shape ``b``."""
     if a is None or b is None:

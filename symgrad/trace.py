@@ -31,6 +31,7 @@ from .ops.reductions import Lowered
 from .ops.registry import arg_symbols, opdef_of
 from .program import ConstantArray, Input, Output, Program, Statement
 from .shapes import Shape, Signature, broadcast_signatures, is_fully_defined, signature
+from .signatures import signature_of
 
 FUSION_LIMIT = 24
 INLINE_CONSTANT_SIZE = 1  # arrays with more elements become module-level constants
@@ -55,6 +56,15 @@ class Value:
             static = sp.Tuple(*(sp.Integer(d) for d in self.shape))  # type: ignore[union-attr]
             return F.BroadcastTo(self.expr, static, sp.Integer(int(copy)))
         return F.BroadcastTo(self.expr, sp.Tuple(), sp.Integer(int(copy)), *self.witnesses)
+
+
+def _hashable(value: object) -> object:
+    """Attributes as dictionary keys: slices and lists become tuples."""
+    if isinstance(value, slice):
+        return ("slice", value.start, value.stop, value.step)
+    if isinstance(value, (list, tuple)):
+        return tuple(_hashable(v) for v in value)
+    return value
 
 
 def _needed_ops(outputs: Sequence[Tensor]) -> List[Operation]:
@@ -120,7 +130,7 @@ class Tracer:
                 kept.append(op)
                 continue
             key = (op.type, tuple(self.canonical.get(t, t) for t in op.inputs),
-                   tuple(sorted(op.attrs.items())))
+                   tuple((name, _hashable(value)) for name, value in sorted(op.attrs.items())))
             original = seen.get(key)
             if original is None:
                 seen[key] = op
@@ -173,12 +183,7 @@ class Tracer:
             return self._constant(out)
         opdef = opdef_of(op)
         operands = [self.values[t] for t in self._operands(op)]
-        if opdef.signature is not None:
-            sig = opdef.signature(op, [v.sig for v in operands])
-        elif opdef.elementwise:
-            sig = broadcast_signatures(*(v.sig for v in operands))
-        else:
-            sig = signature(out.shape, op.name)
+        sig = signature_of(out)
         if opdef.value_lowering:
             lowered: Lowered = opdef.lower(op, operands)  # type: ignore[misc,arg-type]
             exact = lowered.natural == sig

@@ -22,7 +22,7 @@ from sympy.codegen.cfunctions import log1p as _log1p
 from .. import dtypes as _dtypes
 from ..errors import DTypeError, ShapeError
 from ..graph import Operation, Tensor, get_default_graph
-from ..shapes import broadcast_axes, broadcast_shapes, format_shape
+from ..shapes import broadcast_shapes, format_shape
 from . import functions as F
 from .registry import OpDef, arg_symbols, register
 from .sources import constant
@@ -161,7 +161,8 @@ def _select_inputs(expr: sp.Expr, candidates: Sequence[tuple]) -> tuple:
 
 
 def elementwise_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
-    from .reductions import sum_to_shape_of  # reductions build on this module
+    from ..signatures import broadcast_axes_of, signature_of
+    from .reductions import sum_to_shape_of  # both build on this module
 
     expr = op.attrs["expr"]
     args = arg_symbols(len(op.inputs))
@@ -185,7 +186,7 @@ def elementwise_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
             candidates = [(_COTANGENT, grad)] + list(zip(args, op.inputs)) + [(_OUTPUT, output)]
             body, inputs = _select_inputs(cotangent, candidates)
             local = expression_op(body, inputs, like=x, name=f"{op.name}_grad")
-        axes = broadcast_axes(i, [t.shape for t in op.inputs], output.shape)
+        axes = broadcast_axes_of(i, [signature_of(t) for t in op.inputs], signature_of(output))
         results.append(sum_to_shape_of(local, x, axes))
     return results
 
@@ -251,6 +252,9 @@ BINARY = {
     "Minimum": F.Minimum,
     "SquaredDifference": lambda x, y: (x - y) ** 2,
 }
+PREDICATES = {
+    "IsFinite": F.IsFinite,
+}
 COMPARISONS = {
     "Greater": F.Greater,
     "GreaterEqual": F.GreaterEqual,
@@ -259,7 +263,7 @@ COMPARISONS = {
     "Equal": F.Equal,
     "NotEqual": F.NotEqual,
 }
-for _type in [*UNARY, *BINARY, *COMPARISONS, "Select"]:
+for _type in [*UNARY, *BINARY, *COMPARISONS, *PREDICATES, "Select"]:
     _define(_type)
 # Ops through which no gradient flows.
 _define("StopGradient", gradient=_no_gradient)
@@ -320,6 +324,11 @@ exp, expm1, log, log1p = _unary("Exp"), _unary("Expm1"), _unary("Log"), _unary("
 sin, cos, tanh, sigmoid = _unary("Sin"), _unary("Cos"), _unary("Tanh"), _unary("Sigmoid")
 softplus, relu = _unary("Softplus"), _unary("Relu", floats_only=False)
 floor, round = _unary("Floor"), _unary("Round")  # noqa: A001 - TF's name
+
+def is_finite(x: Any, name: Optional[str] = None) -> Tensor:
+    """True where ``x`` is neither infinite nor NaN."""
+    return make_elementwise("IsFinite", F.IsFinite, [x], name, out_dtype=_dtypes.bool_, allowed="float")
+
 
 greater, greater_equal = _comparison("Greater"), _comparison("GreaterEqual")
 less, less_equal = _comparison("Less"), _comparison("LessEqual")

@@ -189,6 +189,16 @@ class _Comparison(_Elementwise):
         return _call(printer, self.numpy_name, *self.args)
 
 
+class IsFinite(_Elementwise):
+    boolean = True
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return sp.S.Zero
+
+    def _numpycode(self, printer: Any) -> str:
+        return _call(printer, "isfinite", self.args[0])
+
+
 class Greater(_Comparison):
     numpy_name = "greater"
 
@@ -251,8 +261,21 @@ def _axis_text(axes: sp.Tuple) -> str:
     return items[0] if len(items) == 1 else "(" + ", ".join(items) + ")"
 
 
+class Literal(sp.Symbol):
+    """Python text standing for a static attribute (a shape, a key): printed as is."""
+
+
+def literal(value: Any) -> Literal:
+    return Literal(repr(value) if not isinstance(value, str) else value)
+
+
 class _Structural(sp.Function):
+    """A NumPy call on whole arrays. ``result_dtype`` says what dtype NumPy gives it."""
+
     is_real = True
+
+    def result_dtype(self, dtype_of: Any) -> str:
+        return dtype_of(self.args[0])
 
 
 class ReduceSum(_Structural):
@@ -260,6 +283,10 @@ class ReduceSum(_Structural):
 
     nargs = 3  # value, axes tuple (empty: all), keepdims (0/1)
     numpy_name = "sum"
+
+    def result_dtype(self, dtype_of: Any) -> str:
+        inner = dtype_of(self.args[0])
+        return "int64" if inner in ("bool", "int32", "weak_int") else inner
 
     def _numpycode(self, printer: Any) -> str:
         value, axes, keepdims = self.args
@@ -274,6 +301,25 @@ class ReduceSum(_Structural):
 
 class ReduceMean(ReduceSum):
     numpy_name = "mean"
+
+    def result_dtype(self, dtype_of: Any) -> str:
+        inner = dtype_of(self.args[0])
+        return inner if inner in ("float16", "float32", "float64") else "float64"
+
+
+class ReduceMax(ReduceSum):
+    numpy_name = "max"
+
+    def result_dtype(self, dtype_of: Any) -> str:
+        return dtype_of(self.args[0])
+
+
+class ReduceMin(ReduceMax):
+    numpy_name = "min"
+
+
+class ReduceProd(ReduceSum):
+    numpy_name = "prod"
 
 
 class SumToShape(_Structural):
@@ -327,6 +373,9 @@ class SizeOf(_Structural):
 
     nargs = 2
 
+    def result_dtype(self, dtype_of: Any) -> str:
+        return "weak_int"
+
     def _numpycode(self, printer: Any) -> str:
         value, axes = self.args
         if not len(axes):
@@ -354,4 +403,4 @@ class MatMulNode(_Structural):
         return f"{operand(a, transpose_a, rank_a)} @ {operand(b, transpose_b, rank_b)}"
 
 
-BOOLEAN_FUNCTIONS = (Greater, GreaterEqual, Less, LessEqual, Equal, NotEqual, LogicalNot)
+BOOLEAN_FUNCTIONS = (Greater, GreaterEqual, Less, LessEqual, Equal, NotEqual, LogicalNot, IsFinite)

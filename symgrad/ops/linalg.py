@@ -6,10 +6,10 @@ from typing import Any, List, Optional
 
 import sympy as sp
 
-from ..errors import DTypeError, ShapeError
+from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Operation, Tensor
-from ..shapes import broadcast_axes, broadcast_shapes, broadcast_signatures, format_shape
-from .functions import MatMulNode
+from ..shapes import broadcast_shapes, broadcast_signatures, format_shape
+from .functions import Literal, MatMulNode, _Structural
 from .reductions import sum_to_shape_of
 from .registry import OpDef, register
 from .sources import convert_to_tensor
@@ -80,10 +80,11 @@ def _gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
         grad_a = matmul(b, grad, transpose_a=True, transpose_b=True)
         grad_b = matmul(grad, a, transpose_a=True, transpose_b=True)
     # Leading (batch) axes broadcast like elementwise operands.
-    batches = [a.shape[:-2] + (1, 1), b.shape[:-2] + (1, 1)]
-    result = op.outputs[0].shape[:-2] + (1, 1)  # type: ignore[index]
-    return [sum_to_shape_of(grad_a, a, broadcast_axes(0, batches, result)),
-            sum_to_shape_of(grad_b, b, broadcast_axes(1, batches, result))]
+    from ..signatures import broadcast_axes_of, signature_of
+    batches = [signature_of(a)[:-2] + (1, 1), signature_of(b)[:-2] + (1, 1)]  # type: ignore[index]
+    result = signature_of(op.outputs[0])[:-2] + (1, 1)  # type: ignore[index]
+    return [sum_to_shape_of(grad_a, a, broadcast_axes_of(0, batches, result)),
+            sum_to_shape_of(grad_b, b, broadcast_axes_of(1, batches, result))]
 
 
 def _signature(op: Operation, operands: List[Any]) -> Any:
@@ -94,3 +95,130 @@ def _signature(op: Operation, operands: List[Any]) -> Any:
 
 
 register(OpDef("MatMul", lower=_lower, gradient=_gradient, signature=_signature))
+
+
+# --- einsum, tensordot, matvec -------------------------------------------------------------------
+
+class EinsumNode(_Structural):
+    """``np.einsum('subscripts', *operands)``; args: the subscripts literal, then the operands."""
+
+    def _numpycode(self, printer: Any) -> str:
+        subscripts, *operands = self.args
+        listed = ", ".join(printer._print(o) for o in operands)
+        return f"{printer._module_format('numpy.einsum')}({subscripts}, {listed})"
+
+    def result_dtype(self, dtype_of: Any) -> str:
+        return dtype_of(self.args[1])
+
+
+def _parse_equation(equation: str, count: int) -> tuple:
+    text = equation.replace(" ", "")
+    if "." in text:
+        raise InvalidArgumentError(f"symgrad: Einsum: '...' in {equation!r} is not supported")
+    if "->" in text:
+        left, output = text.split("->")
+    else:
+        left = text
+        letters = left.replace(",", "")
+        output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    inputs = left.split(",")
+    if len(inputs) != count:
+        raise InvalidArgumentError(f"symgrad: Einsum: {equation!r} names {len(inputs)} operands, got {count}")
+    for part in inputs + [output]:
+        if not part.isalpha() and part:
+            raise InvalidArgumentError(f"symgrad: Einsum: invalid subscripts {equation!r}")
+    if len(set(output)) != len(output) or set(output) - set("".join(inputs)):
+        raise InvalidArgumentError(f"symgrad: Einsum: invalid output subscripts in {equation!r}")
+    return inputs, output
+
+
+def einsum(equation: str, *inputs: Any, name: Optional[str] = None, **kwargs: Any) -> Tensor:
+    """``np.einsum`` for explicit subscripts (no ``...``), e.g. ``'bij,bjk->bik'``.
+
+    >>> import symgrad as sg, numpy as np
+    >>> with sg.Graph().as_default():
+    ...     a = sg.constant(np.ones((2, 3)))
+    ...     sg.einsum("ij,jk->ik", a, sg.constant(np.ones((3, 4)))).shape
+    (2, 4)
+    """
+    tensors = [convert_to_tensor(t) for t in inputs]
+    subscripts, output = _parse_equation(equation, len(tensors))
+    sizes: dict = {}
+    for tensor, letters in zip(tensors, subscripts):
+        if tensor.shape is None or len(tensor.shape) != len(letters):
+            raise ShapeError(f"symgrad: Einsum: '{tensor.name}' {format_shape(tensor.shape)} does not match "
+                             f"subscripts {letters!r} of {equation!r}")
+        if tensor.dtype != tensors[0].dtype:
+            raise DTypeError(f"symgrad: Einsum: operands must share a dtype: '{tensor.name}' is "
+                             f"{tensor.dtype.name}, '{tensors[0].name}' {tensors[0].dtype.name}")
+        for letter, dim in zip(letters, tensor.shape):
+            known = sizes.get(letter)
+            if known is not None and dim is not None and known != dim:
+                raise ShapeError(f"symgrad: Einsum: index {letter!r} of {equation!r} is {known} in one operand "
+                                 f"and {dim} in '{tensor.name}'")
+            if known is None:
+                sizes[letter] = dim
+    normalized = ",".join(subscripts) + "->" + output
+    op = tensors[0].graph.create_op("Einsum", tensors, {"equation": normalized},
+                                    [(tuple(sizes[c] for c in output), tensors[0].dtype)], name=name)
+    return op.outputs[0]
+
+
+def _einsum_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+    from .elementwise import ones_like
+    subscripts, output = op.attrs["equation"].split("->")
+    subscripts = subscripts.split(",")
+    results: List[Optional[Tensor]] = []
+    for k, (tensor, letters) in enumerate(zip(op.inputs, subscripts)):
+        if len(set(letters)) != len(letters):
+            raise InvalidArgumentError(f"symgrad: gradients: einsum {op.attrs['equation']!r} repeats an index "
+                                       f"within one operand (a trace); its gradient is not supported")
+        operands = [grad] + [t for j, t in enumerate(op.inputs) if j != k]
+        letters_of = [output] + [s for j, s in enumerate(subscripts) if j != k]
+        if set(letters) - set("".join(letters_of)):  # an index summed within this operand alone
+            operands.append(ones_like(tensor))
+            letters_of.append(letters)
+        results.append(einsum(",".join(letters_of) + "->" + letters, *operands))
+    return results
+
+
+def _einsum_signature(op: Operation, sigs: List[Any]) -> Any:
+    subscripts, output = op.attrs["equation"].split("->")
+    found: dict = {}
+    for sig, letters in zip(sigs, subscripts.split(",")):
+        for letter, dim in zip(letters, sig):
+            if isinstance(dim, int) and dim != 1 or letter not in found:
+                found[letter] = dim
+    return tuple(found[c] for c in output)
+
+
+register(OpDef("Einsum", lower=lambda op, xs: EinsumNode(Literal(repr(op.attrs["equation"])), *xs),
+               gradient=_einsum_gradient, signature=_einsum_signature))
+
+
+def tensordot(a: Any, b: Any, axes: Any, name: Optional[str] = None) -> Tensor:
+    """Sum products over ``axes`` (an int: the last n of a with the first n of b; or two lists)."""
+    a, b = convert_to_tensor(a), convert_to_tensor(b)
+    if a.shape is None or b.shape is None:
+        raise ShapeError("symgrad: Tensordot: operands need known ranks")
+    if isinstance(axes, int):
+        axes_a, axes_b = list(range(len(a.shape) - axes, len(a.shape))), list(range(axes))
+    else:
+        axes_a, axes_b = ([axes[0]] if isinstance(axes[0], int) else list(axes[0]),
+                          [axes[1]] if isinstance(axes[1], int) else list(axes[1]))
+    if len(axes_a) != len(axes_b):
+        raise ShapeError(f"symgrad: Tensordot: axes {axes!r} pair {len(axes_a)} axes with {len(axes_b)}")
+    letters = iter("abcdefghijklmnopqrstuvwxyz")
+    sub_a = [next(letters) for _ in a.shape]
+    sub_b = [next(letters) for _ in b.shape]
+    for i, j in zip(axes_a, axes_b):
+        sub_b[j % len(b.shape)] = sub_a[i % len(a.shape)]
+    contracted = {sub_a[i % len(a.shape)] for i in axes_a}
+    output = [c for c in sub_a if c not in contracted] + [c for c in sub_b if c not in contracted]
+    return einsum(f"{''.join(sub_a)},{''.join(sub_b)}->{''.join(output)}", a, b, name=name)
+
+
+def matvec(a: Any, b: Any, transpose_a: bool = False, name: Optional[str] = None) -> Tensor:
+    """Matrix times vector over the last axes: ``matmul(a, b[..., None])[..., 0]``."""
+    from .array_ops import expand_dims, squeeze
+    return squeeze(matmul(a, expand_dims(b, -1), transpose_a=transpose_a), -1, name=name)

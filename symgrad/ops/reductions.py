@@ -14,8 +14,7 @@ import sympy as sp
 
 from ..errors import InvalidArgumentError
 from ..graph import Operation, Tensor
-from ..shapes import (ALL_AXES, Shape, is_fully_defined, normalize_axes, num_elements, reduced_axes,
-                      squeeze_axes)
+from ..shapes import ALL_AXES, Shape, is_fully_defined, normalize_axes, num_elements, squeeze_axes
 from . import functions as F
 from .registry import OpDef, register
 from .sources import convert_to_tensor
@@ -121,6 +120,81 @@ register(OpDef("Sum", lower=_lower_reduce(F.ReduceSum), gradient=_reduce_gradien
                signature=_reduce_signature))
 register(OpDef("Mean", lower=_lower_reduce(F.ReduceMean), gradient=_reduce_gradient,
                signature=_reduce_signature))
+
+
+# --- reduce_max / reduce_min / reduce_prod / reduce_logsumexp ---------------------------------------
+
+def reduce_max(input_tensor: Any, axis: Any = None, keepdims: Optional[bool] = None,
+               name: Optional[str] = None, reduction_indices: Any = None,
+               keep_dims: Optional[bool] = None) -> Tensor:
+    """Maximum over ``axis``; tied maxima share the gradient equally, as in TF."""
+    return _reduce("Max", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_min(input_tensor: Any, axis: Any = None, keepdims: Optional[bool] = None,
+               name: Optional[str] = None, reduction_indices: Any = None,
+               keep_dims: Optional[bool] = None) -> Tensor:
+    """Minimum over ``axis``; tied minima share the gradient equally, as in TF."""
+    return _reduce("Min", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_prod(input_tensor: Any, axis: Any = None, keepdims: Optional[bool] = None,
+                name: Optional[str] = None, reduction_indices: Any = None,
+                keep_dims: Optional[bool] = None) -> Tensor:
+    """Product over ``axis``; its gradient is exact where elements are zero."""
+    return _reduce("Prod", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: Optional[bool] = None,
+                     name: Optional[str] = None, reduction_indices: Any = None,
+                     keep_dims: Optional[bool] = None) -> Tensor:
+    """``log(sum(exp(x)))`` over ``axis``, shifted by the maximum so that it never overflows."""
+    from .elementwise import exp, identity, is_finite, log, stop_gradient, where, zeros_like
+    x = convert_to_tensor(input_tensor)
+    keep = bool(keepdims if keepdims is not None else keep_dims)
+    axis = reduction_indices if axis is None else axis
+    raw_max = reduce_max(x, axis, keepdims=True)
+    shift = stop_gradient(where(is_finite(raw_max), raw_max, zeros_like(raw_max)))
+    total = log(reduce_sum(exp(x - shift), axis, keepdims=keep))
+    if not keep:
+        shift = reduce_sum(shift, axis)  # drops the size-1 axes
+    return identity(total + shift, name=name)
+
+
+def _tie_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+    """TF's rule for max and min: the cotangent is split equally between tied extrema."""
+    from .elementwise import cast, equal
+    x, axes, keepdims = op.inputs[0], op.attrs["axes"], op.attrs["keepdims"]
+    extremum = broadcast_gradient(op.outputs[0], x, axes, keepdims, mean=False)
+    chosen = cast(equal(x, extremum), x.dtype)
+    count = broadcast_gradient(reduce_sum(chosen, None if axes is None else list(axes), keepdims=keepdims),
+                               x, axes, keepdims, mean=False)
+    return [broadcast_gradient(grad, x, axes, keepdims, mean=False) * chosen / count]
+
+
+def _prod_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+    x = op.inputs[0]
+    others = x.graph.create_op("ProdOthers", [x], {"axes": op.attrs["axes"]}, [(x.shape, x.dtype)]).outputs[0]
+    return [broadcast_gradient(grad, x, op.attrs["axes"], op.attrs["keepdims"], mean=False) * others]
+
+
+def _no_second_order_prod(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+    raise InvalidArgumentError("symgrad: gradients: second derivatives through reduce_prod are not "
+                               "supported")
+
+
+def _lower_prod_others(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
+    from .array_ops import helper
+    axes = op.attrs["axes"]
+    return helper("_prod_others", operands[0], F.literal(None if axes is None else tuple(axes)))
+
+
+register(OpDef("Max", lower=_lower_reduce(F.ReduceMax), gradient=_tie_gradient, signature=_reduce_signature))
+register(OpDef("Min", lower=_lower_reduce(F.ReduceMin), gradient=_tie_gradient, signature=_reduce_signature))
+register(OpDef("Prod", lower=_lower_reduce(F.ReduceProd), gradient=_prod_gradient,
+               signature=_reduce_signature))
+register(OpDef("ProdOthers", lower=_lower_prod_others, gradient=_no_second_order_prod,
+               signature=lambda op, sigs: sigs[0]))
 
 
 # --- BroadcastGrad: the adjoint of a reduction ---------------------------------------------
@@ -252,8 +326,9 @@ def _lower_broadcast_like(op: Operation, operands: Sequence[Any]) -> Lowered:
 
 
 def _broadcast_like_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+    from ..signatures import reduced_axes_of
     source = op.inputs[0]
-    return [sum_to_shape_of(grad, source, reduced_axes(source.shape, op.outputs[0].shape)), None]
+    return [sum_to_shape_of(grad, source, reduced_axes_of(source, op.outputs[0])), None]
 
 
 register(OpDef("BroadcastLike", lower=_lower_broadcast_like, gradient=_broadcast_like_gradient,

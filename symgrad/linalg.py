@@ -1,0 +1,5 @@
+"""``symgrad.linalg``: matrix ops under their ``tf.linalg`` names."""
+
+from .ops.linalg import einsum, matmul, matvec, tensordot
+
+__all__ = ["einsum", "matmul", "matvec", "tensordot"]

@@ -1,0 +1,758 @@
+"""Shape ops: reshape, transpose, expand/squeeze, concat/stack/unstack/split, tile,
+broadcast_to, gather, slicing, and tensors made from shapes (zeros, one_hot, ...).
+
+Each op is a NumPy call (a small SymPy node that prints itself) with its
+shape rule and its gradient as graph ops, next to each other.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any, List, Optional, Sequence, Tuple
+
+import numpy as np
+import sympy as sp
+
+from .. import dtypes as _dtypes
+from ..errors import DTypeError, InvalidArgumentError, ShapeError
+from ..graph import Operation, Tensor, get_default_graph
+from ..shapes import Shape, broadcast_shapes, format_shape, is_fully_defined, num_elements, signature
+from ..signatures import reduced_axes_of
+from .functions import Literal, _Structural, literal
+from .reductions import sum_to_shape_of
+from .registry import OpDef, register
+from .sources import constant, convert_to_tensor
+
+
+def _np(printer: Any, name: str) -> str:
+    return printer._module_format("numpy." + name)
+
+
+def _op(op_type: str, inputs: Sequence[Tensor], attrs: dict, shape: Shape, dtype: _dtypes.DType,
+        name: Optional[str]) -> Tensor:
+    graph = inputs[0].graph if inputs else get_default_graph()
+    return graph.create_op(op_type, inputs, attrs, [(shape, dtype)], name=name).outputs[0]
+
+
+def _static_shape_of(tensor: Tensor) -> Optional[Tuple[int, ...]]:
+    return tuple(tensor.shape) if is_fully_defined(tensor.shape) else None  # type: ignore[arg-type]
+
+
+# --- NumPy calls ----------------------------------------------------------------------------
+
+class Call(_Structural):
+    """``np.<function>(value, <literal arguments>)``: args are the function name, the
+    value, then literals printed as they are."""
+
+    def _numpycode(self, printer: Any) -> str:
+        function, value, *rest = self.args
+        arguments = [printer._print(value)] + [printer._print(r) for r in rest]
+        return f"{_np(printer, str(function))}({', '.join(arguments)})"
+
+    def result_dtype(self, dtype_of: Any) -> str:
+        return dtype_of(self.args[1])
+
+
+def call(function: str, value: sp.Expr, *literals: Any) -> Call:
+    return Call(Literal(function), value, *(x if isinstance(x, sp.Basic) else literal(x) for x in literals))
+
+
+class ShapeOf(_Structural):
+    """``np.shape(x)``, for run-time shapes (only inside other calls)."""
+
+    def _numpycode(self, printer: Any) -> str:
+        return f"{_np(printer, 'shape')}({printer._print(self.args[0])})"
+
+    def result_dtype(self, dtype_of: Any) -> str:
+        return "weak_int"
+
+
+def shape_argument(tensor: Tensor, value: sp.Expr) -> sp.Basic:
+    """The shape of ``tensor`` as a literal if static, else ``np.shape(value)``."""
+    static = _static_shape_of(tensor)
+    return literal(static) if static is not None else ShapeOf(value)
+
+
+class Index(_Structural):
+    """``x[key]`` with a basic-indexing key, printed as Python would write it."""
+
+    def _numpycode(self, printer: Any) -> str:
+        from sympy.printing.precedence import PRECEDENCE
+        value, key = self.args
+        return f"{printer.parenthesize(value, PRECEDENCE['Atom'], strict=True)}[{key}]"
+
+
+class Helper(_Structural):
+    """A call to a helper the module template defines (``_scatter``, ``_untile``, ...)."""
+
+    def _numpycode(self, printer: Any) -> str:
+        name, *arguments = self.args
+        printer.helpers_used.add(str(name).lstrip("_"))
+        return f"{name}({', '.join(printer._print(a) for a in arguments)})"
+
+    def result_dtype(self, dtype_of: Any) -> str:
+        return dtype_of(self.args[1])
+
+
+def helper(name: str, *arguments: Any) -> Helper:
+    return Helper(Literal(name), *(a if isinstance(a, sp.Basic) else literal(a) for a in arguments))
+
+
+class ListOf(_Structural):
+    """``[a, b, c]`` (the operands of concatenate and stack)."""
+
+    def _numpycode(self, printer: Any) -> str:
+        return "[" + ", ".join(printer._print(a) for a in self.args) + "]"
+
+
+class Created(_Structural):
+    """A NumPy constructor call with literal arguments only (``np.zeros((3, 4), dtype=...)``)."""
+
+    def _numpycode(self, printer: Any) -> str:
+        return str(self.args[0])
+
+    def result_dtype(self, dtype_of: Any) -> str:
+        return str(self.args[1])
+
+
+def _lower_call(function: str, *attributes: str) -> Any:
+    def lower(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
+        return call(function, operands[0], *(op.attrs[a] for a in attributes))
+    return lower
+
+
+# --- reshape ---------------------------------------------------------------------------------
+
+def reshape(tensor: Any, shape: Any, name: Optional[str] = None) -> Tensor:
+    """``np.reshape``; one dim may be -1.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float32, shape=[None, 28, 28])
+    ...     sg.reshape(x, [-1, 784]).shape
+    (None, 784)
+    """
+    x = convert_to_tensor(tensor)
+    if isinstance(shape, Tensor):
+        raise InvalidArgumentError(f"symgrad: Reshape: the shape of '{x.name}' must be a list of ints "
+                                   f"(a run-time shape tensor is not supported)")
+    target = [int(d) for d in (shape if isinstance(shape, (list, tuple)) else [shape])]
+    if target.count(-1) > 1 or any(d < -1 for d in target):
+        raise ShapeError(f"symgrad: Reshape: invalid target shape {tuple(target)} for '{x.name}'")
+    known = int(np.prod([d for d in target if d != -1])) if target else 1
+    total = num_elements(x.shape)
+    if total is not None:
+        if -1 in target:
+            if known == 0 or total % known:
+                raise ShapeError(f"symgrad: Reshape: cannot reshape '{x.name}' of shape "
+                                 f"{format_shape(x.shape)} ({total} elements) to {tuple(target)}")
+            out: Tuple[Any, ...] = tuple(total // known if d == -1 else d for d in target)
+        elif known != total:
+            raise ShapeError(f"symgrad: Reshape: cannot reshape '{x.name}' of shape {format_shape(x.shape)} "
+                             f"({total} elements) to {tuple(target)} ({known} elements)")
+        else:
+            out = tuple(target)
+    else:
+        out = tuple(None if d == -1 else d for d in target)
+    return _op("Reshape", [x], {"shape": tuple(target)}, out, x.dtype, name)
+
+
+def _reshape_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+    return [reshape_like(grad, op.inputs[0])]
+
+
+def reshape_like(tensor: Tensor, like: Tensor) -> Tensor:
+    """``tensor`` reshaped to the (run-time) shape of ``like``."""
+    return _op("ReshapeLike", [tensor, like], {}, like.shape, tensor.dtype, None)
+
+
+def _lower_reshape_like(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
+    return call("reshape", operands[0], shape_argument(op.inputs[1], operands[1]))
+
+
+def _static_like(op: Operation) -> Tuple[int, ...]:
+    return () if is_fully_defined(op.inputs[1].shape) else (1,)
+
+
+register(OpDef("Reshape", lower=_lower_call("reshape", "shape"), gradient=_reshape_gradient))
+register(OpDef("ReshapeLike", lower=_lower_reshape_like,
+               gradient=lambda op, g: [reshape_like(g, op.inputs[0]), None],
+               materialized_inputs=_static_like, shape_only_inputs=(1,),
+               signature=lambda op, sigs: sigs[1]))
+
+
+# --- transpose, expand_dims, squeeze -------------------------------------------------------------
+
+def transpose(a: Any, perm: Optional[Sequence[int]] = None, name: Optional[str] = None,
+              conjugate: bool = False) -> Tensor:
+    """Permute axes (reverse them by default)."""
+    x = convert_to_tensor(a)
+    if x.shape is None:
+        raise ShapeError(f"symgrad: Transpose: '{x.name}' needs a known rank")
+    rank = len(x.shape)
+    order = tuple(builtins.range(rank))[::-1] if perm is None else tuple(int(p) % builtins.max(rank, 1) for p in perm)
+    if sorted(order) != list(builtins.range(rank)):
+        raise ShapeError(f"symgrad: Transpose: perm {perm!r} is not a permutation of the {rank} axes "
+                         f"of '{x.name}'")
+    return _op("Transpose", [x], {"perm": order}, tuple(x.shape[p] for p in order), x.dtype, name)
+
+
+def _transpose_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+    return [transpose(grad, list(np.argsort(op.attrs["perm"])))]
+
+
+def _lower_transpose(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
+    perm = op.attrs["perm"]
+    if perm == tuple(builtins.range(len(perm)))[::-1]:
+        return call("transpose", operands[0])
+    return call("transpose", operands[0], perm)
+
+
+register(OpDef("Transpose", lower=_lower_transpose, gradient=_transpose_gradient,
+               signature=lambda op, sigs: tuple(sigs[0][p] for p in op.attrs["perm"])))
+
+
+def expand_dims(input: Any, axis: int, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """Insert a size-1 axis at ``axis``."""
+    x = convert_to_tensor(input)
+    if x.shape is None:
+        raise ShapeError(f"symgrad: ExpandDims: '{x.name}' needs a known rank")
+    rank = len(x.shape) + 1
+    if not -rank <= int(axis) < rank:
+        raise ShapeError(f"symgrad: ExpandDims: axis {axis} is out of range for '{x.name}' of rank {rank - 1}")
+    position = int(axis) % rank
+    shape = tuple(x.shape[:position]) + (1,) + tuple(x.shape[position:])
+    return _op("ExpandDims", [x], {"axis": position}, shape, x.dtype, name)
+
+
+def squeeze(input: Any, axis: Any = None, name: Optional[str] = None,  # noqa: A002
+            squeeze_dims: Any = None) -> Tensor:
+    """Remove size-1 axes (all of them, or those in ``axis``)."""
+    x = convert_to_tensor(input)
+    axis = squeeze_dims if axis is None else axis
+    if x.shape is None:
+        raise ShapeError(f"symgrad: Squeeze: '{x.name}' needs a known rank")
+    rank = len(x.shape)
+    if axis is None:
+        if None in x.shape:
+            raise ShapeError(f"symgrad: Squeeze: '{x.name}' has shape {format_shape(x.shape)}; with unknown "
+                             f"dims, name the axes to squeeze")
+        axes = tuple(i for i, d in enumerate(x.shape) if d == 1)
+    else:
+        axes = tuple(sorted(int(a) % builtins.max(rank, 1) for a in (axis if isinstance(axis, (list, tuple)) else [axis])))
+        for a in axes:
+            if x.shape[a] not in (1, None):
+                raise ShapeError(f"symgrad: Squeeze: axis {a} of '{x.name}' {format_shape(x.shape)} "
+                                 f"has size {x.shape[a]}, not 1")
+    shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+    return _op("Squeeze", [x], {"axes": axes}, shape, x.dtype, name)
+
+
+def _squeeze_signature(op: Operation, sigs: Sequence[Any]) -> Any:
+    return tuple(d for i, d in enumerate(sigs[0]) if i not in op.attrs["axes"])
+
+
+def _expand_signature(op: Operation, sigs: Sequence[Any]) -> Any:
+    sig = list(sigs[0])
+    sig.insert(op.attrs["axis"], 1)
+    return tuple(sig)
+
+
+register(OpDef("ExpandDims", lower=_lower_call("expand_dims", "axis"),
+               gradient=lambda op, g: [reshape_like(g, op.inputs[0])], signature=_expand_signature))
+register(OpDef("Squeeze", lower=_lower_call("squeeze", "axes"),
+               gradient=lambda op, g: [reshape_like(g, op.inputs[0])], signature=_squeeze_signature))
+
+
+# --- slicing -----------------------------------------------------------------------------------
+
+def _key_text(key: Tuple[Any, ...]) -> str:
+    parts = []
+    for item in key:
+        if item is Ellipsis:
+            parts.append("...")
+        elif item is None:
+            parts.append("None")
+        elif isinstance(item, slice):
+            start = "" if item.start is None else str(item.start)
+            stop = "" if item.stop is None else str(item.stop)
+            parts.append(f"{start}:{stop}" + ("" if item.step is None else f":{item.step}"))
+        else:
+            parts.append(str(item))
+    return ", ".join(parts)
+
+
+def _normalize_key(x: Tensor, key: Any) -> Tuple[Tuple[Any, ...], Shape]:
+    items = key if isinstance(key, tuple) else (key,)
+    normalized = []
+    for item in items:
+        if isinstance(item, Tensor):
+            raise InvalidArgumentError(f"symgrad: StridedSlice: indexing '{x.name}' with tensor "
+                                       f"'{item.name}' is not supported; use symgrad.gather")
+        if isinstance(item, slice):
+            for part in (item.start, item.stop, item.step):
+                if part is not None and not isinstance(part, (int, np.integer)):
+                    raise InvalidArgumentError(f"symgrad: StridedSlice: slice bounds must be ints, got "
+                                               f"{part!r} indexing '{x.name}'")
+            if item.step == 0:
+                raise InvalidArgumentError(f"symgrad: StridedSlice: slice step 0 indexing '{x.name}'")
+            normalized.append(slice(*(None if p is None else int(p) for p in (item.start, item.stop, item.step))))
+        elif item is Ellipsis or item is None:
+            normalized.append(item)
+        elif isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+            normalized.append(int(item))
+        else:
+            raise InvalidArgumentError(f"symgrad: StridedSlice: unsupported index {item!r} for '{x.name}'")
+    if x.shape is None:
+        raise ShapeError(f"symgrad: StridedSlice: indexing '{x.name}' needs a known rank")
+    if normalized.count(Ellipsis) > 1:
+        raise InvalidArgumentError(f"symgrad: StridedSlice: more than one '...' indexing '{x.name}'")
+    consumed = sum(1 for i in normalized if i is not None and i is not Ellipsis)
+    if consumed > len(x.shape):
+        raise ShapeError(f"symgrad: StridedSlice: too many indices for '{x.name}' of shape "
+                         f"{format_shape(x.shape)}")
+    if Ellipsis in normalized:
+        at = normalized.index(Ellipsis)
+        normalized[at:at + 1] = [slice(None)] * (len(x.shape) - consumed)
+    else:
+        normalized += [slice(None)] * (len(x.shape) - consumed)
+    shape: List[Any] = []
+    axis = 0
+    for item in normalized:
+        if item is None:
+            shape.append(1)
+            continue
+        dim = x.shape[axis]
+        if isinstance(item, int):
+            if dim is not None and not -dim <= item < dim:
+                raise ShapeError(f"symgrad: StridedSlice: index {item} is out of bounds for axis {axis} of "
+                                 f"'{x.name}' with size {dim}")
+        else:
+            shape.append(None if dim is None else len(builtins.range(*item.indices(dim))))
+        axis += 1
+    # Drop trailing full slices: x[1] rather than x[1, :, :].
+    while normalized and normalized[-1] == slice(None):
+        normalized.pop()
+    return tuple(normalized), tuple(shape)
+
+
+def strided_slice(x: Any, key: Any, name: Optional[str] = None) -> Tensor:
+    """``x[key]`` with ints, slices, ``...`` and ``None`` (``tensor[...]`` calls this)."""
+    x = convert_to_tensor(x)
+    normalized, shape = _normalize_key(x, key)
+    return _op("StridedSlice", [x], {"key": normalized}, shape, x.dtype, name)
+
+
+def _lower_slice(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
+    key = op.attrs["key"]
+    if not key:
+        return operands[0]
+    return Index(operands[0], Literal(_key_text(key)))
+
+
+def _slice_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+    return [_op("SliceGrad", [grad, op.inputs[0]], {"key": op.attrs["key"]}, op.inputs[0].shape,
+                grad.dtype, None)]
+
+
+def _lower_slice_gradient(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
+    key = op.attrs["key"]
+    return helper("_scatter", operands[0], shape_argument(op.inputs[1], operands[1]),
+                  Literal(f"np.s_[{_key_text(key)}]" if key else "()"))
+
+
+def _slice_signature(op: Operation, sigs: Sequence[Any]) -> Any:
+    source, out, axis = sigs[0], [], 0
+    fresh = signature(op.outputs[0].shape, op.name)
+    for item in op.attrs["key"]:
+        if item is None:
+            out.append(1)
+            continue
+        if isinstance(item, slice):
+            out.append(source[axis] if item == slice(None) else fresh[len(out)])
+        axis += 1
+    return tuple(out) + tuple(source[axis:])
+
+
+register(OpDef("StridedSlice", lower=_lower_slice, gradient=_slice_gradient, signature=_slice_signature))
+register(OpDef("SliceGrad", lower=_lower_slice_gradient,
+               gradient=lambda op, g: [strided_slice(g, op.attrs["key"]), None],
+               materialized_inputs=_static_like, shape_only_inputs=(1,),
+               signature=lambda op, sigs: sigs[1]))
+
+
+# --- concat, stack, unstack, split ----------------------------------------------------------------
+
+def _axis(axis: int, rank: int, op: str, name: str) -> int:
+    if not -rank <= int(axis) < rank:
+        raise ShapeError(f"symgrad: {op}: axis {axis} is out of range for '{name}' of rank {rank}")
+    return int(axis) % rank
+
+
+def concat(values: Sequence[Any], axis: int, name: Optional[str] = "concat") -> Tensor:
+    """Join tensors along an existing axis."""
+    tensors = [convert_to_tensor(v) for v in values]
+    if not tensors:
+        raise InvalidArgumentError("symgrad: ConcatV2: needs at least one tensor")
+    first = tensors[0]
+    if any(t.shape is None for t in tensors):
+        raise ShapeError("symgrad: ConcatV2: every input needs a known rank")
+    rank = len(first.shape)  # type: ignore[arg-type]
+    position = _axis(axis, rank, "ConcatV2", first.name)
+    shape: List[Any] = list(first.shape)  # type: ignore[arg-type]
+    for t in tensors[1:]:
+        if t.dtype != first.dtype:
+            raise DTypeError(f"symgrad: ConcatV2: '{t.name}' is {t.dtype.name}, '{first.name}' {first.dtype.name}")
+        if len(t.shape) != rank or any(a is not None and b is not None and a != b and i != position  # type: ignore[arg-type]
+                                       for i, (a, b) in enumerate(zip(shape, t.shape))):  # type: ignore[arg-type]
+            raise ShapeError(f"symgrad: ConcatV2: shapes {format_shape(first.shape)} of '{first.name}' and "
+                             f"{format_shape(t.shape)} of '{t.name}' differ off axis {position}")
+        shape[position] = None if shape[position] is None or t.shape[position] is None \
+            else shape[position] + t.shape[position]  # type: ignore[index]
+        shape = [a if a is not None else b if i != position else a for i, (a, b) in enumerate(zip(shape, t.shape))]  # type: ignore[arg-type]
+    if len(tensors) == 1:
+        from .elementwise import identity
+        return identity(first, name=name if name != "concat" else None)
+    return _op("ConcatV2", tensors, {"axis": position}, tuple(shape), first.dtype, name)
+
+
+def _lower_concat(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
+    return Call(Literal("concatenate"), ListOf(*operands), literal(op.attrs["axis"]))
+
+
+def _concat_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+    axis = op.attrs["axis"]
+    sizes = [t.shape[axis] for t in op.inputs]  # type: ignore[index]
+    if None in sizes:
+        return [_op("ConcatPart", [grad] + list(op.inputs), {"axis": axis, "index": i}, t.shape,
+                    grad.dtype, None) for i, t in enumerate(op.inputs)]
+    results = []
+    start = 0
+    for size in sizes:
+        key = (slice(None),) * axis + (slice(start, start + size),)
+        results.append(strided_slice(grad, key))
+        start += size
+    return results
+
+
+def _lower_concat_part(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
+    grad, *parts = operands
+    axis, index = op.attrs["axis"], op.attrs["index"]
+    sizes = ListOf(*(Index(ShapeOf(p), Literal(str(axis))) for p in parts))
+    return helper("_concat_part", grad, axis, sizes, index)
+
+
+register(OpDef("ConcatV2", lower=_lower_concat, gradient=_concat_gradient))
+def _no_second_order(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+    raise InvalidArgumentError(
+        "symgrad: gradients: the gradient of concat along an axis of unknown size cannot be "
+        "differentiated again; give the concatenated tensors static sizes along that axis")
+
+
+register(OpDef("ConcatPart", lower=_lower_concat_part, gradient=_no_second_order,
+               materialized_inputs=lambda op: tuple(builtins.range(1, len(op.inputs)))))
+
+
+def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
+    """Join tensors of one shape along a new axis."""
+    tensors = [convert_to_tensor(v) for v in values]
+    if not tensors:
+        raise InvalidArgumentError("symgrad: Pack: needs at least one tensor")
+    first = tensors[0]
+    for t in tensors[1:]:
+        if t.shape != first.shape or t.dtype != first.dtype:
+            raise ShapeError(f"symgrad: Pack: '{t.name}' {t.dtype.name}{format_shape(t.shape)} differs from "
+                             f"'{first.name}' {first.dtype.name}{format_shape(first.shape)}")
+    if first.shape is None:
+        raise ShapeError(f"symgrad: Pack: '{first.name}' needs a known rank")
+    position = _axis(axis, len(first.shape) + 1, "Pack", first.name)
+    shape = tuple(first.shape[:position]) + (len(tensors),) + tuple(first.shape[position:])
+    return _op("Pack", tensors, {"axis": position}, shape, first.dtype, name)
+
+
+def _stack_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+    axis = op.attrs["axis"]
+    return [strided_slice(grad, (slice(None),) * axis + (i,)) for i in builtins.range(len(op.inputs))]
+
+
+register(OpDef("Pack", lower=lambda op, xs: Call(Literal("stack"), ListOf(*xs), literal(op.attrs["axis"])),
+               gradient=_stack_gradient,
+               signature=lambda op, sigs: tuple(sigs[0][:op.attrs["axis"]]) + (len(sigs),)
+               + tuple(sigs[0][op.attrs["axis"]:])))
+
+
+def unstack(value: Any, num: Optional[int] = None, axis: int = 0, name: str = "unstack") -> List[Tensor]:
+    """The slices of ``value`` along ``axis``, as a list."""
+    x = convert_to_tensor(value)
+    if x.shape is None:
+        raise ShapeError(f"symgrad: Unpack: '{x.name}' needs a known rank")
+    position = _axis(axis, len(x.shape), "Unpack", x.name)
+    count = x.shape[position] if num is None else num
+    if count is None:
+        raise ShapeError(f"symgrad: Unpack: axis {position} of '{x.name}' has unknown size; pass num=")
+    return [strided_slice(x, (slice(None),) * position + (i,)) for i in builtins.range(count)]
+
+
+def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int] = None,
+          name: str = "split") -> List[Tensor]:
+    """Split ``value`` along ``axis`` into equal parts, or parts of the given sizes."""
+    x = convert_to_tensor(value)
+    if x.shape is None:
+        raise ShapeError(f"symgrad: Split: '{x.name}' needs a known rank")
+    position = _axis(axis, len(x.shape), "Split", x.name)
+    size = x.shape[position]
+    if isinstance(num_or_size_splits, (int, np.integer)):
+        parts = int(num_or_size_splits)
+        if size is None or parts <= 0 or size % parts:
+            raise ShapeError(f"symgrad: Split: axis {position} of '{x.name}' (size {size}) does not split "
+                             f"into {parts} equal parts")
+        sizes = [size // parts] * parts
+    else:
+        sizes = [int(s) for s in num_or_size_splits]
+        if -1 in sizes and size is not None:
+            sizes[sizes.index(-1)] = size - (sum(sizes) + 1)
+        if size is not None and sum(sizes) != size:
+            raise ShapeError(f"symgrad: Split: sizes {sizes} do not add up to {size}, axis {position} of "
+                             f"'{x.name}'")
+    results, start = [], 0
+    for part in sizes:
+        results.append(strided_slice(x, (slice(None),) * position + (slice(start, start + part),)))
+        start += part
+    return results
+
+
+# --- tile, broadcast_to -----------------------------------------------------------------------------
+
+def tile(input: Any, multiples: Sequence[int], name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """Repeat ``input`` ``multiples[i]`` times along axis i."""
+    x = convert_to_tensor(input)
+    if isinstance(multiples, Tensor):
+        raise InvalidArgumentError("symgrad: Tile: multiples must be a list of ints")
+    multiples = tuple(int(m) for m in multiples)
+    if x.shape is None or len(multiples) != len(x.shape):
+        raise ShapeError(f"symgrad: Tile: {len(multiples)} multiples for '{x.name}' of shape "
+                         f"{format_shape(x.shape)}")
+    shape = tuple(None if d is None else d * m for d, m in zip(x.shape, multiples))
+    return _op("Tile", [x], {"multiples": multiples}, shape, x.dtype, name)
+
+
+def _tile_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+    return [_op("Untile", [grad, op.inputs[0]], {"multiples": op.attrs["multiples"]},
+                op.inputs[0].shape, grad.dtype, None)]
+
+
+register(OpDef("Tile", lower=_lower_call("tile", "multiples"), gradient=_tile_gradient))
+register(OpDef("Untile", lower=lambda op, xs: helper("_untile", xs[0], shape_argument(op.inputs[1], xs[1]),
+                                                        op.attrs["multiples"]),
+               gradient=lambda op, g: [tile(g, op.attrs["multiples"]), None],
+               materialized_inputs=_static_like, shape_only_inputs=(1,),
+               signature=lambda op, sigs: sigs[1]))
+
+
+def broadcast_to(input: Any, shape: Sequence[int], name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """``np.broadcast_to`` to a static shape."""
+    x = convert_to_tensor(input)
+    target = tuple(int(d) for d in shape)
+    try:
+        if broadcast_shapes(x.shape, target) != target:
+            raise ValueError
+    except ValueError:
+        raise ShapeError(f"symgrad: BroadcastTo: cannot broadcast '{x.name}' of shape "
+                         f"{format_shape(x.shape)} to {target}") from None
+    return _op("BroadcastTo", [x], {"shape": target}, target, x.dtype, name)
+
+
+register(OpDef("BroadcastTo", lower=_lower_call("broadcast_to", "shape"),
+               gradient=lambda op, g: [sum_to_shape_of(g, op.inputs[0], reduced_axes_of(op.inputs[0],
+                                                                                          op.outputs[0]))]))
+
+
+# --- gather -------------------------------------------------------------------------------------------
+
+def gather(params: Any, indices: Any, axis: int = 0, name: Optional[str] = None,
+           validate_indices: Any = None, batch_dims: int = 0) -> Tensor:
+    """``np.take(params, indices, axis)``; the gradient adds up over repeated indices."""
+    params = convert_to_tensor(params)
+    indices = convert_to_tensor(indices)
+    if batch_dims:
+        raise InvalidArgumentError("symgrad: GatherV2: batch_dims is not supported")
+    if not indices.dtype.is_integer:
+        raise DTypeError(f"symgrad: GatherV2: indices '{indices.name}' must be int32 or int64, "
+                         f"got {indices.dtype.name}")
+    if params.shape is None or indices.shape is None:
+        raise ShapeError("symgrad: GatherV2: params and indices need known ranks")
+    position = _axis(axis, len(params.shape), "GatherV2", params.name)
+    shape = tuple(params.shape[:position]) + tuple(indices.shape) + tuple(params.shape[position + 1:])
+    return _op("GatherV2", [params, indices], {"axis": position}, shape, params.dtype, name)
+
+
+def _gather_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+    params, indices = op.inputs
+    scattered = _op("ScatterAdd", [grad, indices, params], {"axis": op.attrs["axis"]}, params.shape,
+                    grad.dtype, None)
+    return [scattered, None]
+
+
+register(OpDef("GatherV2", lower=lambda op, xs: call("take", xs[0], xs[1], Literal(f"axis={op.attrs['axis']}")),
+               gradient=_gather_gradient,
+               signature=lambda op, sigs: tuple(sigs[0][:op.attrs["axis"]]) + tuple(sigs[1])
+               + tuple(sigs[0][op.attrs["axis"] + 1:])))
+register(OpDef("ScatterAdd",
+               lower=lambda op, xs: helper("_scatter_add", xs[0], xs[1], shape_argument(op.inputs[2], xs[2]),
+                                           op.attrs["axis"]),
+               gradient=lambda op, g: [gather(g, op.inputs[1], axis=op.attrs["axis"]), None, None],
+               materialized_inputs=lambda op: () if is_fully_defined(op.inputs[2].shape) else (2,),
+               shape_only_inputs=(2,), signature=lambda op, sigs: sigs[2]))
+
+
+# --- tensors made from shapes ----------------------------------------------------------------------------
+
+def _static_dims(shape: Any, op: str) -> Tuple[int, ...]:
+    if isinstance(shape, Tensor):
+        raise InvalidArgumentError(f"symgrad: {op}: the shape must be a list of ints, not tensor '{shape.name}'")
+    dims = tuple(int(d) for d in (shape if isinstance(shape, (list, tuple)) else [shape]))
+    if any(d < 0 for d in dims):
+        raise ShapeError(f"symgrad: {op}: negative dimension in {dims}")
+    return dims
+
+
+def _created(op_type: str, text: str, shape: Tuple[int, ...], dtype: _dtypes.DType,
+             name: Optional[str]) -> Tensor:
+    return _op(op_type, [], {"text": text}, shape, dtype, name)
+
+
+def _numpy_dtype_text(dtype: _dtypes.DType) -> str:
+    return "np.bool_" if dtype.is_bool else f"np.{dtype.name}"
+
+
+def zeros(shape: Any, dtype: Any = _dtypes.float32, name: Optional[str] = None) -> Tensor:
+    """Zeros of a static shape."""
+    dims, dtype = _static_dims(shape, "Zeros"), _dtypes.as_dtype(dtype)
+    return _created("Zeros", f"np.zeros({dims!r}, dtype={_numpy_dtype_text(dtype)})", dims, dtype, name)
+
+
+def ones(shape: Any, dtype: Any = _dtypes.float32, name: Optional[str] = None) -> Tensor:
+    """Ones of a static shape."""
+    dims, dtype = _static_dims(shape, "Ones"), _dtypes.as_dtype(dtype)
+    return _created("Ones", f"np.ones({dims!r}, dtype={_numpy_dtype_text(dtype)})", dims, dtype, name)
+
+
+def fill(dims: Any, value: Any, name: Optional[str] = None) -> Tensor:
+    """``value`` repeated over a static shape."""
+    shape = _static_dims(dims, "Fill")
+    array = np.asarray(value)
+    dtype = _dtypes.infer_dtype(value, "Fill")
+    if array.ndim:
+        raise ShapeError("symgrad: Fill: value must be a scalar")
+    literal_value = repr(array.item())
+    return _created("Fill", f"np.full({shape!r}, {literal_value}, dtype={_numpy_dtype_text(dtype)})",
+                    shape, dtype, name)
+
+
+def eye(num_rows: int, num_columns: Optional[int] = None, batch_shape: Any = None,
+        dtype: Any = _dtypes.float32, name: Optional[str] = None) -> Tensor:
+    """The identity matrix."""
+    dtype = _dtypes.as_dtype(dtype)
+    columns = num_rows if num_columns is None else int(num_columns)
+    if batch_shape:
+        raise InvalidArgumentError("symgrad: eye: batch_shape is not supported")
+    return _created("Eye", f"np.eye({int(num_rows)}, {columns}, dtype={_numpy_dtype_text(dtype)})",
+                    (int(num_rows), columns), dtype, name)
+
+
+for _type in ("Zeros", "Ones", "Fill", "Eye"):
+    register(OpDef(_type, lower=lambda op, xs: Created(Literal(op.attrs["text"]), Literal(op.outputs[0].dtype.name)),
+                   gradient=None))
+
+
+def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,  # noqa: A001
+          name: str = "range") -> Tensor:
+    """``np.arange`` as a constant (the bounds must be Python numbers).
+
+    (This module shadows the builtin ``range`` with TF's: it calls ``builtins.range``.)
+    """
+    if limit is None:
+        start, limit = 0, start
+    for bound in (start, limit, delta):
+        if isinstance(bound, Tensor):
+            raise InvalidArgumentError("symgrad: range: bounds must be Python numbers")
+    values = np.arange(start, limit, delta)
+    target = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.infer_dtype(
+        values if values.size else np.asarray(start), "range")
+    if values.dtype.kind in "iu" and dtype is None:
+        target = _dtypes.int32
+    return constant(values.astype(target.numpy), dtype=target, name=name)
+
+
+def one_hot(indices: Any, depth: int, on_value: Any = None, off_value: Any = None, axis: int = -1,
+            dtype: Any = None, name: Optional[str] = None) -> Tensor:
+    """Vectors with ``on_value`` at ``indices`` and ``off_value`` elsewhere (no gradient)."""
+    indices = convert_to_tensor(indices)
+    if not indices.dtype.is_integer:
+        raise DTypeError(f"symgrad: OneHot: indices '{indices.name}' must be integers")
+    if indices.shape is None:
+        raise ShapeError(f"symgrad: OneHot: '{indices.name}' needs a known rank")
+    dtype = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.float32
+    position = _axis(axis, len(indices.shape) + 1, "OneHot", indices.name)
+    shape = list(indices.shape)
+    shape.insert(position, int(depth))
+    attrs = {"depth": int(depth), "on": 1 if on_value is None else on_value,
+             "off": 0 if off_value is None else off_value, "axis": position}
+    return _op("OneHot", [indices], attrs, tuple(shape), dtype, name)
+
+
+def _lower_one_hot(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
+    a = op.attrs
+    return helper("_one_hot", operands[0], a["depth"], a["on"], a["off"], a["axis"],
+                  Literal(_numpy_dtype_text(op.outputs[0].dtype)))
+
+
+register(OpDef("OneHot", lower=_lower_one_hot, gradient=None))
+
+
+# --- shape, size, rank -------------------------------------------------------------------------------------
+
+def shape(input: Any, name: Optional[str] = None, out_type: Any = _dtypes.int32) -> Tensor:  # noqa: A002
+    """The run-time shape of a tensor, as an int32 vector (a constant when static)."""
+    x = convert_to_tensor(input)
+    out_type = _dtypes.as_dtype(out_type)
+    if is_fully_defined(x.shape):
+        return constant(np.asarray(x.shape, dtype=out_type.numpy), dtype=out_type, name=name)
+    if x.shape is None:
+        raise ShapeError(f"symgrad: Shape: '{x.name}' has unknown rank")
+    return _op("Shape", [x], {"out": out_type.name}, (len(x.shape),), out_type, name)
+
+
+register(OpDef("Shape", lower=lambda op, xs: Call(Literal("array"), ShapeOf(xs[0]),
+                                                  Literal(f"dtype=np.{op.attrs['out']}")),
+               gradient=None, materialized_inputs=lambda op: (0,)))
+
+
+def size(input: Any, name: Optional[str] = None, out_type: Any = _dtypes.int32) -> Tensor:  # noqa: A002
+    """The number of elements (a constant when static)."""
+    x = convert_to_tensor(input)
+    count = num_elements(x.shape)
+    if count is not None:
+        return constant(np.asarray(count, dtype=_dtypes.as_dtype(out_type).numpy), name=name)
+    from .elementwise import cast
+    out = _op("Size", [x], {}, (), _dtypes.int64, name)
+    return cast(out, out_type) if _dtypes.as_dtype(out_type) != _dtypes.int64 else out
+
+
+register(OpDef("Size", lower=lambda op, xs: Call(Literal("int64"), Call(Literal("size"), xs[0])),
+               gradient=None, materialized_inputs=lambda op: (0,)))
+
+
+def rank(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """The number of axes, as an int32 constant (the rank must be static)."""
+    x = convert_to_tensor(input)
+    if x.shape is None:
+        raise ShapeError(f"symgrad: Rank: '{x.name}' has unknown rank")
+    return constant(np.int32(len(x.shape)), name=name)
+
+
+def _getitem(self: Tensor, key: Any) -> Tensor:
+    return strided_slice(self, key)
+
+
+Tensor.__getitem__ = _getitem  # type: ignore[attr-defined]

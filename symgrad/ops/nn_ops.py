@@ -1,0 +1,230 @@
+"""Neural-network ops: softmax, log-softmax, cross-entropies, and small helpers.
+
+Softmax, log-softmax and the softmax cross-entropy are ops of their own, with
+TF's gradient rules, and print in the max-shifted forms that stay finite for
+logits of ±1000. The rest are compositions of other ops.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Optional, Sequence
+
+import sympy as sp
+
+from ..errors import DTypeError, InvalidArgumentError, ShapeError
+from ..graph import Operation, Tensor
+from ..shapes import format_shape, shapes_compatible
+from . import functions as F
+from .elementwise import abs as _abs
+from .elementwise import cast, exp, relu, softplus, square, squared_difference
+from .reductions import broadcast_gradient, reduce_mean, reduce_sum
+from .registry import OpDef, register
+from .sources import convert_to_tensor
+
+
+def _class_axis(logits: Tensor, axis: int, op: str) -> int:
+    if logits.shape is None:
+        raise ShapeError(f"symgrad: {op}: logits '{logits.name}' need a known rank")
+    rank = len(logits.shape)
+    if not -rank <= axis < rank:
+        raise ShapeError(f"symgrad: {op}: axis {axis} is out of range for '{logits.name}' of rank {rank}")
+    return axis % rank
+
+
+def _floating(tensor: Tensor, op: str) -> None:
+    if not tensor.dtype.is_floating:
+        raise DTypeError(f"symgrad: {op}: '{tensor.name}' must be floating point, got {tensor.dtype.name}")
+
+
+def _shifted(logits: sp.Expr, axis: int) -> sp.Expr:
+    """``logits - max(logits)`` along ``axis``: every exp of it is at most 1."""
+    return logits - F.ReduceMax(logits, F.axes_tuple((axis,)), sp.Integer(1))
+
+
+def _log_softmax_expr(logits: sp.Expr, axis: int) -> sp.Expr:
+    shifted = _shifted(logits, axis)
+    return shifted - sp.log(F.ReduceSum(sp.exp(shifted), F.axes_tuple((axis,)), sp.Integer(1)))
+
+
+def _softmax_expr(logits: sp.Expr, axis: int) -> sp.Expr:
+    exponentials = sp.exp(_shifted(logits, axis))
+    return exponentials / F.ReduceSum(exponentials, F.axes_tuple((axis,)), sp.Integer(1))
+
+
+def _unary_op(op_type: str, logits: Any, axis: int, name: Optional[str]) -> Tensor:
+    logits = convert_to_tensor(logits)
+    _floating(logits, op_type)
+    position = _class_axis(logits, axis, op_type)
+    op = logits.graph.create_op(op_type, [logits], {"axis": position}, [(logits.shape, logits.dtype)],
+                                name=name)
+    return op.outputs[0]
+
+
+def softmax(logits: Any, axis: int = -1, name: Optional[str] = None, dim: Optional[int] = None) -> Tensor:
+    """``exp(x) / sum(exp(x))`` along ``axis``, computed without overflow.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     f = sg.compile(sg.nn.softmax(sg.constant([[1000.0, 0.0, -1000.0]])))
+    >>> f().tolist()
+    [[1.0, 0.0, 0.0]]
+    """
+    return _unary_op("Softmax", logits, axis if dim is None else dim, name)
+
+
+def log_softmax(logits: Any, axis: int = -1, name: Optional[str] = None, dim: Optional[int] = None) -> Tensor:
+    """``x - log(sum(exp(x)))`` along ``axis``, computed without overflow."""
+    return _unary_op("LogSoftmax", logits, axis if dim is None else dim, name)
+
+
+def _softmax_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+    y, axis = op.outputs[0], op.attrs["axis"]
+    return [(grad - reduce_sum(grad * y, axis, keepdims=True)) * y]
+
+
+def _log_softmax_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+    y, axis = op.outputs[0], op.attrs["axis"]
+    return [grad - exp(y) * reduce_sum(grad, axis, keepdims=True)]
+
+
+register(OpDef("Softmax", lower=lambda op, xs: _softmax_expr(xs[0], op.attrs["axis"]),
+               gradient=_softmax_gradient, signature=lambda op, sigs: sigs[0]))
+register(OpDef("LogSoftmax", lower=lambda op, xs: _log_softmax_expr(xs[0], op.attrs["axis"]),
+               gradient=_log_softmax_gradient, signature=lambda op, sigs: sigs[0]))
+
+
+# --- cross-entropies ------------------------------------------------------------------------
+
+def _cross_entropy(labels: Any, logits: Any, axis: int, labels_gradient: bool, name: Optional[str],
+                   op_name: str) -> Tensor:
+    logits = convert_to_tensor(logits)
+    _floating(logits, op_name)
+    labels = convert_to_tensor(labels, dtype=logits.dtype) if not isinstance(labels, Tensor) else labels
+    if labels.dtype != logits.dtype:
+        raise DTypeError(f"symgrad: {op_name}: labels '{labels.name}' ({labels.dtype.name}) and logits "
+                         f"'{logits.name}' ({logits.dtype.name}) must have the same dtype")
+    if labels.shape is None or not shapes_compatible(labels.shape, logits.shape):
+        raise ShapeError(f"symgrad: {op_name}: labels '{labels.name}' {format_shape(labels.shape)} and logits "
+                         f"'{logits.name}' {format_shape(logits.shape)} must have the same shape")
+    position = _class_axis(logits, axis, op_name)
+    shape = tuple(d for i, d in enumerate(logits.shape) if i != position)  # type: ignore[union-attr]
+    op = logits.graph.create_op("SoftmaxCrossEntropyWithLogits", [labels, logits],
+                                {"axis": position, "labels_gradient": labels_gradient},
+                                [(shape, logits.dtype)], name=name)
+    return op.outputs[0]
+
+
+def softmax_cross_entropy_with_logits_v2(labels: Any = None, logits: Any = None, axis: int = -1,
+                                         name: Optional[str] = None, dim: Optional[int] = None) -> Tensor:
+    """``-sum(labels * log_softmax(logits))`` along ``axis``; gradients reach labels too."""
+    return _cross_entropy(labels, logits, axis if dim is None else dim, True, name,
+                          "SoftmaxCrossEntropyWithLogits")
+
+
+def softmax_cross_entropy_with_logits(_sentinel: Any = None, labels: Any = None, logits: Any = None,
+                                      dim: int = -1, name: Optional[str] = None,
+                                      axis: Optional[int] = None) -> Tensor:
+    """As ``_v2``, but no gradient flows into ``labels`` (TF1's v1)."""
+    if _sentinel is not None:
+        raise InvalidArgumentError("symgrad: softmax_cross_entropy_with_logits: pass labels= and logits= "
+                                   "by name")
+    return _cross_entropy(labels, logits, dim if axis is None else axis, False, name,
+                          "SoftmaxCrossEntropyWithLogits")
+
+
+def sparse_softmax_cross_entropy_with_logits(_sentinel: Any = None, labels: Any = None,
+                                             logits: Any = None, name: Optional[str] = None) -> Tensor:
+    """Cross-entropy against integer class ``labels`` (the last axis of ``logits`` is the class)."""
+    from .array_ops import one_hot
+    if _sentinel is not None:
+        raise InvalidArgumentError("symgrad: sparse_softmax_cross_entropy_with_logits: pass labels= and "
+                                   "logits= by name")
+    logits = convert_to_tensor(logits)
+    labels = convert_to_tensor(labels)
+    if not labels.dtype.is_integer:
+        raise DTypeError(f"symgrad: SparseSoftmaxCrossEntropyWithLogits: labels '{labels.name}' must be "
+                         f"int32 or int64, got {labels.dtype.name}")
+    if logits.shape is None or labels.shape is None or len(labels.shape) != len(logits.shape) - 1:
+        raise ShapeError(f"symgrad: SparseSoftmaxCrossEntropyWithLogits: labels '{labels.name}' "
+                         f"{format_shape(labels.shape)} must have the shape of logits '{logits.name}' "
+                         f"{format_shape(logits.shape)} without its last axis")
+    if logits.shape[-1] is None:
+        raise ShapeError(f"symgrad: SparseSoftmaxCrossEntropyWithLogits: the number of classes (last axis "
+                         f"of '{logits.name}') must be static")
+    dense = one_hot(labels, logits.shape[-1], dtype=logits.dtype)
+    return _cross_entropy(dense, logits, -1, False, name, "SparseSoftmaxCrossEntropyWithLogits")
+
+
+def _lower_cross_entropy(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
+    labels, logits = operands
+    axis = op.attrs["axis"]
+    return -F.ReduceSum(labels * _log_softmax_expr(logits, axis), F.axes_tuple((axis,)), sp.Integer(0))
+
+
+def _cross_entropy_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+    labels, logits = op.inputs
+    axis = op.attrs["axis"]
+    spread = broadcast_gradient(grad, logits, (axis,), False, mean=False)
+    d_logits = spread * (softmax(logits, axis) - labels)  # TF's rule: softmax - labels
+    d_labels = spread * -log_softmax(logits, axis) if op.attrs["labels_gradient"] else None
+    return [d_labels, d_logits]
+
+
+register(OpDef("SoftmaxCrossEntropyWithLogits", lower=_lower_cross_entropy, gradient=_cross_entropy_gradient,
+               signature=lambda op, sigs: tuple(d for i, d in enumerate(sigs[1]) if i != op.attrs["axis"])))
+
+
+def sigmoid_cross_entropy_with_logits(_sentinel: Any = None, labels: Any = None, logits: Any = None,
+                                      name: Optional[str] = None) -> Tensor:
+    """``max(x, 0) - x*z + log(1 + exp(-|x|))``: finite for any logits, as TF writes it."""
+    if _sentinel is not None:
+        raise InvalidArgumentError("symgrad: sigmoid_cross_entropy_with_logits: pass labels= and logits= "
+                                   "by name")
+    logits = convert_to_tensor(logits)
+    labels = convert_to_tensor(labels, dtype=logits.dtype) if not isinstance(labels, Tensor) else labels
+    if labels.shape is None or logits.shape is None or not shapes_compatible(labels.shape, logits.shape) \
+            or len(labels.shape) != len(logits.shape):
+        raise ShapeError(f"symgrad: logistic_loss: labels '{labels.name}' {format_shape(labels.shape)} and "
+                         f"logits '{logits.name}' {format_shape(logits.shape)} must have the same shape")
+    from .elementwise import identity
+    return identity(relu(logits) - logits * labels + softplus(-_abs(logits)), name=name or "logistic_loss")
+
+
+def l2_loss(t: Any, name: Optional[str] = None) -> Tensor:
+    """``sum(t**2) / 2``."""
+    return reduce_sum(square(t), name=name) / 2
+
+
+def bias_add(value: Any, bias: Any, data_format: Optional[str] = None, name: Optional[str] = None) -> Tensor:
+    """``value + bias`` with a 1-D ``bias`` matching the last axis of ``value``."""
+    value = convert_to_tensor(value)
+    bias = convert_to_tensor(bias, dtype=value.dtype) if not isinstance(bias, Tensor) else bias
+    if data_format not in (None, "NHWC", "N...C"):
+        raise InvalidArgumentError(f"symgrad: BiasAdd: data_format {data_format!r} is not supported")
+    if bias.shape is None or len(bias.shape) != 1 or value.shape is None or not value.shape or \
+            not shapes_compatible((value.shape[-1],), bias.shape):
+        raise ShapeError(f"symgrad: BiasAdd: bias '{bias.name}' {format_shape(bias.shape)} must be a vector "
+                         f"the size of the last axis of '{value.name}' {format_shape(value.shape)}")
+    from .elementwise import add
+    return add(value, bias, name=name or "BiasAdd")
+
+
+def mean_squared_error(labels: Any, predictions: Any, weights: Any = 1.0, scope: Any = None,
+                       loss_collection: Any = None, reduction: str = "weighted_sum_by_nonzero_weights") -> Tensor:
+    """TF1's ``losses.mean_squared_error`` with a scalar weight: the weighted mean of squared errors."""
+    predictions = convert_to_tensor(predictions)
+    labels = cast(convert_to_tensor(labels), predictions.dtype) if isinstance(labels, Tensor) and \
+        labels.dtype != predictions.dtype else labels
+    if isinstance(weights, Tensor) or (hasattr(weights, "__len__")):
+        raise InvalidArgumentError("symgrad: mean_squared_error: only scalar weights are supported")
+    if reduction not in ("weighted_sum_by_nonzero_weights", "weighted_mean"):
+        raise InvalidArgumentError(f"symgrad: mean_squared_error: reduction {reduction!r} is not supported")
+    losses = squared_difference(predictions, labels)
+    if float(weights) == 0.0:
+        return reduce_sum(losses * 0.0)
+    return reduce_mean(losses) * float(weights) if float(weights) != 1.0 else reduce_mean(losses)
+
+
+__all__ = ["softmax", "log_softmax", "softmax_cross_entropy_with_logits",
+           "softmax_cross_entropy_with_logits_v2", "sparse_softmax_cross_entropy_with_logits",
+           "sigmoid_cross_entropy_with_logits", "l2_loss", "bias_add", "mean_squared_error"]
