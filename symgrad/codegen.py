@@ -59,10 +59,17 @@ class Printer(NumPyPrinter):
 
     printmethod = "_numpycode"
 
-    def __init__(self) -> None:
+    def __init__(self, table: Optional[Dict[sp.Symbol, Any]] = None) -> None:
         super().__init__({"fully_qualified_modules": False, "allow_unknown_functions": False})
         self._float_dtype = "float64"
         self.helpers_used: set = set()
+        self.table: Dict[sp.Symbol, Any] = table or {}
+
+    def _as_number(self, term: sp.Expr, text: str) -> str:
+        """A bool mask as 0/1 of the current float dtype: NumPy adds bools as logical or."""
+        if expression_dtype(term, self.table) == "bool":
+            return f"np.{self._float_dtype}({text})"
+        return text
 
     @contextlib.contextmanager
     def float_context(self, dtype_name: str) -> Iterator[None]:
@@ -100,15 +107,21 @@ class Printer(NumPyPrinter):
         negative = [t for t in terms if t.could_extract_minus_sign()]
         parts = []
         for term in positive + negative:
+            shown = -term if term in negative else term
+            text = self._as_number(shown, self.parenthesize(shown, PRECEDENCE["Add"], strict=False))
             if term in negative:
-                text = self.parenthesize(-term, PRECEDENCE["Add"], strict=False)
                 parts.append(f"- {text}" if parts else f"-{text}")
             else:
-                text = self.parenthesize(term, PRECEDENCE["Add"], strict=False)
                 parts.append(f"+ {text}" if parts else text)
         return " ".join(parts)
 
     def _print_Mul(self, expr: sp.Mul) -> str:
+        coefficient, factors = expr.as_coeff_mul()
+        if all(expression_dtype(f, self.table) == "bool" for f in factors):
+            # Only masks: -mask or 2*mask would negate or scale bools; make them numbers first.
+            masks = [self._as_number(f, self._print(f)) for f in factors]
+            return "*".join(([] if coefficient == 1 else [self._print(coefficient)]) + masks) \
+                if coefficient != -1 else "-" + "*".join(masks)
         return StrPrinter._print_Mul(self, expr)  # type: ignore[arg-type]
 
     def _print_Pow(self, expr: sp.Pow, rational: bool = False) -> str:
@@ -192,6 +205,12 @@ def expression_dtype(expr: sp.Expr, table: Dict[sp.Symbol, DType]) -> str:
     result = argument_types[0]
     for other in argument_types[1:]:
         result = _promote(result, other)
+    if isinstance(expr, sp.Add) and "bool" in argument_types:
+        return WEAK_FLOAT  # the printer turns masks into numbers of the statement's dtype
+    if isinstance(expr, sp.Mul):
+        coefficient, factors = expr.as_coeff_mul()
+        if coefficient != 1 and all(expression_dtype(f, table) == "bool" for f in factors):
+            return WEAK_FLOAT  # printed as numbers, see Printer._print_Mul
     if isinstance(expr, (sp.Add, sp.Mul)) or isinstance(expr, _PRESERVING):
         return result
     if isinstance(expr, sp.Pow):
@@ -305,8 +324,9 @@ def render(program: Program, total_ops: int, statement_lines: List[Line], helper
 
 
 def statement_lines(program: Program, printer: Optional[Printer] = None) -> Tuple[List[Line], List[str]]:
-    printer = printer or Printer()
     table = program.dtypes_by_symbol()
+    printer = printer or Printer(table)
+    printer.table = table
     lines = [Line(s.name, print_statement(printer, s.expr, s.dtype, table, convert=not s.temporary), s.section)
              for s in program.statements]
     return lines, sorted(printer.helpers_used)

@@ -12,15 +12,37 @@ from dataclasses import replace
 from typing import Dict, List
 
 import sympy as sp
-from sympy.codegen.rewriting import expm1_opt, log1p_opt
-from sympy.codegen.rewriting import optimize as rewrite
+from sympy.codegen.cfunctions import expm1, log1p
 
 from .codegen import expression_dtype
 from .naming import Namer
 from .program import Program, Statement
 
 SIMPLIFY_LIMIT = 60
-_STABILITY_REWRITES = [log1p_opt, expm1_opt]
+
+
+def _is_log_of_one_plus(e: sp.Expr) -> bool:
+    return isinstance(e, sp.log) and e.args[0].is_Add and sp.S.One in e.args[0].args
+
+
+def _exp_minus_one(e: sp.Expr) -> bool:
+    return e.is_Add and sp.S.NegativeOne in e.args and any(isinstance(t, sp.exp) for t in e.args)
+
+
+def _to_expm1(e: sp.Expr) -> sp.Expr:
+    first = next(t for t in e.args if isinstance(t, sp.exp))
+    rest = [t for t in e.args if t is not first and t != sp.S.NegativeOne]
+    return sp.Add(expm1(first.args[0]), *rest)
+
+
+def stability_rewrites(expr: sp.Expr) -> sp.Expr:
+    """``log(1 + x)`` → ``log1p(x)`` and ``exp(x) - 1`` → ``expm1(x)``, exactly where they occur.
+
+    (``sympy.codegen.rewriting``'s versions factor and expand their input, which
+    turns the stable ``exp(x - max)`` into the overflowing ``exp(x)*exp(-max)``.)
+    """
+    expr = expr.replace(_is_log_of_one_plus, lambda e: log1p(e.args[0] - 1))
+    return expr.replace(_exp_minus_one, _to_expm1)
 
 
 def _tidy(expr: sp.Expr) -> sp.Expr:
@@ -29,8 +51,7 @@ def _tidy(expr: sp.Expr) -> sp.Expr:
     if cost == 0 or cost > SIMPLIFY_LIMIT:
         return expr
     best = expr
-    # The rewrites factor their input: only worth it where log(1 + x) or exp(x) - 1 may hide.
-    stable = rewrite(expr, _STABILITY_REWRITES) if expr.has(sp.log, sp.exp) else expr
+    stable = stability_rewrites(expr) if expr.has(sp.log, sp.exp) else expr
     if stable != expr:
         best, cost = stable, sp.count_ops(stable)
     factored = sp.factor_terms(best)

@@ -85,6 +85,7 @@ class Tracer:
         self.inputs = list(inputs)
         self.name = name
         self.values: Dict[Tensor, Value] = {}
+        self.natural_of: Dict[sp.Expr, Signature] = {}
         self.statements: List[Statement] = []
         self.constants: List[ConstantArray] = []
 
@@ -172,7 +173,8 @@ class Tracer:
             symbol = sp.Symbol(name, real=True)
             kind = "variable" if tensor.op.type == "VariableV2" else "placeholder"
             program_inputs.append(Input(name, symbol, tensor.shape, tensor.dtype, kind, tensor.name))
-            sig = signature(tensor.shape, tensor.name)
+            sig = signature_of(tensor)
+            self._remember(symbol, sig)
             self.values[tensor] = Value(symbol, tensor.shape, sig, sig, tensor.dtype, (symbol,), 0, True)
         return program_inputs
 
@@ -186,6 +188,7 @@ class Tracer:
         sig = signature_of(out)
         if opdef.value_lowering:
             lowered: Lowered = opdef.lower(op, operands)  # type: ignore[misc,arg-type]
+            self._remember(lowered.expr, lowered.natural)
             exact = lowered.natural == sig
             witnesses = (lowered.expr,) if exact else lowered.witnesses
             return Value(lowered.expr, out.shape, sig, lowered.natural, out.dtype, witnesses,
@@ -194,14 +197,40 @@ class Tracer:
             expr = opdef.lower(op, [v.expr for v in operands])  # type: ignore[misc]
             used = [v for v, sym in zip(operands, arg_symbols(len(operands)))
                     if op.attrs["expr"].has(sym)]
-            natural = broadcast_signatures(*(v.natural for v in used)) if used else ()
+            natural = self._natural(expr)
             exact = natural == sig
             witnesses: Tuple[sp.Expr, ...] = (expr,) if exact else tuple(
                 dict.fromkeys(w for v in operands for w in v.witnesses))
             return Value(expr, out.shape, sig, natural, out.dtype, witnesses,
                          1 + sum(v.size for v in used), exact)
         expr = opdef.lower(op, [v.materialized_expr() for v in operands])  # type: ignore[misc]
+        self._remember(expr, sig)
         return Value(expr, out.shape, sig, sig, out.dtype, (expr,), 1 + sum(v.size for v in operands), True)
+
+    def _remember(self, expr: sp.Expr, natural: Optional[Signature]) -> None:
+        if natural is not None:
+            self.natural_of[expr] = natural
+
+    def _natural(self, expr: sp.Expr) -> Optional[Signature]:
+        """The signature evaluating ``expr`` gives, from its parts; None if it cannot be told.
+
+        Computed from the expression itself, not from the op's operands, so a
+        rule that cancels (``x - x`` is 0) is seen to give a scalar.
+        """
+        known = self.natural_of.get(expr)
+        if known is not None:
+            return known
+        if expr.is_Number or expr in (sp.pi, sp.E) or isinstance(expr, sp.logic.boolalg.BooleanAtom):
+            return ()
+        if expr.is_Symbol or isinstance(expr, F._Structural):
+            return None
+        parts = expr.args[:1] if isinstance(expr, F.Cast) else expr.args
+        signatures = [self._natural(part) for part in parts]
+        if any(sig is None for sig in signatures):
+            return None
+        natural = broadcast_signatures(*signatures)
+        self.natural_of[expr] = natural
+        return natural
 
     def _constant(self, tensor: Tensor) -> Value:
         array: np.ndarray = tensor.op.attrs["value"]
@@ -217,7 +246,8 @@ class Tracer:
         name = self.namer.claim([f"{n}" for n in preferred_names(tensor)])
         symbol = sp.Symbol(name, real=True)
         self.constants.append(ConstantArray(name, symbol, array, tensor.dtype))
-        sig = signature(tensor.shape, tensor.name)
+        sig = signature_of(tensor)
+        self._remember(symbol, sig)
         return Value(symbol, tensor.shape, sig, sig, tensor.dtype, (symbol,), 0, True)
 
     def _maybe_materialize(self, tensor: Tensor, value: Value) -> Value:
@@ -239,6 +269,7 @@ class Tracer:
         self.statements.append(Statement(name, symbol, expr, tensor.shape, tensor.dtype, section,
                                          tensor.name))
         witnesses = (symbol,) if exact else value.witnesses
+        self._remember(symbol, natural)
         return Value(symbol, tensor.shape, value.sig, natural, tensor.dtype, witnesses, 0, exact)
 
 

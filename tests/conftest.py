@@ -7,3 +7,8 @@ import tempfile
 collect_ignore = ["tf_parity/record_tf.py", "scripts"]
 
 os.environ.setdefault("SYMGRAD_CACHE_DIR", tempfile.mkdtemp(prefix="symgrad-tests-"))
+
+
+def pytest_addoption(parser):  # type: ignore[no-untyped-def]
+    parser.addoption("--update-goldens", action="store_true", default=False,
+                     help="rewrite the golden generated modules under tests/golden/ instead of comparing")

@@ -79,23 +79,27 @@ class Index(_Structural):
     def _numpycode(self, printer: Any) -> str:
         from sympy.printing.precedence import PRECEDENCE
         value, key = self.args
-        return f"{printer.parenthesize(value, PRECEDENCE['Atom'], strict=True)}[{key}]"
+        return f"{printer.parenthesize(value, PRECEDENCE['Func'], strict=False)}[{printer._print(key)}]"
 
 
 class Helper(_Structural):
-    """A call to a helper the module template defines (``_scatter``, ``_untile``, ...)."""
+    """A call to a helper the module template defines (``_scatter``, ``_untile``, ...).
+
+    Args: the helper's name, the dtype of its result (empty: that of its first
+    argument), then its arguments.
+    """
 
     def _numpycode(self, printer: Any) -> str:
-        name, *arguments = self.args
+        name, _, *arguments = self.args
         printer.helpers_used.add(str(name).lstrip("_"))
         return f"{name}({', '.join(printer._print(a) for a in arguments)})"
 
     def result_dtype(self, dtype_of: Any) -> str:
-        return dtype_of(self.args[1])
+        return str(self.args[1]) or dtype_of(self.args[2])
 
 
-def helper(name: str, *arguments: Any) -> Helper:
-    return Helper(Literal(name), *(a if isinstance(a, sp.Basic) else literal(a) for a in arguments))
+def helper(name: str, *arguments: Any, dtype: str = "") -> Helper:
+    return Helper(Literal(name), Literal(dtype), *(a if isinstance(a, sp.Basic) else literal(a) for a in arguments))
 
 
 class ListOf(_Structural):
@@ -702,9 +706,12 @@ def one_hot(indices: Any, depth: int, on_value: Any = None, off_value: Any = Non
 
 
 def _lower_one_hot(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
-    a = op.attrs
+    a, dtype = op.attrs, op.outputs[0].dtype
+    if a["on"] == 1 and a["off"] == 0 and a["axis"] == len(op.inputs[0].shape):  # type: ignore[arg-type]
+        identity = Created(Literal(f"np.eye({a['depth']}, dtype={_numpy_dtype_text(dtype)})"), Literal(dtype.name))
+        return Index(identity, operands[0])  # row i of the identity is the one-hot vector of i
     return helper("_one_hot", operands[0], a["depth"], a["on"], a["off"], a["axis"],
-                  Literal(_numpy_dtype_text(op.outputs[0].dtype)))
+                  Literal(_numpy_dtype_text(dtype)), dtype=dtype.name)
 
 
 register(OpDef("OneHot", lower=_lower_one_hot, gradient=None))

@@ -388,6 +388,9 @@ class SizeOf(_Structural):
 class MatMulNode(_Structural):
     """``a @ b`` with optional transposes of the last two axes; args: a, b, ta, tb, rank_a, rank_b."""
 
+    # ``@`` binds like ``*`` in Python: inside a product it needs parentheses.
+    precedence = PRECEDENCE["Mul"] - 1
+
     nargs = 6
 
     def _numpycode(self, printer: Any) -> str:
