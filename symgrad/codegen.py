@@ -132,14 +132,15 @@ class Printer(NumPyPrinter):
             return f"1/np.sqrt({self._print(base)})"
         if exponent == -1:
             return f"1/{self.parenthesize(base, PRECEDENCE['Mul'], strict=True)}"
-        base_text = self.parenthesize(base, PRECEDENCE["Pow"], strict=True)
+        # parenthesize(strict=False) wraps precedence <= Pow: ``**`` groups to the right.
+        base_text = self.parenthesize(base, PRECEDENCE["Pow"], strict=False)
         if exponent.is_Integer:
             exponent_text = str(exponent) if exponent > 0 else f"({exponent})"
         elif exponent.is_Rational:
             exponent_text = self._float_literal(float(exponent))
             exponent_text = exponent_text if float(exponent) > 0 else f"({exponent_text})"
         else:
-            exponent_text = self.parenthesize(exponent, PRECEDENCE["Pow"], strict=True)
+            exponent_text = self.parenthesize(exponent, PRECEDENCE["Pow"], strict=False)
         return f"{base_text}**{exponent_text}"
 
     def _print_Infinity(self, expr: Any) -> str:

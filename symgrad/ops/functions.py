@@ -57,6 +57,7 @@ class Power(_Elementwise):
     """x ** y for a tensor exponent: d/dy is TF's ``z * log(x)`` where x > 0, else 0."""
 
     nargs = 2
+    precedence = PRECEDENCE["Pow"]  # printed with ``**``, so it groups like a power
 
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         x, y = self.args
@@ -66,8 +67,8 @@ class Power(_Elementwise):
 
     def _numpycode(self, printer: Any) -> str:
         x, y = self.args
-        return (f"{printer.parenthesize(x, PRECEDENCE['Pow'], strict=True)}"
-                f"**{printer.parenthesize(y, PRECEDENCE['Pow'], strict=True)}")
+        return (f"{printer.parenthesize(x, PRECEDENCE['Pow'], strict=False)}"
+                f"**{printer.parenthesize(y, PRECEDENCE['Pow'], strict=False)}")
 
 
 class LogWherePositive(_Elementwise):
