@@ -12,7 +12,7 @@ import builtins
 import keyword
 import re
 import unicodedata
-from typing import Dict, Iterable, Optional
+from typing import Iterable, Optional
 
 from .graph import Tensor
 

@@ -30,7 +30,7 @@ from .ops import functions as F
 from .ops.reductions import Lowered
 from .ops.registry import arg_symbols, opdef_of
 from .program import ConstantArray, Input, Output, Program, Statement
-from .shapes import Shape, Signature, broadcast_signatures, is_fully_defined, signature
+from .shapes import Shape, Signature, broadcast_signatures, is_fully_defined
 from .signatures import signature_of
 
 FUSION_LIMIT = 24

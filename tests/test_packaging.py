@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 import sysconfig
 import textwrap
 import venv

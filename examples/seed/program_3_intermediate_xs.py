@@ -1,6 +1,5 @@
 # Seed program 3: gradients with respect to an intermediate tensor.
 # The tutorial's code exactly, with only the import line changed.
-import numpy as np
 import symgrad as tf
  
 a = tf.constant(0.)
