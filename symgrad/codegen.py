@@ -86,11 +86,7 @@ class Printer(NumPyPrinter):
         return "np." + fqn[len("numpy."):] if fqn.startswith("numpy.") else fqn
 
     def _float_literal(self, value: float) -> str:
-        if not np.isfinite(value):
-            return "np.nan" if np.isnan(value) else ("np.inf" if value > 0 else "-np.inf")
-        if self._float_dtype == "float64":
-            return repr(float(value))
-        return str(np.dtype(self._float_dtype).type(value))
+        return _float_text(value, self._float_dtype)
 
     def _print_Float(self, expr: sp.Float) -> str:
         return self._float_literal(float(expr))
@@ -246,11 +242,16 @@ def _numpy_dtype(dtype: Union[DType, str]) -> str:
     return "np.bool_" if name == "bool" else f"np.{name}"
 
 
+def _float_text(value: float, dtype_name: str) -> str:
+    if not np.isfinite(value):
+        return "np.nan" if np.isnan(value) else ("np.inf" if value > 0 else "-np.inf")
+    return repr(value) if dtype_name == "float64" else str(np.dtype(dtype_name).type(value))
+
+
 def _array_literal(value: np.ndarray, dtype: DType) -> str:
     if value.size <= ARRAY_LITERAL_LIMIT:
         if dtype.is_floating:
-            items = np.vectorize(lambda v: repr(float(v)) if dtype.name == "float64"
-                                 else str(dtype.numpy.type(v)), otypes=[object])(value).tolist()
+            items = np.vectorize(lambda v: _float_text(float(v), dtype.name), otypes=[object])(value).tolist()
         else:
             items = value.tolist()
         text = repr(items).replace("'", "")

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, FrozenSet, Iterable, Optional, Sequence, Tuple, Union
 
+from .errors import ShapeError
+
 Dim = Optional[int]
 Shape = Optional[Tuple[Dim, ...]]
 
@@ -33,10 +35,10 @@ def as_shape(shape: object) -> Shape:
                 dims.append(None)
                 continue
             if value < 0:
-                raise ValueError(f"symgrad: shape {tuple(shape)} has a negative dimension")
+                raise ShapeError(f"symgrad: shape {tuple(shape)} has a negative dimension")
             dims.append(value)
         else:
-            raise ValueError(f"symgrad: {shape!r} is not a shape (dims must be ints or None)")
+            raise ShapeError(f"symgrad: {shape!r} is not a shape (dims must be ints or None)")
     return tuple(dims)
 
 
@@ -104,14 +106,14 @@ def normalize_axes(axis: object, rank: int, op: str, tensor: str) -> Tuple[int, 
     result = []
     for item in items:
         if not hasattr(item, "__index__"):
-            raise ValueError(f"symgrad: {op}: axis {axis!r} is not an int or list of ints")
+            raise ShapeError(f"symgrad: {op}: axis {axis!r} is not an int or list of ints")
         value = int(item)  # type: ignore[arg-type]
         if not -rank <= value < rank:
-            raise ValueError(f"symgrad: {op}: axis {value} is out of range for tensor "
+            raise ShapeError(f"symgrad: {op}: axis {value} is out of range for tensor "
                              f"'{tensor}' of rank {rank}")
         result.append(value % rank)
     if len(set(result)) != len(result):
-        raise ValueError(f"symgrad: {op}: axis {axis!r} repeats an axis")
+        raise ShapeError(f"symgrad: {op}: axis {axis!r} repeats an axis")
     return tuple(sorted(result))
 
 

@@ -361,8 +361,10 @@ def _slice_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
 
 def _lower_slice_gradient(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
     key = op.attrs["key"]
+    dtype = op.outputs[0].dtype
     return helper("_scatter", operands[0], shape_argument(op.inputs[1], operands[1]),
-                  Literal(f"np.s_[{_key_text(key)}]" if key else "()"))
+                  Literal(f"np.s_[{_key_text(key)}]" if key else "()"), Literal(_numpy_dtype_text(dtype)),
+                  dtype=dtype.name)
 
 
 def _slice_signature(op: Operation, sigs: Sequence[Any]) -> Any:
@@ -513,16 +515,26 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int]
         sizes = [size // parts] * parts
     else:
         sizes = [int(s) for s in num_or_size_splits]
+        if sizes.count(-1) > 1 or any(s < -1 for s in sizes):
+            raise ShapeError(f"symgrad: Split: invalid sizes {sizes} for '{x.name}'")
         if -1 in sizes and size is not None:
             sizes[sizes.index(-1)] = size - (sum(sizes) + 1)
         if size is not None and sum(sizes) != size:
             raise ShapeError(f"symgrad: Split: sizes {sizes} do not add up to {size}, axis {position} of "
                              f"'{x.name}'")
-    results, start = [], 0
-    for part in sizes:
-        results.append(strided_slice(x, (slice(None),) * position + (slice(start, start + part),)))
+    # Parts after a -1 (an unknown size) are counted from the end of the axis.
+    cut = sizes.index(-1) if -1 in sizes else len(sizes)
+    bounds, start = [], 0
+    for part in sizes[:cut]:
+        bounds.append((start, start + part))
         start += part
-    return results
+    if cut < len(sizes):
+        end = -sum(sizes[cut + 1:])
+        bounds.append((start, end or None))
+        for part in sizes[cut + 1:]:
+            bounds.append((end, end + part or None))
+            end += part
+    return [strided_slice(x, (slice(None),) * position + (slice(a, b),)) for a, b in bounds]
 
 
 # --- tile, broadcast_to -----------------------------------------------------------------------------
@@ -603,7 +615,8 @@ register(OpDef("GatherV2", lower=lambda op, xs: call("take", xs[0], xs[1], Liter
                + tuple(sigs[0][op.attrs["axis"] + 1:])))
 register(OpDef("ScatterAdd",
                lower=lambda op, xs: helper("_scatter_add", xs[0], xs[1], shape_argument(op.inputs[2], xs[2]),
-                                           op.attrs["axis"]),
+                                           op.attrs["axis"], Literal(_numpy_dtype_text(op.outputs[0].dtype)),
+                                           dtype=op.outputs[0].dtype.name),
                gradient=lambda op, g: [gather(g, op.inputs[1], axis=op.attrs["axis"]), None, None],
                materialized_inputs=lambda op: () if is_fully_defined(op.inputs[2].shape) else (2,),
                shape_only_inputs=(2,), signature=lambda op, sigs: sigs[2]))
@@ -681,10 +694,10 @@ def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,  # n
         if isinstance(bound, Tensor):
             raise InvalidArgumentError("symgrad: range: bounds must be Python numbers")
     values = np.arange(start, limit, delta)
-    target = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.infer_dtype(
-        values if values.size else np.asarray(start), "range")
-    if values.dtype.kind in "iu" and dtype is None:
-        target = _dtypes.int32
+    if dtype is not None:
+        target = _dtypes.as_dtype(dtype)
+    else:  # TF: Python floats give float32, ints int32
+        target = _dtypes.float32 if any(isinstance(b, float) for b in (start, limit, delta)) else _dtypes.int32
     return constant(values.astype(target.numpy), dtype=target, name=name)
 
 

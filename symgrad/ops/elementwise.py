@@ -270,6 +270,14 @@ _define("StopGradient", gradient=_no_gradient)
 for _type in ["OnesLike", "ZerosLike"]:
     _define(_type, gradient=_no_gradient, shape_only=(0,))
 _define("Cast", gradient=_cast_gradient)
+# An identity whose derivative TF defines as 0 (not None): the labels inside the
+# softmax cross-entropy's own gradient.
+_define("ZeroGradient", gradient=lambda op, grad: [zeros_like(op.inputs[0])])
+
+
+def zero_gradient(x: Tensor, name: Optional[str] = None) -> Tensor:
+    """``x``, with a zero gradient (TF's second-order rule for cross-entropy labels)."""
+    return make_elementwise("ZeroGradient", lambda a: a, [x], name, allowed="any")
 
 
 # --- the public functions -------------------------------------------------------------

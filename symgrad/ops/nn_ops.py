@@ -15,8 +15,7 @@ from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Operation, Tensor
 from ..shapes import format_shape, shapes_compatible
 from . import functions as F
-from .elementwise import abs as _abs
-from .elementwise import cast, exp, relu, softplus, square, squared_difference
+from .elementwise import cast, exp, softplus, square, squared_difference, zero_gradient
 from .reductions import broadcast_gradient, reduce_mean, reduce_sum
 from .registry import OpDef, register
 from .sources import convert_to_tensor
@@ -165,7 +164,8 @@ def _cross_entropy_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor
     labels, logits = op.inputs
     axis = op.attrs["axis"]
     spread = broadcast_gradient(grad, logits, (axis,), False, mean=False)
-    d_logits = spread * (softmax(logits, axis) - labels)  # TF's rule: softmax - labels
+    # TF's rule, softmax - labels; like TF, its own derivative in the labels is taken as 0.
+    d_logits = spread * (softmax(logits, axis) - zero_gradient(labels))
     d_labels = spread * -log_softmax(logits, axis) if op.attrs["labels_gradient"] else None
     return [d_labels, d_logits]
 
@@ -186,8 +186,13 @@ def sigmoid_cross_entropy_with_logits(_sentinel: Any = None, labels: Any = None,
             or len(labels.shape) != len(logits.shape):
         raise ShapeError(f"symgrad: logistic_loss: labels '{labels.name}' {format_shape(labels.shape)} and "
                          f"logits '{logits.name}' {format_shape(logits.shape)} must have the same shape")
-    from .elementwise import identity
-    return identity(relu(logits) - logits * labels + softplus(-_abs(logits)), name=name or "logistic_loss")
+    from .elementwise import greater_equal, identity, where, zeros_like
+    # TF's form: where() sends the kink at 0 to the right branch, so d/dx at 0 is 0.5 - z.
+    zeros = zeros_like(logits)
+    nonnegative = greater_equal(logits, zeros)
+    relu_logits = where(nonnegative, logits, zeros)
+    negative_abs = where(nonnegative, -logits, logits)
+    return identity(relu_logits - logits * labels + softplus(negative_abs), name=name or "logistic_loss")
 
 
 def l2_loss(t: Any, name: Optional[str] = None) -> Tensor:
@@ -211,10 +216,12 @@ def bias_add(value: Any, bias: Any, data_format: Optional[str] = None, name: Opt
 
 def mean_squared_error(labels: Any, predictions: Any, weights: Any = 1.0, scope: Any = None,
                        loss_collection: Any = None, reduction: str = "weighted_sum_by_nonzero_weights") -> Tensor:
-    """TF1's ``losses.mean_squared_error`` with a scalar weight: the weighted mean of squared errors."""
-    predictions = convert_to_tensor(predictions)
-    labels = cast(convert_to_tensor(labels), predictions.dtype) if isinstance(labels, Tensor) and \
-        labels.dtype != predictions.dtype else labels
+    """TF1's ``losses.mean_squared_error`` with a scalar weight: the weighted mean of squared errors.
+
+    As in TF1, predictions and labels are cast to float32 first.
+    """
+    predictions = cast(convert_to_tensor(predictions), "float32")
+    labels = cast(convert_to_tensor(labels), "float32")
     if isinstance(weights, Tensor) or (hasattr(weights, "__len__")):
         raise InvalidArgumentError("symgrad: mean_squared_error: only scalar weights are supported")
     if reduction not in ("weighted_sum_by_nonzero_weights", "weighted_mean"):

@@ -1,0 +1,67 @@
+"""symgrad against TensorFlow 1 for the tensor ops: the corpus in tf_parity/programs_tensor.py,
+recorded by tf_parity/record_tf_tensor.py into tf_parity/tf_fixtures_tensor.json.
+
+The comparison is exactly that of tests/test_tf_parity.py.  Programs on which symgrad is
+known to disagree with TensorFlow are listed in KNOWN_BUGS and marked ``xfail(strict=True)``,
+so a fix makes the test fail until the entry is removed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.test_tf_parity import TOLERANCES, _decode, run_program
+from tests.tf_parity.programs_tensor import PROGRAMS
+
+FIXTURES = json.loads((Path(__file__).parent / "tf_parity" / "tf_fixtures_tensor.json").read_text())["programs"]
+
+# program name -> what goes wrong (TensorFlow 2.21 compat.v1 vs symgrad).
+KNOWN_BUGS: dict[str, str] = {
+    # Not supported (a clear symgrad error, not a wrong value):
+    "einsum_ellipsis_f32": (
+        "einsum with '...' is not supported: tf.einsum('...ij,jk->...ik', [2,2,3], [3,2]) works in TF; "
+        "symgrad raises InvalidArgumentError \"'...' is not supported\""),
+    "hessians_vec3_reduce_prod": (
+        "second derivatives through reduce_prod are not supported: tf.hessians(tf.reduce_prod(x), x) "
+        "works in TF; symgrad raises InvalidArgumentError"),
+}
+
+
+def _params():  # type: ignore[no-untyped-def]
+    for program in PROGRAMS:
+        marks = ()
+        if program.__name__ in KNOWN_BUGS:
+            marks = (pytest.mark.xfail(strict=True, reason=KNOWN_BUGS[program.__name__]),)
+        yield pytest.param(program, id=program.__name__, marks=marks)
+
+
+def test_known_bugs_are_programs() -> None:
+    assert set(KNOWN_BUGS) <= {p.__name__ for p in PROGRAMS}
+
+
+def test_fixtures_cover_corpus() -> None:
+    assert set(FIXTURES) == {p.__name__ for p in PROGRAMS}
+
+
+@pytest.mark.parametrize("program", list(_params()))
+def test_matches_tensorflow(program) -> None:  # type: ignore[no-untyped-def]
+    expected = FIXTURES[program.__name__]["fetches"]
+    actual, built = run_program(program)
+    assert len(actual) == len(expected)
+    for index, (got, want) in enumerate(zip(actual, expected)):
+        where = f"{program.__name__} fetch {index}"
+        if want is None:
+            assert got is None, f"{where}: TensorFlow gives None, symgrad {got!r}"
+            continue
+        assert got is not None, f"{where}: TensorFlow gives a value, symgrad None"
+        got = np.asarray(got)
+        assert got.dtype.name == want["dtype"], f"{where}: dtype {got.dtype} != {want['dtype']}"
+        assert list(got.shape) == want["shape"], f"{where}: shape {got.shape} != {want['shape']}"
+        rtol, atol = TOLERANCES.get(want["dtype"], (0, 0))
+        rtol = built.get("rtol", rtol)
+        np.testing.assert_allclose(got, np.array(_decode(want["value"]), dtype=got.dtype), rtol=rtol,
+                                   atol=atol, err_msg=where)
