@@ -895,3 +895,21 @@ def test_mean_squared_error_casts_to_float32_like_tf1(weight: float) -> None:
     assert value.dtype == np.float32 and d_p.dtype == np.float64
     np.testing.assert_allclose(value, np.mean((predictions - labels) ** 2) * weight, rtol=1e-6)
     np.testing.assert_allclose(d_p, 2 * (predictions - labels) * weight / 12, rtol=1e-6, atol=1e-7)
+
+
+def test_second_derivatives_through_reduce_prod_with_zeros() -> None:
+    y0 = np.array([[0.5, -1.0, 2.0], [1.5, 0.0, 3.0], [0.0, 0.0, 2.0]])
+    v = np.arange(9.0).reshape(3, 3) - 4
+    with sg.Graph().as_default():
+        y = sg.placeholder(sg.float64, [3, 3], name="y")
+        loss = sg.reduce_sum(sg.reduce_prod(y, axis=1) ** 2 + sg.reduce_prod(y, axis=0))
+        grad = sg.gradients(loss, y)[0]
+        hvp = sg.gradients(sg.reduce_sum(grad * v), y)[0]
+        compiled = sg.compile([grad, hvp])
+        hessian = sg.compile(sg.hessians(sg.reduce_prod(y[0]), y)[0])(y0)
+    step = 1e-6
+    numeric = (compiled(y0 + step * v)[0] - compiled(y0 - step * v)[0]) / (2 * step)
+    np.testing.assert_allclose(compiled(y0)[1], numeric, rtol=1e-6, atol=1e-7)
+    # d2 (y00*y01*y02) / dy0i dy0j: the third element for i != j, 0 on the diagonal.
+    np.testing.assert_allclose(hessian[0, :, 0, :], [[0, 2, -1], [2, 0, 0.5], [-1, 0.5, 0]])
+    assert not hessian[1:].any() and not hessian[:, :, 1:].any()

@@ -25,9 +25,6 @@ KNOWN_BUGS: dict[str, str] = {
     "einsum_ellipsis_f32": (
         "einsum with '...' is not supported: tf.einsum('...ij,jk->...ik', [2,2,3], [3,2]) works in TF; "
         "symgrad raises InvalidArgumentError \"'...' is not supported\""),
-    "hessians_vec3_reduce_prod": (
-        "second derivatives through reduce_prod are not supported: tf.hessians(tf.reduce_prod(x), x) "
-        "works in TF; symgrad raises InvalidArgumentError"),
 }
 
 

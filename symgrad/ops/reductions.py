@@ -178,9 +178,21 @@ def _prod_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
     return [broadcast_gradient(grad, x, op.attrs["axes"], op.attrs["keepdims"], mean=False) * others]
 
 
-def _no_second_order_prod(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
-    raise InvalidArgumentError("symgrad: gradients: second derivatives through reduce_prod are not "
+def _prod_others_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+    x = op.inputs[0]
+    vjp = x.graph.create_op("ProdOthersVJP", [grad, x], {"axes": op.attrs["axes"]}, [(x.shape, x.dtype)])
+    return [vjp.outputs[0]]
+
+
+def _no_third_order_prod(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+    raise InvalidArgumentError("symgrad: gradients: third derivatives through reduce_prod are not "
                                "supported")
+
+
+def _lower_prod_others_vjp(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
+    from .array_ops import helper
+    axes = op.attrs["axes"]
+    return helper("_prod_others_vjp", operands[0], operands[1], F.literal(None if axes is None else tuple(axes)))
 
 
 def _lower_prod_others(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
@@ -193,8 +205,10 @@ register(OpDef("Max", lower=_lower_reduce(F.ReduceMax), gradient=_tie_gradient, 
 register(OpDef("Min", lower=_lower_reduce(F.ReduceMin), gradient=_tie_gradient, signature=_reduce_signature))
 register(OpDef("Prod", lower=_lower_reduce(F.ReduceProd), gradient=_prod_gradient,
                signature=_reduce_signature))
-register(OpDef("ProdOthers", lower=_lower_prod_others, gradient=_no_second_order_prod,
+register(OpDef("ProdOthers", lower=_lower_prod_others, gradient=_prod_others_gradient,
                signature=lambda op, sigs: sigs[0]))
+register(OpDef("ProdOthersVJP", lower=_lower_prod_others_vjp, gradient=_no_third_order_prod,
+               signature=lambda op, sigs: sigs[1]))
 
 
 # --- BroadcastGrad: the adjoint of a reduction ---------------------------------------------
