@@ -4,7 +4,7 @@ import os
 import tempfile
 
 # Scripts run by hand or in subprocesses, not test modules.
-collect_ignore = ["tf_parity/record_tf.py", "scripts"]
+collect_ignore = ["scripts"]
 
 os.environ.setdefault("SYMGRAD_CACHE_DIR", tempfile.mkdtemp(prefix="symgrad-tests-"))
 

@@ -39,7 +39,11 @@ def run_program(program):  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=[p.__name__ for p in PROGRAMS])
 def test_matches_tensorflow(program) -> None:  # type: ignore[no-untyped-def]
-    expected = FIXTURES[program.__name__]["fetches"]
+    assert_matches_tensorflow(program, FIXTURES[program.__name__]["fetches"])
+
+
+def assert_matches_tensorflow(program, expected: list) -> None:  # type: ignore[no-untyped-def]
+    """Run ``program`` under symgrad and compare each fetch with TensorFlow's recorded one."""
     actual, built = run_program(program)
     assert len(actual) == len(expected)
     for index, (got, want) in enumerate(zip(actual, expected)):

@@ -1,5 +1,5 @@
 """symgrad against TensorFlow 1 for the tensor ops: the corpus in tf_parity/programs_tensor.py,
-recorded by tf_parity/record_tf_tensor.py into tf_parity/tf_fixtures_tensor.json.
+recorded by tf_parity/record_tf.py into tf_parity/tf_fixtures_tensor.json.
 
 The comparison is exactly that of tests/test_tf_parity.py.  Programs on which symgrad is
 known to disagree with TensorFlow are listed in KNOWN_BUGS and marked ``xfail(strict=True)``,
@@ -11,10 +11,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from tests.test_tf_parity import TOLERANCES, _decode, run_program
+from tests.test_tf_parity import assert_matches_tensorflow
 from tests.tf_parity.programs_tensor import PROGRAMS
 
 FIXTURES = json.loads((Path(__file__).parent / "tf_parity" / "tf_fixtures_tensor.json").read_text())["programs"]
@@ -46,19 +45,4 @@ def test_fixtures_cover_corpus() -> None:
 
 @pytest.mark.parametrize("program", list(_params()))
 def test_matches_tensorflow(program) -> None:  # type: ignore[no-untyped-def]
-    expected = FIXTURES[program.__name__]["fetches"]
-    actual, built = run_program(program)
-    assert len(actual) == len(expected)
-    for index, (got, want) in enumerate(zip(actual, expected)):
-        where = f"{program.__name__} fetch {index}"
-        if want is None:
-            assert got is None, f"{where}: TensorFlow gives None, symgrad {got!r}"
-            continue
-        assert got is not None, f"{where}: TensorFlow gives a value, symgrad None"
-        got = np.asarray(got)
-        assert got.dtype.name == want["dtype"], f"{where}: dtype {got.dtype} != {want['dtype']}"
-        assert list(got.shape) == want["shape"], f"{where}: shape {got.shape} != {want['shape']}"
-        rtol, atol = TOLERANCES.get(want["dtype"], (0, 0))
-        rtol = built.get("rtol", rtol)
-        np.testing.assert_allclose(got, np.array(_decode(want["value"]), dtype=got.dtype), rtol=rtol,
-                                   atol=atol, err_msg=where)
+    assert_matches_tensorflow(program, FIXTURES[program.__name__]["fetches"])

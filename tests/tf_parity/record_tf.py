@@ -1,41 +1,34 @@
-"""Record TensorFlow results for the parity corpus in ``programs.py``.
+"""Record TensorFlow results for the parity corpora (``programs.py``, ``programs_tensor.py``).
 
-Run by hand from the repository root with the TensorFlow venv::
+Run by hand from the repository root with TensorFlow installed (``pip install tensorflow-cpu``)::
 
-    /work/tfenv/bin/python tests/tf_parity/record_tf.py
+    python tests/tf_parity/record_tf.py                  # both corpora
+    python tests/tf_parity/record_tf.py programs_tensor  # one of them
 
-For every program in ``programs.PROGRAMS`` it builds the graph in a fresh
-``tf.Graph()``, runs ``tf.global_variables_initializer()`` and then evaluates
-the non-None fetches with the program's feeds.  The results are written to
-``tf_fixtures.json`` next to this script::
+For every program of a corpus it builds the graph in a fresh ``tf.Graph()``,
+runs ``tf.global_variables_initializer()`` and then evaluates the non-None
+fetches with the program's feeds. The results go to the corpus' fixture next
+to this script::
 
     {"tensorflow_version": "...",
      "programs": {name: {"fetches": [null | {"dtype": "float32",
                                              "shape": [...],
                                              "value": nested list}, ...]}}}
 
-``inf``/``nan`` are encoded as the strings "inf", "-inf", "nan".  The output
+``inf``/``nan`` are encoded as the strings "inf", "-inf", "nan". The output
 is deterministic (sorted keys, fixed indent, round-tripping float reprs), so
-re-running must produce a byte-identical file.
+re-running must produce a byte-identical file. TensorFlow is imported only in
+``main()``: pytest collects this file without it.
 """
 
+import importlib
 import json
 import math
 import os
 import sys
 
-os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
-
 _HERE = os.path.dirname(os.path.abspath(__file__))
-if _HERE not in sys.path:
-    sys.path.insert(0, _HERE)
-
-import numpy as np  # noqa: E402
-import tensorflow.compat.v1 as tf  # noqa: E402
-
-import programs  # noqa: E402
-
-OUTPUT = os.path.join(_HERE, "tf_fixtures.json")
+CORPORA = {"programs": "tf_fixtures.json", "programs_tensor": "tf_fixtures_tensor.json"}
 
 
 def _encode_scalar(v):
@@ -57,6 +50,8 @@ def _encode_value(v):
 
 
 def _encode_array(value):
+    import numpy as np
+
     arr = np.asarray(value)
     return {
         "dtype": arr.dtype.name,
@@ -65,11 +60,11 @@ def _encode_array(value):
     }
 
 
-def run_program(fn):
+def run_program(tf, flatten_fetches, fn):
     graph = tf.Graph()
     with graph.as_default():
         spec = fn(tf)
-        fetches = programs.flatten_fetches(spec["fetches"])
+        fetches = flatten_fetches(spec["fetches"])
         feeds = spec.get("feeds", {})
         init = tf.global_variables_initializer()
         live = [f for f in fetches if f is not None]
@@ -83,22 +78,37 @@ def run_program(fn):
     return {"fetches": out}
 
 
-def main():
-    tf.disable_v2_behavior()
-    tf.logging.set_verbosity(tf.logging.ERROR)
+def record(tf, corpus):
+    """Run every program of ``corpus`` (a module name) under TF and write its fixture."""
+    programs = importlib.import_module(corpus)
     names = [fn.__name__ for fn in programs.PROGRAMS]
     if len(set(names)) != len(names):
-        raise SystemExit("duplicate program names")
-    results = {}
-    for fn in programs.PROGRAMS:
-        results[fn.__name__] = run_program(fn)
+        raise SystemExit("duplicate program names in %s" % corpus)
+    flatten = importlib.import_module("programs").flatten_fetches
+    results = {fn.__name__: run_program(tf, flatten, fn) for fn in programs.PROGRAMS}
     doc = {"tensorflow_version": tf.__version__, "programs": results}
     text = json.dumps(doc, sort_keys=True, indent=1, allow_nan=False)
-    with open(OUTPUT, "w", encoding="utf-8", newline="\n") as fh:
+    output = os.path.join(_HERE, CORPORA[corpus])
+    with open(output, "w", encoding="utf-8", newline="\n") as fh:
         fh.write(text)
         fh.write("\n")
-    print("wrote %d programs to %s" % (len(results), OUTPUT))
+    print("wrote %d programs to %s" % (len(results), output))
+
+
+def main(corpora):
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    if _HERE not in sys.path:
+        sys.path.insert(0, _HERE)
+
+    import tensorflow.compat.v1 as tf
+
+    tf.disable_v2_behavior()
+    tf.logging.set_verbosity(tf.logging.ERROR)
+    for corpus in corpora or list(CORPORA):
+        if corpus not in CORPORA:
+            raise SystemExit("unknown corpus %r; choose from %s" % (corpus, ", ".join(CORPORA)))
+        record(tf, corpus)
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
