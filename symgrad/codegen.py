@@ -231,6 +231,9 @@ class Line:
     lhs: str
     rhs: str
     section: str
+    # np.where evaluates both branches: the one it discards may overflow or divide by
+    # zero where TF stays silent, so such lines run without floating-point warnings.
+    guarded: bool = False
 
     @property
     def title(self) -> str:
@@ -329,6 +332,9 @@ def statement_lines(program: Program, printer: Optional[Printer] = None) -> Tupl
     table = program.dtypes_by_symbol()
     printer = printer or Printer(table)
     printer.table = table
-    lines = [Line(s.name, print_statement(printer, s.expr, s.dtype, table, convert=not s.temporary), s.section)
+    branches = {arg for s in program.statements for where in s.expr.atoms(F.Where)
+                for arg in where.args[1:] if arg.is_Symbol}
+    lines = [Line(s.name, print_statement(printer, s.expr, s.dtype, table, convert=not s.temporary), s.section,
+                  guarded=s.expr.has(F.Where) or s.symbol in branches)
              for s in program.statements]
     return lines, sorted(printer.helpers_used)

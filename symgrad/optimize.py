@@ -1,13 +1,15 @@
 """Program → Program: stability rewrites, bounded simplification, CSE.
 
-Every step is bounded by expression size, so no graph can make compile()
-hang here: expressions larger than ``SIMPLIFY_LIMIT`` operations are left as
-they are (still correct, only less tidy).
+Every step is bounded, so no graph can make compile() hang here: expressions
+larger than ``SIMPLIFY_LIMIT`` operations, and all statements once
+``SIMPLIFY_SECONDS`` are spent, are left as they are (still correct, only
+less tidy).
 """
 
 from __future__ import annotations
 
 import heapq
+import time
 from dataclasses import replace
 from typing import Dict, List
 
@@ -60,8 +62,17 @@ def _tidy(expr: sp.Expr) -> sp.Expr:
     return best
 
 
-def simplify_statements(statements: List[Statement]) -> List[Statement]:
-    return [s.with_expr(_tidy(s.expr)) for s in statements]
+SIMPLIFY_SECONDS = 5.0
+
+
+def simplify_statements(statements: List[Statement], budget: float = SIMPLIFY_SECONDS) -> List[Statement]:
+    """Tidy each statement until the time budget is spent; the rest stay as they are (still right)."""
+    deadline = time.perf_counter() + budget
+    result = []
+    for statement in statements:
+        tidy = time.perf_counter() < deadline
+        result.append(statement.with_expr(_tidy(statement.expr)) if tidy else statement)
+    return result
 
 
 def common_subexpressions(program: Program) -> List[Statement]:

@@ -124,3 +124,19 @@ def test_deep_chain_compiles_to_linear_size_and_exact_gradients(tmp_path: Path) 
     assert np.isclose(loss, np.sum(activations[-1]), rtol=1e-13)
     np.testing.assert_allclose(grads[0::2], d_w, rtol=1e-12)
     np.testing.assert_allclose(grads[1::2], d_b, rtol=1e-12)
+
+
+def test_discarded_where_branches_do_not_warn(tmp_path: Path) -> None:
+    import warnings
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float64, shape=[3], name="x")
+        y = sg.where(x > 0, sg.log(x), sg.exp(x * 1000.0))
+        value_only = sg.compile(y, path=tmp_path / "where.py")
+        gradient = sg.compile(sg.gradients(sg.reduce_sum(y), x)[0], path=tmp_path / "where_grad.py")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        value = value_only(np.array([-1.0, 2.0, 1.0]))  # exp(2000) and log(-1) are discarded
+        # (where exp(1000 x) overflows the gradient is 0 * inf = nan, in TF as well)
+        grad = gradient(np.array([-1.0, 0.5, 0.25]))
+    np.testing.assert_allclose(value, [np.exp(-1000.0), np.log(2.0), 0.0])
+    np.testing.assert_allclose(grad, [1000.0 * np.exp(-1000.0), 2.0, 4.0])

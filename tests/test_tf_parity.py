@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -42,9 +43,22 @@ def test_matches_tensorflow(program) -> None:  # type: ignore[no-untyped-def]
     assert_matches_tensorflow(program, FIXTURES[program.__name__]["fetches"])
 
 
+def _non_finite(value: object) -> bool:
+    if isinstance(value, list):
+        return any(_non_finite(v) for v in value)
+    return value in ("inf", "-inf", "nan")
+
+
 def assert_matches_tensorflow(program, expected: list) -> None:  # type: ignore[no-untyped-def]
-    """Run ``program`` under symgrad and compare each fetch with TensorFlow's recorded one."""
-    actual, built = run_program(program)
+    """Run ``program`` under symgrad and compare each fetch with TensorFlow's recorded one.
+
+    Where TensorFlow's results are all finite, the generated code must not warn
+    either (no overflow or division by zero in a branch that ``where`` discards).
+    """
+    with warnings.catch_warnings():
+        if not any(w is not None and _non_finite(w["value"]) for w in expected):
+            warnings.simplefilter("error", RuntimeWarning)
+        actual, built = run_program(program)
     assert len(actual) == len(expected)
     for index, (got, want) in enumerate(zip(actual, expected)):
         where = f"{program.__name__} fetch {index}"
