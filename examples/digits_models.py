@@ -11,13 +11,14 @@ Run:  python examples/digits_models.py            (needs: pip install scikit-lea
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
 
 import symgrad as tf
 
-OUTPUT = Path(__file__).resolve().parent / "output"
+OUTPUT = Path(os.environ.get("SYMGRAD_EXAMPLES_OUTPUT", Path(__file__).resolve().parent / "output"))
 
 
 def load_digits(seed: int = 0) -> tuple:

@@ -8,13 +8,14 @@ below trains with it by hand, one sample per step as the tutorial does.
 Run:  python examples/linear_regression.py
 """
 
+import os
 from pathlib import Path
 
 import numpy as np
 
 import symgrad as sg
 
-OUTPUT = Path(__file__).resolve().parent / "output"
+OUTPUT = Path(os.environ.get("SYMGRAD_EXAMPLES_OUTPUT", Path(__file__).resolve().parent / "output"))
 
 rng = np.random.default_rng(0)
 x_pure = rng.integers(-10, 100, 32)

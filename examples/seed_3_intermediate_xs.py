@@ -6,11 +6,12 @@ so ``gradients(c, [a, b])`` is ``[3.0, 1.0]``.
 Run:  python examples/seed_3_intermediate_xs.py
 """
 
+import os
 from pathlib import Path
 
 import symgrad as sg
 
-OUTPUT = Path(__file__).resolve().parent / "output"
+OUTPUT = Path(os.environ.get("SYMGRAD_EXAMPLES_OUTPUT", Path(__file__).resolve().parent / "output"))
 
 a = sg.constant(0.0)
 b = 2 * a

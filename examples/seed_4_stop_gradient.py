@@ -8,11 +8,12 @@
 Run:  python examples/seed_4_stop_gradient.py
 """
 
+import os
 from pathlib import Path
 
 import symgrad as sg
 
-OUTPUT = Path(__file__).resolve().parent / "output"
+OUTPUT = Path(os.environ.get("SYMGRAD_EXAMPLES_OUTPUT", Path(__file__).resolve().parent / "output"))
 
 # Experiment 1
 w1 = sg.Variable(2.0)

@@ -102,24 +102,37 @@ def common_subexpressions(program: Program) -> List[Statement]:
                 first_use[inner] = position
     namer = Namer([i.name for i in program.inputs] + [c.name for c in program.constants]
                   + [s.name for s in statements] + [o.name for o in program.outputs])
+    # A statement that is a whole temporary (``y = y_t0``) takes the temporary's place.
+    temporaries = {symbol for symbol, _ in replacements}
+    aliased: Dict[sp.Symbol, int] = {}
+    for index, expr in enumerate(reduced):
+        if expr in temporaries and expr not in aliased:
+            aliased[expr] = index
     table = program.dtypes_by_symbol()
     renamed: Dict[sp.Symbol, sp.Symbol] = {}
     pending: Dict[int, List[Statement]] = {}
     for symbol, expr in replacements:
         owner = statements[first_use[symbol]]
-        name = namer.claim([f"{owner.name}_t0"]) if not pending.get(first_use[symbol]) else \
-            namer.claim([f"{owner.name}_t{len(pending[first_use[symbol]])}"])
-        renamed[symbol] = sp.Symbol(name, real=True)
         expr = expr.xreplace(renamed)
-        dtype = expression_dtype(expr, table)  # whatever NumPy gives: temporaries are never converted
-        statement = Statement(name, renamed[symbol], expr, None, dtype, owner.section, owner.tensor_name,
-                              temporary=True)
-        table[renamed[symbol]] = dtype
+        if symbol in aliased:
+            named = statements[aliased[symbol]]
+            renamed[symbol] = named.symbol
+            statement = named.with_expr(expr)
+        else:
+            count = len(pending.get(first_use[symbol], []))
+            name = namer.claim([f"{owner.name}_t{count}"])
+            renamed[symbol] = sp.Symbol(name, real=True)
+            dtype = expression_dtype(expr, table)  # whatever NumPy gives: temporaries are never converted
+            statement = Statement(name, renamed[symbol], expr, None, dtype, owner.section, owner.tensor_name,
+                                  temporary=True)
+            table[renamed[symbol]] = dtype
         pending.setdefault(first_use[symbol], []).append(statement)
+    alias_positions = set(aliased.values())
     result: List[Statement] = []
     for index, (statement, expr) in enumerate(zip(statements, reduced)):
         result.extend(pending.get(index, []))
-        result.append(statement.with_expr(expr.xreplace(renamed)))
+        if index not in alias_positions:
+            result.append(statement.with_expr(expr.xreplace(renamed)))
     return result
 
 

@@ -8,7 +8,5 @@ collect_ignore = ["scripts"]
 
 os.environ.setdefault("SYMGRAD_CACHE_DIR", tempfile.mkdtemp(prefix="symgrad-tests-"))
 
-
-def pytest_addoption(parser):  # type: ignore[no-untyped-def]
-    parser.addoption("--update-goldens", action="store_true", default=False,
-                     help="rewrite the golden generated modules under tests/golden/ instead of comparing")
+# Snapshot testing (--update-snapshots, the symgrad_snapshot fixture), as users get it.
+pytest_plugins = ["symgrad.testing"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import runpy
 from pathlib import Path
 
@@ -88,27 +87,12 @@ def test_digits_examples_reach_their_accuracy(digits_example: dict, name: str, h
     assert digits_example["train"](name, hidden=hidden, epochs=30) >= threshold
 
 
-def _check_golden(name: str, source: str, update: bool) -> None:
-    golden = GOLDEN / f"{name}.py"
-    if update or not golden.exists():
-        golden.write_text(source)
-        if not update:
-            pytest.fail(f"created {golden}; review and commit it")
-        return
-    expected = golden.read_text()
-    if source != expected:
-        diff = "".join(difflib.unified_diff(expected.splitlines(True), source.splitlines(True),
-                                            f"tests/golden/{name}.py", "generated"))
-        pytest.fail(f"generated code differs from tests/golden/{name}.py "
-                    f"(run `python -m pytest --update-goldens` to accept):\n{diff}")
-
-
 @pytest.mark.parametrize("name, hidden", [("logistic_regression", ()), ("mlp", (64, 64))])
-def test_digits_models_match_their_golden_modules(request: pytest.FixtureRequest, tmp_path: Path, name: str,
+def test_digits_models_match_their_golden_modules(symgrad_snapshot, tmp_path: Path, name: str,  # type: ignore[no-untyped-def]
                                                   hidden: tuple) -> None:
     example = runpy.run_path(str(ROOT / "examples" / "digits_models.py"), run_name="digits_example")
     with sg.Graph().as_default():
         model = example["build"](hidden)
         compiled = sg.compile([model["loss"]] + sg.gradients(model["loss"], model["params"]), name=name,
                               path=tmp_path / f"{name}.py")
-    _check_golden(name, compiled.source, request.config.getoption("--update-goldens"))
+    symgrad_snapshot(compiled, GOLDEN / f"{name}.py")

@@ -1,0 +1,104 @@
+"""Golden copies of generated modules: every example, and one module that uses every op.
+
+A change in generated code fails here with a unified diff; review it, then run
+``python -m pytest --update-snapshots`` to accept it.
+"""
+
+from __future__ import annotations
+
+import os
+import runpy
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import symgrad as sg
+from symgrad.ops.registry import REGISTRY
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN = Path(__file__).resolve().parent / "golden"
+EXAMPLES = ["linear_regression", "seed_3_intermediate_xs", "seed_4_stop_gradient"]
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_example_modules_match_their_snapshots(symgrad_snapshot, example: str, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                               monkeypatch: pytest.MonkeyPatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("SYMGRAD_EXAMPLES_OUTPUT", str(tmp_path))
+    sg.reset_default_graph()
+    runpy.run_path(str(ROOT / "examples" / f"{example}.py"), run_name="__main__")
+    capsys.readouterr()
+    generated = sorted(tmp_path.glob("*.py"))
+    assert generated, f"{example} wrote no module"
+    for path in generated:
+        symgrad_snapshot(path.read_text(), GOLDEN / "examples" / path.name)
+
+
+def build_all_ops():  # type: ignore[no-untyped-def]
+    """One graph that uses every op of the registry (forward, gradients, second order, updates)."""
+    rng = np.random.default_rng(0)
+    x = sg.placeholder(sg.float64, [None, 3], name="x")
+    labels = sg.placeholder(sg.int32, [None], name="labels")
+    w = sg.Variable(rng.standard_normal((3, 3)), name="weights")
+    b = sg.Variable(np.zeros(3), name="bias")
+    h = sg.tanh(x @ w + b)
+    positive = sg.sqrt(sg.square(h) + 1.0)
+    elementwise = (sg.abs(h) + sg.sign(h) + sg.floor(h) + sg.round(h) + sg.exp(-positive) + sg.math.expm1(h)
+                   + sg.log(positive) + sg.math.log1p(positive) + sg.sin(h) + sg.cos(h) + sg.sigmoid(h)
+                   + sg.nn.softplus(h) + sg.nn.relu(h) + sg.rsqrt(positive) + sg.reciprocal(positive)
+                   + sg.pow(positive, h) + sg.maximum(h, 0.1) + sg.minimum(h, 0.2) - h / positive
+                   + sg.squared_difference(h, 0.5) + sg.negative(h) + sg.identity(h) + sg.stop_gradient(h))
+    mask = h > 0.0
+    masked = sg.where(mask, elementwise, sg.zeros_like(h)) + sg.cast(sg.less(h, 0.1), sg.float64) \
+        + sg.cast(sg.less_equal(h, 0.2), sg.float64) + sg.cast(sg.greater_equal(h, 0.3), sg.float64) \
+        + sg.cast(sg.equal(h, 0.0), sg.float64) + sg.cast(sg.not_equal(h, 1.0), sg.float64) \
+        + sg.cast(sg.is_finite(h), sg.float64) + sg.ones_like(h)
+    shaped = sg.reshape(masked, [-1, 3, 1])
+    shaped = sg.squeeze(sg.transpose(shaped, [0, 2, 1]), [1])
+    shaped = sg.concat([shaped, sg.expand_dims(sg.reduce_max(shaped, axis=1), 1)], axis=1)
+    stacked = sg.stack(sg.unstack(shaped[:2], num=2, axis=0), axis=0)
+    parts = sg.split(stacked, [1, 3], axis=1)
+    tiled = sg.tile(parts[0], [1, 3]) * parts[1] + sg.broadcast_to(b, [2, 3])
+    gathered = sg.gather(tiled, [0, 2, 2], axis=1)
+    reduced = (sg.reduce_sum(gathered) + sg.reduce_mean(gathered, axis=0) + sg.reduce_min(gathered, axis=1,
+               keepdims=True) + sg.reduce_prod(gathered, axis=1, keepdims=True))
+    created = sg.einsum("ij,jk->ik", sg.ones([2, 2], sg.float64) + sg.zeros([2, 2], sg.float64)
+                        + sg.eye(2, dtype=sg.float64) + sg.cast(sg.fill([2, 2], 0.5), sg.float64), reduced[:, :2])
+    logits = x @ w
+    losses = (sg.reduce_sum(created) + sg.reduce_mean(sg.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=labels, logits=logits)) + sg.reduce_sum(sg.nn.softmax(logits) * sg.nn.log_softmax(logits))
+        + sg.cast(sg.reduce_sum(sg.shape(x)) + sg.size(x), sg.float64))
+    unknown = sg.concat([x, x * 2.0], axis=0)  # along an axis of unknown size
+    loss = losses + sg.reduce_sum(unknown)
+    grads = sg.gradients(loss, [w, b, x])
+    hvp = sg.gradients(sg.reduce_sum(grads[0] * sg.reduce_prod(w, axis=0)), w)[0]
+    second = sg.gradients(sg.reduce_sum(sg.gradients(sg.reduce_prod(w * w), w)[0]), w)[0]
+    update = w.assign(w - 0.1 * grads[0])
+    return [loss, grads[1], grads[2], hvp, second, update], [x, labels, w, b]
+
+
+def test_all_ops_module_matches_its_snapshot(symgrad_snapshot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    with sg.Graph().as_default() as graph:
+        outputs, inputs = build_all_ops()
+        used = {op.type for op in graph.get_operations()}
+        compiled = sg.compile(outputs, inputs=inputs, name="all_ops", path=tmp_path / "all_ops.py")
+    missing = set(REGISTRY) - used - {"NoOp"}
+    assert not missing, f"the all-ops module does not use: {sorted(missing)}"
+    symgrad_snapshot(compiled, GOLDEN / "all_ops.py")
+    rng = np.random.default_rng(1)
+    values = compiled(rng.standard_normal((4, 3)), np.array([0, 2, 1, 1]))
+    assert all(np.all(np.isfinite(v)) for v in values)
+
+
+def test_a_changed_template_fails_with_a_diff(tmp_path: Path) -> None:
+    from symgrad import testing
+    golden = (GOLDEN / "examples" / "seed_3_intermediate_xs.py").read_text()
+    changed = golden.replace("# Gradients", "# Gradient code")
+    with pytest.raises(testing.SnapshotMismatch) as failure:
+        testing.assert_snapshot(changed, GOLDEN / "examples" / "seed_3_intermediate_xs.py", update=False)
+    assert "-    # Gradients\n+    # Gradient code" in str(failure.value)
+    assert "--update-snapshots" in str(failure.value)
+    copy = tmp_path / "snapshot.py"
+    testing.assert_snapshot(changed, copy, update=True)
+    assert copy.read_text() == changed
+    os.environ.pop("SYMGRAD_UPDATE_SNAPSHOTS", None)
