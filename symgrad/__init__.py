@@ -17,6 +17,7 @@ from .compiler import CompiledModule, compile
 from .dtypes import DType, as_dtype, bool_ as bool, float16, float32, float64, int32, int64
 from .errors import (DTypeError, FailedPreconditionError, GraphMismatchError, InvalidArgumentError,
                      NotCompilableError, SessionClosedError, ShapeError, SymgradError)
+from .explain import explain_gradients
 from .gradients import AggregationMethod, UnconnectedGradients, gradients, hessians
 from .graph import (Graph, Operation, Tensor, get_default_graph, name_scope,
                     reset_default_graph)
@@ -57,5 +58,5 @@ __all__ = [
     "broadcast_to", "concat", "expand_dims", "eye", "fill", "gather", "one_hot", "ones", "range",
     "rank", "reshape", "shape", "size", "split", "squeeze", "stack", "strided_slice", "tile",
     "transpose", "unstack", "zeros", "einsum", "tensordot", "is_finite", "reduce_logsumexp",
-    "reduce_max", "reduce_min", "reduce_prod",
+    "reduce_max", "reduce_min", "reduce_prod", "explain_gradients",
 ]

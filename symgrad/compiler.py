@@ -92,6 +92,31 @@ class CompiledModule:
             self._default_values[name] = evaluate_constant(variable.initial_value)
         return self._default_values[name]
 
+    @property
+    def formulas(self) -> Dict[str, sp.Expr]:
+        """Each output as a SymPy expression of the inputs and the named intermediates."""
+        from .explain import formulas
+        return formulas(self.program)
+
+    def explain(self, expand: bool = True, latex: bool = False) -> str:
+        """The formula of every output, as text (or LaTeX); ``expand`` writes them in the inputs.
+
+        >>> import symgrad as sg
+        >>> with sg.Graph().as_default():
+        ...     x = sg.placeholder(sg.float64, shape=[], name="x")
+        ...     w = sg.Variable(2.0, dtype=sg.float64, name="weight")
+        ...     loss = sg.square(x * w - 1.0)
+        ...     print(sg.compile({"loss": loss, "d_weight": sg.gradients(loss, w)[0]}).explain())
+        loss = (weight*x - 1)**2
+        d_weight = 2*x*(weight*x - 1)
+        """
+        from .explain import formulas, readable
+        lines = []
+        for name, expr in formulas(self.program, expand=expand).items():
+            expr = readable(expr)
+            lines.append(f"{name} = {sp.latex(expr) if latex else sp.sstr(expr)}")
+        return "\n".join(lines)
+
     def __repr__(self) -> str:
         return f"<symgrad.CompiledModule {self.program.name}({', '.join(self.input_names)}) at {self.path}>"
 

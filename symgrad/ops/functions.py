@@ -278,6 +278,15 @@ class _Structural(sp.Function):
     def result_dtype(self, dtype_of: Any) -> str:
         return dtype_of(self.args[0])
 
+    def _sympystr(self, printer: Any) -> str:
+        """Formulas (``CompiledModule.explain``) read like the generated code, without ``np.``."""
+        from ..codegen import Printer
+        return Printer().doprint(self).replace("np.", "")
+
+    def _latex(self, printer: Any) -> str:
+        name = getattr(self, "numpy_name", "") or type(self).__name__
+        return rf"\operatorname{{{name}}}\left({printer._print(self.args[0])}\right)"
+
 
 class ReduceSum(_Structural):
     """``np.sum(x, axis, keepdims)``; ``axes`` empty means all axes."""
