@@ -39,6 +39,7 @@ from .ops.sources import (Variable, constant, convert_to_tensor, global_variable
 from .ops.state import (assign, assign_add, assign_sub, global_variables_initializer, group,
                         initialize_all_variables, variables_initializer)
 from .session import InteractiveSession, Session, get_default_session
+from .tracing import TensorSpec, TracedFunction, function, value_and_grad
 
 __all__ = [
     "__version__", "math", "nn", "CompiledModule", "compile", "DType", "as_dtype", "bool",
@@ -58,5 +59,6 @@ __all__ = [
     "broadcast_to", "concat", "expand_dims", "eye", "fill", "gather", "one_hot", "ones", "range",
     "rank", "reshape", "shape", "size", "split", "squeeze", "stack", "strided_slice", "tile",
     "transpose", "unstack", "zeros", "einsum", "tensordot", "is_finite", "reduce_logsumexp",
-    "reduce_max", "reduce_min", "reduce_prod", "explain_gradients",
+    "reduce_max", "reduce_min", "reduce_prod", "explain_gradients", "TensorSpec", "TracedFunction",
+    "function", "value_and_grad",
 ]

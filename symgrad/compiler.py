@@ -58,6 +58,8 @@ class CompiledModule:
         self._defaults = defaults
         self._default_values: Dict[str, Any] = {}
         self.output_names: List[str] = list(_output_names(structure, program))
+        self.input_tensors: List[Tensor] = []
+        self.output_tensors: List[Tensor] = []
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if len(args) > len(self.input_names):
@@ -230,6 +232,10 @@ def compile(outputs: Outputs, inputs: Optional[Sequence[Tensor]] = None, *, name
     >>> f.input_names, [float(v) for v in f(2.0, 3.0)]
     (['x', 'weight'], [6.0, 2.0])
     """
+    if callable(outputs) and not isinstance(outputs, Tensor):
+        raise InvalidArgumentError("symgrad: compile: to compile a Python function, trace it first: "
+                                   "sg.function(fn, sg.TensorSpec(shape, dtype), ...).compile() "
+                                   "or sg.value_and_grad(fn, specs...)")
     structure, flat = _flatten(outputs)
     if not flat:
         raise InvalidArgumentError("symgrad: compile: there is no tensor among the outputs")
@@ -260,4 +266,12 @@ def compile(outputs: Outputs, inputs: Optional[Sequence[Tensor]] = None, *, name
         os.replace(temporary, target)
     module = load_module(target, source)
     defaults = {i.name: t for i, t in zip(program.inputs, inputs) if i.kind == "variable"}
-    return CompiledModule(program, source, target, module, structure, defaults)
+    compiled = CompiledModule(program, source, target, module, structure, defaults)
+    compiled.input_tensors, compiled.output_tensors = list(inputs), [t for _, t in flat]
+    for observer in list(_observers):
+        observer(compiled)
+    return compiled
+
+
+# Callbacks told of every module compile() makes (the command line collects them).
+_observers: List[Any] = []

@@ -159,7 +159,13 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
             grad = total(x)
             if grad is None and mode is UnconnectedGradients.ZERO:
                 grad = zeros_like(x)
-            results.append(None if grad is None else identity(grad, name=naming.gradient_name(ys, x)))
+            if grad is None:
+                results.append(None)
+                continue
+            result = identity(grad, name=naming.gradient_name(ys, x))
+            # What this is the gradient of, for `symgrad check` (finite differences of sum(ys)).
+            result.op.attrs["gradient_of"] = (tuple(ys), x, all(g is None for g in grad_ys))
+            results.append(result)
         return results
 
 

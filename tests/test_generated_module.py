@@ -140,3 +140,25 @@ def test_discarded_where_branches_do_not_warn(tmp_path: Path) -> None:
         grad = gradient(np.array([-1.0, 0.5, 0.25]))
     np.testing.assert_allclose(value, [np.exp(-1000.0), np.log(2.0), 0.0])
     np.testing.assert_allclose(grad, [1000.0 * np.exp(-1000.0), 2.0, 4.0])
+
+
+def _hundred_op_model(extra_op: bool) -> str:
+    with sg.Graph().as_default() as graph:
+        x = sg.placeholder(sg.float64, [None], name="x")
+        weights = [sg.Variable(1.0 + 0.01 * k, dtype=sg.float64, name=f"w{k}") for k in range(25)]
+        z = sg.sin(x) if extra_op else x
+        for k, w in enumerate(weights):
+            z = sg.tanh(z * w + 0.1) if k % 2 else sg.sigmoid(z * w) + z
+        loss = sg.reduce_sum(z)
+        forward_ops = len(graph.get_operations())
+        source = sg.compile([loss] + sg.gradients(loss, weights), name="model").source
+    assert forward_ops >= 100
+    return source
+
+
+def test_one_more_op_near_the_start_changes_few_lines() -> None:
+    import difflib
+    before, after = _hundred_op_model(False).splitlines(), _hundred_op_model(True).splitlines()
+    changed = [line for line in difflib.unified_diff(before, after, lineterm="", n=0)
+               if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+    assert len(changed) <= 0.05 * len(before), "\n".join(changed)
