@@ -13,7 +13,7 @@ import numpy as np
 import sympy as sp
 
 from . import codegen, naming
-from .errors import InvalidArgumentError, NotCompilableError
+from .errors import CallError, InvalidArgumentError, NotCompilableError
 from .graph import Tensor, sources_of
 from .optimize import optimize
 from .program import Program
@@ -63,19 +63,19 @@ class CompiledModule:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if len(args) > len(self.input_names):
-            raise TypeError(f"symgrad: {self.program.name}() takes {len(self.input_names)} inputs "
+            raise CallError(f"symgrad: {self.program.name}() takes {len(self.input_names)} inputs "
                             f"({', '.join(self.input_names)}), got {len(args)}")
         values = dict(zip(self.input_names, args))
         for key, value in kwargs.items():
             if key not in self.input_names:
-                raise TypeError(f"symgrad: {self.program.name}() has no input {key!r}; inputs are "
+                raise CallError(f"symgrad: {self.program.name}() has no input {key!r}; inputs are "
                                 f"{', '.join(self.input_names) or '(none)'}")
             if key in values:
-                raise TypeError(f"symgrad: {self.program.name}() got input {key!r} twice")
+                raise CallError(f"symgrad: {self.program.name}() got input {key!r} twice")
             values[key] = value
         missing = [n for n in self.input_names if n not in values and n not in self._defaults]
         if missing:
-            raise TypeError(f"symgrad: {self.program.name}() is missing inputs: {', '.join(missing)}")
+            raise CallError(f"symgrad: {self.program.name}() is missing inputs: {', '.join(missing)}")
         for name in self.input_names:
             if name not in values:
                 values[name] = self._initial_value(name)
@@ -247,8 +247,9 @@ def compile(outputs: Outputs, inputs: Optional[Sequence[Tensor]] = None, *, name
             if not isinstance(tensor, Tensor):
                 raise InvalidArgumentError(f"symgrad: compile: inputs must be placeholders or variables, "
                                            f"got {type(tensor).__name__}")
-        if len(set(inputs)) != len(inputs):
-            raise InvalidArgumentError("symgrad: compile: an input is listed twice")
+        repeated = [t.name for i, t in enumerate(inputs) if t in inputs[:i]]
+        if repeated:
+            raise InvalidArgumentError(f"symgrad: compile: input '{repeated[0]}' is listed twice")
         needed_variables = [t for t in sources_of([t for _, t in flat]) if t.op.type == "VariableV2"]
         missing = [v.name for v in needed_variables if v not in inputs]
         if missing:

@@ -83,12 +83,18 @@ def as_dtype(value: Any) -> DType:
 def infer_dtype(value: Any, op: str = "constant") -> DType:
     """The dtype TF would give a Python or NumPy value: floats are float32."""
     if isinstance(value, (np.ndarray, np.generic)):
+        if value.dtype.kind not in "biuf":
+            raise DTypeError(f"symgrad: {op}: cannot make a tensor of NumPy dtype {value.dtype.name} "
+                             f"(value {value!r:.60}): it is non-numeric")
         if value.dtype.kind == "f" and value.dtype != np.float16:
             return as_dtype(value.dtype)
         if value.dtype.kind in "iub":
             return as_dtype(value.dtype) if value.dtype.name in _BY_NAME else int64
         return as_dtype(value.dtype)
-    array = np.asarray(value)
+    try:
+        array = np.asarray(value)
+    except ValueError:
+        raise DTypeError(f"symgrad: {op}: {value!r:.60} is not a rectangular array (ragged nested lists)") from None
     if array.dtype.kind == "b":
         return bool_
     if array.dtype.kind in "iu":

@@ -32,6 +32,17 @@ class NotCompilableError(SymgradError, ValueError):
     """The graph cannot be turned into code (e.g. a missing feed)."""
 
 
+class NotFoundError(SymgradError, KeyError):
+    """No tensor or operation of that name in the graph."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class CallError(SymgradError, TypeError):
+    """A compiled function called with missing, unknown or too many inputs."""
+
+
 class FailedPreconditionError(SymgradError, RuntimeError):
     """A variable was read before it was initialized (TF's name for it)."""
 

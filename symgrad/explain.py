@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional, Sequence, Set
 
 import sympy as sp
 
-from .graph import Operation, Tensor
+from .graph import Operation
 from .ops import functions as F
 from .ops.registry import opdef_of
 from .program import Program

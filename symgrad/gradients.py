@@ -40,11 +40,13 @@ _AGGREGATION_METHODS = (AggregationMethod.ADD_N, AggregationMethod.EXPERIMENTAL_
                         AggregationMethod.EXPERIMENTAL_ACCUMULATE_N)
 
 
-def _as_tensor_list(value: Any, argument: str) -> List[Tensor]:
+def _as_tensor_list(value: Any, argument: str, op: str = "gradients") -> List[Tensor]:
     items = list(value) if isinstance(value, (list, tuple)) else [value]
+    if not items:
+        raise InvalidArgumentError(f"symgrad: {op}: {argument} is empty")
     for item in items:
         if not isinstance(item, Tensor):
-            raise DTypeError(f"symgrad: gradients: every entry of {argument} must be a Tensor, "
+            raise DTypeError(f"symgrad: {op}: every entry of {argument} must be a Tensor, "
                              f"got {type(item).__name__} {item!r:.60}")
     return items
 
@@ -172,6 +174,9 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
 def _seed(index: int, y: Tensor, grad_y: Any) -> Tensor:
     if grad_y is None:
         return ones_like(y, name="grad_ys")
+    if isinstance(grad_y, Tensor) and grad_y.dtype != y.dtype:
+        raise DTypeError(f"symgrad: gradients: grad_ys[{index}] '{grad_y.name}' has dtype {grad_y.dtype.name} "
+                         f"but y '{y.name}' has {y.dtype.name}")
     grad_y = convert_to_tensor(grad_y, dtype=y.dtype)
     if not shapes_compatible(grad_y.shape, y.shape):
         raise ShapeError(f"symgrad: gradients: grad_ys[{index}] '{grad_y.name}' has shape "
@@ -197,7 +202,8 @@ def hessians(ys: Any, xs: Any, name: str = "hessians", colocate_gradients_with_o
     from .ops.array_ops import reshape, stack
 
     results = []
-    for x in _as_tensor_list(xs, "xs"):
+    _as_tensor_list(ys, "ys", "hessians")
+    for x in _as_tensor_list(xs, "xs", "hessians"):
         if not is_fully_defined(x.shape):
             raise ShapeError(f"symgrad: hessians: '{x.name}' has shape {format_shape(x.shape)}; the Hessian "
                              f"needs a fully defined shape")

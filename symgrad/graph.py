@@ -13,7 +13,7 @@ import re
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from . import dtypes as _dtypes
-from .errors import GraphMismatchError
+from .errors import DTypeError, GraphMismatchError, NotFoundError
 from .shapes import Shape, format_shape
 
 _VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
@@ -96,11 +96,11 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __bool__(self) -> bool:
-        raise TypeError("symgrad: a Tensor has no truth value while the graph is being built; "
+        raise DTypeError(f"symgrad: Tensor '{self.name}' has no truth value while the graph is being built; "
                         "use symgrad.where or compare values after compile()")
 
     def __iter__(self) -> Iterator["Tensor"]:
-        raise TypeError(f"symgrad: Tensor '{self.name}' is not iterable")
+        raise DTypeError(f"symgrad: Tensor '{self.name}' is not iterable")
 
     # Operators are attached by symgrad.math_ops (one place for the op table).
 
@@ -183,15 +183,15 @@ class Graph:
         for op in self._operations:
             if op.name == name:
                 return op
-        raise KeyError(f"symgrad: the graph has no operation named {name!r}")
+        raise NotFoundError(f"symgrad: the graph has no operation named {name!r}")
 
     def get_tensor_by_name(self, name: str) -> Tensor:
         op_name, _, index = name.rpartition(":")
         if not op_name or not index.isdigit():
-            raise ValueError(f"symgrad: {name!r} is not a tensor name like 'op:0'")
+            raise NotFoundError(f"symgrad: {name!r} is not a tensor name like 'op:0'")
         op = self.get_operation_by_name(op_name)
         if int(index) >= len(op.outputs):
-            raise KeyError(f"symgrad: operation {op_name!r} has no output {index}")
+            raise NotFoundError(f"symgrad: operation {op_name!r} has no output {index}")
         return op.outputs[int(index)]
 
     def add_to_collection(self, key: str, value: Any) -> None:

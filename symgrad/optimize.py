@@ -182,9 +182,21 @@ def schedule(statements: List[Statement]) -> List[Statement]:
     return order
 
 
+def eliminate_dead_code(program: Program) -> List[Statement]:
+    """Drop statements that no output needs (e.g. values read only for their shape)."""
+    needed = {o.symbol for o in program.outputs}
+    kept: List[Statement] = []
+    for statement in reversed(program.statements):
+        if statement.symbol in needed:
+            kept.append(statement)
+            needed |= statement.expr.free_symbols
+    return kept[::-1]
+
+
 def optimize(program: Program, simplify: bool = True) -> Program:
     program = deduplicate(program)
     statements = simplify_statements(program.statements) if simplify else program.statements
     program = replace(program, statements=schedule(statements))
+    program.statements = eliminate_dead_code(program)
     program.statements = common_subexpressions(program)
     return program

@@ -106,14 +106,14 @@ def normalize_axes(axis: object, rank: int, op: str, tensor: str) -> Tuple[int, 
     result = []
     for item in items:
         if not hasattr(item, "__index__"):
-            raise ShapeError(f"symgrad: {op}: axis {axis!r} is not an int or list of ints")
+            raise ShapeError(f"symgrad: {op}: axis {axis!r} for tensor '{tensor}' is not an int or list of ints")
         value = int(item)  # type: ignore[arg-type]
         if not -rank <= value < rank:
             raise ShapeError(f"symgrad: {op}: axis {value} is out of range for tensor "
                              f"'{tensor}' of rank {rank}")
         result.append(value % rank)
     if len(set(result)) != len(result):
-        raise ShapeError(f"symgrad: {op}: axis {axis!r} repeats an axis")
+        raise ShapeError(f"symgrad: {op}: axis {axis!r} repeats an axis of tensor '{tensor}' (rank {rank})")
     return tuple(sorted(result))
 
 

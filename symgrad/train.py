@@ -51,7 +51,7 @@ class Optimizer:
         for var in var_list:
             if not isinstance(var, Variable):
                 raise InvalidArgumentError(f"symgrad: {self._name}: var_list entries must be Variables, "
-                                           f"got {type(var).__name__}")
+                                           f"got {type(var).__name__} {getattr(var, 'name', var)!r}")
         grads = gradients(loss, var_list, grad_ys=grad_loss, aggregation_method=aggregation_method)
         return list(zip(grads, var_list))
 

@@ -194,10 +194,11 @@ def transpose(a: Any, perm: Optional[Sequence[int]] = None, name: Optional[str] 
     if x.shape is None:
         raise ShapeError(f"symgrad: Transpose: '{x.name}' needs a known rank")
     rank = len(x.shape)
-    order = tuple(builtins.range(rank))[::-1] if perm is None else tuple(int(p) % builtins.max(rank, 1) for p in perm)
-    if sorted(order) != list(builtins.range(rank)):
+    order = tuple(builtins.range(rank))[::-1] if perm is None else tuple(int(p) for p in perm)
+    if sorted(p % builtins.max(rank, 1) if -rank <= p < rank else -1 for p in order) != list(builtins.range(rank)):
         raise ShapeError(f"symgrad: Transpose: perm {perm!r} is not a permutation of the {rank} axes "
-                         f"of '{x.name}'")
+                         f"of '{x.name}' {format_shape(x.shape)}")
+    order = tuple(p % rank for p in order) if rank else order
     return _op("Transpose", [x], {"perm": order}, tuple(x.shape[p] for p in order), x.dtype, name)
 
 
@@ -243,7 +244,7 @@ def squeeze(input: Any, axis: Any = None, name: Optional[str] = None,  # noqa: A
                              f"dims, name the axes to squeeze")
         axes = tuple(i for i, d in enumerate(x.shape) if d == 1)
     else:
-        axes = tuple(sorted(int(a) % builtins.max(rank, 1) for a in (axis if isinstance(axis, (list, tuple)) else [axis])))
+        axes = tuple(sorted(_axis(a, rank, "Squeeze", x.name) for a in (axis if isinstance(axis, (list, tuple)) else [axis])))
         for a in axes:
             if x.shape[a] not in (1, None):
                 raise ShapeError(f"symgrad: Squeeze: axis {a} of '{x.name}' {format_shape(x.shape)} "
@@ -471,7 +472,10 @@ def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
                              f"'{first.name}' {first.dtype.name}{format_shape(first.shape)}")
     if first.shape is None:
         raise ShapeError(f"symgrad: Pack: '{first.name}' needs a known rank")
-    position = _axis(axis, len(first.shape) + 1, "Pack", first.name)
+    if not -(len(first.shape) + 1) <= int(axis) <= len(first.shape):
+        raise ShapeError(f"symgrad: Pack: axis {axis} is out of range for stacking '{first.name}' of rank "
+                         f"{len(first.shape)} {format_shape(first.shape)} (the result has rank {len(first.shape) + 1})")
+    position = int(axis) % (len(first.shape) + 1)
     shape = tuple(first.shape[:position]) + (len(tensors),) + tuple(first.shape[position:])
     return _op("Pack", tensors, {"axis": position}, shape, first.dtype, name)
 
@@ -598,6 +602,12 @@ def gather(params: Any, indices: Any, axis: int = 0, name: Optional[str] = None,
     if params.shape is None or indices.shape is None:
         raise ShapeError("symgrad: GatherV2: params and indices need known ranks")
     position = _axis(axis, len(params.shape), "GatherV2", params.name)
+    size = params.shape[position]
+    if indices.op.type == "Const" and size is not None:
+        values = np.asarray(indices.op.attrs["value"])
+        if values.size and (values.min() < -size or values.max() >= size):
+            raise ShapeError(f"symgrad: GatherV2: indices {values.tolist()!r:.60} are out of range for axis "
+                             f"{position} of '{params.name}' {format_shape(params.shape)}")
     shape = tuple(params.shape[:position]) + tuple(indices.shape) + tuple(params.shape[position + 1:])
     return _op("GatherV2", [params, indices], {"axis": position}, shape, params.dtype, name)
 
@@ -706,9 +716,15 @@ def one_hot(indices: Any, depth: int, on_value: Any = None, off_value: Any = Non
     """Vectors with ``on_value`` at ``indices`` and ``off_value`` elsewhere (no gradient)."""
     indices = convert_to_tensor(indices)
     if not indices.dtype.is_integer:
-        raise DTypeError(f"symgrad: OneHot: indices '{indices.name}' must be integers")
+        raise DTypeError(f"symgrad: OneHot: indices '{indices.name}' must be integers, got {indices.dtype.name}")
     if indices.shape is None:
         raise ShapeError(f"symgrad: OneHot: '{indices.name}' needs a known rank")
+    if int(depth) < 0:
+        raise InvalidArgumentError(f"symgrad: OneHot: depth {depth} of the one-hot vectors of '{indices.name}' "
+                                   f"is negative")
+    if not -(len(indices.shape) + 1) <= int(axis) <= len(indices.shape):
+        raise ShapeError(f"symgrad: OneHot: axis {axis} is out of range for indices '{indices.name}' of rank "
+                         f"{len(indices.shape)} (the result has rank {len(indices.shape) + 1})")
     dtype = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.float32
     position = _axis(axis, len(indices.shape) + 1, "OneHot", indices.name)
     shape = list(indices.shape)

@@ -20,7 +20,7 @@ from sympy.codegen.cfunctions import expm1 as _expm1
 from sympy.codegen.cfunctions import log1p as _log1p
 
 from .. import dtypes as _dtypes
-from ..errors import DTypeError, ShapeError
+from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Operation, Tensor, get_default_graph
 from ..shapes import broadcast_shapes, format_shape
 from . import functions as F
@@ -33,7 +33,7 @@ _OUTPUT = sp.Symbol("_z", real=True)
 
 # --- building ----------------------------------------------------------------------
 
-def _number_for(value: Any, dtype: _dtypes.DType, op: str) -> sp.Expr:
+def _number_for(value: Any, dtype: _dtypes.DType, op: str, other: str = "the other operand") -> sp.Expr:
     """A Python scalar as a SymPy number holding the value ``dtype`` gives it."""
     if isinstance(value, (bool, np.bool_)):
         if not dtype.is_bool:
@@ -44,7 +44,7 @@ def _number_for(value: Any, dtype: _dtypes.DType, op: str) -> sp.Expr:
     if dtype.is_integer:
         if float(value) != int(value):
             raise DTypeError(f"symgrad: {op}: {value!r} is not exactly representable as {dtype.name}, "
-                             f"the dtype of the other operand; use symgrad.cast")
+                             f"the dtype of {other}; use symgrad.cast")
         return sp.Integer(int(value))
     stored = float(np.asarray(value, dtype=dtype.numpy))
     if stored.is_integer() and -(2**53) < stored < 2**53:
@@ -113,7 +113,8 @@ def make_elementwise(op_type: str, rule: Callable[..., sp.Expr], operands: Seque
         listing = " and ".join(f"'{t.name}' {format_shape(t.shape)}" for t in tensors)
         raise ShapeError(f"symgrad: {op_type}: cannot broadcast shapes of {listing}") from None
     symbols = iter(arg_symbols(len(tensors)))
-    args = [next(symbols) if isinstance(x, Tensor) else _number_for(x, dtype, op_type) for x in resolved]
+    other = f"'{tensors[0].name}'" if tensors else "the other operand"
+    args = [next(symbols) if isinstance(x, Tensor) else _number_for(x, dtype, op_type, other) for x in resolved]
     expr = sp.sympify(rule(*args))
     return _create(op_type, expr, tensors, shape, out_dtype or dtype, name)
 
@@ -354,11 +355,11 @@ def truediv(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
 divide = truediv
 
 
-def where(condition: Any, x: Any, y: Any, name: Optional[str] = None) -> Tensor:
+def where(condition: Any, x: Any = None, y: Any = None, name: Optional[str] = None) -> Tensor:
     """Elements of ``x`` where ``condition`` holds, else of ``y`` (broadcasting all three)."""
     if x is None or y is None:
-        raise ValueError("symgrad: where: the one-argument form (indices of true elements) "
-                         "is not supported; pass x and y")
+        raise InvalidArgumentError("symgrad: Select: the one-argument form of where (indices of true "
+                                   "elements) is not supported; pass x and y")
     return make_elementwise("Select", F.Where, [condition, x, y], name, bool_positions=(0,),
                             allowed="any")
 

@@ -12,7 +12,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import sympy as sp
 
-from ..errors import InvalidArgumentError
+from ..errors import DTypeError, InvalidArgumentError
 from ..graph import Operation, Tensor
 from ..shapes import ALL_AXES, Shape, is_fully_defined, normalize_axes, num_elements, squeeze_axes
 from . import functions as F
@@ -42,8 +42,7 @@ def _reduce(op_type: str, x: Any, axis: Any, keepdims: Optional[bool], name: Opt
         axis = reduction_indices
     keepdims = bool(keepdims if keepdims is not None else keep_dims)
     if x.dtype.is_bool:
-        raise InvalidArgumentError(f"symgrad: {op_type}: cannot reduce bool tensor '{x.name}'; "
-                                   f"cast it first")
+        raise DTypeError(f"symgrad: {op_type}: cannot reduce bool tensor '{x.name}'; cast it first")
     if isinstance(axis, Tensor):
         raise InvalidArgumentError(f"symgrad: {op_type}: axis must be a Python int or list, "
                                    f"not tensor '{axis.name}'")

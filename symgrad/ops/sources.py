@@ -21,12 +21,12 @@ register(OpDef("VariableV2", lower=None, gradient=None))
 
 def _as_array(value: Any, dtype: Optional[_dtypes.DType], op: str) -> np.ndarray:
     if isinstance(value, Tensor):
-        raise TypeError(f"symgrad: {op}: expected a Python or NumPy value, got Tensor '{value.name}'")
-    target = dtype or _dtypes.infer_dtype(value, op)
+        raise DTypeError(f"symgrad: {op}: expected a Python or NumPy value, got Tensor '{value.name}'")
     try:
         raw = np.asarray(value)
-    except Exception:
-        raise DTypeError(f"symgrad: {op}: cannot convert {value!r:.60} to a tensor") from None
+    except ValueError:
+        raise ShapeError(f"symgrad: {op}: {value!r:.60} is not a rectangular array (ragged nested lists)") from None
+    target = dtype or _dtypes.infer_dtype(value, op)
     if raw.dtype.kind not in "biuf":
         raise DTypeError(f"symgrad: {op}: cannot make a {target.name} tensor from non-numeric "
                          f"value {value!r:.60} (NumPy dtype {raw.dtype})")
@@ -78,8 +78,12 @@ def placeholder(dtype: Any, shape: Any = None, name: Optional[str] = None) -> Te
     >>> x
     <symgrad.Tensor 'images:0' shape=(None, 784) dtype=float32>
     """
-    dtype = _dtypes.as_dtype(dtype)
-    op = get_default_graph().create_op("Placeholder", [], {}, [(as_shape(shape), dtype)], name=name)
+    try:
+        dtype, shape = _dtypes.as_dtype(dtype), as_shape(shape)
+    except (DTypeError, ShapeError) as error:
+        detail = str(error).replace("symgrad: ", "", 1)
+        raise type(error)(f"symgrad: Placeholder '{name or 'Placeholder'}': {detail}") from None
+    op = get_default_graph().create_op("Placeholder", [], {}, [(shape, dtype)], name=name)
     return op.outputs[0]
 
 

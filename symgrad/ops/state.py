@@ -41,7 +41,11 @@ def assign(ref: Variable, value: Any, name: Optional[str] = None) -> Tensor:
             raise DTypeError(f"symgrad: Assign: value '{value.name}' has dtype {value.dtype.name}, "
                              f"variable '{ref.name}' has {ref.dtype.name}")
     else:
-        value = convert_to_tensor(value, dtype=ref.dtype)
+        try:
+            value = convert_to_tensor(value, dtype=ref.dtype)
+        except (DTypeError, ShapeError) as error:
+            raise DTypeError(f"symgrad: Assign: cannot assign {value!r:.60} to variable '{ref.name}' "
+                             f"({ref.dtype.name}{format_shape(ref.shape)}): {error}") from None
     if value.shape is None or not shapes_compatible(value.shape, ref.shape):
         raise ShapeError(f"symgrad: Assign: value '{value.name}' has shape {format_shape(value.shape)}, "
                          f"variable '{ref.name}' has shape {format_shape(ref.shape)}")

@@ -21,7 +21,10 @@ const = np.array([0, 2, 2], dtype=np.int32)
 
 def _check(name, value, dtype, shape):
     """``value`` as an array of ``dtype``; a ValueError if its shape or type does not fit."""
-    array = np.asarray(value)
+    try:
+        array = np.asarray(value)
+    except ValueError:
+        raise ValueError(f"input {name!r}: not a rectangular array (ragged nested lists)") from None
     if array.dtype != dtype:
         if array.dtype.kind not in "biuf":
             raise ValueError(f"input {name!r}: expected numbers convertible to "
@@ -111,7 +114,7 @@ def all_ops(x, labels, weights, bias):
     labels = _check("labels", labels, np.int32, (None,))
     weights = _check("weights", weights, np.float64, (3, 3))
     bias = _check("bias", bias, np.float64, (3,))
-    # Total ops: 565
+    # Total ops: 564
     # Forward
     mat_mul = x @ weights
     tanh = np.tanh(bias + mat_mul)
@@ -257,7 +260,6 @@ def all_ops(x, labels, weights, bias):
         add_n_27 = add_15_t0*gradients_1_select_grad + add_15_t2*gradients_1_select_grad + add_25_t0*gradients_1_select_grad + add_25_t1*(add_n_21*add_n_5_t7*tanh + add_n_5_t5*gradients_1_select_grad + add_n_5_t6*select_grad*sqrt_grad_grad*tanh*sqrt**(tanh - 2) + gradients_1_select_grad*reciprocal + 2*neg_1_grad*sqrt_grad_grad*tanh/sqrt**3 + pow_*select_grad*tanh_grad_grad*np.where(np.greater(sqrt, 0), reciprocal, 0) - add_n_27_t0*tanh_grad_grad - add_n_27_t2*add_n_5_t2 - add_n_27_t2/add_n_5_t4**2 - add_n_5*add_n_5_t2*square_grad_grad/2 - add_n_5_t0*(gradients_1_select_grad - 2*add_n_27_t2*reciprocal) - add_n_5_t1*(gradients_1_select_grad - 3*add_n_27_t2*rsqrt**2/2) - add_n_5_t3*gradients_1_neg_1_grad - exp*(gradients_1_select_grad + neg_grad_grad*select_grad)) + add_n_21*add_n_6_t8 + 2*add_n_21_t0 + add_n_6_t0*tanh_grad_grad*(1 - sigmoid) + add_n_6_t1*gradients_1_select_grad + add_n_6_t2*tanh_grad_grad + add_n_6_t5*gradients_1_select_grad + add_n_6_t9*gradients_1_select_grad + gradients_1_neg_1_grad*reciprocal + gradients_1_neg_1_grad + gradients_1_select_grad*greater + gradients_1_select_grad*sigmoid + gradients_1_select_grad + reshape_like_t0*(gradients_1_select_grad + tanh_grad_grad*(add_n_6_t10*select_grad - select_grad*sigmoid)) + 2*sqrt_grad*tanh_grad_grad + sqrt_grad_grad*(add_n_27_t1*add_n_6_t7*tanh + add_n_27_t1) - add_15_t1*gradients_1_select_grad - add_n_27_t0*sqrt_grad_grad - add_n_6*add_n_6_t4*mat_mul_1 - add_n_6_t3*tanh_grad_grad - add_n_6_t6*tanh_grad_grad
     d_sum_5_d_weights = _prod_others(weights, (0,))*np.sum(d_add_41_d_weights, axis=0) + x.T @ (add_n_27*tanh_grad_t0) + x.T @ (add_n_13 + softmax*(add_n_14 - np.sum(add_n_14*softmax, axis=1, keepdims=True)) + softmax*(sum_to_shape_8 - np.sum(softmax*sum_to_shape_8, axis=1, keepdims=True)) - gradients_exp*np.sum(add_n_13, axis=1, keepdims=True))
     mul = _prod_others(mul_4, (0, 1))
-    mul_4_grad = mul*weights
     gradients_3_mul_4_grad = weights*_prod_others_vjp(2*weights, mul_4, (0, 1))
     d_sum_6_d_weights = 2*(gradients_3_mul_4_grad + mul)
     # Updates

@@ -24,7 +24,10 @@ import numpy as np
 
 def _check(name, value, dtype, shape):
     """``value`` as an array of ``dtype``; a ValueError if its shape or type does not fit."""
-    array = np.asarray(value)
+    try:
+        array = np.asarray(value)
+    except ValueError:
+        raise ValueError(f"input {name!r}: not a rectangular array (ragged nested lists)") from None
     if array.dtype != dtype:
         if array.dtype.kind not in "biuf":
             raise ValueError(f"input {name!r}: expected numbers convertible to "

@@ -2,18 +2,21 @@
 
 Graph: stop_gradient_2
 Inputs:
-    variable_2                        float32 ()                variable
-    variable_3                        float32 ()                variable
+    variable_2            float32 ()                variable
+    variable_3            float32 ()                variable
 Outputs:
-    d_add_2_d_variable_2              float32 ()
-    gradients_1_d_add_2_d_variable_2  float32 ()
+    d_add_2_d_variable_2  float32 ()
+    d_add_2_d_variable_3  float32 ()
 """
 import numpy as np
 
 
 def _check(name, value, dtype, shape):
     """``value`` as an array of ``dtype``; a ValueError if its shape or type does not fit."""
-    array = np.asarray(value)
+    try:
+        array = np.asarray(value)
+    except ValueError:
+        raise ValueError(f"input {name!r}: not a rectangular array (ragged nested lists)") from None
     if array.dtype != dtype:
         if array.dtype.kind not in "biuf":
             raise ValueError(f"input {name!r}: expected numbers convertible to "
@@ -33,9 +36,7 @@ def stop_gradient_2(variable_2, variable_3):
     """Forward values and gradients; see the module docstring for shapes."""
     variable_2 = _check("variable_2", variable_2, np.float32, ())
     variable_3 = _check("variable_3", variable_3, np.float32, ())
-    # Total ops: 1
-    # Forward
-    add = variable_2 + variable_3
+    # Total ops: 0
     # Gradients
     d_add_2_d_variable_2 = np.asarray(1, dtype=np.float32)
     return d_add_2_d_variable_2, d_add_2_d_variable_2
