@@ -156,8 +156,12 @@ def _flatten(outputs: Outputs) -> Tuple[Any, List[Tuple[Optional[str], Tensor]]]
 
 
 def _restructure(structure: Any, flat: List[Any]) -> Any:
+    """Put flat values back into the caller's structure (None entries stay None)."""
     kind, layout = structure
-    pick = (lambda i: None if i is None else flat[i])
+
+    def pick(index: Optional[int]) -> Any:
+        return None if index is None else flat[index]
+
     if kind == "single":
         return pick(layout)
     if kind == "dict":
@@ -167,16 +171,10 @@ def _restructure(structure: Any, flat: List[Any]) -> Any:
 
 
 def _output_names(structure: Any, program: Program) -> List[Optional[str]]:
-    names = [o.name for o in program.outputs]
-    return [n for n in _restructure_names(structure, names)]
-
-
-def _restructure_names(structure: Any, names: List[str]) -> List[Optional[str]]:
-    kind, layout = structure
-    if kind == "single":
-        return [names[layout]] if layout is not None else [None]
-    slots = layout.values() if kind == "dict" else layout
-    return [None if i is None else names[i] for i in slots]
+    named = _restructure(structure, [o.name for o in program.outputs])
+    if isinstance(named, dict):
+        return list(named.values())
+    return list(named) if isinstance(named, (list, tuple)) else [named]
 
 
 # --- the pipeline ---------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ prints. Every statement carries its static shape and dtype.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, List, Tuple
+from typing import Any, List
 
 import numpy as np
 import sympy as sp
@@ -99,7 +99,3 @@ class Program:
                   for s in self.statements]
         lines += [f"  output {o.name}" for o in self.outputs]
         return "\n".join(lines)
-
-
-def output_tuple(program: Program) -> Tuple[str, ...]:
-    return tuple(o.name for o in program.outputs)

@@ -164,9 +164,3 @@ def broadcast_signatures(*signatures: Signature) -> Signature:
         else:
             result.append(1)
     return tuple(result)
-
-
-def signature_shape(sig: Signature) -> Shape:
-    if isinstance(sig, frozenset):
-        return None
-    return tuple(d if isinstance(d, int) else None for d in sig)

@@ -9,7 +9,7 @@ unknown dims, which is always sound).
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Sequence, Tuple
+from typing import Any, Dict, Sequence
 
 from .graph import Tensor
 from .ops.registry import opdef_of
@@ -85,9 +85,3 @@ def reduced_axes_of(operand: Tensor, result: Tensor) -> Any:
     """Axes to sum so that ``result`` (a broadcast of ``operand``) takes its shape again."""
     sig = signature_of(result)
     return broadcast_axes_of(0, [signature_of(operand), sig], sig)
-
-
-def static_sizes(sig: Signature) -> Optional[Tuple[int, ...]]:
-    if isinstance(sig, frozenset) or any(not isinstance(d, int) for d in sig):
-        return None
-    return tuple(sig)

@@ -244,7 +244,8 @@ def squeeze(input: Any, axis: Any = None, name: Optional[str] = None,  # noqa: A
                              f"dims, name the axes to squeeze")
         axes = tuple(i for i, d in enumerate(x.shape) if d == 1)
     else:
-        axes = tuple(sorted(_axis(a, rank, "Squeeze", x.name) for a in (axis if isinstance(axis, (list, tuple)) else [axis])))
+        requested = axis if isinstance(axis, (list, tuple)) else [axis]
+        axes = tuple(sorted(_axis(a, rank, "Squeeze", x.name) for a in requested))
         for a in axes:
             if x.shape[a] not in (1, None):
                 raise ShapeError(f"symgrad: Squeeze: axis {a} of '{x.name}' {format_shape(x.shape)} "

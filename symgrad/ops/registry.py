@@ -63,7 +63,3 @@ def opdef_of(op: Operation) -> OpDef:
 def arg_symbols(count: int) -> Tuple[sp.Symbol, ...]:
     """The canonical operand symbols ``a0, a1, ...`` of elementwise rules."""
     return tuple(sp.Symbol(f"a{i}", real=True) for i in range(count))
-
-
-def attrs_key(attrs: Dict[str, Any]) -> Tuple[Any, ...]:
-    return tuple(sorted(attrs.items()))
