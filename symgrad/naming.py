@@ -35,9 +35,10 @@ def sanitize(text: str, default: str = "tensor") -> str:
     """
     ascii_text = unicodedata.normalize("NFKD", str(text)).encode("ascii", "ignore").decode()
     name = _NOT_IDENTIFIER.sub("_", ascii_text).strip("_")
-    name = re.sub(r"_+", "_", name)[:MAX_LENGTH].rstrip("_") or default
+    name = re.sub(r"_+", "_", name) or default
     if name[0].isdigit():
         name = f"t_{name}"
+    name = name[:MAX_LENGTH].rstrip("_") or default
     if name in _FORBIDDEN or name.startswith("__"):
         name = f"{name}_"
     return name

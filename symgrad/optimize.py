@@ -100,7 +100,7 @@ def common_subexpressions(program: Program) -> List[Statement]:
                 first_use[inner] = min(first_use[inner], position)
             else:
                 first_use[inner] = position
-    namer = Namer([i.name for i in program.inputs] + [c.name for c in program.constants]
+    namer = Namer([program.name] + [i.name for i in program.inputs] + [c.name for c in program.constants]
                   + [s.name for s in statements] + [o.name for o in program.outputs])
     # A statement that is a whole temporary (``y = y_t0``) takes the temporary's place.
     temporaries = {symbol for symbol, _ in replacements}

@@ -98,7 +98,7 @@ class Tracer:
         ops = _needed_ops([t for _, t in self.outputs])
         ops = self._merge_duplicates(ops)
         self._count_uses(ops)
-        self.namer = Namer()
+        self.namer = Namer([self.name])  # the function's own name is taken
         program_inputs = self._bind_inputs(ops)
         output_names = [self.namer.claim([sanitize(n)] if n else preferred_names(t))
                         for n, t in self.outputs]
