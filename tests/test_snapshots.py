@@ -102,3 +102,16 @@ def test_a_changed_template_fails_with_a_diff(tmp_path: Path) -> None:
     testing.assert_snapshot(changed, copy, update=True)
     assert copy.read_text() == changed
     os.environ.pop("SYMGRAD_UPDATE_SNAPSHOTS", None)
+
+
+def test_generated_modules_pass_ruff_check() -> None:
+    """The default ruff rules (pyflakes and the error-prone pycodestyle ones) find nothing."""
+    import shutil
+    import subprocess
+    import sys
+    ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
+    if not Path(ruff).exists():
+        pytest.skip("ruff is not installed (it is in the test extra)")
+    result = subprocess.run([ruff, "check", "--no-cache", "--isolated", str(GOLDEN)], capture_output=True,
+                            text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
