@@ -59,7 +59,8 @@ def _tidy(expr: sp.Expr) -> sp.Expr:
     factored = sp.factor_terms(best)
     if sp.count_ops(factored) < cost:
         best = factored
-    return best
+    # A rewrite that cancels a symbol away could also cancel away the shape it carried.
+    return best if best.free_symbols == expr.free_symbols else expr
 
 
 SIMPLIFY_SECONDS = 5.0
@@ -128,11 +129,24 @@ def common_subexpressions(program: Program) -> List[Statement]:
             table[renamed[symbol]] = dtype
         pending.setdefault(first_use[symbol], []).append(statement)
     alias_positions = set(aliased.values())
+    # The symbols each final symbol stands for, to see whether CSE cancelled one away.
+    covers: Dict[sp.Symbol, set] = {}
+    for symbol, expr in replacements:
+        covers[symbol] = set().union(*(covers.get(s, {s}) for s in expr.free_symbols))
+        covers[renamed[symbol]] = covers[symbol] | {renamed[symbol]}
     result: List[Statement] = []
     for index, (statement, expr) in enumerate(zip(statements, reduced)):
         result.extend(pending.get(index, []))
-        if index not in alias_positions:
-            result.append(statement.with_expr(expr.xreplace(renamed)))
+        if index in alias_positions:
+            continue
+        final = expr.xreplace(renamed)
+        kept = set().union(*(covers.get(s, {s}) for s in final.free_symbols))
+        if not statement.expr.free_symbols <= kept:
+            # Substituting temporaries made terms cancel (2*s*c - 2*c*s): the result lost
+            # symbols and possibly its shape; keep this statement as it was.
+            result.append(statement)
+            continue
+        result.append(statement.with_expr(final))
     return result
 
 

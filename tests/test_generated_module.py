@@ -162,3 +162,17 @@ def test_one_more_op_near_the_start_changes_few_lines() -> None:
     changed = [line for line in difflib.unified_diff(before, after, lineterm="", n=0)
                if line[:1] in "+-" and not line.startswith(("+++", "---"))]
     assert len(changed) <= 0.05 * len(before), "\n".join(changed)
+
+
+def test_gradients_that_cancel_keep_their_shape(tmp_path: Path) -> None:
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float64, shape=[3], name="x")
+        y = sg.square(sg.sin(x)) + sg.square(sg.cos(x))  # d/dx = 0, an array of x's shape
+        compiled = sg.compile([y, sg.gradients(y, x)[0]], path=tmp_path / "cancel.py")
+        x0 = sg.placeholder(sg.float64, shape=[1], name="x0")
+        gradient = sg.gradients(sg.reduce_sum(sg.reduce_logsumexp(x0, axis=[]) * 2.0), x0)[0]
+        hvp = sg.compile(sg.gradients(sg.reduce_sum(gradient * 3.0), x0)[0], path=tmp_path / "hvp.py")
+    value, grad = compiled(np.array([0.1, 1.0, 2.0]))
+    np.testing.assert_allclose(value, 1.0)
+    assert grad.shape == (3,) and np.allclose(grad, 0.0)
+    assert hvp(np.array([0.5])).shape == (1,)

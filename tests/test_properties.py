@@ -82,8 +82,10 @@ Fed = Tuple[int, ...]
 
 # --- profiles -------------------------------------------------------------------------------------
 
-_COMMON = dict(derandomize=True, deadline=None, database=None, print_blob=False,
-               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+_COMMON: Dict[str, Any] = {
+    "derandomize": True, "deadline": None, "database": None, "print_blob": False,
+    "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
+}
 # "ci": max_examples is the budget of the whole module, split by BUDGET_SHARE below.
 settings.register_profile("ci", max_examples=300, **_COMMON)
 # "slow": max_examples per property.
@@ -579,7 +581,7 @@ def build(program: Program, probe: bool = False) -> Built:
         elif probe and v.kind == "stop_gradient":
             tensor = built.frozen[i] = sg.placeholder(sg.float64, shape=list(v.static), name=f"s_{v.name}")
         else:
-            tensor = eval(program.expr(i), namespace)  # noqa: S307 - the program text is the test
+            tensor = eval(program.expr(i), namespace)  # the printed program text is what runs
         if probe and v.kind != "placeholder":
             built.deltas[i] = sg.placeholder(sg.float64, shape=list(v.static), name=f"d_{v.name}")
             tensor = tensor + built.deltas[i]
@@ -822,7 +824,7 @@ def test_stop_gradient_and_unconnected(case: StopCase) -> None:
     R = weights(rng, program.values[program.out].fed)
     u_value = rng.standard_normal(case.u_fed)
     order = program.placeholders
-    mode = eval(case.zero_spelling, {"sg": sg})  # noqa: S307
+    mode = eval(case.zero_spelling, {"sg": sg})  # the spelling shown in the repr
     with sg.Graph().as_default():
         tensors = build(program).tensors
         u = sg.placeholder(sg.float64, shape=list(case.u_static), name="u")
