@@ -22,7 +22,7 @@ import numpy as np
 
 from . import compiler
 from .errors import SymgradError
-from .graph import Graph, Tensor
+from .graph import Graph, Tensor, ancestors
 
 
 class CommandError(Exception):
@@ -152,21 +152,9 @@ def _stopped_between(x: Tensor, ys: Sequence[Tensor]) -> bool:
         if op in seen:
             continue
         seen.add(op)
-        if op.type in ("StopGradient", "ZeroGradient") and _depends_on(op, x):
+        if op.type in ("StopGradient", "ZeroGradient") and x.op in ancestors([op]):
             return True
         stack.extend(t.op for t in op.inputs)
-    return False
-
-
-def _depends_on(op: Any, x: Tensor) -> bool:
-    stack, seen = [op], set()
-    while stack:
-        current = stack.pop()
-        if current is x.op:
-            return True
-        if current not in seen:
-            seen.add(current)
-            stack.extend(t.op for t in current.inputs)
     return False
 
 

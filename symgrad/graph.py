@@ -237,17 +237,22 @@ def name_scope(name: str) -> Iterator[str]:
         yield scope
 
 
-def sources_of(tensors: Sequence[Tensor]) -> List[Tensor]:
-    """The placeholders and variables that ``tensors`` read, in creation order."""
+def ancestors(roots: Sequence[Operation], control: bool = False) -> List[Operation]:
+    """``roots`` and every op they depend on (through control inputs too, if asked), in graph order."""
     seen = set()
-    stack = [t.op for t in tensors]
-    found = []
+    stack = list(roots)
     while stack:
         op = stack.pop()
         if op in seen:
             continue
         seen.add(op)
-        if op.type in ("Placeholder", "VariableV2"):
-            found.append(op.outputs[0])
         stack.extend(t.op for t in op.inputs)
-    return sorted(found, key=lambda t: t.op.index)
+        if control:
+            stack.extend(op.attrs.get("control", ()))
+    return sorted(seen, key=lambda o: o.index)
+
+
+def sources_of(tensors: Sequence[Tensor]) -> List[Tensor]:
+    """The placeholders and variables that ``tensors`` read, in creation order."""
+    return [op.outputs[0] for op in ancestors([t.op for t in tensors])
+            if op.type in ("Placeholder", "VariableV2")]

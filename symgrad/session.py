@@ -20,7 +20,7 @@ import numpy as np
 from . import naming
 from .compiler import compile as compile_graph
 from .errors import FailedPreconditionError, InvalidArgumentError, SessionClosedError
-from .graph import Graph, Operation, Tensor, get_default_graph, sources_of
+from .graph import Graph, Operation, Tensor, ancestors, get_default_graph, sources_of
 from .ops.sources import Variable
 
 _default_sessions: List["Session"] = []
@@ -246,19 +246,8 @@ class Session:
     @staticmethod
     def _assign_ops(flat: Sequence[Any]) -> List[Operation]:
         """Every Assign op the fetches run (through data and control inputs), in graph order."""
-        seen = set()
-        stack = [item.op if isinstance(item, Tensor) else item for item in flat]
-        found = []
-        while stack:
-            op = stack.pop()
-            if op in seen:
-                continue
-            seen.add(op)
-            if op.type == "Assign":
-                found.append(op)
-            stack.extend(t.op for t in op.inputs)
-            stack.extend(op.attrs.get("control", ()))
-        return sorted(found, key=lambda o: o.index)
+        roots = [item.op if isinstance(item, Tensor) else item for item in flat]
+        return [op for op in ancestors(roots, control=True) if op.type == "Assign"]
 
 
 class InteractiveSession(Session):

@@ -24,7 +24,7 @@ import sympy as sp
 
 from .dtypes import DType
 from .errors import GraphMismatchError, NotCompilableError
-from .graph import Operation, Tensor
+from .graph import Operation, Tensor, ancestors
 from .naming import Namer, preferred_names, sanitize
 from .ops import functions as F
 from .ops.reductions import Lowered
@@ -67,17 +67,6 @@ def _hashable(value: object) -> object:
     return value
 
 
-def _needed_ops(outputs: Sequence[Tensor]) -> List[Operation]:
-    seen = set()
-    stack = [t.op for t in outputs]
-    while stack:
-        op = stack.pop()
-        if op not in seen:
-            seen.add(op)
-            stack.extend(t.op for t in op.inputs)
-    return sorted(seen, key=lambda o: o.index)
-
-
 class Tracer:
     def __init__(self, outputs: Sequence[Tuple[Optional[str], Tensor]], inputs: Sequence[Tensor],
                  name: str) -> None:
@@ -95,7 +84,7 @@ class Tracer:
             if tensor.graph is not graph:
                 raise GraphMismatchError(f"symgrad: compile: tensor '{tensor.name}' belongs to "
                                          f"another graph than '{self.outputs[0][1].name}'")
-        ops = _needed_ops([t for _, t in self.outputs])
+        ops = ancestors([t.op for _, t in self.outputs])
         ops = self._merge_duplicates(ops)
         self._count_uses(ops)
         self.namer = Namer([self.name])  # the function's own name is taken
