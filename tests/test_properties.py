@@ -2,7 +2,7 @@
 
 How to run
 ----------
-Default ("ci" profile: about 300 examples in total, split across the properties,
+Default ("ci" profile: about 1500 examples in total, split across the properties,
 derandomized, so every run draws the same examples)::
 
     python -m pytest tests/test_properties.py
@@ -87,7 +87,7 @@ _COMMON: Dict[str, Any] = {
     "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
 }
 # "ci": max_examples is the budget of the whole module, split by BUDGET_SHARE below.
-settings.register_profile("ci", max_examples=300, **_COMMON)
+settings.register_profile("ci", max_examples=1500, **_COMMON)
 # "slow": max_examples per property.
 settings.register_profile("slow", max_examples=5000, **_COMMON)
 TOTAL_BUDGET_PROFILES = {"ci"}
