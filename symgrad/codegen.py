@@ -228,8 +228,7 @@ SECTION_TITLES = {"forward": "Forward", "gradient": "Gradients", "update": "Upda
 
 @dataclass(frozen=True)
 class Line:
-    lhs: str
-    rhs: str
+    text: str  # one statement: ``name = expr``, ``name += expr``, ``np.tanh(t, out=t)``
     section: str
     # np.where evaluates both branches: the one it discards may overflow or divide by
     # zero where TF stays silent, so such lines run without floating-point warnings.
@@ -334,7 +333,7 @@ def statement_lines(program: Program, printer: Optional[Printer] = None) -> Tupl
     printer.table = table
     branches = {arg for s in program.statements for where in s.expr.atoms(F.Where)
                 for arg in where.args[1:] if arg.is_Symbol}
-    lines = [Line(s.name, print_statement(printer, s.expr, s.dtype, table, convert=not s.temporary), s.section,
-                  guarded=s.expr.has(F.Where) or s.symbol in branches)
+    lines = [Line(f"{s.name} = {print_statement(printer, s.expr, s.dtype, table, convert=not s.temporary)}",
+                  s.section, guarded=s.expr.has(F.Where) or s.symbol in branches)
              for s in program.statements]
     return lines, sorted(printer.helpers_used)

@@ -12,10 +12,10 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 import sympy as sp
 
-from . import codegen, naming
+from . import codegen, fast, naming
 from .errors import CallError, InvalidArgumentError, NotCompilableError
 from .graph import Tensor, sources_of
-from .optimize import optimize
+from .optimize import optimize as optimize_statements
 from .program import Program
 from .trace import trace
 
@@ -182,12 +182,16 @@ def _output_names(structure: Any, program: Program) -> List[Optional[str]]:
 def build_program(outputs: Sequence[Tuple[Optional[str], Tensor]], inputs: Sequence[Tensor], name: str,
                   optimize_program: bool = True) -> Program:
     program = trace(outputs, inputs, name)
-    return optimize(program, simplify=optimize_program)
+    return optimize_statements(program, simplify=optimize_program)
 
 
-def generate_source(program: Program) -> str:
+def generate_source(program: Program, fast_form: bool = True) -> str:
+    """The module's text: the fast form (``symgrad.fast``) or one readable expression per statement."""
     printer = codegen.Printer()
-    lines, helpers = codegen.statement_lines(program, printer)
+    if fast_form:
+        lines, helpers = fast.fast_lines(program, printer), sorted(printer.helpers_used)
+    else:
+        lines, helpers = codegen.statement_lines(program, printer)
     total_ops = sum(sp.count_ops(s.expr) for s in program.statements)
     return codegen.render(program, total_ops, lines, helpers)
 
@@ -215,12 +219,17 @@ def load_module(path: Path, source: str) -> Any:
 
 
 def compile(outputs: Outputs, inputs: Optional[Sequence[Tensor]] = None, *, name: Optional[str] = None,
-            path: Optional[Union[str, Path]] = None, simplify: bool = True) -> CompiledModule:
+            path: Optional[Union[str, Path]] = None, simplify: bool = True,
+            optimize: bool = True) -> CompiledModule:
     """Generate, write and import a NumPy module computing ``outputs``.
 
     ``inputs`` are the placeholders and variables that become the function's
     parameters, in order (default: all those the outputs need, in creation
     order). ``path`` is a ``.py`` file or a folder (default: a cache folder).
+    ``optimize=False`` writes the readable form, one NumPy expression per
+    statement, instead of the fast one (dot products, in-place arithmetic,
+    reused arrays; see ``symgrad.fast``). ``simplify=False`` skips SymPy's
+    tidying of the formulas.
 
     >>> import symgrad as sg
     >>> with sg.Graph().as_default():
@@ -256,7 +265,7 @@ def compile(outputs: Outputs, inputs: Optional[Sequence[Tensor]] = None, *, name
     function_name = naming.function_name(name)
     program = build_program(flat, inputs, function_name, optimize_program=simplify)
     program.graph_name = name or function_name
-    source = generate_source(program)
+    source = generate_source(program, fast_form=optimize)
     target = _target_path(path, function_name, source)
     target.parent.mkdir(parents=True, exist_ok=True)
     if not target.exists() or target.read_text() != source:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import heapq
 import time
 from dataclasses import replace
-from typing import Dict, List
+from typing import Callable, Dict, List, Optional, Tuple
 
 import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
@@ -169,13 +169,18 @@ def deduplicate(program: Program) -> Program:
 SECTION_ORDER = {"forward": 0, "gradient": 1, "update": 2}
 
 
-def schedule(statements: List[Statement]) -> List[Statement]:
+def schedule(statements: List[Statement],
+             priority: Optional[Callable[[Statement], int]] = None) -> List[Statement]:
     """Forward values first, then gradients, then updates, as far as dependencies allow.
 
     A topological order that, among ready statements, takes the earliest
-    section and then the original position: deterministic, and contiguous
-    sections read better.
+    section, then the lowest ``priority`` if given, then the original
+    position: deterministic, and contiguous sections read better.
     """
+    def key(i: int) -> Tuple[int, int, int]:
+        statement = statements[i]
+        return (SECTION_ORDER.get(statement.section, 0), priority(statement) if priority else 0, i)
+
     position = {s.symbol: i for i, s in enumerate(statements)}
     waiting_on = {i: {position[d] for d in s.expr.free_symbols if d in position}
                   for i, s in enumerate(statements)}
@@ -183,16 +188,16 @@ def schedule(statements: List[Statement]) -> List[Statement]:
     for i, deps in waiting_on.items():
         for d in deps:
             users[d].append(i)
-    ready = [(SECTION_ORDER.get(s.section, 0), i) for i, s in enumerate(statements) if not waiting_on[i]]
+    ready = [key(i) for i in range(len(statements)) if not waiting_on[i]]
     heapq.heapify(ready)
     order: List[Statement] = []
     while ready:
-        _, i = heapq.heappop(ready)
+        *_, i = heapq.heappop(ready)
         order.append(statements[i])
         for user in users[i]:
             waiting_on[user].discard(i)
             if not waiting_on[user]:
-                heapq.heappush(ready, (SECTION_ORDER.get(statements[user].section, 0), user))
+                heapq.heappush(ready, key(user))
     return order
 
 

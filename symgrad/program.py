@@ -7,7 +7,7 @@ prints. Every statement carries its static shape and dtype.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, List
+from typing import Any, Dict, List
 
 import numpy as np
 import sympy as sp
@@ -77,6 +77,9 @@ class Program:
     outputs: List[Output]
     graph_name: str = ""
     notes: List[str] = field(default_factory=list)
+    # The run-time shape signature of each input, constant and traced statement
+    # (symgrad.shapes.Signature), where the tracer could tell it.
+    naturals: Dict[sp.Symbol, Any] = field(default_factory=dict)
 
     def dtypes_by_symbol(self) -> dict:
         table = {i.symbol: i.dtype for i in self.inputs}

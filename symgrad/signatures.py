@@ -9,9 +9,12 @@ unknown dims, which is always sound).
 
 from __future__ import annotations
 
-from typing import Any, Dict, Sequence
+from typing import Any, Dict, Optional, Sequence
+
+import sympy as sp
 
 from .graph import Tensor
+from .ops import functions as F
 from .ops.registry import opdef_of
 from .shapes import ALL_AXES, Signature, broadcast_signatures, signature
 
@@ -85,3 +88,27 @@ def reduced_axes_of(operand: Tensor, result: Tensor) -> Any:
     """Axes to sum so that ``result`` (a broadcast of ``operand``) takes its shape again."""
     sig = signature_of(result)
     return broadcast_axes_of(0, [signature_of(operand), sig], sig)
+
+
+def natural_signature(expr: sp.Expr, known: Dict[sp.Expr, Signature]) -> Optional[Signature]:
+    """The signature evaluating ``expr`` gives, from its parts; None if it cannot be told.
+
+    ``known`` holds the signatures of symbols and structural nodes, and
+    remembers each subexpression worked out here. Computed from the expression
+    itself, not from the ops it came from, so a rule that cancels (``x - x`` is
+    0) is seen to give a scalar.
+    """
+    found = known.get(expr)
+    if found is not None:
+        return found
+    if expr.is_Number or expr in (sp.pi, sp.E) or isinstance(expr, sp.logic.boolalg.BooleanAtom):
+        return ()
+    if expr.is_Symbol or isinstance(expr, F._Structural):
+        return None
+    parts = expr.args[:1] if isinstance(expr, F.Cast) else expr.args
+    signatures = [natural_signature(part, known) for part in parts]
+    if any(sig is None for sig in signatures):
+        return None
+    natural = broadcast_signatures(*signatures)  # type: ignore[arg-type]
+    known[expr] = natural
+    return natural

@@ -30,8 +30,8 @@ from .ops import functions as F
 from .ops.reductions import Lowered
 from .ops.registry import arg_symbols, opdef_of
 from .program import ConstantArray, Input, Output, Program, Statement
-from .shapes import Shape, Signature, broadcast_signatures, is_fully_defined
-from .signatures import signature_of
+from .shapes import Shape, Signature, is_fully_defined
+from .signatures import natural_signature, signature_of
 
 FUSION_LIMIT = 24
 INLINE_CONSTANT_SIZE = 1  # arrays with more elements become module-level constants
@@ -103,7 +103,9 @@ class Tracer:
         for (_, tensor), out_name in zip(self.outputs, output_names):
             value = self.values[tensor]
             program_outputs.append(Output(out_name, value.expr, tensor.shape, tensor.dtype, tensor.name))
-        return Program(self.name, program_inputs, self.constants, self.statements, program_outputs)
+        naturals = {e: sig for e, sig in self.natural_of.items() if e.is_Symbol}
+        return Program(self.name, program_inputs, self.constants, self.statements, program_outputs,
+                       naturals=naturals)
 
     # -- bookkeeping ------------------------------------------------------------------
     def _merge_duplicates(self, ops: Sequence[Operation]) -> List[Operation]:
@@ -201,25 +203,7 @@ class Tracer:
             self.natural_of[expr] = natural
 
     def _natural(self, expr: sp.Expr) -> Optional[Signature]:
-        """The signature evaluating ``expr`` gives, from its parts; None if it cannot be told.
-
-        Computed from the expression itself, not from the op's operands, so a
-        rule that cancels (``x - x`` is 0) is seen to give a scalar.
-        """
-        known = self.natural_of.get(expr)
-        if known is not None:
-            return known
-        if expr.is_Number or expr in (sp.pi, sp.E) or isinstance(expr, sp.logic.boolalg.BooleanAtom):
-            return ()
-        if expr.is_Symbol or isinstance(expr, F._Structural):
-            return None
-        parts = expr.args[:1] if isinstance(expr, F.Cast) else expr.args
-        signatures = [self._natural(part) for part in parts]
-        if any(sig is None for sig in signatures):
-            return None
-        natural = broadcast_signatures(*signatures)
-        self.natural_of[expr] = natural
-        return natural
+        return natural_signature(expr, self.natural_of)
 
     def _constant(self, tensor: Tensor) -> Value:
         array: np.ndarray = tensor.op.attrs["value"]

@@ -255,6 +255,25 @@ def assert_safe_identifier(name: str, what: str) -> None:
     assert name not in HELPERS, f"{what} {name!r} shadows a helper"
 
 
+def _arrays_written_in_place(node: ast.stmt) -> set:
+    """Names a fast-form statement overwrites: ``t += b``, ``np.f(..., out=t)``; else a clear failure."""
+    if isinstance(node, ast.AugAssign):
+        assert isinstance(node.target, ast.Name), ast.unparse(node)
+        assert names_loaded(node.value) - {"np"}, ast.unparse(node)
+        return {node.target.id}
+    if isinstance(node, ast.Expr):
+        call = node.value
+        assert isinstance(call, ast.Call) and ast.unparse(call.func).startswith("np."), \
+            f"unexpected statement {ast.unparse(node)!r}"
+    else:
+        assert isinstance(node, ast.Assign), f"unexpected statement {ast.unparse(node)!r}"
+        call = node.value
+    outs = [k.value for k in getattr(call, "keywords", []) if k.arg == "out"]
+    for out in outs:
+        assert isinstance(out, ast.Name), ast.unparse(node)
+    return {out.id for out in outs}
+
+
 def check_structure(tree: ast.Module, function_name: str) -> ast.FunctionDef:
     """(a) and (b): only the statements the template and the graph ask for; nothing shadowed."""
     body = list(tree.body)
@@ -319,7 +338,11 @@ def check_structure(tree: ast.Module, function_name: str) -> ast.FunctionDef:
             assert ast.unparse(context) == ERRSTATE, ast.unparse(context)
             assert len(node.body) == 1
             node = node.body[0]
-        assert isinstance(node, ast.Assign), f"unexpected statement {ast.unparse(node)!r}"
+        written = _arrays_written_in_place(node)
+        assert written <= defined - set(params), \
+            f"{ast.unparse(node)!r} writes into an input, a constant or an unknown array"
+        if not isinstance(node, ast.Assign):
+            continue  # ``t += b`` or ``np.tanh(t, out=t)`` on a local array
         assert len(node.targets) == 1 and isinstance(node.targets[0], ast.Name), ast.unparse(node)
         target = node.targets[0].id
         assert names_loaded(node.value) <= visible, f"{ast.unparse(node)!r} reads an unknown name"

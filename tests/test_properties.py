@@ -674,7 +674,11 @@ def test_gradients_match_finite_differences(case: GradientCase) -> None:
         args += [delta.get(i, np.zeros(program.values[i].fed)) for i in ops]
         return float(probe(*args))
 
+    before = {i: np.array(feeds[i], copy=True) for i in order}
     out_value, loss_value, *grad_values = compiled(*(feeds[i] for i in order))
+    for i in order:  # the fast form computes in place, but only in arrays it allocated
+        np.testing.assert_array_equal(feeds[i], before[i], err_msg=f"the call wrote into input "
+                                      f"{program.values[i].name}")
     np.testing.assert_allclose(np.asarray(out_value), base[program.out], rtol=VALUE_RTOL, atol=0,
                                err_msg="out (compiled with the gradients) vs NumPy")
     loss_size = float(np.sum(np.abs(base[program.out] * R)))

@@ -22,15 +22,18 @@ def _decode(value: object) -> object:
     return {"inf": np.inf, "-inf": -np.inf, "nan": np.nan}.get(value, value)  # type: ignore[call-overload]
 
 
-def run_program(program):  # type: ignore[no-untyped-def]
-    """Build ``program`` with symgrad, compile its fetches, and run them on its feeds."""
+FORMS = pytest.mark.parametrize("optimize", [True, False], ids=["fast", "readable"])
+
+
+def run_program(program, optimize: bool = True):  # type: ignore[no-untyped-def]
+    """Build ``program`` with symgrad, compile its fetches (fast or readable form), run them on its feeds."""
     with sg.Graph().as_default():
         built = program(sg)
         fetches = flatten_fetches(built["fetches"])
         tensors = [t for t in fetches if t is not None]
         if not tensors:
             return fetches, built
-        compiled = sg.compile(tensors, name=program.__name__)
+        compiled = sg.compile(tensors, name=program.__name__, optimize=optimize)
         by_tensor_name = {t.name: value for t, value in built["feeds"].items()}
         arguments = {i.name: by_tensor_name[i.tensor_name] for i in compiled.program.inputs
                      if i.tensor_name in by_tensor_name}
@@ -38,9 +41,10 @@ def run_program(program):  # type: ignore[no-untyped-def]
         return [None if t is None else next(values) for t in fetches], built
 
 
+@FORMS
 @pytest.mark.parametrize("program", PROGRAMS, ids=[p.__name__ for p in PROGRAMS])
-def test_matches_tensorflow(program) -> None:  # type: ignore[no-untyped-def]
-    assert_matches_tensorflow(program, FIXTURES[program.__name__]["fetches"])
+def test_matches_tensorflow(program, optimize: bool) -> None:  # type: ignore[no-untyped-def]
+    assert_matches_tensorflow(program, FIXTURES[program.__name__]["fetches"], optimize)
 
 
 def _non_finite(value: object) -> bool:
@@ -49,7 +53,7 @@ def _non_finite(value: object) -> bool:
     return value in ("inf", "-inf", "nan")
 
 
-def assert_matches_tensorflow(program, expected: list) -> None:  # type: ignore[no-untyped-def]
+def assert_matches_tensorflow(program, expected: list, optimize: bool = True) -> None:  # type: ignore[no-untyped-def]
     """Run ``program`` under symgrad and compare each fetch with TensorFlow's recorded one.
 
     Where TensorFlow's results are all finite, the generated code must not warn
@@ -58,7 +62,7 @@ def assert_matches_tensorflow(program, expected: list) -> None:  # type: ignore[
     with warnings.catch_warnings():
         if not any(w is not None and _non_finite(w["value"]) for w in expected):
             warnings.simplefilter("error", RuntimeWarning)
-        actual, built = run_program(program)
+        actual, built = run_program(program, optimize)
     assert len(actual) == len(expected)
     for index, (got, want) in enumerate(zip(actual, expected)):
         where = f"{program.__name__} fetch {index}"

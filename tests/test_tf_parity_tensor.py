@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_tf_parity import assert_matches_tensorflow
+from tests.test_tf_parity import FORMS, assert_matches_tensorflow
 from tests.tf_parity.programs_tensor import PROGRAMS
 
 FIXTURES = json.loads((Path(__file__).parent / "tf_parity" / "tf_fixtures_tensor.json").read_text())["programs"]
@@ -43,6 +43,7 @@ def test_fixtures_cover_corpus() -> None:
     assert set(FIXTURES) == {p.__name__ for p in PROGRAMS}
 
 
+@FORMS
 @pytest.mark.parametrize("program", list(_params()))
-def test_matches_tensorflow(program) -> None:  # type: ignore[no-untyped-def]
-    assert_matches_tensorflow(program, FIXTURES[program.__name__]["fetches"])
+def test_matches_tensorflow(program, optimize: bool) -> None:  # type: ignore[no-untyped-def]
+    assert_matches_tensorflow(program, FIXTURES[program.__name__]["fetches"], optimize)

@@ -416,4 +416,24 @@ class MatMulNode(_Structural):
         return f"{operand(a, transpose_a, rank_a)} @ {operand(b, transpose_b, rank_b)}"
 
 
+
+class Dot(_Structural):
+    """``np.sum(a*b)`` as a BLAS dot product: ``a @ b`` for vectors, ``np.vdot(a, b)`` otherwise.
+
+    Only the fast form of a program uses it (``symgrad.fast``), for two arrays
+    of one shape; args: a, b, rank.
+    """
+
+    precedence = PRECEDENCE["Mul"] - 1  # ``@`` binds like ``*``
+    nargs = 3
+
+    def _numpycode(self, printer: Any) -> str:
+        a, b, rank = self.args
+        if int(rank) == 1:
+            # ``a*b @ c`` would read ambiguously and ``a @ b*c`` means ``(a @ b)*c``.
+            left = printer.parenthesize(a, PRECEDENCE["Mul"], strict=False)
+            right = printer.parenthesize(b, PRECEDENCE["Mul"], strict=False)
+            return f"{left} @ {right}"
+        return _call(printer, "vdot", a, b)
+
 BOOLEAN_FUNCTIONS = (Greater, GreaterEqual, Less, LessEqual, Equal, NotEqual, LogicalNot, IsFinite)

@@ -117,22 +117,40 @@ def all_ops(x, labels, weights, bias):
     # Total ops: 564
     # Forward
     mat_mul = x @ weights
-    tanh = np.tanh(bias + mat_mul)
-    sqrt_t0 = tanh**2
-    sqrt = np.sqrt(sqrt_t0 + 1)
-    exp = np.exp(-sqrt)
+    tanh = mat_mul + bias
+    np.tanh(tanh, out=tanh)
+    sqrt_t0 = np.square(tanh)
+    sqrt = sqrt_t0 + 1
+    np.sqrt(sqrt, out=sqrt)
+    exp = np.negative(sqrt)
+    np.exp(exp, out=exp)
     sigmoid = np.exp(-np.logaddexp(0, -tanh))
-    rsqrt = 1/np.sqrt(sqrt)
+    rsqrt = np.sqrt(sqrt)
+    np.reciprocal(rsqrt, out=rsqrt)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         reciprocal = 1/sqrt
     add_15_t0 = np.sign(tanh)
     add_15_t1 = np.sin(tanh)
     add_15_t2 = np.cos(tanh)
-    add_15 = add_15_t0 + add_15_t1 + add_15_t2 + exp + reciprocal + rsqrt + sigmoid + np.abs(tanh) + np.floor(tanh) + np.maximum(tanh, 0) + np.round(tanh) + np.logaddexp(0, tanh) + np.log(sqrt) + np.expm1(tanh) + np.log1p(sqrt)
+    add_15 = np.abs(tanh)
+    add_15 += add_15_t0
+    add_15 += add_15_t1
+    add_15 += add_15_t2
+    add_15 += exp
+    add_15 += reciprocal
+    add_15 += rsqrt
+    add_15 += sigmoid
+    add_15 += np.floor(tanh)
+    add_15 += np.maximum(tanh, 0)
+    add_15 += np.round(tanh)
+    add_15 += np.logaddexp(0, tanh)
+    add_15 += np.log(sqrt)
+    add_15 += np.expm1(tanh)
+    add_15 += np.log1p(sqrt)
     pow_ = sqrt**tanh
     greater = np.greater(tanh, 0)
     add_25_t0 = np.less_equal(tanh, 0.2)
-    add_25_t1 = reciprocal*tanh
+    add_25_t1 = reciprocal * tanh
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         add_25 = np.asarray(add_25_t0, dtype=np.float64) + np.asarray(np.greater_equal(tanh, 0.3), dtype=np.float64) + np.asarray(np.less(tanh, 0.1), dtype=np.float64) + np.where(greater, add_15 + pow_ + tanh + (tanh - 0.5)**2 + np.maximum(tanh, 0.1) + np.minimum(tanh, 0.2) - add_25_t1, 0)
     add_29 = add_25 + np.asarray(np.isfinite(tanh), dtype=np.float64) + np.asarray(np.equal(tanh, 0), dtype=np.float64) + np.asarray(np.not_equal(tanh, 1), dtype=np.float64) + 1
@@ -154,25 +172,27 @@ def all_ops(x, labels, weights, bias):
     log_softmax = mat_mul - softmax_cross_entropy_with_logits_t0 - np.log(softmax_cross_entropy_with_logits_t2)
     softmax_cross_entropy_with_logits = -np.sum(log_softmax*one_hot, axis=1)
     softmax = softmax_cross_entropy_with_logits_t1/softmax_cross_entropy_with_logits_t2
-    mul_2 = 2*x
-    add_41_t0 = log_softmax*softmax
+    mul_2 = np.multiply(x, 2, out=add_15)
+    add_41_t0 = np.multiply(log_softmax, softmax, out=add_25)
     add_41_t1 = np.concatenate([x, mul_2], 0)
     add_41_t2 = np.shape(x)
     add_41 = np.asarray(np.asarray(np.int64(np.size(x)), dtype=np.int32) + np.sum(np.array(add_41_t2, dtype=np.int32)), dtype=np.float64) + np.mean(softmax_cross_entropy_with_logits) + np.sum(add_41_t0) + np.sum(add_41_t1) + np.sum(np.einsum('ij,jk->ik', add_36, (min_ + np.mean(gather_v2, axis=0) + np.prod(gather_v2, axis=1, keepdims=True) + np.sum(gather_v2))[:, :2]))
     prod_1 = np.prod(weights, axis=0)
-    mul_4 = weights**2
+    mul_4 = np.square(weights)
     # Gradients
-    gradients_exp = np.exp(log_softmax)
-    sum_ = np.sum(softmax, axis=1, keepdims=True)
-    sub_t0 = -softmax
-    sub_t1 = gradients_exp*sum_
-    sub = -sub_t0 - sub_t1
-    sub_1 = log_softmax - np.sum(add_41_t0, axis=1, keepdims=True)
-    gradients_mul_2 = softmax*sub_1
     broadcast_grad_3 = np.asarray(1/np.size(softmax_cross_entropy_with_logits), dtype=np.float64)
+    gradients_exp = np.exp(log_softmax, out=mat_mul)
+    sum_ = np.sum(softmax, axis=1, keepdims=True)
+    sub_t0 = np.negative(softmax)
+    sub_t1 = gradients_exp * sum_
+    sub = sub_t0 + sub_t1
+    np.negative(sub, out=sub)
+    sub_1 = log_softmax - np.sum(add_41_t0, axis=1, keepdims=True)
+    gradients_mul_2 = np.multiply(softmax, sub_1, out=add_41_t0)
     sub_2 = -one_hot - sub_t0
-    mul_3 = broadcast_grad_3*sub_2
-    add_n = gradients_mul_2 + mul_3 + sub
+    mul_3 = sub_2 * broadcast_grad_3
+    add_n = mul_3 + gradients_mul_2
+    add_n += sub
     slice_grad = _scatter(np.einsum('ik,ij->jk', np.broadcast_to(1, (2, 2)), add_36), (2, 3), np.s_[:, :2], np.float64)
     broadcast_grad_5 = np.sum(slice_grad, axis=1, keepdims=True)
     sum_to_shape_1 = np.sum(slice_grad, axis=0)
@@ -187,50 +207,57 @@ def all_ops(x, labels, weights, bias):
     cast_1 = np.asarray(np.equal(squeeze, np.expand_dims(max_, 1)), dtype=np.float64)
     broadcast_grad_12 = np.expand_dims(np.sum(cast_1, axis=1), 1)
     real_div_1_t0 = np.shape(max_)
-    real_div_1_t1 = cast_1/broadcast_grad_12
+    real_div_1_t1 = cast_1 / broadcast_grad_12
     real_div_1 = real_div_1_t1*np.expand_dims(np.reshape(strided_slice_3, real_div_1_t0), 1)
     add_n_4 = real_div_1 + strided_slice_2
     gradients_transpose_t0 = np.shape(transpose)
     gradients_transpose = np.transpose(np.reshape(add_n_4, gradients_transpose_t0), (0, 2, 1))
     select_grad_t0 = np.shape(add_29)
     select_grad = greater*np.reshape(gradients_transpose, select_grad_t0)
-    neg_1_grad = -select_grad
-    add_n_5_t0 = reciprocal**2
-    add_n_5_t1 = rsqrt**3/2
-    add_n_5_t2 = sqrt**(-2)
-    add_n_5_t3 = add_n_5_t2*tanh
+    neg_1_grad = np.negative(select_grad, out=sub_t0)
+    add_n_5_t0 = np.square(reciprocal)
+    add_n_5_t1 = rsqrt ** 3
+    add_n_5_t1 /= 2
+    add_n_5_t2 = sqrt ** (-2)
+    add_n_5_t3 = add_n_5_t2 * tanh
     add_n_5_t4 = sqrt + 1
-    add_n_5_t5 = 1/add_n_5_t4
+    add_n_5_t5 = np.reciprocal(add_n_5_t4)
     add_n_5_t6 = tanh - 1
     add_n_5_t7 = sqrt**add_n_5_t6
-    add_n_5 = add_n_5_t5*select_grad + add_n_5_t7*select_grad*tanh + reciprocal*select_grad - add_n_5_t0*select_grad - add_n_5_t1*select_grad - add_n_5_t3*neg_1_grad - exp*select_grad
-    sqrt_grad_t0 = reciprocal/2
-    sqrt_grad = add_n_5*sqrt_grad_t0
-    add_n_6_t0 = select_grad*sigmoid
+    add_n_5 = add_n_5_t0 * select_grad
+    add_n_5 += add_n_5_t1*select_grad
+    add_n_5 += add_n_5_t3*neg_1_grad
+    np.subtract(add_n_5_t5*select_grad, add_n_5, out=add_n_5)
+    add_n_5 += add_n_5_t7*select_grad*tanh
+    add_n_5 -= exp*select_grad
+    add_n_5 += reciprocal*select_grad
+    sqrt_grad_t0 = reciprocal / 2
+    sqrt_grad = add_n_5 * sqrt_grad_t0
+    add_n_6_t0 = select_grad * sigmoid
     add_n_6_t1 = np.exp(tanh)
-    add_n_6_t2 = add_n_6_t1*select_grad
-    add_n_6_t3 = add_15_t2*select_grad
-    add_n_6_t4 = 2*tanh
+    add_n_6_t2 = add_n_6_t1 * select_grad
+    add_n_6_t3 = add_15_t2 * select_grad
+    add_n_6_t4 = tanh * 2
     add_n_6_t5 = np.greater_equal(tanh, 0.1)
-    add_n_6_t6 = add_15_t1*select_grad
+    add_n_6_t6 = add_15_t1 * select_grad
     add_n_6_t7 = np.where(sqrt > 0, np.log(np.where(sqrt > 0, sqrt, 1)), 0)
-    add_n_6_t8 = add_n_6_t7*pow_
+    add_n_6_t8 = add_n_6_t7 * pow_
     add_n_6_t9 = add_n_6_t4 - 1.0
     add_n_6_t10 = 1 - sigmoid
     add_n_6 = add_15_t0*select_grad + add_25_t0*select_grad + add_n_6_t0 + add_n_6_t10*select_grad*sigmoid + add_n_6_t2 + add_n_6_t3 + add_n_6_t4*sqrt_grad + add_n_6_t5*select_grad + add_n_6_t8*select_grad + add_n_6_t9*select_grad + greater*select_grad + neg_1_grad*reciprocal + neg_1_grad + select_grad - add_n_6_t6
-    tanh_grad_t0 = 1 - sqrt_t0
-    tanh_grad = add_n_6*tanh_grad_t0
+    tanh_grad_t0 = np.subtract(1, sqrt_t0, out=sqrt_t0)
+    tanh_grad = add_n_6 * tanh_grad_t0
     d_add_41_d_weights = x.T @ add_n + x.T @ tanh_grad
     d_add_41_d_bias = np.sum(scatter_add, axis=0) + np.sum(tanh_grad, axis=0)
     d_add_41_d_x_t0 = np.broadcast_to(1, np.shape(add_41_t1))
     d_add_41_d_x_t1 = [add_41_t2[0], (np.shape(mul_2))[0]]
     d_add_41_d_x = _concat_part(d_add_41_d_x_t0, 0, d_add_41_d_x_t1, 0) + 2*_concat_part(d_add_41_d_x_t0, 0, d_add_41_d_x_t1, 1) + add_n @ weights.T + tanh_grad @ weights.T
     mat_mul_1 = x @ np.broadcast_to(prod_1, (3, 3))
-    tanh_grad_grad = mat_mul_1*tanh_grad_t0
-    square_grad_grad = add_n_6_t4*tanh_grad_grad
-    sqrt_grad_grad = sqrt_grad_t0*square_grad_grad
-    neg_grad_grad = -sqrt_grad_grad
-    reshape_like_t0 = add_n_6_t10*sigmoid
+    tanh_grad_grad = np.multiply(mat_mul_1, tanh_grad_t0, out=tanh_grad)
+    square_grad_grad = add_n_6_t4 * tanh_grad_grad
+    sqrt_grad_grad = np.multiply(sqrt_grad_t0, square_grad_grad, out=sqrt_grad_t0)
+    neg_grad_grad = np.negative(sqrt_grad_grad)
+    reshape_like_t0 = add_n_6_t10 * sigmoid
     reshape_like = np.reshape(greater*(add_15_t0*tanh_grad_grad + add_15_t2*tanh_grad_grad + add_25_t0*tanh_grad_grad + add_n_5_t3*sqrt_grad_grad + add_n_5_t5*sqrt_grad_grad + add_n_5_t7*sqrt_grad_grad*tanh + add_n_6_t1*tanh_grad_grad + add_n_6_t5*tanh_grad_grad + add_n_6_t8*tanh_grad_grad + add_n_6_t9*tanh_grad_grad + exp*neg_grad_grad + greater*tanh_grad_grad + reciprocal*sqrt_grad_grad + reshape_like_t0*tanh_grad_grad + sigmoid*tanh_grad_grad - add_15_t1*tanh_grad_grad - add_n_5_t0*sqrt_grad_grad - add_n_5_t1*sqrt_grad_grad - reciprocal*tanh_grad_grad), np.shape(gradients_transpose))
     reshape_like_1 = np.reshape(np.transpose(reshape_like, (0, 2, 1)), np.shape(add_n_4))
     gradients_1_strided_slice_t0 = np.shape(slice_grad_5)
@@ -241,29 +268,34 @@ def all_ops(x, labels, weights, bias):
     sum_to_shape_3 = _sum_to_shape(mat_mul_1, np.shape(sub))
     sum_to_shape_4 = _sum_to_shape(mat_mul_1, np.shape(gradients_mul_2))
     sum_to_shape_8 = _sum_to_shape(_sum_to_shape(broadcast_grad_3*_sum_to_shape(mat_mul_1, np.shape(mul_3)), np.shape(sub_2)), np.shape(softmax))
-    mul_2_grad = softmax*sum_to_shape_4
+    mul_2_grad = softmax * sum_to_shape_4
     broadcast_grad_4 = np.sum(-mul_2_grad, axis=1, keepdims=True)
-    sub_grad = -sum_to_shape_3
-    add_n_13 = broadcast_grad_4*softmax + mul_2_grad + sub_grad*sub_t1
+    sub_grad = np.negative(sum_to_shape_3)
+    add_n_13 = softmax * broadcast_grad_4
+    add_n_13 += mul_2_grad
+    add_n_13 += sub_grad*sub_t1
     add_n_14 = broadcast_grad_4*log_softmax + sub_1*sum_to_shape_4 + sum_to_shape_3 + np.sum(gradients_exp*sub_grad, axis=1, keepdims=True)
     gradients_1_scatter_add = _scatter_add(_prod_others_vjp(broadcast_grad_5*np.take(gradients_1_strided_slice_4*tile + gradients_1_tile*strided_slice_4, const, axis=1), gather_v2, (1,)), const, (2, 3), 1, np.float64)
     add_n_18 = _scatter(gradients_1_scatter_add*tile + gradients_1_tile*scatter_add, (2, 4), np.s_[:, 1:4], np.float64) + _scatter(_untile(gradients_1_scatter_add*strided_slice_4 + gradients_1_strided_slice_4*scatter_add, (2, 1), (1, 3)), (2, 4), np.s_[:, 0:1], np.float64)
     slice_grad_8 = _scatter(_scatter(add_n_18[0], slice_grad_5_t0, np.s_[0], np.float64) + _scatter(add_n_18[1], slice_grad_5_t0, np.s_[1], np.float64), slice_grad_5_t1, np.s_[:2], np.float64)
     gradients_1_select_grad = greater*np.reshape(np.transpose(np.reshape(real_div_1_t1*np.expand_dims(np.reshape(slice_grad_8[:, 3:4], real_div_1_t0), 1) + slice_grad_8[:, 0:3], gradients_transpose_t0), (0, 2, 1)), select_grad_t0)
-    gradients_1_neg_1_grad = -gradients_1_select_grad
-    add_n_21_t0 = select_grad*tanh_grad_grad
-    add_n_21 = add_n_21_t0*add_n_6_t7 + gradients_1_select_grad
-    add_n_27_t0 = add_n_5_t2*neg_1_grad
-    add_n_27_t1 = add_n_5_t7*select_grad
-    add_n_27_t2 = select_grad*sqrt_grad_grad
+    gradients_1_neg_1_grad = np.negative(gradients_1_select_grad, out=mul_2_grad)
+    add_n_21_t0 = np.multiply(select_grad, tanh_grad_grad, out=sub_t1)
+    add_n_21 = np.multiply(add_n_21_t0, add_n_6_t7, out=log_softmax)
+    add_n_21 += gradients_1_select_grad
+    add_n_27_t0 = np.multiply(add_n_5_t2, neg_1_grad, out=sub_1)
+    add_n_27_t1 = np.multiply(add_n_5_t7, select_grad, out=sub_grad)
+    add_n_27_t2 = select_grad * sqrt_grad_grad
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         add_n_27 = add_15_t0*gradients_1_select_grad + add_15_t2*gradients_1_select_grad + add_25_t0*gradients_1_select_grad + add_25_t1*(add_n_21*add_n_5_t7*tanh + add_n_5_t5*gradients_1_select_grad + add_n_5_t6*select_grad*sqrt_grad_grad*tanh*sqrt**(tanh - 2) + gradients_1_select_grad*reciprocal + 2*neg_1_grad*sqrt_grad_grad*tanh/sqrt**3 + pow_*select_grad*tanh_grad_grad*np.where(np.greater(sqrt, 0), reciprocal, 0) - add_n_27_t0*tanh_grad_grad - add_n_27_t2*add_n_5_t2 - add_n_27_t2/add_n_5_t4**2 - add_n_5*add_n_5_t2*square_grad_grad/2 - add_n_5_t0*(gradients_1_select_grad - 2*add_n_27_t2*reciprocal) - add_n_5_t1*(gradients_1_select_grad - 3*add_n_27_t2*rsqrt**2/2) - add_n_5_t3*gradients_1_neg_1_grad - exp*(gradients_1_select_grad + neg_grad_grad*select_grad)) + add_n_21*add_n_6_t8 + 2*add_n_21_t0 + add_n_6_t0*tanh_grad_grad*(1 - sigmoid) + add_n_6_t1*gradients_1_select_grad + add_n_6_t2*tanh_grad_grad + add_n_6_t5*gradients_1_select_grad + add_n_6_t9*gradients_1_select_grad + gradients_1_neg_1_grad*reciprocal + gradients_1_neg_1_grad + gradients_1_select_grad*greater + gradients_1_select_grad*sigmoid + gradients_1_select_grad + reshape_like_t0*(gradients_1_select_grad + tanh_grad_grad*(add_n_6_t10*select_grad - select_grad*sigmoid)) + 2*sqrt_grad*tanh_grad_grad + sqrt_grad_grad*(add_n_27_t1*add_n_6_t7*tanh + add_n_27_t1) - add_15_t1*gradients_1_select_grad - add_n_27_t0*sqrt_grad_grad - add_n_6*add_n_6_t4*mat_mul_1 - add_n_6_t3*tanh_grad_grad - add_n_6_t6*tanh_grad_grad
     d_sum_5_d_weights = _prod_others(weights, (0,))*np.sum(d_add_41_d_weights, axis=0) + x.T @ (add_n_27*tanh_grad_t0) + x.T @ (add_n_13 + softmax*(add_n_14 - np.sum(add_n_14*softmax, axis=1, keepdims=True)) + softmax*(sum_to_shape_8 - np.sum(softmax*sum_to_shape_8, axis=1, keepdims=True)) - gradients_exp*np.sum(add_n_13, axis=1, keepdims=True))
     mul = _prod_others(mul_4, (0, 1))
     gradients_3_mul_4_grad = weights*_prod_others_vjp(2*weights, mul_4, (0, 1))
-    d_sum_6_d_weights = 2*(gradients_3_mul_4_grad + mul)
+    d_sum_6_d_weights = np.add(gradients_3_mul_4_grad, mul, out=gradients_3_mul_4_grad)
+    d_sum_6_d_weights *= 2
     # Updates
-    new_weights = weights - 0.1*d_add_41_d_weights
+    new_weights = np.multiply(d_add_41_d_weights, 0.1, out=d_add_41_d_weights)
+    np.subtract(weights, new_weights, out=new_weights)
     return (
         add_41,
         d_add_41_d_bias,

@@ -1,0 +1,406 @@
+"""The fast form of a program: BLAS reductions, in-place arithmetic, reused buffers.
+
+The readable form prints each statement as one NumPy expression, and NumPy
+allocates a new array for every operation in it. Knowing each value's run-time
+shape signature (``Program.naturals``) and its last use, this stage prints the
+same computation the way NumPy code is tuned by hand:
+
+* ``np.sum(a*b)`` of two arrays of one shape becomes ``a @ b`` (a BLAS dot
+  product, no temporary array); ``np.sum(a**2)`` becomes ``a @ a``; scalar
+  factors move outside the sum.
+* a statement over arrays evaluates into one buffer:
+  ``t = x * w; t += b; np.tanh(t, out=t)``.
+* that buffer is, when there is one of the same shape and dtype, an array that
+  no later statement reads, instead of new memory.
+* statements that reduce to scalars run as soon as their operands exist, so
+  the arrays they read die early and their memory is reused.
+
+Only arrays this stage knows it allocated are ever overwritten: never an input,
+a module constant, a returned value, nor an array that a view (a reshape, a
+slice, a transpose, ``np.asarray``) or an alias may share memory with.
+Results equal the readable form's up to floating-point reassociation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Dict, Iterable, List, Optional, Set, Tuple
+
+import sympy as sp
+from sympy.codegen.cfunctions import expm1, log1p
+from sympy.printing.precedence import PRECEDENCE
+
+from .codegen import WEAK_FLOAT, WEAK_INT, Line, Printer, expression_dtype, print_statement
+from .ops import functions as F
+from .optimize import schedule
+from .program import Program, Statement
+from .shapes import Signature
+from .signatures import natural_signature
+
+FLOATS = ("float32", "float64")
+# SymPy functions that are NumPy ufuncs of one argument, so they can write into ``out``.
+UFUNCS = {sp.tanh: "tanh", sp.exp: "exp", sp.log: "log", sp.sin: "sin", sp.cos: "cos", sp.tan: "tan",
+          sp.sinh: "sinh", sp.cosh: "cosh", sp.asin: "arcsin", sp.acos: "arccos", sp.atan: "arctan",
+          sp.asinh: "arcsinh", sp.acosh: "arccosh", sp.atanh: "arctanh", expm1: "expm1", log1p: "log1p"}
+POWERS = {sp.Integer(2): "square", sp.S.Half: "sqrt", sp.Integer(-1): "reciprocal"}
+# Expressions whose value NumPy always returns in a new array (never a view or an input).
+FRESH_STRUCTURAL = (F.MatMulNode,)
+
+
+def is_array(signature: Optional[Signature]) -> bool:
+    """A signature of rank >= 1 (NumPy gives 0-d results as scalars, which have no ``out``)."""
+    return isinstance(signature, tuple) and len(signature) >= 1
+
+
+def _dtype_name(dtype: object) -> str:
+    return dtype if isinstance(dtype, str) else getattr(dtype, "name", str(dtype))
+
+
+# --- naturals ---------------------------------------------------------------------------------
+
+def statement_naturals(program: Program) -> Dict[sp.Expr, Signature]:
+    """Run-time signatures of every symbol, with CSE temporaries worked out from their expressions."""
+    known: Dict[sp.Expr, Signature] = dict(program.naturals)
+    for statement in program.statements:
+        if statement.symbol not in known:
+            natural = natural_signature(statement.expr, known)
+            if natural is not None:
+                known[statement.symbol] = natural
+    return known
+
+
+# --- reductions of products as dot products ---------------------------------------------------
+
+def _is_full_reduction(node: sp.Expr, known: Dict[sp.Expr, Signature]) -> bool:
+    value, axes, keepdims = node.args
+    natural = natural_signature(value, known)
+    if keepdims or not is_array(natural):
+        return False
+    return not len(axes) or sorted(int(a) for a in axes) == list(range(len(natural)))  # type: ignore[arg-type]
+
+
+def _as_dot(node: sp.Expr, known: Dict[sp.Expr, Signature], table: dict) -> Optional[sp.Expr]:
+    """``np.sum(c*a*b)`` as ``c*(a @ b)`` (and the mean likewise), or None if it is no such sum."""
+    if type(node) not in (F.ReduceSum, F.ReduceMean) or not _is_full_reduction(node, known):
+        return None
+    value = node.args[0]
+    factors = list(value.args) if isinstance(value, sp.Mul) else [value]
+    scalars = [f for f in factors if natural_signature(f, known) == ()]
+    arrays = [f for f in factors if f not in scalars]
+    if len(arrays) == 1 and isinstance(arrays[0], sp.Pow) and arrays[0].exp == 2 and arrays[0].base.is_Symbol:
+        arrays = [arrays[0].base, arrays[0].base]
+    if len(arrays) < 2:
+        return None
+    signature = natural_signature(arrays[0], known)
+    dtype = expression_dtype(arrays[0], table)
+    if dtype not in FLOATS or any(natural_signature(a, known) != signature for a in arrays):
+        return None
+    if any(expression_dtype(f, table) not in (dtype, WEAK_INT, WEAK_FLOAT) for f in factors):
+        return None  # a float64 scalar would have made NumPy sum in float64
+    dot = F.Dot(sp.Mul(*arrays[:-1]), arrays[-1], sp.Integer(len(signature)))  # type: ignore[arg-type]
+    known[dot] = ()
+    result = sp.Mul(*scalars, dot)
+    if isinstance(node, F.ReduceMean):
+        count = 1
+        for dim in signature:  # type: ignore[union-attr]
+            if not isinstance(dim, int):
+                return None
+            count *= dim
+        result = result / count
+    return result
+
+
+def blas_reductions(program: Program, known: Dict[sp.Expr, Signature]) -> List[Statement]:
+    table = program.dtypes_by_symbol()
+    statements = []
+    for statement in program.statements:
+        expr = statement.expr
+        if expr.has(F.ReduceSum):
+            expr = expr.replace(lambda e: _as_dot(e, known, table) is not None,
+                                lambda e: _as_dot(e, known, table))
+        statements.append(statement.with_expr(expr))
+    return statements
+
+
+# --- scheduling -----------------------------------------------------------------------------
+
+def memory_schedule(statements: List[Statement], known: Dict[sp.Expr, Signature]) -> List[Statement]:
+    """Within each section, scalar results first: their operands may then die sooner."""
+    return schedule(statements, lambda s: 0 if known.get(s.symbol) == () else 1)
+
+
+# --- liveness -------------------------------------------------------------------------------
+
+def _is_fresh(expr: sp.Expr) -> bool:
+    """Does evaluating ``expr`` always give a new array (not a view, an input or an alias)?"""
+    if isinstance(expr, (sp.Add, sp.Mul, sp.Pow, *FRESH_STRUCTURAL)):
+        return True
+    if isinstance(expr, (F.ReduceSum,)) and len(expr.args[1]):
+        return True
+    return isinstance(expr, sp.Function) and not isinstance(expr, (F._Structural, F.Cast))
+
+
+def _may_share_memory(expr: sp.Expr) -> bool:
+    """May the value of ``expr`` be, or view, an array it reads (``y = x``, a reshape, a slice)?"""
+    if expr.is_Number or _is_fresh(expr):
+        return False
+    return not isinstance(expr, (F.ReduceSum, F.Dot, F.SizeOf))  # scalars and new arrays
+
+
+def _occurrences(expr: sp.Expr, symbol: sp.Symbol) -> int:
+    return sum(1 for node in sp.preorder_traversal(expr) if node == symbol)
+
+
+@dataclass
+class Buffers:
+    """Which arrays may be overwritten, and when each one dies."""
+
+    last_use: Dict[sp.Symbol, int]
+    pinned: Set[sp.Symbol]  # aliased or returned: never overwritten
+    free: List[Tuple[sp.Symbol, Signature, str]]  # dead arrays this stage allocated
+
+    @classmethod
+    def of(cls, program: Program, statements: List[Statement]) -> "Buffers":
+        last_use: Dict[sp.Symbol, int] = {}
+        pinned: Set[sp.Symbol] = set()
+        for index, statement in enumerate(statements):
+            for symbol in statement.expr.free_symbols:
+                last_use[symbol] = index  # type: ignore[index]
+            if _may_share_memory(statement.expr):
+                pinned |= statement.expr.free_symbols  # type: ignore[arg-type]
+        for output in program.outputs:
+            pinned |= sp.sympify(output.symbol).free_symbols  # type: ignore[arg-type]
+        return cls(last_use, pinned, [])
+
+    def take(self, signature: Signature, dtype: str) -> Optional[sp.Symbol]:
+        for position, (symbol, free_signature, free_dtype) in enumerate(self.free):
+            if free_signature == signature and free_dtype == dtype:
+                del self.free[position]
+                return symbol
+        return None
+
+    def give_back(self, symbol: sp.Symbol, signature: Signature, dtype: str) -> None:
+        self.free.append((symbol, signature, dtype))
+
+    def dying_at(self, index: int, symbol: sp.Symbol) -> bool:
+        return symbol not in self.pinned and self.last_use.get(symbol) == index
+
+
+# --- in-place lowering of one statement -----------------------------------------------------
+
+OPERATORS = {"add": ("+", PRECEDENCE["Add"]), "subtract": ("-", PRECEDENCE["Add"]),
+             "multiply": ("*", PRECEDENCE["Mul"]), "divide": ("/", PRECEDENCE["Mul"]),
+             "power": ("**", PRECEDENCE["Pow"])}
+
+
+class _InPlace:
+    """Lines that leave the value of an elementwise expression in one array, ``target``.
+
+    Operands are evaluated anchor first: the operand of the result's own shape
+    that needs the most work. The first operation creates the array, or writes
+    into a dead one: the anchor itself when this statement reads it last
+    (``reusable``), else ``spare``. Every later operation writes into it.
+    """
+
+    def __init__(self, target: str, printer: Printer, known: Dict[sp.Expr, Signature],
+                 signature: Signature, reusable: Set[sp.Symbol], spare: Optional[sp.Symbol]) -> None:
+        self.target = target
+        self.printer = printer
+        self.known = known
+        self.signature = signature
+        self.reusable = reusable
+        self.spare = spare
+        self.lines: List[str] = []
+        self.pending: Optional[sp.Symbol] = None  # the anchor, a symbol not yet in ``target``
+        self.reused: Optional[sp.Symbol] = None  # the array that became ``target``
+        self.spare_used = False
+
+    def _full(self, expr: sp.Expr) -> bool:
+        return natural_signature(expr, self.known) == self.signature
+
+    def _anchor(self, candidates: List[sp.Expr]) -> Optional[int]:
+        full = [i for i, c in enumerate(candidates) if self._full(c)]
+        for prefer in (lambda c: not c.is_Symbol, lambda c: c in self.reusable, lambda c: True):
+            chosen = [i for i in full if prefer(candidates[i])]
+            if chosen:
+                return chosen[0]
+        return None
+
+    # -- operations on the target
+    def _create(self, text: str) -> None:
+        self.lines.append(f"{self.target} = {text}")
+        self.pending = None
+
+    def _out(self) -> str:
+        """The ``out=`` argument of the first operation, if it can write into a dead array."""
+        if self.pending in self.reusable:
+            self.reused = self.pending
+            return f", out={self.pending.name}"  # type: ignore[union-attr]
+        if self.spare is not None:
+            self.spare_used = True
+            return f", out={self.spare.name}"
+        return ""
+
+    def _unary(self, ufunc: str) -> None:
+        if self.pending is not None:
+            self._create(f"np.{ufunc}({self.pending.name}{self._out()})")
+        else:
+            self.lines.append(f"np.{ufunc}({self.target}, out={self.target})")
+
+    def _binary(self, operation: str, operand: sp.Expr, reverse: bool = False) -> None:
+        """``target = target <op> operand`` (or ``operand <op> target`` with ``reverse``)."""
+        if self.pending is None and not reverse:
+            symbol = OPERATORS[operation][0]
+            self.lines.append(f"{self.target} {symbol}= {self.printer.doprint(operand)}")
+            return
+        current = self.pending.name if self.pending is not None else self.target
+        out = self._out() if self.pending is not None else f", out={self.target}"
+        if out or self.pending is None:
+            left, right = (self.printer.doprint(operand), current)
+            if not reverse:
+                left, right = right, left
+            self._emit_call(f"np.{operation}({left}, {right}{out})")
+            return
+        symbol, precedence = OPERATORS[operation]
+        text = self.printer.parenthesize(operand, precedence, strict=not reverse)
+        self._create(f"{text} {symbol} {current}" if reverse else f"{current} {symbol} {text}")
+
+    def _emit_call(self, text: str) -> None:
+        if self.pending is not None:
+            self._create(text)
+        else:
+            self.lines.append(text)
+
+    # -- expressions
+    def evaluate(self, expr: sp.Expr) -> None:
+        """Lines leaving ``expr`` in ``target`` (a symbol is left ``pending``)."""
+        if expr.is_Symbol:
+            self.pending = expr  # type: ignore[assignment]
+        elif isinstance(expr, sp.Add):
+            self._add(expr)
+        elif isinstance(expr, sp.Mul):
+            self._mul(expr)
+        elif isinstance(expr, sp.Pow) and expr.exp.is_Number and self._full(expr.base):
+            self.evaluate(expr.base)
+            if expr.exp in POWERS:
+                self._unary(POWERS[expr.exp])
+            elif expr.exp == -sp.S.Half:
+                self._unary("sqrt")
+                self._unary("reciprocal")
+            else:
+                self._binary("power", expr.exp)
+        elif type(expr) in UFUNCS and len(expr.args) == 1:
+            self.evaluate(expr.args[0])
+            self._unary(UFUNCS[type(expr)])
+        else:
+            self._create(self.printer.doprint(expr))  # a new array: np.where(...), a broadcast sum, ...
+
+    def _add(self, expr: sp.Add) -> None:
+        terms = self.printer._as_ordered_terms(expr)
+        anchor = self._anchor(terms)
+        if anchor is None:
+            return self._create(self.printer.doprint(expr))
+        negated = terms[anchor].could_extract_minus_sign()  # ``target`` holds minus the sum so far
+        self.evaluate(-terms[anchor] if negated else terms[anchor])
+        for term in terms[:anchor] + terms[anchor + 1:]:
+            negative = term.could_extract_minus_sign()
+            operand = -term if negative else term
+            if negated and not negative:
+                self._binary("subtract", operand, reverse=True)
+                negated = False
+            else:
+                self._binary("add" if negative == negated else "subtract", operand)
+        if negated:
+            self._unary("negative")
+
+    def _mul(self, expr: sp.Mul) -> None:
+        coefficient, factors = expr.as_coeff_mul()
+        factors = list(factors)
+        anchor = self._anchor(factors)
+        if anchor is None:
+            return self._create(self.printer.doprint(expr))
+        self.evaluate(factors.pop(anchor))
+        for factor in factors:
+            if isinstance(factor, sp.Pow) and factor.exp == -1:
+                self._binary("divide", factor.base)
+            else:
+                self._binary("multiply", factor)
+        if coefficient == -1:
+            self._unary("negative")
+        elif coefficient.is_Rational and not coefficient.is_Integer:
+            # ``x*p/q`` as the readable form computes it: multiply by p, then divide by q.
+            if abs(coefficient.p) != 1:
+                self._binary("multiply", sp.Integer(coefficient.p))
+                self._binary("divide", sp.Integer(coefficient.q))
+            else:
+                self._binary("divide", sp.Integer(coefficient.p * coefficient.q))
+        elif coefficient != 1:
+            self._binary("multiply", coefficient)
+
+
+def _dtypes_match(expr: sp.Expr, dtype: str, table: dict) -> bool:
+    """Every elementwise node computes in ``dtype`` (no upcast that rounding per step would change)."""
+    if expr.is_Number:
+        return True
+    if expression_dtype(expr, table) not in (dtype, WEAK_INT, WEAK_FLOAT):
+        return False
+    if isinstance(expr, F._Structural):
+        return True
+    return all(_dtypes_match(a, dtype, table) for a in expr.args if isinstance(a, sp.Expr))
+
+
+def _in_place_candidate(statement: Statement, known: Dict[sp.Expr, Signature], table: dict) -> bool:
+    """An elementwise statement over arrays of one float dtype, computed without conversion."""
+    expr = statement.expr
+    dtype = _dtype_name(statement.dtype)
+    if dtype not in FLOATS or not is_array(known.get(statement.symbol)):
+        return False
+    if not isinstance(expr, (sp.Add, sp.Mul, sp.Pow)) and type(expr) not in UFUNCS:
+        return False
+    if natural_signature(expr, known) != known[statement.symbol]:
+        return False
+    return _dtypes_match(expr, dtype, table)
+
+
+def fast_lines(program: Program, printer: Printer) -> List[Line]:
+    """The program's statements as fast NumPy lines (see the module docstring)."""
+    known = statement_naturals(program)
+    table = program.dtypes_by_symbol()
+    printer.table = table
+    statements = memory_schedule(blas_reductions(program, known), known)
+    buffers = Buffers.of(program, statements)
+    branches = {arg for s in statements for where in s.expr.atoms(F.Where) for arg in where.args[1:] if arg.is_Symbol}
+    owned: Set[sp.Symbol] = set()  # arrays this stage allocated, still alive
+    lines: List[Line] = []
+    for index, statement in enumerate(statements):
+        guarded = statement.expr.has(F.Where) or statement.symbol in branches
+        signature = known.get(statement.symbol)
+        dtype = _dtype_name(statement.dtype)
+        reused: Optional[sp.Symbol] = None
+        if not guarded and _in_place_candidate(statement, known, table):
+            reusable = {s for s in statement.expr.free_symbols
+                        if s in owned and buffers.dying_at(index, s)  # type: ignore[arg-type]
+                        and _occurrences(statement.expr, s) == 1}  # type: ignore[arg-type]
+            spare = buffers.take(signature, dtype)  # type: ignore[arg-type]
+            lowering = _InPlace(statement.name, printer, known, signature, reusable, spare)  # type: ignore[arg-type]
+            with printer.float_context(dtype):
+                lowering.evaluate(statement.expr)
+            assert lowering.lines and lowering.pending is None, statement
+            if spare is not None and not lowering.spare_used:
+                buffers.give_back(spare, signature, dtype)  # type: ignore[arg-type]
+            reused = lowering.reused
+            texts = lowering.lines
+            owned.add(statement.symbol)
+        else:
+            rhs = print_statement(printer, statement.expr, statement.dtype, table, not statement.temporary)
+            texts = [f"{statement.name} = {rhs}"]
+            if (_is_fresh(statement.expr) and is_array(signature) and dtype in FLOATS
+                    and expression_dtype(statement.expr, table) == dtype):
+                owned.add(statement.symbol)
+        lines.extend(Line(text, statement.section, guarded) for text in texts)
+        owned.discard(reused)  # type: ignore[arg-type]  # its memory is the new value's now
+        for symbol in sorted(statement.expr.free_symbols & owned, key=str):  # type: ignore[operator]
+            if buffers.dying_at(index, symbol):
+                buffers.give_back(symbol, known[symbol], _dtype_name(table[symbol]))
+                owned.discard(symbol)
+    return lines
