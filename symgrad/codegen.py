@@ -63,11 +63,23 @@ class Printer(NumPyPrinter):
         super().__init__({"fully_qualified_modules": False, "allow_unknown_functions": False})
         self._float_dtype = "float64"
         self.helpers_used: set = set()
-        self.table: Dict[sp.Symbol, Any] = table or {}
+        self.table = table or {}
+
+    @property
+    def table(self) -> Dict[sp.Symbol, Any]:
+        return self._table
+
+    @table.setter
+    def table(self, table: Dict[sp.Symbol, Any]) -> None:
+        self._table = table
+        self._dtypes: Dict[sp.Expr, str] = {}  # expression_dtype of what was printed, per table
+
+    def dtype_of(self, expr: sp.Expr) -> str:
+        return expression_dtype(expr, self._table, self._dtypes)
 
     def _as_number(self, term: sp.Expr, text: str) -> str:
         """A bool mask as 0/1 of the current float dtype: NumPy adds bools as logical or."""
-        if expression_dtype(term, self.table) == "bool":
+        if self.dtype_of(term) == "bool":
             return f"np.{self._float_dtype}({text})"
         return text
 
@@ -113,7 +125,7 @@ class Printer(NumPyPrinter):
 
     def _print_Mul(self, expr: sp.Mul) -> str:
         coefficient, factors = expr.as_coeff_mul()
-        if all(expression_dtype(f, self.table) == "bool" for f in factors):
+        if all(self.dtype_of(f) == "bool" for f in factors):
             # Only masks: -mask or 2*mask would negate or scale bools; make them numbers first.
             masks = [self._as_number(f, self._print(f)) for f in factors]
             return "*".join(([] if coefficient == 1 else [self._print(coefficient)]) + masks) \
@@ -175,8 +187,20 @@ def _promote(a: str, b: str) -> str:
     return np.result_type(a, b).name
 
 
-def expression_dtype(expr: sp.Expr, table: Dict[sp.Symbol, DType]) -> str:
-    """The dtype NumPy gives ``expr`` (``weak_*`` for plain Python numbers)."""
+def expression_dtype(expr: sp.Expr, table: Dict[sp.Symbol, DType], memo: Optional[Dict[sp.Expr, str]] = None) -> str:
+    """The dtype NumPy gives ``expr`` (``weak_*`` for plain Python numbers).
+
+    ``memo`` keeps the answers for subexpressions (valid while ``table`` is unchanged).
+    """
+    if memo is None:
+        memo = {}
+    known = memo.get(expr)
+    if known is None:
+        known = memo[expr] = _expression_dtype(expr, table, memo)
+    return known
+
+
+def _expression_dtype(expr: sp.Expr, table: Dict[sp.Symbol, DType], memo: Dict[sp.Expr, str]) -> str:
     if isinstance(expr, F.Literal):
         return WEAK_INT
     if expr.is_Symbol:
@@ -195,10 +219,10 @@ def expression_dtype(expr: sp.Expr, table: Dict[sp.Symbol, DType]) -> str:
     if isinstance(expr, F.Literal):
         return WEAK_INT
     if isinstance(expr, F.Where):
-        return _promote(expression_dtype(expr.args[1], table), expression_dtype(expr.args[2], table))
+        return _promote(expression_dtype(expr.args[1], table, memo), expression_dtype(expr.args[2], table, memo))
     if isinstance(expr, F._Structural):
-        return expr.result_dtype(lambda e: expression_dtype(e, table))
-    argument_types = [expression_dtype(a, table) for a in expr.args if not isinstance(a, sp.Tuple)]
+        return expr.result_dtype(lambda e: expression_dtype(e, table, memo))
+    argument_types = [expression_dtype(a, table, memo) for a in expr.args if not isinstance(a, sp.Tuple)]
     result = argument_types[0]
     for other in argument_types[1:]:
         result = _promote(result, other)
@@ -206,7 +230,7 @@ def expression_dtype(expr: sp.Expr, table: Dict[sp.Symbol, DType]) -> str:
         return WEAK_FLOAT  # the printer turns masks into numbers of the statement's dtype
     if isinstance(expr, sp.Mul):
         coefficient, factors = expr.as_coeff_mul()
-        if coefficient != 1 and all(expression_dtype(f, table) == "bool" for f in factors):
+        if coefficient != 1 and all(expression_dtype(f, table, memo) == "bool" for f in factors):
             return WEAK_FLOAT  # printed as numbers, see Printer._print_Mul
     if isinstance(expr, (sp.Add, sp.Mul)) or isinstance(expr, _PRESERVING):
         return result
@@ -269,7 +293,7 @@ def print_statement(printer: Printer, expr: sp.Expr, dtype: Any, table: Dict[sp.
     name = dtype if isinstance(dtype, str) else dtype.name
     with printer.float_context(name):
         text = printer.doprint(expr)
-    if convert and expression_dtype(expr, table) != name:
+    if convert and (printer.dtype_of(expr) if printer.table is table else expression_dtype(expr, table)) != name:
         text = f"np.asarray({text}, dtype={_numpy_dtype(dtype)})"
     return text
 

@@ -24,13 +24,13 @@ Results equal the readable form's up to floating-point reassociation.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Dict, Iterable, List, Optional, Set, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
 from sympy.printing.precedence import PRECEDENCE
 
-from .codegen import WEAK_FLOAT, WEAK_INT, Line, Printer, expression_dtype, print_statement
+from .codegen import WEAK_FLOAT, WEAK_INT, Line, Printer, print_statement
 from .ops import functions as F
 from .optimize import schedule
 from .program import Program, Statement
@@ -79,7 +79,7 @@ def _is_full_reduction(node: sp.Expr, known: Dict[sp.Expr, Signature]) -> bool:
     return not len(axes) or sorted(int(a) for a in axes) == list(range(len(natural)))  # type: ignore[arg-type]
 
 
-def _as_dot(node: sp.Expr, known: Dict[sp.Expr, Signature], table: dict) -> Optional[sp.Expr]:
+def _as_dot(node: sp.Expr, known: Dict[sp.Expr, Signature], dtype_of: Callable[[sp.Expr], str]) -> Optional[sp.Expr]:
     """``np.sum(c*a*b)`` as ``c*(a @ b)`` (and the mean likewise), or None if it is no such sum."""
     if type(node) not in (F.ReduceSum, F.ReduceMean) or not _is_full_reduction(node, known):
         return None
@@ -92,10 +92,10 @@ def _as_dot(node: sp.Expr, known: Dict[sp.Expr, Signature], table: dict) -> Opti
     if len(arrays) < 2:
         return None
     signature = natural_signature(arrays[0], known)
-    dtype = expression_dtype(arrays[0], table)
+    dtype = dtype_of(arrays[0])
     if dtype not in FLOATS or any(natural_signature(a, known) != signature for a in arrays):
         return None
-    if any(expression_dtype(f, table) not in (dtype, WEAK_INT, WEAK_FLOAT) for f in factors):
+    if any(dtype_of(f) not in (dtype, WEAK_INT, WEAK_FLOAT) for f in factors):
         return None  # a float64 scalar would have made NumPy sum in float64
     dot = F.Dot(sp.Mul(*arrays[:-1]), arrays[-1], sp.Integer(len(signature)))  # type: ignore[arg-type]
     known[dot] = ()
@@ -110,14 +110,14 @@ def _as_dot(node: sp.Expr, known: Dict[sp.Expr, Signature], table: dict) -> Opti
     return result
 
 
-def blas_reductions(program: Program, known: Dict[sp.Expr, Signature]) -> List[Statement]:
-    table = program.dtypes_by_symbol()
+def blas_reductions(program: Program, known: Dict[sp.Expr, Signature],
+                    dtype_of: Callable[[sp.Expr], str]) -> List[Statement]:
     statements = []
     for statement in program.statements:
         expr = statement.expr
         if expr.has(F.ReduceSum):
-            expr = expr.replace(lambda e: _as_dot(e, known, table) is not None,
-                                lambda e: _as_dot(e, known, table))
+            dots = {node: _as_dot(node, known, dtype_of) for node in expr.atoms(F.ReduceSum)}
+            expr = expr.xreplace({node: dot for node, dot in dots.items() if dot is not None})
         statements.append(statement.with_expr(expr))
     return statements
 
@@ -338,18 +338,19 @@ class _InPlace:
             self._binary("multiply", coefficient)
 
 
-def _dtypes_match(expr: sp.Expr, dtype: str, table: dict) -> bool:
+def _dtypes_match(expr: sp.Expr, dtype: str, dtype_of: Callable[[sp.Expr], str]) -> bool:
     """Every elementwise node computes in ``dtype`` (no upcast that rounding per step would change)."""
     if expr.is_Number:
         return True
-    if expression_dtype(expr, table) not in (dtype, WEAK_INT, WEAK_FLOAT):
+    if dtype_of(expr) not in (dtype, WEAK_INT, WEAK_FLOAT):
         return False
     if isinstance(expr, F._Structural):
         return True
-    return all(_dtypes_match(a, dtype, table) for a in expr.args if isinstance(a, sp.Expr))
+    return all(_dtypes_match(a, dtype, dtype_of) for a in expr.args if isinstance(a, sp.Expr))
 
 
-def _in_place_candidate(statement: Statement, known: Dict[sp.Expr, Signature], table: dict) -> bool:
+def _in_place_candidate(statement: Statement, known: Dict[sp.Expr, Signature],
+                        dtype_of: Callable[[sp.Expr], str]) -> bool:
     """An elementwise statement over arrays of one float dtype, computed without conversion."""
     expr = statement.expr
     dtype = _dtype_name(statement.dtype)
@@ -359,7 +360,7 @@ def _in_place_candidate(statement: Statement, known: Dict[sp.Expr, Signature], t
         return False
     if natural_signature(expr, known) != known[statement.symbol]:
         return False
-    return _dtypes_match(expr, dtype, table)
+    return _dtypes_match(expr, dtype, dtype_of)
 
 
 def fast_lines(program: Program, printer: Printer) -> List[Line]:
@@ -367,7 +368,7 @@ def fast_lines(program: Program, printer: Printer) -> List[Line]:
     known = statement_naturals(program)
     table = program.dtypes_by_symbol()
     printer.table = table
-    statements = memory_schedule(blas_reductions(program, known), known)
+    statements = memory_schedule(blas_reductions(program, known, printer.dtype_of), known)
     buffers = Buffers.of(program, statements)
     branches = {arg for s in statements for where in s.expr.atoms(F.Where) for arg in where.args[1:] if arg.is_Symbol}
     owned: Set[sp.Symbol] = set()  # arrays this stage allocated, still alive
@@ -377,7 +378,7 @@ def fast_lines(program: Program, printer: Printer) -> List[Line]:
         signature = known.get(statement.symbol)
         dtype = _dtype_name(statement.dtype)
         reused: Optional[sp.Symbol] = None
-        if not guarded and _in_place_candidate(statement, known, table):
+        if not guarded and _in_place_candidate(statement, known, printer.dtype_of):
             reusable = {s for s in statement.expr.free_symbols
                         if s in owned and buffers.dying_at(index, s)  # type: ignore[arg-type]
                         and _occurrences(statement.expr, s) == 1}  # type: ignore[arg-type]
@@ -395,7 +396,7 @@ def fast_lines(program: Program, printer: Printer) -> List[Line]:
             rhs = print_statement(printer, statement.expr, statement.dtype, table, not statement.temporary)
             texts = [f"{statement.name} = {rhs}"]
             if (_is_fresh(statement.expr) and is_array(signature) and dtype in FLOATS
-                    and expression_dtype(statement.expr, table) == dtype):
+                    and printer.dtype_of(statement.expr) == dtype):
                 owned.add(statement.symbol)
         lines.extend(Line(text, statement.section, guarded) for text in texts)
         owned.discard(reused)  # type: ignore[arg-type]  # its memory is the new value's now
