@@ -98,7 +98,6 @@ def _as_dot(node: sp.Expr, known: Dict[sp.Expr, Signature], dtype_of: Callable[[
     if any(dtype_of(f) not in (dtype, WEAK_INT, WEAK_FLOAT) for f in factors):
         return None  # a float64 scalar would have made NumPy sum in float64
     dot = F.Dot(sp.Mul(*arrays[:-1]), arrays[-1], sp.Integer(len(signature)))  # type: ignore[arg-type]
-    known[dot] = ()
     result = sp.Mul(*scalars, dot)
     if isinstance(node, F.ReduceMean):
         count = 1

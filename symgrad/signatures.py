@@ -103,8 +103,13 @@ def natural_signature(expr: sp.Expr, known: Dict[sp.Expr, Signature]) -> Optiona
         return found
     if expr.is_Number or expr in (sp.pi, sp.E) or isinstance(expr, sp.logic.boolalg.BooleanAtom):
         return ()
-    if expr.is_Symbol or isinstance(expr, F._Structural):
+    if expr.is_Symbol:
         return None
+    if isinstance(expr, F._Structural):
+        natural = expr.natural(lambda part: natural_signature(part, known))
+        if natural is not None:
+            known[expr] = natural
+        return natural
     parts = expr.args[:1] if isinstance(expr, F.Cast) else expr.args
     signatures = [natural_signature(part, known) for part in parts]
     if any(sig is None for sig in signatures):

@@ -33,8 +33,10 @@ def both_forms(build: Callable[[], tuple], feeds: Sequence[np.ndarray]) -> tuple
     (source, fast), (readable_source, readable) = results
     assert "out=" not in readable_source and " += " not in readable_source
     for got, want in zip(fast, readable):
-        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-300)
         assert np.asarray(got).dtype == np.asarray(want).dtype
+        # the fast form may sum and multiply in another order: a few roundings apart
+        rtol = 1e-12 if np.asarray(want).dtype == np.float64 else 1e-5
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-300)
     return source, fast, readable
 
 

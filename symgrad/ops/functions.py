@@ -278,6 +278,10 @@ class _Structural(sp.Function):
     def result_dtype(self, dtype_of: Any) -> str:
         return dtype_of(self.args[0])
 
+    def natural(self, signature_of: Any) -> Any:
+        """The shape signature NumPy gives this node, from its arguments' (None: not known)."""
+        return None
+
     def _sympystr(self, printer: Any) -> str:
         """Formulas (``CompiledModule.explain``) read like the generated code, without ``np.``."""
         from ..codegen import Printer
@@ -297,6 +301,16 @@ class ReduceSum(_Structural):
     def result_dtype(self, dtype_of: Any) -> str:
         inner = dtype_of(self.args[0])
         return "int64" if inner in ("bool", "int32", "weak_int") else inner
+
+    def natural(self, signature_of: Any) -> Any:
+        value, axes, keepdims = self.args
+        operand = signature_of(value)
+        if not isinstance(operand, tuple):
+            return None
+        reduced = {int(a) for a in axes} if len(axes) else set(range(len(operand)))
+        if keepdims:
+            return tuple(1 if i in reduced else d for i, d in enumerate(operand))
+        return tuple(d for i, d in enumerate(operand) if i not in reduced)
 
     def _numpycode(self, printer: Any) -> str:
         value, axes, keepdims = self.args
@@ -386,6 +400,9 @@ class SizeOf(_Structural):
     def result_dtype(self, dtype_of: Any) -> str:
         return "weak_int"
 
+    def natural(self, signature_of: Any) -> Any:
+        return ()
+
     def _numpycode(self, printer: Any) -> str:
         value, axes = self.args
         if not len(axes):
@@ -402,6 +419,16 @@ class MatMulNode(_Structural):
     precedence = PRECEDENCE["Mul"] - 1
 
     nargs = 6
+
+    def natural(self, signature_of: Any) -> Any:
+        from ..shapes import broadcast_signatures
+        a, b, transpose_a, transpose_b, _, _ = self.args
+        left, right = signature_of(a), signature_of(b)
+        if not (isinstance(left, tuple) and isinstance(right, tuple) and len(left) >= 2 and len(right) >= 2):
+            return None
+        rows = left[-1] if transpose_a else left[-2]
+        columns = right[-2] if transpose_b else right[-1]
+        return broadcast_signatures(left[:-2], right[:-2]) + (rows, columns)
 
     def _numpycode(self, printer: Any) -> str:
         a, b, transpose_a, transpose_b, rank_a, rank_b = self.args
@@ -426,6 +453,9 @@ class Dot(_Structural):
 
     precedence = PRECEDENCE["Mul"] - 1  # ``@`` binds like ``*``
     nargs = 3
+
+    def natural(self, signature_of: Any) -> Any:
+        return ()
 
     def _numpycode(self, printer: Any) -> str:
         a, b, rank = self.args

@@ -167,13 +167,15 @@ def all_ops(x, labels, weights, bias):
     add_36 = np.eye(2, 2, dtype=np.float64) + np.ones((2, 2), dtype=np.float64) + np.zeros((2, 2), dtype=np.float64) + np.asarray(np.full((2, 2), 0.5, dtype=np.float32), dtype=np.float64)
     one_hot = (np.eye(3, dtype=np.float64))[labels]
     softmax_cross_entropy_with_logits_t0 = np.max(mat_mul, axis=1, keepdims=True)
-    softmax_cross_entropy_with_logits_t1 = np.exp(mat_mul - softmax_cross_entropy_with_logits_t0)
+    softmax_cross_entropy_with_logits_t1 = np.subtract(mat_mul, softmax_cross_entropy_with_logits_t0, out=add_15)
+    np.exp(softmax_cross_entropy_with_logits_t1, out=softmax_cross_entropy_with_logits_t1)
     softmax_cross_entropy_with_logits_t2 = np.sum(softmax_cross_entropy_with_logits_t1, axis=1, keepdims=True)
-    log_softmax = mat_mul - softmax_cross_entropy_with_logits_t0 - np.log(softmax_cross_entropy_with_logits_t2)
+    log_softmax = np.subtract(mat_mul, softmax_cross_entropy_with_logits_t0, out=mat_mul)
+    log_softmax -= np.log(softmax_cross_entropy_with_logits_t2)
     softmax_cross_entropy_with_logits = -np.sum(log_softmax*one_hot, axis=1)
-    softmax = softmax_cross_entropy_with_logits_t1/softmax_cross_entropy_with_logits_t2
-    mul_2 = np.multiply(x, 2, out=add_15)
-    add_41_t0 = np.multiply(log_softmax, softmax, out=add_25)
+    softmax = np.divide(softmax_cross_entropy_with_logits_t1, softmax_cross_entropy_with_logits_t2, out=softmax_cross_entropy_with_logits_t1)
+    mul_2 = np.multiply(x, 2, out=add_25)
+    add_41_t0 = log_softmax * softmax
     add_41_t1 = np.concatenate([x, mul_2], 0)
     add_41_t2 = np.shape(x)
     add_41 = np.asarray(np.asarray(np.int64(np.size(x)), dtype=np.int32) + np.sum(np.array(add_41_t2, dtype=np.int32)), dtype=np.float64) + np.mean(softmax_cross_entropy_with_logits) + np.sum(add_41_t0) + np.sum(add_41_t1) + np.sum(np.einsum('ij,jk->ik', add_36, (min_ + np.mean(gather_v2, axis=0) + np.prod(gather_v2, axis=1, keepdims=True) + np.sum(gather_v2))[:, :2]))
@@ -181,7 +183,7 @@ def all_ops(x, labels, weights, bias):
     mul_4 = np.square(weights)
     # Gradients
     broadcast_grad_3 = np.asarray(1/np.size(softmax_cross_entropy_with_logits), dtype=np.float64)
-    gradients_exp = np.exp(log_softmax, out=mat_mul)
+    gradients_exp = np.exp(log_softmax)
     sum_ = np.sum(softmax, axis=1, keepdims=True)
     sub_t0 = np.negative(softmax)
     sub_t1 = gradients_exp * sum_
@@ -247,8 +249,10 @@ def all_ops(x, labels, weights, bias):
     add_n_6 = add_15_t0*select_grad + add_25_t0*select_grad + add_n_6_t0 + add_n_6_t10*select_grad*sigmoid + add_n_6_t2 + add_n_6_t3 + add_n_6_t4*sqrt_grad + add_n_6_t5*select_grad + add_n_6_t8*select_grad + add_n_6_t9*select_grad + greater*select_grad + neg_1_grad*reciprocal + neg_1_grad + select_grad - add_n_6_t6
     tanh_grad_t0 = np.subtract(1, sqrt_t0, out=sqrt_t0)
     tanh_grad = add_n_6 * tanh_grad_t0
-    d_add_41_d_weights = x.T @ add_n + x.T @ tanh_grad
-    d_add_41_d_bias = np.sum(scatter_add, axis=0) + np.sum(tanh_grad, axis=0)
+    d_add_41_d_weights = x.T @ add_n
+    d_add_41_d_weights += x.T @ tanh_grad
+    d_add_41_d_bias = np.sum(scatter_add, axis=0)
+    d_add_41_d_bias += np.sum(tanh_grad, axis=0)
     d_add_41_d_x_t0 = np.broadcast_to(1, np.shape(add_41_t1))
     d_add_41_d_x_t1 = [add_41_t2[0], (np.shape(mul_2))[0]]
     d_add_41_d_x = _concat_part(d_add_41_d_x_t0, 0, d_add_41_d_x_t1, 0) + 2*_concat_part(d_add_41_d_x_t0, 0, d_add_41_d_x_t1, 1) + add_n @ weights.T + tanh_grad @ weights.T
@@ -274,17 +278,20 @@ def all_ops(x, labels, weights, bias):
     add_n_13 = softmax * broadcast_grad_4
     add_n_13 += mul_2_grad
     add_n_13 += sub_grad*sub_t1
-    add_n_14 = broadcast_grad_4*log_softmax + sub_1*sum_to_shape_4 + sum_to_shape_3 + np.sum(gradients_exp*sub_grad, axis=1, keepdims=True)
+    add_n_14 = np.multiply(log_softmax, broadcast_grad_4, out=log_softmax)
+    add_n_14 += sub_1*sum_to_shape_4
+    add_n_14 += sum_to_shape_3
+    add_n_14 += np.sum(gradients_exp*sub_grad, axis=1, keepdims=True)
     gradients_1_scatter_add = _scatter_add(_prod_others_vjp(broadcast_grad_5*np.take(gradients_1_strided_slice_4*tile + gradients_1_tile*strided_slice_4, const, axis=1), gather_v2, (1,)), const, (2, 3), 1, np.float64)
     add_n_18 = _scatter(gradients_1_scatter_add*tile + gradients_1_tile*scatter_add, (2, 4), np.s_[:, 1:4], np.float64) + _scatter(_untile(gradients_1_scatter_add*strided_slice_4 + gradients_1_strided_slice_4*scatter_add, (2, 1), (1, 3)), (2, 4), np.s_[:, 0:1], np.float64)
     slice_grad_8 = _scatter(_scatter(add_n_18[0], slice_grad_5_t0, np.s_[0], np.float64) + _scatter(add_n_18[1], slice_grad_5_t0, np.s_[1], np.float64), slice_grad_5_t1, np.s_[:2], np.float64)
     gradients_1_select_grad = greater*np.reshape(np.transpose(np.reshape(real_div_1_t1*np.expand_dims(np.reshape(slice_grad_8[:, 3:4], real_div_1_t0), 1) + slice_grad_8[:, 0:3], gradients_transpose_t0), (0, 2, 1)), select_grad_t0)
-    gradients_1_neg_1_grad = np.negative(gradients_1_select_grad, out=mul_2_grad)
-    add_n_21_t0 = np.multiply(select_grad, tanh_grad_grad, out=sub_t1)
-    add_n_21 = np.multiply(add_n_21_t0, add_n_6_t7, out=log_softmax)
+    gradients_1_neg_1_grad = np.negative(gradients_1_select_grad, out=sub_t1)
+    add_n_21_t0 = np.multiply(select_grad, tanh_grad_grad, out=mul_2_grad)
+    add_n_21 = np.multiply(add_n_21_t0, add_n_6_t7, out=sub_1)
     add_n_21 += gradients_1_select_grad
-    add_n_27_t0 = np.multiply(add_n_5_t2, neg_1_grad, out=sub_1)
-    add_n_27_t1 = np.multiply(add_n_5_t7, select_grad, out=sub_grad)
+    add_n_27_t0 = np.multiply(add_n_5_t2, neg_1_grad, out=sub_grad)
+    add_n_27_t1 = add_n_5_t7 * select_grad
     add_n_27_t2 = select_grad * sqrt_grad_grad
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         add_n_27 = add_15_t0*gradients_1_select_grad + add_15_t2*gradients_1_select_grad + add_25_t0*gradients_1_select_grad + add_25_t1*(add_n_21*add_n_5_t7*tanh + add_n_5_t5*gradients_1_select_grad + add_n_5_t6*select_grad*sqrt_grad_grad*tanh*sqrt**(tanh - 2) + gradients_1_select_grad*reciprocal + 2*neg_1_grad*sqrt_grad_grad*tanh/sqrt**3 + pow_*select_grad*tanh_grad_grad*np.where(np.greater(sqrt, 0), reciprocal, 0) - add_n_27_t0*tanh_grad_grad - add_n_27_t2*add_n_5_t2 - add_n_27_t2/add_n_5_t4**2 - add_n_5*add_n_5_t2*square_grad_grad/2 - add_n_5_t0*(gradients_1_select_grad - 2*add_n_27_t2*reciprocal) - add_n_5_t1*(gradients_1_select_grad - 3*add_n_27_t2*rsqrt**2/2) - add_n_5_t3*gradients_1_neg_1_grad - exp*(gradients_1_select_grad + neg_grad_grad*select_grad)) + add_n_21*add_n_6_t8 + 2*add_n_21_t0 + add_n_6_t0*tanh_grad_grad*(1 - sigmoid) + add_n_6_t1*gradients_1_select_grad + add_n_6_t2*tanh_grad_grad + add_n_6_t5*gradients_1_select_grad + add_n_6_t9*gradients_1_select_grad + gradients_1_neg_1_grad*reciprocal + gradients_1_neg_1_grad + gradients_1_select_grad*greater + gradients_1_select_grad*sigmoid + gradients_1_select_grad + reshape_like_t0*(gradients_1_select_grad + tanh_grad_grad*(add_n_6_t10*select_grad - select_grad*sigmoid)) + 2*sqrt_grad*tanh_grad_grad + sqrt_grad_grad*(add_n_27_t1*add_n_6_t7*tanh + add_n_27_t1) - add_15_t1*gradients_1_select_grad - add_n_27_t0*sqrt_grad_grad - add_n_6*add_n_6_t4*mat_mul_1 - add_n_6_t3*tanh_grad_grad - add_n_6_t6*tanh_grad_grad

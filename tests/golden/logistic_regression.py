@@ -41,17 +41,20 @@ def logistic_regression(images, labels, W1, b1):
     labels = _check("labels", labels, np.int32, (None,))
     W1 = _check("W1", W1, np.float64, (64, 10))
     b1 = _check("b1", b1, np.float64, (10,))
-    # Total ops: 21
+    # Total ops: 27
     # Forward
-    add = b1 + images @ W1
+    add = images @ W1
+    add += b1
     one_hot = (np.eye(10, dtype=np.float64))[labels]
     softmax_cross_entropy_with_logits_t0 = np.max(add, axis=1, keepdims=True)
-    softmax_cross_entropy_with_logits_t1 = np.exp(add - softmax_cross_entropy_with_logits_t0)
+    softmax_cross_entropy_with_logits_t1 = add - softmax_cross_entropy_with_logits_t0
+    np.exp(softmax_cross_entropy_with_logits_t1, out=softmax_cross_entropy_with_logits_t1)
     softmax_cross_entropy_with_logits_t2 = np.sum(softmax_cross_entropy_with_logits_t1, axis=1, keepdims=True)
     softmax_cross_entropy_with_logits = -np.sum(one_hot*(add - softmax_cross_entropy_with_logits_t0 - np.log(softmax_cross_entropy_with_logits_t2)), axis=1)
     mean = np.mean(softmax_cross_entropy_with_logits)
     # Gradients
-    mul = (softmax_cross_entropy_with_logits_t1/softmax_cross_entropy_with_logits_t2 - one_hot)/np.size(softmax_cross_entropy_with_logits)
+    mul = softmax_cross_entropy_with_logits_t1/softmax_cross_entropy_with_logits_t2 - one_hot
+    mul /= np.size(softmax_cross_entropy_with_logits)
     d_mean_d_W1 = images.T @ mul
     d_mean_d_b1 = np.sum(mul, axis=0)
     return mean, d_mean_d_W1, d_mean_d_b1
