@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
 
@@ -25,6 +25,7 @@ from sympy.printing.str import StrPrinter
 
 from .version import __version__
 from .dtypes import DType
+from .layout import format_statement
 from .naming import comment_text
 from .ops import functions as F
 from .program import Program
@@ -298,18 +299,16 @@ def print_statement(printer: Printer, expr: sp.Expr, dtype: Any, table: Dict[sp.
     return text
 
 
-LINE_LENGTH = 88
+def laid_out(statement: str, indent: str) -> str:
+    """``statement`` as ``ruff format`` lays it out at ``indent``, without the first line's indent.
 
-
-def wrapped(opening: str, items: List[str], closing: str, indent: str, parenthesize: bool = True) -> str:
-    """``f(a, b)`` on one line if it fits, else one item per line, as ruff/black format it."""
-    one_line = f"{opening}{', '.join(items)}{closing}"
-    if len(indent) + len(one_line) <= LINE_LENGTH or len(items) <= 1:
-        return one_line
-    head = opening if opening.endswith("(") else f"{opening}("
-    tail = closing if opening.endswith("(") else f"){closing}"
-    body = "".join(f"\n{indent}    {item}," for item in items)
-    return f"{head}{body}\n{indent}{tail}"
+    The template supplies that first indent; continuation lines carry their own.
+    """
+    try:
+        text = format_statement(statement, indent)
+    except ValueError:  # outside the formatter's subset: still valid Python, only less tidy
+        return statement
+    return text[len(indent):]
 
 
 def _describe(dtype: DType, shape: Any) -> str:
@@ -340,11 +339,13 @@ def render(program: Program, total_ops: int, statement_lines: List[Line], helper
         outputs=[{"name": o.name, "symbol": o.symbol if isinstance(o.symbol, str) else str(o.symbol),
                   "doc": f"{o.name.ljust(width)}  {_describe(o.dtype, o.shape)}"}
                  for o in program.outputs],
-        constants=[{"name": c.name, "literal": _array_literal(c.value, c.dtype)} for c in program.constants],
-        signature=wrapped(f"def {program.name}(", [i.name for i in program.inputs], "):", indent=""),
-        return_statement=wrapped("return ", [str(o.symbol) for o in program.outputs], "", indent="    ",
-                                 parenthesize=len(program.outputs) > 1),
-        lines=statement_lines,
+        constants=[laid_out(f"{c.name} = {_array_literal(c.value, c.dtype)}", "") for c in program.constants],
+        signature=laid_out(f"def {program.name}({', '.join(i.name for i in program.inputs)}):", ""),
+        checks=[laid_out(f'{i.name} = _check("{i.name}", {i.name}, {_numpy_dtype(i.dtype)}, {_shape_literal(i.shape)})',
+                         "    ") for i in program.inputs],
+        return_statement=laid_out(f"return {', '.join(str(o.symbol) for o in program.outputs)}", "    "),
+        lines=[replace(line, text=laid_out(line.text, "        " if line.guarded else "    "))
+               for line in statement_lines],
         total_ops=total_ops,
         helpers=helpers,
         needs_base64=needs_base64,

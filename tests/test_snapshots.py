@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import runpy
+import subprocess
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -104,14 +106,53 @@ def test_a_changed_template_fails_with_a_diff(tmp_path: Path) -> None:
     os.environ.pop("SYMGRAD_UPDATE_SNAPSHOTS", None)
 
 
-def test_generated_modules_pass_ruff_check() -> None:
-    """The default ruff rules (pyflakes and the error-prone pycodestyle ones) find nothing."""
+def _ruff() -> str:
     import shutil
-    import subprocess
     import sys
     ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
     if not Path(ruff).exists():
         pytest.skip("ruff is not installed (it is in the test extra)")
-    result = subprocess.run([ruff, "check", "--no-cache", "--isolated", str(GOLDEN)], capture_output=True,
-                            text=True)
-    assert result.returncode == 0, result.stdout + result.stderr
+    return ruff
+
+
+@pytest.fixture(scope="module")
+def corpus_modules(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
+    """Fast and readable modules of every TF parity program (323 graphs of every op), and the goldens."""
+    import shutil
+
+    from tests.test_tf_parity import run_program
+    from tests.tf_parity.programs import PROGRAMS
+    from tests.tf_parity.programs_tensor import PROGRAMS as TENSOR_PROGRAMS
+    folder = tmp_path_factory.mktemp("generated")
+    for optimize, form in ((True, "fast"), (False, "readable")):
+        def keep(compiled, form=form) -> None:  # type: ignore[no-untyped-def]
+            shutil.copy(compiled.path, folder / f"{form}_{compiled.path.name}")
+        sg.compiler._observers.append(keep)
+        try:
+            for program in PROGRAMS + TENSOR_PROGRAMS:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    try:
+                        run_program(program, optimize)
+                    except sg.SymgradError:
+                        pass  # the corpus's one unsupported program (einsum with '...')
+        finally:
+            sg.compiler._observers.remove(keep)
+    for golden in GOLDEN.rglob("*.py"):
+        shutil.copy(golden, folder / f"golden_{golden.parent.name}_{golden.name}")
+    return folder
+
+
+def test_generated_modules_pass_ruff_check(corpus_modules: Path) -> None:
+    """The default ruff rules (pyflakes and the error-prone pycodestyle ones) find nothing."""
+    result = subprocess.run([_ruff(), "check", "--no-cache", "--isolated", str(corpus_modules)],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout[-5000:] + result.stderr
+
+
+def test_generated_modules_are_ruff_formatted(corpus_modules: Path) -> None:
+    """``ruff format --check`` with default settings: the generated code is laid out as ruff would."""
+    assert len(list(corpus_modules.glob("*.py"))) > 600
+    result = subprocess.run([_ruff(), "format", "--check", "--diff", "--no-cache", "--isolated",
+                             str(corpus_modules)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout[-5000:] + result.stderr

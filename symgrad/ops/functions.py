@@ -74,6 +74,12 @@ class Power(_Elementwise):
 class LogWherePositive(_Elementwise):
     """log(x) where x > 0, else 0: TF's factor in d pow(x, y) / dy."""
 
+    @classmethod
+    def eval(cls, x: sp.Expr) -> Any:
+        if x.is_Number:  # a constant base: no comparison of two constants in the code
+            return sp.log(x) if x > 0 else sp.S.Zero
+        return None
+
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         return Where(Greater(self.args[0], 0), 1 / self.args[0], 0)
 

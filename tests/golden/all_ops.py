@@ -14,6 +14,7 @@ Outputs:
     d_sum_6_d_weights  float64 (3, 3)
     new_weights        float64 (3, 3)
 """
+
 import numpy as np
 
 const = np.array([0, 2, 2], dtype=np.int32)
@@ -24,19 +25,32 @@ def _check(name, value, dtype, shape):
     try:
         array = np.asarray(value)
     except ValueError:
-        raise ValueError(f"input {name!r}: not a rectangular array (ragged nested lists)") from None
+        raise ValueError(
+            f"input {name!r}: not a rectangular array (ragged nested lists)"
+        ) from None
     if array.dtype != dtype:
         if array.dtype.kind not in "biuf":
-            raise ValueError(f"input {name!r}: expected numbers convertible to "
-                             f"{np.dtype(dtype).name}, got {type(value).__name__} of dtype {array.dtype}")
+            raise ValueError(
+                f"input {name!r}: expected numbers convertible to "
+                f"{np.dtype(dtype).name}, got {type(value).__name__} of dtype {array.dtype}"
+            )
         array = array.astype(dtype)
-    if shape is not None and array.shape != shape and (
-        array.ndim != len(shape)
-        or any(want is not None and want != got for want, got in zip(shape, array.shape))
+    if (
+        shape is not None
+        and array.shape != shape
+        and (
+            array.ndim != len(shape)
+            or any(
+                want is not None and want != got
+                for want, got in zip(shape, array.shape)
+            )
+        )
     ):
         dims = ["None" if d is None else str(d) for d in shape]
         expected = "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
-        raise ValueError(f"input {name!r}: expected shape {expected}, got {array.shape}")
+        raise ValueError(
+            f"input {name!r}: expected shape {expected}, got {array.shape}"
+        )
     return array
 
 
@@ -51,7 +65,9 @@ def _scatter_add(value, indices, shape, axis, dtype):
     """Zeros of ``shape`` with ``value`` added at ``indices`` along ``axis`` (the gradient of take)."""
     result = np.zeros(shape, dtype=dtype)
     depth = np.ndim(indices)
-    moved = np.moveaxis(np.asarray(value), list(range(axis, axis + depth)), list(range(depth)))
+    moved = np.moveaxis(
+        np.asarray(value), list(range(axis, axis + depth)), list(range(depth))
+    )
     np.add.at(np.moveaxis(result, axis, 0), indices, moved)
     return result
 
@@ -75,7 +91,9 @@ def _prod_others(value, axes):
     flat = np.reshape(front, front.shape[: front.ndim - len(axes)] + (-1,))
     ones = np.ones_like(flat[..., :1])
     before = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
-    after = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    after = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], axis=-1), axis=-1)[
+        ..., ::-1
+    ]
     others = np.reshape(before * after, front.shape)
     return np.moveaxis(others, tuple(range(-len(axes), 0)), axes)
 
@@ -87,7 +105,9 @@ def _prod_others_vjp(cotangent, value, axes):
     last = tuple(range(-len(axes), 0))
     front = np.moveaxis(value, axes, last)
     flat = np.reshape(front, front.shape[: front.ndim - len(axes)] + (-1,))
-    weights = np.reshape(np.moveaxis(np.broadcast_to(cotangent, np.shape(value)), axes, last), flat.shape)
+    weights = np.reshape(
+        np.moveaxis(np.broadcast_to(cotangent, np.shape(value)), axes, last), flat.shape
+    )
     result = np.zeros(flat.shape, dtype=np.result_type(flat, weights))
     for i in range(flat.shape[-1]):
         masked = flat.copy()
@@ -128,7 +148,7 @@ def all_ops(x, labels, weights, bias):
     rsqrt = np.sqrt(sqrt)
     np.reciprocal(rsqrt, out=rsqrt)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        reciprocal = 1/sqrt
+        reciprocal = 1 / sqrt
     add_15_t0 = np.sign(tanh)
     add_15_t1 = np.sin(tanh)
     add_15_t2 = np.cos(tanh)
@@ -152,8 +172,29 @@ def all_ops(x, labels, weights, bias):
     add_25_t0 = np.less_equal(tanh, 0.2)
     add_25_t1 = reciprocal * tanh
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        add_25 = np.asarray(add_25_t0, dtype=np.float64) + np.asarray(np.greater_equal(tanh, 0.3), dtype=np.float64) + np.asarray(np.less(tanh, 0.1), dtype=np.float64) + np.where(greater, add_15 + pow_ + tanh + (tanh - 0.5)**2 + np.maximum(tanh, 0.1) + np.minimum(tanh, 0.2) - add_25_t1, 0)
-    add_29 = add_25 + np.asarray(np.isfinite(tanh), dtype=np.float64) + np.asarray(np.equal(tanh, 0), dtype=np.float64) + np.asarray(np.not_equal(tanh, 1), dtype=np.float64) + 1
+        add_25 = (
+            np.asarray(add_25_t0, dtype=np.float64)
+            + np.asarray(np.greater_equal(tanh, 0.3), dtype=np.float64)
+            + np.asarray(np.less(tanh, 0.1), dtype=np.float64)
+            + np.where(
+                greater,
+                add_15
+                + pow_
+                + tanh
+                + (tanh - 0.5) ** 2
+                + np.maximum(tanh, 0.1)
+                + np.minimum(tanh, 0.2)
+                - add_25_t1,
+                0,
+            )
+        )
+    add_29 = (
+        add_25
+        + np.asarray(np.isfinite(tanh), dtype=np.float64)
+        + np.asarray(np.equal(tanh, 0), dtype=np.float64)
+        + np.asarray(np.not_equal(tanh, 1), dtype=np.float64)
+        + 1
+    )
     transpose = np.transpose(np.reshape(add_29, (-1, 3, 1)), (0, 2, 1))
     squeeze = np.squeeze(transpose, (1,))
     max_ = np.max(squeeze, axis=1)
@@ -162,27 +203,69 @@ def all_ops(x, labels, weights, bias):
     stack = np.stack([strided_slice[0], strided_slice[1]], 0)
     strided_slice_4 = stack[:, 1:4]
     tile = np.tile(stack[:, 0:1], (1, 3))
-    gather_v2 = np.take(strided_slice_4*tile + np.broadcast_to(bias, (2, 3)), const, axis=1)
+    gather_v2 = np.take(
+        strided_slice_4 * tile + np.broadcast_to(bias, (2, 3)), const, axis=1
+    )
     min_ = np.min(gather_v2, axis=1, keepdims=True)
-    add_36 = np.eye(2, 2, dtype=np.float64) + np.ones((2, 2), dtype=np.float64) + np.zeros((2, 2), dtype=np.float64) + np.asarray(np.full((2, 2), 0.5, dtype=np.float32), dtype=np.float64)
+    add_36 = (
+        np.eye(2, 2, dtype=np.float64)
+        + np.ones((2, 2), dtype=np.float64)
+        + np.zeros((2, 2), dtype=np.float64)
+        + np.asarray(np.full((2, 2), 0.5, dtype=np.float32), dtype=np.float64)
+    )
     one_hot = (np.eye(3, dtype=np.float64))[labels]
     softmax_cross_entropy_with_logits_t0 = np.max(mat_mul, axis=1, keepdims=True)
-    softmax_cross_entropy_with_logits_t1 = np.subtract(mat_mul, softmax_cross_entropy_with_logits_t0, out=add_15)
-    np.exp(softmax_cross_entropy_with_logits_t1, out=softmax_cross_entropy_with_logits_t1)
-    softmax_cross_entropy_with_logits_t2 = np.sum(softmax_cross_entropy_with_logits_t1, axis=1, keepdims=True)
-    log_softmax = np.subtract(mat_mul, softmax_cross_entropy_with_logits_t0, out=mat_mul)
+    softmax_cross_entropy_with_logits_t1 = np.subtract(
+        mat_mul, softmax_cross_entropy_with_logits_t0, out=add_15
+    )
+    np.exp(
+        softmax_cross_entropy_with_logits_t1, out=softmax_cross_entropy_with_logits_t1
+    )
+    softmax_cross_entropy_with_logits_t2 = np.sum(
+        softmax_cross_entropy_with_logits_t1, axis=1, keepdims=True
+    )
+    log_softmax = np.subtract(
+        mat_mul, softmax_cross_entropy_with_logits_t0, out=mat_mul
+    )
     log_softmax -= np.log(softmax_cross_entropy_with_logits_t2)
-    softmax_cross_entropy_with_logits = -np.sum(log_softmax*one_hot, axis=1)
-    softmax = np.divide(softmax_cross_entropy_with_logits_t1, softmax_cross_entropy_with_logits_t2, out=softmax_cross_entropy_with_logits_t1)
+    softmax_cross_entropy_with_logits = -np.sum(log_softmax * one_hot, axis=1)
+    softmax = np.divide(
+        softmax_cross_entropy_with_logits_t1,
+        softmax_cross_entropy_with_logits_t2,
+        out=softmax_cross_entropy_with_logits_t1,
+    )
     mul_2 = np.multiply(x, 2, out=add_25)
     add_41_t0 = log_softmax * softmax
     add_41_t1 = np.concatenate([x, mul_2], 0)
     add_41_t2 = np.shape(x)
-    add_41 = np.asarray(np.asarray(np.int64(np.size(x)), dtype=np.int32) + np.sum(np.array(add_41_t2, dtype=np.int32)), dtype=np.float64) + np.mean(softmax_cross_entropy_with_logits) + np.sum(add_41_t0) + np.sum(add_41_t1) + np.sum(np.einsum('ij,jk->ik', add_36, (min_ + np.mean(gather_v2, axis=0) + np.prod(gather_v2, axis=1, keepdims=True) + np.sum(gather_v2))[:, :2]))
+    add_41 = (
+        np.asarray(
+            np.asarray(np.int64(np.size(x)), dtype=np.int32)
+            + np.sum(np.array(add_41_t2, dtype=np.int32)),
+            dtype=np.float64,
+        )
+        + np.mean(softmax_cross_entropy_with_logits)
+        + np.sum(add_41_t0)
+        + np.sum(add_41_t1)
+        + np.sum(
+            np.einsum(
+                "ij,jk->ik",
+                add_36,
+                (
+                    min_
+                    + np.mean(gather_v2, axis=0)
+                    + np.prod(gather_v2, axis=1, keepdims=True)
+                    + np.sum(gather_v2)
+                )[:, :2],
+            )
+        )
+    )
     prod_1 = np.prod(weights, axis=0)
     mul_4 = np.square(weights)
     # Gradients
-    broadcast_grad_3 = np.asarray(1/np.size(softmax_cross_entropy_with_logits), dtype=np.float64)
+    broadcast_grad_3 = np.asarray(
+        1 / np.size(softmax_cross_entropy_with_logits), dtype=np.float64
+    )
     gradients_exp = np.exp(log_softmax)
     sum_ = np.sum(softmax, axis=1, keepdims=True)
     sub_t0 = np.negative(softmax)
@@ -195,30 +278,61 @@ def all_ops(x, labels, weights, bias):
     mul_3 = sub_2 * broadcast_grad_3
     add_n = mul_3 + gradients_mul_2
     add_n += sub
-    slice_grad = _scatter(np.einsum('ik,ij->jk', np.broadcast_to(1, (2, 2)), add_36), (2, 3), np.s_[:, :2], np.float64)
+    slice_grad = _scatter(
+        np.einsum("ik,ij->jk", np.broadcast_to(1, (2, 2)), add_36),
+        (2, 3),
+        np.s_[:, :2],
+        np.float64,
+    )
     broadcast_grad_5 = np.sum(slice_grad, axis=1, keepdims=True)
     sum_to_shape_1 = np.sum(slice_grad, axis=0)
     cast = np.asarray(np.equal(gather_v2, min_), dtype=np.float64)
-    scatter_add = _scatter_add(broadcast_grad_5*cast/np.sum(cast, axis=1, keepdims=True) + broadcast_grad_5*_prod_others(gather_v2, (1,)) + sum_to_shape_1/2 + np.sum(sum_to_shape_1), const, (2, 3), 1, np.float64)
-    add_n_2 = _scatter(scatter_add*tile, (2, 4), np.s_[:, 1:4], np.float64) + _scatter(_untile(scatter_add*strided_slice_4, (2, 1), (1, 3)), (2, 4), np.s_[:, 0:1], np.float64)
+    scatter_add = _scatter_add(
+        broadcast_grad_5 * cast / np.sum(cast, axis=1, keepdims=True)
+        + broadcast_grad_5 * _prod_others(gather_v2, (1,))
+        + sum_to_shape_1 / 2
+        + np.sum(sum_to_shape_1),
+        const,
+        (2, 3),
+        1,
+        np.float64,
+    )
+    add_n_2 = _scatter(
+        scatter_add * tile, (2, 4), np.s_[:, 1:4], np.float64
+    ) + _scatter(
+        _untile(scatter_add * strided_slice_4, (2, 1), (1, 3)),
+        (2, 4),
+        np.s_[:, 0:1],
+        np.float64,
+    )
     slice_grad_5_t0 = np.shape(strided_slice)
     slice_grad_5_t1 = np.shape(concat)
-    slice_grad_5 = _scatter(_scatter(add_n_2[0], slice_grad_5_t0, np.s_[0], np.float64) + _scatter(add_n_2[1], slice_grad_5_t0, np.s_[1], np.float64), slice_grad_5_t1, np.s_[:2], np.float64)
+    slice_grad_5 = _scatter(
+        _scatter(add_n_2[0], slice_grad_5_t0, np.s_[0], np.float64)
+        + _scatter(add_n_2[1], slice_grad_5_t0, np.s_[1], np.float64),
+        slice_grad_5_t1,
+        np.s_[:2],
+        np.float64,
+    )
     strided_slice_2 = slice_grad_5[:, 0:3]
     strided_slice_3 = slice_grad_5[:, 3:4]
     cast_1 = np.asarray(np.equal(squeeze, np.expand_dims(max_, 1)), dtype=np.float64)
     broadcast_grad_12 = np.expand_dims(np.sum(cast_1, axis=1), 1)
     real_div_1_t0 = np.shape(max_)
     real_div_1_t1 = cast_1 / broadcast_grad_12
-    real_div_1 = real_div_1_t1*np.expand_dims(np.reshape(strided_slice_3, real_div_1_t0), 1)
+    real_div_1 = real_div_1_t1 * np.expand_dims(
+        np.reshape(strided_slice_3, real_div_1_t0), 1
+    )
     add_n_4 = real_div_1 + strided_slice_2
     gradients_transpose_t0 = np.shape(transpose)
-    gradients_transpose = np.transpose(np.reshape(add_n_4, gradients_transpose_t0), (0, 2, 1))
+    gradients_transpose = np.transpose(
+        np.reshape(add_n_4, gradients_transpose_t0), (0, 2, 1)
+    )
     select_grad_t0 = np.shape(add_29)
-    select_grad = greater*np.reshape(gradients_transpose, select_grad_t0)
+    select_grad = greater * np.reshape(gradients_transpose, select_grad_t0)
     neg_1_grad = np.negative(select_grad, out=sub_t0)
     add_n_5_t0 = np.square(reciprocal)
-    add_n_5_t1 = rsqrt ** 3
+    add_n_5_t1 = rsqrt**3
     add_n_5_t1 /= 2
     add_n_5_t2 = sqrt ** (-2)
     add_n_5_t3 = add_n_5_t2 * tanh
@@ -227,12 +341,12 @@ def all_ops(x, labels, weights, bias):
     add_n_5_t6 = tanh - 1
     add_n_5_t7 = sqrt**add_n_5_t6
     add_n_5 = add_n_5_t0 * select_grad
-    add_n_5 += add_n_5_t1*select_grad
-    add_n_5 += add_n_5_t3*neg_1_grad
-    np.subtract(add_n_5_t5*select_grad, add_n_5, out=add_n_5)
-    add_n_5 += add_n_5_t7*select_grad*tanh
-    add_n_5 -= exp*select_grad
-    add_n_5 += reciprocal*select_grad
+    add_n_5 += add_n_5_t1 * select_grad
+    add_n_5 += add_n_5_t3 * neg_1_grad
+    np.subtract(add_n_5_t5 * select_grad, add_n_5, out=add_n_5)
+    add_n_5 += add_n_5_t7 * select_grad * tanh
+    add_n_5 -= exp * select_grad
+    add_n_5 += reciprocal * select_grad
     sqrt_grad_t0 = reciprocal / 2
     sqrt_grad = add_n_5 * sqrt_grad_t0
     add_n_6_t0 = select_grad * sigmoid
@@ -246,7 +360,23 @@ def all_ops(x, labels, weights, bias):
     add_n_6_t8 = add_n_6_t7 * pow_
     add_n_6_t9 = add_n_6_t4 - 1.0
     add_n_6_t10 = 1 - sigmoid
-    add_n_6 = add_15_t0*select_grad + add_25_t0*select_grad + add_n_6_t0 + add_n_6_t10*select_grad*sigmoid + add_n_6_t2 + add_n_6_t3 + add_n_6_t4*sqrt_grad + add_n_6_t5*select_grad + add_n_6_t8*select_grad + add_n_6_t9*select_grad + greater*select_grad + neg_1_grad*reciprocal + neg_1_grad + select_grad - add_n_6_t6
+    add_n_6 = (
+        add_15_t0 * select_grad
+        + add_25_t0 * select_grad
+        + add_n_6_t0
+        + add_n_6_t10 * select_grad * sigmoid
+        + add_n_6_t2
+        + add_n_6_t3
+        + add_n_6_t4 * sqrt_grad
+        + add_n_6_t5 * select_grad
+        + add_n_6_t8 * select_grad
+        + add_n_6_t9 * select_grad
+        + greater * select_grad
+        + neg_1_grad * reciprocal
+        + neg_1_grad
+        + select_grad
+        - add_n_6_t6
+    )
     tanh_grad_t0 = np.subtract(1, sqrt_t0, out=sqrt_t0)
     tanh_grad = add_n_6 * tanh_grad_t0
     d_add_41_d_weights = x.T @ add_n
@@ -255,37 +385,142 @@ def all_ops(x, labels, weights, bias):
     d_add_41_d_bias += np.sum(tanh_grad, axis=0)
     d_add_41_d_x_t0 = np.broadcast_to(1, np.shape(add_41_t1))
     d_add_41_d_x_t1 = [add_41_t2[0], (np.shape(mul_2))[0]]
-    d_add_41_d_x = _concat_part(d_add_41_d_x_t0, 0, d_add_41_d_x_t1, 0) + 2*_concat_part(d_add_41_d_x_t0, 0, d_add_41_d_x_t1, 1) + add_n @ weights.T + tanh_grad @ weights.T
+    d_add_41_d_x = (
+        _concat_part(d_add_41_d_x_t0, 0, d_add_41_d_x_t1, 0)
+        + 2 * _concat_part(d_add_41_d_x_t0, 0, d_add_41_d_x_t1, 1)
+        + add_n @ weights.T
+        + tanh_grad @ weights.T
+    )
     mat_mul_1 = x @ np.broadcast_to(prod_1, (3, 3))
     tanh_grad_grad = np.multiply(mat_mul_1, tanh_grad_t0, out=tanh_grad)
     square_grad_grad = add_n_6_t4 * tanh_grad_grad
     sqrt_grad_grad = np.multiply(sqrt_grad_t0, square_grad_grad, out=sqrt_grad_t0)
     neg_grad_grad = np.negative(sqrt_grad_grad)
     reshape_like_t0 = add_n_6_t10 * sigmoid
-    reshape_like = np.reshape(greater*(add_15_t0*tanh_grad_grad + add_15_t2*tanh_grad_grad + add_25_t0*tanh_grad_grad + add_n_5_t3*sqrt_grad_grad + add_n_5_t5*sqrt_grad_grad + add_n_5_t7*sqrt_grad_grad*tanh + add_n_6_t1*tanh_grad_grad + add_n_6_t5*tanh_grad_grad + add_n_6_t8*tanh_grad_grad + add_n_6_t9*tanh_grad_grad + exp*neg_grad_grad + greater*tanh_grad_grad + reciprocal*sqrt_grad_grad + reshape_like_t0*tanh_grad_grad + sigmoid*tanh_grad_grad - add_15_t1*tanh_grad_grad - add_n_5_t0*sqrt_grad_grad - add_n_5_t1*sqrt_grad_grad - reciprocal*tanh_grad_grad), np.shape(gradients_transpose))
-    reshape_like_1 = np.reshape(np.transpose(reshape_like, (0, 2, 1)), np.shape(add_n_4))
+    reshape_like = np.reshape(
+        greater
+        * (
+            add_15_t0 * tanh_grad_grad
+            + add_15_t2 * tanh_grad_grad
+            + add_25_t0 * tanh_grad_grad
+            + add_n_5_t3 * sqrt_grad_grad
+            + add_n_5_t5 * sqrt_grad_grad
+            + add_n_5_t7 * sqrt_grad_grad * tanh
+            + add_n_6_t1 * tanh_grad_grad
+            + add_n_6_t5 * tanh_grad_grad
+            + add_n_6_t8 * tanh_grad_grad
+            + add_n_6_t9 * tanh_grad_grad
+            + exp * neg_grad_grad
+            + greater * tanh_grad_grad
+            + reciprocal * sqrt_grad_grad
+            + reshape_like_t0 * tanh_grad_grad
+            + sigmoid * tanh_grad_grad
+            - add_15_t1 * tanh_grad_grad
+            - add_n_5_t0 * sqrt_grad_grad
+            - add_n_5_t1 * sqrt_grad_grad
+            - reciprocal * tanh_grad_grad
+        ),
+        np.shape(gradients_transpose),
+    )
+    reshape_like_1 = np.reshape(
+        np.transpose(reshape_like, (0, 2, 1)), np.shape(add_n_4)
+    )
     gradients_1_strided_slice_t0 = np.shape(slice_grad_5)
-    gradients_1_strided_slice = (_scatter(np.reshape(np.sum(real_div_1_t1*_sum_to_shape(reshape_like_1, np.shape(real_div_1)), axis=1), np.shape(strided_slice_3)), gradients_1_strided_slice_t0, np.s_[:, 3:4], np.float64) + _scatter(_sum_to_shape(reshape_like_1, np.shape(strided_slice_2)), gradients_1_strided_slice_t0, np.s_[:, 0:3], np.float64))[:2]
-    gradients_1_add_n_4 = _scatter(gradients_1_strided_slice[0], (2, 4), np.s_[0], np.float64) + _scatter(gradients_1_strided_slice[1], (2, 4), np.s_[1], np.float64)
+    gradients_1_strided_slice = (
+        _scatter(
+            np.reshape(
+                np.sum(
+                    real_div_1_t1 * _sum_to_shape(reshape_like_1, np.shape(real_div_1)),
+                    axis=1,
+                ),
+                np.shape(strided_slice_3),
+            ),
+            gradients_1_strided_slice_t0,
+            np.s_[:, 3:4],
+            np.float64,
+        )
+        + _scatter(
+            _sum_to_shape(reshape_like_1, np.shape(strided_slice_2)),
+            gradients_1_strided_slice_t0,
+            np.s_[:, 0:3],
+            np.float64,
+        )
+    )[:2]
+    gradients_1_add_n_4 = _scatter(
+        gradients_1_strided_slice[0], (2, 4), np.s_[0], np.float64
+    ) + _scatter(gradients_1_strided_slice[1], (2, 4), np.s_[1], np.float64)
     gradients_1_strided_slice_4 = gradients_1_add_n_4[:, 1:4]
     gradients_1_tile = np.tile(gradients_1_add_n_4[:, 0:1], (1, 3))
     sum_to_shape_3 = _sum_to_shape(mat_mul_1, np.shape(sub))
     sum_to_shape_4 = _sum_to_shape(mat_mul_1, np.shape(gradients_mul_2))
-    sum_to_shape_8 = _sum_to_shape(_sum_to_shape(broadcast_grad_3*_sum_to_shape(mat_mul_1, np.shape(mul_3)), np.shape(sub_2)), np.shape(softmax))
+    sum_to_shape_8 = _sum_to_shape(
+        _sum_to_shape(
+            broadcast_grad_3 * _sum_to_shape(mat_mul_1, np.shape(mul_3)),
+            np.shape(sub_2),
+        ),
+        np.shape(softmax),
+    )
     mul_2_grad = softmax * sum_to_shape_4
     broadcast_grad_4 = np.sum(-mul_2_grad, axis=1, keepdims=True)
     sub_grad = np.negative(sum_to_shape_3)
     add_n_13 = softmax * broadcast_grad_4
     add_n_13 += mul_2_grad
-    add_n_13 += sub_grad*sub_t1
+    add_n_13 += sub_grad * sub_t1
     add_n_14 = np.multiply(log_softmax, broadcast_grad_4, out=log_softmax)
-    add_n_14 += sub_1*sum_to_shape_4
+    add_n_14 += sub_1 * sum_to_shape_4
     add_n_14 += sum_to_shape_3
-    add_n_14 += np.sum(gradients_exp*sub_grad, axis=1, keepdims=True)
-    gradients_1_scatter_add = _scatter_add(_prod_others_vjp(broadcast_grad_5*np.take(gradients_1_strided_slice_4*tile + gradients_1_tile*strided_slice_4, const, axis=1), gather_v2, (1,)), const, (2, 3), 1, np.float64)
-    add_n_18 = _scatter(gradients_1_scatter_add*tile + gradients_1_tile*scatter_add, (2, 4), np.s_[:, 1:4], np.float64) + _scatter(_untile(gradients_1_scatter_add*strided_slice_4 + gradients_1_strided_slice_4*scatter_add, (2, 1), (1, 3)), (2, 4), np.s_[:, 0:1], np.float64)
-    slice_grad_8 = _scatter(_scatter(add_n_18[0], slice_grad_5_t0, np.s_[0], np.float64) + _scatter(add_n_18[1], slice_grad_5_t0, np.s_[1], np.float64), slice_grad_5_t1, np.s_[:2], np.float64)
-    gradients_1_select_grad = greater*np.reshape(np.transpose(np.reshape(real_div_1_t1*np.expand_dims(np.reshape(slice_grad_8[:, 3:4], real_div_1_t0), 1) + slice_grad_8[:, 0:3], gradients_transpose_t0), (0, 2, 1)), select_grad_t0)
+    add_n_14 += np.sum(gradients_exp * sub_grad, axis=1, keepdims=True)
+    gradients_1_scatter_add = _scatter_add(
+        _prod_others_vjp(
+            broadcast_grad_5
+            * np.take(
+                gradients_1_strided_slice_4 * tile + gradients_1_tile * strided_slice_4,
+                const,
+                axis=1,
+            ),
+            gather_v2,
+            (1,),
+        ),
+        const,
+        (2, 3),
+        1,
+        np.float64,
+    )
+    add_n_18 = _scatter(
+        gradients_1_scatter_add * tile + gradients_1_tile * scatter_add,
+        (2, 4),
+        np.s_[:, 1:4],
+        np.float64,
+    ) + _scatter(
+        _untile(
+            gradients_1_scatter_add * strided_slice_4
+            + gradients_1_strided_slice_4 * scatter_add,
+            (2, 1),
+            (1, 3),
+        ),
+        (2, 4),
+        np.s_[:, 0:1],
+        np.float64,
+    )
+    slice_grad_8 = _scatter(
+        _scatter(add_n_18[0], slice_grad_5_t0, np.s_[0], np.float64)
+        + _scatter(add_n_18[1], slice_grad_5_t0, np.s_[1], np.float64),
+        slice_grad_5_t1,
+        np.s_[:2],
+        np.float64,
+    )
+    gradients_1_select_grad = greater * np.reshape(
+        np.transpose(
+            np.reshape(
+                real_div_1_t1
+                * np.expand_dims(np.reshape(slice_grad_8[:, 3:4], real_div_1_t0), 1)
+                + slice_grad_8[:, 0:3],
+                gradients_transpose_t0,
+            ),
+            (0, 2, 1),
+        ),
+        select_grad_t0,
+    )
     gradients_1_neg_1_grad = np.negative(gradients_1_select_grad, out=sub_t1)
     add_n_21_t0 = np.multiply(select_grad, tanh_grad_grad, out=mul_2_grad)
     add_n_21 = np.multiply(add_n_21_t0, add_n_6_t7, out=sub_1)
@@ -294,10 +529,70 @@ def all_ops(x, labels, weights, bias):
     add_n_27_t1 = add_n_5_t7 * select_grad
     add_n_27_t2 = select_grad * sqrt_grad_grad
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        add_n_27 = add_15_t0*gradients_1_select_grad + add_15_t2*gradients_1_select_grad + add_25_t0*gradients_1_select_grad + add_25_t1*(add_n_21*add_n_5_t7*tanh + add_n_5_t5*gradients_1_select_grad + add_n_5_t6*select_grad*sqrt_grad_grad*tanh*sqrt**(tanh - 2) + gradients_1_select_grad*reciprocal + 2*neg_1_grad*sqrt_grad_grad*tanh/sqrt**3 + pow_*select_grad*tanh_grad_grad*np.where(np.greater(sqrt, 0), reciprocal, 0) - add_n_27_t0*tanh_grad_grad - add_n_27_t2*add_n_5_t2 - add_n_27_t2/add_n_5_t4**2 - add_n_5*add_n_5_t2*square_grad_grad/2 - add_n_5_t0*(gradients_1_select_grad - 2*add_n_27_t2*reciprocal) - add_n_5_t1*(gradients_1_select_grad - 3*add_n_27_t2*rsqrt**2/2) - add_n_5_t3*gradients_1_neg_1_grad - exp*(gradients_1_select_grad + neg_grad_grad*select_grad)) + add_n_21*add_n_6_t8 + 2*add_n_21_t0 + add_n_6_t0*tanh_grad_grad*(1 - sigmoid) + add_n_6_t1*gradients_1_select_grad + add_n_6_t2*tanh_grad_grad + add_n_6_t5*gradients_1_select_grad + add_n_6_t9*gradients_1_select_grad + gradients_1_neg_1_grad*reciprocal + gradients_1_neg_1_grad + gradients_1_select_grad*greater + gradients_1_select_grad*sigmoid + gradients_1_select_grad + reshape_like_t0*(gradients_1_select_grad + tanh_grad_grad*(add_n_6_t10*select_grad - select_grad*sigmoid)) + 2*sqrt_grad*tanh_grad_grad + sqrt_grad_grad*(add_n_27_t1*add_n_6_t7*tanh + add_n_27_t1) - add_15_t1*gradients_1_select_grad - add_n_27_t0*sqrt_grad_grad - add_n_6*add_n_6_t4*mat_mul_1 - add_n_6_t3*tanh_grad_grad - add_n_6_t6*tanh_grad_grad
-    d_sum_5_d_weights = _prod_others(weights, (0,))*np.sum(d_add_41_d_weights, axis=0) + x.T @ (add_n_27*tanh_grad_t0) + x.T @ (add_n_13 + softmax*(add_n_14 - np.sum(add_n_14*softmax, axis=1, keepdims=True)) + softmax*(sum_to_shape_8 - np.sum(softmax*sum_to_shape_8, axis=1, keepdims=True)) - gradients_exp*np.sum(add_n_13, axis=1, keepdims=True))
+        add_n_27 = (
+            add_15_t0 * gradients_1_select_grad
+            + add_15_t2 * gradients_1_select_grad
+            + add_25_t0 * gradients_1_select_grad
+            + add_25_t1
+            * (
+                add_n_21 * add_n_5_t7 * tanh
+                + add_n_5_t5 * gradients_1_select_grad
+                + add_n_5_t6 * select_grad * sqrt_grad_grad * tanh * sqrt ** (tanh - 2)
+                + gradients_1_select_grad * reciprocal
+                + 2 * neg_1_grad * sqrt_grad_grad * tanh / sqrt**3
+                + pow_
+                * select_grad
+                * tanh_grad_grad
+                * np.where(np.greater(sqrt, 0), reciprocal, 0)
+                - add_n_27_t0 * tanh_grad_grad
+                - add_n_27_t2 * add_n_5_t2
+                - add_n_27_t2 / add_n_5_t4**2
+                - add_n_5 * add_n_5_t2 * square_grad_grad / 2
+                - add_n_5_t0 * (gradients_1_select_grad - 2 * add_n_27_t2 * reciprocal)
+                - add_n_5_t1
+                * (gradients_1_select_grad - 3 * add_n_27_t2 * rsqrt**2 / 2)
+                - add_n_5_t3 * gradients_1_neg_1_grad
+                - exp * (gradients_1_select_grad + neg_grad_grad * select_grad)
+            )
+            + add_n_21 * add_n_6_t8
+            + 2 * add_n_21_t0
+            + add_n_6_t0 * tanh_grad_grad * (1 - sigmoid)
+            + add_n_6_t1 * gradients_1_select_grad
+            + add_n_6_t2 * tanh_grad_grad
+            + add_n_6_t5 * gradients_1_select_grad
+            + add_n_6_t9 * gradients_1_select_grad
+            + gradients_1_neg_1_grad * reciprocal
+            + gradients_1_neg_1_grad
+            + gradients_1_select_grad * greater
+            + gradients_1_select_grad * sigmoid
+            + gradients_1_select_grad
+            + reshape_like_t0
+            * (
+                gradients_1_select_grad
+                + tanh_grad_grad * (add_n_6_t10 * select_grad - select_grad * sigmoid)
+            )
+            + 2 * sqrt_grad * tanh_grad_grad
+            + sqrt_grad_grad * (add_n_27_t1 * add_n_6_t7 * tanh + add_n_27_t1)
+            - add_15_t1 * gradients_1_select_grad
+            - add_n_27_t0 * sqrt_grad_grad
+            - add_n_6 * add_n_6_t4 * mat_mul_1
+            - add_n_6_t3 * tanh_grad_grad
+            - add_n_6_t6 * tanh_grad_grad
+        )
+    d_sum_5_d_weights = (
+        _prod_others(weights, (0,)) * np.sum(d_add_41_d_weights, axis=0)
+        + x.T @ (add_n_27 * tanh_grad_t0)
+        + x.T
+        @ (
+            add_n_13
+            + softmax * (add_n_14 - np.sum(add_n_14 * softmax, axis=1, keepdims=True))
+            + softmax
+            * (sum_to_shape_8 - np.sum(softmax * sum_to_shape_8, axis=1, keepdims=True))
+            - gradients_exp * np.sum(add_n_13, axis=1, keepdims=True)
+        )
+    )
     mul = _prod_others(mul_4, (0, 1))
-    gradients_3_mul_4_grad = weights*_prod_others_vjp(2*weights, mul_4, (0, 1))
+    gradients_3_mul_4_grad = weights * _prod_others_vjp(2 * weights, mul_4, (0, 1))
     d_sum_6_d_weights = np.add(gradients_3_mul_4_grad, mul, out=gradients_3_mul_4_grad)
     d_sum_6_d_weights *= 2
     # Updates

@@ -11,6 +11,7 @@ Outputs:
     d_mean_d_W1  float64 (64, 10)
     d_mean_d_b1  float64 (10,)
 """
+
 import numpy as np
 
 
@@ -19,19 +20,32 @@ def _check(name, value, dtype, shape):
     try:
         array = np.asarray(value)
     except ValueError:
-        raise ValueError(f"input {name!r}: not a rectangular array (ragged nested lists)") from None
+        raise ValueError(
+            f"input {name!r}: not a rectangular array (ragged nested lists)"
+        ) from None
     if array.dtype != dtype:
         if array.dtype.kind not in "biuf":
-            raise ValueError(f"input {name!r}: expected numbers convertible to "
-                             f"{np.dtype(dtype).name}, got {type(value).__name__} of dtype {array.dtype}")
+            raise ValueError(
+                f"input {name!r}: expected numbers convertible to "
+                f"{np.dtype(dtype).name}, got {type(value).__name__} of dtype {array.dtype}"
+            )
         array = array.astype(dtype)
-    if shape is not None and array.shape != shape and (
-        array.ndim != len(shape)
-        or any(want is not None and want != got for want, got in zip(shape, array.shape))
+    if (
+        shape is not None
+        and array.shape != shape
+        and (
+            array.ndim != len(shape)
+            or any(
+                want is not None and want != got
+                for want, got in zip(shape, array.shape)
+            )
+        )
     ):
         dims = ["None" if d is None else str(d) for d in shape]
         expected = "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
-        raise ValueError(f"input {name!r}: expected shape {expected}, got {array.shape}")
+        raise ValueError(
+            f"input {name!r}: expected shape {expected}, got {array.shape}"
+        )
     return array
 
 
@@ -48,12 +62,27 @@ def logistic_regression(images, labels, W1, b1):
     one_hot = (np.eye(10, dtype=np.float64))[labels]
     softmax_cross_entropy_with_logits_t0 = np.max(add, axis=1, keepdims=True)
     softmax_cross_entropy_with_logits_t1 = add - softmax_cross_entropy_with_logits_t0
-    np.exp(softmax_cross_entropy_with_logits_t1, out=softmax_cross_entropy_with_logits_t1)
-    softmax_cross_entropy_with_logits_t2 = np.sum(softmax_cross_entropy_with_logits_t1, axis=1, keepdims=True)
-    softmax_cross_entropy_with_logits = -np.sum(one_hot*(add - softmax_cross_entropy_with_logits_t0 - np.log(softmax_cross_entropy_with_logits_t2)), axis=1)
+    np.exp(
+        softmax_cross_entropy_with_logits_t1, out=softmax_cross_entropy_with_logits_t1
+    )
+    softmax_cross_entropy_with_logits_t2 = np.sum(
+        softmax_cross_entropy_with_logits_t1, axis=1, keepdims=True
+    )
+    softmax_cross_entropy_with_logits = -np.sum(
+        one_hot
+        * (
+            add
+            - softmax_cross_entropy_with_logits_t0
+            - np.log(softmax_cross_entropy_with_logits_t2)
+        ),
+        axis=1,
+    )
     mean = np.mean(softmax_cross_entropy_with_logits)
     # Gradients
-    mul = softmax_cross_entropy_with_logits_t1/softmax_cross_entropy_with_logits_t2 - one_hot
+    mul = (
+        softmax_cross_entropy_with_logits_t1 / softmax_cross_entropy_with_logits_t2
+        - one_hot
+    )
     mul /= np.size(softmax_cross_entropy_with_logits)
     d_mean_d_W1 = images.T @ mul
     d_mean_d_b1 = np.sum(mul, axis=0)

@@ -11,6 +11,7 @@ Outputs:
     grad_w   float32 ()
     grad_b   float32 ()
 """
+
 import numpy as np
 
 
@@ -19,19 +20,32 @@ def _check(name, value, dtype, shape):
     try:
         array = np.asarray(value)
     except ValueError:
-        raise ValueError(f"input {name!r}: not a rectangular array (ragged nested lists)") from None
+        raise ValueError(
+            f"input {name!r}: not a rectangular array (ragged nested lists)"
+        ) from None
     if array.dtype != dtype:
         if array.dtype.kind not in "biuf":
-            raise ValueError(f"input {name!r}: expected numbers convertible to "
-                             f"{np.dtype(dtype).name}, got {type(value).__name__} of dtype {array.dtype}")
+            raise ValueError(
+                f"input {name!r}: expected numbers convertible to "
+                f"{np.dtype(dtype).name}, got {type(value).__name__} of dtype {array.dtype}"
+            )
         array = array.astype(dtype)
-    if shape is not None and array.shape != shape and (
-        array.ndim != len(shape)
-        or any(want is not None and want != got for want, got in zip(shape, array.shape))
+    if (
+        shape is not None
+        and array.shape != shape
+        and (
+            array.ndim != len(shape)
+            or any(
+                want is not None and want != got
+                for want, got in zip(shape, array.shape)
+            )
+        )
     ):
         dims = ["None" if d is None else str(d) for d in shape]
         expected = "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
-        raise ValueError(f"input {name!r}: expected shape {expected}, got {array.shape}")
+        raise ValueError(
+            f"input {name!r}: expected shape {expected}, got {array.shape}"
+        )
     return array
 
 
@@ -53,11 +67,11 @@ def linear_regression(x_input, y_input, weight, biases):
     biases = _check("biases", biases, np.float32, ())
     # Total ops: 12
     # Forward
-    add = biases + weight*x_input
+    add = biases + weight * x_input
     sub = y_input - add
-    loss = np.sum(sub**2)/64
+    loss = np.sum(sub**2) / 64
     # Gradients
-    sum_to_shape_1 = _sum_to_shape(-sub/32, np.shape(add))
-    grad_w = np.sum(sum_to_shape_1*x_input)
+    sum_to_shape_1 = _sum_to_shape(-sub / 32, np.shape(add))
+    grad_w = np.sum(sum_to_shape_1 * x_input)
     grad_b = np.sum(sum_to_shape_1)
     return loss, grad_w, grad_b

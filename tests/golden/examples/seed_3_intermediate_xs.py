@@ -7,6 +7,7 @@ Outputs:
     d_add_d_const  float32 ()
     d_add_d_mul    float32 ()
 """
+
 import numpy as np
 
 

@@ -8,6 +8,7 @@ Outputs:
     d_add_2_d_variable_2  float32 ()
     d_add_2_d_variable_3  float32 ()
 """
+
 import numpy as np
 
 
@@ -16,19 +17,32 @@ def _check(name, value, dtype, shape):
     try:
         array = np.asarray(value)
     except ValueError:
-        raise ValueError(f"input {name!r}: not a rectangular array (ragged nested lists)") from None
+        raise ValueError(
+            f"input {name!r}: not a rectangular array (ragged nested lists)"
+        ) from None
     if array.dtype != dtype:
         if array.dtype.kind not in "biuf":
-            raise ValueError(f"input {name!r}: expected numbers convertible to "
-                             f"{np.dtype(dtype).name}, got {type(value).__name__} of dtype {array.dtype}")
+            raise ValueError(
+                f"input {name!r}: expected numbers convertible to "
+                f"{np.dtype(dtype).name}, got {type(value).__name__} of dtype {array.dtype}"
+            )
         array = array.astype(dtype)
-    if shape is not None and array.shape != shape and (
-        array.ndim != len(shape)
-        or any(want is not None and want != got for want, got in zip(shape, array.shape))
+    if (
+        shape is not None
+        and array.shape != shape
+        and (
+            array.ndim != len(shape)
+            or any(
+                want is not None and want != got
+                for want, got in zip(shape, array.shape)
+            )
+        )
     ):
         dims = ["None" if d is None else str(d) for d in shape]
         expected = "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
-        raise ValueError(f"input {name!r}: expected shape {expected}, got {array.shape}")
+        raise ValueError(
+            f"input {name!r}: expected shape {expected}, got {array.shape}"
+        )
     return array
 
 

@@ -1,0 +1,153 @@
+"""symgrad's generated code side by side with hand-written NumPy and other autodiff systems.
+
+Run from the repository root:
+
+    python benchmarks/run.py                      # every workload at full size (several minutes)
+    python benchmarks/run.py --smoke              # tiny sizes, few repeats: checks the runner (~30 s)
+    python benchmarks/run.py --only W2,W4 --systems symgrad,jax --repeats 50
+
+Workloads (benchmarks/workloads/): W1 the seed's linear regression step, float32 scalars fed per
+call (generated module and Session.run); W2 the same model on 100,000 float64 values; W3 a
+784-256-256-10 tanh MLP with softmax cross-entropy, batch 128 (plus peak memory of one call);
+W4 a 100-layer tanh chain with 200 scalar parameters (plus compile time at 100 and 1,000
+layers); W5 the obvious SymPy diff + lambdify approach on W1 and W4, under a time cap.
+
+Every system's loss and gradients are checked against the hand-written NumPy result before it
+is timed. Timing samples are taken round-robin across a workload's systems, so background load
+on a shared machine moves every row alike and the ratios hold. Everything runs on one thread.
+Peers - TensorFlow 1 sessions, TensorFlow 2 tf.function, JAX, PyTorch, autograd - and matplotlib
+for the chart come with `pip install -e '.[bench]'`; whichever is missing is skipped with a note.
+Results: a table per workload on stdout, and benchmarks/results/latest.json, latest.md and
+latest.png (--json, --markdown, --chart).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# One thread everywhere. These must be set before NumPy, BLAS or any peer is imported: their thread
+# pools are sized once, at load. TensorFlow and PyTorch are also told in code (workloads/peers.py).
+for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "TF_NUM_INTRAOP_THREADS",
+                  "TF_NUM_INTEROP_THREADS"):
+    os.environ[_variable] = "1"
+os.environ["XLA_FLAGS"] = " ".join(filter(None, [os.environ.get("XLA_FLAGS"),
+                                                 "--xla_cpu_multi_thread_eigen=false",
+                                                 "intra_op_parallelism_threads=1"]))
+os.environ.setdefault("JAX_PLATFORMS", "cpu")       # no probing for accelerators
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # TensorFlow's start-up chatter would bury the tables
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Callable, Dict, List, Optional, Sequence  # noqa: E402
+
+BENCHMARKS = Path(__file__).resolve().parent
+# The working tree's symgrad is the one under test, installed or not.
+sys.path[:0] = [str(BENCHMARKS), str(BENCHMARKS.parent)]
+
+from workloads import chain, linear, mlp, report, sympy_baseline  # noqa: E402
+from workloads.harness import FULL, SMOKE, SYSTEMS, Settings, WorkloadResult  # noqa: E402
+
+WORKLOADS: Dict[str, Callable[[Settings], List[WorkloadResult]]] = {
+    "W1": linear.run_w1, "W2": linear.run_w2, "W3": mlp.run_w3, "W4": chain.run_w4, "W5": sympy_baseline.run_w5,
+}
+RESULTS = BENCHMARKS / "results"
+
+
+def parse_arguments(argv: Optional[Sequence[str]]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--smoke", action="store_true", help="tiny sizes and few repeats (checks the runner)")
+    parser.add_argument("--only", type=_names(list(WORKLOADS)), default=list(WORKLOADS),
+                        help="comma-separated workloads, e.g. W1,W3 (default: all)")
+    parser.add_argument("--systems", type=_names(SYSTEMS), default=list(SYSTEMS),
+                        help=f"comma-separated systems of {','.join(SYSTEMS)} (numpy always runs)")
+    parser.add_argument("--repeats", type=int, help="timing samples per system (default 25; smoke 3)")
+    parser.add_argument("--sympy-cap", type=float, help="seconds SymPy may take per model (default 120; smoke 20)")
+    parser.add_argument("--json", type=Path, default=RESULTS / "latest.json")
+    parser.add_argument("--markdown", type=Path, default=RESULTS / "latest.md")
+    parser.add_argument("--chart", type=Path, default=RESULTS / "latest.png")
+    parser.add_argument("--codegen-dir", type=Path,
+                        help="keep the generated modules here (default: a temporary folder)")
+    # Entry points of the subprocesses the runner starts itself.
+    parser.add_argument("--memory-probe", nargs=2, metavar=("WORKLOAD", "SYSTEM"), help=argparse.SUPPRESS)
+    parser.add_argument("--module", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--sympy-probe", metavar="MODEL", help=argparse.SUPPRESS)
+    return parser.parse_args(argv)
+
+
+def _names(allowed: Sequence[str]) -> Callable[[str], List[str]]:
+    def parse(text: str) -> List[str]:
+        names = [name.strip() for name in text.split(",") if name.strip()]
+        unknown = [name for name in names if name not in allowed]
+        if unknown:
+            raise argparse.ArgumentTypeError(f"unknown {', '.join(unknown)}; choose from {', '.join(allowed)}")
+        return names
+    return parse
+
+
+def make_settings(arguments: argparse.Namespace, work_dir: Path) -> Settings:
+    smoke = arguments.smoke
+    return Settings(
+        sizes=SMOKE if smoke else FULL, smoke=smoke,
+        repeats=arguments.repeats or (3 if smoke else 25),
+        sample_seconds=0.001 if smoke else 0.02,
+        warmup_seconds=0.0 if smoke else 0.2,
+        systems=frozenset(arguments.systems),
+        sympy_cap_seconds=arguments.sympy_cap or (20.0 if smoke else 120.0),
+        work_dir=work_dir, script=Path(__file__).resolve())
+
+
+def run_workloads(settings: Settings, selected: Sequence[str]) -> Dict[str, WorkloadResult]:
+    results: Dict[str, WorkloadResult] = {}
+    for name in selected:
+        started = time.perf_counter()
+        print(f"[{name}] running ...", file=sys.stderr, flush=True)
+        for result in WORKLOADS[name](settings):
+            results[result.id] = result
+            print(report.console_table(result) + "\n", flush=True)
+        print(f"[{name}] done in {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
+    return results
+
+
+def write_outputs(arguments: argparse.Namespace, settings: Settings, results: Dict[str, WorkloadResult]) -> None:
+    summary = report.acceptance(results)
+    print("Acceptance ratios\n" + "\n".join(report.summary_lines(summary)) + "\n")
+    machine = report.machine_info()
+    described = {"command": ["benchmarks/run.py", *sys.argv[1:]], "smoke": settings.smoke,
+                 "repeats": settings.repeats, "sample_seconds": settings.sample_seconds,
+                 "systems": sorted(settings.systems), "workloads": list(arguments.only),
+                 "sympy_cap_seconds": settings.sympy_cap_seconds, "sizes": settings.sizes.__dict__}
+    report.write_text(arguments.json, report.json_report(results, summary, machine, described))
+    report.write_text(arguments.markdown, report.markdown(results, summary, machine, described))
+    print(f"wrote {arguments.json} and {arguments.markdown}")
+    problem = report.chart(results, arguments.chart)
+    print(f"note: {problem}" if problem else f"wrote {arguments.chart}")
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    arguments = parse_arguments(argv)
+    if arguments.memory_probe:
+        workload, system = arguments.memory_probe
+        if workload != "W3":
+            raise SystemExit("--memory-probe: only W3 is measured")
+        print(json.dumps(mlp.memory_probe(system, arguments.module, SMOKE if arguments.smoke else FULL)))
+        return 0
+    if arguments.sympy_probe:
+        settings = make_settings(arguments, Path(tempfile.gettempdir()))
+        print(json.dumps(sympy_baseline.sympy_probe(arguments.sympy_probe, settings)))
+        return 0
+    with tempfile.TemporaryDirectory(prefix="symgrad-bench-") as temporary:
+        work_dir = arguments.codegen_dir or Path(temporary)
+        work_dir.mkdir(parents=True, exist_ok=True)
+        settings = make_settings(arguments, work_dir)
+        results = run_workloads(settings, arguments.only)
+        write_outputs(arguments, settings, results)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

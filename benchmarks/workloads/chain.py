@@ -1,0 +1,175 @@
+"""W4: a deep chain z = tanh(z * w_k + b_k) with scalar parameters, value and all 2*depth gradients.
+
+Also how compile time grows with depth (graph + gradients + compile, a fresh graph per depth).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Dict, List
+
+import numpy as np
+
+from . import graphs, peers
+from .harness import Candidate, Outputs, Prepared, Settings, WorkloadResult, run_candidates
+
+RTOL = 1e-6
+
+
+def make_problem(layers: int, n: int) -> tuple:
+    """(x, ws, bs): weights near 1 and small biases, so that gradients neither vanish nor explode."""
+    rng = np.random.default_rng(2)
+    ws = rng.uniform(0.8, 1.2, layers)
+    bs = rng.normal(0.0, 0.1, layers)
+    x = rng.uniform(-2.0, 2.0, n)
+    return x, ws, bs
+
+
+def build_chain_graph(api: Any, ws: np.ndarray, bs: np.ndarray) -> tuple:
+    """(x, [w_0..w_L-1, b_0..b_L-1], loss): one scalar variable per weight and per bias."""
+    x = api.placeholder(api.float64, shape=[None], name="x")
+    weights, biases, z = [], [], x
+    for k, (w_value, b_value) in enumerate(zip(ws, bs)):
+        w = api.Variable(float(w_value), dtype=api.float64, name=f"w{k}")
+        b = api.Variable(float(b_value), dtype=api.float64, name=f"b{k}")
+        weights.append(w)
+        biases.append(b)
+        z = api.tanh(z * w + b)
+    return x, weights + biases, api.reduce_sum(z)
+
+
+def chain_builder(ws: np.ndarray, bs: np.ndarray) -> graphs.Builder:
+    def build(api: Any) -> graphs.GraphModel:
+        x, params, loss = build_chain_graph(api, ws, bs)
+        return graphs.GraphModel([x], params, loss, api.gradients(loss, params))
+    return build
+
+
+def regroup(gradients: List[Any]) -> List[np.ndarray]:
+    """2*L scalar gradients (weights, then biases) -> [d ws, d bs], the hand-written layout."""
+    half = len(gradients) // 2
+    return [np.array(gradients[:half], dtype=np.float64), np.array(gradients[half:], dtype=np.float64)]
+
+
+def chain_loss(layers: int) -> peers.Loss:
+    def loss(ops: peers.ArrayOps, params: List[Any], data: List[Any]) -> Any:
+        (ws, bs), (z,) = params, data
+        for k in range(layers):
+            z = ops.tanh(z * ws[k] + bs[k])
+        return ops.sum(z)
+    return loss
+
+
+def chain_naive(x: np.ndarray, ws: np.ndarray, bs: np.ndarray) -> Outputs:
+    """The obvious backprop: keep every layer's output, walk back multiplying local derivatives."""
+    zs = [x]
+    for w, b in zip(ws, bs):
+        zs.append(np.tanh(zs[-1] * w + b))
+    upstream = np.ones_like(x)
+    d_ws, d_bs = np.empty(len(ws)), np.empty(len(bs))
+    for k in reversed(range(len(ws))):
+        d_pre = upstream * (1 - zs[k + 1] ** 2)
+        d_ws[k] = np.sum(d_pre * zs[k])
+        d_bs[k] = np.sum(d_pre)
+        upstream = d_pre * ws[k]
+    return np.sum(zs[-1]), [d_ws, d_bs]
+
+
+class ChainWorkspace:
+    """Buffers allocated once: the optimized backprop then allocates nothing per call."""
+
+    def __init__(self, layers: int, n: int) -> None:
+        self.outputs = np.empty((layers, n))   # outputs[k] = z after layer k
+        self.d_pre = np.empty(n)
+        self.upstream = np.empty(n)
+
+    def run(self, x: np.ndarray, ws: np.ndarray, bs: np.ndarray) -> Outputs:
+        outputs, d_pre, upstream = self.outputs, self.d_pre, self.upstream
+        for k in range(len(ws)):
+            z = outputs[k]
+            np.multiply(x if k == 0 else outputs[k - 1], ws[k], out=z)
+            z += bs[k]
+            np.tanh(z, out=z)
+        d_ws, d_bs = np.empty(len(ws)), np.empty(len(bs))
+        upstream.fill(1.0)
+        for k in reversed(range(len(ws))):
+            np.multiply(outputs[k], outputs[k], out=d_pre)
+            np.subtract(1.0, d_pre, out=d_pre)
+            d_pre *= upstream
+            d_ws[k] = d_pre @ (x if k == 0 else outputs[k - 1])
+            d_bs[k] = d_pre.sum()
+            np.multiply(d_pre, ws[k], out=upstream)
+        return outputs[-1].sum(), [d_ws, d_bs]
+
+
+def _numpy_candidate(key: str, name: str, function: Callable[..., Outputs], problem: tuple,
+                     reference: bool = False) -> Candidate:
+    def prepare() -> Prepared:
+        call = lambda: function(*problem)  # noqa: E731
+        return Prepared(call=call, evaluate=call)
+    return Candidate(key, "numpy", name, prepare, reference=reference)
+
+
+def naive_candidate(layers: int, n: int) -> Candidate:
+    return _numpy_candidate("numpy", "NumPy naive backprop", chain_naive, make_problem(layers, n), reference=True)
+
+
+def symgrad_candidates(layers: int, n: int, settings: Settings, forward: bool = True) -> List[Candidate]:
+    x, ws, bs = make_problem(layers, n)
+    builder, values = chain_builder(ws, bs), [*ws, *bs]
+    candidates = graphs.symgrad_candidates(builder, [x], values, settings, f"w4_chain{layers}", regroup)
+    if forward:
+        candidates.append(graphs.symgrad_forward_candidate(builder, [x], values, settings, f"w4_chain{layers}"))
+    return candidates
+
+
+def run_w4(settings: Settings) -> List[WorkloadResult]:
+    layers, n = settings.sizes.chain_layers, settings.sizes.chain_n
+    x, ws, bs = make_problem(layers, n)
+    workspace = ChainWorkspace(layers, n)
+    problem = peers.Problem(chain_loss(layers), [ws, bs], [x], np.float64)
+    candidates = [
+        naive_candidate(layers, n),
+        _numpy_candidate("numpy-optimized", "NumPy hand-optimized backprop (in place)", workspace.run,
+                         (x, ws, bs)),
+        *symgrad_candidates(layers, n, settings),
+        graphs.tf1_candidate(chain_builder(ws, bs), [x], regroup),
+        *peers.functional_candidates(problem),
+    ]
+    result = WorkloadResult(
+        id="W4", title=f"W4: {layers}-layer chain z = tanh(z*w_k + b_k) over {n:,} float64 values",
+        description=f"loss = reduce_sum(z) with the {2 * layers} gradients of the scalar parameters "
+                    "(JAX, TF2, PyTorch and autograd hold them as two vectors).",
+        reference_name="NumPy naive backprop")
+    result.rows = run_candidates(candidates, settings, rtol=RTOL)
+    full, forward = result.row("symgrad"), result.row("symgrad-forward")
+    if full and forward:
+        result.extras["cheap_gradient_ratio"] = full.seconds / forward.seconds  # type: ignore[operator]
+    result.extras["compile"] = compile_times(settings)
+    return [result]
+
+
+def compile_times(settings: Settings) -> Dict[str, Any]:
+    """Seconds to build, differentiate and compile the chain at two depths, and their ratio."""
+    small, large = settings.sizes.compile_layers
+    depths = {str(layers): measure_compile(layers, settings) for layers in (small, large)}
+    return {"depths": depths,
+            "ratio_large_to_small": depths[str(large)]["total_s"] / depths[str(small)]["total_s"],
+            "large": large, "small": small}
+
+
+def measure_compile(layers: int, settings: Settings) -> Dict[str, Any]:
+    import symgrad as sg
+    _, ws, bs = make_problem(layers, 1)
+    with sg.Graph().as_default():
+        start = time.perf_counter()
+        x, params, loss = build_chain_graph(sg, ws, bs)
+        built = time.perf_counter()
+        gradients = sg.gradients(loss, params)
+        differentiated = time.perf_counter()
+        compiled = sg.compile([loss, *gradients], inputs=[x, *params], name=f"w4_compile{layers}",
+                              path=settings.work_dir / f"w4_compile{layers}.py")
+        done = time.perf_counter()
+    return {"layers": layers, "graph_s": built - start, "gradients_s": differentiated - built,
+            "compile_s": done - differentiated, "total_s": done - start,
+            "lines": compiled.source.count("\n")}

@@ -1,0 +1,46 @@
+"""benchmarks/run.py works end to end: its smoke mode, with whatever peers are installed (none in CI)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+WORKLOADS = ["W1", "W2", "W3", "W4", "W5-W1", "W5-W4"]
+
+
+def test_smoke_run_checks_and_times_every_workload(tmp_path: Path) -> None:
+    paths = {kind: tmp_path / f"latest.{kind}" for kind in ("json", "md", "png")}
+    completed = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--smoke", "--json", str(paths["json"]),
+         "--markdown", str(paths["md"]), "--chart", str(paths["png"])],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert completed.returncode == 0, completed.stderr[-4000:]
+
+    report = json.loads(paths["json"].read_text())
+    assert list(report["workloads"]) == WORKLOADS
+    for name, workload in report["workloads"].items():
+        rows = workload["rows"]
+        reference = [r for r in rows if r["reference"]]
+        assert [r["system"] for r in reference] == ["numpy"], name
+        assert reference[0]["status"] == "ok" and reference[0]["seconds"] > 0, name
+        symgrad = [r for r in rows if r["key"] == "symgrad"]
+        assert symgrad and symgrad[0]["status"] == "ok", (name, symgrad)
+        assert symgrad[0]["gradient_check"] == "ok", name
+        assert symgrad[0]["ratio"] > 0 and symgrad[0]["build_seconds"] > 0, name
+        for row in rows:  # no system of any workload computed something else
+            assert row["status"] != "gradients differ", (name, row)
+    assert "cpu" in report["machine"] and "numpy" in report["machine"]["versions"]
+    summary = {item["name"]: item for item in report["acceptance"]}
+    assert summary["W2 symgrad / naive NumPy"]["value"] > 0
+    assert summary["W4 compile time 20 / 5 layers"]["value"] > 0
+
+    markdown = paths["md"].read_text()
+    assert "## Acceptance ratios" in markdown
+    for workload in report["workloads"].values():
+        assert f"## {workload['title']}" in markdown
+    assert markdown.count("| system | per call |") == len(WORKLOADS)
+    # The chart needs matplotlib (the bench extra); without it the run says so instead.
+    assert paths["png"].exists() or "matplotlib is not importable" in completed.stdout
