@@ -304,6 +304,8 @@ def laid_out(statement: str, indent: str) -> str:
 
     The template supplies that first indent; continuation lines carry their own.
     """
+    if statement.startswith("del "):
+        return statement  # laid out by symgrad.fast.delete_statement
     try:
         text = format_statement(statement, indent)
     except ValueError:  # outside the formatter's subset: still valid Python, only less tidy

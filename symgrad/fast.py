@@ -10,10 +10,11 @@ same computation the way NumPy code is tuned by hand:
   factors move outside the sum.
 * a statement over arrays evaluates into one buffer:
   ``t = x * w; t += b; np.tanh(t, out=t)``.
-* that buffer is, when there is one of the same shape and dtype, an array that
-  no later statement reads, instead of new memory.
-* statements that reduce to scalars run as soon as their operands exist, so
-  the arrays they read die early and their memory is reused.
+* when the statement reads an array for the last time, that array's memory
+  becomes the result (``tanh_grad = np.square(tanh, out=tanh)``).
+* statements that reduce to scalars run as soon as their operands exist, and
+  names are deleted after their last read, so arrays die early and NumPy takes
+  memory that is already mapped for the next one.
 
 Only arrays this stage knows it allocated are ever overwritten: never an input,
 a module constant, a returned value, nor an array that a view (a reshape, a
@@ -23,14 +24,15 @@ Results equal the readable form's up to floating-point reassociation.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Callable, Dict, List, Optional, Set, Tuple
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional, Set
 
 import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
 from sympy.printing.precedence import PRECEDENCE
 
 from .codegen import WEAK_FLOAT, WEAK_INT, Line, Printer, print_statement
+from .layout import LINE_WIDTH
 from .ops import functions as F
 from .optimize import schedule
 from .program import Program, Statement
@@ -139,47 +141,65 @@ def _is_fresh(expr: sp.Expr) -> bool:
     return isinstance(expr, sp.Function) and not isinstance(expr, (F._Structural, F.Cast))
 
 
-def _may_share_memory(expr: sp.Expr) -> bool:
-    """May the value of ``expr`` be, or view, an array it reads (``y = x``, a reshape, a slice)?"""
-    if expr.is_Number or _is_fresh(expr):
-        return False
-    return not isinstance(expr, (F.ReduceSum, F.Dot, F.SizeOf))  # scalars and new arrays
+def _value_arguments(expr: sp.Basic) -> List[sp.Basic]:
+    """The arguments whose values ``expr`` reads (not those read only for their shape)."""
+    if isinstance(expr, F._Structural):
+        skip = expr.shape_only_arguments()
+        return [a for i, a in enumerate(expr.args) if i not in skip]
+    return list(expr.args)
 
 
-def _occurrences(expr: sp.Expr, symbol: sp.Symbol) -> int:
-    return sum(1 for node in sp.preorder_traversal(expr) if node == symbol)
+def value_reads(expr: sp.Basic) -> Set[sp.Symbol]:
+    """Symbols whose values ``expr`` reads; ``np.shape(t)`` reads no value of ``t``.
+
+    Overwriting an array in place keeps its shape, so only these reads keep
+    its contents alive.
+    """
+    if expr.is_Symbol:
+        return {expr}  # type: ignore[set-item]
+    found: Set[sp.Symbol] = set()
+    for argument in _value_arguments(expr):
+        found |= value_reads(argument)
+    return found
+
+
+def aliased_arrays(expr: sp.Basic) -> Set[sp.Symbol]:
+    """Arrays the value of ``expr`` may be, or view: ``t``, ``np.reshape(t, s)``, ``t[1:]``."""
+    if expr.is_Symbol:
+        return {expr}  # type: ignore[set-item]
+    if expr.is_Number or _is_fresh(expr) or isinstance(expr, (F.ReduceSum, F.Dot, F.SizeOf)):
+        return set()  # a new array or a scalar
+    found: Set[sp.Symbol] = set()
+    for argument in _value_arguments(expr):
+        found |= aliased_arrays(argument)
+    return found
+
+
+def _occurrences(expr: sp.Basic, symbol: sp.Symbol) -> int:
+    """How often ``expr`` reads the value of ``symbol``."""
+    if expr == symbol:
+        return 1
+    return sum(_occurrences(a, symbol) for a in _value_arguments(expr))
 
 
 @dataclass
 class Buffers:
     """Which arrays may be overwritten, and when each one dies."""
 
-    last_use: Dict[sp.Symbol, int]
+    last_use: Dict[sp.Symbol, int]  # the last statement reading its value
     pinned: Set[sp.Symbol]  # aliased or returned: never overwritten
-    free: List[Tuple[sp.Symbol, Signature, str]]  # dead arrays this stage allocated
 
     @classmethod
     def of(cls, program: Program, statements: List[Statement]) -> "Buffers":
         last_use: Dict[sp.Symbol, int] = {}
         pinned: Set[sp.Symbol] = set()
         for index, statement in enumerate(statements):
-            for symbol in statement.expr.free_symbols:
-                last_use[symbol] = index  # type: ignore[index]
-            if _may_share_memory(statement.expr):
-                pinned |= statement.expr.free_symbols  # type: ignore[arg-type]
+            for symbol in value_reads(statement.expr):
+                last_use[symbol] = index
+            pinned |= aliased_arrays(statement.expr)
         for output in program.outputs:
             pinned |= sp.sympify(output.symbol).free_symbols  # type: ignore[arg-type]
-        return cls(last_use, pinned, [])
-
-    def take(self, signature: Signature, dtype: str) -> Optional[sp.Symbol]:
-        for position, (symbol, free_signature, free_dtype) in enumerate(self.free):
-            if free_signature == signature and free_dtype == dtype:
-                del self.free[position]
-                return symbol
-        return None
-
-    def give_back(self, symbol: sp.Symbol, signature: Signature, dtype: str) -> None:
-        self.free.append((symbol, signature, dtype))
+        return cls(last_use, pinned)
 
     def dying_at(self, index: int, symbol: sp.Symbol) -> bool:
         return symbol not in self.pinned and self.last_use.get(symbol) == index
@@ -197,22 +217,20 @@ class _InPlace:
 
     Operands are evaluated anchor first: the operand of the result's own shape
     that needs the most work. The first operation creates the array, or writes
-    into a dead one: the anchor itself when this statement reads it last
-    (``reusable``), else ``spare``. Every later operation writes into it.
+    into the anchor itself when this statement reads it last (``reusable``).
+    Every later operation writes into it.
     """
 
     def __init__(self, target: str, printer: Printer, known: Dict[sp.Expr, Signature],
-                 signature: Signature, reusable: Set[sp.Symbol], spare: Optional[sp.Symbol]) -> None:
+                 signature: Signature, reusable: Set[sp.Symbol]) -> None:
         self.target = target
         self.printer = printer
         self.known = known
         self.signature = signature
         self.reusable = reusable
-        self.spare = spare
         self.lines: List[str] = []
         self.pending: Optional[sp.Symbol] = None  # the anchor, a symbol not yet in ``target``
         self.reused: Optional[sp.Symbol] = None  # the array that became ``target``
-        self.spare_used = False
 
     def _full(self, expr: sp.Expr) -> bool:
         return natural_signature(expr, self.known) == self.signature
@@ -235,9 +253,6 @@ class _InPlace:
         if self.pending in self.reusable:
             self.reused = self.pending
             return f", out={self.pending.name}"  # type: ignore[union-attr]
-        if self.spare is not None:
-            self.spare_used = True
-            return f", out={self.spare.name}"
         return ""
 
     def _unary(self, ufunc: str) -> None:
@@ -371,6 +386,9 @@ def fast_lines(program: Program, printer: Printer) -> List[Line]:
     buffers = Buffers.of(program, statements)
     branches = {arg for s in statements for where in s.expr.atoms(F.Where) for arg in where.args[1:] if arg.is_Symbol}
     owned: Set[sp.Symbol] = set()  # arrays this stage allocated, still alive
+    last_read = {symbol: index for index, s in enumerate(statements) for symbol in s.expr.free_symbols}
+    returned = set().union(*(sp.sympify(o.symbol).free_symbols for o in program.outputs))
+    local = {s.symbol for s in statements} - returned
     lines: List[Line] = []
     for index, statement in enumerate(statements):
         guarded = statement.expr.has(F.Where) or statement.symbol in branches
@@ -378,16 +396,12 @@ def fast_lines(program: Program, printer: Printer) -> List[Line]:
         dtype = _dtype_name(statement.dtype)
         reused: Optional[sp.Symbol] = None
         if not guarded and _in_place_candidate(statement, known, printer.dtype_of):
-            reusable = {s for s in statement.expr.free_symbols
-                        if s in owned and buffers.dying_at(index, s)  # type: ignore[arg-type]
-                        and _occurrences(statement.expr, s) == 1}  # type: ignore[arg-type]
-            spare = buffers.take(signature, dtype)  # type: ignore[arg-type]
-            lowering = _InPlace(statement.name, printer, known, signature, reusable, spare)  # type: ignore[arg-type]
+            reusable = {s for s in value_reads(statement.expr)
+                        if s in owned and buffers.dying_at(index, s) and _occurrences(statement.expr, s) == 1}
+            lowering = _InPlace(statement.name, printer, known, signature, reusable)  # type: ignore[arg-type]
             with printer.float_context(dtype):
                 lowering.evaluate(statement.expr)
             assert lowering.lines and lowering.pending is None, statement
-            if spare is not None and not lowering.spare_used:
-                buffers.give_back(spare, signature, dtype)  # type: ignore[arg-type]
             reused = lowering.reused
             texts = lowering.lines
             owned.add(statement.symbol)
@@ -399,8 +413,17 @@ def fast_lines(program: Program, printer: Printer) -> List[Line]:
                 owned.add(statement.symbol)
         lines.extend(Line(text, statement.section, guarded) for text in texts)
         owned.discard(reused)  # type: ignore[arg-type]  # its memory is the new value's now
-        for symbol in sorted(statement.expr.free_symbols & owned, key=str):  # type: ignore[operator]
-            if buffers.dying_at(index, symbol):
-                buffers.give_back(symbol, known[symbol], _dtype_name(table[symbol]))
-                owned.discard(symbol)
+        # Names read for the last time let go of their arrays now, not at return: the next
+        # array then takes memory that is already mapped instead of faulting in new pages.
+        done = sorted(str(s) for s in statement.expr.free_symbols if s in local and last_read[s] == index)
+        if done:
+            lines.append(Line(delete_statement(done), statement.section, False))
     return lines
+
+
+def delete_statement(names: List[str], indent: str = "    ") -> str:
+    """``del a, b`` laid out as ruff does: one line, else one name per line in parentheses."""
+    line = f"del {', '.join(names)}"
+    if len(indent) + len(line) <= LINE_WIDTH:
+        return line
+    return "del (\n" + "".join(f"{indent}    {name},\n" for name in names) + f"{indent})"

@@ -257,6 +257,9 @@ def assert_safe_identifier(name: str, what: str) -> None:
 
 def _arrays_written_in_place(node: ast.stmt) -> set:
     """Names a fast-form statement overwrites: ``t += b``, ``np.f(..., out=t)``; else a clear failure."""
+    if isinstance(node, ast.Delete):  # a name read for the last time
+        assert all(isinstance(t, ast.Name) for t in node.targets), ast.unparse(node)
+        return {t.id for t in node.targets}
     if isinstance(node, ast.AugAssign):
         assert isinstance(node.target, ast.Name), ast.unparse(node)
         assert names_loaded(node.value) - {"np"}, ast.unparse(node)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import time
-from typing import Any, List, Tuple
+from typing import Any, List, Optional, Tuple
 
 import numpy as np
 
@@ -158,9 +159,11 @@ def w2_data(n: int) -> List[np.ndarray]:
     return [x, 3 * x + 2 + 0.1 * rng.standard_normal(n)]
 
 
-def build_w2(api: Any) -> graphs.GraphModel:
-    x = api.placeholder(api.float64, shape=[None], name="x")
-    y = api.placeholder(api.float64, shape=[None], name="y")
+def build_w2(api: Any, n: Optional[int]) -> graphs.GraphModel:
+    # A static length tells symgrad that x and y have one shape, so the residual is computed in
+    # place; with two [None] placeholders either could broadcast against the other at run time.
+    x = api.placeholder(api.float64, shape=[n], name="x")
+    y = api.placeholder(api.float64, shape=[n], name="y")
     w = api.Variable(2.0, dtype=api.float64, name="weight")
     b = api.Variable(1.0, dtype=api.float64, name="biases")
     loss = api.reduce_mean(api.pow(y - (x * w + b), 2))
@@ -202,13 +205,14 @@ def run_w2(settings: Settings) -> List[WorkloadResult]:
     candidates = [
         _numpy_candidate("numpy", "NumPy naive", w2_naive, data, reference=True),
         _numpy_candidate("numpy-optimized", "NumPy hand-optimized (in place, dot)", optimized, data, False),
-        *graphs.symgrad_candidates(build_w2, data, W2_INITIAL, settings, "w2"),
-        graphs.tf1_candidate(build_w2, data),
+        *graphs.symgrad_candidates(functools.partial(build_w2, n=n), data, W2_INITIAL, settings, "w2"),
+        graphs.tf1_candidate(functools.partial(build_w2, n=n), data),
         *peers.functional_candidates(peers.Problem(w2_loss, W2_INITIAL, data, np.float64)),
     ]
     result = WorkloadResult(
         id="W2", title=f"W2: linear regression on {n:,} float64 values",
-        description="loss = reduce_mean((y - (x*w + b))**2) with d/dw, d/db.",
+        description="loss = reduce_mean((y - (x*w + b))**2) with d/dw, d/db; x and y are "
+                    f"placeholders of shape [{n}].",
         reference_name="NumPy naive")
     result.rows = run_candidates(candidates, settings, rtol=FLOAT64_RTOL)
     return [result]

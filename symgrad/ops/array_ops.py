@@ -60,6 +60,9 @@ def call(function: str, value: sp.Expr, *literals: Any) -> Call:
 class ShapeOf(_Structural):
     """``np.shape(x)``, for run-time shapes (only inside other calls)."""
 
+    def shape_only_arguments(self) -> Tuple[int, ...]:
+        return (0,)
+
     def _numpycode(self, printer: Any) -> str:
         return f"{_np(printer, 'shape')}({printer._print(self.args[0])})"
 

@@ -288,6 +288,10 @@ class _Structural(sp.Function):
         """The shape signature NumPy gives this node, from its arguments' (None: not known)."""
         return None
 
+    def shape_only_arguments(self) -> Tuple[int, ...]:
+        """Positions of arguments read only for their shape (``np.shape(x)``, ``np.size(x)``)."""
+        return ()
+
     def _sympystr(self, printer: Any) -> str:
         """Formulas (``CompiledModule.explain``) read like the generated code, without ``np.``."""
         from ..codegen import Printer
@@ -361,6 +365,9 @@ class SumToShape(_Structural):
 
     nargs = 2
 
+    def shape_only_arguments(self) -> Tuple[int, ...]:
+        return (1,)
+
     def _numpycode(self, printer: Any) -> str:
         printer.helpers_used.add("sum_to_shape")
         g, like = self.args
@@ -383,6 +390,9 @@ class BroadcastTo(_Structural):
     Arguments: value, static shape (empty if dynamic), copy flag (1 for values
     handed to the user, which must be writable), witnesses...
     """
+
+    def shape_only_arguments(self) -> Tuple[int, ...]:
+        return tuple(range(3, len(self.args)))
 
     def _numpycode(self, printer: Any) -> str:
         value, static_shape, copy, *witnesses = self.args
@@ -408,6 +418,9 @@ class SizeOf(_Structural):
 
     def natural(self, signature_of: Any) -> Any:
         return ()
+
+    def shape_only_arguments(self) -> Tuple[int, ...]:
+        return (0,)
 
     def _numpycode(self, printer: Any) -> str:
         value, axes = self.args

@@ -188,6 +188,7 @@ def all_ops(x, labels, weights, bias):
                 0,
             )
         )
+    del add_15
     add_29 = (
         add_25
         + np.asarray(np.isfinite(tanh), dtype=np.float64)
@@ -195,6 +196,7 @@ def all_ops(x, labels, weights, bias):
         + np.asarray(np.not_equal(tanh, 1), dtype=np.float64)
         + 1
     )
+    del add_25
     transpose = np.transpose(np.reshape(add_29, (-1, 3, 1)), (0, 2, 1))
     squeeze = np.squeeze(transpose, (1,))
     max_ = np.max(squeeze, axis=1)
@@ -203,6 +205,7 @@ def all_ops(x, labels, weights, bias):
     stack = np.stack([strided_slice[0], strided_slice[1]], 0)
     strided_slice_4 = stack[:, 1:4]
     tile = np.tile(stack[:, 0:1], (1, 3))
+    del stack
     gather_v2 = np.take(
         strided_slice_4 * tile + np.broadcast_to(bias, (2, 3)), const, axis=1
     )
@@ -215,8 +218,8 @@ def all_ops(x, labels, weights, bias):
     )
     one_hot = (np.eye(3, dtype=np.float64))[labels]
     softmax_cross_entropy_with_logits_t0 = np.max(mat_mul, axis=1, keepdims=True)
-    softmax_cross_entropy_with_logits_t1 = np.subtract(
-        mat_mul, softmax_cross_entropy_with_logits_t0, out=add_15
+    softmax_cross_entropy_with_logits_t1 = (
+        mat_mul - softmax_cross_entropy_with_logits_t0
     )
     np.exp(
         softmax_cross_entropy_with_logits_t1, out=softmax_cross_entropy_with_logits_t1
@@ -228,13 +231,15 @@ def all_ops(x, labels, weights, bias):
         mat_mul, softmax_cross_entropy_with_logits_t0, out=mat_mul
     )
     log_softmax -= np.log(softmax_cross_entropy_with_logits_t2)
+    del mat_mul, softmax_cross_entropy_with_logits_t0
     softmax_cross_entropy_with_logits = -np.sum(log_softmax * one_hot, axis=1)
     softmax = np.divide(
         softmax_cross_entropy_with_logits_t1,
         softmax_cross_entropy_with_logits_t2,
         out=softmax_cross_entropy_with_logits_t1,
     )
-    mul_2 = np.multiply(x, 2, out=add_25)
+    del softmax_cross_entropy_with_logits_t1, softmax_cross_entropy_with_logits_t2
+    mul_2 = x * 2
     add_41_t0 = log_softmax * softmax
     add_41_t1 = np.concatenate([x, mul_2], 0)
     add_41_t2 = np.shape(x)
@@ -266,17 +271,21 @@ def all_ops(x, labels, weights, bias):
     broadcast_grad_3 = np.asarray(
         1 / np.size(softmax_cross_entropy_with_logits), dtype=np.float64
     )
+    del softmax_cross_entropy_with_logits
     gradients_exp = np.exp(log_softmax)
     sum_ = np.sum(softmax, axis=1, keepdims=True)
     sub_t0 = np.negative(softmax)
     sub_t1 = gradients_exp * sum_
+    del sum_
     sub = sub_t0 + sub_t1
     np.negative(sub, out=sub)
     sub_1 = log_softmax - np.sum(add_41_t0, axis=1, keepdims=True)
-    gradients_mul_2 = np.multiply(softmax, sub_1, out=add_41_t0)
+    del add_41_t0
+    gradients_mul_2 = softmax * sub_1
     sub_2 = -one_hot - sub_t0
-    mul_3 = sub_2 * broadcast_grad_3
-    add_n = mul_3 + gradients_mul_2
+    del one_hot, sub_t0
+    mul_3 = np.multiply(sub_2, broadcast_grad_3, out=sub_2)
+    add_n = np.add(mul_3, gradients_mul_2, out=mul_3)
     add_n += sub
     slice_grad = _scatter(
         np.einsum("ik,ij->jk", np.broadcast_to(1, (2, 2)), add_36),
@@ -284,9 +293,12 @@ def all_ops(x, labels, weights, bias):
         np.s_[:, :2],
         np.float64,
     )
+    del add_36
     broadcast_grad_5 = np.sum(slice_grad, axis=1, keepdims=True)
     sum_to_shape_1 = np.sum(slice_grad, axis=0)
+    del slice_grad
     cast = np.asarray(np.equal(gather_v2, min_), dtype=np.float64)
+    del min_
     scatter_add = _scatter_add(
         broadcast_grad_5 * cast / np.sum(cast, axis=1, keepdims=True)
         + broadcast_grad_5 * _prod_others(gather_v2, (1,))
@@ -297,6 +309,7 @@ def all_ops(x, labels, weights, bias):
         1,
         np.float64,
     )
+    del cast, sum_to_shape_1
     add_n_2 = _scatter(
         scatter_add * tile, (2, 4), np.s_[:, 1:4], np.float64
     ) + _scatter(
@@ -306,7 +319,9 @@ def all_ops(x, labels, weights, bias):
         np.float64,
     )
     slice_grad_5_t0 = np.shape(strided_slice)
+    del strided_slice
     slice_grad_5_t1 = np.shape(concat)
+    del concat
     slice_grad_5 = _scatter(
         _scatter(add_n_2[0], slice_grad_5_t0, np.s_[0], np.float64)
         + _scatter(add_n_2[1], slice_grad_5_t0, np.s_[1], np.float64),
@@ -314,23 +329,29 @@ def all_ops(x, labels, weights, bias):
         np.s_[:2],
         np.float64,
     )
+    del add_n_2
     strided_slice_2 = slice_grad_5[:, 0:3]
     strided_slice_3 = slice_grad_5[:, 3:4]
     cast_1 = np.asarray(np.equal(squeeze, np.expand_dims(max_, 1)), dtype=np.float64)
+    del squeeze
     broadcast_grad_12 = np.expand_dims(np.sum(cast_1, axis=1), 1)
     real_div_1_t0 = np.shape(max_)
+    del max_
     real_div_1_t1 = cast_1 / broadcast_grad_12
+    del broadcast_grad_12, cast_1
     real_div_1 = real_div_1_t1 * np.expand_dims(
         np.reshape(strided_slice_3, real_div_1_t0), 1
     )
     add_n_4 = real_div_1 + strided_slice_2
     gradients_transpose_t0 = np.shape(transpose)
+    del transpose
     gradients_transpose = np.transpose(
         np.reshape(add_n_4, gradients_transpose_t0), (0, 2, 1)
     )
     select_grad_t0 = np.shape(add_29)
+    del add_29
     select_grad = greater * np.reshape(gradients_transpose, select_grad_t0)
-    neg_1_grad = np.negative(select_grad, out=sub_t0)
+    neg_1_grad = np.negative(select_grad)
     add_n_5_t0 = np.square(reciprocal)
     add_n_5_t1 = rsqrt**3
     add_n_5_t1 /= 2
@@ -378,23 +399,29 @@ def all_ops(x, labels, weights, bias):
         - add_n_6_t6
     )
     tanh_grad_t0 = np.subtract(1, sqrt_t0, out=sqrt_t0)
+    del sqrt_t0
     tanh_grad = add_n_6 * tanh_grad_t0
     d_add_41_d_weights = x.T @ add_n
     d_add_41_d_weights += x.T @ tanh_grad
     d_add_41_d_bias = np.sum(scatter_add, axis=0)
     d_add_41_d_bias += np.sum(tanh_grad, axis=0)
     d_add_41_d_x_t0 = np.broadcast_to(1, np.shape(add_41_t1))
+    del add_41_t1
     d_add_41_d_x_t1 = [add_41_t2[0], (np.shape(mul_2))[0]]
+    del add_41_t2, mul_2
     d_add_41_d_x = (
         _concat_part(d_add_41_d_x_t0, 0, d_add_41_d_x_t1, 0)
         + 2 * _concat_part(d_add_41_d_x_t0, 0, d_add_41_d_x_t1, 1)
         + add_n @ weights.T
         + tanh_grad @ weights.T
     )
+    del add_n, d_add_41_d_x_t0, d_add_41_d_x_t1, tanh_grad
     mat_mul_1 = x @ np.broadcast_to(prod_1, (3, 3))
-    tanh_grad_grad = np.multiply(mat_mul_1, tanh_grad_t0, out=tanh_grad)
+    del prod_1
+    tanh_grad_grad = mat_mul_1 * tanh_grad_t0
     square_grad_grad = add_n_6_t4 * tanh_grad_grad
     sqrt_grad_grad = np.multiply(sqrt_grad_t0, square_grad_grad, out=sqrt_grad_t0)
+    del sqrt_grad_t0
     neg_grad_grad = np.negative(sqrt_grad_grad)
     reshape_like_t0 = add_n_6_t10 * sigmoid
     reshape_like = np.reshape(
@@ -422,10 +449,13 @@ def all_ops(x, labels, weights, bias):
         ),
         np.shape(gradients_transpose),
     )
+    del gradients_transpose
     reshape_like_1 = np.reshape(
         np.transpose(reshape_like, (0, 2, 1)), np.shape(add_n_4)
     )
+    del add_n_4, reshape_like
     gradients_1_strided_slice_t0 = np.shape(slice_grad_5)
+    del slice_grad_5
     gradients_1_strided_slice = (
         _scatter(
             np.reshape(
@@ -446,13 +476,24 @@ def all_ops(x, labels, weights, bias):
             np.float64,
         )
     )[:2]
+    del (
+        gradients_1_strided_slice_t0,
+        real_div_1,
+        reshape_like_1,
+        strided_slice_2,
+        strided_slice_3,
+    )
     gradients_1_add_n_4 = _scatter(
         gradients_1_strided_slice[0], (2, 4), np.s_[0], np.float64
     ) + _scatter(gradients_1_strided_slice[1], (2, 4), np.s_[1], np.float64)
+    del gradients_1_strided_slice
     gradients_1_strided_slice_4 = gradients_1_add_n_4[:, 1:4]
     gradients_1_tile = np.tile(gradients_1_add_n_4[:, 0:1], (1, 3))
+    del gradients_1_add_n_4
     sum_to_shape_3 = _sum_to_shape(mat_mul_1, np.shape(sub))
+    del sub
     sum_to_shape_4 = _sum_to_shape(mat_mul_1, np.shape(gradients_mul_2))
+    del gradients_mul_2
     sum_to_shape_8 = _sum_to_shape(
         _sum_to_shape(
             broadcast_grad_3 * _sum_to_shape(mat_mul_1, np.shape(mul_3)),
@@ -460,16 +501,19 @@ def all_ops(x, labels, weights, bias):
         ),
         np.shape(softmax),
     )
+    del broadcast_grad_3, mul_3, sub_2
     mul_2_grad = softmax * sum_to_shape_4
     broadcast_grad_4 = np.sum(-mul_2_grad, axis=1, keepdims=True)
     sub_grad = np.negative(sum_to_shape_3)
     add_n_13 = softmax * broadcast_grad_4
     add_n_13 += mul_2_grad
     add_n_13 += sub_grad * sub_t1
+    del mul_2_grad, sub_t1
     add_n_14 = np.multiply(log_softmax, broadcast_grad_4, out=log_softmax)
     add_n_14 += sub_1 * sum_to_shape_4
     add_n_14 += sum_to_shape_3
     add_n_14 += np.sum(gradients_exp * sub_grad, axis=1, keepdims=True)
+    del broadcast_grad_4, log_softmax, sub_1, sub_grad, sum_to_shape_3, sum_to_shape_4
     gradients_1_scatter_add = _scatter_add(
         _prod_others_vjp(
             broadcast_grad_5
@@ -486,6 +530,7 @@ def all_ops(x, labels, weights, bias):
         1,
         np.float64,
     )
+    del broadcast_grad_5, gather_v2
     add_n_18 = _scatter(
         gradients_1_scatter_add * tile + gradients_1_tile * scatter_add,
         (2, 4),
@@ -502,6 +547,14 @@ def all_ops(x, labels, weights, bias):
         np.s_[:, 0:1],
         np.float64,
     )
+    del (
+        gradients_1_scatter_add,
+        gradients_1_strided_slice_4,
+        gradients_1_tile,
+        scatter_add,
+        strided_slice_4,
+        tile,
+    )
     slice_grad_8 = _scatter(
         _scatter(add_n_18[0], slice_grad_5_t0, np.s_[0], np.float64)
         + _scatter(add_n_18[1], slice_grad_5_t0, np.s_[1], np.float64),
@@ -509,6 +562,7 @@ def all_ops(x, labels, weights, bias):
         np.s_[:2],
         np.float64,
     )
+    del add_n_18, slice_grad_5_t0, slice_grad_5_t1
     gradients_1_select_grad = greater * np.reshape(
         np.transpose(
             np.reshape(
@@ -521,11 +575,18 @@ def all_ops(x, labels, weights, bias):
         ),
         select_grad_t0,
     )
-    gradients_1_neg_1_grad = np.negative(gradients_1_select_grad, out=sub_t1)
-    add_n_21_t0 = np.multiply(select_grad, tanh_grad_grad, out=mul_2_grad)
-    add_n_21 = np.multiply(add_n_21_t0, add_n_6_t7, out=sub_1)
+    del (
+        gradients_transpose_t0,
+        real_div_1_t0,
+        real_div_1_t1,
+        select_grad_t0,
+        slice_grad_8,
+    )
+    gradients_1_neg_1_grad = np.negative(gradients_1_select_grad)
+    add_n_21_t0 = select_grad * tanh_grad_grad
+    add_n_21 = add_n_21_t0 * add_n_6_t7
     add_n_21 += gradients_1_select_grad
-    add_n_27_t0 = np.multiply(add_n_5_t2, neg_1_grad, out=sub_grad)
+    add_n_27_t0 = add_n_5_t2 * neg_1_grad
     add_n_27_t1 = add_n_5_t7 * select_grad
     add_n_27_t2 = select_grad * sqrt_grad_grad
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -579,6 +640,58 @@ def all_ops(x, labels, weights, bias):
             - add_n_6_t3 * tanh_grad_grad
             - add_n_6_t6 * tanh_grad_grad
         )
+    del (
+        add_15_t0,
+        add_15_t1,
+        add_15_t2,
+        add_25_t0,
+        add_25_t1,
+        add_n_21,
+        add_n_21_t0,
+        add_n_27_t0,
+        add_n_27_t1,
+        add_n_27_t2,
+        add_n_5,
+        add_n_5_t0,
+        add_n_5_t1,
+        add_n_5_t2,
+        add_n_5_t3,
+        add_n_5_t4,
+        add_n_5_t5,
+        add_n_5_t6,
+        add_n_5_t7,
+        add_n_6,
+        add_n_6_t0,
+        add_n_6_t1,
+        add_n_6_t10,
+        add_n_6_t2,
+        add_n_6_t3,
+        add_n_6_t4,
+        add_n_6_t5,
+        add_n_6_t6,
+        add_n_6_t7,
+        add_n_6_t8,
+        add_n_6_t9,
+        exp,
+        gradients_1_neg_1_grad,
+        gradients_1_select_grad,
+        greater,
+        mat_mul_1,
+        neg_1_grad,
+        neg_grad_grad,
+        pow_,
+        reciprocal,
+        reshape_like_t0,
+        rsqrt,
+        select_grad,
+        sigmoid,
+        sqrt,
+        sqrt_grad,
+        sqrt_grad_grad,
+        square_grad_grad,
+        tanh,
+        tanh_grad_grad,
+    )
     d_sum_5_d_weights = (
         _prod_others(weights, (0,)) * np.sum(d_add_41_d_weights, axis=0)
         + x.T @ (add_n_27 * tanh_grad_t0)
@@ -591,13 +704,25 @@ def all_ops(x, labels, weights, bias):
             - gradients_exp * np.sum(add_n_13, axis=1, keepdims=True)
         )
     )
+    del (
+        add_n_13,
+        add_n_14,
+        add_n_27,
+        gradients_exp,
+        softmax,
+        sum_to_shape_8,
+        tanh_grad_t0,
+    )
     mul = _prod_others(mul_4, (0, 1))
     gradients_3_mul_4_grad = weights * _prod_others_vjp(2 * weights, mul_4, (0, 1))
+    del mul_4
     d_sum_6_d_weights = np.add(gradients_3_mul_4_grad, mul, out=gradients_3_mul_4_grad)
     d_sum_6_d_weights *= 2
+    del gradients_3_mul_4_grad, mul
     # Updates
     new_weights = np.multiply(d_add_41_d_weights, 0.1, out=d_add_41_d_weights)
     np.subtract(weights, new_weights, out=new_weights)
+    del d_add_41_d_weights
     return (
         add_41,
         d_add_41_d_bias,

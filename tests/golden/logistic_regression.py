@@ -77,6 +77,7 @@ def logistic_regression(images, labels, W1, b1):
         ),
         axis=1,
     )
+    del add, softmax_cross_entropy_with_logits_t0
     mean = np.mean(softmax_cross_entropy_with_logits)
     # Gradients
     mul = (
@@ -84,6 +85,13 @@ def logistic_regression(images, labels, W1, b1):
         - one_hot
     )
     mul /= np.size(softmax_cross_entropy_with_logits)
+    del (
+        one_hot,
+        softmax_cross_entropy_with_logits,
+        softmax_cross_entropy_with_logits_t1,
+        softmax_cross_entropy_with_logits_t2,
+    )
     d_mean_d_W1 = images.T @ mul
     d_mean_d_b1 = np.sum(mul, axis=0)
+    del mul
     return mean, d_mean_d_W1, d_mean_d_b1

@@ -95,6 +95,7 @@ def mlp(images, labels, W1, b1, W2, b2, W3, b3):
         ),
         axis=1,
     )
+    del add_2, softmax_cross_entropy_with_logits_t0
     mean = np.mean(softmax_cross_entropy_with_logits)
     # Gradients
     mul = (
@@ -102,16 +103,27 @@ def mlp(images, labels, W1, b1, W2, b2, W3, b3):
         - one_hot
     )
     mul /= np.size(softmax_cross_entropy_with_logits)
+    del (
+        one_hot,
+        softmax_cross_entropy_with_logits,
+        softmax_cross_entropy_with_logits_t1,
+        softmax_cross_entropy_with_logits_t2,
+    )
     tanh_1_grad = mul @ W3.T
     tanh_1_grad *= 1 - tanh_1**2
     tanh_grad = tanh_1_grad @ W2.T
     tanh_grad *= 1 - tanh**2
     d_mean_d_W1 = images.T @ tanh_grad
     d_mean_d_b1 = np.sum(tanh_grad, axis=0)
+    del tanh_grad
     d_mean_d_W2 = tanh.T @ tanh_1_grad
+    del tanh
     d_mean_d_b2 = np.sum(tanh_1_grad, axis=0)
+    del tanh_1_grad
     d_mean_d_W3 = tanh_1.T @ mul
+    del tanh_1
     d_mean_d_b3 = np.sum(mul, axis=0)
+    del mul
     return (
         mean,
         d_mean_d_W1,
