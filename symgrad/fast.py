@@ -415,8 +415,9 @@ def fast_lines(program: Program, printer: Printer) -> List[Line]:
         owned.discard(reused)  # type: ignore[arg-type]  # its memory is the new value's now
         # Names read for the last time let go of their arrays now, not at return: the next
         # array then takes memory that is already mapped instead of faulting in new pages.
-        done = sorted(str(s) for s in statement.expr.free_symbols if s in local and last_read[s] == index)
-        if done:
+        done = sorted(str(s) for s in statement.expr.free_symbols
+                      if s in local and last_read[s] == index and is_array(known.get(s)))
+        if done and index < len(statements) - 1:  # the return frees the last ones anyway
             lines.append(Line(delete_statement(done), statement.section, False))
     return lines
 

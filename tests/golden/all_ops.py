@@ -406,16 +406,15 @@ def all_ops(x, labels, weights, bias):
     d_add_41_d_bias = np.sum(scatter_add, axis=0)
     d_add_41_d_bias += np.sum(tanh_grad, axis=0)
     d_add_41_d_x_t0 = np.broadcast_to(1, np.shape(add_41_t1))
-    del add_41_t1
     d_add_41_d_x_t1 = [add_41_t2[0], (np.shape(mul_2))[0]]
-    del add_41_t2, mul_2
+    del mul_2
     d_add_41_d_x = (
         _concat_part(d_add_41_d_x_t0, 0, d_add_41_d_x_t1, 0)
         + 2 * _concat_part(d_add_41_d_x_t0, 0, d_add_41_d_x_t1, 1)
         + add_n @ weights.T
         + tanh_grad @ weights.T
     )
-    del add_n, d_add_41_d_x_t0, d_add_41_d_x_t1, tanh_grad
+    del add_n, tanh_grad
     mat_mul_1 = x @ np.broadcast_to(prod_1, (3, 3))
     del prod_1
     tanh_grad_grad = mat_mul_1 * tanh_grad_t0
@@ -476,13 +475,7 @@ def all_ops(x, labels, weights, bias):
             np.float64,
         )
     )[:2]
-    del (
-        gradients_1_strided_slice_t0,
-        real_div_1,
-        reshape_like_1,
-        strided_slice_2,
-        strided_slice_3,
-    )
+    del real_div_1, reshape_like_1, strided_slice_2, strided_slice_3
     gradients_1_add_n_4 = _scatter(
         gradients_1_strided_slice[0], (2, 4), np.s_[0], np.float64
     ) + _scatter(gradients_1_strided_slice[1], (2, 4), np.s_[1], np.float64)
@@ -501,7 +494,7 @@ def all_ops(x, labels, weights, bias):
         ),
         np.shape(softmax),
     )
-    del broadcast_grad_3, mul_3, sub_2
+    del mul_3, sub_2
     mul_2_grad = softmax * sum_to_shape_4
     broadcast_grad_4 = np.sum(-mul_2_grad, axis=1, keepdims=True)
     sub_grad = np.negative(sum_to_shape_3)
@@ -562,7 +555,7 @@ def all_ops(x, labels, weights, bias):
         np.s_[:2],
         np.float64,
     )
-    del add_n_18, slice_grad_5_t0, slice_grad_5_t1
+    del add_n_18
     gradients_1_select_grad = greater * np.reshape(
         np.transpose(
             np.reshape(
@@ -575,13 +568,7 @@ def all_ops(x, labels, weights, bias):
         ),
         select_grad_t0,
     )
-    del (
-        gradients_transpose_t0,
-        real_div_1_t0,
-        real_div_1_t1,
-        select_grad_t0,
-        slice_grad_8,
-    )
+    del real_div_1_t1, slice_grad_8
     gradients_1_neg_1_grad = np.negative(gradients_1_select_grad)
     add_n_21_t0 = select_grad * tanh_grad_grad
     add_n_21 = add_n_21_t0 * add_n_6_t7
@@ -722,7 +709,6 @@ def all_ops(x, labels, weights, bias):
     # Updates
     new_weights = np.multiply(d_add_41_d_weights, 0.1, out=d_add_41_d_weights)
     np.subtract(weights, new_weights, out=new_weights)
-    del d_add_41_d_weights
     return (
         add_41,
         d_add_41_d_bias,

@@ -93,5 +93,4 @@ def logistic_regression(images, labels, W1, b1):
     )
     d_mean_d_W1 = images.T @ mul
     d_mean_d_b1 = np.sum(mul, axis=0)
-    del mul
     return mean, d_mean_d_W1, d_mean_d_b1

@@ -123,7 +123,6 @@ def mlp(images, labels, W1, b1, W2, b2, W3, b3):
     d_mean_d_W3 = tanh_1.T @ mul
     del tanh_1
     d_mean_d_b3 = np.sum(mul, axis=0)
-    del mul
     return (
         mean,
         d_mean_d_W1,

@@ -72,8 +72,6 @@ def linear_regression(x_input, y_input, weight, biases):
     loss = np.sum(sub**2) / 64
     # Gradients
     sum_to_shape_1 = _sum_to_shape(-sub / 32, np.shape(add))
-    del add, sub
     grad_w = np.sum(sum_to_shape_1 * x_input)
     grad_b = np.sum(sum_to_shape_1)
-    del sum_to_shape_1
     return loss, grad_w, grad_b

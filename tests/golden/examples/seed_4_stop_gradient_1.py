@@ -54,5 +54,4 @@ def stop_gradient_1(variable, variable_1):
     stop_gradient = 3 * variable
     # Gradients
     d_mul_1_d_variable_1 = stop_gradient
-    del stop_gradient
     return d_mul_1_d_variable_1
