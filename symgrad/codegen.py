@@ -354,13 +354,18 @@ def render(program: Program, total_ops: int, statement_lines: List[Line], helper
     )
 
 
+def guarded_statements(statements: List[Any]) -> set:
+    """Symbols of statements that run under ``np.errstate``: a ``where`` or one of its branches."""
+    branches = {arg for s in statements for where in s.expr.atoms(F.Where) for arg in where.args[1:] if arg.is_Symbol}
+    return {s.symbol for s in statements if s.expr.has(F.Where) or s.symbol in branches}
+
+
 def statement_lines(program: Program, printer: Optional[Printer] = None) -> Tuple[List[Line], List[str]]:
     table = program.dtypes_by_symbol()
     printer = printer or Printer(table)
     printer.table = table
-    branches = {arg for s in program.statements for where in s.expr.atoms(F.Where)
-                for arg in where.args[1:] if arg.is_Symbol}
+    guarded = guarded_statements(program.statements)
     lines = [Line(f"{s.name} = {print_statement(printer, s.expr, s.dtype, table, convert=not s.temporary)}",
-                  s.section, guarded=s.expr.has(F.Where) or s.symbol in branches)
+                  s.section, guarded=s.symbol in guarded)
              for s in program.statements]
     return lines, sorted(printer.helpers_used)

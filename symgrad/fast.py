@@ -31,7 +31,7 @@ import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
 from sympy.printing.precedence import PRECEDENCE
 
-from .codegen import WEAK_FLOAT, WEAK_INT, Line, Printer, print_statement
+from .codegen import WEAK_FLOAT, WEAK_INT, Line, Printer, guarded_statements, print_statement
 from .layout import LINE_WIDTH
 from .ops import functions as F
 from .optimize import schedule
@@ -187,19 +187,19 @@ class Buffers:
     """Which arrays may be overwritten, and when each one dies."""
 
     last_use: Dict[sp.Symbol, int]  # the last statement reading its value
+    returned: Set[sp.Symbol]
     pinned: Set[sp.Symbol]  # aliased or returned: never overwritten
 
     @classmethod
     def of(cls, program: Program, statements: List[Statement]) -> "Buffers":
         last_use: Dict[sp.Symbol, int] = {}
-        pinned: Set[sp.Symbol] = set()
+        returned: Set[sp.Symbol] = set().union(*(sp.sympify(o.symbol).free_symbols for o in program.outputs))
+        pinned = set(returned)
         for index, statement in enumerate(statements):
             for symbol in value_reads(statement.expr):
                 last_use[symbol] = index
             pinned |= aliased_arrays(statement.expr)
-        for output in program.outputs:
-            pinned |= sp.sympify(output.symbol).free_symbols  # type: ignore[arg-type]
-        return cls(last_use, pinned)
+        return cls(last_use, returned, pinned)
 
     def dying_at(self, index: int, symbol: sp.Symbol) -> bool:
         return symbol not in self.pinned and self.last_use.get(symbol) == index
@@ -384,14 +384,13 @@ def fast_lines(program: Program, printer: Printer) -> List[Line]:
     printer.table = table
     statements = memory_schedule(blas_reductions(program, known, printer.dtype_of), known)
     buffers = Buffers.of(program, statements)
-    branches = {arg for s in statements for where in s.expr.atoms(F.Where) for arg in where.args[1:] if arg.is_Symbol}
+    guarded_symbols = guarded_statements(statements)
     owned: Set[sp.Symbol] = set()  # arrays this stage allocated, still alive
     last_read = {symbol: index for index, s in enumerate(statements) for symbol in s.expr.free_symbols}
-    returned = set().union(*(sp.sympify(o.symbol).free_symbols for o in program.outputs))
-    local = {s.symbol for s in statements} - returned
+    local = {s.symbol for s in statements} - buffers.returned
     lines: List[Line] = []
     for index, statement in enumerate(statements):
-        guarded = statement.expr.has(F.Where) or statement.symbol in branches
+        guarded = statement.symbol in guarded_symbols
         signature = known.get(statement.symbol)
         dtype = _dtype_name(statement.dtype)
         reused: Optional[sp.Symbol] = None
