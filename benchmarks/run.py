@@ -13,8 +13,11 @@ W4 a 100-layer tanh chain with 200 scalar parameters (plus compile time at 100 a
 layers); W5 the obvious SymPy diff + lambdify approach on W1 and W4, under a time cap.
 
 Every system's loss and gradients are checked against the hand-written NumPy result before it
-is timed. Timing samples are taken round-robin across a workload's systems, so background load
-on a shared machine moves every row alike and the ratios hold. Everything runs on one thread.
+is timed. Each system is built and timed in a fresh process of its own (systems sharing a process
+share the memory allocator's state, which swings the times of code that allocates; see
+workloads/isolation.py). Timing samples are taken round-robin across a workload's systems, so
+background load on a shared machine moves every row alike and the ratios hold. Everything runs
+on one thread.
 Peers - TensorFlow 1 sessions, TensorFlow 2 tf.function, JAX, PyTorch, autograd - and matplotlib
 for the chart come with `pip install -e '.[bench]'`; whichever is missing is skipped with a note.
 Results: a table per workload on stdout, and benchmarks/results/latest.json, latest.md and
@@ -48,7 +51,7 @@ BENCHMARKS = Path(__file__).resolve().parent
 # The working tree's symgrad is the one under test, installed or not.
 sys.path[:0] = [str(BENCHMARKS), str(BENCHMARKS.parent)]
 
-from workloads import chain, linear, mlp, report, sympy_baseline  # noqa: E402
+from workloads import chain, isolation, linear, mlp, report, sympy_baseline  # noqa: E402
 from workloads.harness import FULL, SMOKE, SYSTEMS, Settings, WorkloadResult  # noqa: E402
 
 WORKLOADS: Dict[str, Callable[[Settings], List[WorkloadResult]]] = {
@@ -72,10 +75,14 @@ def parse_arguments(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser.add_argument("--chart", type=Path, default=RESULTS / "latest.png")
     parser.add_argument("--codegen-dir", type=Path,
                         help="keep the generated modules here (default: a temporary folder)")
+    parser.add_argument("--in-process", action="store_true",
+                        help="build and time every system in this one process (quicker; allocator "
+                             "state then carries over from one system to the next)")
     # Entry points of the subprocesses the runner starts itself.
     parser.add_argument("--memory-probe", nargs=2, metavar=("WORKLOAD", "SYSTEM"), help=argparse.SUPPRESS)
     parser.add_argument("--module", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--sympy-probe", metavar="MODEL", help=argparse.SUPPRESS)
+    parser.add_argument("--worker", nargs=2, metavar=("GROUP", "KEY"), help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
 
@@ -98,7 +105,7 @@ def make_settings(arguments: argparse.Namespace, work_dir: Path) -> Settings:
         warmup_seconds=0.0 if smoke else 0.2,
         systems=frozenset(arguments.systems),
         sympy_cap_seconds=arguments.sympy_cap or (20.0 if smoke else 120.0),
-        work_dir=work_dir, script=Path(__file__).resolve())
+        work_dir=work_dir, script=Path(__file__).resolve(), isolated=not arguments.in_process)
 
 
 def run_workloads(settings: Settings, selected: Sequence[str]) -> Dict[str, WorkloadResult]:
@@ -136,6 +143,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise SystemExit("--memory-probe: only W3 is measured")
         print(json.dumps(mlp.memory_probe(system, arguments.module, SMOKE if arguments.smoke else FULL)))
         return 0
+    if arguments.worker:
+        group, key = arguments.worker
+        return isolation.serve(group, key, make_settings(arguments, arguments.codegen_dir))
     if arguments.sympy_probe:
         settings = make_settings(arguments, Path(tempfile.gettempdir()))
         print(json.dumps(sympy_baseline.sympy_probe(arguments.sympy_probe, settings)))

@@ -111,16 +111,79 @@ def _as_dot(node: sp.Expr, known: Dict[sp.Expr, Signature], dtype_of: Callable[[
     return result
 
 
-def blas_reductions(program: Program, known: Dict[sp.Expr, Signature],
+def _scalars_outside(node: sp.Expr, known: Dict[sp.Expr, Signature],
+                     dtype_of: Callable[[sp.Expr], str]) -> Optional[sp.Expr]:
+    """``np.sum(c*a, axis)`` as ``c*np.sum(a, axis)`` for scalars ``c`` (the mean likewise), or None."""
+    if type(node) not in (F.ReduceSum, F.ReduceMean) or not isinstance(node.args[0], sp.Mul):
+        return None
+    value = node.args[0]
+    scalars = [f for f in value.args if natural_signature(f, known) == ()]
+    arrays = [f for f in value.args if f not in scalars]
+    if not scalars or not arrays:
+        return None
+    dtype = dtype_of(sp.Mul(*arrays))
+    if dtype not in FLOATS or any(dtype_of(f) not in (dtype, WEAK_INT, WEAK_FLOAT) for f in scalars):
+        return None  # a float64 scalar would have made NumPy sum in float64
+    return sp.Mul(*scalars, type(node)(sp.Mul(*arrays), *node.args[1:]))
+
+
+def _reduced_only(expr: sp.Basic, symbol: sp.Symbol, reduced: bool = False) -> bool:
+    """Is every read of ``symbol`` in ``expr`` a factor of the value a ReduceSum or ReduceMean sums?"""
+    if expr == symbol:
+        return reduced
+    if type(expr) in (F.ReduceSum, F.ReduceMean):
+        value = expr.args[0]
+        inside = value.args if isinstance(value, sp.Mul) else (value,)
+        return (all(_reduced_only(f, symbol, f == symbol) for f in inside)
+                and all(_reduced_only(a, symbol) for a in expr.args[1:]))
+    return all(_reduced_only(a, symbol) for a in expr.args)
+
+
+def fold_scalar_factors(statements: List[Statement], known: Dict[sp.Expr, Signature],
+                        dtype_of: Callable[[sp.Expr], str], returned: Set[sp.Symbol]) -> List[Statement]:
+    """Drop ``g = c*a`` (``c`` scalars) when every read of ``g`` is inside a sum: ``c*np.sum(a*x)``.
+
+    The gradient of a mean is such a ``g``; summing ``a`` and scaling the scalar
+    result saves a pass over the array.
+    """
+    readers: Dict[sp.Symbol, List[int]] = {}
+    for index, statement in enumerate(statements):
+        for symbol in statement.expr.free_symbols:
+            readers.setdefault(symbol, []).append(index)  # type: ignore[arg-type]
+    statements = list(statements)
+    dropped: Set[int] = set()
+    for index, statement in enumerate(statements):
+        expr, symbol = statement.expr, statement.symbol
+        if not isinstance(expr, sp.Mul) or symbol in returned or not is_array(known.get(symbol)):
+            continue
+        scalars = [f for f in expr.args if natural_signature(f, known) == () and (f.is_Symbol or f.is_Number)]
+        arrays = [f for f in expr.args if f not in scalars]
+        if not scalars or len(arrays) != 1 or not arrays[0].is_Symbol or not readers.get(symbol):
+            continue
+        if not all(_reduced_only(statements[r].expr, symbol) for r in readers[symbol]):
+            continue
+        for r in readers[symbol]:
+            reader = statements[r].expr.xreplace({symbol: expr})
+            pulled = {node: _scalars_outside(node, known, dtype_of)
+                      for node in reader.atoms(F.ReduceSum, F.ReduceMean)}
+            statements[r] = statements[r].with_expr(
+                reader.xreplace({node: new for node, new in pulled.items() if new is not None}))
+            for read in expr.free_symbols:
+                readers.setdefault(read, []).append(r)  # type: ignore[arg-type]
+        dropped.add(index)
+    return [s for i, s in enumerate(statements) if i not in dropped]
+
+
+def blas_reductions(statements: List[Statement], known: Dict[sp.Expr, Signature],
                     dtype_of: Callable[[sp.Expr], str]) -> List[Statement]:
-    statements = []
-    for statement in program.statements:
+    rewritten = []
+    for statement in statements:
         expr = statement.expr
         if expr.has(F.ReduceSum):
             dots = {node: _as_dot(node, known, dtype_of) for node in expr.atoms(F.ReduceSum)}
             expr = expr.xreplace({node: dot for node, dot in dots.items() if dot is not None})
-        statements.append(statement.with_expr(expr))
-    return statements
+        rewritten.append(statement.with_expr(expr))
+    return rewritten
 
 
 # --- scheduling -----------------------------------------------------------------------------
@@ -193,13 +256,17 @@ class Buffers:
     @classmethod
     def of(cls, program: Program, statements: List[Statement]) -> "Buffers":
         last_use: Dict[sp.Symbol, int] = {}
-        returned: Set[sp.Symbol] = set().union(*(sp.sympify(o.symbol).free_symbols for o in program.outputs))
+        returned = cls.returned_by(program)
         pinned = set(returned)
         for index, statement in enumerate(statements):
             for symbol in value_reads(statement.expr):
                 last_use[symbol] = index
             pinned |= aliased_arrays(statement.expr)
         return cls(last_use, returned, pinned)
+
+    @staticmethod
+    def returned_by(program: Program) -> Set[sp.Symbol]:
+        return set().union(*(sp.sympify(o.symbol).free_symbols for o in program.outputs))
 
     def dying_at(self, index: int, symbol: sp.Symbol) -> bool:
         return symbol not in self.pinned and self.last_use.get(symbol) == index
@@ -382,7 +449,9 @@ def fast_lines(program: Program, printer: Printer) -> List[Line]:
     known = statement_naturals(program)
     table = program.dtypes_by_symbol()
     printer.table = table
-    statements = memory_schedule(blas_reductions(program, known, printer.dtype_of), known)
+    returned = Buffers.returned_by(program)
+    statements = fold_scalar_factors(program.statements, known, printer.dtype_of, returned)
+    statements = memory_schedule(blas_reductions(statements, known, printer.dtype_of), known)
     buffers = Buffers.of(program, statements)
     guarded_symbols = guarded_statements(statements)
     owned: Set[sp.Symbol] = set()  # arrays this stage allocated, still alive

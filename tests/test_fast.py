@@ -58,10 +58,50 @@ def test_sums_of_products_are_dot_products_and_the_residual_is_computed_in_place
     source, _, _ = both_forms(linear_regression, [x, y, 0.5, -0.25])
     lines = body(source)
     assert any(line.replace(" ", "") == "mean=(sub@sub)/1000" for line in lines), lines
-    assert any(line.endswith("@ x") for line in lines), lines
     assert "np.sum(sub**2)" not in source and "np.mean" not in source
-    # the gradient of the residual takes over the residual's memory: it is read for the last time
-    assert any("out=sub)" in line for line in lines), lines
+    # the residual's gradient, -sub/500, is only ever summed: the scalar goes outside the sums
+    assert "d_mean_d_weight = -(sub @ x) / 500" in lines, lines
+    assert "d_mean_d_bias = -np.sum(sub) / 500" in lines, lines
+    assert not any("_grad" in line for line in lines), lines
+
+
+def scaled_residual(reads: str) -> Callable[[], tuple]:
+    """g = r / 4 for r = y - x*w, read by sums only ("sums"), or also elementwise ("elementwise")."""
+    def build() -> tuple:
+        x = sg.placeholder(sg.float64, [300], name="x")
+        y = sg.placeholder(sg.float64, [300], name="y")
+        w = sg.Variable(2.0, dtype=sg.float64, name="w")
+        r = sg.identity(y - x * w, name="r")
+        g = sg.identity(r / 4.0, name="g")
+        outputs = [sg.reduce_sum(g * x), sg.reduce_sum(g, axis=0), sg.reduce_max(r)]
+        if reads == "elementwise":
+            outputs.append(sg.tanh(g))
+        return outputs, [x, y, w]
+    return build
+
+
+@pytest.mark.parametrize("reads", ["sums", "elementwise"])
+def test_a_scaled_array_read_only_by_sums_is_not_computed(reads: str) -> None:
+    x, y = rng.standard_normal(300), rng.standard_normal(300)
+    source, _, _ = both_forms(scaled_residual(reads), [x, y, 0.7])
+    lines = body(source)
+    computed = [line for line in lines if line.startswith("g = ") or line.startswith("g *= ")
+                or "out=g" in line or line.startswith("g /=")]
+    if reads == "sums":
+        assert not computed and not any(line.startswith("g") for line in lines), lines
+        assert "sum_ = (r @ x) / 4" in lines and "sum_1 = np.sum(r) / 4" in lines, lines
+    else:  # tanh(g) needs g's values: it stays
+        assert computed, lines
+
+
+def test_float32_arrays_scaled_in_float64_keep_their_results() -> None:
+    def build() -> tuple:
+        x = sg.placeholder(sg.float32, [200], name="x")
+        scale = sg.placeholder(sg.float64, [], name="scale")
+        g = sg.cast(x, sg.float64) * scale
+        return [sg.reduce_sum(g), sg.reduce_sum(g * sg.cast(x, sg.float64))], [x, scale]
+    x = rng.standard_normal(200).astype(np.float32)
+    both_forms(build, [x, 3.0])
 
 
 def chain(layers: int) -> Callable[[], tuple]:

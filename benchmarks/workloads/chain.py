@@ -11,7 +11,7 @@ from typing import Any, Callable, Dict, List
 import numpy as np
 
 from . import graphs, peers
-from .harness import Candidate, Outputs, Prepared, Settings, WorkloadResult, run_candidates
+from .harness import Candidate, Outputs, Prepared, Settings, WorkloadResult, register_group, run_candidates
 
 RTOL = 1e-6
 
@@ -123,12 +123,13 @@ def symgrad_candidates(layers: int, n: int, settings: Settings, forward: bool = 
     return candidates
 
 
-def run_w4(settings: Settings) -> List[WorkloadResult]:
+@register_group("W4")
+def w4_candidates(settings: Settings) -> List[Candidate]:
     layers, n = settings.sizes.chain_layers, settings.sizes.chain_n
     x, ws, bs = make_problem(layers, n)
     workspace = ChainWorkspace(layers, n)
     problem = peers.Problem(chain_loss(layers), [ws, bs], [x], np.float64)
-    candidates = [
+    return [
         naive_candidate(layers, n),
         _numpy_candidate("numpy-optimized", "NumPy hand-optimized backprop (in place)", workspace.run,
                          (x, ws, bs)),
@@ -136,12 +137,16 @@ def run_w4(settings: Settings) -> List[WorkloadResult]:
         graphs.tf1_candidate(chain_builder(ws, bs), [x], regroup),
         *peers.functional_candidates(problem),
     ]
+
+
+def run_w4(settings: Settings) -> List[WorkloadResult]:
+    layers, n = settings.sizes.chain_layers, settings.sizes.chain_n
     result = WorkloadResult(
         id="W4", title=f"W4: {layers}-layer chain z = tanh(z*w_k + b_k) over {n:,} float64 values",
         description=f"loss = reduce_sum(z) with the {2 * layers} gradients of the scalar parameters "
                     "(JAX, TF2, PyTorch and autograd hold them as two vectors).",
         reference_name="NumPy naive backprop")
-    result.rows = run_candidates(candidates, settings, rtol=RTOL)
+    result.rows = run_candidates("W4", settings, rtol=RTOL)
     full, forward = result.row("symgrad"), result.row("symgrad-forward")
     if full and forward:
         result.extras["cheap_gradient_ratio"] = full.seconds / forward.seconds  # type: ignore[operator]

@@ -63,34 +63,32 @@ def _split_outputs(result: Any, forward_only: bool) -> tuple:
     return result[0], list(result[1:])
 
 
+def module_path(settings: Settings, module_name: str, key: str) -> Path:
+    """Where candidate ``key`` of ``symgrad_candidates(..., module_name)`` writes its module."""
+    return settings.work_dir / f"{module_name}_{key.replace('-', '_')}.py"
+
+
 def symgrad_candidates(builder: Builder, data: Sequence[Any], param_values: Sequence[Any],
-                       settings: Settings, module_name: str, regroup: Regroup = _unchanged,
-                       compiled_out: Optional[Dict[str, Any]] = None) -> List[Candidate]:
+                       settings: Settings, module_name: str, regroup: Regroup = _unchanged) -> List[Candidate]:
     """The generated value-and-gradients function, called directly, per compile variant."""
-    candidates = []
-    for key, name, options in symgrad_variants():
-        candidates.append(_symgrad_candidate(key, name, builder, data, param_values, settings,
-                                             f"{module_name}_{key.replace('-', '_')}", regroup,
-                                             options, compiled_out))
-    return candidates
+    return [_symgrad_candidate(key, name, builder, data, param_values, settings,
+                               module_path(settings, module_name, key).stem, regroup, options)
+            for key, name, options in symgrad_variants()]
 
 
 def symgrad_forward_candidate(builder: Builder, data: Sequence[Any], param_values: Sequence[Any],
                               settings: Settings, module_name: str) -> Candidate:
     """The generated loss alone: the denominator of the cheap-gradient ratio."""
     return _symgrad_candidate("symgrad-forward", "symgrad forward only (loss)", builder, data,
-                              param_values, settings, f"{module_name}_forward", _unchanged, {}, None,
+                              param_values, settings, f"{module_name}_forward", _unchanged, {},
                               forward_only=True)
 
 
 def _symgrad_candidate(key: str, name: str, builder: Builder, data: Sequence[Any],
                        param_values: Sequence[Any], settings: Settings, module_name: str,
-                       regroup: Regroup, options: Dict[str, Any],
-                       compiled_out: Optional[Dict[str, Any]], forward_only: bool = False) -> Candidate:
+                       regroup: Regroup, options: Dict[str, Any], forward_only: bool = False) -> Candidate:
     def prepare() -> Prepared:
         compiled, seconds = compile_graph(builder, module_name, settings.work_dir, forward_only, **options)
-        if compiled_out is not None:
-            compiled_out[key] = compiled
         function, arguments = compiled.function, [*data, *param_values]
 
         def call() -> Any:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import math
+import resource
 import statistics
 import time
 from dataclasses import asdict, dataclass, field
@@ -48,6 +49,7 @@ class Settings:
     sympy_cap_seconds: float
     work_dir: Path                # where generated modules of this run are written
     script: Path                  # benchmarks/run.py, re-run in subprocesses for the probes
+    isolated: bool = True         # each system in a process of its own (workloads/isolation.py)
 
     def wants(self, system: str) -> bool:
         return system == "numpy" or system in self.systems
@@ -69,13 +71,17 @@ class TimingStats:
     q3: float
     samples: int
     calls_per_sample: int
+    # Minor page faults per call (median over samples): memory the allocator had to map afresh.
+    page_faults: Optional[float] = None
 
     @classmethod
-    def from_samples(cls, samples: Sequence[float], calls_per_sample: int) -> "TimingStats":
+    def from_samples(cls, samples: Sequence[float], calls_per_sample: int,
+                     page_faults: Sequence[float] = ()) -> "TimingStats":
         ordered = sorted(samples)
         quartiles = statistics.quantiles(ordered, n=4) if len(ordered) > 1 else [ordered[0]] * 3
         return cls(median=statistics.median(ordered), minimum=ordered[0], q1=quartiles[0],
-                   q3=quartiles[2], samples=len(ordered), calls_per_sample=calls_per_sample)
+                   q3=quartiles[2], samples=len(ordered), calls_per_sample=calls_per_sample,
+                   page_faults=statistics.median(page_faults) if page_faults else None)
 
 
 @dataclass
@@ -115,6 +121,7 @@ class Row:
     ratio: Optional[float] = None
     reference: bool = False
     note: str = ""
+    first_call_seconds: Optional[float] = None  # systems that compile on their first call
 
 
 @dataclass
@@ -149,33 +156,37 @@ def time_round_robin(calls: Dict[str, Callable[[], Any]],
     One sample of each system, then the next round, rather than all of one system's samples and
     then the next system's: on a shared machine a burst of background load then lands on every
     system alike, and the ratios hold where absolute times drift. A system that raises drops out
-    with its exception.
+    with its exception. (The same rotation over processes: ``isolation.time_workers``.)
     """
     results: Dict[str, Union[TimingStats, Exception]] = {}
     batches: Dict[str, int] = {}
     for name, call in calls.items():
         try:
-            batches[name] = _calls_per_sample(call, settings)
+            batches[name] = calls_per_sample(call, settings)
         except Exception as error:  # reported in that system's row, not fatal to the run
             results[name] = error
-    samples: Dict[str, List[float]] = {name: [] for name in batches}
+    samples: Dict[str, List[Tuple[float, float]]] = {name: [] for name in batches}
     gc.collect()
     gc.disable()  # as timeit does: a collection inside one sample is noise, not the system's cost
     try:
         for _ in range(settings.repeats):
             for name in [n for n in batches if n not in results]:
                 try:
-                    samples[name].append(_sample(calls[name], batches[name]))
+                    samples[name].append(sample(calls[name], batches[name]))
                 except Exception as error:  # the same
                     results[name] = error
     finally:
         gc.enable()
     for name, batch in batches.items():
-        results.setdefault(name, TimingStats.from_samples(samples[name], batch))
+        results.setdefault(name, stats_of(samples[name], batch))
     return results
 
 
-def _calls_per_sample(call: Callable[[], Any], settings: Settings) -> int:
+def stats_of(samples: Sequence[Tuple[float, float]], calls_per_sample: int) -> TimingStats:
+    return TimingStats.from_samples([s for s, _ in samples], calls_per_sample, [f for _, f in samples])
+
+
+def calls_per_sample(call: Callable[[], Any], settings: Settings) -> int:
     """Warm the call up (caches, allocator, lazy set-up) and size a sample to ``sample_seconds``."""
     calls, start = 0, time.perf_counter()
     while calls < 3 or time.perf_counter() - start < settings.warmup_seconds:
@@ -185,11 +196,14 @@ def _calls_per_sample(call: Callable[[], Any], settings: Settings) -> int:
     return max(1, math.ceil(settings.sample_seconds / max(estimate, 1e-9)))
 
 
-def _sample(call: Callable[[], Any], calls: int) -> float:
+def sample(call: Callable[[], Any], calls: int) -> Tuple[float, float]:
+    """(mean seconds, mean minor page faults) per call over ``calls`` calls in a row."""
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     begin = time.perf_counter()
     for _ in range(calls):
         call()
-    return (time.perf_counter() - begin) / calls
+    seconds = (time.perf_counter() - begin) / calls
+    return seconds, (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults) / calls
 
 
 def mismatch(got: Outputs, want: Outputs, rtol: float) -> Optional[str]:
@@ -213,74 +227,108 @@ def mismatch(got: Outputs, want: Outputs, rtol: float) -> Optional[str]:
     return None
 
 
-def run_candidates(candidates: Sequence[Candidate], settings: Settings, rtol: float) -> List[Row]:
-    """Prepare and check every wanted candidate, then time them together; rows keep the candidates' order.
+# --- candidate groups: the systems one table compares ----------------------------------------------
 
-    The reference is prepared first: every other system's outputs are checked against its own,
-    and only systems whose outputs match are timed.
+_GROUPS: Dict[str, Callable[[Settings], List[Candidate]]] = {}
+
+
+def register_group(name: str) -> Callable[[Callable[[Settings], List[Candidate]]], Callable[[Settings], List[Candidate]]]:
+    """Register a function making a table's candidates, so that a worker process can make them too."""
+    def register(make: Callable[[Settings], List[Candidate]]) -> Callable[[Settings], List[Candidate]]:
+        _GROUPS[name] = make
+        return make
+    return register
+
+
+def candidate_group(name: str) -> Callable[[Settings], List[Candidate]]:
+    return _GROUPS[name]
+
+
+def build_report(prepare: Callable[[], Prepared]) -> Tuple[Dict[str, Any], Optional[Prepared]]:
+    """Build and evaluate one system: (what its row needs, the system to time or None)."""
+    try:
+        prepared = prepare()
+        loss, gradients = prepared.evaluate()
+    except PeerUnavailable as error:
+        return {"status": "skipped", "note": str(error)}, None
+    except DidNotFinish as error:
+        return {"status": "did not finish", "note": str(error)}, None
+    except Exception as error:  # a peer's failure is a result to report, not a reason to stop
+        return {"status": "error", "note": f"{type(error).__name__}: {error}"[:300]}, None
+    outputs = (np.asarray(loss), None if gradients is None else [np.asarray(g) for g in gradients])
+    return {"status": "ok", "note": prepared.note, "outputs": outputs, "build_seconds": prepared.build_seconds,
+            "first_call_seconds": prepared.first_call_seconds, "timing": prepared.timing}, prepared
+
+
+def run_candidates(group: str, settings: Settings, rtol: float) -> List[Row]:
+    """Build, check and time the systems of candidate group ``group``; rows keep the group's order.
+
+    The reference is built first: every other system's outputs are checked against its own, and
+    only systems whose outputs match are timed. Each system is built and timed in a process of
+    its own (``settings.isolated``, see ``isolation``), or all in this one.
     """
-    reference_outputs: Optional[Outputs] = None
+    from . import isolation
+
+    candidates = [c for c in candidate_group(group)(settings) if settings.wants(c.system)]
+    reference: Optional[Outputs] = None
     rows: Dict[str, Row] = {}
-    ready: Dict[str, Prepared] = {}
-    for candidate in sorted(candidates, key=lambda c: not c.reference):
-        if not settings.wants(candidate.system):
-            continue
-        row, prepared, outputs = _prepare_and_check(candidate, reference_outputs, rtol)
-        if candidate.reference and reference_outputs is None:
-            reference_outputs = outputs
-        rows[candidate.key] = row
-        if prepared is not None:
-            ready[candidate.key] = prepared
-    _time(rows, ready, settings)
+    timed: Dict[str, Any] = {}  # key -> a Worker, or the call to time here
+    try:
+        for candidate in sorted(candidates, key=lambda c: not c.reference):
+            if settings.isolated:
+                worker = isolation.Worker(group, candidate.key, settings)
+                built, system = worker.built(), worker
+            else:
+                built, prepared = build_report(candidate.prepare)
+                system = prepared.call if prepared is not None else None
+            row = _checked_row(candidate, built, reference, rtol)
+            if candidate.reference and reference is None and built["status"] == "ok":
+                reference = built["outputs"]
+            rows[candidate.key] = row
+            if row.status == "ok" and built.get("timing") is None and system is not None:
+                timed[candidate.key] = system
+            elif settings.isolated:
+                system.close()
+            if row.status == "ok" and built.get("timing") is not None:
+                row.seconds, row.timing = built["timing"].median, asdict(built["timing"])
+        timings = (isolation.time_workers(timed, settings) if settings.isolated
+                   else time_round_robin(timed, settings))
+    finally:
+        if settings.isolated:
+            for worker in timed.values():
+                worker.close()
+    for key, timing in timings.items():
+        _record_timing(rows[key], timing)
     ordered = [rows[c.key] for c in candidates if c.key in rows]
     _fill_ratios(ordered)
     return ordered
 
 
-def _prepare_and_check(candidate: Candidate, reference: Optional[Outputs],
-                       rtol: float) -> Tuple[Row, Optional[Prepared], Optional[Outputs]]:
-    """(row, the prepared system if it is to be timed, its outputs)."""
-    row = Row(key=candidate.key, system=candidate.system, name=candidate.name, status="ok",
-              gradient_check="not run", reference=candidate.reference)
-    try:
-        prepared = candidate.prepare()
-        outputs = prepared.evaluate()
-    except PeerUnavailable as error:
-        row.status, row.note = "skipped", str(error)
-        return row, None, None
-    except DidNotFinish as error:
-        row.status, row.note = "did not finish", str(error)
-        return row, None, None
-    except Exception as error:  # a peer's failure is a result to report, not a reason to stop
-        row.status, row.note = "error", f"{type(error).__name__}: {error}"[:300]
-        return row, None, None
-    row.note = prepared.note
+def _checked_row(candidate: Candidate, built: Dict[str, Any], reference: Optional[Outputs], rtol: float) -> Row:
+    row = Row(key=candidate.key, system=candidate.system, name=candidate.name, status=built["status"],
+              gradient_check="not run", reference=candidate.reference, note=built.get("note", ""),
+              build_seconds=built.get("build_seconds"))
+    if row.status != "ok":
+        return row
+    row.first_call_seconds = built.get("first_call_seconds")
     if candidate.reference:
         row.gradient_check = "reference"
     elif reference is not None:
-        problem = mismatch(outputs, reference, rtol)
+        problem = mismatch(built["outputs"], reference, rtol)
         if problem:
             row.status, row.gradient_check = "gradients differ", problem
-            return row, None, outputs
-        row.gradient_check = "ok" if outputs[1] is not None else "loss only: ok"
-    return row, prepared, outputs
+        else:
+            row.gradient_check = "ok" if built["outputs"][1] is not None else "loss only: ok"
+    return row
 
 
-def _time(rows: Dict[str, Row], ready: Dict[str, Prepared], settings: Settings) -> None:
-    """Time the prepared systems round robin (those timed in their own process bring their timing)."""
-    measured = time_round_robin({key: p.call for key, p in ready.items()
-                                 if p.timing is None and p.call is not None}, settings)
-    for key, prepared in ready.items():
-        timing = prepared.timing or measured[key]
-        row = rows[key]
-        if isinstance(timing, Exception):
-            row.status, row.note = "error", f"while timing: {type(timing).__name__}: {timing}"[:300]
-            continue
-        row.seconds, row.timing = timing.median, asdict(timing)
-        row.build_seconds = prepared.build_seconds
-        if prepared.first_call_seconds is not None:
-            lazy_compile = max(0.0, prepared.first_call_seconds - timing.median)
-            row.build_seconds = (prepared.build_seconds or 0.0) + lazy_compile
+def _record_timing(row: Row, timing: Union[TimingStats, Exception]) -> None:
+    if isinstance(timing, Exception):
+        row.status, row.note = "error", f"while timing: {type(timing).__name__}: {timing}"[:300]
+        return
+    row.seconds, row.timing = timing.median, asdict(timing)
+    if row.first_call_seconds is not None:  # compiled lazily on the first call: add that compile
+        row.build_seconds = (row.build_seconds or 0.0) + max(0.0, row.first_call_seconds - timing.median)
 
 
 def _fill_ratios(rows: List[Row]) -> None:

@@ -9,7 +9,7 @@ from typing import Any, List, Optional, Tuple
 import numpy as np
 
 from . import graphs, peers
-from .harness import Candidate, Outputs, Prepared, Settings, WorkloadResult, run_candidates
+from .harness import Candidate, Outputs, Prepared, Settings, WorkloadResult, register_group, run_candidates
 
 FLOAT32_RTOL, FLOAT64_RTOL = 1e-4, 1e-6
 LEARNING_RATE = 0.01
@@ -127,10 +127,11 @@ def tf1_session_candidate() -> Candidate:
     return Candidate("tf1-session", "tf1", "TF1 Session.run (+ GD update)", prepare)
 
 
-def run_w1(settings: Settings) -> List[WorkloadResult]:
+@register_group("W1")
+def w1_candidates(settings: Settings) -> List[Candidate]:
     feed = w1_feed()
     problem = peers.Problem(w1_loss, W1_INITIAL, feed, np.float32, feed_per_call=True)
-    candidates = [
+    return [
         w1_handwritten_candidate(),
         w1_handwritten_step_candidate(),
         *graphs.symgrad_candidates(build_w1, feed, W1_INITIAL, settings, "w1"),
@@ -138,13 +139,16 @@ def run_w1(settings: Settings) -> List[WorkloadResult]:
         tf1_session_candidate(),
         *peers.functional_candidates(problem),
     ]
+
+
+def run_w1(settings: Settings) -> List[WorkloadResult]:
     result = WorkloadResult(
         id="W1", title="W1: the seed's linear regression step (float32 scalars fed per call)",
         description="loss = reduce_sum((y - (x*w + b))**2) / 64 with d/dw, d/db; x and y arrive as "
                     "float64 scalars each call and are converted to float32. Session rows also apply "
                     "the gradient-descent update, as the seed's training step does.",
         reference_name="NumPy hand-written")
-    result.rows = run_candidates(candidates, settings, rtol=FLOAT32_RTOL)
+    result.rows = run_candidates("W1", settings, rtol=FLOAT32_RTOL)
     return [result]
 
 
@@ -197,22 +201,27 @@ def _numpy_candidate(key: str, name: str, function: Any, data: List[np.ndarray],
     return Candidate(key, "numpy", name, prepare, reference=reference)
 
 
-def run_w2(settings: Settings) -> List[WorkloadResult]:
+@register_group("W2")
+def w2_candidates(settings: Settings) -> List[Candidate]:
     n = settings.sizes.linear_n
     data = w2_data(n)
     scratch = np.empty(n)
     optimized = lambda x, y, w, b: w2_optimized(x, y, w, b, scratch)  # noqa: E731
-    candidates = [
+    return [
         _numpy_candidate("numpy", "NumPy naive", w2_naive, data, reference=True),
         _numpy_candidate("numpy-optimized", "NumPy hand-optimized (in place, dot)", optimized, data, False),
         *graphs.symgrad_candidates(functools.partial(build_w2, n=n), data, W2_INITIAL, settings, "w2"),
         graphs.tf1_candidate(functools.partial(build_w2, n=n), data),
         *peers.functional_candidates(peers.Problem(w2_loss, W2_INITIAL, data, np.float64)),
     ]
+
+
+def run_w2(settings: Settings) -> List[WorkloadResult]:
+    n = settings.sizes.linear_n
     result = WorkloadResult(
         id="W2", title=f"W2: linear regression on {n:,} float64 values",
         description="loss = reduce_mean((y - (x*w + b))**2) with d/dw, d/db; x and y are "
                     f"placeholders of shape [{n}].",
         reference_name="NumPy naive")
-    result.rows = run_candidates(candidates, settings, rtol=FLOAT64_RTOL)
+    result.rows = run_candidates("W2", settings, rtol=FLOAT64_RTOL)
     return [result]

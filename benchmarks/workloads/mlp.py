@@ -21,7 +21,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 import numpy as np
 
 from . import graphs, peers
-from .harness import Candidate, Outputs, Prepared, Settings, Sizes, WorkloadResult, run_candidates
+from .harness import Candidate, Outputs, Prepared, Settings, Sizes, WorkloadResult, register_group, run_candidates
 
 RTOL = 1e-6
 
@@ -93,28 +93,33 @@ def _backprop_candidate(data: List[np.ndarray], params: List[np.ndarray]) -> Can
     return Candidate("numpy", "numpy", "NumPy hand-written backprop", prepare, reference=True)
 
 
-def run_w3(settings: Settings) -> List[WorkloadResult]:
-    sizes = settings.sizes
-    data, params = make_problem(sizes)
-    builder = mlp_builder(sizes, params)
-    compiled: Dict[str, Any] = {}
-    candidates = [
+@register_group("W3")
+def w3_candidates(settings: Settings) -> List[Candidate]:
+    data, params = make_problem(settings.sizes)
+    builder = mlp_builder(settings.sizes, params)
+    return [
         _backprop_candidate(data, params),
-        *graphs.symgrad_candidates(builder, data, params, settings, "w3_mlp", compiled_out=compiled),
+        *graphs.symgrad_candidates(builder, data, params, settings, "w3_mlp"),
         graphs.symgrad_forward_candidate(builder, data, params, settings, "w3_mlp"),
         graphs.tf1_candidate(builder, data),
         *peers.functional_candidates(peers.Problem(mlp_loss, params, data, np.float64)),
     ]
+
+
+def run_w3(settings: Settings) -> List[WorkloadResult]:
+    sizes = settings.sizes
     shape = "-".join(map(str, sizes.mlp_layers))
     result = WorkloadResult(
         id="W3", title=f"W3: {shape} tanh MLP, softmax cross-entropy, batch {sizes.mlp_batch}, float64",
         description="Mean softmax cross-entropy with the values of all 6 gradients (weights and biases).",
         reference_name="NumPy hand-written backprop")
-    result.rows = run_candidates(candidates, settings, rtol=RTOL)
+    result.rows = run_candidates("W3", settings, rtol=RTOL)
     full, forward = result.row("symgrad"), result.row("symgrad-forward")
     if full and forward:
         result.extras["cheap_gradient_ratio"] = full.seconds / forward.seconds  # type: ignore[operator]
-    result.extras["memory"] = measure_memory(settings, compiled)
+    modules = {row.key: graphs.module_path(settings, "w3_mlp", row.key)
+               for row in result.rows if row.system == "symgrad" and row.key != "symgrad-forward" and row.seconds}
+    result.extras["memory"] = measure_memory(settings, modules)
     return [result]
 
 
@@ -126,10 +131,10 @@ def run_w3(settings: Settings) -> List[WorkloadResult]:
 PROBE_ENVIRONMENT = {"MALLOC_MMAP_THRESHOLD_": "65536"}
 
 
-def measure_memory(settings: Settings, compiled: Dict[str, Any]) -> Dict[str, Any]:
-    """Peak RSS increase of one call, hand-written and generated, and their ratio."""
+def measure_memory(settings: Settings, modules: Dict[str, Path]) -> Dict[str, Any]:
+    """Peak RSS increase of one call, hand-written and generated (``modules``), and their ratio."""
     systems: Dict[str, Optional[Path]] = {"numpy": None}
-    systems.update({key: module.path for key, module in compiled.items()})
+    systems.update(modules)
     measured = {system: _run_probe(settings, system, path) for system, path in systems.items()}
     memory: Dict[str, Any] = {"method": "peak RSS (VmHWM) after one call minus before it, the peak reset "
                                         "to the current RSS just before the call; a fresh process per "

@@ -47,12 +47,15 @@ def _gradients(row: Row) -> str:
 
 def table_cells(result: WorkloadResult) -> List[List[str]]:
     """Header and one line per shown row (skipped systems go in a note instead)."""
-    cells = [["system", "per call", f"ratio to {result.reference_name}", "build", "gradients"]]
+    cells = [["system", "per call", f"ratio to {result.reference_name}", "page faults per call", "build",
+              "gradients"]]
     for row in result.rows:
         if row.status == "skipped":
             continue
+        faults = (row.timing or {}).get("page_faults")
         cells.append([row.name, _per_call(row), format_ratio(row.ratio),
-                      format_seconds(row.build_seconds), _gradients(row)])
+                      "—" if faults is None else f"{faults:.0f}", format_seconds(row.build_seconds),
+                      _gradients(row)])
     return cells
 
 
@@ -173,7 +176,7 @@ def markdown(results: Dict[str, WorkloadResult], summary: List[Dict[str, Any]], 
         lines += ["", f"## {result.title}", "", result.description, ""]
         cells = table_cells(result)
         lines.append("| " + " | ".join(cells[0]) + " |")
-        lines.append("|---|---:|---:|---:|---|")
+        lines.append("|---|---:|---:|---:|---:|---|")
         lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in line) + " |" for line in cells[1:]]
         notes = table_notes(result)
         if notes:

@@ -26,6 +26,7 @@ from .harness import (
     Settings,
     TimingStats,
     WorkloadResult,
+    register_group,
     run_candidates,
     time_per_call,
 )
@@ -40,24 +41,30 @@ def run_w5(settings: Settings) -> List[WorkloadResult]:
         description="One SymPy expression for W1's loss, sympy.diff per parameter, "
                     "lambdify(modules='numpy', cse=True); float32 inputs.",
         reference_name="NumPy hand-written")
-    w1.rows = run_candidates([linear.w1_handwritten_candidate(),
-                              *linear_symgrad_candidates(settings),
-                              sympy_candidate("W1", settings)], settings, rtol=linear.FLOAT32_RTOL)
+    w1.rows = run_candidates("W5-W1", settings, rtol=linear.FLOAT32_RTOL)
     w4 = WorkloadResult(
         id="W5-W4", title=f"W5 on W4: SymPy lambdify vs symgrad, {layers}-layer tanh chain over {n:,} values",
         description="One SymPy expression for z (elementwise in x), sympy.diff for each of the "
                     f"{2 * layers} parameters, lambdify(modules='numpy', cse=True), then np.sum of each.",
         reference_name="NumPy naive backprop")
-    w4.rows = run_candidates([chain.naive_candidate(layers, n),
-                              *chain.symgrad_candidates(layers, n, settings, forward=False),
-                              sympy_candidate("W4", settings)], settings, rtol=chain.RTOL)
+    w4.rows = run_candidates("W5-W4", settings, rtol=chain.RTOL)
     for result in (w1, w4):
         result.notes.append(f"SymPy runs in a subprocess capped at {settings.sympy_cap_seconds:g} s.")
     return [w1, w4]
 
 
-def linear_symgrad_candidates(settings: Settings) -> List[Candidate]:
-    return graphs.symgrad_candidates(linear.build_w1, linear.w1_feed(), linear.W1_INITIAL, settings, "w5_w1")
+@register_group("W5-W1")
+def w5_w1_candidates(settings: Settings) -> List[Candidate]:
+    return [linear.w1_handwritten_candidate(),
+            *graphs.symgrad_candidates(linear.build_w1, linear.w1_feed(), linear.W1_INITIAL, settings, "w5_w1"),
+            sympy_candidate("W1", settings)]
+
+
+@register_group("W5-W4")
+def w5_w4_candidates(settings: Settings) -> List[Candidate]:
+    layers, n = settings.sizes.chain_layers, settings.sizes.chain_n
+    return [chain.naive_candidate(layers, n), *chain.symgrad_candidates(layers, n, settings, forward=False),
+            sympy_candidate("W4", settings)]
 
 
 # --- the parent's side: run the probe under the cap ---------------------------------------------
