@@ -83,6 +83,7 @@ def parse_arguments(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser.add_argument("--module", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--sympy-probe", metavar="MODEL", help=argparse.SUPPRESS)
     parser.add_argument("--worker", nargs=2, metavar=("GROUP", "KEY"), help=argparse.SUPPRESS)
+    parser.add_argument("--compile-probe", type=int, metavar="LAYERS", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
 
@@ -146,6 +147,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if arguments.worker:
         group, key = arguments.worker
         return isolation.serve(group, key, make_settings(arguments, arguments.codegen_dir))
+    if arguments.compile_probe:
+        settings = make_settings(arguments, arguments.codegen_dir)
+        print(json.dumps(chain.measure_compile(arguments.compile_probe, settings)))
+        return 0
     if arguments.sympy_probe:
         settings = make_settings(arguments, Path(tempfile.gettempdir()))
         print(json.dumps(sympy_baseline.sympy_probe(arguments.sympy_probe, settings)))
