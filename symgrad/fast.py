@@ -7,7 +7,11 @@ same computation the way NumPy code is tuned by hand:
 
 * ``np.sum(a*b)`` of two arrays of one shape becomes ``a @ b`` (a BLAS dot
   product, no temporary array); ``np.sum(a**2)`` becomes ``a @ a``; scalar
-  factors move outside the sum.
+  factors move outside the sum. A sum over the axis along which one factor is
+  broadcast becomes a matrix product (``np.sum(u*g, axis=0, keepdims=True)``
+  with ``u`` of shape [N, 1] is ``u.T @ g``).
+* an array that is a scalar times another and is only ever summed is not
+  computed: the scalar multiplies the sums (the gradient of a mean).
 * a statement over arrays evaluates into one buffer:
   ``t = x * w; t += b; np.tanh(t, out=t)``.
 * when the statement reads an array for the last time, that array's memory
@@ -15,6 +19,8 @@ same computation the way NumPy code is tuned by hand:
 * statements that reduce to scalars run as soon as their operands exist, and
   names are deleted after their last read, so arrays die early and NumPy takes
   memory that is already mapped for the next one.
+* many arrays of one shape alive at once (a deep chain's activations) come
+  from one block allocated per call (``Arena``), instead of one allocation each.
 
 Only arrays this stage knows it allocated are ever overwritten: never an input,
 a module constant, a returned value, nor an array that a view (a reshape, a
@@ -24,9 +30,11 @@ Results equal the readable form's up to floating-point reassociation.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Set
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
+import numpy as np
 import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
 from sympy.printing.precedence import PRECEDENCE
@@ -111,6 +119,45 @@ def _as_dot(node: sp.Expr, known: Dict[sp.Expr, Signature], dtype_of: Callable[[
     return result
 
 
+_NO, _YES, _MATRIX = sp.Integer(0), sp.Integer(1), sp.Integer(2)  # MatMulNode's transpose flags and rank
+
+
+def _as_matmul(node: sp.Expr, known: Dict[sp.Expr, Signature],
+               dtype_of: Callable[[sp.Expr], str]) -> Optional[sp.Expr]:
+    """``np.sum(c*a*b, axis=k, keepdims=True)`` of ``a`` [N, M] and ``b`` [N, 1] (k=0) or
+    [1, M] (k=1) as ``c*(b.T @ a)`` or ``c*(a @ b.T)``: no [N, M] temporary. None if it is no such sum.
+
+    The gradient of a parameter broadcast along one axis of a matrix (an outer product's
+    factor, a per-row or per-column scale) is this sum.
+    """
+    if type(node) is not F.ReduceSum or not isinstance(node.args[0], sp.Mul):
+        return None
+    value, axes, keepdims = node.args
+    if not keepdims or len(axes) != 1:
+        return None
+    scalars = [f for f in value.args if natural_signature(f, known) == ()]
+    arrays = [f for f in value.args if f not in scalars]
+    result = natural_signature(value, known)
+    if len(arrays) != 2 or not isinstance(result, tuple) or len(result) != 2:
+        return None
+    dtype = dtype_of(arrays[0])
+    if dtype not in FLOATS or dtype_of(arrays[1]) != dtype:
+        return None
+    if any(dtype_of(f) not in (dtype, WEAK_INT, WEAK_FLOAT) for f in scalars):
+        return None
+    axis = int(axes[0]) % 2  # type: ignore[arg-type]
+    rows, columns = result
+    for full, factor in (arrays, arrays[::-1]):
+        if natural_signature(full, known) != result:
+            continue
+        shape = natural_signature(factor, known)
+        if axis == 0 and shape == (rows, 1):
+            return sp.Mul(*scalars, F.MatMulNode(factor, full, _YES, _NO, _MATRIX, _MATRIX))
+        if axis == 1 and shape == (1, columns):
+            return sp.Mul(*scalars, F.MatMulNode(full, factor, _NO, _YES, _MATRIX, _MATRIX))
+    return None
+
+
 def _scalars_outside(node: sp.Expr, known: Dict[sp.Expr, Signature],
                      dtype_of: Callable[[sp.Expr], str]) -> Optional[sp.Expr]:
     """``np.sum(c*a, axis)`` as ``c*np.sum(a, axis)`` for scalars ``c`` (the mean likewise), or None."""
@@ -180,7 +227,8 @@ def blas_reductions(statements: List[Statement], known: Dict[sp.Expr, Signature]
     for statement in statements:
         expr = statement.expr
         if expr.has(F.ReduceSum):
-            dots = {node: _as_dot(node, known, dtype_of) for node in expr.atoms(F.ReduceSum)}
+            dots = {node: _as_dot(node, known, dtype_of) or _as_matmul(node, known, dtype_of)
+                    for node in expr.atoms(F.ReduceSum)}
             expr = expr.xreplace({node: dot for node, dot in dots.items() if dot is not None})
         rewritten.append(statement.with_expr(expr))
     return rewritten
@@ -289,15 +337,17 @@ class _InPlace:
     """
 
     def __init__(self, target: str, printer: Printer, known: Dict[sp.Expr, Signature],
-                 signature: Signature, reusable: Set[sp.Symbol]) -> None:
+                 signature: Signature, reusable: Set[sp.Symbol], slot: Optional[str] = None) -> None:
         self.target = target
         self.printer = printer
         self.known = known
         self.signature = signature
         self.reusable = reusable
+        self.slot = slot  # where a new array may be created instead of allocated
         self.lines: List[str] = []
         self.pending: Optional[sp.Symbol] = None  # the anchor, a symbol not yet in ``target``
         self.reused: Optional[sp.Symbol] = None  # the array that became ``target``
+        self.in_slot = False  # the value was created in ``slot``
 
     def _full(self, expr: sp.Expr) -> bool:
         return natural_signature(expr, self.known) == self.signature
@@ -316,10 +366,13 @@ class _InPlace:
         self.pending = None
 
     def _out(self) -> str:
-        """The ``out=`` argument of the first operation, if it can write into a dead array."""
+        """The ``out=`` argument of the first operation: a dead array, or the slot, if there is one."""
         if self.pending in self.reusable:
             self.reused = self.pending
             return f", out={self.pending.name}"  # type: ignore[union-attr]
+        if self.slot is not None:
+            self.in_slot = True
+            return f", out={self.slot}"
         return ""
 
     def _unary(self, ufunc: str) -> None:
@@ -444,6 +497,29 @@ def _in_place_candidate(statement: Statement, known: Dict[sp.Expr, Signature],
     return _dtypes_match(expr, dtype, dtype_of)
 
 
+@dataclass
+class _Lowered:
+    """One statement's lines, and what became of memory."""
+
+    texts: List[str]
+    reusable: Set[sp.Symbol]        # dying arrays it was allowed to compute in
+    reused: Optional[sp.Symbol]     # the one whose memory the value took over
+    in_slot: bool                   # the value was created in a pool array (``_slot_token`` in the lines)
+
+
+def _slot_token(index: int) -> str:
+    return f"__slot_{index}__"
+
+
+def _lower(statement: Statement, printer: Printer, known: Dict[sp.Expr, Signature], reusable: Set[sp.Symbol],
+           slot: Optional[str]) -> _Lowered:
+    lowering = _InPlace(statement.name, printer, known, known[statement.symbol], reusable, slot)
+    with printer.float_context(_dtype_name(statement.dtype)):
+        lowering.evaluate(statement.expr)
+    assert lowering.lines and lowering.pending is None, statement
+    return _Lowered(lowering.lines, reusable, lowering.reused, lowering.in_slot)
+
+
 def fast_lines(program: Program, printer: Printer) -> List[Line]:
     """The program's statements as fast NumPy lines (see the module docstring)."""
     known = statement_naturals(program)
@@ -455,39 +531,158 @@ def fast_lines(program: Program, printer: Printer) -> List[Line]:
     buffers = Buffers.of(program, statements)
     guarded_symbols = guarded_statements(statements)
     owned: Set[sp.Symbol] = set()  # arrays this stage allocated, still alive
-    last_read = {symbol: index for index, s in enumerate(statements) for symbol in s.expr.free_symbols}
-    local = {s.symbol for s in statements} - buffers.returned
-    lines: List[Line] = []
+    dims = arena_dims(program)
+    lowered: List[_Lowered] = []
     for index, statement in enumerate(statements):
-        guarded = statement.symbol in guarded_symbols
         signature = known.get(statement.symbol)
         dtype = _dtype_name(statement.dtype)
-        reused: Optional[sp.Symbol] = None
-        if not guarded and _in_place_candidate(statement, known, printer.dtype_of):
+        if statement.symbol not in guarded_symbols and _in_place_candidate(statement, known, printer.dtype_of):
             reusable = {s for s in value_reads(statement.expr)
                         if s in owned and buffers.dying_at(index, s) and _occurrences(statement.expr, s) == 1}
-            lowering = _InPlace(statement.name, printer, known, signature, reusable)  # type: ignore[arg-type]
-            with printer.float_context(dtype):
-                lowering.evaluate(statement.expr)
-            assert lowering.lines and lowering.pending is None, statement
-            reused = lowering.reused
-            texts = lowering.lines
+            slot = _slot_token(index) if _sizable(signature, dims) else None
+            lowered.append(_lower(statement, printer, known, reusable, slot))
             owned.add(statement.symbol)
+            owned.discard(lowered[-1].reused)  # type: ignore[arg-type]  # its memory is the new value's now
         else:
             rhs = print_statement(printer, statement.expr, statement.dtype, table, not statement.temporary)
-            texts = [f"{statement.name} = {rhs}"]
+            lowered.append(_Lowered([f"{statement.name} = {rhs}"], set(), None, False))
             if (_is_fresh(statement.expr) and is_array(signature) and dtype in FLOATS
                     and printer.dtype_of(statement.expr) == dtype):
                 owned.add(statement.symbol)
+    arena = Arena.plan(statements, lowered, known, buffers, dims)
+    for index, low in enumerate(lowered):
+        if low.in_slot and index not in arena.slots:  # in no pool: a plain new array after all
+            lowered[index] = _lower(statements[index], printer, known, low.reusable, None)
+    pools = arena.lines(statements[0].section) if statements else []
+    return pools + _with_deletes(statements, lowered, arena, known, buffers)
+
+
+def _with_deletes(statements: List[Statement], lowered: List[_Lowered], arena: "Arena",
+                  known: Dict[sp.Expr, Signature], buffers: Buffers) -> List[Line]:
+    """The lowered lines, pool slots filled in, each array let go after its last read.
+
+    Deleting lets an array go now rather than at return: the next array then takes memory
+    that is already mapped instead of faulting in new pages. A pool's arrays go back to
+    their pool instead.
+    """
+    guarded_symbols = guarded_statements(statements)
+    last_read = {symbol: index for index, s in enumerate(statements) for symbol in s.expr.free_symbols}
+    local = {s.symbol for s in statements} - buffers.returned - arena.members
+    lines: List[Line] = []
+    for index, (statement, low) in enumerate(zip(statements, lowered)):
+        guarded = statement.symbol in guarded_symbols
+        texts = [t.replace(_slot_token(index), arena.slots[index]) for t in low.texts] if low.in_slot else low.texts
         lines.extend(Line(text, statement.section, guarded) for text in texts)
-        owned.discard(reused)  # type: ignore[arg-type]  # its memory is the new value's now
-        # Names read for the last time let go of their arrays now, not at return: the next
-        # array then takes memory that is already mapped instead of faulting in new pages.
+        if index < len(statements) - 1:  # the return frees the last ones anyway
+            lines.extend(Line(text, statement.section, False) for text in sorted(arena.returns.get(index, [])))
         done = sorted(str(s) for s in statement.expr.free_symbols
                       if s in local and last_read[s] == index and is_array(known.get(s)))
         if done and index < len(statements) - 1:  # the return frees the last ones anyway
             lines.append(Line(delete_statement(done), statement.section, False))
     return lines
+
+
+@dataclass
+class Arena:
+    """Pools of equal arrays, each cut from one block allocated once per call.
+
+    A program that keeps many arrays alive at once (a deep chain's activations, kept for its
+    backward pass) otherwise allocates each on its own; when the allocator gives that memory
+    back to the system between calls, every call faults all those pages in again. Arrays of
+    one dtype and shape signature come from one pool, ``_float64_rows = list(np.empty((n, ...)))``:
+    an array is created with ``out=_float64_rows.pop()`` and goes back with
+    ``_float64_rows.append(name)`` after its last read, where it would have been deleted. The
+    lines stay the same when statements come and go, so generated code diffs stay local. Only
+    arrays that the function creates and computes in place, and neither returns nor lets a view
+    escape, come from a pool, and only where a pool pays for its block: at least
+    ``MINIMUM_ARRAYS`` alive at once, and (where the shape is static) ``MINIMUM_BYTES``.
+    """
+
+    MINIMUM_ARRAYS = 16       # fewer allocations than this cost less than creating the pool's views
+    MINIMUM_BYTES = 1 << 20   # smaller blocks stay in memory the allocator keeps anyway
+
+    slots: Dict[int, str] = field(default_factory=dict)        # creating statement -> ``pool.pop()``
+    returns: Dict[int, List[str]] = field(default_factory=dict)  # statement -> lines after it
+    pools: List[Tuple[str, str, str]] = field(default_factory=list)  # (name, block shape, dtype)
+    members: Set[sp.Symbol] = field(default_factory=set)       # every name that holds a pool array
+
+    @classmethod
+    def plan(cls, statements: List[Statement], lowered: List[_Lowered], known: Dict[sp.Expr, Signature],
+             buffers: Buffers, dims: Dict[object, str]) -> "Arena":
+        # A buffer is created in a slot and then passes from name to name as statements reuse it.
+        buffer_of: Dict[sp.Symbol, int] = {}
+        holders: Dict[int, List[sp.Symbol]] = {}
+        for index, (statement, low) in enumerate(zip(statements, lowered)):
+            if low.in_slot:
+                buffer = index
+            elif low.reused is not None and low.reused in buffer_of:
+                buffer = buffer_of[low.reused]
+            else:
+                continue
+            buffer_of[statement.symbol] = buffer
+            holders.setdefault(buffer, []).append(statement.symbol)
+        groups: Dict[Tuple[str, Signature], List[int]] = {}
+        for buffer, names in holders.items():
+            if not any(n in buffers.pinned for n in names):
+                statement = statements[buffer]
+                groups.setdefault((_dtype_name(statement.dtype), known[statement.symbol]), []).append(buffer)
+        arena = cls()
+        for (dtype, signature), group in sorted(groups.items(), key=lambda item: min(item[1])):
+            ends = {b: max([b] + [buffers.last_use.get(n, b) for n in holders[b]]) for b in group}
+            created, ended = Counter(group), Counter(ends.values())
+            live = peak = 0
+            for index in sorted(set(group) | set(ends.values())):  # pops inside a statement, then returns
+                live += created[index]
+                peak = max(peak, live)
+                live -= ended[index]
+            size = _static_size(signature)
+            if peak < cls.MINIMUM_ARRAYS or (size is not None and
+                                              peak * size * np.dtype(dtype).itemsize < cls.MINIMUM_BYTES):
+                continue
+            name = _pool_name(dtype, sum(1 for pool in arena.pools if pool[2] == dtype))
+            for buffer in group:
+                arena.slots[buffer] = f"{name}.pop()"
+                arena.returns.setdefault(ends[buffer], []).append(f"{name}.append({holders[buffer][-1]})")
+                arena.members.update(holders[buffer])
+            shape = ", ".join([str(peak), *(str(d) if isinstance(d, int) else dims[d]
+                                            for d in signature)])  # type: ignore[union-attr]
+            arena.pools.append((name, shape, dtype))
+        return arena
+
+    def lines(self, section: str) -> List[Line]:
+        return [Line(f"{name} = list(np.empty(({shape}){'' if dtype == 'float64' else f', dtype=np.{dtype}'}))",
+                     section, False) for name, shape, dtype in self.pools]
+
+
+def _static_size(signature: Signature) -> Optional[int]:
+    """Elements of an array of this signature, if every dim is a number."""
+    if not isinstance(signature, tuple) or not all(isinstance(d, int) for d in signature):
+        return None
+    size = 1
+    for dim in signature:
+        size *= dim
+    return size
+
+
+def arena_dims(program: Program) -> Dict[object, str]:
+    """Run-time dims a pool's block can be sized by: each input's unknown dims, as ``x.shape[0]``."""
+    dims: Dict[object, str] = {}
+    for item in program.inputs:
+        signature = program.naturals.get(item.symbol)
+        if isinstance(signature, tuple):
+            for axis, dim in enumerate(signature):
+                if not isinstance(dim, int):
+                    dims.setdefault(dim, f"{item.name}.shape[{axis}]")
+    return dims
+
+
+def _pool_name(dtype: str, number: int) -> str:
+    return f"_{dtype}_rows" + (f"_{number}" if number else "")
+
+
+def _sizable(signature: Optional[Signature], dims: Dict[object, str]) -> bool:
+    """Can a pool of arrays of this signature be allocated (every dim a number or an input's dim)?"""
+    return is_array(signature) and all(isinstance(d, int) or d in dims for d in signature)  # type: ignore[union-attr]
 
 
 def delete_statement(names: List[str], indent: str = "    ") -> str:

@@ -8,7 +8,7 @@ forms' results, and that no input array was written into.
 
 from __future__ import annotations
 
-from typing import Callable, List, Sequence
+from typing import Callable, List, Optional, Sequence
 
 import numpy as np
 import pytest
@@ -104,17 +104,21 @@ def test_float32_arrays_scaled_in_float64_keep_their_results() -> None:
     both_forms(build, [x, 3.0])
 
 
-def chain(layers: int) -> Callable[[], tuple]:
+def chain(layers: int, length: Optional[int] = 500, also_return: Optional[int] = None) -> Callable[[], tuple]:
+    """A tanh chain's loss and gradients; ``also_return``: a layer's activation as one more output."""
     def build() -> tuple:
-        x = sg.placeholder(sg.float64, [500], name="x")
-        z, params = x, []
+        x = sg.placeholder(sg.float64, [length], name="x")
+        z, params, activations = x, [], []
         for k in range(layers):
             w = sg.Variable(0.9, dtype=sg.float64, name=f"w{k}")
             b = sg.Variable(0.1, dtype=sg.float64, name=f"b{k}")
-            z = sg.tanh(z * w + b)
-            params += [w, b]
+            z = sg.tanh(z * w + b, name=f"layer{k}")
+            params.append(w)
+            params.append(b)
+            activations.append(z)
         loss = sg.reduce_sum(z)
-        return [loss, *sg.gradients(loss, params)], [x, *params]
+        extra = [] if also_return is None else [activations[also_return]]
+        return [loss, *sg.gradients(loss, params), *extra], [x, *params]
     return build
 
 
@@ -124,9 +128,44 @@ def test_backward_pass_of_a_chain_allocates_no_array() -> None:
     # every array statement of the backward pass writes into an array that died
     for line in gradient_part.splitlines()[1:-1]:
         words = line.split()
-        if "@" in line or "np.sum" in line or words[0] == "del":
+        if "@" in line or "np.sum" in line or words[0] == "del" or ".append(" in line:
             continue
         assert "out=" in line or words[1] in ("+=", "-=", "*=", "/="), line
+
+
+@pytest.mark.parametrize("length", [10000, None])
+def test_a_deep_chains_activations_come_from_one_pool_allocated_once(length: Optional[int]) -> None:
+    feeds = [rng.standard_normal(10000)] + [0.8, 0.05] * 20
+    source, _, _ = both_forms(chain(20, length), feeds)
+    lines = body(source)
+    size = "10000" if length else "x.shape[0]"
+    assert f"_float64_rows = list(np.empty((20, {size})))" in lines, lines
+    assert sum("out=_float64_rows.pop()" in line for line in lines) == 20, lines
+    # an array goes back to the pool after its last read, but not at the very end
+    assert sum(".append(" in line for line in lines) == 19, lines
+    assert "np.empty" not in source.split("# Total ops")[0]
+
+
+@pytest.mark.parametrize("layers, length", [(4, 10000), (20, 500)])
+def test_few_or_small_arrays_need_no_pool(layers: int, length: int) -> None:
+    source, _, _ = both_forms(chain(layers, length), [rng.standard_normal(length)] + [0.8, 0.05] * layers)
+    assert "_rows" not in source
+
+
+def test_a_returned_activation_is_never_a_pool_array() -> None:
+    feeds = [rng.standard_normal(10000)] + [0.8, 0.05] * 20
+    source, first, _ = both_forms(chain(20, 10000, also_return=2), feeds)
+    lines = body(source)
+    assert any(line.startswith("layer2 = ") and "pop()" not in line for line in lines), lines
+    # its gradient, which cannot take over its memory, comes from the pool instead
+    assert "layer2_grad = np.square(layer2, out=_float64_rows.pop())" in lines, lines
+    with sg.Graph().as_default():
+        outputs, inputs = chain(20, 10000, also_return=2)()
+        compiled = sg.compile(outputs, inputs=inputs, name="graph")
+    second = compiled(*feeds)
+    third = compiled(*[f * 1.5 if isinstance(f, np.ndarray) else f for f in feeds])
+    np.testing.assert_array_equal(second[-1], first[-1])  # a later call did not write into it
+    assert not np.shares_memory(third[-1], second[-1])
 
 
 def test_outputs_and_values_read_later_are_never_overwritten() -> None:
@@ -201,3 +240,23 @@ def test_the_readable_form_is_one_expression_per_statement() -> None:
         outputs, inputs = linear_regression()
         readable = sg.compile(outputs, inputs=inputs, optimize=False).source
     assert "np.mean(sub**2)" in readable.replace(" ", "") or "np.mean((" in readable
+
+
+def outer_product() -> tuple:
+    x = sg.placeholder(sg.float64, [40], name="x")
+    w = sg.Variable(np.linspace(-1.0, 1.0, 30), name="w")
+    scale = sg.Variable(np.full((1, 30), 0.5), name="scale")
+    z = sg.reshape(x, [40, 1]) * sg.reshape(w, [1, 30])
+    loss = sg.reduce_sum(sg.tanh(z) * scale)
+    return [loss, *sg.gradients(loss, [w, x, scale])], [x, w, scale]
+
+
+def test_a_sum_over_the_broadcast_axis_of_a_product_is_a_matrix_product() -> None:
+    source, _, _ = both_forms(outer_product, [rng.standard_normal(40), rng.standard_normal(30),
+                                              rng.uniform(0.5, 1.5, (1, 30))])
+    lines = body(source)
+    # d/dw sums over the rows, where x varies and w is broadcast: reshape.T @ g
+    assert any(".T @ " in line and line.startswith("d_sum_d_w =") for line in lines), lines
+    assert any(" @ reshape_1.T" in line and line.startswith("d_sum_d_x =") for line in lines), lines
+    # d/dscale sums two full matrices over the rows: no matrix product there
+    assert any(line.startswith("d_sum_d_scale = np.sum(") for line in lines), lines

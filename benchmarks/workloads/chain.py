@@ -113,6 +113,17 @@ def _numpy_candidate(key: str, name: str, function: Callable[..., Outputs], prob
     return Candidate(key, "numpy", name, prepare, reference=reference)
 
 
+def optimized_candidate(layers: int, n: int) -> Candidate:
+    # The workspace is allocated when the system is built, not with the candidate list: a worker
+    # process builds that whole list, and freeing memory it never uses would change how its
+    # allocator treats the arrays of the system it does time.
+    def prepare() -> Prepared:
+        problem, workspace = make_problem(layers, n), ChainWorkspace(layers, n)
+        call = lambda: workspace.run(*problem)  # noqa: E731
+        return Prepared(call=call, evaluate=call)
+    return Candidate("numpy-optimized", "numpy", "NumPy hand-optimized backprop (in place)", prepare)
+
+
 def naive_candidate(layers: int, n: int) -> Candidate:
     return _numpy_candidate("numpy", "NumPy naive backprop", chain_naive, make_problem(layers, n), reference=True)
 
@@ -130,12 +141,10 @@ def symgrad_candidates(layers: int, n: int, settings: Settings, forward: bool = 
 def w4_candidates(settings: Settings) -> List[Candidate]:
     layers, n = settings.sizes.chain_layers, settings.sizes.chain_n
     x, ws, bs = make_problem(layers, n)
-    workspace = ChainWorkspace(layers, n)
     problem = peers.Problem(chain_loss(layers), [ws, bs], [x], np.float64)
     return [
         naive_candidate(layers, n),
-        _numpy_candidate("numpy-optimized", "NumPy hand-optimized backprop (in place)", workspace.run,
-                         (x, ws, bs)),
+        optimized_candidate(layers, n),
         *symgrad_candidates(layers, n, settings),
         graphs.tf1_candidate(chain_builder(ws, bs), [x], regroup),
         *peers.functional_candidates(problem),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import time
-from typing import Any, List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 import numpy as np
 
@@ -194,8 +194,19 @@ def w2_optimized(x: np.ndarray, y: np.ndarray, w: float, b: float, scratch: np.n
     return (r @ r) / n, [2.0 * (r @ x) / n, 2.0 * r.sum() / n]
 
 
-def _numpy_candidate(key: str, name: str, function: Any, data: List[np.ndarray], reference: bool) -> Candidate:
+def _w2_optimized_function(n: int) -> Callable[[], Callable[..., Outputs]]:
+    def make() -> Callable[..., Outputs]:
+        scratch = np.empty(n)
+        return lambda x, y, w, b: w2_optimized(x, y, w, b, scratch)
+    return make
+
+
+def _numpy_candidate(key: str, name: str, make: Callable[[], Callable[..., Outputs]], data: List[np.ndarray],
+                     reference: bool) -> Candidate:
+    """``make`` gives the function when the system is built: a worker process builds every
+    candidate of the list, and memory allocated for the others would change its allocator."""
     def prepare() -> Prepared:
+        function = make()
         call = lambda: function(*data, *W2_INITIAL)  # noqa: E731
         return Prepared(call=call, evaluate=call)
     return Candidate(key, "numpy", name, prepare, reference=reference)
@@ -205,11 +216,10 @@ def _numpy_candidate(key: str, name: str, function: Any, data: List[np.ndarray],
 def w2_candidates(settings: Settings) -> List[Candidate]:
     n = settings.sizes.linear_n
     data = w2_data(n)
-    scratch = np.empty(n)
-    optimized = lambda x, y, w, b: w2_optimized(x, y, w, b, scratch)  # noqa: E731
     return [
-        _numpy_candidate("numpy", "NumPy naive", w2_naive, data, reference=True),
-        _numpy_candidate("numpy-optimized", "NumPy hand-optimized (in place, dot)", optimized, data, False),
+        _numpy_candidate("numpy", "NumPy naive", lambda: w2_naive, data, reference=True),
+        _numpy_candidate("numpy-optimized", "NumPy hand-optimized (in place, dot)", _w2_optimized_function(n),
+                         data, False),
         *graphs.symgrad_candidates(functools.partial(build_w2, n=n), data, W2_INITIAL, settings, "w2"),
         graphs.tf1_candidate(functools.partial(build_w2, n=n), data),
         *peers.functional_candidates(peers.Problem(w2_loss, W2_INITIAL, data, np.float64)),

@@ -136,22 +136,23 @@ def all_ops(x, labels, weights, bias):
     bias = _check("bias", bias, np.float64, (3,))
     # Total ops: 597
     # Forward
+    _float64_rows = list(np.empty((41, x.shape[0], 3)))
     mat_mul = x @ weights
-    tanh = mat_mul + bias
+    tanh = np.add(mat_mul, bias, out=_float64_rows.pop())
     np.tanh(tanh, out=tanh)
-    sqrt_t0 = np.square(tanh)
-    sqrt = sqrt_t0 + 1
+    sqrt_t0 = np.square(tanh, out=_float64_rows.pop())
+    sqrt = np.add(sqrt_t0, 1, out=_float64_rows.pop())
     np.sqrt(sqrt, out=sqrt)
-    exp = np.negative(sqrt)
+    exp = np.negative(sqrt, out=_float64_rows.pop())
     np.exp(exp, out=exp)
     sigmoid = np.exp(-np.logaddexp(0, -tanh))
-    rsqrt = np.sqrt(sqrt)
+    rsqrt = np.sqrt(sqrt, out=_float64_rows.pop())
     np.reciprocal(rsqrt, out=rsqrt)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         reciprocal = 1 / sqrt
     add_15_t0 = np.sign(tanh)
-    add_15_t1 = np.sin(tanh)
-    add_15_t2 = np.cos(tanh)
+    add_15_t1 = np.sin(tanh, out=_float64_rows.pop())
+    add_15_t2 = np.cos(tanh, out=_float64_rows.pop())
     add_15 = np.abs(tanh)
     add_15 += add_15_t0
     add_15 += add_15_t1
@@ -170,7 +171,7 @@ def all_ops(x, labels, weights, bias):
     pow_ = sqrt**tanh
     greater = np.greater(tanh, 0)
     add_25_t0 = np.less_equal(tanh, 0.2)
-    add_25_t1 = reciprocal * tanh
+    add_25_t1 = np.multiply(reciprocal, tanh, out=_float64_rows.pop())
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         add_25 = (
             np.asarray(add_25_t0, dtype=np.float64)
@@ -218,8 +219,8 @@ def all_ops(x, labels, weights, bias):
     )
     one_hot = (np.eye(3, dtype=np.float64))[labels]
     softmax_cross_entropy_with_logits_t0 = np.max(mat_mul, axis=1, keepdims=True)
-    softmax_cross_entropy_with_logits_t1 = (
-        mat_mul - softmax_cross_entropy_with_logits_t0
+    softmax_cross_entropy_with_logits_t1 = np.subtract(
+        mat_mul, softmax_cross_entropy_with_logits_t0, out=_float64_rows.pop()
     )
     np.exp(
         softmax_cross_entropy_with_logits_t1, out=softmax_cross_entropy_with_logits_t1
@@ -238,9 +239,9 @@ def all_ops(x, labels, weights, bias):
         softmax_cross_entropy_with_logits_t2,
         out=softmax_cross_entropy_with_logits_t1,
     )
-    del softmax_cross_entropy_with_logits_t1, softmax_cross_entropy_with_logits_t2
+    del softmax_cross_entropy_with_logits_t2
     mul_2 = x * 2
-    add_41_t0 = log_softmax * softmax
+    add_41_t0 = np.multiply(log_softmax, softmax, out=_float64_rows.pop())
     add_41_t1 = np.concatenate([x, mul_2], 0)
     add_41_t2 = np.shape(x)
     add_41 = (
@@ -272,21 +273,26 @@ def all_ops(x, labels, weights, bias):
         1 / np.size(softmax_cross_entropy_with_logits), dtype=np.float64
     )
     del softmax_cross_entropy_with_logits
-    gradients_exp = np.exp(log_softmax)
+    gradients_exp = np.exp(log_softmax, out=_float64_rows.pop())
     sum_ = np.sum(softmax, axis=1, keepdims=True)
-    sub_t0 = np.negative(softmax)
-    sub_t1 = gradients_exp * sum_
+    sub_t0 = np.negative(softmax, out=_float64_rows.pop())
+    sub_t1 = np.multiply(gradients_exp, sum_, out=_float64_rows.pop())
     del sum_
-    sub = sub_t0 + sub_t1
+    sub = np.add(sub_t0, sub_t1, out=_float64_rows.pop())
     np.negative(sub, out=sub)
-    sub_1 = log_softmax - np.sum(add_41_t0, axis=1, keepdims=True)
-    del add_41_t0
-    gradients_mul_2 = softmax * sub_1
+    sub_1 = np.subtract(
+        log_softmax, np.sum(add_41_t0, axis=1, keepdims=True), out=_float64_rows.pop()
+    )
+    _float64_rows.append(add_41_t0)
+    gradients_mul_2 = np.multiply(softmax, sub_1, out=_float64_rows.pop())
     sub_2 = -one_hot - sub_t0
-    del one_hot, sub_t0
+    _float64_rows.append(sub_t0)
+    del one_hot
     mul_3 = np.multiply(sub_2, broadcast_grad_3, out=sub_2)
     add_n = np.add(mul_3, gradients_mul_2, out=mul_3)
     add_n += sub
+    _float64_rows.append(gradients_mul_2)
+    _float64_rows.append(sub)
     slice_grad = _scatter(
         np.einsum("ik,ij->jk", np.broadcast_to(1, (2, 2)), add_36),
         (2, 3),
@@ -351,36 +357,36 @@ def all_ops(x, labels, weights, bias):
     select_grad_t0 = np.shape(add_29)
     del add_29
     select_grad = greater * np.reshape(gradients_transpose, select_grad_t0)
-    neg_1_grad = np.negative(select_grad)
-    add_n_5_t0 = np.square(reciprocal)
-    add_n_5_t1 = rsqrt**3
+    neg_1_grad = np.negative(select_grad, out=_float64_rows.pop())
+    add_n_5_t0 = np.square(reciprocal, out=_float64_rows.pop())
+    add_n_5_t1 = np.power(rsqrt, 3, out=_float64_rows.pop())
     add_n_5_t1 /= 2
-    add_n_5_t2 = sqrt ** (-2)
-    add_n_5_t3 = add_n_5_t2 * tanh
-    add_n_5_t4 = sqrt + 1
-    add_n_5_t5 = np.reciprocal(add_n_5_t4)
-    add_n_5_t6 = tanh - 1
+    add_n_5_t2 = np.power(sqrt, -2, out=_float64_rows.pop())
+    add_n_5_t3 = np.multiply(add_n_5_t2, tanh, out=_float64_rows.pop())
+    add_n_5_t4 = np.add(sqrt, 1, out=_float64_rows.pop())
+    add_n_5_t5 = np.reciprocal(add_n_5_t4, out=_float64_rows.pop())
+    add_n_5_t6 = np.subtract(tanh, 1, out=_float64_rows.pop())
     add_n_5_t7 = sqrt**add_n_5_t6
-    add_n_5 = add_n_5_t0 * select_grad
+    add_n_5 = np.multiply(add_n_5_t0, select_grad, out=_float64_rows.pop())
     add_n_5 += add_n_5_t1 * select_grad
     add_n_5 += add_n_5_t3 * neg_1_grad
     np.subtract(add_n_5_t5 * select_grad, add_n_5, out=add_n_5)
     add_n_5 += add_n_5_t7 * select_grad * tanh
     add_n_5 -= exp * select_grad
     add_n_5 += reciprocal * select_grad
-    sqrt_grad_t0 = reciprocal / 2
-    sqrt_grad = add_n_5 * sqrt_grad_t0
-    add_n_6_t0 = select_grad * sigmoid
-    add_n_6_t1 = np.exp(tanh)
-    add_n_6_t2 = add_n_6_t1 * select_grad
-    add_n_6_t3 = add_15_t2 * select_grad
-    add_n_6_t4 = tanh * 2
+    sqrt_grad_t0 = np.divide(reciprocal, 2, out=_float64_rows.pop())
+    sqrt_grad = np.multiply(add_n_5, sqrt_grad_t0, out=_float64_rows.pop())
+    add_n_6_t0 = np.multiply(select_grad, sigmoid, out=_float64_rows.pop())
+    add_n_6_t1 = np.exp(tanh, out=_float64_rows.pop())
+    add_n_6_t2 = np.multiply(add_n_6_t1, select_grad, out=_float64_rows.pop())
+    add_n_6_t3 = np.multiply(add_15_t2, select_grad, out=_float64_rows.pop())
+    add_n_6_t4 = np.multiply(tanh, 2, out=_float64_rows.pop())
     add_n_6_t5 = np.greater_equal(tanh, 0.1)
-    add_n_6_t6 = add_15_t1 * select_grad
+    add_n_6_t6 = np.multiply(add_15_t1, select_grad, out=_float64_rows.pop())
     add_n_6_t7 = np.where(sqrt > 0, np.log(np.where(sqrt > 0, sqrt, 1)), 0)
-    add_n_6_t8 = add_n_6_t7 * pow_
-    add_n_6_t9 = add_n_6_t4 - 1.0
-    add_n_6_t10 = 1 - sigmoid
+    add_n_6_t8 = np.multiply(add_n_6_t7, pow_, out=_float64_rows.pop())
+    add_n_6_t9 = np.subtract(add_n_6_t4, 1.0, out=_float64_rows.pop())
+    add_n_6_t10 = np.subtract(1, sigmoid, out=_float64_rows.pop())
     add_n_6 = (
         add_15_t0 * select_grad
         + add_25_t0 * select_grad
@@ -399,8 +405,7 @@ def all_ops(x, labels, weights, bias):
         - add_n_6_t6
     )
     tanh_grad_t0 = np.subtract(1, sqrt_t0, out=sqrt_t0)
-    del sqrt_t0
-    tanh_grad = add_n_6 * tanh_grad_t0
+    tanh_grad = np.multiply(add_n_6, tanh_grad_t0, out=_float64_rows.pop())
     d_add_41_d_weights = x.T @ add_n
     d_add_41_d_weights += x.T @ tanh_grad
     d_add_41_d_bias = np.sum(scatter_add, axis=0)
@@ -414,15 +419,15 @@ def all_ops(x, labels, weights, bias):
         + add_n @ weights.T
         + tanh_grad @ weights.T
     )
-    del add_n, tanh_grad
+    _float64_rows.append(tanh_grad)
+    del add_n
     mat_mul_1 = x @ np.broadcast_to(prod_1, (3, 3))
     del prod_1
-    tanh_grad_grad = mat_mul_1 * tanh_grad_t0
-    square_grad_grad = add_n_6_t4 * tanh_grad_grad
+    tanh_grad_grad = np.multiply(mat_mul_1, tanh_grad_t0, out=_float64_rows.pop())
+    square_grad_grad = np.multiply(add_n_6_t4, tanh_grad_grad, out=_float64_rows.pop())
     sqrt_grad_grad = np.multiply(sqrt_grad_t0, square_grad_grad, out=sqrt_grad_t0)
-    del sqrt_grad_t0
-    neg_grad_grad = np.negative(sqrt_grad_grad)
-    reshape_like_t0 = add_n_6_t10 * sigmoid
+    neg_grad_grad = np.negative(sqrt_grad_grad, out=_float64_rows.pop())
+    reshape_like_t0 = np.multiply(add_n_6_t10, sigmoid, out=_float64_rows.pop())
     reshape_like = np.reshape(
         greater
         * (
@@ -484,9 +489,7 @@ def all_ops(x, labels, weights, bias):
     gradients_1_tile = np.tile(gradients_1_add_n_4[:, 0:1], (1, 3))
     del gradients_1_add_n_4
     sum_to_shape_3 = _sum_to_shape(mat_mul_1, np.shape(sub))
-    del sub
     sum_to_shape_4 = _sum_to_shape(mat_mul_1, np.shape(gradients_mul_2))
-    del gradients_mul_2
     sum_to_shape_8 = _sum_to_shape(
         _sum_to_shape(
             broadcast_grad_3 * _sum_to_shape(mat_mul_1, np.shape(mul_3)),
@@ -495,18 +498,21 @@ def all_ops(x, labels, weights, bias):
         np.shape(softmax),
     )
     del mul_3, sub_2
-    mul_2_grad = softmax * sum_to_shape_4
+    mul_2_grad = np.multiply(softmax, sum_to_shape_4, out=_float64_rows.pop())
     broadcast_grad_4 = np.sum(-mul_2_grad, axis=1, keepdims=True)
-    sub_grad = np.negative(sum_to_shape_3)
-    add_n_13 = softmax * broadcast_grad_4
+    sub_grad = np.negative(sum_to_shape_3, out=_float64_rows.pop())
+    add_n_13 = np.multiply(softmax, broadcast_grad_4, out=_float64_rows.pop())
     add_n_13 += mul_2_grad
     add_n_13 += sub_grad * sub_t1
-    del mul_2_grad, sub_t1
+    _float64_rows.append(mul_2_grad)
+    _float64_rows.append(sub_t1)
     add_n_14 = np.multiply(log_softmax, broadcast_grad_4, out=log_softmax)
     add_n_14 += sub_1 * sum_to_shape_4
     add_n_14 += sum_to_shape_3
     add_n_14 += np.sum(gradients_exp * sub_grad, axis=1, keepdims=True)
-    del broadcast_grad_4, log_softmax, sub_1, sub_grad, sum_to_shape_3, sum_to_shape_4
+    _float64_rows.append(sub_1)
+    _float64_rows.append(sub_grad)
+    del broadcast_grad_4, log_softmax, sum_to_shape_3, sum_to_shape_4
     gradients_1_scatter_add = _scatter_add(
         _prod_others_vjp(
             broadcast_grad_5
@@ -569,13 +575,15 @@ def all_ops(x, labels, weights, bias):
         select_grad_t0,
     )
     del real_div_1_t1, slice_grad_8
-    gradients_1_neg_1_grad = np.negative(gradients_1_select_grad)
-    add_n_21_t0 = select_grad * tanh_grad_grad
-    add_n_21 = add_n_21_t0 * add_n_6_t7
+    gradients_1_neg_1_grad = np.negative(
+        gradients_1_select_grad, out=_float64_rows.pop()
+    )
+    add_n_21_t0 = np.multiply(select_grad, tanh_grad_grad, out=_float64_rows.pop())
+    add_n_21 = np.multiply(add_n_21_t0, add_n_6_t7, out=_float64_rows.pop())
     add_n_21 += gradients_1_select_grad
-    add_n_27_t0 = add_n_5_t2 * neg_1_grad
-    add_n_27_t1 = add_n_5_t7 * select_grad
-    add_n_27_t2 = select_grad * sqrt_grad_grad
+    add_n_27_t0 = np.multiply(add_n_5_t2, neg_1_grad, out=_float64_rows.pop())
+    add_n_27_t1 = np.multiply(add_n_5_t7, select_grad, out=_float64_rows.pop())
+    add_n_27_t2 = np.multiply(select_grad, sqrt_grad_grad, out=_float64_rows.pop())
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         add_n_27 = (
             add_15_t0 * gradients_1_select_grad
@@ -627,57 +635,57 @@ def all_ops(x, labels, weights, bias):
             - add_n_6_t3 * tanh_grad_grad
             - add_n_6_t6 * tanh_grad_grad
         )
+    _float64_rows.append(add_15_t1)
+    _float64_rows.append(add_15_t2)
+    _float64_rows.append(add_25_t1)
+    _float64_rows.append(add_n_21)
+    _float64_rows.append(add_n_21_t0)
+    _float64_rows.append(add_n_27_t0)
+    _float64_rows.append(add_n_27_t1)
+    _float64_rows.append(add_n_27_t2)
+    _float64_rows.append(add_n_5)
+    _float64_rows.append(add_n_5_t0)
+    _float64_rows.append(add_n_5_t1)
+    _float64_rows.append(add_n_5_t2)
+    _float64_rows.append(add_n_5_t3)
+    _float64_rows.append(add_n_5_t4)
+    _float64_rows.append(add_n_5_t5)
+    _float64_rows.append(add_n_5_t6)
+    _float64_rows.append(add_n_6_t0)
+    _float64_rows.append(add_n_6_t1)
+    _float64_rows.append(add_n_6_t10)
+    _float64_rows.append(add_n_6_t2)
+    _float64_rows.append(add_n_6_t3)
+    _float64_rows.append(add_n_6_t4)
+    _float64_rows.append(add_n_6_t6)
+    _float64_rows.append(add_n_6_t8)
+    _float64_rows.append(add_n_6_t9)
+    _float64_rows.append(exp)
+    _float64_rows.append(gradients_1_neg_1_grad)
+    _float64_rows.append(neg_1_grad)
+    _float64_rows.append(neg_grad_grad)
+    _float64_rows.append(reshape_like_t0)
+    _float64_rows.append(rsqrt)
+    _float64_rows.append(sqrt)
+    _float64_rows.append(sqrt_grad)
+    _float64_rows.append(sqrt_grad_grad)
+    _float64_rows.append(square_grad_grad)
+    _float64_rows.append(tanh)
+    _float64_rows.append(tanh_grad_grad)
     del (
         add_15_t0,
-        add_15_t1,
-        add_15_t2,
         add_25_t0,
-        add_25_t1,
-        add_n_21,
-        add_n_21_t0,
-        add_n_27_t0,
-        add_n_27_t1,
-        add_n_27_t2,
-        add_n_5,
-        add_n_5_t0,
-        add_n_5_t1,
-        add_n_5_t2,
-        add_n_5_t3,
-        add_n_5_t4,
-        add_n_5_t5,
-        add_n_5_t6,
         add_n_5_t7,
         add_n_6,
-        add_n_6_t0,
-        add_n_6_t1,
-        add_n_6_t10,
-        add_n_6_t2,
-        add_n_6_t3,
-        add_n_6_t4,
         add_n_6_t5,
-        add_n_6_t6,
         add_n_6_t7,
-        add_n_6_t8,
-        add_n_6_t9,
-        exp,
-        gradients_1_neg_1_grad,
         gradients_1_select_grad,
         greater,
         mat_mul_1,
-        neg_1_grad,
-        neg_grad_grad,
         pow_,
         reciprocal,
-        reshape_like_t0,
-        rsqrt,
         select_grad,
         sigmoid,
-        sqrt,
-        sqrt_grad,
-        sqrt_grad_grad,
-        square_grad_grad,
-        tanh,
-        tanh_grad_grad,
     )
     d_sum_5_d_weights = (
         _prod_others(weights, (0,)) * np.sum(d_add_41_d_weights, axis=0)
@@ -691,15 +699,11 @@ def all_ops(x, labels, weights, bias):
             - gradients_exp * np.sum(add_n_13, axis=1, keepdims=True)
         )
     )
-    del (
-        add_n_13,
-        add_n_14,
-        add_n_27,
-        gradients_exp,
-        softmax,
-        sum_to_shape_8,
-        tanh_grad_t0,
-    )
+    _float64_rows.append(add_n_13)
+    _float64_rows.append(gradients_exp)
+    _float64_rows.append(softmax)
+    _float64_rows.append(tanh_grad_t0)
+    del add_n_14, add_n_27, sum_to_shape_8
     mul = _prod_others(mul_4, (0, 1))
     gradients_3_mul_4_grad = weights * _prod_others_vjp(2 * weights, mul_4, (0, 1))
     del mul_4
