@@ -24,6 +24,16 @@ from .graph import Graph, Operation, Tensor, ancestors, get_default_graph, sourc
 from .ops.sources import Variable
 
 _default_sessions: List["Session"] = []
+_FLAT_LIST = ("flat list",)  # the structure of a fetched list of tensors and ops
+
+
+def _fetch_key(fetches: Any) -> Any:
+    """A hashable image of nested lists and tuples of tensors and ops, or None for anything else."""
+    kind = type(fetches)
+    if kind is list or kind is tuple:
+        items = tuple(_fetch_key(item) for item in fetches)
+        return None if any(item is None for item in items) else (kind, items)
+    return fetches if isinstance(fetches, (Tensor, Operation)) else None
 
 
 def get_default_session() -> "Session":
@@ -70,6 +80,8 @@ class Session:
         self.graph = graph or get_default_graph()
         self._values: Dict[Variable, np.ndarray] = {}
         self._plans: Dict[Any, _Plan] = {}
+        self._fetch_structures: Dict[Any, Tuple[Any, Tuple[Any, ...]]] = {}
+        self._feed_orders: Dict[Tuple[Any, ...], List[Tuple[Any, Tensor]]] = {}
         self._closed = False
         directory = codegen_dir or os.environ.get("SYMGRAD_CODEGEN_DIR")
         self.codegen_dir = Path(directory) if directory else None
@@ -105,16 +117,32 @@ class Session:
         """
         if self._closed:
             raise SessionClosedError("symgrad: Attempted to use a closed Session.")
-        flat: List[Any] = []
-        structure = self._flatten(fetches, flat)
+        structure, flat = self._fetches_of(fetches)
         feeds = self._resolve_feeds(feed_dict or {})
-        key = (tuple(flat), tuple(feeds))
+        key = (flat, tuple(feeds))
         plan = self._plans.get(key)
         if plan is None:
             plan = self._plans[key] = self._make_plan(flat, list(feeds))
         results = self._execute(plan, feeds)
         values = [None if slot is None else results[slot] for slot in plan.fetch_slots]
+        if structure is _FLAT_LIST:
+            return values
         return self._unflatten(structure, iter(values))
+
+    def _fetches_of(self, fetches: Any) -> Tuple[Any, Tuple[Any, ...]]:
+        """(structure, flat fetches). A training loop fetches the same tensors every step, so
+        lists and tuples of tensors and ops are checked once and then looked up."""
+        key = _fetch_key(fetches)
+        known = self._fetch_structures.get(key) if key is not None else None
+        if known is not None:
+            return known
+        flat: List[Any] = []
+        structure = self._flatten(fetches, flat)
+        known = (_FLAT_LIST if type(fetches) is list and all(s == ("leaf",) for s in structure[2]) else structure,
+                 tuple(flat)) if structure[0] == "seq" else (structure, tuple(flat))
+        if key is not None:
+            self._fetch_structures[key] = known
+        return known
 
     def _execute(self, plan: _Plan, feeds: Dict[Tensor, Any]) -> List[Any]:
         if plan.function is None:
@@ -189,8 +217,16 @@ class Session:
         return structure[1](*items)  # a namedtuple
 
     def _resolve_feeds(self, feed_dict: dict) -> Dict[Tensor, Any]:
+        keys = tuple(feed_dict)
+        order = self._feed_orders.get(keys)  # the same keys, step after step: checked once
+        if order is None:
+            order = self._feed_orders[keys] = [(key, tensor) for tensor, key in self._check_feeds(feed_dict)]
+        return {tensor: feed_dict[key] for key, tensor in order}
+
+    def _check_feeds(self, feed_dict: dict) -> List[Tuple[Tensor, Any]]:
+        """(placeholder, key) for each key of ``feed_dict``, in graph order; errors for bad keys."""
         feeds: Dict[Tensor, Any] = {}
-        for key, value in feed_dict.items():
+        for key in feed_dict:
             tensor = key
             if isinstance(key, str):
                 tensor = self.graph.get_tensor_by_name(key if ":" in key else f"{key}:0")
@@ -200,8 +236,8 @@ class Session:
             if tensor.op.type != "Placeholder":
                 raise InvalidArgumentError(f"symgrad: cannot feed '{tensor.name}': only placeholders can "
                                            f"be fed (it is a {tensor.op.type} op)")
-            feeds[tensor] = value
-        return dict(sorted(feeds.items(), key=lambda item: item[0].op.index))
+            feeds[tensor] = key
+        return sorted(feeds.items(), key=lambda item: item[0].op.index)
 
     # -- planning ---------------------------------------------------------------------------------
     def _make_plan(self, flat: Sequence[Any], fed: Sequence[Tensor]) -> _Plan:

@@ -208,3 +208,21 @@ def test_compute_and_apply_gradients() -> None:
         sess.run(sg.global_variables_initializer())
         sess.run(train)
         np.testing.assert_allclose(sess.run(w), [1.0 - 0.1 * 5.0, 2.0 - 0.1 * 10.0])
+
+
+def test_repeated_runs_look_up_their_fetches_and_feeds_and_read_new_values() -> None:
+    x, y, w, b, loss = _regression()
+    gradients = sg.gradients(loss, [w, b])
+    with sg.Session() as sess:
+        sess.run(sg.global_variables_initializer())
+        first = sess.run([loss, (gradients[0], [gradients[1]])], feed_dict={x: 1.0, y: 3.0})
+        again = sess.run([loss, (gradients[0], [gradients[1]])], feed_dict={x: 1.0, y: 3.0})
+        other = sess.run([loss, (gradients[0], [gradients[1]])], feed_dict={x: 2.0, y: 3.0})
+        flat = sess.run([loss, b], feed_dict={"x_input": 2.0, y: 3.0})
+        assert isinstance(first, list) and isinstance(first[1], tuple) and isinstance(first[1][1], list)
+        assert first == again and other != first
+        assert flat[0] == other[0] and flat[1] == np.float32(1.0)
+        with pytest.raises(sg.errors.InvalidArgumentError, match="only placeholders can be fed"):
+            sess.run([loss], feed_dict={x: 1.0, y: 3.0, w: 5.0})
+        with pytest.raises(sg.errors.InvalidArgumentError, match="cannot fetch"):
+            sess.run([loss, 3])
