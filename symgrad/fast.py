@@ -554,18 +554,17 @@ def fast_lines(program: Program, printer: Printer) -> List[Line]:
         if low.in_slot and index not in arena.slots:  # in no pool: a plain new array after all
             lowered[index] = _lower(statements[index], printer, known, low.reusable, None)
     pools = arena.lines(statements[0].section) if statements else []
-    return pools + _with_deletes(statements, lowered, arena, known, buffers)
+    return pools + _with_deletes(statements, lowered, arena, known, buffers, guarded_symbols)
 
 
 def _with_deletes(statements: List[Statement], lowered: List[_Lowered], arena: "Arena",
-                  known: Dict[sp.Expr, Signature], buffers: Buffers) -> List[Line]:
+                  known: Dict[sp.Expr, Signature], buffers: Buffers, guarded_symbols: Set[sp.Symbol]) -> List[Line]:
     """The lowered lines, pool slots filled in, each array let go after its last read.
 
     Deleting lets an array go now rather than at return: the next array then takes memory
     that is already mapped instead of faulting in new pages. A pool's arrays go back to
     their pool instead.
     """
-    guarded_symbols = guarded_statements(statements)
     last_read = {symbol: index for index, s in enumerate(statements) for symbol in s.expr.free_symbols}
     local = {s.symbol for s in statements} - buffers.returned - arena.members
     lines: List[Line] = []

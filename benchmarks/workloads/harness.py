@@ -9,7 +9,7 @@ import statistics
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Protocol, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -141,28 +141,50 @@ class WorkloadResult:
         return asdict(self)
 
 
+class Sampler(Protocol):
+    """A system to time: ``calibrate`` warms it up and sizes a sample; ``sample`` times one."""
+
+    def calibrate(self) -> int: ...
+
+    def sample(self, calls: int) -> Tuple[float, float]: ...
+
+
+@dataclass
+class InProcess:
+    """A call timed in this process."""
+
+    call: Callable[[], Any]
+    settings: "Settings"
+
+    def calibrate(self) -> int:
+        return calls_per_sample(self.call, self.settings)
+
+    def sample(self, calls: int) -> Tuple[float, float]:
+        return sample(self.call, calls)
+
+
 def time_per_call(call: Callable[[], Any], settings: Settings) -> TimingStats:
     """Median seconds per call over ``settings.repeats`` samples, after a warm-up."""
-    timing = time_round_robin({"call": call}, settings)["call"]
+    timing = time_round_robin({"call": InProcess(call, settings)}, settings)["call"]
     if isinstance(timing, Exception):
         raise timing
     return timing
 
 
-def time_round_robin(calls: Dict[str, Callable[[], Any]],
+def time_round_robin(samplers: Dict[str, Sampler],
                      settings: Settings) -> Dict[str, Union[TimingStats, Exception]]:
     """Median seconds per call of each system, its samples taken in turn with the others'.
 
     One sample of each system, then the next round, rather than all of one system's samples and
     then the next system's: on a shared machine a burst of background load then lands on every
     system alike, and the ratios hold where absolute times drift. A system that raises drops out
-    with its exception. (The same rotation over processes: ``isolation.time_workers``.)
+    with its exception.
     """
     results: Dict[str, Union[TimingStats, Exception]] = {}
     batches: Dict[str, int] = {}
-    for name, call in calls.items():
+    for name, sampler in samplers.items():
         try:
-            batches[name] = calls_per_sample(call, settings)
+            batches[name] = sampler.calibrate()
         except Exception as error:  # reported in that system's row, not fatal to the run
             results[name] = error
     samples: Dict[str, List[Tuple[float, float]]] = {name: [] for name in batches}
@@ -172,7 +194,7 @@ def time_round_robin(calls: Dict[str, Callable[[], Any]],
         for _ in range(settings.repeats):
             for name in [n for n in batches if n not in results]:
                 try:
-                    samples[name].append(sample(calls[name], batches[name]))
+                    samples[name].append(samplers[name].sample(batches[name]))
                 except Exception as error:  # the same
                     results[name] = error
     finally:
@@ -229,18 +251,19 @@ def mismatch(got: Outputs, want: Outputs, rtol: float) -> Optional[str]:
 
 # --- candidate groups: the systems one table compares ----------------------------------------------
 
-_GROUPS: Dict[str, Callable[[Settings], List[Candidate]]] = {}
+MakeCandidates = Callable[[Settings], List[Candidate]]
+_GROUPS: Dict[str, MakeCandidates] = {}
 
 
-def register_group(name: str) -> Callable[[Callable[[Settings], List[Candidate]]], Callable[[Settings], List[Candidate]]]:
+def register_group(name: str) -> Callable[[MakeCandidates], MakeCandidates]:
     """Register a function making a table's candidates, so that a worker process can make them too."""
-    def register(make: Callable[[Settings], List[Candidate]]) -> Callable[[Settings], List[Candidate]]:
+    def register(make: MakeCandidates) -> MakeCandidates:
         _GROUPS[name] = make
         return make
     return register
 
 
-def candidate_group(name: str) -> Callable[[Settings], List[Candidate]]:
+def candidate_group(name: str) -> MakeCandidates:
     return _GROUPS[name]
 
 
@@ -272,7 +295,7 @@ def run_candidates(group: str, settings: Settings, rtol: float) -> List[Row]:
     candidates = [c for c in candidate_group(group)(settings) if settings.wants(c.system)]
     reference: Optional[Outputs] = None
     rows: Dict[str, Row] = {}
-    timed: Dict[str, Any] = {}  # key -> a Worker, or the call to time here
+    timed: Dict[str, Sampler] = {}
     try:
         for candidate in sorted(candidates, key=lambda c: not c.reference):
             if settings.isolated:
@@ -280,7 +303,7 @@ def run_candidates(group: str, settings: Settings, rtol: float) -> List[Row]:
                 built, system = worker.built(), worker
             else:
                 built, prepared = build_report(candidate.prepare)
-                system = prepared.call if prepared is not None else None
+                system = InProcess(prepared.call, settings) if prepared and prepared.call else None
             row = _checked_row(candidate, built, reference, rtol)
             if candidate.reference and reference is None and built["status"] == "ok":
                 reference = built["outputs"]
@@ -291,11 +314,10 @@ def run_candidates(group: str, settings: Settings, rtol: float) -> List[Row]:
                 system.close()
             if row.status == "ok" and built.get("timing") is not None:
                 row.seconds, row.timing = built["timing"].median, asdict(built["timing"])
-        timings = (isolation.time_workers(timed, settings) if settings.isolated
-                   else time_round_robin(timed, settings))
+        timings = time_round_robin(timed, settings)
     finally:
-        if settings.isolated:
-            for worker in timed.values():
+        for worker in timed.values():
+            if isinstance(worker, isolation.Worker):
                 worker.close()
     for key, timing in timings.items():
         _record_timing(rows[key], timing)

@@ -18,9 +18,9 @@ import os
 import pickle
 import subprocess
 import sys
-from typing import Any, BinaryIO, Dict, List, Tuple
+from typing import Any, BinaryIO, Dict, Tuple
 
-from .harness import Settings, build_report, calls_per_sample, candidate_group, sample, stats_of
+from .harness import Settings, build_report, calls_per_sample, candidate_group, sample
 
 Built = Dict[str, Any]  # a worker's first message: harness.build_report's
 
@@ -110,24 +110,3 @@ def serve(group: str, key: str, settings: Settings) -> int:
                     gc.enable()
         except Exception as error:  # reported in the system's row
             send(("error", f"{type(error).__name__}: {error}"[:300]))
-
-
-def time_workers(workers: Dict[str, Worker], settings: Settings) -> Dict[str, Any]:
-    """Round-robin samples of every worker: TimingStats per key, or the exception that stopped it."""
-    results: Dict[str, Any] = {}
-    batches: Dict[str, int] = {}
-    for key, worker in workers.items():
-        try:
-            batches[key] = worker.calibrate()
-        except Exception as error:
-            results[key] = error
-    samples: Dict[str, List[Tuple[float, float]]] = {key: [] for key in batches}
-    for _ in range(settings.repeats):
-        for key in [k for k in batches if k not in results]:
-            try:
-                samples[key].append(workers[key].sample(batches[key]))
-            except Exception as error:
-                results[key] = error
-    for key, batch in batches.items():
-        results.setdefault(key, stats_of(samples[key], batch))
-    return results
