@@ -31,23 +31,34 @@ def measure(depth: int, folder: Path) -> dict:
         built = time.perf_counter()
         grads = sg.gradients(loss, params)
         differentiated = time.perf_counter()
-        compiled = sg.compile([loss] + grads, name=f"chain{depth}", path=folder / f"chain{depth}.py")
+        compiled = sg.compile(
+            [loss] + grads, name=f"chain{depth}", path=folder / f"chain{depth}.py"
+        )
         done = time.perf_counter()
-    return {"depth": depth, "graph_s": built - start, "gradients_s": differentiated - built,
-            "compile_s": done - differentiated, "total_s": done - start,
-            "lines": compiled.source.count("\n")}
+    return {
+        "depth": depth,
+        "graph_s": built - start,
+        "gradients_s": differentiated - built,
+        "compile_s": done - differentiated,
+        "total_s": done - start,
+        "lines": compiled.source.count("\n"),
+    }
 
 
 def main(depths: list) -> None:
     with tempfile.TemporaryDirectory() as folder:
         rows = [measure(depth, Path(folder)) for depth in depths]
     base = rows[0]
-    print(f"| depth | graph s | gradients s | compile s | total s | lines | total ×{base['depth']} | lines ×{base['depth']} |")
+    print(
+        f"| depth | graph s | gradients s | compile s | total s | lines | total ×{base['depth']} | lines ×{base['depth']} |"
+    )
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     for row in rows:
-        print(f"| {row['depth']} | {row['graph_s']:.2f} | {row['gradients_s']:.2f} | {row['compile_s']:.2f} "
-              f"| {row['total_s']:.2f} | {row['lines']} | {row['total_s'] / base['total_s']:.2f} "
-              f"| {row['lines'] / base['lines']:.2f} |")
+        print(
+            f"| {row['depth']} | {row['graph_s']:.2f} | {row['gradients_s']:.2f} | {row['compile_s']:.2f} "
+            f"| {row['total_s']:.2f} | {row['lines']} | {row['total_s'] / base['total_s']:.2f} "
+            f"| {row['lines'] / base['lines']:.2f} |"
+        )
 
 
 if __name__ == "__main__":

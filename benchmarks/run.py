@@ -31,21 +31,35 @@ import sys
 
 # One thread everywhere. These must be set before NumPy, BLAS or any peer is imported: their thread
 # pools are sized once, at load. TensorFlow and PyTorch are also told in code (workloads/peers.py).
-for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "TF_NUM_INTRAOP_THREADS",
-                  "TF_NUM_INTEROP_THREADS"):
+for _variable in (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "TF_NUM_INTRAOP_THREADS",
+    "TF_NUM_INTEROP_THREADS",
+):
     os.environ[_variable] = "1"
-os.environ["XLA_FLAGS"] = " ".join(filter(None, [os.environ.get("XLA_FLAGS"),
-                                                 "--xla_cpu_multi_thread_eigen=false",
-                                                 "intra_op_parallelism_threads=1"]))
-os.environ.setdefault("JAX_PLATFORMS", "cpu")       # no probing for accelerators
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # TensorFlow's start-up chatter would bury the tables
+os.environ["XLA_FLAGS"] = " ".join(
+    filter(
+        None,
+        [
+            os.environ.get("XLA_FLAGS"),
+            "--xla_cpu_multi_thread_eigen=false",
+            "intra_op_parallelism_threads=1",
+        ],
+    )
+)
+os.environ.setdefault("JAX_PLATFORMS", "cpu")  # no probing for accelerators
+os.environ.setdefault(
+    "TF_CPP_MIN_LOG_LEVEL", "3"
+)  # TensorFlow's start-up chatter would bury the tables
 
 import argparse  # noqa: E402
 import json  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
+from collections.abc import Callable, Sequence  # noqa: E402
 from pathlib import Path  # noqa: E402
-from typing import Callable, Dict, List, Optional, Sequence  # noqa: E402
 
 BENCHMARKS = Path(__file__).resolve().parent
 # The working tree's symgrad is the one under test, installed or not.
@@ -54,32 +68,59 @@ sys.path[:0] = [str(BENCHMARKS), str(BENCHMARKS.parent)]
 from workloads import chain, isolation, linear, mlp, report, sympy_baseline  # noqa: E402
 from workloads.harness import FULL, SMOKE, SYSTEMS, Settings, WorkloadResult  # noqa: E402
 
-WORKLOADS: Dict[str, Callable[[Settings], List[WorkloadResult]]] = {
-    "W1": linear.run_w1, "W2": linear.run_w2, "W3": mlp.run_w3, "W4": chain.run_w4, "W5": sympy_baseline.run_w5,
+WORKLOADS: dict[str, Callable[[Settings], list[WorkloadResult]]] = {
+    "W1": linear.run_w1,
+    "W2": linear.run_w2,
+    "W3": mlp.run_w3,
+    "W4": chain.run_w4,
+    "W5": sympy_baseline.run_w5,
 }
 RESULTS = BENCHMARKS / "results"
 
 
-def parse_arguments(argv: Optional[Sequence[str]]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--smoke", action="store_true", help="tiny sizes and few repeats (checks the runner)")
-    parser.add_argument("--only", type=_names(list(WORKLOADS)), default=list(WORKLOADS),
-                        help="comma-separated workloads, e.g. W1,W3 (default: all)")
-    parser.add_argument("--systems", type=_names(SYSTEMS), default=list(SYSTEMS),
-                        help=f"comma-separated systems of {','.join(SYSTEMS)} (numpy always runs)")
-    parser.add_argument("--repeats", type=int, help="timing samples per system (default 25; smoke 3)")
-    parser.add_argument("--sympy-cap", type=float, help="seconds SymPy may take per model (default 120; smoke 20)")
+def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--smoke", action="store_true", help="tiny sizes and few repeats (checks the runner)"
+    )
+    parser.add_argument(
+        "--only",
+        type=_names(list(WORKLOADS)),
+        default=list(WORKLOADS),
+        help="comma-separated workloads, e.g. W1,W3 (default: all)",
+    )
+    parser.add_argument(
+        "--systems",
+        type=_names(SYSTEMS),
+        default=list(SYSTEMS),
+        help=f"comma-separated systems of {','.join(SYSTEMS)} (numpy always runs)",
+    )
+    parser.add_argument(
+        "--repeats", type=int, help="timing samples per system (default 25; smoke 3)"
+    )
+    parser.add_argument(
+        "--sympy-cap", type=float, help="seconds SymPy may take per model (default 120; smoke 20)"
+    )
     parser.add_argument("--json", type=Path, default=RESULTS / "latest.json")
     parser.add_argument("--markdown", type=Path, default=RESULTS / "latest.md")
     parser.add_argument("--chart", type=Path, default=RESULTS / "latest.png")
-    parser.add_argument("--codegen-dir", type=Path,
-                        help="keep the generated modules here (default: a temporary folder)")
-    parser.add_argument("--in-process", action="store_true",
-                        help="build and time every system in this one process (quicker; allocator "
-                             "state then carries over from one system to the next)")
+    parser.add_argument(
+        "--codegen-dir",
+        type=Path,
+        help="keep the generated modules here (default: a temporary folder)",
+    )
+    parser.add_argument(
+        "--in-process",
+        action="store_true",
+        help="build and time every system in this one process (quicker; allocator "
+        "state then carries over from one system to the next)",
+    )
     # Entry points of the subprocesses the runner starts itself.
-    parser.add_argument("--memory-probe", nargs=2, metavar=("WORKLOAD", "SYSTEM"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--memory-probe", nargs=2, metavar=("WORKLOAD", "SYSTEM"), help=argparse.SUPPRESS
+    )
     parser.add_argument("--module", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--sympy-probe", metavar="MODEL", help=argparse.SUPPRESS)
     parser.add_argument("--worker", nargs=2, metavar=("GROUP", "KEY"), help=argparse.SUPPRESS)
@@ -87,48 +128,65 @@ def parse_arguments(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def _names(allowed: Sequence[str]) -> Callable[[str], List[str]]:
-    def parse(text: str) -> List[str]:
+def _names(allowed: Sequence[str]) -> Callable[[str], list[str]]:
+    def parse(text: str) -> list[str]:
         names = [name.strip() for name in text.split(",") if name.strip()]
         unknown = [name for name in names if name not in allowed]
         if unknown:
-            raise argparse.ArgumentTypeError(f"unknown {', '.join(unknown)}; choose from {', '.join(allowed)}")
+            raise argparse.ArgumentTypeError(
+                f"unknown {', '.join(unknown)}; choose from {', '.join(allowed)}"
+            )
         return names
+
     return parse
 
 
 def make_settings(arguments: argparse.Namespace, work_dir: Path) -> Settings:
     smoke = arguments.smoke
     return Settings(
-        sizes=SMOKE if smoke else FULL, smoke=smoke,
+        sizes=SMOKE if smoke else FULL,
+        smoke=smoke,
         repeats=arguments.repeats or (3 if smoke else 25),
         sample_seconds=0.001 if smoke else 0.02,
         warmup_seconds=0.0 if smoke else 0.2,
         systems=frozenset(arguments.systems),
         sympy_cap_seconds=arguments.sympy_cap or (20.0 if smoke else 120.0),
-        work_dir=work_dir, script=Path(__file__).resolve(), isolated=not arguments.in_process)
+        work_dir=work_dir,
+        script=Path(__file__).resolve(),
+        isolated=not arguments.in_process,
+    )
 
 
-def run_workloads(settings: Settings, selected: Sequence[str]) -> Dict[str, WorkloadResult]:
-    results: Dict[str, WorkloadResult] = {}
+def run_workloads(settings: Settings, selected: Sequence[str]) -> dict[str, WorkloadResult]:
+    results: dict[str, WorkloadResult] = {}
     for name in selected:
         started = time.perf_counter()
         print(f"[{name}] running ...", file=sys.stderr, flush=True)
         for result in WORKLOADS[name](settings):
             results[result.id] = result
             print(report.console_table(result) + "\n", flush=True)
-        print(f"[{name}] done in {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
+        print(
+            f"[{name}] done in {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True
+        )
     return results
 
 
-def write_outputs(arguments: argparse.Namespace, settings: Settings, results: Dict[str, WorkloadResult]) -> None:
+def write_outputs(
+    arguments: argparse.Namespace, settings: Settings, results: dict[str, WorkloadResult]
+) -> None:
     summary = report.acceptance(results)
     print("Acceptance ratios\n" + "\n".join(report.summary_lines(summary)) + "\n")
     machine = report.machine_info()
-    described = {"command": ["benchmarks/run.py", *sys.argv[1:]], "smoke": settings.smoke,
-                 "repeats": settings.repeats, "sample_seconds": settings.sample_seconds,
-                 "systems": sorted(settings.systems), "workloads": list(arguments.only),
-                 "sympy_cap_seconds": settings.sympy_cap_seconds, "sizes": settings.sizes.__dict__}
+    described = {
+        "command": ["benchmarks/run.py", *sys.argv[1:]],
+        "smoke": settings.smoke,
+        "repeats": settings.repeats,
+        "sample_seconds": settings.sample_seconds,
+        "systems": sorted(settings.systems),
+        "workloads": list(arguments.only),
+        "sympy_cap_seconds": settings.sympy_cap_seconds,
+        "sizes": settings.sizes.__dict__,
+    }
     report.write_text(arguments.json, report.json_report(results, summary, machine, described))
     report.write_text(arguments.markdown, report.markdown(results, summary, machine, described))
     print(f"wrote {arguments.json} and {arguments.markdown}")
@@ -136,13 +194,17 @@ def write_outputs(arguments: argparse.Namespace, settings: Settings, results: Di
     print(f"note: {problem}" if problem else f"wrote {arguments.chart}")
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     arguments = parse_arguments(argv)
     if arguments.memory_probe:
         workload, system = arguments.memory_probe
         if workload != "W3":
             raise SystemExit("--memory-probe: only W3 is measured")
-        print(json.dumps(mlp.memory_probe(system, arguments.module, SMOKE if arguments.smoke else FULL)))
+        print(
+            json.dumps(
+                mlp.memory_probe(system, arguments.module, SMOKE if arguments.smoke else FULL)
+            )
+        )
         return 0
     if arguments.worker:
         group, key = arguments.worker

@@ -23,6 +23,7 @@ OUTPUT = Path(os.environ.get("SYMGRAD_EXAMPLES_OUTPUT", Path(__file__).resolve()
 
 def load_digits(seed: int = 0) -> tuple:
     from sklearn.datasets import load_digits as sklearn_digits
+
     data = sklearn_digits()
     images = data.images.reshape(len(data.images), -1) / 16.0
     order = np.random.default_rng(seed).permutation(len(images))
@@ -38,7 +39,9 @@ def build(hidden: tuple, seed: int = 0) -> dict:
     activations, width, params = images, 64, []
     sizes = list(hidden) + [10]
     for layer, size in enumerate(sizes, start=1):
-        weights = tf.Variable(rng.standard_normal((width, size)) * np.sqrt(1.0 / width), name=f"W{layer}")
+        weights = tf.Variable(
+            rng.standard_normal((width, size)) * np.sqrt(1.0 / width), name=f"W{layer}"
+        )
         biases = tf.Variable(np.zeros(size), name=f"b{layer}")
         params += [weights, biases]
         activations = tf.matmul(activations, weights) + biases
@@ -46,11 +49,15 @@ def build(hidden: tuple, seed: int = 0) -> dict:
             activations = tf.tanh(activations)
         width = size
     logits = activations
-    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+    loss = tf.reduce_mean(
+        tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+    )
     return {"images": images, "labels": labels, "logits": logits, "loss": loss, "params": params}
 
 
-def train(name: str, hidden: tuple, epochs: int, batch: int = 64, learning_rate: float = 0.01) -> float:
+def train(
+    name: str, hidden: tuple, epochs: int, batch: int = 64, learning_rate: float = 0.01
+) -> float:
     x_train, y_train, x_test, y_test = load_digits()
     with tf.Graph().as_default():
         model = build(hidden)
@@ -60,11 +67,14 @@ def train(name: str, hidden: tuple, epochs: int, batch: int = 64, learning_rate:
         rng = np.random.default_rng(1)
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
-            for epoch in range(epochs):
+            for _epoch in range(epochs):
                 order = rng.permutation(len(x_train))
                 for start in range(0, len(order), batch):
-                    chosen = order[start:start + batch]
-                    sess.run(train_op, {model["images"]: x_train[chosen], model["labels"]: y_train[chosen]})
+                    chosen = order[start : start + batch]
+                    sess.run(
+                        train_op,
+                        {model["images"]: x_train[chosen], model["labels"]: y_train[chosen]},
+                    )
             logits = sess.run(model["logits"], {model["images"]: x_test})
             loss = sess.run(model["loss"], {model["images"]: x_test, model["labels"]: y_test})
     accuracy = float(np.mean(np.argmax(logits, axis=1) == y_test))

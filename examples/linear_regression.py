@@ -30,8 +30,11 @@ y = sg.add(sg.multiply(x_input, w), b)
 loss = sg.reduce_sum(sg.pow(y_input - y, 2)) / (2 * 32)
 grad_w, grad_b = sg.gradients(loss, [w, b])
 
-step = sg.compile({"loss": loss, "grad_w": grad_w, "grad_b": grad_b},
-                  name="linear_regression", path=OUTPUT / "linear_regression.py")
+step = sg.compile(
+    {"loss": loss, "grad_w": grad_w, "grad_b": grad_b},
+    name="linear_regression",
+    path=OUTPUT / "linear_regression.py",
+)
 print(f"generated code: {step.path}")
 print(f"inputs: {step.input_names}, outputs: {step.output_names}")
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 import argparse
 import runpy
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, List, Optional, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -29,16 +30,18 @@ class CommandError(Exception):
     """A user error on the command line: reported on stderr with exit code 2."""
 
 
-def _collect(target: str) -> List[compiler.CompiledModule]:
+def _collect(target: str) -> list[compiler.CompiledModule]:
     path_text, _, object_name = target.partition(":")
     path = Path(path_text)
     if not path.is_file():
         raise CommandError(f"no such file: {path_text}")
-    collected: List[compiler.CompiledModule] = []
+    collected: list[compiler.CompiledModule] = []
     compiler._observers.append(collected.append)
     try:
         sys.path.insert(0, str(path.resolve().parent))
-        namespace = runpy.run_path(str(path), run_name="__main__" if not object_name else "__symgrad__")
+        namespace = runpy.run_path(
+            str(path), run_name="__main__" if not object_name else "__symgrad__"
+        )
     finally:
         compiler._observers.remove(collected.append)
         sys.path.pop(0)
@@ -53,6 +56,7 @@ def _collect(target: str) -> List[compiler.CompiledModule]:
 
 def _as_compiled(obj: Any, name: str) -> compiler.CompiledModule:
     from .tracing import TracedFunction
+
     if isinstance(obj, compiler.CompiledModule):
         return obj
     if isinstance(obj, TracedFunction):
@@ -63,8 +67,10 @@ def _as_compiled(obj: Any, name: str) -> compiler.CompiledModule:
             if isinstance(result, (compiler.CompiledModule, TracedFunction)):
                 return _as_compiled(result, name)
             return compiler.compile(result, name=name)
-    raise CommandError(f"{name!r} is a {type(obj).__name__}: expected a CompiledModule, a traced function, "
-                       f"or a function that builds a graph and returns its outputs")
+    raise CommandError(
+        f"{name!r} is a {type(obj).__name__}: expected a CompiledModule, a traced function, "
+        f"or a function that builds a graph and returns its outputs"
+    )
 
 
 def _compile(args: argparse.Namespace) -> None:
@@ -112,14 +118,14 @@ def _random_value(tensor: Tensor, rng: np.random.Generator) -> Any:
     return rng.integers(0, 2, shape).astype(tensor.dtype.numpy)
 
 
-def _check_module(module: compiler.CompiledModule, rng: np.random.Generator) -> Optional[float]:
+def _check_module(module: compiler.CompiledModule, rng: np.random.Generator) -> float | None:
     """The worst relative error of the module's gradients against central differences."""
     inputs = module.input_tensors
     values = [_random_value(t, rng) for t in inputs]
     flat = module.function(*values)
     flat = flat if isinstance(flat, tuple) else (flat,)
-    worst: Optional[float] = None
-    for tensor, grad in zip(module.output_tensors, flat):
+    worst: float | None = None
+    for tensor, grad in zip(module.output_tensors, flat, strict=False):
         info = tensor.op.attrs.get("gradient_of")
         if not info or not info[2] or info[1] not in inputs or not info[1].dtype.is_floating:
             continue
@@ -127,6 +133,7 @@ def _check_module(module: compiler.CompiledModule, rng: np.random.Generator) -> 
         if _stopped_between(x, ys):
             continue  # stop_gradient makes the gradient differ from the function's derivative on purpose
         from .ops.reductions import reduce_sum
+
         with x.graph.as_default():
             total = reduce_sum(ys[0]) if len(ys) == 1 else sum(reduce_sum(y) for y in ys)
             objective = compiler.compile(total, inputs=inputs, name="objective").function
@@ -171,19 +178,27 @@ def _check(args: argparse.Namespace) -> None:
     print(f"worst relative error: {worst_overall:.2e}")
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="symgrad", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    compile_parser = commands.add_parser("compile", help="write the generated module(s) of FILE.py[:OBJECT]")
+    compile_parser = commands.add_parser(
+        "compile", help="write the generated module(s) of FILE.py[:OBJECT]"
+    )
     compile_parser.add_argument("target", metavar="FILE.py[:OBJECT]")
-    compile_parser.add_argument("-o", "--output", required=True, help="a .py file (one module) or a folder")
+    compile_parser.add_argument(
+        "-o", "--output", required=True, help="a .py file (one module) or a folder"
+    )
     compile_parser.set_defaults(run=_compile)
-    show_parser = commands.add_parser("show", help="inputs, outputs and formulas of a module or FILE.py[:OBJECT]")
+    show_parser = commands.add_parser(
+        "show", help="inputs, outputs and formulas of a module or FILE.py[:OBJECT]"
+    )
     show_parser.add_argument("target", metavar="OUT_OR_FILE")
     show_parser.set_defaults(run=_show)
     check_parser = commands.add_parser("check", help="compare gradients with finite differences")
     check_parser.add_argument("target", metavar="FILE.py[:OBJECT]")
-    check_parser.add_argument("--seed", type=int, default=0, help="seed of the random points (default 0)")
+    check_parser.add_argument(
+        "--seed", type=int, default=0, help="seed of the random points (default 0)"
+    )
     check_parser.set_defaults(run=_check)
     args = parser.parse_args(argv)
     try:

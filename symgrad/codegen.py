@@ -12,9 +12,10 @@ from __future__ import annotations
 import base64
 import contextlib
 import functools
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
+from typing import Any
 
 import jinja2
 import numpy as np
@@ -23,13 +24,13 @@ from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.str import StrPrinter
 
-from .version import __version__
 from .dtypes import DType
 from .layout import format_statement
 from .naming import comment_text
 from .ops import functions as F
 from .program import Program
 from .shapes import format_shape
+from .version import __version__
 
 TEMPLATE = "module.py.jinja"
 
@@ -52,6 +53,8 @@ def template_environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
+
+
 ARRAY_LITERAL_LIMIT = 64  # larger constants are stored as base64 bytes
 
 
@@ -60,20 +63,20 @@ class Printer(NumPyPrinter):
 
     printmethod = "_numpycode"
 
-    def __init__(self, table: Optional[Dict[sp.Symbol, Any]] = None) -> None:
+    def __init__(self, table: dict[sp.Symbol, Any] | None = None) -> None:
         super().__init__({"fully_qualified_modules": False, "allow_unknown_functions": False})
         self._float_dtype = "float64"
         self.helpers_used: set = set()
         self.table = table or {}
 
     @property
-    def table(self) -> Dict[sp.Symbol, Any]:
+    def table(self) -> dict[sp.Symbol, Any]:
         return self._table
 
     @table.setter
-    def table(self, table: Dict[sp.Symbol, Any]) -> None:
+    def table(self, table: dict[sp.Symbol, Any]) -> None:
         self._table = table
-        self._dtypes: Dict[sp.Expr, str] = {}  # expression_dtype of what was printed, per table
+        self._dtypes: dict[sp.Expr, str] = {}  # expression_dtype of what was printed, per table
 
     def dtype_of(self, expr: sp.Expr) -> str:
         return expression_dtype(expr, self._table, self._dtypes)
@@ -96,7 +99,7 @@ class Printer(NumPyPrinter):
     def _module_format(self, fqn: str, register: bool = True) -> str:
         if fqn == "numpy":
             return "np"
-        return "np." + fqn[len("numpy."):] if fqn.startswith("numpy.") else fqn
+        return "np." + fqn[len("numpy.") :] if fqn.startswith("numpy.") else fqn
 
     def _float_literal(self, value: float) -> str:
         return _float_text(value, self._float_dtype)
@@ -109,7 +112,7 @@ class Printer(NumPyPrinter):
 
     _print_Half = _print_Rational
 
-    def _print_Add(self, expr: sp.Add, order: Optional[str] = None) -> str:
+    def _print_Add(self, expr: sp.Add, order: str | None = None) -> str:
         """SymPy's term order, but subtracted terms last: ``y - x*w``, not ``-x*w + y``."""
         terms = self._as_ordered_terms(expr, order=order)
         positive = [t for t in terms if not t.could_extract_minus_sign()]
@@ -129,8 +132,11 @@ class Printer(NumPyPrinter):
         if all(self.dtype_of(f) == "bool" for f in factors):
             # Only masks: -mask or 2*mask would negate or scale bools; make them numbers first.
             masks = [self._as_number(f, self._print(f)) for f in factors]
-            return "*".join(([] if coefficient == 1 else [self._print(coefficient)]) + masks) \
-                if coefficient != -1 else "-" + "*".join(masks)
+            return (
+                "*".join(([] if coefficient == 1 else [self._print(coefficient)]) + masks)
+                if coefficient != -1
+                else "-" + "*".join(masks)
+            )
         return StrPrinter._print_Mul(self, expr)  # type: ignore[arg-type]
 
     def _print_Pow(self, expr: sp.Pow, rational: bool = False) -> str:
@@ -188,7 +194,9 @@ def _promote(a: str, b: str) -> str:
     return np.result_type(a, b).name
 
 
-def expression_dtype(expr: sp.Expr, table: Dict[sp.Symbol, DType], memo: Optional[Dict[sp.Expr, str]] = None) -> str:
+def expression_dtype(
+    expr: sp.Expr, table: dict[sp.Symbol, DType], memo: dict[sp.Expr, str] | None = None
+) -> str:
     """The dtype NumPy gives ``expr`` (``weak_*`` for plain Python numbers).
 
     ``memo`` keeps the answers for subexpressions (valid while ``table`` is unchanged).
@@ -201,7 +209,9 @@ def expression_dtype(expr: sp.Expr, table: Dict[sp.Symbol, DType], memo: Optiona
     return known
 
 
-def _expression_dtype(expr: sp.Expr, table: Dict[sp.Symbol, DType], memo: Dict[sp.Expr, str]) -> str:
+def _expression_dtype(
+    expr: sp.Expr, table: dict[sp.Symbol, DType], memo: dict[sp.Expr, str]
+) -> str:
     if isinstance(expr, F.Literal):
         return WEAK_INT
     if expr.is_Symbol:
@@ -220,10 +230,14 @@ def _expression_dtype(expr: sp.Expr, table: Dict[sp.Symbol, DType], memo: Dict[s
     if isinstance(expr, F.Literal):
         return WEAK_INT
     if isinstance(expr, F.Where):
-        return _promote(expression_dtype(expr.args[1], table, memo), expression_dtype(expr.args[2], table, memo))
+        return _promote(
+            expression_dtype(expr.args[1], table, memo), expression_dtype(expr.args[2], table, memo)
+        )
     if isinstance(expr, F._Structural):
         return expr.result_dtype(lambda e: expression_dtype(e, table, memo))
-    argument_types = [expression_dtype(a, table, memo) for a in expr.args if not isinstance(a, sp.Tuple)]
+    argument_types = [
+        expression_dtype(a, table, memo) for a in expr.args if not isinstance(a, sp.Tuple)
+    ]
     result = argument_types[0]
     for other in argument_types[1:]:
         result = _promote(result, other)
@@ -233,7 +247,7 @@ def _expression_dtype(expr: sp.Expr, table: Dict[sp.Symbol, DType], memo: Dict[s
         coefficient, factors = expr.as_coeff_mul()
         if coefficient != 1 and all(expression_dtype(f, table, memo) == "bool" for f in factors):
             return WEAK_FLOAT  # printed as numbers, see Printer._print_Mul
-    if isinstance(expr, (sp.Add, sp.Mul)) or isinstance(expr, _PRESERVING):
+    if isinstance(expr, (sp.Add, sp.Mul, _PRESERVING)):
         return result
     if isinstance(expr, sp.Pow):
         base, exponent = expr.args
@@ -264,7 +278,7 @@ class Line:
         return SECTION_TITLES.get(self.section, self.section)
 
 
-def _numpy_dtype(dtype: Union[DType, str]) -> str:
+def _numpy_dtype(dtype: DType | str) -> str:
     name = dtype.name if isinstance(dtype, DType) else dtype
     return "np.bool_" if name == "bool" else f"np.{name}"
 
@@ -278,23 +292,34 @@ def _float_text(value: float, dtype_name: str) -> str:
 def _array_literal(value: np.ndarray, dtype: DType) -> str:
     if value.size <= ARRAY_LITERAL_LIMIT:
         if dtype.is_floating:
-            items = np.vectorize(lambda v: _float_text(float(v), dtype.name), otypes=[object])(value).tolist()
+            items = np.vectorize(lambda v: _float_text(float(v), dtype.name), otypes=[object])(
+                value
+            ).tolist()
         else:
             items = value.tolist()
         text = repr(items).replace("'", "")
         return f"np.array({text}, dtype={_numpy_dtype(dtype)})"
-    data = base64.b64encode(np.ascontiguousarray(value).astype(value.dtype.newbyteorder("<")).tobytes())
+    data = base64.b64encode(
+        np.ascontiguousarray(value).astype(value.dtype.newbyteorder("<")).tobytes()
+    )
     shape = "(" + ", ".join(str(d) for d in value.shape) + ("," if value.ndim == 1 else "") + ")"
-    return (f"np.frombuffer(base64.b64decode(\n    \"{data.decode()}\"), "
-            f"dtype=np.dtype({_numpy_dtype(dtype)}).newbyteorder(\"<\")).reshape({shape}).astype({_numpy_dtype(dtype)})")
+    return (
+        f'np.frombuffer(base64.b64decode(\n    "{data.decode()}"), '
+        f'dtype=np.dtype({_numpy_dtype(dtype)}).newbyteorder("<")).reshape({shape}).astype({_numpy_dtype(dtype)})'
+    )
 
 
-def print_statement(printer: Printer, expr: sp.Expr, dtype: Any, table: Dict[sp.Symbol, Any],
-                    convert: bool = True) -> str:
+def print_statement(
+    printer: Printer, expr: sp.Expr, dtype: Any, table: dict[sp.Symbol, Any], convert: bool = True
+) -> str:
     name = dtype if isinstance(dtype, str) else dtype.name
     with printer.float_context(name):
         text = printer.doprint(expr)
-    if convert and (printer.dtype_of(expr) if printer.table is table else expression_dtype(expr, table)) != name:
+    if (
+        convert
+        and (printer.dtype_of(expr) if printer.table is table else expression_dtype(expr, table))
+        != name
+    ):
         text = f"np.asarray({text}, dtype={_numpy_dtype(dtype)})"
     return text
 
@@ -310,7 +335,7 @@ def laid_out(statement: str, indent: str) -> str:
         text = format_statement(statement, indent)
     except ValueError:  # outside the formatter's subset: still valid Python, only less tidy
         return statement
-    return text[len(indent):]
+    return text[len(indent) :]
 
 
 def _describe(dtype: DType, shape: Any) -> str:
@@ -324,7 +349,9 @@ def _shape_literal(shape: Any) -> str:
     return "(" + items + ("," if len(shape) == 1 else "") + ")"
 
 
-def render(program: Program, total_ops: int, statement_lines: List[Line], helpers: List[str]) -> str:
+def render(
+    program: Program, total_ops: int, statement_lines: list[Line], helpers: list[str]
+) -> str:
     """Fill the module template with the program's precomputed lines."""
     environment = template_environment()
     template = environment.get_template(TEMPLATE)
@@ -335,37 +362,73 @@ def render(program: Program, total_ops: int, statement_lines: List[Line], helper
         template_name=TEMPLATE,
         function_name=program.name,
         graph_name=comment_text(program.graph_name or program.name),
-        inputs=[{"name": i.name, "numpy_dtype": _numpy_dtype(i.dtype), "shape": _shape_literal(i.shape),
-                 "doc": f"{i.name.ljust(width)}  {_describe(i.dtype, i.shape).ljust(24)}  {i.kind}"}
-                for i in program.inputs],
-        outputs=[{"name": o.name, "symbol": o.symbol if isinstance(o.symbol, str) else str(o.symbol),
-                  "doc": f"{o.name.ljust(width)}  {_describe(o.dtype, o.shape)}"}
-                 for o in program.outputs],
-        constants=[laid_out(f"{c.name} = {_array_literal(c.value, c.dtype)}", "") for c in program.constants],
+        inputs=[
+            {
+                "name": i.name,
+                "numpy_dtype": _numpy_dtype(i.dtype),
+                "shape": _shape_literal(i.shape),
+                "doc": f"{i.name.ljust(width)}  {_describe(i.dtype, i.shape).ljust(24)}  {i.kind}",
+            }
+            for i in program.inputs
+        ],
+        outputs=[
+            {
+                "name": o.name,
+                "symbol": o.symbol if isinstance(o.symbol, str) else str(o.symbol),
+                "doc": f"{o.name.ljust(width)}  {_describe(o.dtype, o.shape)}",
+            }
+            for o in program.outputs
+        ],
+        constants=[
+            laid_out(f"{c.name} = {_array_literal(c.value, c.dtype)}", "")
+            for c in program.constants
+        ],
         signature=laid_out(f"def {program.name}({', '.join(i.name for i in program.inputs)}):", ""),
-        checks=[laid_out(f'{i.name} = _check("{i.name}", {i.name}, {_numpy_dtype(i.dtype)}, {_shape_literal(i.shape)})',
-                         "    ") for i in program.inputs],
-        return_statement=laid_out(f"return {', '.join(str(o.symbol) for o in program.outputs)}", "    "),
-        lines=[replace(line, text=laid_out(line.text, "        " if line.guarded else "    "))
-               for line in statement_lines],
+        checks=[
+            laid_out(
+                f'{i.name} = _check("{i.name}", {i.name}, {_numpy_dtype(i.dtype)}, {_shape_literal(i.shape)})',
+                "    ",
+            )
+            for i in program.inputs
+        ],
+        return_statement=laid_out(
+            f"return {', '.join(str(o.symbol) for o in program.outputs)}", "    "
+        ),
+        lines=[
+            replace(line, text=laid_out(line.text, "        " if line.guarded else "    "))
+            for line in statement_lines
+        ],
         total_ops=total_ops,
         helpers=helpers,
         needs_base64=needs_base64,
     )
 
 
-def guarded_statements(statements: List[Any]) -> set:
+def guarded_statements(statements: list[Any]) -> set:
     """Symbols of statements that run under ``np.errstate``: a ``where`` or one of its branches."""
-    branches = {arg for s in statements for where in s.expr.atoms(F.Where) for arg in where.args[1:] if arg.is_Symbol}
+    branches = {
+        arg
+        for s in statements
+        for where in s.expr.atoms(F.Where)
+        for arg in where.args[1:]
+        if arg.is_Symbol
+    }
     return {s.symbol for s in statements if s.expr.has(F.Where) or s.symbol in branches}
 
 
-def statement_lines(program: Program, printer: Optional[Printer] = None) -> Tuple[List[Line], List[str]]:
+def statement_lines(
+    program: Program, printer: Printer | None = None
+) -> tuple[list[Line], list[str]]:
     table = program.dtypes_by_symbol()
     printer = printer or Printer(table)
     printer.table = table
     guarded = guarded_statements(program.statements)
-    lines = [Line(f"{s.name} = {print_statement(printer, s.expr, s.dtype, table, convert=not s.temporary)}",
-                  s.section, guarded=s.symbol in guarded)
-             for s in program.statements]
+    lines = [
+        Line(
+            f"{s.name} = {print_statement(printer, s.expr, s.dtype, table, convert=not s.temporary)}",
+            s.section,
+            guarded=s.symbol in guarded,
+        )
+        for s in program.statements
+    ]
     return lines, sorted(printer.helpers_used)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-from collections import Counter
 import importlib.util
 import os
 import sys
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -20,7 +21,7 @@ from .optimize import optimize as optimize_statements
 from .program import Program
 from .trace import trace
 
-Outputs = Union[Tensor, Sequence[Optional[Tensor]], Dict[str, Optional[Tensor]]]
+Outputs = Tensor | Sequence[Tensor | None] | dict[str, Tensor | None]
 
 
 def cache_directory() -> Path:
@@ -47,36 +48,49 @@ class CompiledModule:
     [2.0, 4.0]
     """
 
-    def __init__(self, program: Program, source: str, path: Path, module: Any, structure: Any,
-                 defaults: Dict[str, Tensor]) -> None:
+    def __init__(
+        self,
+        program: Program,
+        source: str,
+        path: Path,
+        module: Any,
+        structure: Any,
+        defaults: dict[str, Tensor],
+    ) -> None:
         self.program = program
         self.source = source
         self.path = path
         self.module = module
         self.function = getattr(module, program.name)
-        self.input_names: List[str] = [i.name for i in program.inputs]
+        self.input_names: list[str] = [i.name for i in program.inputs]
         self._structure = structure
         self._defaults = defaults
-        self._default_values: Dict[str, Any] = {}
-        self.output_names: List[str] = list(_output_names(structure, program))
-        self.input_tensors: List[Tensor] = []
-        self.output_tensors: List[Tensor] = []
+        self._default_values: dict[str, Any] = {}
+        self.output_names: list[str] = list(_output_names(structure, program))
+        self.input_tensors: list[Tensor] = []
+        self.output_tensors: list[Tensor] = []
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if len(args) > len(self.input_names):
-            raise CallError(f"symgrad: {self.program.name}() takes {len(self.input_names)} inputs "
-                            f"({', '.join(self.input_names)}), got {len(args)}")
-        values = dict(zip(self.input_names, args))
+            raise CallError(
+                f"symgrad: {self.program.name}() takes {len(self.input_names)} inputs "
+                f"({', '.join(self.input_names)}), got {len(args)}"
+            )
+        values = dict(zip(self.input_names, args, strict=False))
         for key, value in kwargs.items():
             if key not in self.input_names:
-                raise CallError(f"symgrad: {self.program.name}() has no input {key!r}; inputs are "
-                                f"{', '.join(self.input_names) or '(none)'}")
+                raise CallError(
+                    f"symgrad: {self.program.name}() has no input {key!r}; inputs are "
+                    f"{', '.join(self.input_names) or '(none)'}"
+                )
             if key in values:
                 raise CallError(f"symgrad: {self.program.name}() got input {key!r} twice")
             values[key] = value
         missing = [n for n in self.input_names if n not in values and n not in self._defaults]
         if missing:
-            raise CallError(f"symgrad: {self.program.name}() is missing inputs: {', '.join(missing)}")
+            raise CallError(
+                f"symgrad: {self.program.name}() is missing inputs: {', '.join(missing)}"
+            )
         for name in self.input_names:
             if name not in values:
                 values[name] = self._initial_value(name)
@@ -90,15 +104,17 @@ class CompiledModule:
     def _initial_value(self, name: str) -> Any:
         if name not in self._default_values:
             from .ops.sources import Variable
+
             variable = self._defaults[name]
             assert isinstance(variable, Variable)
             self._default_values[name] = evaluate_constant(variable.initial_value)
         return self._default_values[name]
 
     @property
-    def formulas(self) -> Dict[str, sp.Expr]:
+    def formulas(self) -> dict[str, sp.Expr]:
         """Each output as a SymPy expression of the inputs and the named intermediates."""
         from .explain import formulas
+
         return formulas(self.program)
 
     def explain(self, expand: bool = True, latex: bool = False) -> str:
@@ -114,6 +130,7 @@ class CompiledModule:
         d_weight = 2*x*(weight*x - 1)
         """
         from .explain import formulas, readable
+
         lines = []
         for name, expr in formulas(self.program, expand=expand).items():
             expr = readable(expr)
@@ -133,16 +150,19 @@ def evaluate_constant(tensor: Tensor) -> np.ndarray:
 
 # --- outputs in and out ----------------------------------------------------------------------
 
-def _flatten(outputs: Outputs) -> Tuple[Any, List[Tuple[Optional[str], Tensor]]]:
-    """(structure, [(name override, tensor)]) with None entries kept in the structure only."""
-    flat: List[Tuple[Optional[str], Tensor]] = []
 
-    def slot(key: Optional[str], tensor: Any) -> Optional[int]:
+def _flatten(outputs: Outputs) -> tuple[Any, list[tuple[str | None, Tensor]]]:
+    """(structure, [(name override, tensor)]) with None entries kept in the structure only."""
+    flat: list[tuple[str | None, Tensor]] = []
+
+    def slot(key: str | None, tensor: Any) -> int | None:
         if tensor is None:
             return None
         if not isinstance(tensor, Tensor):
-            raise InvalidArgumentError(f"symgrad: compile: outputs must be tensors, got "
-                                       f"{type(tensor).__name__} {tensor!r:.60}")
+            raise InvalidArgumentError(
+                f"symgrad: compile: outputs must be tensors, got "
+                f"{type(tensor).__name__} {tensor!r:.60}"
+            )
         flat.append((key, tensor))
         return len(flat) - 1
 
@@ -152,15 +172,17 @@ def _flatten(outputs: Outputs) -> Tuple[Any, List[Tuple[Optional[str], Tensor]]]
         return ("dict", {k: slot(str(k), v) for k, v in outputs.items()}), flat
     if isinstance(outputs, (list, tuple)):
         return (type(outputs).__name__, [slot(None, v) for v in outputs]), flat
-    raise InvalidArgumentError(f"symgrad: compile: outputs must be a tensor, a list/tuple or a dict "
-                               f"of tensors, got {type(outputs).__name__}")
+    raise InvalidArgumentError(
+        f"symgrad: compile: outputs must be a tensor, a list/tuple or a dict "
+        f"of tensors, got {type(outputs).__name__}"
+    )
 
 
-def _restructure(structure: Any, flat: List[Any]) -> Any:
+def _restructure(structure: Any, flat: list[Any]) -> Any:
     """Put flat values back into the caller's structure (None entries stay None)."""
     kind, layout = structure
 
-    def pick(index: Optional[int]) -> Any:
+    def pick(index: int | None) -> Any:
         return None if index is None else flat[index]
 
     if kind == "single":
@@ -171,7 +193,7 @@ def _restructure(structure: Any, flat: List[Any]) -> Any:
     return tuple(values) if kind == "tuple" else values
 
 
-def _output_names(structure: Any, program: Program) -> List[Optional[str]]:
+def _output_names(structure: Any, program: Program) -> list[str | None]:
     named = _restructure(structure, [o.name for o in program.outputs])
     if isinstance(named, dict):
         return list(named.values())
@@ -180,8 +202,13 @@ def _output_names(structure: Any, program: Program) -> List[Optional[str]]:
 
 # --- the pipeline ---------------------------------------------------------------------------------
 
-def build_program(outputs: Sequence[Tuple[Optional[str], Tensor]], inputs: Sequence[Tensor], name: str,
-                  optimize_program: bool = True) -> Program:
+
+def build_program(
+    outputs: Sequence[tuple[str | None, Tensor]],
+    inputs: Sequence[Tensor],
+    name: str,
+    optimize_program: bool = True,
+) -> Program:
     program = trace(outputs, inputs, name)
     return optimize_statements(program, simplify=optimize_program)
 
@@ -209,7 +236,7 @@ def count_operations(expr: sp.Expr) -> int:
     return count
 
 
-def _target_path(path: Optional[Union[str, Path]], name: str, source: str) -> Path:
+def _target_path(path: str | Path | None, name: str, source: str) -> Path:
     if path is None:
         digest = hashlib.sha256(source.encode()).hexdigest()[:16]
         return cache_directory() / f"{name}_{digest}.py"
@@ -231,9 +258,15 @@ def load_module(path: Path, source: str) -> Any:
     return module
 
 
-def compile(outputs: Outputs, inputs: Optional[Sequence[Tensor]] = None, *, name: Optional[str] = None,
-            path: Optional[Union[str, Path]] = None, simplify: bool = True,
-            optimize: bool = True) -> CompiledModule:
+def compile(
+    outputs: Outputs,
+    inputs: Sequence[Tensor] | None = None,
+    *,
+    name: str | None = None,
+    path: str | Path | None = None,
+    simplify: bool = True,
+    optimize: bool = True,
+) -> CompiledModule:
     """Generate, write and import a NumPy module computing ``outputs``.
 
     ``inputs`` are the placeholders and variables that become the function's
@@ -253,9 +286,11 @@ def compile(outputs: Outputs, inputs: Optional[Sequence[Tensor]] = None, *, name
     (['x', 'weight'], [6.0, 2.0])
     """
     if callable(outputs) and not isinstance(outputs, Tensor):
-        raise InvalidArgumentError("symgrad: compile: to compile a Python function, trace it first: "
-                                   "sg.function(fn, sg.TensorSpec(shape, dtype), ...).compile() "
-                                   "or sg.value_and_grad(fn, specs...)")
+        raise InvalidArgumentError(
+            "symgrad: compile: to compile a Python function, trace it first: "
+            "sg.function(fn, sg.TensorSpec(shape, dtype), ...).compile() "
+            "or sg.value_and_grad(fn, specs...)"
+        )
     structure, flat = _flatten(outputs)
     if not flat:
         raise InvalidArgumentError("symgrad: compile: there is no tensor among the outputs")
@@ -265,18 +300,24 @@ def compile(outputs: Outputs, inputs: Optional[Sequence[Tensor]] = None, *, name
         inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]  # type: ignore[list-item]
         for tensor in inputs:
             if not isinstance(tensor, Tensor):
-                raise InvalidArgumentError(f"symgrad: compile: inputs must be placeholders or variables, "
-                                           f"got {type(tensor).__name__}")
+                raise InvalidArgumentError(
+                    f"symgrad: compile: inputs must be placeholders or variables, "
+                    f"got {type(tensor).__name__}"
+                )
         listed = Counter(id(t) for t in inputs)
         repeated = [t.name for t in inputs if listed[id(t)] > 1]
         if repeated:
             raise InvalidArgumentError(f"symgrad: compile: input '{repeated[0]}' is listed twice")
-        needed_variables = [t for t in sources_of([t for _, t in flat]) if t.op.type == "VariableV2"]
+        needed_variables = [
+            t for t in sources_of([t for _, t in flat]) if t.op.type == "VariableV2"
+        ]
         given = {id(t) for t in inputs}
         missing = [v.name for v in needed_variables if id(v) not in given]
         if missing:
-            raise NotCompilableError(f"symgrad: compile: the outputs read variables {', '.join(missing)}, "
-                                     f"which are not among the inputs")
+            raise NotCompilableError(
+                f"symgrad: compile: the outputs read variables {', '.join(missing)}, "
+                f"which are not among the inputs"
+            )
     function_name = naming.function_name(name)
     program = build_program(flat, inputs, function_name, optimize_program=simplify)
     program.graph_name = name or function_name
@@ -288,7 +329,9 @@ def compile(outputs: Outputs, inputs: Optional[Sequence[Tensor]] = None, *, name
         temporary.write_text(source)
         os.replace(temporary, target)
     module = load_module(target, source)
-    defaults = {i.name: t for i, t in zip(program.inputs, inputs) if i.kind == "variable"}
+    defaults = {
+        i.name: t for i, t in zip(program.inputs, inputs, strict=False) if i.kind == "variable"
+    }
     compiled = CompiledModule(program, source, target, module, structure, defaults)
     compiled.input_tensors, compiled.output_tensors = list(inputs), [t for _, t in flat]
     for observer in list(_observers):
@@ -297,4 +340,4 @@ def compile(outputs: Outputs, inputs: Optional[Sequence[Tensor]] = None, *, name
 
 
 # Callbacks told of every module compile() makes (the command line collects them).
-_observers: List[Any] = []
+_observers: list[Any] = []

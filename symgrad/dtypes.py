@@ -72,11 +72,14 @@ def as_dtype(value: Any) -> DType:
     try:
         name = np.dtype(value).name
     except TypeError:
-        raise DTypeError(f"symgrad: {value!r} is not a dtype; use one of "
-                         f"{', '.join(d.name for d in ALL_DTYPES)}") from None
+        raise DTypeError(
+            f"symgrad: {value!r} is not a dtype; use one of {', '.join(d.name for d in ALL_DTYPES)}"
+        ) from None
     if name not in _BY_NAME:
-        raise DTypeError(f"symgrad: dtype {name} is not supported; use one of "
-                         f"{', '.join(d.name for d in ALL_DTYPES)}")
+        raise DTypeError(
+            f"symgrad: dtype {name} is not supported; use one of "
+            f"{', '.join(d.name for d in ALL_DTYPES)}"
+        )
     return _BY_NAME[name]
 
 
@@ -84,8 +87,10 @@ def infer_dtype(value: Any, op: str = "constant") -> DType:
     """The dtype TF would give a Python or NumPy value: floats are float32."""
     if isinstance(value, (np.ndarray, np.generic)):
         if value.dtype.kind not in "biuf":
-            raise DTypeError(f"symgrad: {op}: cannot make a tensor of NumPy dtype {value.dtype.name} "
-                             f"(value {value!r:.60}): it is non-numeric")
+            raise DTypeError(
+                f"symgrad: {op}: cannot make a tensor of NumPy dtype {value.dtype.name} "
+                f"(value {value!r:.60}): it is non-numeric"
+            )
         if value.dtype.kind == "f" and value.dtype != np.float16:
             return as_dtype(value.dtype)
         if value.dtype.kind in "iub":
@@ -94,12 +99,16 @@ def infer_dtype(value: Any, op: str = "constant") -> DType:
     try:
         array = np.asarray(value)
     except ValueError:
-        raise DTypeError(f"symgrad: {op}: {value!r:.60} is not a rectangular array (ragged nested lists)") from None
+        raise DTypeError(
+            f"symgrad: {op}: {value!r:.60} is not a rectangular array (ragged nested lists)"
+        ) from None
     if array.dtype.kind == "b":
         return bool_
     if array.dtype.kind in "iu":
         return int32
     if array.dtype.kind == "f":
         return float32
-    raise DTypeError(f"symgrad: {op}: cannot make a tensor of {type(value).__name__} "
-                     f"value {value!r:.60}: it is non-numeric")
+    raise DTypeError(
+        f"symgrad: {op}: cannot make a tensor of {type(value).__name__} "
+        f"value {value!r:.60}: it is non-numeric"
+    )

@@ -9,7 +9,8 @@ intermediates.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Set
+from collections.abc import Sequence
+from typing import Any
 
 import sympy as sp
 
@@ -30,7 +31,7 @@ _CUTTING = {
 }
 
 
-def _reason(op: Operation, stops: Set[Operation]) -> Optional[str]:
+def _reason(op: Operation, stops: set[Operation]) -> str | None:
     """Why no gradient passes from ``op``'s output to its inputs (None if it does)."""
     if op in stops:
         return f"it is in stop_gradients ('{op.outputs[0].name}')"
@@ -63,7 +64,7 @@ def explain_gradients(ys: Any, xs: Any, stop_gradients: Any = None) -> str:
     xs = list(xs) if isinstance(xs, (list, tuple)) else [xs]
     stops = {t.op for t in (stop_gradients or [])}
     targets = {y.op for y in ys}
-    consumers: Dict[Operation, List[Operation]] = {}
+    consumers: dict[Operation, list[Operation]] = {}
     for op in ys[0].graph.get_operations():
         for tensor in op.inputs:
             consumers.setdefault(tensor.op, []).append(op)
@@ -71,7 +72,9 @@ def explain_gradients(ys: Any, xs: Any, stop_gradients: Any = None) -> str:
     for x in xs:
         live, cut = _paths(x.op, targets, consumers, stops)
         if live:
-            lines.append(f"{x.name}: gets a gradient, along {len(live)} path{'s' if len(live) > 1 else ''}:")
+            lines.append(
+                f"{x.name}: gets a gradient, along {len(live)} path{'s' if len(live) > 1 else ''}:"
+            )
             lines += [f"  {_path_text(path)}" for path in live[:5]]
             if len(live) > 5:
                 lines.append(f"  ... and {len(live) - 5} more")
@@ -80,8 +83,10 @@ def explain_gradients(ys: Any, xs: Any, stop_gradients: Any = None) -> str:
             lines.append(f"{x.name}: None — no path from it to the ys carries a gradient:")
             lines += [f"  {_path_text(path)} is cut: {reason}" for path, reason in cut[:5]]
         else:
-            lines.append(f"{x.name}: None — the ys do not depend on it "
-                         f"(zeros with unconnected_gradients='zero')")
+            lines.append(
+                f"{x.name}: None — the ys do not depend on it "
+                f"(zeros with unconnected_gradients='zero')"
+            )
     return "\n".join(lines)
 
 
@@ -89,11 +94,16 @@ def _path_text(path: Sequence[Operation]) -> str:
     return " → ".join(op.outputs[0].name if op.outputs else op.name for op in path)
 
 
-def _paths(start: Operation, targets: Set[Operation], consumers: Dict[Operation, List[Operation]],
-           stops: Set[Operation], limit: int = 50) -> tuple:
+def _paths(
+    start: Operation,
+    targets: set[Operation],
+    consumers: dict[Operation, list[Operation]],
+    stops: set[Operation],
+    limit: int = 50,
+) -> tuple:
     """Forward paths from ``start`` to the targets: (carrying a gradient, [(cut path, reason)])."""
-    live: List[List[Operation]] = []
-    cut: List[tuple] = []
+    live: list[list[Operation]] = []
+    cut: list[tuple] = []
     stack = [(start, [start], None)]
     while stack and len(live) + len(cut) < limit:
         op, path, blocked = stack.pop()
@@ -104,28 +114,32 @@ def _paths(start: Operation, targets: Set[Operation], consumers: Dict[Operation,
         for consumer in reversed(consumers.get(op, [])):
             if consumer in path:
                 continue
-            reason = blocked or (_reason(consumer, stops) if consumer not in targets or consumer in stops
-                                 else _reason_of_target(consumer, stops))
+            reason = blocked or (
+                _reason(consumer, stops)
+                if consumer not in targets or consumer in stops
+                else _reason_of_target(consumer, stops)
+            )
             stack.append((consumer, path + [consumer], reason))
     return live, cut
 
 
-def _reason_of_target(op: Operation, stops: Set[Operation]) -> Optional[str]:
+def _reason_of_target(op: Operation, stops: set[Operation]) -> str | None:
     # A y still receives its own seed; it blocks only what flows *through* it to its inputs.
     return _reason(op, stops)
 
 
 # --- formulas -----------------------------------------------------------------------------------
 
-def formulas(program: Program, expand: bool = False, limit: int = 200) -> Dict[str, sp.Expr]:
+
+def formulas(program: Program, expand: bool = False, limit: int = 200) -> dict[str, sp.Expr]:
     """Each output as a SymPy expression of the inputs and the named intermediates.
 
     Common subexpressions are put back; with ``expand``, named intermediates are
     replaced by their own formulas too, while the result stays under ``limit``
     operations.
     """
-    named: Dict[sp.Symbol, sp.Expr] = {}
-    inlined: Dict[sp.Symbol, sp.Expr] = {}
+    named: dict[sp.Symbol, sp.Expr] = {}
+    inlined: dict[sp.Symbol, sp.Expr] = {}
     for statement in program.statements:  # program order: definitions come first
         expr = statement.expr.xreplace(inlined)
         if statement.temporary:

@@ -31,8 +31,8 @@ Results equal the readable form's up to floating-point reassociation.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import numpy as np
 import sympy as sp
@@ -49,15 +49,30 @@ from .signatures import natural_signature
 
 FLOATS = ("float32", "float64")
 # SymPy functions that are NumPy ufuncs of one argument, so they can write into ``out``.
-UFUNCS = {sp.tanh: "tanh", sp.exp: "exp", sp.log: "log", sp.sin: "sin", sp.cos: "cos", sp.tan: "tan",
-          sp.sinh: "sinh", sp.cosh: "cosh", sp.asin: "arcsin", sp.acos: "arccos", sp.atan: "arctan",
-          sp.asinh: "arcsinh", sp.acosh: "arccosh", sp.atanh: "arctanh", expm1: "expm1", log1p: "log1p"}
+UFUNCS = {
+    sp.tanh: "tanh",
+    sp.exp: "exp",
+    sp.log: "log",
+    sp.sin: "sin",
+    sp.cos: "cos",
+    sp.tan: "tan",
+    sp.sinh: "sinh",
+    sp.cosh: "cosh",
+    sp.asin: "arcsin",
+    sp.acos: "arccos",
+    sp.atan: "arctan",
+    sp.asinh: "arcsinh",
+    sp.acosh: "arccosh",
+    sp.atanh: "arctanh",
+    expm1: "expm1",
+    log1p: "log1p",
+}
 POWERS = {sp.Integer(2): "square", sp.S.Half: "sqrt", sp.Integer(-1): "reciprocal"}
 # Expressions whose value NumPy always returns in a new array (never a view or an input).
 FRESH_STRUCTURAL = (F.MatMulNode,)
 
 
-def is_array(signature: Optional[Signature]) -> bool:
+def is_array(signature: Signature | None) -> bool:
     """A signature of rank >= 1 (NumPy gives 0-d results as scalars, which have no ``out``)."""
     return isinstance(signature, tuple) and len(signature) >= 1
 
@@ -68,9 +83,10 @@ def _dtype_name(dtype: object) -> str:
 
 # --- naturals ---------------------------------------------------------------------------------
 
-def statement_naturals(program: Program) -> Dict[sp.Expr, Signature]:
+
+def statement_naturals(program: Program) -> dict[sp.Expr, Signature]:
     """Run-time signatures of every symbol, with CSE temporaries worked out from their expressions."""
-    known: Dict[sp.Expr, Signature] = dict(program.naturals)
+    known: dict[sp.Expr, Signature] = dict(program.naturals)
     for statement in program.statements:
         if statement.symbol not in known:
             natural = natural_signature(statement.expr, known)
@@ -81,7 +97,8 @@ def statement_naturals(program: Program) -> Dict[sp.Expr, Signature]:
 
 # --- reductions of products as dot products ---------------------------------------------------
 
-def _is_full_reduction(node: sp.Expr, known: Dict[sp.Expr, Signature]) -> bool:
+
+def _is_full_reduction(node: sp.Expr, known: dict[sp.Expr, Signature]) -> bool:
     value, axes, keepdims = node.args
     natural = natural_signature(value, known)
     if keepdims or not is_array(natural):
@@ -89,7 +106,9 @@ def _is_full_reduction(node: sp.Expr, known: Dict[sp.Expr, Signature]) -> bool:
     return not len(axes) or sorted(int(a) for a in axes) == list(range(len(natural)))  # type: ignore[arg-type]
 
 
-def _as_dot(node: sp.Expr, known: Dict[sp.Expr, Signature], dtype_of: Callable[[sp.Expr], str]) -> Optional[sp.Expr]:
+def _as_dot(
+    node: sp.Expr, known: dict[sp.Expr, Signature], dtype_of: Callable[[sp.Expr], str]
+) -> sp.Expr | None:
     """``np.sum(c*a*b)`` as ``c*(a @ b)`` (and the mean likewise), or None if it is no such sum."""
     if type(node) not in (F.ReduceSum, F.ReduceMean) or not _is_full_reduction(node, known):
         return None
@@ -97,7 +116,12 @@ def _as_dot(node: sp.Expr, known: Dict[sp.Expr, Signature], dtype_of: Callable[[
     factors = list(value.args) if isinstance(value, sp.Mul) else [value]
     scalars = [f for f in factors if natural_signature(f, known) == ()]
     arrays = [f for f in factors if f not in scalars]
-    if len(arrays) == 1 and isinstance(arrays[0], sp.Pow) and arrays[0].exp == 2 and arrays[0].base.is_Symbol:
+    if (
+        len(arrays) == 1
+        and isinstance(arrays[0], sp.Pow)
+        and arrays[0].exp == 2
+        and arrays[0].base.is_Symbol
+    ):
         arrays = [arrays[0].base, arrays[0].base]
     if len(arrays) < 2:
         return None
@@ -119,11 +143,16 @@ def _as_dot(node: sp.Expr, known: Dict[sp.Expr, Signature], dtype_of: Callable[[
     return result
 
 
-_NO, _YES, _MATRIX = sp.Integer(0), sp.Integer(1), sp.Integer(2)  # MatMulNode's transpose flags and rank
+_NO, _YES, _MATRIX = (
+    sp.Integer(0),
+    sp.Integer(1),
+    sp.Integer(2),
+)  # MatMulNode's transpose flags and rank
 
 
-def _as_matmul(node: sp.Expr, known: Dict[sp.Expr, Signature],
-               dtype_of: Callable[[sp.Expr], str]) -> Optional[sp.Expr]:
+def _as_matmul(
+    node: sp.Expr, known: dict[sp.Expr, Signature], dtype_of: Callable[[sp.Expr], str]
+) -> sp.Expr | None:
     """``np.sum(c*a*b, axis=k, keepdims=True)`` of ``a`` [N, M] and ``b`` [N, 1] (k=0) or
     [1, M] (k=1) as ``c*(b.T @ a)`` or ``c*(a @ b.T)``: no [N, M] temporary. None if it is no such sum.
 
@@ -158,8 +187,9 @@ def _as_matmul(node: sp.Expr, known: Dict[sp.Expr, Signature],
     return None
 
 
-def _scalars_outside(node: sp.Expr, known: Dict[sp.Expr, Signature],
-                     dtype_of: Callable[[sp.Expr], str]) -> Optional[sp.Expr]:
+def _scalars_outside(
+    node: sp.Expr, known: dict[sp.Expr, Signature], dtype_of: Callable[[sp.Expr], str]
+) -> sp.Expr | None:
     """``np.sum(c*a, axis)`` as ``c*np.sum(a, axis)`` for scalars ``c`` (the mean likewise), or None."""
     if type(node) not in (F.ReduceSum, F.ReduceMean) or not isinstance(node.args[0], sp.Mul):
         return None
@@ -169,7 +199,9 @@ def _scalars_outside(node: sp.Expr, known: Dict[sp.Expr, Signature],
     if not scalars or not arrays:
         return None
     dtype = dtype_of(sp.Mul(*arrays))
-    if dtype not in FLOATS or any(dtype_of(f) not in (dtype, WEAK_INT, WEAK_FLOAT) for f in scalars):
+    if dtype not in FLOATS or any(
+        dtype_of(f) not in (dtype, WEAK_INT, WEAK_FLOAT) for f in scalars
+    ):
         return None  # a float64 scalar would have made NumPy sum in float64
     return sp.Mul(*scalars, type(node)(sp.Mul(*arrays), *node.args[1:]))
 
@@ -181,29 +213,38 @@ def _reduced_only(expr: sp.Basic, symbol: sp.Symbol, reduced: bool = False) -> b
     if type(expr) in (F.ReduceSum, F.ReduceMean):
         value = expr.args[0]
         inside = value.args if isinstance(value, sp.Mul) else (value,)
-        return (all(_reduced_only(f, symbol, f == symbol) for f in inside)
-                and all(_reduced_only(a, symbol) for a in expr.args[1:]))
+        return all(_reduced_only(f, symbol, f == symbol) for f in inside) and all(
+            _reduced_only(a, symbol) for a in expr.args[1:]
+        )
     return all(_reduced_only(a, symbol) for a in expr.args)
 
 
-def fold_scalar_factors(statements: List[Statement], known: Dict[sp.Expr, Signature],
-                        dtype_of: Callable[[sp.Expr], str], returned: Set[sp.Symbol]) -> List[Statement]:
+def fold_scalar_factors(
+    statements: list[Statement],
+    known: dict[sp.Expr, Signature],
+    dtype_of: Callable[[sp.Expr], str],
+    returned: set[sp.Symbol],
+) -> list[Statement]:
     """Drop ``g = c*a`` (``c`` scalars) when every read of ``g`` is inside a sum: ``c*np.sum(a*x)``.
 
     The gradient of a mean is such a ``g``; summing ``a`` and scaling the scalar
     result saves a pass over the array.
     """
-    readers: Dict[sp.Symbol, List[int]] = {}
+    readers: dict[sp.Symbol, list[int]] = {}
     for index, statement in enumerate(statements):
         for symbol in statement.expr.free_symbols:
             readers.setdefault(symbol, []).append(index)  # type: ignore[arg-type]
     statements = list(statements)
-    dropped: Set[int] = set()
+    dropped: set[int] = set()
     for index, statement in enumerate(statements):
         expr, symbol = statement.expr, statement.symbol
         if not isinstance(expr, sp.Mul) or symbol in returned or not is_array(known.get(symbol)):
             continue
-        scalars = [f for f in expr.args if natural_signature(f, known) == () and (f.is_Symbol or f.is_Number)]
+        scalars = [
+            f
+            for f in expr.args
+            if natural_signature(f, known) == () and (f.is_Symbol or f.is_Number)
+        ]
         arrays = [f for f in expr.args if f not in scalars]
         if not scalars or len(arrays) != 1 or not arrays[0].is_Symbol or not readers.get(symbol):
             continue
@@ -211,24 +252,30 @@ def fold_scalar_factors(statements: List[Statement], known: Dict[sp.Expr, Signat
             continue
         for r in readers[symbol]:
             reader = statements[r].expr.xreplace({symbol: expr})
-            pulled = {node: _scalars_outside(node, known, dtype_of)
-                      for node in reader.atoms(F.ReduceSum, F.ReduceMean)}
+            pulled = {
+                node: _scalars_outside(node, known, dtype_of)
+                for node in reader.atoms(F.ReduceSum, F.ReduceMean)
+            }
             statements[r] = statements[r].with_expr(
-                reader.xreplace({node: new for node, new in pulled.items() if new is not None}))
+                reader.xreplace({node: new for node, new in pulled.items() if new is not None})
+            )
             for read in expr.free_symbols:
                 readers.setdefault(read, []).append(r)  # type: ignore[arg-type]
         dropped.add(index)
     return [s for i, s in enumerate(statements) if i not in dropped]
 
 
-def blas_reductions(statements: List[Statement], known: Dict[sp.Expr, Signature],
-                    dtype_of: Callable[[sp.Expr], str]) -> List[Statement]:
+def blas_reductions(
+    statements: list[Statement], known: dict[sp.Expr, Signature], dtype_of: Callable[[sp.Expr], str]
+) -> list[Statement]:
     rewritten = []
     for statement in statements:
         expr = statement.expr
         if expr.has(F.ReduceSum):
-            dots = {node: _as_dot(node, known, dtype_of) or _as_matmul(node, known, dtype_of)
-                    for node in expr.atoms(F.ReduceSum)}
+            dots = {
+                node: _as_dot(node, known, dtype_of) or _as_matmul(node, known, dtype_of)
+                for node in expr.atoms(F.ReduceSum)
+            }
             expr = expr.xreplace({node: dot for node, dot in dots.items() if dot is not None})
         rewritten.append(statement.with_expr(expr))
     return rewritten
@@ -236,12 +283,16 @@ def blas_reductions(statements: List[Statement], known: Dict[sp.Expr, Signature]
 
 # --- scheduling -----------------------------------------------------------------------------
 
-def memory_schedule(statements: List[Statement], known: Dict[sp.Expr, Signature]) -> List[Statement]:
+
+def memory_schedule(
+    statements: list[Statement], known: dict[sp.Expr, Signature]
+) -> list[Statement]:
     """Within each section, scalar results first: their operands may then die sooner."""
     return schedule(statements, lambda s: 0 if known.get(s.symbol) == () else 1)
 
 
 # --- liveness -------------------------------------------------------------------------------
+
 
 def _is_fresh(expr: sp.Expr) -> bool:
     """Does evaluating ``expr`` always give a new array (not a view, an input or an alias)?"""
@@ -252,7 +303,7 @@ def _is_fresh(expr: sp.Expr) -> bool:
     return isinstance(expr, sp.Function) and not isinstance(expr, (F._Structural, F.Cast))
 
 
-def _value_arguments(expr: sp.Basic) -> List[sp.Basic]:
+def _value_arguments(expr: sp.Basic) -> list[sp.Basic]:
     """The arguments whose values ``expr`` reads (not those read only for their shape)."""
     if isinstance(expr, F._Structural):
         skip = expr.shape_only_arguments()
@@ -260,7 +311,7 @@ def _value_arguments(expr: sp.Basic) -> List[sp.Basic]:
     return list(expr.args)
 
 
-def value_reads(expr: sp.Basic) -> Set[sp.Symbol]:
+def value_reads(expr: sp.Basic) -> set[sp.Symbol]:
     """Symbols whose values ``expr`` reads; ``np.shape(t)`` reads no value of ``t``.
 
     Overwriting an array in place keeps its shape, so only these reads keep
@@ -268,19 +319,19 @@ def value_reads(expr: sp.Basic) -> Set[sp.Symbol]:
     """
     if expr.is_Symbol:
         return {expr}  # type: ignore[set-item]
-    found: Set[sp.Symbol] = set()
+    found: set[sp.Symbol] = set()
     for argument in _value_arguments(expr):
         found |= value_reads(argument)
     return found
 
 
-def aliased_arrays(expr: sp.Basic) -> Set[sp.Symbol]:
+def aliased_arrays(expr: sp.Basic) -> set[sp.Symbol]:
     """Arrays the value of ``expr`` may be, or view: ``t``, ``np.reshape(t, s)``, ``t[1:]``."""
     if expr.is_Symbol:
         return {expr}  # type: ignore[set-item]
     if expr.is_Number or _is_fresh(expr) or isinstance(expr, (F.ReduceSum, F.Dot, F.SizeOf)):
         return set()  # a new array or a scalar
-    found: Set[sp.Symbol] = set()
+    found: set[sp.Symbol] = set()
     for argument in _value_arguments(expr):
         found |= aliased_arrays(argument)
     return found
@@ -297,13 +348,13 @@ def _occurrences(expr: sp.Basic, symbol: sp.Symbol) -> int:
 class Buffers:
     """Which arrays may be overwritten, and when each one dies."""
 
-    last_use: Dict[sp.Symbol, int]  # the last statement reading its value
-    returned: Set[sp.Symbol]
-    pinned: Set[sp.Symbol]  # aliased or returned: never overwritten
+    last_use: dict[sp.Symbol, int]  # the last statement reading its value
+    returned: set[sp.Symbol]
+    pinned: set[sp.Symbol]  # aliased or returned: never overwritten
 
     @classmethod
-    def of(cls, program: Program, statements: List[Statement]) -> "Buffers":
-        last_use: Dict[sp.Symbol, int] = {}
+    def of(cls, program: Program, statements: list[Statement]) -> Buffers:
+        last_use: dict[sp.Symbol, int] = {}
         returned = cls.returned_by(program)
         pinned = set(returned)
         for index, statement in enumerate(statements):
@@ -313,7 +364,7 @@ class Buffers:
         return cls(last_use, returned, pinned)
 
     @staticmethod
-    def returned_by(program: Program) -> Set[sp.Symbol]:
+    def returned_by(program: Program) -> set[sp.Symbol]:
         return set().union(*(sp.sympify(o.symbol).free_symbols for o in program.outputs))
 
     def dying_at(self, index: int, symbol: sp.Symbol) -> bool:
@@ -322,9 +373,13 @@ class Buffers:
 
 # --- in-place lowering of one statement -----------------------------------------------------
 
-OPERATORS = {"add": ("+", PRECEDENCE["Add"]), "subtract": ("-", PRECEDENCE["Add"]),
-             "multiply": ("*", PRECEDENCE["Mul"]), "divide": ("/", PRECEDENCE["Mul"]),
-             "power": ("**", PRECEDENCE["Pow"])}
+OPERATORS = {
+    "add": ("+", PRECEDENCE["Add"]),
+    "subtract": ("-", PRECEDENCE["Add"]),
+    "multiply": ("*", PRECEDENCE["Mul"]),
+    "divide": ("/", PRECEDENCE["Mul"]),
+    "power": ("**", PRECEDENCE["Pow"]),
+}
 
 
 class _InPlace:
@@ -336,23 +391,30 @@ class _InPlace:
     Every later operation writes into it.
     """
 
-    def __init__(self, target: str, printer: Printer, known: Dict[sp.Expr, Signature],
-                 signature: Signature, reusable: Set[sp.Symbol], slot: Optional[str] = None) -> None:
+    def __init__(
+        self,
+        target: str,
+        printer: Printer,
+        known: dict[sp.Expr, Signature],
+        signature: Signature,
+        reusable: set[sp.Symbol],
+        slot: str | None = None,
+    ) -> None:
         self.target = target
         self.printer = printer
         self.known = known
         self.signature = signature
         self.reusable = reusable
         self.slot = slot  # where a new array may be created instead of allocated
-        self.lines: List[str] = []
-        self.pending: Optional[sp.Symbol] = None  # the anchor, a symbol not yet in ``target``
-        self.reused: Optional[sp.Symbol] = None  # the array that became ``target``
+        self.lines: list[str] = []
+        self.pending: sp.Symbol | None = None  # the anchor, a symbol not yet in ``target``
+        self.reused: sp.Symbol | None = None  # the array that became ``target``
         self.in_slot = False  # the value was created in ``slot``
 
     def _full(self, expr: sp.Expr) -> bool:
         return natural_signature(expr, self.known) == self.signature
 
-    def _anchor(self, candidates: List[sp.Expr]) -> Optional[int]:
+    def _anchor(self, candidates: list[sp.Expr]) -> int | None:
         full = [i for i, c in enumerate(candidates) if self._full(c)]
         for prefer in (lambda c: not c.is_Symbol, lambda c: c in self.reusable, lambda c: True):
             chosen = [i for i in full if prefer(candidates[i])]
@@ -427,7 +489,9 @@ class _InPlace:
             self.evaluate(expr.args[0])
             self._unary(UFUNCS[type(expr)])
         else:
-            self._create(self.printer.doprint(expr))  # a new array: np.where(...), a broadcast sum, ...
+            self._create(
+                self.printer.doprint(expr)
+            )  # a new array: np.where(...), a broadcast sum, ...
 
     def _add(self, expr: sp.Add) -> None:
         terms = self.printer._as_ordered_terms(expr)
@@ -436,7 +500,7 @@ class _InPlace:
             return self._create(self.printer.doprint(expr))
         negated = terms[anchor].could_extract_minus_sign()  # ``target`` holds minus the sum so far
         self.evaluate(-terms[anchor] if negated else terms[anchor])
-        for term in terms[:anchor] + terms[anchor + 1:]:
+        for term in terms[:anchor] + terms[anchor + 1 :]:
             negative = term.could_extract_minus_sign()
             operand = -term if negative else term
             if negated and not negative:
@@ -483,8 +547,9 @@ def _dtypes_match(expr: sp.Expr, dtype: str, dtype_of: Callable[[sp.Expr], str])
     return all(_dtypes_match(a, dtype, dtype_of) for a in expr.args if isinstance(a, sp.Expr))
 
 
-def _in_place_candidate(statement: Statement, known: Dict[sp.Expr, Signature],
-                        dtype_of: Callable[[sp.Expr], str]) -> bool:
+def _in_place_candidate(
+    statement: Statement, known: dict[sp.Expr, Signature], dtype_of: Callable[[sp.Expr], str]
+) -> bool:
     """An elementwise statement over arrays of one float dtype, computed without conversion."""
     expr = statement.expr
     dtype = _dtype_name(statement.dtype)
@@ -501,18 +566,23 @@ def _in_place_candidate(statement: Statement, known: Dict[sp.Expr, Signature],
 class _Lowered:
     """One statement's lines, and what became of memory."""
 
-    texts: List[str]
-    reusable: Set[sp.Symbol]        # dying arrays it was allowed to compute in
-    reused: Optional[sp.Symbol]     # the one whose memory the value took over
-    in_slot: bool                   # the value was created in a pool array (``_slot_token`` in the lines)
+    texts: list[str]
+    reusable: set[sp.Symbol]  # dying arrays it was allowed to compute in
+    reused: sp.Symbol | None  # the one whose memory the value took over
+    in_slot: bool  # the value was created in a pool array (``_slot_token`` in the lines)
 
 
 def _slot_token(index: int) -> str:
     return f"__slot_{index}__"
 
 
-def _lower(statement: Statement, printer: Printer, known: Dict[sp.Expr, Signature], reusable: Set[sp.Symbol],
-           slot: Optional[str]) -> _Lowered:
+def _lower(
+    statement: Statement,
+    printer: Printer,
+    known: dict[sp.Expr, Signature],
+    reusable: set[sp.Symbol],
+    slot: str | None,
+) -> _Lowered:
     lowering = _InPlace(statement.name, printer, known, known[statement.symbol], reusable, slot)
     with printer.float_context(_dtype_name(statement.dtype)):
         lowering.evaluate(statement.expr)
@@ -520,7 +590,7 @@ def _lower(statement: Statement, printer: Printer, known: Dict[sp.Expr, Signatur
     return _Lowered(lowering.lines, reusable, lowering.reused, lowering.in_slot)
 
 
-def fast_lines(program: Program, printer: Printer) -> List[Line]:
+def fast_lines(program: Program, printer: Printer) -> list[Line]:
     """The program's statements as fast NumPy lines (see the module docstring)."""
     known = statement_naturals(program)
     table = program.dtypes_by_symbol()
@@ -530,24 +600,37 @@ def fast_lines(program: Program, printer: Printer) -> List[Line]:
     statements = memory_schedule(blas_reductions(statements, known, printer.dtype_of), known)
     buffers = Buffers.of(program, statements)
     guarded_symbols = guarded_statements(statements)
-    owned: Set[sp.Symbol] = set()  # arrays this stage allocated, still alive
+    owned: set[sp.Symbol] = set()  # arrays this stage allocated, still alive
     dims = arena_dims(program)
-    lowered: List[_Lowered] = []
+    lowered: list[_Lowered] = []
     for index, statement in enumerate(statements):
         signature = known.get(statement.symbol)
         dtype = _dtype_name(statement.dtype)
-        if statement.symbol not in guarded_symbols and _in_place_candidate(statement, known, printer.dtype_of):
-            reusable = {s for s in value_reads(statement.expr)
-                        if s in owned and buffers.dying_at(index, s) and _occurrences(statement.expr, s) == 1}
+        if statement.symbol not in guarded_symbols and _in_place_candidate(
+            statement, known, printer.dtype_of
+        ):
+            reusable = {
+                s
+                for s in value_reads(statement.expr)
+                if s in owned
+                and buffers.dying_at(index, s)
+                and _occurrences(statement.expr, s) == 1
+            }
             slot = _slot_token(index) if _sizable(signature, dims) else None
             lowered.append(_lower(statement, printer, known, reusable, slot))
             owned.add(statement.symbol)
             owned.discard(lowered[-1].reused)  # type: ignore[arg-type]  # its memory is the new value's now
         else:
-            rhs = print_statement(printer, statement.expr, statement.dtype, table, not statement.temporary)
+            rhs = print_statement(
+                printer, statement.expr, statement.dtype, table, not statement.temporary
+            )
             lowered.append(_Lowered([f"{statement.name} = {rhs}"], set(), None, False))
-            if (_is_fresh(statement.expr) and is_array(signature) and dtype in FLOATS
-                    and printer.dtype_of(statement.expr) == dtype):
+            if (
+                _is_fresh(statement.expr)
+                and is_array(signature)
+                and dtype in FLOATS
+                and printer.dtype_of(statement.expr) == dtype
+            ):
                 owned.add(statement.symbol)
     arena = Arena.plan(statements, lowered, known, buffers, dims)
     for index, low in enumerate(lowered):
@@ -557,25 +640,43 @@ def fast_lines(program: Program, printer: Printer) -> List[Line]:
     return pools + _with_deletes(statements, lowered, arena, known, buffers, guarded_symbols)
 
 
-def _with_deletes(statements: List[Statement], lowered: List[_Lowered], arena: "Arena",
-                  known: Dict[sp.Expr, Signature], buffers: Buffers, guarded_symbols: Set[sp.Symbol]) -> List[Line]:
+def _with_deletes(
+    statements: list[Statement],
+    lowered: list[_Lowered],
+    arena: Arena,
+    known: dict[sp.Expr, Signature],
+    buffers: Buffers,
+    guarded_symbols: set[sp.Symbol],
+) -> list[Line]:
     """The lowered lines, pool slots filled in, each array let go after its last read.
 
     Deleting lets an array go now rather than at return: the next array then takes memory
     that is already mapped instead of faulting in new pages. A pool's arrays go back to
     their pool instead.
     """
-    last_read = {symbol: index for index, s in enumerate(statements) for symbol in s.expr.free_symbols}
+    last_read = {
+        symbol: index for index, s in enumerate(statements) for symbol in s.expr.free_symbols
+    }
     local = {s.symbol for s in statements} - buffers.returned - arena.members
-    lines: List[Line] = []
-    for index, (statement, low) in enumerate(zip(statements, lowered)):
+    lines: list[Line] = []
+    for index, (statement, low) in enumerate(zip(statements, lowered, strict=False)):
         guarded = statement.symbol in guarded_symbols
-        texts = [t.replace(_slot_token(index), arena.slots[index]) for t in low.texts] if low.in_slot else low.texts
+        texts = (
+            [t.replace(_slot_token(index), arena.slots[index]) for t in low.texts]
+            if low.in_slot
+            else low.texts
+        )
         lines.extend(Line(text, statement.section, guarded) for text in texts)
         if index < len(statements) - 1:  # the return frees the last ones anyway
-            lines.extend(Line(text, statement.section, False) for text in sorted(arena.returns.get(index, [])))
-        done = sorted(str(s) for s in statement.expr.free_symbols
-                      if s in local and last_read[s] == index and is_array(known.get(s)))
+            lines.extend(
+                Line(text, statement.section, False)
+                for text in sorted(arena.returns.get(index, []))
+            )
+        done = sorted(
+            str(s)
+            for s in statement.expr.free_symbols
+            if s in local and last_read[s] == index and is_array(known.get(s))
+        )
         if done and index < len(statements) - 1:  # the return frees the last ones anyway
             lines.append(Line(delete_statement(done), statement.section, False))
     return lines
@@ -597,21 +698,27 @@ class Arena:
     ``MINIMUM_ARRAYS`` alive at once, and (where the shape is static) ``MINIMUM_BYTES``.
     """
 
-    MINIMUM_ARRAYS = 16       # fewer allocations than this cost less than creating the pool's views
-    MINIMUM_BYTES = 1 << 20   # smaller blocks stay in memory the allocator keeps anyway
+    MINIMUM_ARRAYS = 16  # fewer allocations than this cost less than creating the pool's views
+    MINIMUM_BYTES = 1 << 20  # smaller blocks stay in memory the allocator keeps anyway
 
-    slots: Dict[int, str] = field(default_factory=dict)        # creating statement -> ``pool.pop()``
-    returns: Dict[int, List[str]] = field(default_factory=dict)  # statement -> lines after it
-    pools: List[Tuple[str, str, str]] = field(default_factory=list)  # (name, block shape, dtype)
-    members: Set[sp.Symbol] = field(default_factory=set)       # every name that holds a pool array
+    slots: dict[int, str] = field(default_factory=dict)  # creating statement -> ``pool.pop()``
+    returns: dict[int, list[str]] = field(default_factory=dict)  # statement -> lines after it
+    pools: list[tuple[str, str, str]] = field(default_factory=list)  # (name, block shape, dtype)
+    members: set[sp.Symbol] = field(default_factory=set)  # every name that holds a pool array
 
     @classmethod
-    def plan(cls, statements: List[Statement], lowered: List[_Lowered], known: Dict[sp.Expr, Signature],
-             buffers: Buffers, dims: Dict[object, str]) -> "Arena":
+    def plan(
+        cls,
+        statements: list[Statement],
+        lowered: list[_Lowered],
+        known: dict[sp.Expr, Signature],
+        buffers: Buffers,
+        dims: dict[object, str],
+    ) -> Arena:
         # A buffer is created in a slot and then passes from name to name as statements reuse it.
-        buffer_of: Dict[sp.Symbol, int] = {}
-        holders: Dict[int, List[sp.Symbol]] = {}
-        for index, (statement, low) in enumerate(zip(statements, lowered)):
+        buffer_of: dict[sp.Symbol, int] = {}
+        holders: dict[int, list[sp.Symbol]] = {}
+        for index, (statement, low) in enumerate(zip(statements, lowered, strict=False)):
             if low.in_slot:
                 buffer = index
             elif low.reused is not None and low.reused in buffer_of:
@@ -620,40 +727,54 @@ class Arena:
                 continue
             buffer_of[statement.symbol] = buffer
             holders.setdefault(buffer, []).append(statement.symbol)
-        groups: Dict[Tuple[str, Signature], List[int]] = {}
+        groups: dict[tuple[str, Signature], list[int]] = {}
         for buffer, names in holders.items():
             if not any(n in buffers.pinned for n in names):
                 statement = statements[buffer]
-                groups.setdefault((_dtype_name(statement.dtype), known[statement.symbol]), []).append(buffer)
+                groups.setdefault(
+                    (_dtype_name(statement.dtype), known[statement.symbol]), []
+                ).append(buffer)
         arena = cls()
         for (dtype, signature), group in sorted(groups.items(), key=lambda item: min(item[1])):
             ends = {b: max([b] + [buffers.last_use.get(n, b) for n in holders[b]]) for b in group}
             created, ended = Counter(group), Counter(ends.values())
             live = peak = 0
-            for index in sorted(set(group) | set(ends.values())):  # pops inside a statement, then returns
+            for index in sorted(
+                set(group) | set(ends.values())
+            ):  # pops inside a statement, then returns
                 live += created[index]
                 peak = max(peak, live)
                 live -= ended[index]
             size = _static_size(signature)
-            if peak < cls.MINIMUM_ARRAYS or (size is not None and
-                                              peak * size * np.dtype(dtype).itemsize < cls.MINIMUM_BYTES):
+            if peak < cls.MINIMUM_ARRAYS or (
+                size is not None and peak * size * np.dtype(dtype).itemsize < cls.MINIMUM_BYTES
+            ):
                 continue
             name = _pool_name(dtype, sum(1 for pool in arena.pools if pool[2] == dtype))
             for buffer in group:
                 arena.slots[buffer] = f"{name}.pop()"
-                arena.returns.setdefault(ends[buffer], []).append(f"{name}.append({holders[buffer][-1]})")
+                arena.returns.setdefault(ends[buffer], []).append(
+                    f"{name}.append({holders[buffer][-1]})"
+                )
                 arena.members.update(holders[buffer])
-            shape = ", ".join([str(peak), *(str(d) if isinstance(d, int) else dims[d]
-                                            for d in signature)])  # type: ignore[union-attr]
+            shape = ", ".join(
+                [str(peak), *(str(d) if isinstance(d, int) else dims[d] for d in signature)]
+            )  # type: ignore[union-attr]
             arena.pools.append((name, shape, dtype))
         return arena
 
-    def lines(self, section: str) -> List[Line]:
-        return [Line(f"{name} = list(np.empty(({shape}){'' if dtype == 'float64' else f', dtype=np.{dtype}'}))",
-                     section, False) for name, shape, dtype in self.pools]
+    def lines(self, section: str) -> list[Line]:
+        return [
+            Line(
+                f"{name} = list(np.empty(({shape}){'' if dtype == 'float64' else f', dtype=np.{dtype}'}))",
+                section,
+                False,
+            )
+            for name, shape, dtype in self.pools
+        ]
 
 
-def _static_size(signature: Signature) -> Optional[int]:
+def _static_size(signature: Signature) -> int | None:
     """Elements of an array of this signature, if every dim is a number."""
     if not isinstance(signature, tuple) or not all(isinstance(d, int) for d in signature):
         return None
@@ -663,9 +784,9 @@ def _static_size(signature: Signature) -> Optional[int]:
     return size
 
 
-def arena_dims(program: Program) -> Dict[object, str]:
+def arena_dims(program: Program) -> dict[object, str]:
     """Run-time dims a pool's block can be sized by: each input's unknown dims, as ``x.shape[0]``."""
-    dims: Dict[object, str] = {}
+    dims: dict[object, str] = {}
     for item in program.inputs:
         signature = program.naturals.get(item.symbol)
         if isinstance(signature, tuple):
@@ -679,12 +800,12 @@ def _pool_name(dtype: str, number: int) -> str:
     return f"_{dtype}_rows" + (f"_{number}" if number else "")
 
 
-def _sizable(signature: Optional[Signature], dims: Dict[object, str]) -> bool:
+def _sizable(signature: Signature | None, dims: dict[object, str]) -> bool:
     """Can a pool of arrays of this signature be allocated (every dim a number or an input's dim)?"""
     return is_array(signature) and all(isinstance(d, int) or d in dims for d in signature)  # type: ignore[union-attr]
 
 
-def delete_statement(names: List[str], indent: str = "    ") -> str:
+def delete_statement(names: list[str], indent: str = "    ") -> str:
     """``del a, b`` laid out as ruff does: one line, else one name per line in parentheses."""
     line = f"del {', '.join(names)}"
     if len(indent) + len(line) <= LINE_WIDTH:

@@ -7,7 +7,8 @@ further ops, and differentiated again by the same machinery.
 from __future__ import annotations
 
 import enum
-from typing import Any, Dict, List, Optional, Sequence, Set
+from collections.abc import Sequence
+from typing import Any
 
 import sympy as sp
 
@@ -36,18 +37,23 @@ class AggregationMethod:
     EXPERIMENTAL_ACCUMULATE_N = 2
 
 
-_AGGREGATION_METHODS = (AggregationMethod.ADD_N, AggregationMethod.EXPERIMENTAL_TREE,
-                        AggregationMethod.EXPERIMENTAL_ACCUMULATE_N)
+_AGGREGATION_METHODS = (
+    AggregationMethod.ADD_N,
+    AggregationMethod.EXPERIMENTAL_TREE,
+    AggregationMethod.EXPERIMENTAL_ACCUMULATE_N,
+)
 
 
-def _as_tensor_list(value: Any, argument: str, op: str = "gradients") -> List[Tensor]:
+def _as_tensor_list(value: Any, argument: str, op: str = "gradients") -> list[Tensor]:
     items = list(value) if isinstance(value, (list, tuple)) else [value]
     if not items:
         raise InvalidArgumentError(f"symgrad: {op}: {argument} is empty")
     for item in items:
         if not isinstance(item, Tensor):
-            raise DTypeError(f"symgrad: {op}: every entry of {argument} must be a Tensor, "
-                             f"got {type(item).__name__} {item!r:.60}")
+            raise DTypeError(
+                f"symgrad: {op}: every entry of {argument} must be a Tensor, "
+                f"got {type(item).__name__} {item!r:.60}"
+            )
     return items
 
 
@@ -55,30 +61,32 @@ def _unconnected_mode(value: Any) -> UnconnectedGradients:
     try:
         return UnconnectedGradients(value.value if isinstance(value, enum.Enum) else value)
     except ValueError:
-        raise InvalidArgumentError(f"symgrad: gradients: unknown unconnected_gradients value "
-                                   f"{value!r}; use 'none' or 'zero'") from None
+        raise InvalidArgumentError(
+            f"symgrad: gradients: unknown unconnected_gradients value "
+            f"{value!r}; use 'none' or 'zero'"
+        ) from None
 
 
-def _consumers(ops: Sequence[Operation]) -> Dict[Operation, List[Operation]]:
-    table: Dict[Operation, List[Operation]] = {op: [] for op in ops}
+def _consumers(ops: Sequence[Operation]) -> dict[Operation, list[Operation]]:
+    table: dict[Operation, list[Operation]] = {op: [] for op in ops}
     for op in ops:
         for tensor in op.inputs:
             table[tensor.op].append(op)
     return table
 
 
-def _between(xs: Sequence[Tensor], ys: Sequence[Tensor]) -> Set[Operation]:
+def _between(xs: Sequence[Tensor], ys: Sequence[Tensor]) -> set[Operation]:
     """Ops reachable forward from the xs that also reach the ys (TF's between_ops)."""
     graph = ys[0].graph
     consumers = _consumers(graph.get_operations())
-    reached: Set[Operation] = set()
+    reached: set[Operation] = set()
     stack = [x.op for x in xs]
     while stack:
         op = stack.pop()
         if op not in reached:
             reached.add(op)
             stack.extend(consumers[op])
-    between: Set[Operation] = set()
+    between: set[Operation] = set()
     stack = [y.op for y in ys]
     while stack:
         op = stack.pop()
@@ -88,16 +96,23 @@ def _between(xs: Sequence[Tensor], ys: Sequence[Tensor]) -> Set[Operation]:
     return between
 
 
-def _add_all(tensors: List[Tensor], like: Tensor) -> Tensor:
+def _add_all(tensors: list[Tensor], like: Tensor) -> Tensor:
     if len(tensors) == 1:
         return tensors[0]
     return expression_op(sp.Add(*arg_symbols(len(tensors))), tensors, like=like, name="AddN")
 
 
-def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
-              colocate_gradients_with_ops: bool = False, gate_gradients: bool = False,
-              aggregation_method: Any = None, stop_gradients: Any = None,
-              unconnected_gradients: Any = UnconnectedGradients.NONE) -> List[Optional[Tensor]]:
+def gradients(
+    ys: Any,
+    xs: Any,
+    grad_ys: Any = None,
+    name: str = "gradients",
+    colocate_gradients_with_ops: bool = False,
+    gate_gradients: bool = False,
+    aggregation_method: Any = None,
+    stop_gradients: Any = None,
+    unconnected_gradients: Any = UnconnectedGradients.NONE,
+) -> list[Tensor | None]:
     """Symbolic derivatives of ``sum(ys)`` with respect to each x, as TF1 computes them.
 
     Returns a list with one entry per x: a tensor of x's shape, or ``None``
@@ -117,29 +132,34 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
     graph = ys[0].graph
     for tensor in ys + xs + stops:
         if tensor.graph is not graph:
-            raise GraphMismatchError(f"symgrad: gradients: tensor '{tensor.name}' belongs to another "
-                                     f"graph than ys[0] '{ys[0].name}'")
+            raise GraphMismatchError(
+                f"symgrad: gradients: tensor '{tensor.name}' belongs to another "
+                f"graph than ys[0] '{ys[0].name}'"
+            )
     mode = _unconnected_mode(unconnected_gradients)
     if aggregation_method is not None and aggregation_method not in _AGGREGATION_METHODS:
-        raise InvalidArgumentError(f"symgrad: gradients: invalid aggregation_method "
-                                   f"{aggregation_method!r}; use a symgrad.AggregationMethod value")
+        raise InvalidArgumentError(
+            f"symgrad: gradients: invalid aggregation_method "
+            f"{aggregation_method!r}; use a symgrad.AggregationMethod value"
+        )
     if grad_ys is None:
         grad_ys = [None] * len(ys)
     elif not isinstance(grad_ys, (list, tuple)):
         grad_ys = [grad_ys]
     if len(grad_ys) != len(ys):
-        raise InvalidArgumentError(f"symgrad: gradients: got {len(grad_ys)} grad_ys for {len(ys)} ys; "
-                                   f"pass one per y")
+        raise InvalidArgumentError(
+            f"symgrad: gradients: got {len(grad_ys)} grad_ys for {len(ys)} ys; pass one per y"
+        )
 
     with graph.name_scope(name), graph._building_gradients():
-        cotangents: Dict[Tensor, List[Tensor]] = {}
-        for index, (y, grad_y) in enumerate(zip(ys, grad_ys)):
+        cotangents: dict[Tensor, list[Tensor]] = {}
+        for index, (y, grad_y) in enumerate(zip(ys, grad_ys, strict=False)):
             cotangents.setdefault(y, []).append(_seed(index, y, grad_y))
         between = _between(xs, ys)
         stop_ops = {t.op for t in stops}
-        totals: Dict[Tensor, Optional[Tensor]] = {}
+        totals: dict[Tensor, Tensor | None] = {}
 
-        def total(tensor: Tensor) -> Optional[Tensor]:
+        def total(tensor: Tensor) -> Tensor | None:
             if tensor not in totals:
                 parts = cotangents.get(tensor)
                 totals[tensor] = _add_all(parts, tensor) if parts else None
@@ -152,11 +172,13 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
             grad = total(output)
             if grad is None or not output.dtype.is_floating:
                 continue  # integer and bool values carry no gradient
-            for tensor, contribution in zip(op.inputs, opdef_of(op).gradient(op, grad)):
+            for tensor, contribution in zip(
+                op.inputs, opdef_of(op).gradient(op, grad), strict=False
+            ):
                 if contribution is not None and tensor.op in between:
                     cotangents.setdefault(tensor, []).append(contribution)
 
-        results: List[Optional[Tensor]] = []
+        results: list[Tensor | None] = []
         for x in xs:
             grad = total(x)
             if grad is None and mode is UnconnectedGradients.ZERO:
@@ -175,21 +197,31 @@ def _seed(index: int, y: Tensor, grad_y: Any) -> Tensor:
     if grad_y is None:
         return ones_like(y, name="grad_ys")
     if isinstance(grad_y, Tensor) and grad_y.dtype != y.dtype:
-        raise DTypeError(f"symgrad: gradients: grad_ys[{index}] '{grad_y.name}' has dtype {grad_y.dtype.name} "
-                         f"but y '{y.name}' has {y.dtype.name}")
+        raise DTypeError(
+            f"symgrad: gradients: grad_ys[{index}] '{grad_y.name}' has dtype {grad_y.dtype.name} "
+            f"but y '{y.name}' has {y.dtype.name}"
+        )
     grad_y = convert_to_tensor(grad_y, dtype=y.dtype)
     if not shapes_compatible(grad_y.shape, y.shape):
-        raise ShapeError(f"symgrad: gradients: grad_ys[{index}] '{grad_y.name}' has shape "
-                         f"{format_shape(grad_y.shape)} but y '{y.name}' has shape "
-                         f"{format_shape(y.shape)}; they must match")
+        raise ShapeError(
+            f"symgrad: gradients: grad_ys[{index}] '{grad_y.name}' has shape "
+            f"{format_shape(grad_y.shape)} but y '{y.name}' has shape "
+            f"{format_shape(y.shape)}; they must match"
+        )
     return grad_y
 
 
 HESSIAN_SIZE_LIMIT = 4096
 
 
-def hessians(ys: Any, xs: Any, name: str = "hessians", colocate_gradients_with_ops: bool = False,
-             gate_gradients: bool = False, aggregation_method: Any = None) -> List[Tensor]:
+def hessians(
+    ys: Any,
+    xs: Any,
+    name: str = "hessians",
+    colocate_gradients_with_ops: bool = False,
+    gate_gradients: bool = False,
+    aggregation_method: Any = None,
+) -> list[Tensor]:
     """For each x, the Hessian of ``sum(ys)`` with respect to x alone: shape ``x.shape + x.shape``.
 
     >>> import symgrad as sg
@@ -205,25 +237,31 @@ def hessians(ys: Any, xs: Any, name: str = "hessians", colocate_gradients_with_o
     _as_tensor_list(ys, "ys", "hessians")
     for x in _as_tensor_list(xs, "xs", "hessians"):
         if not is_fully_defined(x.shape):
-            raise ShapeError(f"symgrad: hessians: '{x.name}' has shape {format_shape(x.shape)}; the Hessian "
-                             f"needs a fully defined shape")
+            raise ShapeError(
+                f"symgrad: hessians: '{x.name}' has shape {format_shape(x.shape)}; the Hessian "
+                f"needs a fully defined shape"
+            )
         count = num_elements(x.shape) or 0
         if count > HESSIAN_SIZE_LIMIT:
             raise InvalidArgumentError(
                 f"symgrad: hessians: '{x.name}' has {count} elements, so its Hessian would need {count} "
                 f"gradient graphs (limit {HESSIAN_SIZE_LIMIT}); use Hessian-vector products instead: "
-                f"gradients(reduce_sum(gradients(y, x)[0] * v), x)")
+                f"gradients(reduce_sum(gradients(y, x)[0] * v), x)"
+            )
         grad = gradients(ys, x, name=name, aggregation_method=aggregation_method)[0]
         if grad is None:
             raise InvalidArgumentError(f"symgrad: hessians: ys do not depend on '{x.name}'")
         flat = reshape(grad, [-1])
-        rows = [gradients(flat[i], x, name=name, aggregation_method=aggregation_method)[0]
-                for i in range(count)]
+        rows = [
+            gradients(flat[i], x, name=name, aggregation_method=aggregation_method)[0]
+            for i in range(count)
+        ]
         if all(row is None for row in rows):
             raise InvalidArgumentError(
                 f"symgrad: hessians: the gradient of ys with respect to '{x.name}' does not depend on "
                 f"'{x.name}' (ys are linear in it), so there is no second derivative; TensorFlow raises "
-                f"here too")
+                f"here too"
+            )
         rows = [zeros_like(x) if row is None else row for row in rows]
         results.append(reshape(stack(rows), list(x.shape) * 2))  # type: ignore[arg-type]
     return results

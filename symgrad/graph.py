@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import re
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from . import dtypes as _dtypes
 from .errors import DTypeError, GraphMismatchError, NotFoundError
@@ -28,27 +29,36 @@ class Operation:
     gradient section.
     """
 
-    def __init__(self, graph: "Graph", op_type: str, name: str, inputs: Sequence["Tensor"],
-                 attrs: Dict[str, Any], outputs: Sequence[Tuple[Shape, _dtypes.DType]],
-                 created_by_gradients: bool) -> None:
+    def __init__(
+        self,
+        graph: Graph,
+        op_type: str,
+        name: str,
+        inputs: Sequence[Tensor],
+        attrs: dict[str, Any],
+        outputs: Sequence[tuple[Shape, _dtypes.DType]],
+        created_by_gradients: bool,
+    ) -> None:
         self.graph = graph
         self.type = op_type
         self.name = name
-        self.inputs: Tuple[Tensor, ...] = tuple(inputs)
+        self.inputs: tuple[Tensor, ...] = tuple(inputs)
         self.attrs = attrs
         self.created_by_gradients = created_by_gradients
         # True when the name came from the op type rather than from the user.
         self.auto_named = False
         self.index = len(graph._operations)
-        self.outputs: Tuple[Tensor, ...] = tuple(
-            Tensor(self, i, shape, dtype) for i, (shape, dtype) in enumerate(outputs))
+        self.outputs: tuple[Tensor, ...] = tuple(
+            Tensor(self, i, shape, dtype) for i, (shape, dtype) in enumerate(outputs)
+        )
 
     def __repr__(self) -> str:
         return f"<symgrad.Operation '{self.name}' type={self.type}>"
 
-    def run(self, feed_dict: Optional[dict] = None, session: Any = None) -> None:
+    def run(self, feed_dict: dict | None = None, session: Any = None) -> None:
         """Run this op in the default session (TF1's ``op.run()``)."""
         from .session import get_default_session
+
         (session or get_default_session()).run(self, feed_dict=feed_dict)
 
 
@@ -73,7 +83,7 @@ class Tensor:
         self.dtype = dtype
 
     @property
-    def graph(self) -> "Graph":
+    def graph(self) -> Graph:
         return self.op.graph
 
     @property
@@ -83,23 +93,28 @@ class Tensor:
     def get_shape(self) -> Shape:
         return self.shape
 
-    def eval(self, feed_dict: Optional[dict] = None, session: Any = None) -> Any:
+    def eval(self, feed_dict: dict | None = None, session: Any = None) -> Any:
         """Evaluate in the default session (TF1's ``tensor.eval()``)."""
         from .session import get_default_session
+
         return (session or get_default_session()).run(self, feed_dict=feed_dict)
 
     def __repr__(self) -> str:
-        return (f"<symgrad.Tensor '{self.name}' shape={format_shape(self.shape)} "
-                f"dtype={self.dtype.name}>")
+        return (
+            f"<symgrad.Tensor '{self.name}' shape={format_shape(self.shape)} "
+            f"dtype={self.dtype.name}>"
+        )
 
     # Tensors are graph nodes: hash and compare by identity, like TF1.
     __hash__ = object.__hash__
 
     def __bool__(self) -> bool:
-        raise DTypeError(f"symgrad: Tensor '{self.name}' has no truth value while the graph is being built; "
-                        "use symgrad.where or compare values after compile()")
+        raise DTypeError(
+            f"symgrad: Tensor '{self.name}' has no truth value while the graph is being built; "
+            "use symgrad.where or compare values after compile()"
+        )
 
-    def __iter__(self) -> Iterator["Tensor"]:
+    def __iter__(self) -> Iterator[Tensor]:
         raise DTypeError(f"symgrad: Tensor '{self.name}' is not iterable")
 
     # Operators are attached by symgrad.math_ops (one place for the op table).
@@ -117,23 +132,36 @@ class Graph:
     """
 
     def __init__(self) -> None:
-        self._operations: List[Operation] = []
-        self._names_in_use: Dict[str, int] = {}
-        self._name_stack: List[str] = []
+        self._operations: list[Operation] = []
+        self._names_in_use: dict[str, int] = {}
+        self._name_stack: list[str] = []
         self._gradient_depth = 0
-        self._collections: Dict[str, list] = {}
+        self._collections: dict[str, list] = {}
 
     # -- building -------------------------------------------------------------
-    def create_op(self, op_type: str, inputs: Sequence[Tensor], attrs: Dict[str, Any],
-                  outputs: Sequence[Tuple[Shape, _dtypes.DType]],
-                  name: Optional[str] = None) -> Operation:
+    def create_op(
+        self,
+        op_type: str,
+        inputs: Sequence[Tensor],
+        attrs: dict[str, Any],
+        outputs: Sequence[tuple[Shape, _dtypes.DType]],
+        name: str | None = None,
+    ) -> Operation:
         for tensor in inputs:
             if tensor.graph is not self:
                 raise GraphMismatchError(
                     f"symgrad: {op_type}: tensor '{tensor.name}' belongs to another graph; "
-                    f"all inputs of an op must come from the same graph")
-        op = Operation(self, op_type, self.unique_name(name or op_type), inputs, attrs, outputs,
-                       created_by_gradients=self._gradient_depth > 0)
+                    f"all inputs of an op must come from the same graph"
+                )
+        op = Operation(
+            self,
+            op_type,
+            self.unique_name(name or op_type),
+            inputs,
+            attrs,
+            outputs,
+            created_by_gradients=self._gradient_depth > 0,
+        )
         op.auto_named = name is None
         self._operations.append(op)
         return op
@@ -176,7 +204,7 @@ class Graph:
             self._gradient_depth -= 1
 
     # -- queries --------------------------------------------------------------
-    def get_operations(self) -> List[Operation]:
+    def get_operations(self) -> list[Operation]:
         return list(self._operations)
 
     def get_operation_by_name(self, name: str) -> Operation:
@@ -201,7 +229,7 @@ class Graph:
         return list(self._collections.get(key, []))
 
     @contextlib.contextmanager
-    def as_default(self) -> Iterator["Graph"]:
+    def as_default(self) -> Iterator[Graph]:
         _default_graph_stack.append(self)
         try:
             yield self
@@ -213,7 +241,7 @@ class Graph:
 
 
 _global_default_graph = Graph()
-_default_graph_stack: List[Graph] = []
+_default_graph_stack: list[Graph] = []
 
 
 def get_default_graph() -> Graph:
@@ -225,8 +253,9 @@ def reset_default_graph() -> None:
     """Replace the global default graph by an empty one (TF1's ``reset_default_graph``)."""
     global _global_default_graph
     if _default_graph_stack:
-        raise AssertionError("symgrad: reset_default_graph() called inside a "
-                             "Graph.as_default() block")
+        raise AssertionError(
+            "symgrad: reset_default_graph() called inside a Graph.as_default() block"
+        )
     _global_default_graph = Graph()
 
 
@@ -237,7 +266,7 @@ def name_scope(name: str) -> Iterator[str]:
         yield scope
 
 
-def ancestors(roots: Sequence[Operation], control: bool = False) -> List[Operation]:
+def ancestors(roots: Sequence[Operation], control: bool = False) -> list[Operation]:
     """``roots`` and every op they depend on (through control inputs too, if asked), in graph order."""
     seen = set()
     stack = list(roots)
@@ -252,7 +281,10 @@ def ancestors(roots: Sequence[Operation], control: bool = False) -> List[Operati
     return sorted(seen, key=lambda o: o.index)
 
 
-def sources_of(tensors: Sequence[Tensor]) -> List[Tensor]:
+def sources_of(tensors: Sequence[Tensor]) -> list[Tensor]:
     """The placeholders and variables that ``tensors`` read, in creation order."""
-    return [op.outputs[0] for op in ancestors([t.op for t in tensors])
-            if op.type in ("Placeholder", "VariableV2")]
+    return [
+        op.outputs[0]
+        for op in ancestors([t.op for t in tensors])
+        if op.type in ("Placeholder", "VariableV2")
+    ]

@@ -185,9 +185,7 @@ class _Source:
         while i < end:
             c = b[i]
             if c in (34, 39):  # skip a string literal
-                quote = (
-                    b[i : i + 3] if b[i : i + 3] in (b'"""', b"'''") else b[i : i + 1]
-                )
+                quote = b[i : i + 3] if b[i : i + 3] in (b'"""', b"'''") else b[i : i + 1]
                 i += len(quote)
                 while not b.startswith(quote, i):
                     i += 2 if b[i] == 92 else 1
@@ -293,9 +291,7 @@ def _string(text: str) -> str:
     is_raw, is_bytes = "r" in lower, "b" in lower
     # ruff prints a canonical prefix: no ``u``; ``r`` (an upper-case ``R`` stays)
     # before ``b``.
-    prefix = ("R" if "R" in prefix else "r" if is_raw else "") + (
-        "b" if is_bytes else ""
-    )
+    prefix = ("R" if "R" in prefix else "r" if is_raw else "") + ("b" if is_bytes else "")
     first = next((k for k, c in enumerate(content) if c in "\\\"'\r{"), None)
     # Prefer double quotes unless they need more escapes (choose_quotes in ruff).
     if first is None:
@@ -443,7 +439,7 @@ def _flatten_binary(src: _Source, node) -> list:
             text, precedence = _BIN_OPS[type(e.op)]
             stack += (e.right, (text, precedence, text == "**"), e.left)
         elif kind is ast.Compare:
-            for op, right in zip(reversed(e.ops), reversed(e.comparators)):
+            for op, right in zip(reversed(e.ops), reversed(e.comparators), strict=False):
                 stack += (right, (_CMP_OPS[type(op)], _P_COMPARATOR, False))
             stack.append(e.left)
         else:
@@ -579,12 +575,7 @@ class _Flat:
             arg, end = e.args[0], src.end(e)
             if src.has_trailing_comma(src.end(arg), end):
                 self.forced_break = True
-            return (
-                func
-                + "("
-                + self.expr(arg, src.single_arg_parenthesized(arg, end))
-                + ")"
-            )
+            return func + "(" + self.expr(arg, src.single_arg_parenthesized(arg, end)) + ")"
         return func + "(" + self.join(_call_arguments(e), src.end(e)) + ")"
 
     def subscript(self, e) -> str:
@@ -646,13 +637,7 @@ class _Flat:
         return "[" + self.join(e.elts, self.src.end(e)) + "]"
 
     def if_exp(self, e) -> str:
-        return (
-            self.expr(e.body)
-            + " if "
-            + self.expr(e.test)
-            + " else "
-            + self.expr(e.orelse)
-        )
+        return self.expr(e.body) + " if " + self.expr(e.test) + " else " + self.expr(e.orelse)
 
     def starred(self, e) -> str:
         return "*" + self.expr(e.value)
@@ -711,7 +696,7 @@ def _parameter_entries(args) -> list:
     entries = []
     positional = [*args.posonlyargs, *args.args]
     defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
-    for k, (arg, default) in enumerate(zip(positional, defaults)):
+    for k, (arg, default) in enumerate(zip(positional, defaults, strict=False)):
         entries.append((arg.arg, arg, default))
         if args.posonlyargs and k == len(args.posonlyargs) - 1:
             entries.append(("/", None, None))
@@ -719,7 +704,7 @@ def _parameter_entries(args) -> list:
         entries.append(("*" + args.vararg.arg, args.vararg, None))
     elif args.kwonlyargs:
         entries.append(("*", None, None))
-    for arg, default in zip(args.kwonlyargs, args.kw_defaults):
+    for arg, default in zip(args.kwonlyargs, args.kw_defaults, strict=False):
         entries.append((arg.arg, arg, default))
     if args.kwarg:
         entries.append(("**" + args.kwarg.arg, args.kwarg, None))
@@ -790,9 +775,7 @@ class _Builder:
         self.level = saved
 
     def group(self, content, gid=None, expand=False) -> None:
-        self.out.append(
-            (_T_GROUP, _Group(gid, _GROUP_EXPAND if expand else _GROUP_FLAT))
-        )
+        self.out.append((_T_GROUP, _Group(gid, _GROUP_EXPAND if expand else _GROUP_FLAT)))
         content()
         self.out.append(_END_GROUP)
 
@@ -855,9 +838,7 @@ class _Builder:
     def in_parens_group(self, content) -> None:
         kind, gid = self.level
         if kind == _EXPR and gid is not None:
-            self.out.append(
-                (_T_COND_GROUP, _Group(None, _GROUP_FLAT, (_EXPANDED, gid)))
-            )
+            self.out.append((_T_COND_GROUP, _Group(None, _GROUP_FLAT, (_EXPANDED, gid))))
             content()
             self.out.append(_END_COND_GROUP)
         elif kind == _PAREN:
@@ -888,7 +869,7 @@ class _Builder:
             self.out += ((_T_COND_CONTENT, _EXPANDED, gid), " ", _END_COND_CONTENT)
 
     def join_comma_separated(self, entries, sequence_end, one_or_more=False) -> None:
-        for k, (node, content) in enumerate(entries):
+        for k, (_node, content) in enumerate(entries):
             if k:
                 self.out += (",", _SOFT_SPACE)
             content()
@@ -903,10 +884,7 @@ class _Builder:
     # -- expression/mod.rs --
 
     def expr(self, e, parens=_PRESERVE) -> None:
-        if parens == _PRESERVE:
-            paren = self.src.is_paren(e)
-        else:
-            paren = parens == _ALWAYS
+        paren = self.src.is_paren(e) if parens == _PRESERVE else parens == _ALWAYS
         if paren:
             self.parenthesized("(", lambda: self.fields(e), ")")
         elif self.level[0] == _STMT:
@@ -921,12 +899,13 @@ class _Builder:
         src = self.src
         if parenthesize == _OPTIONAL and src.is_paren(e):
             return self.expr(e, _ALWAYS)
-        if self.level[0] == _PAREN or (
-            self.level[0] == _EXPR and self.level[1] is not None
-        ):
+        if self.level[0] == _PAREN or (self.level[0] == _EXPR and self.level[1] is not None):
             return self.expr(e, _NEVER)
         needs = self.needs_parentheses(e)
-        unparenthesized = lambda: self.expr(e, _NEVER)
+
+        def unparenthesized():
+            return self.expr(e, _NEVER)
+
         if needs == _MULTILINE:
             if self.can_omit_optional_parentheses(e):
                 self.optional_parentheses(unparenthesized)
@@ -934,9 +913,7 @@ class _Builder:
                 self.parenthesize_if_expands(unparenthesized)
         elif needs == _BEST_FIT and parenthesize == _IF_BREAKS:
             gid = self.new_id()
-            self.with_level(
-                (_EXPR, gid), lambda: self.best_fit_parenthesize(gid, unparenthesized)
-            )
+            self.with_level((_EXPR, gid), lambda: self.best_fit_parenthesize(gid, unparenthesized))
         else:
             unparenthesized()
 
@@ -947,20 +924,14 @@ class _Builder:
 
     def needs_parentheses(self, e):
         src = self.src
-        if isinstance(
-            e, (ast.BinOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.Starred, ast.Slice)
-        ):
+        if isinstance(e, (ast.BinOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.Starred, ast.Slice)):
             return _MULTILINE
         if isinstance(e, (ast.Name, ast.Constant)):
             return _BEST_FIT
         if isinstance(e, (ast.List, ast.Tuple)):
             return _NEVER_PARENS
         if isinstance(e, ast.UnaryOp):
-            return (
-                _NEVER_PARENS
-                if src.is_paren(e.operand)
-                else self.needs_parentheses(e.operand)
-            )
+            return _NEVER_PARENS if src.is_paren(e.operand) else self.needs_parentheses(e.operand)
         if _is_fluent(src, e):  # call, attribute or subscript
             return _MULTILINE
         inner = e.func if isinstance(e, ast.Call) else e.value
@@ -993,9 +964,7 @@ class _Builder:
                 state["first"] = x
 
         def visit_sub(x):
-            if isinstance(x, ast.List) or (
-                isinstance(x, ast.Tuple) and src.tuple_parenthesized(x)
-            ):
+            if isinstance(x, ast.List) or (isinstance(x, ast.Tuple) and src.tuple_parenthesized(x)):
                 state["any_paren"] = True
                 return
             if isinstance(x, ast.BoolOp):
@@ -1063,9 +1032,7 @@ class _Builder:
             out.append(op)
             if op == "not":
                 out.append(" ")
-            is_pow = isinstance(e.operand, ast.BinOp) and isinstance(
-                e.operand.op, ast.Pow
-            )
+            is_pow = isinstance(e.operand, ast.BinOp) and isinstance(e.operand.op, ast.Pow)
             self.expr(e.operand, _ALWAYS if is_pow else _PRESERVE)
         elif kind is ast.Slice:
             self.slice(e)
@@ -1076,9 +1043,7 @@ class _Builder:
                 out.append("[]")
             else:
                 entries = [(x, lambda x=x: self.expr(x)) for x in e.elts]
-                self.parenthesized(
-                    "[", lambda: self.join_comma_separated(entries, src.end(e)), "]"
-                )
+                self.parenthesized("[", lambda: self.join_comma_separated(entries, src.end(e)), "]")
         elif kind is ast.IfExp:
             self.in_parens_group(lambda: self.if_exp(e))
         elif kind is ast.Starred:
@@ -1114,9 +1079,7 @@ class _Builder:
                 value_paren = value_paren or _is_base_ten_number(src, value)
             if value_paren:
                 self.expr(value, _ALWAYS)
-            elif type(value) in _CHAIN and (
-                here == _FLUENT or kind is not ast.Attribute
-            ):
+            elif type(value) in _CHAIN and (here == _FLUENT or kind is not ast.Attribute):
                 self.chain(value, here)
             else:
                 self.expr(value, _NEVER)
@@ -1124,9 +1087,7 @@ class _Builder:
                 self.arguments(e)
             elif kind is ast.Subscript:
                 if type(e.slice) is ast.Tuple:
-                    self.parenthesized(
-                        "[", lambda: self.tuple(e.slice, "preserve"), "]"
-                    )
+                    self.parenthesized("[", lambda: self.tuple(e.slice, "preserve"), "]")
                 else:
                     self.parenthesized("[", lambda: self.expr(e.slice), "]")
             else:
@@ -1208,9 +1169,7 @@ class _Builder:
 
     def slice(self, e) -> None:
         out = self.out
-        simple = all(
-            p is None or _simple_slice_part(p) for p in (e.lower, e.upper, e.step)
-        )
+        simple = all(p is None or _simple_slice_part(p) for p in (e.lower, e.upper, e.step))
         if e.lower:
             self.expr(e.lower)
             if not simple:
@@ -1243,12 +1202,13 @@ class _Builder:
                 if src.has_trailing_comma(src.end(single), src.end(e)):
                     self.out.append(",")
             else:
-                self.parenthesized(
-                    "(", lambda: (self.expr(single), self.token(",")), ")"
-                )
+                self.parenthesized("(", lambda: (self.expr(single), self.token(",")), ")")
             return
         entries = [(x, lambda x=x: self.expr(x)) for x in elts]
-        sequence = lambda: self.join_comma_separated(entries, src.end(e))
+
+        def sequence():
+            return self.join_comma_separated(entries, src.end(e))
+
         if paren:
             self.parenthesized("(", sequence, ")")
         elif option == "preserve":
@@ -1264,9 +1224,7 @@ class _Builder:
         kind = type(s)
         if kind is ast.Assign:
             target = s.targets[0]
-            own = isinstance(target, ast.Tuple) or _has_own_parentheses(
-                self.src, target
-            )
+            own = isinstance(target, ast.Tuple) or _has_own_parentheses(self.src, target)
             if own and not self.src.is_paren(target):
                 self.right_to_left(target, s.value)
             else:
@@ -1438,7 +1396,7 @@ def _attribute_with_parenthesized_value(src: _Source, target) -> bool:
 
 def _will_break(elements) -> bool:
     for el in elements:
-        if el == _HARD or el == _EXPAND_PARENT:
+        if el in (_HARD, _EXPAND_PARENT):
             return True
         if type(el) is tuple:
             if el[0] == _T_GROUP and el[1].mode != _GROUP_FLAT:
@@ -1459,16 +1417,16 @@ def _propagate_expand(elements, enclosing, checked) -> bool:
         if kind is str:
             continue
         if kind is int:
-            if el == _END_GROUP or el == _END_COND_GROUP:
+            if el in (_END_GROUP, _END_COND_GROUP):
                 element_expands = enclosing.pop()[1].mode != _GROUP_FLAT
-            elif el == _END_BEST_FIT_PAREN or el == _END_FITS_EXPANDED:
+            elif el in (_END_BEST_FIT_PAREN, _END_FITS_EXPANDED):
                 expands = enclosing.pop()[-1]
                 continue
             else:
-                element_expands = el == _HARD or el == _EXPAND_PARENT
+                element_expands = el in (_HARD, _EXPAND_PARENT)
         else:
             code = el[0]
-            if code == _T_GROUP or code == _T_COND_GROUP:
+            if code in (_T_GROUP, _T_COND_GROUP):
                 enclosing.append(("group", el[1]))
                 continue
             if code == _T_BEST_FIT_PAREN:
@@ -1808,9 +1766,7 @@ class _Printer:
                     else:
                         cond = tag.cond
                         if cond is None or cond[0] == group_modes.get(cond[1], args[1]):
-                            stack.append(
-                                (_K_OTHER, (args[0], _EXPANDED, _ALL_LINES_OVERFLOW))
-                            )
+                            stack.append((_K_OTHER, (args[0], _EXPANDED, _ALL_LINES_OVERFLOW)))
                         elif tag.propagate:
                             return False
                         else:

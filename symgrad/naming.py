@@ -12,7 +12,7 @@ import builtins
 import keyword
 import re
 import unicodedata
-from typing import Iterable, Optional
+from collections.abc import Iterable
 
 from .graph import Tensor
 
@@ -20,8 +20,9 @@ MAX_LENGTH = 48
 
 # Names the generated module binds or reads itself.
 RESERVED = frozenset({"np", "numpy", "base64", "math", "_sum_to_shape", "_check"})
-_FORBIDDEN = RESERVED | frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(
-    keyword.softkwlist)
+_FORBIDDEN = (
+    RESERVED | frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)
+)
 
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _NOT_IDENTIFIER = re.compile(r"[^A-Za-z0-9_]+")
@@ -84,7 +85,7 @@ class Namer:
         self._taken.add(name)
         return name
 
-    def claim_for(self, tensor: Tensor, override: Optional[str] = None) -> str:
+    def claim_for(self, tensor: Tensor, override: str | None = None) -> str:
         return self.claim([sanitize(override)] if override else preferred_names(tensor))
 
 
@@ -99,7 +100,7 @@ def _short(tensor: Tensor) -> str:
     return preferred_names(tensor)[0].strip("_") or "t"
 
 
-def function_name(text: Optional[str]) -> str:
+def function_name(text: str | None) -> str:
     return sanitize(text or "compiled", default="compiled")
 
 

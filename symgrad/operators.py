@@ -6,7 +6,8 @@ dictionary keys); use ``symgrad.equal`` for elementwise equality.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .graph import Tensor
 from .ops import elementwise as E
@@ -18,14 +19,22 @@ def _swap(function: Callable[..., Tensor]) -> Callable[[Tensor, Any], Tensor]:
 
 
 _OPERATORS = {
-    "__add__": E.add, "__radd__": _swap(E.add),
-    "__sub__": E.subtract, "__rsub__": _swap(E.subtract),
-    "__mul__": E.multiply, "__rmul__": _swap(E.multiply),
-    "__truediv__": E.truediv, "__rtruediv__": _swap(E.truediv),
-    "__pow__": E.pow, "__rpow__": _swap(E.pow),
-    "__matmul__": matmul, "__rmatmul__": _swap(matmul),
-    "__gt__": E.greater, "__ge__": E.greater_equal,
-    "__lt__": E.less, "__le__": E.less_equal,
+    "__add__": E.add,
+    "__radd__": _swap(E.add),
+    "__sub__": E.subtract,
+    "__rsub__": _swap(E.subtract),
+    "__mul__": E.multiply,
+    "__rmul__": _swap(E.multiply),
+    "__truediv__": E.truediv,
+    "__rtruediv__": _swap(E.truediv),
+    "__pow__": E.pow,
+    "__rpow__": _swap(E.pow),
+    "__matmul__": matmul,
+    "__rmatmul__": _swap(matmul),
+    "__gt__": E.greater,
+    "__ge__": E.greater_equal,
+    "__lt__": E.less,
+    "__le__": E.less_equal,
     "__neg__": lambda self: E.negative(self),
     "__abs__": lambda self: E.abs(self),
 }

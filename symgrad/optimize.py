@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import heapq
 import time
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Callable, Dict, List, Optional, Tuple
 
 import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
@@ -66,7 +66,9 @@ def _tidy(expr: sp.Expr) -> sp.Expr:
 SIMPLIFY_SECONDS = 5.0
 
 
-def simplify_statements(statements: List[Statement], budget: float = SIMPLIFY_SECONDS) -> List[Statement]:
+def simplify_statements(
+    statements: list[Statement], budget: float = SIMPLIFY_SECONDS
+) -> list[Statement]:
     """Tidy each statement until the time budget is spent; the rest stay as they are (still right)."""
     deadline = time.perf_counter() + budget
     result = []
@@ -76,7 +78,7 @@ def simplify_statements(statements: List[Statement], budget: float = SIMPLIFY_SE
     return result
 
 
-def common_subexpressions(program: Program) -> List[Statement]:
+def common_subexpressions(program: Program) -> list[Statement]:
     """``sympy.cse`` over all statements; temporaries go right before their first use.
 
     A temporary is named after the statement that first needs it
@@ -85,12 +87,16 @@ def common_subexpressions(program: Program) -> List[Statement]:
     statements = program.statements
     if not statements:
         return statements
-    replacements, reduced = sp.cse([s.expr for s in statements], symbols=sp.numbered_symbols("_cse", real=True),
-                                   order="canonical", optimizations=None)
+    replacements, reduced = sp.cse(
+        [s.expr for s in statements],
+        symbols=sp.numbered_symbols("_cse", real=True),
+        order="canonical",
+        optimizations=None,
+    )
     if not replacements:
         return statements
     # Where is each temporary first needed? (directly, or through a later temporary)
-    first_use: Dict[sp.Symbol, int] = {}
+    first_use: dict[sp.Symbol, int] = {}
     for index, expr in enumerate(reduced):
         for symbol in expr.free_symbols:
             first_use.setdefault(symbol, index)
@@ -101,17 +107,22 @@ def common_subexpressions(program: Program) -> List[Statement]:
                 first_use[inner] = min(first_use[inner], position)
             else:
                 first_use[inner] = position
-    namer = Namer([program.name] + [i.name for i in program.inputs] + [c.name for c in program.constants]
-                  + [s.name for s in statements] + [o.name for o in program.outputs])
+    namer = Namer(
+        [program.name]
+        + [i.name for i in program.inputs]
+        + [c.name for c in program.constants]
+        + [s.name for s in statements]
+        + [o.name for o in program.outputs]
+    )
     # A statement that is a whole temporary (``y = y_t0``) takes the temporary's place.
     temporaries = {symbol for symbol, _ in replacements}
-    aliased: Dict[sp.Symbol, int] = {}
+    aliased: dict[sp.Symbol, int] = {}
     for index, expr in enumerate(reduced):
         if expr in temporaries and expr not in aliased:
             aliased[expr] = index
     table = program.dtypes_by_symbol()
-    renamed: Dict[sp.Symbol, sp.Symbol] = {}
-    pending: Dict[int, List[Statement]] = {}
+    renamed: dict[sp.Symbol, sp.Symbol] = {}
+    pending: dict[int, list[Statement]] = {}
     for symbol, expr in replacements:
         owner = statements[first_use[symbol]]
         expr = expr.xreplace(renamed)
@@ -123,19 +134,29 @@ def common_subexpressions(program: Program) -> List[Statement]:
             count = len(pending.get(first_use[symbol], []))
             name = namer.claim([f"{owner.name}_t{count}"])
             renamed[symbol] = sp.Symbol(name, real=True)
-            dtype = expression_dtype(expr, table)  # whatever NumPy gives: temporaries are never converted
-            statement = Statement(name, renamed[symbol], expr, None, dtype, owner.section, owner.tensor_name,
-                                  temporary=True)
+            dtype = expression_dtype(
+                expr, table
+            )  # whatever NumPy gives: temporaries are never converted
+            statement = Statement(
+                name,
+                renamed[symbol],
+                expr,
+                None,
+                dtype,
+                owner.section,
+                owner.tensor_name,
+                temporary=True,
+            )
             table[renamed[symbol]] = dtype
         pending.setdefault(first_use[symbol], []).append(statement)
     alias_positions = set(aliased.values())
     # The symbols each final symbol stands for, to see whether CSE cancelled one away.
-    covers: Dict[sp.Symbol, set] = {}
+    covers: dict[sp.Symbol, set] = {}
     for symbol, expr in replacements:
         covers[symbol] = set().union(*(covers.get(s, {s}) for s in expr.free_symbols))
         covers[renamed[symbol]] = covers[symbol] | {renamed[symbol]}
-    result: List[Statement] = []
-    for index, (statement, expr) in enumerate(zip(statements, reduced)):
+    result: list[Statement] = []
+    for index, (statement, expr) in enumerate(zip(statements, reduced, strict=False)):
         result.extend(pending.get(index, []))
         if index in alias_positions:
             continue
@@ -152,9 +173,9 @@ def common_subexpressions(program: Program) -> List[Statement]:
 
 def deduplicate(program: Program) -> Program:
     """Bind each distinct right-hand side once (the same gradient built twice, say)."""
-    first: Dict[sp.Expr, sp.Symbol] = {}
-    alias: Dict[sp.Symbol, sp.Symbol] = {}
-    kept: List[Statement] = []
+    first: dict[sp.Expr, sp.Symbol] = {}
+    alias: dict[sp.Symbol, sp.Symbol] = {}
+    kept: list[Statement] = []
     for statement in program.statements:
         expr = statement.expr.xreplace(alias) if alias else statement.expr
         if expr in first:
@@ -169,28 +190,32 @@ def deduplicate(program: Program) -> Program:
 SECTION_ORDER = {"forward": 0, "gradient": 1, "update": 2}
 
 
-def schedule(statements: List[Statement],
-             priority: Optional[Callable[[Statement], int]] = None) -> List[Statement]:
+def schedule(
+    statements: list[Statement], priority: Callable[[Statement], int] | None = None
+) -> list[Statement]:
     """Forward values first, then gradients, then updates, as far as dependencies allow.
 
     A topological order that, among ready statements, takes the earliest
     section, then the lowest ``priority`` if given, then the original
     position: deterministic, and contiguous sections read better.
     """
-    def key(i: int) -> Tuple[int, int, int]:
+
+    def key(i: int) -> tuple[int, int, int]:
         statement = statements[i]
         return (SECTION_ORDER.get(statement.section, 0), priority(statement) if priority else 0, i)
 
     position = {s.symbol: i for i, s in enumerate(statements)}
-    waiting_on = {i: {position[d] for d in s.expr.free_symbols if d in position}
-                  for i, s in enumerate(statements)}
-    users: Dict[int, List[int]] = {i: [] for i in range(len(statements))}
+    waiting_on = {
+        i: {position[d] for d in s.expr.free_symbols if d in position}
+        for i, s in enumerate(statements)
+    }
+    users: dict[int, list[int]] = {i: [] for i in range(len(statements))}
     for i, deps in waiting_on.items():
         for d in deps:
             users[d].append(i)
     ready = [key(i) for i in range(len(statements)) if not waiting_on[i]]
     heapq.heapify(ready)
-    order: List[Statement] = []
+    order: list[Statement] = []
     while ready:
         *_, i = heapq.heappop(ready)
         order.append(statements[i])
@@ -201,10 +226,10 @@ def schedule(statements: List[Statement],
     return order
 
 
-def eliminate_dead_code(program: Program) -> List[Statement]:
+def eliminate_dead_code(program: Program) -> list[Statement]:
     """Drop statements that no output needs (e.g. values read only for their shape)."""
     needed = {o.symbol for o in program.outputs}
-    kept: List[Statement] = []
+    kept: list[Statement] = []
     for statement in reversed(program.statements):
         if statement.symbol in needed:
             kept.append(statement)

@@ -7,7 +7,7 @@ prints. Every statement carries its static shape and dtype.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Dict, List
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -55,7 +55,7 @@ class Statement:
     tensor_name: str = ""
     temporary: bool = False
 
-    def with_expr(self, expr: sp.Expr) -> "Statement":
+    def with_expr(self, expr: sp.Expr) -> Statement:
         return replace(self, expr=expr)
 
 
@@ -71,15 +71,15 @@ class Output:
 @dataclass
 class Program:
     name: str
-    inputs: List[Input]
-    constants: List[ConstantArray]
-    statements: List[Statement]
-    outputs: List[Output]
+    inputs: list[Input]
+    constants: list[ConstantArray]
+    statements: list[Statement]
+    outputs: list[Output]
     graph_name: str = ""
-    notes: List[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
     # The run-time shape signature of each input, constant and traced statement
     # (symgrad.shapes.Signature), where the tracer could tell it.
-    naturals: Dict[sp.Symbol, Any] = field(default_factory=dict)
+    naturals: dict[sp.Symbol, Any] = field(default_factory=dict)
 
     def dtypes_by_symbol(self) -> dict:
         table = {i.symbol: i.dtype for i in self.inputs}
@@ -97,8 +97,12 @@ class Program:
         """The program as text, one line per statement (for debugging)."""
         lines = [f"program {self.name}"]
         lines += [f"  input {i.name}: {i.dtype.name}{format_shape(i.shape)}" for i in self.inputs]
-        lines += [f"  const {c.name}: {c.dtype.name}{format_shape(c.value.shape)}" for c in self.constants]
-        lines += [f"  [{s.section}] {s.name}: {getattr(s.dtype, 'name', s.dtype)}{format_shape(s.shape)} = {s.expr}"
-                  for s in self.statements]
+        lines += [
+            f"  const {c.name}: {c.dtype.name}{format_shape(c.value.shape)}" for c in self.constants
+        ]
+        lines += [
+            f"  [{s.section}] {s.name}: {getattr(s.dtype, 'name', s.dtype)}{format_shape(s.shape)} = {s.expr}"
+            for s in self.statements
+        ]
         lines += [f"  output {o.name}" for o in self.outputs]
         return "\n".join(lines)

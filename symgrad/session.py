@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any
 
 import numpy as np
 
@@ -23,7 +24,7 @@ from .errors import FailedPreconditionError, InvalidArgumentError, SessionClosed
 from .graph import Graph, Operation, Tensor, ancestors, get_default_graph, sources_of
 from .ops.sources import Variable
 
-_default_sessions: List["Session"] = []
+_default_sessions: list[Session] = []
 _FLAT_LIST = ("flat list",)  # the structure of a fetched list of tensors and ops
 
 
@@ -36,11 +37,12 @@ def _fetch_key(fetches: Any) -> Any:
     return fetches if isinstance(fetches, (Tensor, Operation)) else None
 
 
-def get_default_session() -> "Session":
+def get_default_session() -> Session:
     """The innermost session entered with ``with`` (or ``as_default()``)."""
     if not _default_sessions:
-        raise InvalidArgumentError("symgrad: no default session: use `with symgrad.Session() as sess:` "
-                                   "or pass session=")
+        raise InvalidArgumentError(
+            "symgrad: no default session: use `with symgrad.Session() as sess:` or pass session="
+        )
     return _default_sessions[-1]
 
 
@@ -49,11 +51,11 @@ class _Plan:
     """How to run one signature: the compiled function and where its values go."""
 
     function: Any
-    inputs: List[Tuple[str, Any]]  # ("feed", placeholder) | ("variable", variable)
-    fetch_slots: List[Optional[int]]  # per flattened fetch: index into outputs, None for ops
-    assignments: List[Tuple[Variable, int]]
-    input_names: Dict[str, Tensor]
-    path: Optional[Path]
+    inputs: list[tuple[str, Any]]  # ("feed", placeholder) | ("variable", variable)
+    fetch_slots: list[int | None]  # per flattened fetch: index into outputs, None for ops
+    assignments: list[tuple[Variable, int]]
+    input_names: dict[str, Tensor]
+    path: Path | None
 
 
 class Session:
@@ -75,20 +77,25 @@ class Session:
     [None, np.float32(1.0)] 1.8
     """
 
-    def __init__(self, target: str = "", graph: Optional[Graph] = None, config: Any = None,
-                 codegen_dir: Optional[os.PathLike] = None) -> None:
+    def __init__(
+        self,
+        target: str = "",
+        graph: Graph | None = None,
+        config: Any = None,
+        codegen_dir: os.PathLike | None = None,
+    ) -> None:
         self.graph = graph or get_default_graph()
-        self._values: Dict[Variable, np.ndarray] = {}
-        self._plans: Dict[Any, _Plan] = {}
-        self._fetch_structures: Dict[Any, Tuple[Any, Tuple[Any, ...]]] = {}
-        self._feed_orders: Dict[Tuple[Any, ...], List[Tuple[Any, Tensor]]] = {}
+        self._values: dict[Variable, np.ndarray] = {}
+        self._plans: dict[Any, _Plan] = {}
+        self._fetch_structures: dict[Any, tuple[Any, tuple[Any, ...]]] = {}
+        self._feed_orders: dict[tuple[Any, ...], list[tuple[Any, Tensor]]] = {}
         self._closed = False
         directory = codegen_dir or os.environ.get("SYMGRAD_CODEGEN_DIR")
         self.codegen_dir = Path(directory) if directory else None
-        self.generated_files: List[Path] = []
+        self.generated_files: list[Path] = []
 
     # -- context --------------------------------------------------------------------------
-    def __enter__(self) -> "Session":
+    def __enter__(self) -> Session:
         _default_sessions.append(self)
         return self
 
@@ -97,7 +104,7 @@ class Session:
         self.close()
 
     @contextlib.contextmanager
-    def as_default(self) -> Iterator["Session"]:
+    def as_default(self) -> Iterator[Session]:
         _default_sessions.append(self)
         try:
             yield self
@@ -109,8 +116,13 @@ class Session:
         self._values.clear()
 
     # -- running --------------------------------------------------------------------------
-    def run(self, fetches: Any, feed_dict: Optional[dict] = None, options: Any = None,
-            run_metadata: Any = None) -> Any:
+    def run(
+        self,
+        fetches: Any,
+        feed_dict: dict | None = None,
+        options: Any = None,
+        run_metadata: Any = None,
+    ) -> Any:
         """Evaluate ``fetches`` (a tensor, an op, or nested lists/tuples/dicts of them).
 
         Returns values in the same structure; a fetched op gives ``None``.
@@ -129,22 +141,30 @@ class Session:
             return values
         return self._unflatten(structure, iter(values))
 
-    def _fetches_of(self, fetches: Any) -> Tuple[Any, Tuple[Any, ...]]:
+    def _fetches_of(self, fetches: Any) -> tuple[Any, tuple[Any, ...]]:
         """(structure, flat fetches). A training loop fetches the same tensors every step, so
         lists and tuples of tensors and ops are checked once and then looked up."""
         key = _fetch_key(fetches)
         known = self._fetch_structures.get(key) if key is not None else None
         if known is not None:
             return known
-        flat: List[Any] = []
+        flat: list[Any] = []
         structure = self._flatten(fetches, flat)
-        known = (_FLAT_LIST if type(fetches) is list and all(s == ("leaf",) for s in structure[2]) else structure,
-                 tuple(flat)) if structure[0] == "seq" else (structure, tuple(flat))
+        known = (
+            (
+                _FLAT_LIST
+                if type(fetches) is list and all(s == ("leaf",) for s in structure[2])
+                else structure,
+                tuple(flat),
+            )
+            if structure[0] == "seq"
+            else (structure, tuple(flat))
+        )
         if key is not None:
             self._fetch_structures[key] = known
         return known
 
-    def _execute(self, plan: _Plan, feeds: Dict[Tensor, Any]) -> List[Any]:
+    def _execute(self, plan: _Plan, feeds: dict[Tensor, Any]) -> list[Any]:
         if plan.function is None:
             return []
         arguments = []
@@ -157,7 +177,8 @@ class Session:
                     raise FailedPreconditionError(
                         f"symgrad: Attempting to use uninitialized value {tensor.op.name} "
                         f"(variable '{tensor.name}'); run symgrad.global_variables_initializer() "
-                        f"or {tensor.op.name}.initializer first")
+                        f"or {tensor.op.name}.initializer first"
+                    )
                 arguments.append(value)
         try:
             outputs = plan.function(*arguments)
@@ -171,8 +192,10 @@ class Session:
         for variable, slot in plan.assignments:
             value = np.asarray(outputs[slot], dtype=variable.dtype.numpy)
             if value.shape != variable.shape:
-                raise InvalidArgumentError(f"symgrad: assigning a value of shape {value.shape} to variable "
-                                           f"'{variable.name}' of shape {variable.shape}")
+                raise InvalidArgumentError(
+                    f"symgrad: assigning a value of shape {value.shape} to variable "
+                    f"'{variable.name}' of shape {variable.shape}"
+                )
             self._values[variable] = value
         return outputs
 
@@ -181,26 +204,38 @@ class Session:
         for name, tensor in plan.input_names.items():
             if message.startswith(f"input {name!r}"):
                 what = "placeholder" if tensor.op.type == "Placeholder" else "variable"
-                detail = message[len(f"input {name!r}: "):]
-                return InvalidArgumentError(f"symgrad: cannot feed {what} '{tensor.name}': {detail}")
+                detail = message[len(f"input {name!r}: ") :]
+                return InvalidArgumentError(
+                    f"symgrad: cannot feed {what} '{tensor.name}': {detail}"
+                )
         return error
 
     # -- fetches and feeds --------------------------------------------------------------------
     def _as_fetch(self, item: Any) -> Any:
         if isinstance(item, str):
-            item = (self.graph.get_tensor_by_name(item) if ":" in item
-                    else self.graph.get_operation_by_name(item))
+            item = (
+                self.graph.get_tensor_by_name(item)
+                if ":" in item
+                else self.graph.get_operation_by_name(item)
+            )
         if not isinstance(item, (Tensor, Operation)):
-            raise InvalidArgumentError(f"symgrad: Session.run: cannot fetch {type(item).__name__} "
-                                       f"{item!r:.60}; fetch tensors or ops")
+            raise InvalidArgumentError(
+                f"symgrad: Session.run: cannot fetch {type(item).__name__} "
+                f"{item!r:.60}; fetch tensors or ops"
+            )
         if item.graph is not self.graph:
-            raise InvalidArgumentError(f"symgrad: Session.run: '{item.name}' is not an element of "
-                                       f"this session's graph")
+            raise InvalidArgumentError(
+                f"symgrad: Session.run: '{item.name}' is not an element of this session's graph"
+            )
         return item
 
-    def _flatten(self, fetches: Any, flat: List[Any]) -> Any:
+    def _flatten(self, fetches: Any, flat: list[Any]) -> Any:
         if isinstance(fetches, dict):
-            return ("dict", type(fetches), [(k, self._flatten(v, flat)) for k, v in fetches.items()])
+            return (
+                "dict",
+                type(fetches),
+                [(k, self._flatten(v, flat)) for k, v in fetches.items()],
+            )
         if isinstance(fetches, (list, tuple)):
             return ("seq", type(fetches), [self._flatten(v, flat) for v in fetches])
         flat.append(self._as_fetch(fetches))
@@ -216,34 +251,39 @@ class Session:
             return structure[1](items)
         return structure[1](*items)  # a namedtuple
 
-    def _resolve_feeds(self, feed_dict: dict) -> Dict[Tensor, Any]:
+    def _resolve_feeds(self, feed_dict: dict) -> dict[Tensor, Any]:
         keys = tuple(feed_dict)
         order = self._feed_orders.get(keys)  # the same keys, step after step: checked once
         if order is None:
-            order = self._feed_orders[keys] = [(key, tensor) for tensor, key in self._check_feeds(feed_dict)]
+            order = self._feed_orders[keys] = [
+                (key, tensor) for tensor, key in self._check_feeds(feed_dict)
+            ]
         return {tensor: feed_dict[key] for key, tensor in order}
 
-    def _check_feeds(self, feed_dict: dict) -> List[Tuple[Tensor, Any]]:
+    def _check_feeds(self, feed_dict: dict) -> list[tuple[Tensor, Any]]:
         """(placeholder, key) for each key of ``feed_dict``, in graph order; errors for bad keys."""
-        feeds: Dict[Tensor, Any] = {}
+        feeds: dict[Tensor, Any] = {}
         for key in feed_dict:
             tensor = key
             if isinstance(key, str):
                 tensor = self.graph.get_tensor_by_name(key if ":" in key else f"{key}:0")
             if not isinstance(tensor, Tensor) or tensor.graph is not self.graph:
-                raise InvalidArgumentError(f"symgrad: feed_dict key {key!r:.60} is not a tensor of this "
-                                           f"session's graph")
+                raise InvalidArgumentError(
+                    f"symgrad: feed_dict key {key!r:.60} is not a tensor of this session's graph"
+                )
             if tensor.op.type != "Placeholder":
-                raise InvalidArgumentError(f"symgrad: cannot feed '{tensor.name}': only placeholders can "
-                                           f"be fed (it is a {tensor.op.type} op)")
+                raise InvalidArgumentError(
+                    f"symgrad: cannot feed '{tensor.name}': only placeholders can "
+                    f"be fed (it is a {tensor.op.type} op)"
+                )
             feeds[tensor] = key
         return sorted(feeds.items(), key=lambda item: item[0].op.index)
 
     # -- planning ---------------------------------------------------------------------------------
     def _make_plan(self, flat: Sequence[Any], fed: Sequence[Tensor]) -> _Plan:
         assigns = self._assign_ops(flat)
-        seen: Dict[Tensor, int] = {}
-        outputs: List[Tensor] = []
+        seen: dict[Tensor, int] = {}
+        outputs: list[Tensor] = []
 
         def slot(tensor: Tensor) -> int:
             if tensor not in seen:
@@ -252,20 +292,24 @@ class Session:
             return seen[tensor]
 
         fetch_slots = [slot(item) if isinstance(item, Tensor) else None for item in flat]
-        assignments: List[Tuple[Variable, int]] = []
+        assignments: list[tuple[Variable, int]] = []
         for op in assigns:
             variable = op.attrs["variable"]
             if any(v is variable for v, _ in assignments):
-                raise InvalidArgumentError(f"symgrad: Session.run assigns variable '{variable.name}' twice "
-                                           f"in one run; split the assignments into separate runs")
+                raise InvalidArgumentError(
+                    f"symgrad: Session.run assigns variable '{variable.name}' twice "
+                    f"in one run; split the assignments into separate runs"
+                )
             assignments.append((variable, slot(op.outputs[0])))
         if not outputs:
             return _Plan(None, [], fetch_slots, [], {}, None)
         needed = sources_of(outputs)
         missing = [t.name for t in needed if t.op.type == "Placeholder" and t not in fed]
         if missing:
-            raise InvalidArgumentError(f"symgrad: You must feed a value for placeholder "
-                                       f"{', '.join(repr(m) for m in missing)}")
+            raise InvalidArgumentError(
+                f"symgrad: You must feed a value for placeholder "
+                f"{', '.join(repr(m) for m in missing)}"
+            )
         inputs = [t for t in needed if t.op.type == "VariableV2" or t in fed]
         name = f"run_{len(self._plans) + 1}"
         path = None
@@ -276,11 +320,17 @@ class Session:
         if path is not None:
             self.generated_files.append(compiled.path)
         kinds = [("variable" if t.op.type == "VariableV2" else "feed", t) for t in inputs]
-        return _Plan(compiled.function, kinds, fetch_slots, assignments,
-                     dict(zip(compiled.input_names, inputs)), compiled.path)
+        return _Plan(
+            compiled.function,
+            kinds,
+            fetch_slots,
+            assignments,
+            dict(zip(compiled.input_names, inputs, strict=False)),
+            compiled.path,
+        )
 
     @staticmethod
-    def _assign_ops(flat: Sequence[Any]) -> List[Operation]:
+    def _assign_ops(flat: Sequence[Any]) -> list[Operation]:
         """Every Assign op the fetches run (through data and control inputs), in graph order."""
         roots = [item.op if isinstance(item, Tensor) else item for item in flat]
         return [op for op in ancestors(roots, control=True) if op.type == "Assign"]

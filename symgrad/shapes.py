@@ -6,12 +6,13 @@ for ``placeholder(float32)`` without a shape.
 
 from __future__ import annotations
 
-from typing import Any, FrozenSet, Iterable, Optional, Sequence, Tuple, Union
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from .errors import ShapeError
 
-Dim = Optional[int]
-Shape = Optional[Tuple[Dim, ...]]
+Dim = int | None
+Shape = tuple[Dim, ...] | None
 
 
 def as_shape(shape: object) -> Shape:
@@ -78,7 +79,7 @@ def is_fully_defined(shape: Shape) -> bool:
     return shape is not None and all(d is not None for d in shape)
 
 
-def num_elements(shape: Shape) -> Optional[int]:
+def num_elements(shape: Shape) -> int | None:
     if not is_fully_defined(shape):
         return None
     count = 1
@@ -95,10 +96,12 @@ def shapes_compatible(a: Shape, b: Shape) -> bool:
     """True if a value of static shape ``a`` may have static shape ``b``."""
     if a is None or b is None:
         return True
-    return len(a) == len(b) and all(x is None or y is None or x == y for x, y in zip(a, b))
+    return len(a) == len(b) and all(
+        x is None or y is None or x == y for x, y in zip(a, b, strict=False)
+    )
 
 
-def normalize_axes(axis: object, rank: int, op: str, tensor: str) -> Tuple[int, ...]:
+def normalize_axes(axis: object, rank: int, op: str, tensor: str) -> tuple[int, ...]:
     """Turn an axis argument (None, int, list) into sorted non-negative axes."""
     if axis is None:
         return tuple(range(rank))
@@ -106,18 +109,23 @@ def normalize_axes(axis: object, rank: int, op: str, tensor: str) -> Tuple[int, 
     result = []
     for item in items:
         if not hasattr(item, "__index__"):
-            raise ShapeError(f"symgrad: {op}: axis {axis!r} for tensor '{tensor}' is not an int or list of ints")
+            raise ShapeError(
+                f"symgrad: {op}: axis {axis!r} for tensor '{tensor}' is not an int or list of ints"
+            )
         value = int(item)  # type: ignore[arg-type]
         if not -rank <= value < rank:
-            raise ShapeError(f"symgrad: {op}: axis {value} is out of range for tensor "
-                             f"'{tensor}' of rank {rank}")
+            raise ShapeError(
+                f"symgrad: {op}: axis {value} is out of range for tensor '{tensor}' of rank {rank}"
+            )
         result.append(value % rank)
     if len(set(result)) != len(result):
-        raise ShapeError(f"symgrad: {op}: axis {axis!r} repeats an axis of tensor '{tensor}' (rank {rank})")
+        raise ShapeError(
+            f"symgrad: {op}: axis {axis!r} repeats an axis of tensor '{tensor}' (rank {rank})"
+        )
     return tuple(sorted(result))
 
 
-def squeeze_axes(shape: Sequence[Dim], axes: Tuple[int, ...], keepdims: bool) -> Tuple[Dim, ...]:
+def squeeze_axes(shape: Sequence[Dim], axes: tuple[int, ...], keepdims: bool) -> tuple[Dim, ...]:
     if keepdims:
         return tuple(1 if i in axes else d for i, d in enumerate(shape))
     return tuple(d for i, d in enumerate(shape) if i not in axes)
@@ -131,7 +139,7 @@ def squeeze_axes(shape: Sequence[Dim], axes: Tuple[int, ...], keepdims: bool) ->
 # origins. Equal signatures mean equal shapes at run time, which is what the
 # tracer needs to leave a broadcast implicit.
 
-Signature = Union[Tuple[Any, ...], FrozenSet[Any]]
+Signature = tuple[Any, ...] | frozenset[Any]
 
 
 def signature(shape: Shape, origin: str) -> Signature:
@@ -144,7 +152,7 @@ def signature(shape: Shape, origin: str) -> Signature:
 def broadcast_signatures(*signatures: Signature) -> Signature:
     """The signature of a NumPy broadcast of values with these signatures."""
     if any(isinstance(s, frozenset) for s in signatures):
-        tokens: FrozenSet[Any] = frozenset()
+        tokens: frozenset[Any] = frozenset()
         for sig in signatures:
             if isinstance(sig, frozenset):
                 tokens |= sig

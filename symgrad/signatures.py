@@ -9,7 +9,8 @@ unknown dims, which is always sound).
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import sympy as sp
 
@@ -23,7 +24,7 @@ _SOURCES = ("Placeholder", "VariableV2", "Const")
 
 def signature_of(tensor: Tensor) -> Signature:
     """The signature of ``tensor``, computed once per tensor (iteratively: graphs may be deep)."""
-    cache: Dict[int, Signature] = tensor.graph.__dict__.setdefault("_signatures", {})
+    cache: dict[int, Signature] = tensor.graph.__dict__.setdefault("_signatures", {})
     if id(tensor) in cache:
         return cache[id(tensor)]
     stack = [tensor]
@@ -67,8 +68,11 @@ def broadcast_axes_of(index: int, operands: Sequence[Signature], result: Signatu
         return ()
     if operand == ():
         return ALL_AXES
-    if isinstance(operand, frozenset) or isinstance(result, frozenset) or any(
-            isinstance(s, frozenset) for s in others):
+    if (
+        isinstance(operand, frozenset)
+        or isinstance(result, frozenset)
+        or any(isinstance(s, frozenset) for s in others)
+    ):
         return None
     lead = len(result) - len(operand)
     axes = list(range(lead))
@@ -78,7 +82,11 @@ def broadcast_axes_of(index: int, operands: Sequence[Signature], result: Signatu
             if result[position] != 1:
                 axes.append(position)
         elif isinstance(dim, frozenset):
-            facing = [s[len(s) - len(result) + position] for s in others if len(s) - len(result) + position >= 0]
+            facing = [
+                s[len(s) - len(result) + position]
+                for s in others
+                if len(s) - len(result) + position >= 0
+            ]
             if any(d != 1 and d != dim for d in facing):
                 return None
     return tuple(axes)
@@ -90,7 +98,7 @@ def reduced_axes_of(operand: Tensor, result: Tensor) -> Any:
     return broadcast_axes_of(0, [signature_of(operand), sig], sig)
 
 
-def natural_signature(expr: sp.Expr, known: Dict[sp.Expr, Signature]) -> Optional[Signature]:
+def natural_signature(expr: sp.Expr, known: dict[sp.Expr, Signature]) -> Signature | None:
     """The signature evaluating ``expr`` gives, from its parts; None if it cannot be told.
 
     ``known`` holds the signatures of symbols and structural nodes, and

@@ -19,10 +19,12 @@ processes and hash seeds for a given SymPy minor version (symgrad pins it).
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Optional, Union
+from typing import Any
 
 
 class SnapshotMismatch(AssertionError):
@@ -33,7 +35,7 @@ def _source_of(generated: Any) -> str:
     return generated if isinstance(generated, str) else generated.source
 
 
-def assert_snapshot(generated: Any, path: Union[str, Path], update: Optional[bool] = None) -> None:
+def assert_snapshot(generated: Any, path: str | Path, update: bool | None = None) -> None:
     """Compare ``generated`` (a CompiledModule or source text) with the file at ``path``.
 
     With ``update`` (default: ``SYMGRAD_UPDATE_SNAPSHOTS=1`` in the environment)
@@ -51,31 +53,43 @@ def assert_snapshot(generated: Any, path: Union[str, Path], update: Optional[boo
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(source)
-        raise SnapshotMismatch(f"snapshot {path} did not exist; it was written: review and commit it")
+        raise SnapshotMismatch(
+            f"snapshot {path} did not exist; it was written: review and commit it"
+        )
     expected = path.read_text()
     if source != expected:
-        diff = "".join(difflib.unified_diff(expected.splitlines(True), source.splitlines(True),
-                                            str(path), "generated now"))
-        raise SnapshotMismatch(f"generated code differs from the snapshot {path} "
-                               f"(run pytest --update-snapshots to accept it):\n{diff}")
+        diff = "".join(
+            difflib.unified_diff(
+                expected.splitlines(True), source.splitlines(True), str(path), "generated now"
+            )
+        )
+        raise SnapshotMismatch(
+            f"generated code differs from the snapshot {path} "
+            f"(run pytest --update-snapshots to accept it):\n{diff}"
+        )
 
 
 # --- the pytest plugin -------------------------------------------------------------------------
 
+
 def pytest_addoption(parser: Any) -> None:
-    parser.addoption("--update-snapshots", action="store_true", default=False,
-                     help="symgrad: write generated-code snapshots instead of comparing with them")
+    parser.addoption(
+        "--update-snapshots",
+        action="store_true",
+        default=False,
+        help="symgrad: write generated-code snapshots instead of comparing with them",
+    )
 
 
 def _fixture() -> Any:
     import pytest
 
     @pytest.fixture
-    def symgrad_snapshot(request: Any) -> Callable[[Any, Union[str, Path]], None]:
+    def symgrad_snapshot(request: Any) -> Callable[[Any, str | Path], None]:
         """``symgrad_snapshot(compiled_or_source, path)``: compare with (or update) a snapshot."""
         update = request.config.getoption("--update-snapshots") or None
 
-        def check(generated: Any, path: Union[str, Path]) -> None:
+        def check(generated: Any, path: str | Path) -> None:
             assert_snapshot(generated, path, update=update)
 
         return check
@@ -83,7 +97,6 @@ def _fixture() -> Any:
     return symgrad_snapshot
 
 
-try:  # the fixture exists only where pytest does
+# The fixture exists only where pytest does; symgrad itself does not need pytest.
+with contextlib.suppress(ImportError):
     symgrad_snapshot = _fixture()
-except ImportError:  # pragma: no cover - symgrad itself does not need pytest
-    pass

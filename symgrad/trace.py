@@ -16,8 +16,8 @@ and only when the two signatures differ.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import sympy as sp
@@ -44,7 +44,7 @@ class Value:
     sig: Signature
     natural: Signature
     dtype: DType
-    witnesses: Tuple[sp.Expr, ...]
+    witnesses: tuple[sp.Expr, ...]
     size: int  # nodes in ``expr`` (bounded by FUSION_LIMIT, for fusion decisions)
     exact: bool  # evaluating ``expr`` gives the value's own shape at run time
 
@@ -68,31 +68,35 @@ def _hashable(value: object) -> object:
 
 
 class Tracer:
-    def __init__(self, outputs: Sequence[Tuple[Optional[str], Tensor]], inputs: Sequence[Tensor],
-                 name: str) -> None:
+    def __init__(
+        self, outputs: Sequence[tuple[str | None, Tensor]], inputs: Sequence[Tensor], name: str
+    ) -> None:
         self.outputs = list(outputs)
         self.inputs = list(inputs)
         self.name = name
-        self.values: Dict[Tensor, Value] = {}
-        self.natural_of: Dict[sp.Expr, Signature] = {}
-        self.statements: List[Statement] = []
-        self.constants: List[ConstantArray] = []
+        self.values: dict[Tensor, Value] = {}
+        self.natural_of: dict[sp.Expr, Signature] = {}
+        self.statements: list[Statement] = []
+        self.constants: list[ConstantArray] = []
 
     def run(self) -> Program:
         graph = self.outputs[0][1].graph
         for tensor in [t for _, t in self.outputs] + self.inputs:
             if tensor.graph is not graph:
-                raise GraphMismatchError(f"symgrad: compile: tensor '{tensor.name}' belongs to "
-                                         f"another graph than '{self.outputs[0][1].name}'")
+                raise GraphMismatchError(
+                    f"symgrad: compile: tensor '{tensor.name}' belongs to "
+                    f"another graph than '{self.outputs[0][1].name}'"
+                )
         ops = ancestors([t.op for _, t in self.outputs])
         ops = self._merge_duplicates(ops)
         self._count_uses(ops)
         self.namer = Namer([self.name])  # the function's own name is taken
         program_inputs = self._bind_inputs(ops)
-        output_names = [self.namer.claim([sanitize(n)] if n else preferred_names(t))
-                        for n, t in self.outputs]
+        output_names = [
+            self.namer.claim([sanitize(n)] if n else preferred_names(t)) for n, t in self.outputs
+        ]
         self.output_name_of = {}
-        for (_, tensor), out_name in zip(self.outputs, output_names):
+        for (_, tensor), out_name in zip(self.outputs, output_names, strict=False):
             self.output_name_of.setdefault(tensor, out_name)
         for op in ops:
             if op.type in ("Placeholder", "VariableV2"):
@@ -100,29 +104,40 @@ class Tracer:
             value = self._lower(op)
             self.values[op.outputs[0]] = self._maybe_materialize(op.outputs[0], value)
         program_outputs = []
-        for (_, tensor), out_name in zip(self.outputs, output_names):
+        for (_, tensor), out_name in zip(self.outputs, output_names, strict=False):
             value = self.values[tensor]
-            program_outputs.append(Output(out_name, value.expr, tensor.shape, tensor.dtype, tensor.name))
+            program_outputs.append(
+                Output(out_name, value.expr, tensor.shape, tensor.dtype, tensor.name)
+            )
         naturals = {e: sig for e, sig in self.natural_of.items() if e.is_Symbol}
-        return Program(self.name, program_inputs, self.constants, self.statements, program_outputs,
-                       naturals=naturals)
+        return Program(
+            self.name,
+            program_inputs,
+            self.constants,
+            self.statements,
+            program_outputs,
+            naturals=naturals,
+        )
 
     # -- bookkeeping ------------------------------------------------------------------
-    def _merge_duplicates(self, ops: Sequence[Operation]) -> List[Operation]:
+    def _merge_duplicates(self, ops: Sequence[Operation]) -> list[Operation]:
         """Value numbering: an op equal to an earlier one (type, inputs, attributes) is dropped.
 
         The same gradient built twice (by ``minimize`` and by ``gradients``)
         is then computed once.
         """
-        self.canonical: Dict[Tensor, Tensor] = {}
-        seen: Dict[tuple, Operation] = {}
+        self.canonical: dict[Tensor, Tensor] = {}
+        seen: dict[tuple, Operation] = {}
         kept = []
         for op in ops:
             if op.type in ("Const", "Placeholder", "VariableV2") or len(op.outputs) != 1:
                 kept.append(op)
                 continue
-            key = (op.type, tuple(self.canonical.get(t, t) for t in op.inputs),
-                   tuple((name, _hashable(value)) for name, value in sorted(op.attrs.items())))
+            key = (
+                op.type,
+                tuple(self.canonical.get(t, t) for t in op.inputs),
+                tuple((name, _hashable(value)) for name, value in sorted(op.attrs.items())),
+            )
             original = seen.get(key)
             if original is None:
                 seen[key] = op
@@ -132,11 +147,11 @@ class Tracer:
         self.outputs = [(name, self.canonical.get(t, t)) for name, t in self.outputs]
         return kept
 
-    def _operands(self, op: Operation) -> List[Tensor]:
+    def _operands(self, op: Operation) -> list[Tensor]:
         return [self.canonical.get(t, t) for t in op.inputs]
 
     def _count_uses(self, ops: Sequence[Operation]) -> None:
-        self.uses: Dict[Tensor, int] = {}
+        self.uses: dict[Tensor, int] = {}
         self.forced: set = set()
         for op in ops:
             opdef = opdef_of(op)
@@ -148,25 +163,32 @@ class Tracer:
                     self.forced.add(self._operands(op)[position])
         self.forced.update(t for _, t in self.outputs)
 
-    def _bind_inputs(self, ops: Sequence[Operation]) -> List[Input]:
+    def _bind_inputs(self, ops: Sequence[Operation]) -> list[Input]:
         given = set(self.inputs)
         for op in ops:
             if op.type == "Placeholder" and op.outputs[0] not in given:
                 raise NotCompilableError(
                     f"symgrad: compile: the outputs depend on placeholder '{op.outputs[0].name}', "
-                    f"which is not among the inputs; add it to inputs=[...]")
+                    f"which is not among the inputs; add it to inputs=[...]"
+                )
         program_inputs = []
         for tensor in self.inputs:
             if tensor.op.type not in ("Placeholder", "VariableV2"):
-                raise NotCompilableError(f"symgrad: compile: input '{tensor.name}' is a "
-                                         f"{tensor.op.type} op; inputs must be placeholders or variables")
+                raise NotCompilableError(
+                    f"symgrad: compile: input '{tensor.name}' is a "
+                    f"{tensor.op.type} op; inputs must be placeholders or variables"
+                )
             name = self.namer.claim_for(tensor)
             symbol = sp.Symbol(name, real=True)
             kind = "variable" if tensor.op.type == "VariableV2" else "placeholder"
-            program_inputs.append(Input(name, symbol, tensor.shape, tensor.dtype, kind, tensor.name))
+            program_inputs.append(
+                Input(name, symbol, tensor.shape, tensor.dtype, kind, tensor.name)
+            )
             sig = signature_of(tensor)
             self._remember(symbol, sig)
-            self.values[tensor] = Value(symbol, tensor.shape, sig, sig, tensor.dtype, (symbol,), 0, True)
+            self.values[tensor] = Value(
+                symbol, tensor.shape, sig, sig, tensor.dtype, (symbol,), 0, True
+            )
         return program_inputs
 
     # -- lowering -----------------------------------------------------------------------
@@ -182,27 +204,49 @@ class Tracer:
             self._remember(lowered.expr, lowered.natural)
             exact = lowered.natural == sig
             witnesses = (lowered.expr,) if exact else lowered.witnesses
-            return Value(lowered.expr, out.shape, sig, lowered.natural, out.dtype, witnesses,
-                         1 + operands[0].size, exact)
+            return Value(
+                lowered.expr,
+                out.shape,
+                sig,
+                lowered.natural,
+                out.dtype,
+                witnesses,
+                1 + operands[0].size,
+                exact,
+            )
         if opdef.elementwise:
             expr = opdef.lower(op, [v.expr for v in operands])  # type: ignore[misc]
-            used = [v for v, sym in zip(operands, arg_symbols(len(operands)))
-                    if op.attrs["expr"].has(sym)]
+            used = [
+                v
+                for v, sym in zip(operands, arg_symbols(len(operands)), strict=False)
+                if op.attrs["expr"].has(sym)
+            ]
             natural = self._natural(expr)
             exact = natural == sig
-            witnesses: Tuple[sp.Expr, ...] = (expr,) if exact else tuple(
-                dict.fromkeys(w for v in operands for w in v.witnesses))
-            return Value(expr, out.shape, sig, natural, out.dtype, witnesses,
-                         1 + sum(v.size for v in used), exact)
+            witnesses: tuple[sp.Expr, ...] = (
+                (expr,) if exact else tuple(dict.fromkeys(w for v in operands for w in v.witnesses))
+            )
+            return Value(
+                expr,
+                out.shape,
+                sig,
+                natural,
+                out.dtype,
+                witnesses,
+                1 + sum(v.size for v in used),
+                exact,
+            )
         expr = opdef.lower(op, [v.materialized_expr() for v in operands])  # type: ignore[misc]
         self._remember(expr, sig)
-        return Value(expr, out.shape, sig, sig, out.dtype, (expr,), 1 + sum(v.size for v in operands), True)
+        return Value(
+            expr, out.shape, sig, sig, out.dtype, (expr,), 1 + sum(v.size for v in operands), True
+        )
 
-    def _remember(self, expr: sp.Expr, natural: Optional[Signature]) -> None:
+    def _remember(self, expr: sp.Expr, natural: Signature | None) -> None:
         if natural is not None:
             self.natural_of[expr] = natural
 
-    def _natural(self, expr: sp.Expr) -> Optional[Signature]:
+    def _natural(self, expr: sp.Expr) -> Signature | None:
         return natural_signature(expr, self.natural_of)
 
     def _constant(self, tensor: Tensor) -> Value:
@@ -225,8 +269,12 @@ class Tracer:
 
     def _maybe_materialize(self, tensor: Tensor, value: Value) -> Value:
         is_output = tensor in self.output_name_of
-        inline = (not is_output and tensor not in self.forced and self.uses.get(tensor, 0) <= 1
-                  and value.size <= FUSION_LIMIT)
+        inline = (
+            not is_output
+            and tensor not in self.forced
+            and self.uses.get(tensor, 0) <= 1
+            and value.size <= FUSION_LIMIT
+        )
         if inline or (value.expr.is_Atom and not is_output):
             return value
         if is_output:
@@ -237,16 +285,23 @@ class Tracer:
             name = self.namer.claim_for(tensor)
             expr, natural, exact = value.expr, value.natural, value.exact
         symbol = sp.Symbol(name, real=True)
-        section = ("update" if tensor.op.type == "Assign"
-                   else "gradient" if tensor.op.created_by_gradients else "forward")
-        self.statements.append(Statement(name, symbol, expr, tensor.shape, tensor.dtype, section,
-                                         tensor.name))
+        section = (
+            "update"
+            if tensor.op.type == "Assign"
+            else "gradient"
+            if tensor.op.created_by_gradients
+            else "forward"
+        )
+        self.statements.append(
+            Statement(name, symbol, expr, tensor.shape, tensor.dtype, section, tensor.name)
+        )
         witnesses = (symbol,) if exact else value.witnesses
         self._remember(symbol, natural)
         return Value(symbol, tensor.shape, value.sig, natural, tensor.dtype, witnesses, 0, exact)
 
 
-def trace(outputs: Sequence[Tuple[Optional[str], Tensor]], inputs: Sequence[Tensor],
-          name: str) -> Program:
+def trace(
+    outputs: Sequence[tuple[str | None, Tensor]], inputs: Sequence[Tensor], name: str
+) -> Program:
     """Turn the part of the graph that computes ``outputs`` into a Program."""
     return Tracer(outputs, inputs, name).run()

@@ -8,7 +8,8 @@ of the run, so fetching ``[train_op, loss]`` gives the loss before the update.
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence, Tuple
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -20,7 +21,7 @@ from .ops.elementwise import cast, sqrt
 from .ops.sources import Variable, trainable_variables
 from .ops.state import assign, assign_add, group
 
-GradsAndVars = List[Tuple[Optional[Tensor], Variable]]
+GradsAndVars = list[tuple[Tensor | None, Variable]]
 
 
 class Optimizer:
@@ -34,14 +35,20 @@ class Optimizer:
         self._name = name
         self._slots: dict = {}
 
-    def compute_gradients(self, loss: Tensor, var_list: Optional[Sequence[Variable]] = None,
-                          gate_gradients: Any = 1, aggregation_method: Any = None,
-                          colocate_gradients_with_ops: bool = False,
-                          grad_loss: Optional[Tensor] = None) -> GradsAndVars:
+    def compute_gradients(
+        self,
+        loss: Tensor,
+        var_list: Sequence[Variable] | None = None,
+        gate_gradients: Any = 1,
+        aggregation_method: Any = None,
+        colocate_gradients_with_ops: bool = False,
+        grad_loss: Tensor | None = None,
+    ) -> GradsAndVars:
         """``[(gradient or None, variable), ...]`` for ``var_list`` (default: trainable variables)."""
         if not isinstance(loss, Tensor):
-            raise InvalidArgumentError(f"symgrad: {self._name}: loss must be a Tensor, got "
-                                       f"{type(loss).__name__}")
+            raise InvalidArgumentError(
+                f"symgrad: {self._name}: loss must be a Tensor, got {type(loss).__name__}"
+            )
         if var_list is None:
             with loss.graph.as_default():
                 var_list = trainable_variables()
@@ -50,21 +57,28 @@ class Optimizer:
             raise InvalidArgumentError(f"symgrad: {self._name}: no variables to optimize")
         for var in var_list:
             if not isinstance(var, Variable):
-                raise InvalidArgumentError(f"symgrad: {self._name}: var_list entries must be Variables, "
-                                           f"got {type(var).__name__} {getattr(var, 'name', var)!r}")
+                raise InvalidArgumentError(
+                    f"symgrad: {self._name}: var_list entries must be Variables, "
+                    f"got {type(var).__name__} {getattr(var, 'name', var)!r}"
+                )
         grads = gradients(loss, var_list, grad_ys=grad_loss, aggregation_method=aggregation_method)
-        return list(zip(grads, var_list))
+        return list(zip(grads, var_list, strict=False))
 
-    def apply_gradients(self, grads_and_vars: Sequence[Tuple[Optional[Tensor], Variable]],
-                        global_step: Optional[Variable] = None, name: Optional[str] = None) -> Operation:
+    def apply_gradients(
+        self,
+        grads_and_vars: Sequence[tuple[Tensor | None, Variable]],
+        global_step: Variable | None = None,
+        name: str | None = None,
+    ) -> Operation:
         """One op that applies every (gradient, variable) step (and increments ``global_step``)."""
         pairs = [(g, v) for g, v in grads_and_vars if g is not None]
         if not pairs:
             names = ", ".join(v.name for _, v in grads_and_vars)
-            raise InvalidArgumentError(f"symgrad: {self._name}: no gradients provided for any variable "
-                                       f"({names})")
+            raise InvalidArgumentError(
+                f"symgrad: {self._name}: no gradients provided for any variable ({names})"
+            )
         graph = pairs[0][1].graph
-        updates: List[Tensor] = []
+        updates: list[Tensor] = []
         with graph.as_default(), graph.name_scope(name or self._name):
             self._prepare(pairs)
             for grad, var in pairs:
@@ -76,21 +90,30 @@ class Optimizer:
                 updates.append(assign_add(global_step, 1))
         return group(updates, name=name or self._name)
 
-    def minimize(self, loss: Tensor, global_step: Optional[Variable] = None,
-                 var_list: Optional[Sequence[Variable]] = None, gate_gradients: Any = 1,
-                 aggregation_method: Any = None, colocate_gradients_with_ops: bool = False,
-                 name: Optional[str] = None, grad_loss: Optional[Tensor] = None) -> Operation:
+    def minimize(
+        self,
+        loss: Tensor,
+        global_step: Variable | None = None,
+        var_list: Sequence[Variable] | None = None,
+        gate_gradients: Any = 1,
+        aggregation_method: Any = None,
+        colocate_gradients_with_ops: bool = False,
+        name: str | None = None,
+        grad_loss: Tensor | None = None,
+    ) -> Operation:
         """``train_op``: one step on every trainable variable that receives a gradient.
 
         Raises ``ValueError`` when no variable receives one.
         """
-        grads_and_vars = self.compute_gradients(loss, var_list, aggregation_method=aggregation_method,
-                                                grad_loss=grad_loss)
+        grads_and_vars = self.compute_gradients(
+            loss, var_list, aggregation_method=aggregation_method, grad_loss=grad_loss
+        )
         if all(g is None for g, _ in grads_and_vars):
             raise InvalidArgumentError(
                 f"symgrad: {self._name}: no gradients provided for any variable; check the graph for ops "
                 f"that do not support gradients between variables "
-                f"{[v.name for _, v in grads_and_vars]} and loss '{loss.name}'")
+                f"{[v.name for _, v in grads_and_vars]} and loss '{loss.name}'"
+            )
         return self.apply_gradients(grads_and_vars, global_step=global_step, name=name)
 
     # -- slots ---------------------------------------------------------------------------------
@@ -99,23 +122,25 @@ class Optimizer:
         if key not in self._slots:
             value = np.full(var.shape, initial, dtype=var.dtype.numpy)  # type: ignore[arg-type]
             with var.graph.as_default():
-                self._slots[key] = Variable(value, name=f"{var.op.name}/{slot_name}", trainable=False)
+                self._slots[key] = Variable(
+                    value, name=f"{var.op.name}/{slot_name}", trainable=False
+                )
         return self._slots[key]
 
-    def get_slot(self, var: Variable, name: str) -> Optional[Variable]:
+    def get_slot(self, var: Variable, name: str) -> Variable | None:
         return self._slots.get((var, name))
 
-    def get_slot_names(self) -> List[str]:
+    def get_slot_names(self) -> list[str]:
         return sorted({name for _, name in self._slots})
 
     def _prepare(self, pairs: GradsAndVars) -> None:
         """Create non-slot state before the updates (Adam's beta powers)."""
 
-    def _finish(self) -> List[Tensor]:
+    def _finish(self) -> list[Tensor]:
         """Updates of non-slot state after the per-variable ones."""
         return []
 
-    def _updates(self, grad: Tensor, var: Variable) -> List[Tensor]:
+    def _updates(self, grad: Tensor, var: Variable) -> list[Tensor]:
         raise NotImplementedError
 
 
@@ -129,12 +154,13 @@ def _hyper(value: Any, var: Variable) -> Any:
 class GradientDescentOptimizer(Optimizer):
     """``var ← var − learning_rate · grad``."""
 
-    def __init__(self, learning_rate: Any, use_locking: bool = False,
-                 name: str = "GradientDescent") -> None:
+    def __init__(
+        self, learning_rate: Any, use_locking: bool = False, name: str = "GradientDescent"
+    ) -> None:
         super().__init__(use_locking, name)
         self._learning_rate = learning_rate
 
-    def _updates(self, grad: Tensor, var: Variable) -> List[Tensor]:
+    def _updates(self, grad: Tensor, var: Variable) -> list[Tensor]:
         return [assign(var, var - _hyper(self._learning_rate, var) * grad)]
 
 
@@ -144,14 +170,20 @@ class MomentumOptimizer(Optimizer):
     With ``use_nesterov``: ``var ← var − lr·(grad + momentum·accum)`` (new accum).
     """
 
-    def __init__(self, learning_rate: Any, momentum: Any, use_locking: bool = False,
-                 name: str = "Momentum", use_nesterov: bool = False) -> None:
+    def __init__(
+        self,
+        learning_rate: Any,
+        momentum: Any,
+        use_locking: bool = False,
+        name: str = "Momentum",
+        use_nesterov: bool = False,
+    ) -> None:
         super().__init__(use_locking, name)
         self._learning_rate = learning_rate
         self._momentum = momentum
         self._use_nesterov = use_nesterov
 
-    def _updates(self, grad: Tensor, var: Variable) -> List[Tensor]:
+    def _updates(self, grad: Tensor, var: Variable) -> list[Tensor]:
         lr, momentum = _hyper(self._learning_rate, var), _hyper(self._momentum, var)
         accum = self._slot(var, "Momentum")
         new_accum = accum * momentum + grad
@@ -166,12 +198,19 @@ class AdamOptimizer(Optimizer):
     ``v ← β2·v + (1 − β2)·g²``, ``var ← var − lr_t·m/(√v + ε)``.
     """
 
-    def __init__(self, learning_rate: Any = 0.001, beta1: float = 0.9, beta2: float = 0.999,
-                 epsilon: float = 1e-08, use_locking: bool = False, name: str = "Adam") -> None:
+    def __init__(
+        self,
+        learning_rate: Any = 0.001,
+        beta1: float = 0.9,
+        beta2: float = 0.999,
+        epsilon: float = 1e-08,
+        use_locking: bool = False,
+        name: str = "Adam",
+    ) -> None:
         super().__init__(use_locking, name)
         self._learning_rate = learning_rate
         self._beta1, self._beta2, self._epsilon = beta1, beta2, epsilon
-        self._beta_powers: Optional[Tuple[Variable, Variable]] = None
+        self._beta_powers: tuple[Variable, Variable] | None = None
 
     def _prepare(self, pairs: GradsAndVars) -> None:
         if self._beta_powers is None:
@@ -180,31 +219,43 @@ class AdamOptimizer(Optimizer):
             graph = first.graph
             with graph.as_default(), graph.name_scope(""):
                 self._beta_powers = (
-                    Variable(np.asarray(self._beta1, dtype.numpy), name="beta1_power", trainable=False),
-                    Variable(np.asarray(self._beta2, dtype.numpy), name="beta2_power", trainable=False))
+                    Variable(
+                        np.asarray(self._beta1, dtype.numpy), name="beta1_power", trainable=False
+                    ),
+                    Variable(
+                        np.asarray(self._beta2, dtype.numpy), name="beta2_power", trainable=False
+                    ),
+                )
 
-    def _updates(self, grad: Tensor, var: Variable) -> List[Tensor]:
+    def _updates(self, grad: Tensor, var: Variable) -> list[Tensor]:
         assert self._beta_powers is not None
-        beta1_power, beta2_power = (p if p.dtype == var.dtype else cast(p, var.dtype)
-                                    for p in self._beta_powers)
+        beta1_power, beta2_power = (
+            p if p.dtype == var.dtype else cast(p, var.dtype) for p in self._beta_powers
+        )
         lr = _hyper(self._learning_rate, var)
         m, v = self._slot(var, "Adam"), self._slot(var, "Adam_1")
         lr_t = lr * sqrt(1 - beta2_power) / (1 - beta1_power)
         m_t = self._beta1 * m + (1 - self._beta1) * grad
         v_t = self._beta2 * v + (1 - self._beta2) * (grad * grad)
-        return [assign(m, m_t), assign(v, v_t),
-                assign(var, var - lr_t * m_t / (sqrt(v_t) + self._epsilon))]
+        return [
+            assign(m, m_t),
+            assign(v, v_t),
+            assign(var, var - lr_t * m_t / (sqrt(v_t) + self._epsilon)),
+        ]
 
-    def _finish(self) -> List[Tensor]:
+    def _finish(self) -> list[Tensor]:
         assert self._beta_powers is not None
         beta1_power, beta2_power = self._beta_powers
-        return [assign(beta1_power, beta1_power * self._beta1),
-                assign(beta2_power, beta2_power * self._beta2)]
+        return [
+            assign(beta1_power, beta1_power * self._beta1),
+            assign(beta2_power, beta2_power * self._beta2),
+        ]
 
 
 # --- global step -----------------------------------------------------------------------------
 
-def get_global_step(graph: Any = None) -> Optional[Variable]:
+
+def get_global_step(graph: Any = None) -> Variable | None:
     """The graph's global step variable, if one was created."""
     found = (graph or get_default_graph()).get_collection("global_step")
     return found[0] if found else None

@@ -14,9 +14,22 @@ WORKLOADS = ["W1", "W2", "W3", "W4", "W5-W1", "W5-W4"]
 def test_smoke_run_checks_and_times_every_workload(tmp_path: Path) -> None:
     paths = {kind: tmp_path / f"latest.{kind}" for kind in ("json", "md", "png")}
     completed = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--smoke", "--json", str(paths["json"]),
-         "--markdown", str(paths["md"]), "--chart", str(paths["png"])],
-        cwd=ROOT, capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "run.py"),
+            "--smoke",
+            "--json",
+            str(paths["json"]),
+            "--markdown",
+            str(paths["md"]),
+            "--chart",
+            str(paths["png"]),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert completed.returncode == 0, completed.stderr[-4000:]
 
     report = json.loads(paths["json"].read_text())

@@ -14,12 +14,18 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = Path(sys.executable).parent / "symgrad"
 # The installed console script (CI installs the package); from a bare checkout, the module.
 COMMAND = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "symgrad"]
-EXAMPLES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "examples").rglob("*.py") if "output" not in p.parts)
+EXAMPLES = sorted(
+    str(p.relative_to(ROOT)) for p in (ROOT / "examples").rglob("*.py") if "output" not in p.parts
+)
 
 
 def _run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(ROOT), SYMGRAD_EXAMPLES_OUTPUT=str(cwd / "example_output"))
-    return subprocess.run([*COMMAND, *args], cwd=ROOT, capture_output=True, text=True, env=env, timeout=300)
+    env = dict(
+        os.environ, PYTHONPATH=str(ROOT), SYMGRAD_EXAMPLES_OUTPUT=str(cwd / "example_output")
+    )
+    return subprocess.run(
+        [*COMMAND, *args], cwd=ROOT, capture_output=True, text=True, env=env, timeout=300
+    )
 
 
 @pytest.mark.parametrize("example", EXAMPLES)
@@ -49,13 +55,17 @@ def test_object_targets_and_errors(tmp_path: Path) -> None:
         "    x = sg.placeholder(sg.float64, [None], name='x')\n"
         "    y = sg.reduce_sum(sg.tanh(x) ** 2)\n"
         "    return {'y': y, 'dy': sg.gradients(y, x)[0]}\n"
-        "traced = sg.function(lambda w: sg.sin(w) * w, sg.TensorSpec([3], sg.float64, 'w'))\n")
+        "traced = sg.function(lambda w: sg.sin(w) * w, sg.TensorSpec([3], sg.float64, 'w'))\n"
+    )
     out = tmp_path / "graph.py"
     assert _run("compile", f"{source}:graph", "-o", str(out), cwd=tmp_path).returncode == 0
     assert "def graph(x):" in out.read_text()
     checked = _run("check", f"{source}:graph", cwd=tmp_path)
     assert checked.returncode == 0 and float(checked.stdout.split()[-1]) < 1e-6
-    assert _run("compile", f"{source}:traced", "-o", str(tmp_path / "t.py"), cwd=tmp_path).returncode == 0
+    assert (
+        _run("compile", f"{source}:traced", "-o", str(tmp_path / "t.py"), cwd=tmp_path).returncode
+        == 0
+    )
     missing = _run("compile", f"{source}:nothing", "-o", str(out), cwd=tmp_path)
     assert missing.returncode == 2 and "has no object named 'nothing'" in missing.stderr
     absent = _run("show", str(tmp_path / "absent.py"), cwd=tmp_path)

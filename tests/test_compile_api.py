@@ -20,7 +20,9 @@ def fresh_graph():  # type: ignore[no-untyped-def]
 def _model():  # type: ignore[no-untyped-def]
     x = sg.placeholder(sg.float64, shape=[None], name="x")
     w = sg.Variable(np.float64(2.0), name="weight")
-    b = sg.Variable(sg.constant(0.5, dtype=sg.float64) * 2, name="bias")  # initial value from a tensor
+    b = sg.Variable(
+        sg.constant(0.5, dtype=sg.float64) * 2, name="bias"
+    )  # initial value from a tensor
     y = sg.reduce_sum(x * w + b)
     return x, w, b, y
 
@@ -61,7 +63,9 @@ def test_explicit_inputs_order_and_errors(tmp_path: Path) -> None:
     compiled = sg.compile(y, inputs=[b, w, x], path=tmp_path)
     assert compiled.input_names == ["bias", "weight", "x"]
     assert compiled(0.0, 1.0, [2.0]) == 2.0
-    with pytest.raises(sg.NotCompilableError, match="depend on placeholder 'x:0', which is not among the inputs"):
+    with pytest.raises(
+        sg.NotCompilableError, match="depend on placeholder 'x:0', which is not among the inputs"
+    ):
         sg.compile(y, inputs=[w, b])
     with pytest.raises(sg.NotCompilableError, match="read variables bias:0"):
         sg.compile(y, inputs=[x, w])
@@ -76,7 +80,9 @@ def test_generated_file_is_importable_and_inspectable(tmp_path: Path) -> None:
     assert compiled.module.model is compiled.function
 
 
-def test_default_location_is_the_cache_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_default_location_is_the_cache_folder(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setenv("SYMGRAD_CACHE_DIR", str(tmp_path / "cache"))
     x, w, b, y = _model()
     compiled = sg.compile(y, name="cached")

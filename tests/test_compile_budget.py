@@ -51,13 +51,15 @@ def test_fifty_nested_powers(tmp_path: Path) -> None:
     value, grad = compiled(v)
     reference, derivative = v.copy(), np.ones(3)
     for _ in range(50):
-        derivative = derivative * 1.01 * reference ** 0.01
-        reference = reference ** 1.01 + 0.01
+        derivative = derivative * 1.01 * reference**0.01
+        reference = reference**1.01 + 0.01
     np.testing.assert_allclose(value, reference.sum(), rtol=1e-12)
     np.testing.assert_allclose(grad, derivative, rtol=1e-10)
 
 
-def test_simplification_stops_at_its_time_budget(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_simplification_stops_at_its_time_budget(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setattr(optimize, "SIMPLIFY_SECONDS", 0.0)
     monkeypatch.setattr(optimize.simplify_statements, "__defaults__", (0.0,))
     with sg.Graph().as_default():
@@ -68,4 +70,6 @@ def test_simplification_stops_at_its_time_budget(monkeypatch: pytest.MonkeyPatch
     value, grad = compiled(v)
     np.testing.assert_allclose(value, np.sum(np.log1p(np.exp(v)) * (v + 1) ** 2), rtol=1e-13)
     sigmoid = 1 / (1 + np.exp(-v))
-    np.testing.assert_allclose(grad, sigmoid * (v + 1) ** 2 + 2 * np.log1p(np.exp(v)) * (v + 1), rtol=1e-12)
+    np.testing.assert_allclose(
+        grad, sigmoid * (v + 1) ** 2 + 2 * np.log1p(np.exp(v)) * (v + 1), rtol=1e-12
+    )

@@ -31,8 +31,9 @@ from its id, so a case gives the same numbers alone or in the whole run.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 import numpy as np
 import pytest
@@ -45,17 +46,18 @@ FD_NOISE = 16  # rounding of one loss evaluation, in units of eps * sum(|y * R|)
 VALUE_RTOL, VALUE_ATOL = 1e-12, 1e-13  # symgrad's value against NumPy's
 
 Array = np.ndarray
-Sampler = Callable[[np.random.Generator, Sequence[Tuple[int, ...]]], List[Array]]
+Sampler = Callable[[np.random.Generator, Sequence[tuple[int, ...]]], list[Array]]
 
 
 # --- inputs: static shape, fed shape -----------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Arg:
     """A placeholder's static shape (``None``: unknown rank) and the shape of the array fed."""
 
-    static: Optional[Tuple[Optional[int], ...]]
-    feed: Tuple[int, ...]
+    static: tuple[int | None, ...] | None
+    feed: tuple[int, ...]
 
     @property
     def label(self) -> str:
@@ -69,7 +71,7 @@ def _dims(shape: Sequence[Any]) -> str:
     return "x".join(str(d) for d in shape) if shape else "scalar"
 
 
-def arg(static: Any, feed: Optional[Sequence[int]] = None) -> Arg:
+def arg(static: Any, feed: Sequence[int] | None = None) -> Arg:
     if static is None:
         assert feed is not None
         return Arg(None, tuple(feed))
@@ -96,47 +98,63 @@ BINARY_SHAPES = [
 
 # --- samplers of valid domain points -------------------------------------------------------
 
+
 def _f64(value: Any) -> Array:
     return np.asarray(value, dtype=np.float64)
 
 
-def real(lo: float = -2.0, hi: float = 2.0) -> Callable[[np.random.Generator, Tuple[int, ...]], Array]:
+def real(
+    lo: float = -2.0, hi: float = 2.0
+) -> Callable[[np.random.Generator, tuple[int, ...]], Array]:
     return lambda rng, shape: _f64(rng.uniform(lo, hi, size=shape))
 
 
-def positive(lo: float = 0.3, hi: float = 2.5) -> Callable[[np.random.Generator, Tuple[int, ...]], Array]:
+def positive(
+    lo: float = 0.3, hi: float = 2.5
+) -> Callable[[np.random.Generator, tuple[int, ...]], Array]:
     return real(lo, hi)
 
 
-def nonzero(lo: float = 0.2, hi: float = 2.0) -> Callable[[np.random.Generator, Tuple[int, ...]], Array]:
+def nonzero(
+    lo: float = 0.2, hi: float = 2.0
+) -> Callable[[np.random.Generator, tuple[int, ...]], Array]:
     """|x| in [lo, hi], either sign: away from the kinks of abs, relu, sign and the pole of 1/x."""
-    def sample(rng: np.random.Generator, shape: Tuple[int, ...]) -> Array:
+
+    def sample(rng: np.random.Generator, shape: tuple[int, ...]) -> Array:
         return _f64(rng.choice([-1.0, 1.0], size=shape) * rng.uniform(lo, hi, size=shape))
+
     return sample
 
 
-def each(*elementwise: Callable[[np.random.Generator, Tuple[int, ...]], Array]) -> Sampler:
+def each(*elementwise: Callable[[np.random.Generator, tuple[int, ...]], Array]) -> Sampler:
     """One independent sampler per operand."""
-    def sample(rng: np.random.Generator, shapes: Sequence[Tuple[int, ...]]) -> List[Array]:
+
+    def sample(rng: np.random.Generator, shapes: Sequence[tuple[int, ...]]) -> list[Array]:
         assert len(shapes) == len(elementwise)
-        return [s(rng, shape) for s, shape in zip(elementwise, shapes)]
+        return [s(rng, shape) for s, shape in zip(elementwise, shapes, strict=False)]
+
     return sample
 
 
-def separated(rng: np.random.Generator, shapes: Sequence[Tuple[int, ...]]) -> List[Array]:
+def separated(rng: np.random.Generator, shapes: Sequence[tuple[int, ...]]) -> list[Array]:
     """Two operands from interleaved lattices: |x - y| >= 0.1 under any broadcasting (no ties)."""
-    def lattice(shape: Tuple[int, ...], offset: float) -> Array:
-        return _f64(rng.integers(-5, 5, size=shape) * 0.4 + offset + rng.uniform(-0.05, 0.05, size=shape))
+
+    def lattice(shape: tuple[int, ...], offset: float) -> Array:
+        return _f64(
+            rng.integers(-5, 5, size=shape) * 0.4 + offset + rng.uniform(-0.05, 0.05, size=shape)
+        )
+
     x, y = lattice(shapes[0], 0.0), lattice(shapes[1], 0.2)
     assert np.all(np.abs(x - y) >= 0.1 - 1e-12)
     return [x, y]
 
 
-def unary(elementwise: Callable[[np.random.Generator, Tuple[int, ...]], Array]) -> Sampler:
+def unary(elementwise: Callable[[np.random.Generator, tuple[int, ...]], Array]) -> Sampler:
     return each(elementwise)
 
 
 # --- the op tables -------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Op:
@@ -228,15 +246,36 @@ UNARY_OPS = [
     Op("minimum(x,x)", lambda x: sg.minimum(x, x), lambda x: x, REAL),
     # one tensor feeding two piecewise ops, or both branches of where (their masks add up)
     Op("where(x>0,x,-x)", lambda x: sg.where(x > 0.0, x, -x), np.abs, NONZERO),
-    Op("where(x>0,x,0.2*x)", lambda x: sg.where(x > 0.0, x, 0.2 * x), lambda x: np.where(x > 0, x, 0.2 * x),
-       NONZERO),
-    Op("relu(x)+maximum(x,0.0)", lambda x: sg.nn.relu(x) + sg.maximum(x, 0.0), lambda x: 2.0 * np.maximum(x, 0.0),
-       NONZERO),
-    Op("where(x>0,x,0.0)+relu(x)", lambda x: sg.where(x > 0.0, x, 0.0) + sg.nn.relu(x),
-       lambda x: 2.0 * np.maximum(x, 0.0), NONZERO),
-    Op("minimum(x,0.5)+maximum(x,0.5)", lambda x: sg.minimum(x, 0.5) + sg.maximum(x, 0.5), lambda x: x + 0.5,
-       unary(lambda rng, shape: nonzero()(rng, shape) + 0.5)),
-    Op("abs(x)+relu(x)", lambda x: sg.abs(x) + sg.nn.relu(x), lambda x: np.abs(x) + np.maximum(x, 0.0), NONZERO),
+    Op(
+        "where(x>0,x,0.2*x)",
+        lambda x: sg.where(x > 0.0, x, 0.2 * x),
+        lambda x: np.where(x > 0, x, 0.2 * x),
+        NONZERO,
+    ),
+    Op(
+        "relu(x)+maximum(x,0.0)",
+        lambda x: sg.nn.relu(x) + sg.maximum(x, 0.0),
+        lambda x: 2.0 * np.maximum(x, 0.0),
+        NONZERO,
+    ),
+    Op(
+        "where(x>0,x,0.0)+relu(x)",
+        lambda x: sg.where(x > 0.0, x, 0.0) + sg.nn.relu(x),
+        lambda x: 2.0 * np.maximum(x, 0.0),
+        NONZERO,
+    ),
+    Op(
+        "minimum(x,0.5)+maximum(x,0.5)",
+        lambda x: sg.minimum(x, 0.5) + sg.maximum(x, 0.5),
+        lambda x: x + 0.5,
+        unary(lambda rng, shape: nonzero()(rng, shape) + 0.5),
+    ),
+    Op(
+        "abs(x)+relu(x)",
+        lambda x: sg.abs(x) + sg.nn.relu(x),
+        lambda x: np.abs(x) + np.maximum(x, 0.0),
+        NONZERO,
+    ),
 ]
 
 DIVISOR = each(real(), nonzero(0.3, 2.0))
@@ -244,7 +283,9 @@ REAL2 = each(real(), real())
 POW_TENSOR = each(positive(), real())
 
 
-def Op2(name: str, build: Callable[..., Any], reference: Callable[..., Array], sampler: Sampler) -> Op:
+def Op2(
+    name: str, build: Callable[..., Any], reference: Callable[..., Array], sampler: Sampler
+) -> Op:
     return Op(name, build, reference, sampler, arity=2)
 
 
@@ -268,11 +309,12 @@ BINARY_OPS = [
 
 # --- the checks ---------------------------------------------------------------------------
 
+
 def _rng(case_id: str) -> np.random.Generator:
     return np.random.default_rng(zlib.crc32(case_id.encode()))
 
 
-def _weights(rng: np.random.Generator, shape: Tuple[int, ...]) -> Array:
+def _weights(rng: np.random.Generator, shape: tuple[int, ...]) -> Array:
     """Random weights away from 0 (every element's cotangent matters), not all equal."""
     return _f64(rng.choice([-1.0, 1.0], size=shape) * rng.uniform(0.5, 1.5, size=shape))
 
@@ -284,7 +326,7 @@ def _weights(rng: np.random.Generator, shape: Tuple[int, ...]) -> Array:
 WEIGHTINGS = ("R", "row", "ones")
 
 
-def _loss_weights(rng: np.random.Generator, shape: Tuple[int, ...], weighting: str) -> Optional[Array]:
+def _loss_weights(rng: np.random.Generator, shape: tuple[int, ...], weighting: str) -> Array | None:
     if weighting == "R":
         return _weights(rng, shape)
     if weighting == "row":
@@ -293,9 +335,11 @@ def _loss_weights(rng: np.random.Generator, shape: Tuple[int, ...], weighting: s
     return None
 
 
-def _placeholders(args: Sequence[Arg], dtypes: Sequence[Any]) -> List[Any]:
-    return [sg.placeholder(dtype, shape=None if a.static is None else list(a.static), name=f"in{i}")
-            for i, (a, dtype) in enumerate(zip(args, dtypes))]
+def _placeholders(args: Sequence[Arg], dtypes: Sequence[Any]) -> list[Any]:
+    return [
+        sg.placeholder(dtype, shape=None if a.static is None else list(a.static), name=f"in{i}")
+        for i, (a, dtype) in enumerate(zip(args, dtypes, strict=False))
+    ]
 
 
 def _check_value(got: Any, want: Array, what: str) -> None:
@@ -308,14 +352,17 @@ def _check_value(got: Any, want: Array, what: str) -> None:
 def _check_gradient_array(grad: Any, like: Array, what: str) -> Array:
     assert grad is not None, f"{what}: no gradient"
     grad = np.asarray(grad)
-    assert grad.shape == like.shape, f"{what}: gradient shape {grad.shape}, input shape {like.shape}"
+    assert grad.shape == like.shape, (
+        f"{what}: gradient shape {grad.shape}, input shape {like.shape}"
+    )
     assert grad.dtype == np.float64, f"{what}: gradient dtype {grad.dtype}"
     assert np.all(np.isfinite(grad)), f"{what}: non-finite gradient {grad}"
     return grad
 
 
-def _check_directional(grad: Array, direction: Array, finite_difference: float, loss_size: float,
-                       what: str) -> None:
+def _check_directional(
+    grad: Array, direction: Array, finite_difference: float, loss_size: float, what: str
+) -> None:
     """``sum(grad * v)`` against a central difference of the loss.
 
     The tolerance is ``GRAD_RTOL`` relative to ``sum(|grad * v|)``, plus the rounding
@@ -329,12 +376,21 @@ def _check_directional(grad: Array, direction: Array, finite_difference: float, 
     error = abs(analytic - finite_difference)
     assert error <= GRAD_RTOL * max(scale, abs(finite_difference)) + noise, (
         f"{what}: sum(grad * v) = {analytic!r}, central difference {finite_difference!r} "
-        f"(error {error:.3g}, scale {scale:.3g}, rounding noise {noise:.3g})")
+        f"(error {error:.3g}, scale {scale:.3g}, rounding noise {noise:.3g})"
+    )
 
 
-def run_loss_case(case_id: str, build: Callable[..., Any], reference: Callable[..., Array],
-                  args: Sequence[Arg], values: Sequence[Array], wrt: Sequence[int],
-                  rng: np.random.Generator, weighting: str, separately: bool = False) -> None:
+def run_loss_case(
+    case_id: str,
+    build: Callable[..., Any],
+    reference: Callable[..., Array],
+    args: Sequence[Arg],
+    values: Sequence[Array],
+    wrt: Sequence[int],
+    rng: np.random.Generator,
+    weighting: str,
+    separately: bool = False,
+) -> None:
     """Value and gradient checks of ``loss = reduce_sum(build(*inputs) * R)``.
 
     ``values`` are fed to placeholders of the ``args`` shapes; ``wrt`` lists the
@@ -345,7 +401,9 @@ def run_loss_case(case_id: str, build: Callable[..., Any], reference: Callable[.
     expected = _f64(reference(*values))
     weights = _loss_weights(rng, expected.shape, weighting)
     with sg.Graph().as_default():
-        inputs = _placeholders(args, [sg.bool if v.dtype == np.bool_ else sg.float64 for v in values])
+        inputs = _placeholders(
+            args, [sg.bool if v.dtype == np.bool_ else sg.float64 for v in values]
+        )
         output = build(*inputs)
         assert isinstance(output, sg.Tensor), f"{case_id}: built {type(output).__name__}"
         assert output.dtype == sg.float64, f"{case_id}: output dtype {output.dtype}"
@@ -361,30 +419,40 @@ def run_loss_case(case_id: str, build: Callable[..., Any], reference: Callable[.
     if separately:
         _check_value(value_only(*values), expected, f"{case_id}: value compiled alone")
     weighted = expected if weights is None else expected * weights
-    np.testing.assert_allclose(loss_value, np.sum(weighted), rtol=1e-12,
-                               atol=1e-12 * float(np.sum(np.abs(weighted))),
-                               err_msg=f"{case_id}: loss")
+    np.testing.assert_allclose(
+        loss_value,
+        np.sum(weighted),
+        rtol=1e-12,
+        atol=1e-12 * float(np.sum(np.abs(weighted))),
+        err_msg=f"{case_id}: loss",
+    )
 
     def loss_at(point: Sequence[Array]) -> float:
         return float(compiled(*point)[1])
 
-    for i, grad in zip(wrt, grad_values):
+    for i, grad in zip(wrt, grad_values, strict=False):
         what = f"{case_id}: d loss / d input {i}"
         grad = _check_gradient_array(grad, values[i], what)
         direction = _f64(rng.standard_normal(values[i].shape))
         plus, minus = list(values), list(values)
         plus[i] = values[i] + H * direction
         minus[i] = values[i] - H * direction
-        _check_directional(grad, direction, (loss_at(plus) - loss_at(minus)) / (2 * H),
-                           float(np.sum(np.abs(weighted))), what)
+        _check_directional(
+            grad,
+            direction,
+            (loss_at(plus) - loss_at(minus)) / (2 * H),
+            float(np.sum(np.abs(weighted))),
+            what,
+        )
     if separately:
-        for i, grad, alone in zip(wrt, grad_values, gradients_only(*values)):
+        for i, grad, alone in zip(wrt, grad_values, gradients_only(*values), strict=False):
             _check_value(alone, np.asarray(grad), f"{case_id}: d loss / d input {i} compiled alone")
 
 
 # --- known symgrad bugs: case id -> reason (strict xfail) --------------------------------------
 
-def _bug_ids(names: Sequence[str], shapes_and_weightings: Sequence[str]) -> List[str]:
+
+def _bug_ids(names: Sequence[str], shapes_and_weightings: Sequence[str]) -> list[str]:
     """``name(shape)|w=weighting`` for every name and every ``shape|w=weighting``."""
     ids = []
     for name in names:
@@ -394,39 +462,61 @@ def _bug_ids(names: Sequence[str], shapes_and_weightings: Sequence[str]) -> List
     return ids
 
 
-_UNARY_SHAPES_AND_WEIGHTINGS = ["scalar|R", "scalar|ones", "5|R", "5|ones", "2x3|R", "2x3|row", "2x3|ones",
-                                "unknown=3|R", "unknown=3|ones"]
-_COMPOSED_SHAPES_AND_WEIGHTINGS = [f"{shapes}|{w}" for shapes in ("2x3,2x3", "Nx3=4x3,3") for w in WEIGHTINGS]
-KNOWN_BUGS: Dict[str, str] = {}  # case id -> reason; none known today
+_UNARY_SHAPES_AND_WEIGHTINGS = [
+    "scalar|R",
+    "scalar|ones",
+    "5|R",
+    "5|ones",
+    "2x3|R",
+    "2x3|row",
+    "2x3|ones",
+    "unknown=3|R",
+    "unknown=3|ones",
+]
+_COMPOSED_SHAPES_AND_WEIGHTINGS = [
+    f"{shapes}|{w}" for shapes in ("2x3,2x3", "Nx3=4x3,3") for w in WEIGHTINGS
+]
+KNOWN_BUGS: dict[str, str] = {}  # case id -> reason; none known today
 
 
-def _output_rank(values: Tuple[Any, ...]) -> int:
+def _output_rank(values: tuple[Any, ...]) -> int:
     """The largest rank among a case's fed shapes (and constant shapes): its output rank."""
     ranks = [len(v.feed) for v in values if isinstance(v, Arg)]
     ranks += [len(v) for v in values if isinstance(v, tuple)]
     return max(ranks, default=0)
 
 
-def _weighted(cases: Sequence[Tuple[str, Tuple[Any, ...]]]) -> List[Tuple[str, Tuple[Any, ...]]]:
+def _weighted(cases: Sequence[tuple[str, tuple[Any, ...]]]) -> list[tuple[str, tuple[Any, ...]]]:
     """Every case once per weighting of the loss; the id ends in ``|w=<weighting>``.
 
     ``row`` is left out where it would equal ``R`` (outputs of rank 0 or 1).
     """
-    return [(f"{case_id}|w={w}", (*values, w)) for case_id, values in cases for w in WEIGHTINGS
-            if w != "row" or _output_rank(values) >= 2]
+    return [
+        (f"{case_id}|w={w}", (*values, w))
+        for case_id, values in cases
+        for w in WEIGHTINGS
+        if w != "row" or _output_rank(values) >= 2
+    ]
 
 
 _PARAMETRIZED_IDS: set = set()
 
 
-def _params(cases: Sequence[Tuple[str, Tuple[Any, ...]]]) -> List[Any]:
+def _params(cases: Sequence[tuple[str, tuple[Any, ...]]]) -> list[Any]:
     ids = [case_id for case_id, _ in cases]
     assert len(set(ids)) == len(ids), "duplicate test ids"
     _PARAMETRIZED_IDS.update(ids)
-    return [pytest.param(case_id, *values, id=case_id,
-                         marks=[pytest.mark.xfail(strict=True, reason=KNOWN_BUGS[case_id])]
-                         if case_id in KNOWN_BUGS else [])
-            for case_id, values in cases]
+    return [
+        pytest.param(
+            case_id,
+            *values,
+            id=case_id,
+            marks=[pytest.mark.xfail(strict=True, reason=KNOWN_BUGS[case_id])]
+            if case_id in KNOWN_BUGS
+            else [],
+        )
+        for case_id, values in cases
+    ]
 
 
 # --- unary ops ------------------------------------------------------------------------------
@@ -444,8 +534,9 @@ def test_unary(case_id: str, op: Op, a: Arg, weighting: str) -> None:
 
 # --- binary ops, over broadcasting pairs --------------------------------------------------------
 
-BINARY_CASES = [(f"{op.name}({a.label},{b.label})", (op, a, b))
-                for op in BINARY_OPS for a, b in BINARY_SHAPES]
+BINARY_CASES = [
+    (f"{op.name}({a.label},{b.label})", (op, a, b)) for op in BINARY_OPS for a, b in BINARY_SHAPES
+]
 
 
 @pytest.mark.parametrize("case_id, op, a, b, weighting", _params(_weighted(BINARY_CASES)))
@@ -461,37 +552,64 @@ def test_binary(case_id: str, op: Op, a: Arg, b: Arg, weighting: str) -> None:
 COMPOSED_OPS = [
     Op2("square(x**y)", lambda x, y: sg.square(x**y), lambda x, y: (x**y) ** 2, POW_TENSOR),
     Op2("(x**y)**2", lambda x, y: (x**y) ** 2, lambda x, y: (x**y) ** 2, POW_TENSOR),
-    Op2("pow(square(x),y)", lambda x, y: sg.pow(sg.square(x), y), lambda x, y: (x**2) ** y, POW_TENSOR),
-    Op2("pow(pow(x,y),y)", lambda x, y: sg.pow(sg.pow(x, y), y), lambda x, y: (x**y) ** y, POW_TENSOR),
+    Op2(
+        "pow(square(x),y)",
+        lambda x, y: sg.pow(sg.square(x), y),
+        lambda x, y: (x**2) ** y,
+        POW_TENSOR,
+    ),
+    Op2(
+        "pow(pow(x,y),y)",
+        lambda x, y: sg.pow(sg.pow(x, y), y),
+        lambda x, y: (x**y) ** y,
+        POW_TENSOR,
+    ),
     Op2("(x**2.5)**y", lambda x, y: (x**2.5) ** y, lambda x, y: (x**2.5) ** y, POW_TENSOR),
     Op2("sqrt(x)**y", lambda x, y: sg.sqrt(x) ** y, lambda x, y: np.sqrt(x) ** y, POW_TENSOR),
     Op2("exp(x)**y", lambda x, y: sg.exp(x) ** y, lambda x, y: np.exp(x) ** y, REAL2),
     Op2("x**exp(y)", lambda x, y: x ** sg.exp(y), lambda x, y: x ** np.exp(y), POW_TENSOR),
     Op2("-(x**y)", lambda x, y: -(x**y), lambda x, y: -(x**y), POW_TENSOR),
-    Op2("tanh(x)*sigmoid(y)", lambda x, y: sg.tanh(x) * sg.sigmoid(y), lambda x, y: np.tanh(x) * _sigmoid(y), REAL2),
-    Op2("log(x)/y", lambda x, y: sg.log(x) / y, lambda x, y: np.log(x) / y, each(positive(), nonzero(0.3, 2.0))),
+    Op2(
+        "tanh(x)*sigmoid(y)",
+        lambda x, y: sg.tanh(x) * sg.sigmoid(y),
+        lambda x, y: np.tanh(x) * _sigmoid(y),
+        REAL2,
+    ),
+    Op2(
+        "log(x)/y",
+        lambda x, y: sg.log(x) / y,
+        lambda x, y: np.log(x) / y,
+        each(positive(), nonzero(0.3, 2.0)),
+    ),
     Op2("sqrt(x*x+y*y)", lambda x, y: sg.sqrt(x * x + y * y), lambda x, y: np.hypot(x, y), REAL2),
 ]
 COMPOSED_SHAPES = [(arg([2, 3]), arg([2, 3])), (arg([None, 3], [4, 3]), arg([3]))]
-COMPOSED_CASES = [(f"{op.name}({a.label},{b.label})", (op, a, b)) for op in COMPOSED_OPS for a, b in COMPOSED_SHAPES]
+COMPOSED_CASES = [
+    (f"{op.name}({a.label},{b.label})", (op, a, b))
+    for op in COMPOSED_OPS
+    for a, b in COMPOSED_SHAPES
+]
 
 
 @pytest.mark.parametrize("case_id, op, a, b, weighting", _params(_weighted(COMPOSED_CASES)))
 def test_composed(case_id: str, op: Op, a: Arg, b: Arg, weighting: str) -> None:
     rng = _rng(case_id)
     values = op.sampler(rng, [a.feed, b.feed])
-    run_loss_case(case_id, op.build, op.reference, [a, b], values, [0, 1], rng, weighting, separately=True)
+    run_loss_case(
+        case_id, op.build, op.reference, [a, b], values, [0, 1], rng, weighting, separately=True
+    )
 
 
 # --- a tensor with a NumPy array on either side --------------------------------------------------
+
 
 @dataclass(frozen=True)
 class ConstOp:
     name: str
     build: Callable[[Any, Array], Any]  # (tensor, constant array) -> tensor
     reference: Callable[[Array, Array], Array]
-    x_sampler: Callable[[np.random.Generator, Tuple[int, ...]], Array]
-    c_sampler: Callable[[np.random.Generator, Tuple[int, ...]], Array]
+    x_sampler: Callable[[np.random.Generator, tuple[int, ...]], Array]
+    c_sampler: Callable[[np.random.Generator, tuple[int, ...]], Array]
 
 
 CONST_OPS = [
@@ -507,12 +625,27 @@ CONST_OPS = [
     ConstOp("C**x", lambda x, c: c**x, lambda x, c: c**x, real(), positive()),
     ConstOp("add(C,x)", lambda x, c: sg.add(c, x), lambda x, c: c + x, real(), real()),
     ConstOp("pow(C,x)", lambda x, c: sg.pow(c, x), lambda x, c: c**x, real(), positive()),
-    ConstOp("maximum(C,x)", lambda x, c: sg.maximum(c, x), np.maximum,
-            lambda rng, s: separated(rng, [s, ()])[0], lambda rng, s: separated(rng, [(), s])[1]),
-    ConstOp("minimum(x,C)", lambda x, c: sg.minimum(x, c), np.minimum,
-            lambda rng, s: separated(rng, [s, ()])[0], lambda rng, s: separated(rng, [(), s])[1]),
-    ConstOp("squared_difference(C,x)", lambda x, c: sg.squared_difference(c, x),
-            lambda x, c: (c - x) ** 2, real(), real()),
+    ConstOp(
+        "maximum(C,x)",
+        lambda x, c: sg.maximum(c, x),
+        np.maximum,
+        lambda rng, s: separated(rng, [s, ()])[0],
+        lambda rng, s: separated(rng, [(), s])[1],
+    ),
+    ConstOp(
+        "minimum(x,C)",
+        lambda x, c: sg.minimum(x, c),
+        np.minimum,
+        lambda rng, s: separated(rng, [s, ()])[0],
+        lambda rng, s: separated(rng, [(), s])[1],
+    ),
+    ConstOp(
+        "squared_difference(C,x)",
+        lambda x, c: sg.squared_difference(c, x),
+        lambda x, c: (c - x) ** 2,
+        real(),
+        real(),
+    ),
 ]
 
 # (tensor shape, constant shape): the constant may broadcast the tensor to a larger shape.
@@ -523,20 +656,31 @@ CONST_SHAPES = [
     (arg([]), (2, 3)),
 ]
 
-CONST_CASES = [(f"{op.name}({a.label},C={_dims(c)})", (op, a, c)) for op in CONST_OPS for a, c in CONST_SHAPES]
+CONST_CASES = [
+    (f"{op.name}({a.label},C={_dims(c)})", (op, a, c)) for op in CONST_OPS for a, c in CONST_SHAPES
+]
 
 
 @pytest.mark.parametrize("case_id, op, a, c_shape, weighting", _params(_weighted(CONST_CASES)))
-def test_with_numpy_constant(case_id: str, op: ConstOp, a: Arg, c_shape: Tuple[int, ...],
-                             weighting: str) -> None:
+def test_with_numpy_constant(
+    case_id: str, op: ConstOp, a: Arg, c_shape: tuple[int, ...], weighting: str
+) -> None:
     rng = _rng(case_id)
     x = op.x_sampler(rng, a.feed)
     c = op.c_sampler(rng, c_shape)
     if "maximum" in op.name or "minimum" in op.name:
         # Ties are impossible between the two lattices whatever their shapes.
         assert np.all(np.abs(np.subtract.outer(x.ravel(), c.ravel())) >= 0.1 - 1e-12)
-    run_loss_case(case_id, lambda t: op.build(t, c), lambda v: op.reference(v, c), [a], [x], [0], rng,
-                  weighting)
+    run_loss_case(
+        case_id,
+        lambda t: op.build(t, c),
+        lambda v: op.reference(v, c),
+        [a],
+        [x],
+        [0],
+        rng,
+        weighting,
+    )
 
 
 # --- where(cond, x, y) --------------------------------------------------------------------
@@ -571,60 +715,113 @@ WHERE_MIXED = [
     ("where(c,x,0.0)", lambda c, x, k: sg.where(c, x, 0.0), lambda c, x, k: np.where(c, x, 0.0)),
     ("where(c,1.5,x)", lambda c, x, k: sg.where(c, 1.5, x), lambda c, x, k: np.where(c, 1.5, x)),
     ("where(c,x,C)", lambda c, x, k: sg.where(c, x, k), lambda c, x, k: np.where(c, x, k)),
-    ("where(C_bool,x,-x)", lambda c, x, k: sg.where(k > 0, x, -x), lambda c, x, k: np.where(k > 0, x, -x)),
+    (
+        "where(C_bool,x,-x)",
+        lambda c, x, k: sg.where(k > 0, x, -x),
+        lambda c, x, k: np.where(k > 0, x, -x),
+    ),
 ]
-WHERE_MIXED_CASES = [(f"{name}({a.label})", (build, reference, a)) for name, build, reference in WHERE_MIXED
-                     for a in [arg([2, 3]), arg([None], [4]), arg(None, [3])]]
+WHERE_MIXED_CASES = [
+    (f"{name}({a.label})", (build, reference, a))
+    for name, build, reference in WHERE_MIXED
+    for a in [arg([2, 3]), arg([None], [4]), arg(None, [3])]
+]
 
 
-@pytest.mark.parametrize("case_id, build, reference, a, weighting", _params(_weighted(WHERE_MIXED_CASES)))
-def test_where_with_constants(case_id: str, build: Callable[..., Any], reference: Callable[..., Array],
-                              a: Arg, weighting: str) -> None:
+@pytest.mark.parametrize(
+    "case_id, build, reference, a, weighting", _params(_weighted(WHERE_MIXED_CASES))
+)
+def test_where_with_constants(
+    case_id: str, build: Callable[..., Any], reference: Callable[..., Array], a: Arg, weighting: str
+) -> None:
     rng = _rng(case_id)
     cond = np.asarray(rng.random(a.feed) < 0.5, dtype=np.bool_)
     x = real()(rng, a.feed)
     k = nonzero()(rng, a.feed[-1:])  # a NumPy array, broadcast along x's last axis
-    run_loss_case(case_id, lambda c, t: build(c, t, k), lambda c, v: reference(c, v, k), [a, a], [cond, x],
-                  [1], rng, weighting)
+    run_loss_case(
+        case_id,
+        lambda c, t: build(c, t, k),
+        lambda c, v: reference(c, v, k),
+        [a, a],
+        [cond, x],
+        [1],
+        rng,
+        weighting,
+    )
 
 
 # --- reductions ---------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Reduction:
     name: str
     build: Callable[[Any], Any]
     reference: Callable[[Array], Array]
-    args: Tuple[Arg, ...]
+    args: tuple[Arg, ...]
 
 
-def _reductions() -> List[Reduction]:
+def _reductions() -> list[Reduction]:
     table = []
     plain = {"reduce_sum": (sg.reduce_sum, np.sum), "reduce_mean": (sg.reduce_mean, np.mean)}
     variants = [
-        ("", {}, [arg([2, 3, 4]), arg([]), arg([5]), arg([None, 3], [4, 3]), arg(None, [3]),
-                  arg([None, None], [2, 5])]),
-        ("axis=1", {"axis": 1}, [arg([2, 3, 4]), arg([None, 3], [4, 3]), arg([None, None], [2, 5])]),
-        ("axis=0", {"axis": 0}, [arg([2, 3, 4]), arg([None, 3], [4, 3]), arg([None, None], [2, 5])]),
-        ("axis=-1,keepdims", {"axis": -1, "keepdims": True}, [arg([2, 3, 4]), arg([None, 3], [4, 3])]),
+        (
+            "",
+            {},
+            [
+                arg([2, 3, 4]),
+                arg([]),
+                arg([5]),
+                arg([None, 3], [4, 3]),
+                arg(None, [3]),
+                arg([None, None], [2, 5]),
+            ],
+        ),
+        (
+            "axis=1",
+            {"axis": 1},
+            [arg([2, 3, 4]), arg([None, 3], [4, 3]), arg([None, None], [2, 5])],
+        ),
+        (
+            "axis=0",
+            {"axis": 0},
+            [arg([2, 3, 4]), arg([None, 3], [4, 3]), arg([None, None], [2, 5])],
+        ),
+        (
+            "axis=-1,keepdims",
+            {"axis": -1, "keepdims": True},
+            [arg([2, 3, 4]), arg([None, 3], [4, 3])],
+        ),
         ("axis=[0,2]", {"axis": [0, 2]}, [arg([2, 3, 4]), arg([None, 3, None], [2, 3, 4])]),
         ("axis=[0,2],keepdims", {"axis": [0, 2], "keepdims": True}, [arg([2, 3, 4])]),
         ("axis=(1,2)", {"axis": (1, 2)}, [arg([2, 3, 4])]),
         ("axis=None,keepdims", {"keepdims": True}, [arg([2, 3, 4]), arg([None, 3], [4, 3])]),
         ("axis=[]", {"axis": []}, [arg([2, 3])]),
-        ("reduction_indices=1,keep_dims", {"reduction_indices": 1, "keep_dims": True}, [arg([2, 3, 4])]),
+        (
+            "reduction_indices=1,keep_dims",
+            {"reduction_indices": 1, "keep_dims": True},
+            [arg([2, 3, 4])],
+        ),
     ]
     for label, kwargs, shapes in variants:
-        numpy_kwargs = {"axis": tuple(kwargs["axis"]) if isinstance(kwargs.get("axis"), list)
-                        else kwargs.get("axis", kwargs.get("reduction_indices")),
-                        "keepdims": bool(kwargs.get("keepdims", kwargs.get("keep_dims", False)))}
+        numpy_kwargs = {
+            "axis": tuple(kwargs["axis"])
+            if isinstance(kwargs.get("axis"), list)
+            else kwargs.get("axis", kwargs.get("reduction_indices")),
+            "keepdims": bool(kwargs.get("keepdims", kwargs.get("keep_dims", False))),
+        }
         for name, (ours, theirs) in plain.items():
             for a in shapes:
-                table.append(Reduction(
-                    f"{name}({a.label}{',' + label if label else ''})",
-                    lambda x, ours=ours, kwargs=kwargs: ours(x, **kwargs),
-                    lambda v, theirs=theirs, numpy_kwargs=numpy_kwargs: _f64(theirs(v, **numpy_kwargs)),
-                    (a,)))
+                table.append(
+                    Reduction(
+                        f"{name}({a.label}{',' + label if label else ''})",
+                        lambda x, ours=ours, kwargs=kwargs: ours(x, **kwargs),
+                        lambda v, theirs=theirs, numpy_kwargs=numpy_kwargs: _f64(
+                            theirs(v, **numpy_kwargs)
+                        ),
+                        (a,),
+                    )
+                )
     return table
 
 
@@ -641,12 +838,34 @@ def test_reduction(case_id: str, reduction: Reduction, weighting: str) -> None:
 
 # --- second derivatives -----------------------------------------------------------------------
 
-SECOND_ORDER_OPS = [op for op in UNARY_OPS if op.name in {
-    "tanh", "sigmoid", "exp", "log", "sqrt", "softplus", "sin", "cos", "expm1", "log1p", "rsqrt",
-    "reciprocal", "square", "nn.sigmoid", "pow(x,2.7)", "2.5**x", "x**-2"}]
+SECOND_ORDER_OPS = [
+    op
+    for op in UNARY_OPS
+    if op.name
+    in {
+        "tanh",
+        "sigmoid",
+        "exp",
+        "log",
+        "sqrt",
+        "softplus",
+        "sin",
+        "cos",
+        "expm1",
+        "log1p",
+        "rsqrt",
+        "reciprocal",
+        "square",
+        "nn.sigmoid",
+        "pow(x,2.7)",
+        "2.5**x",
+        "x**-2",
+    }
+]
 SECOND_ORDER_SHAPES = [arg([]), arg([2, 3]), arg([None], [5]), arg(None, [3])]
-SECOND_ORDER_CASES = [(f"d2 {op.name}({a.label})", (op, a))
-                      for op in SECOND_ORDER_OPS for a in SECOND_ORDER_SHAPES]
+SECOND_ORDER_CASES = [
+    (f"d2 {op.name}({a.label})", (op, a)) for op in SECOND_ORDER_OPS for a in SECOND_ORDER_SHAPES
+]
 
 
 def _check_vector(got: Any, want: Array, gradient: Array, what: str) -> None:
@@ -657,7 +876,12 @@ def _check_vector(got: Any, want: Array, gradient: Array, what: str) -> None:
     """
     got = _check_gradient_array(got, want, what)
     scale = float(np.max(np.abs(want))) if want.size else 0.0
-    noise = FD_NOISE * np.finfo(np.float64).eps * (float(np.max(np.abs(gradient))) if gradient.size else 0.0) / H
+    noise = (
+        FD_NOISE
+        * np.finfo(np.float64).eps
+        * (float(np.max(np.abs(gradient))) if gradient.size else 0.0)
+        / H
+    )
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6 * scale + noise, err_msg=what)
 
 
@@ -679,18 +903,32 @@ def test_second_derivative_unary(case_id: str, op: Op, a: Arg, weighting: str) -
     grad_value, hv_value = compiled(x)
     _check_gradient_array(grad_value, x, f"{case_id}: first gradient")
     finite_difference = (compiled(x + H * v)[0] - compiled(x - H * v)[0]) / (2 * H)
-    _check_vector(hv_value, _f64(finite_difference), np.asarray(grad_value), f"{case_id}: Hessian-vector product")
+    _check_vector(
+        hv_value,
+        _f64(finite_difference),
+        np.asarray(grad_value),
+        f"{case_id}: Hessian-vector product",
+    )
 
 
-SECOND_ORDER_BINARY_OPS = [op for op in BINARY_OPS if op.name in {
-    "multiply", "divide", "pow", "squared_difference", "x/y"}]
-SECOND_ORDER_BINARY_SHAPES = [(arg([2, 3, 5]), arg([3, 1])), (arg([]), arg([4])),
-                              (arg([None], [4]), arg([None], [1]))]
-SECOND_ORDER_BINARY_CASES = [(f"d2 {op.name}({a.label},{b.label})", (op, a, b))
-                             for op in SECOND_ORDER_BINARY_OPS for a, b in SECOND_ORDER_BINARY_SHAPES]
+SECOND_ORDER_BINARY_OPS = [
+    op for op in BINARY_OPS if op.name in {"multiply", "divide", "pow", "squared_difference", "x/y"}
+]
+SECOND_ORDER_BINARY_SHAPES = [
+    (arg([2, 3, 5]), arg([3, 1])),
+    (arg([]), arg([4])),
+    (arg([None], [4]), arg([None], [1])),
+]
+SECOND_ORDER_BINARY_CASES = [
+    (f"d2 {op.name}({a.label},{b.label})", (op, a, b))
+    for op in SECOND_ORDER_BINARY_OPS
+    for a, b in SECOND_ORDER_BINARY_SHAPES
+]
 
 
-@pytest.mark.parametrize("case_id, op, a, b, weighting", _params(_weighted(SECOND_ORDER_BINARY_CASES)))
+@pytest.mark.parametrize(
+    "case_id, op, a, b, weighting", _params(_weighted(SECOND_ORDER_BINARY_CASES))
+)
 def test_second_derivative_binary(case_id: str, op: Op, a: Arg, b: Arg, weighting: str) -> None:
     """The Hessian of a broadcasting binary op times a joint direction (vx, vy)."""
     rng = _rng(case_id)
@@ -710,8 +948,12 @@ def test_second_derivative_binary(case_id: str, op: Op, a: Arg, b: Arg, weightin
     _check_gradient_array(gy_value, y, f"{case_id}: d/dy")
     plus = compiled(x + H * vx, y + H * vy)
     minus = compiled(x - H * vx, y - H * vy)
-    _check_vector(hx_value, _f64((plus[0] - minus[0]) / (2 * H)), np.asarray(gx_value), f"{case_id}: (H v)_x")
-    _check_vector(hy_value, _f64((plus[1] - minus[1]) / (2 * H)), np.asarray(gy_value), f"{case_id}: (H v)_y")
+    _check_vector(
+        hx_value, _f64((plus[0] - minus[0]) / (2 * H)), np.asarray(gx_value), f"{case_id}: (H v)_x"
+    )
+    _check_vector(
+        hy_value, _f64((plus[1] - minus[1]) / (2 * H)), np.asarray(gy_value), f"{case_id}: (H v)_y"
+    )
 
 
 # --- exported elementwise ops without a gradient ---------------------------------------------------
@@ -723,8 +965,11 @@ NO_GRADIENT_OPS = [
     Op("ones_like", sg.ones_like, np.ones_like, REAL),
     Op("zeros_like", sg.zeros_like, np.zeros_like, REAL),
 ]
-NO_GRADIENT_CASES = [(f"{op.name}({a.label})", (op, a)) for op in NO_GRADIENT_OPS
-                     for a in [arg([2, 3]), arg([None], [4]), arg(None, [3])]]
+NO_GRADIENT_CASES = [
+    (f"{op.name}({a.label})", (op, a))
+    for op in NO_GRADIENT_OPS
+    for a in [arg([2, 3]), arg([None], [4]), arg(None, [3])]
+]
 
 
 @pytest.mark.parametrize("case_id, op, a", _params(NO_GRADIENT_CASES))
@@ -733,7 +978,11 @@ def test_no_gradient(case_id: str, op: Op, a: Arg) -> None:
     rng = _rng(case_id)
     (x,) = op.sampler(rng, [a.feed])
     if op.name in ("floor", "round"):  # fractional parts near 0.25 and 0.75: away from both jumps
-        x = np.floor(x) + rng.choice([0.25, 0.75], size=a.feed) + rng.uniform(-0.1, 0.1, size=a.feed)
+        x = (
+            np.floor(x)
+            + rng.choice([0.25, 0.75], size=a.feed)
+            + rng.uniform(-0.1, 0.1, size=a.feed)
+        )
     expected = _f64(op.reference(x))
     with sg.Graph().as_default():
         (p,) = _placeholders([a], [sg.float64])
@@ -745,19 +994,26 @@ def test_no_gradient(case_id: str, op: Op, a: Arg) -> None:
 
 
 COMPARISONS = [
-    ("greater", sg.greater, np.greater), ("greater_equal", sg.greater_equal, np.greater_equal),
-    ("less", sg.less, np.less), ("less_equal", sg.less_equal, np.less_equal),
-    ("equal", sg.equal, np.equal), ("not_equal", sg.not_equal, np.not_equal),
-    ("x>y", lambda x, y: x > y, np.greater), ("x<=y", lambda x, y: x <= y, np.less_equal),
+    ("greater", sg.greater, np.greater),
+    ("greater_equal", sg.greater_equal, np.greater_equal),
+    ("less", sg.less, np.less),
+    ("less_equal", sg.less_equal, np.less_equal),
+    ("equal", sg.equal, np.equal),
+    ("not_equal", sg.not_equal, np.not_equal),
+    ("x>y", lambda x, y: x > y, np.greater),
+    ("x<=y", lambda x, y: x <= y, np.less_equal),
 ]
-COMPARISON_CASES = [(f"{name}({a.label},{b.label})", (ours, theirs, a, b))
-                    for name, ours, theirs in COMPARISONS
-                    for a, b in [(arg([2, 3, 5]), arg([3, 1])), (arg([None], [4]), arg([]))]]
+COMPARISON_CASES = [
+    (f"{name}({a.label},{b.label})", (ours, theirs, a, b))
+    for name, ours, theirs in COMPARISONS
+    for a, b in [(arg([2, 3, 5]), arg([3, 1])), (arg([None], [4]), arg([]))]
+]
 
 
 @pytest.mark.parametrize("case_id, ours, theirs, a, b", _params(COMPARISON_CASES))
-def test_comparison(case_id: str, ours: Callable[..., Any], theirs: Callable[..., Array],
-                    a: Arg, b: Arg) -> None:
+def test_comparison(
+    case_id: str, ours: Callable[..., Any], theirs: Callable[..., Array], a: Arg, b: Arg
+) -> None:
     """Comparisons give bool values (ties included) and no gradient."""
     rng = _rng(case_id)
     x = _f64(rng.integers(-2, 3, size=a.feed))
@@ -780,7 +1036,7 @@ def test_comparison(case_id: str, ours: Callable[..., Any], theirs: Callable[...
     _check_value(dy_value, _sum_to(np.where(mask, 0.0, 2.0), y.shape), f"{case_id}: d/dy")
 
 
-def _sum_to(value: Array, shape: Tuple[int, ...]) -> Array:
+def _sum_to(value: Array, shape: tuple[int, ...]) -> Array:
     """Undo NumPy broadcasting: sum ``value`` down to ``shape``."""
     lead = value.ndim - len(shape)
     value = np.sum(value, axis=tuple(range(lead))) if lead else value
@@ -795,11 +1051,50 @@ def test_known_bugs_name_existing_cases() -> None:
 
 # Every elementwise function symgrad exports, all exercised by the tables above.
 COVERED_ELEMENTWISE = {
-    "abs", "add", "cast", "cos", "divide", "equal", "exp", "expm1", "floor", "greater", "greater_equal",
-    "identity", "is_finite", "less", "less_equal", "log", "log1p", "maximum", "minimum", "multiply",
-    "negative", "not_equal", "ones_like", "pow", "reciprocal", "round", "rsqrt", "sigmoid", "sign", "sin",
-    "softplus", "sqrt", "square", "squared_difference", "stop_gradient", "subtract", "tanh", "truediv",
-    "where", "zeros_like", "nn.relu", "nn.sigmoid", "nn.softplus", "nn.tanh",
+    "abs",
+    "add",
+    "cast",
+    "cos",
+    "divide",
+    "equal",
+    "exp",
+    "expm1",
+    "floor",
+    "greater",
+    "greater_equal",
+    "identity",
+    "is_finite",
+    "less",
+    "less_equal",
+    "log",
+    "log1p",
+    "maximum",
+    "minimum",
+    "multiply",
+    "negative",
+    "not_equal",
+    "ones_like",
+    "pow",
+    "reciprocal",
+    "round",
+    "rsqrt",
+    "sigmoid",
+    "sign",
+    "sin",
+    "softplus",
+    "sqrt",
+    "square",
+    "squared_difference",
+    "stop_gradient",
+    "subtract",
+    "tanh",
+    "truediv",
+    "where",
+    "zeros_like",
+    "nn.relu",
+    "nn.sigmoid",
+    "nn.softplus",
+    "nn.tanh",
 }
 
 
@@ -807,9 +1102,13 @@ def _elementwise_exports(namespace: Any, prefix: str = "") -> set:
     """Names in ``namespace.__all__`` bound to functions of ``symgrad.ops.elementwise``."""
     from symgrad.ops import elementwise
 
-    return {prefix + name for name in namespace.__all__
-            if callable(getattr(namespace, name)) and not isinstance(getattr(namespace, name), type)
-            and getattr(getattr(namespace, name), "__module__", None) == elementwise.__name__}
+    return {
+        prefix + name
+        for name in namespace.__all__
+        if callable(getattr(namespace, name))
+        and not isinstance(getattr(namespace, name), type)
+        and getattr(getattr(namespace, name), "__module__", None) == elementwise.__name__
+    }
 
 
 def test_tables_cover_every_exported_elementwise_op() -> None:
@@ -820,7 +1119,9 @@ def test_tables_cover_every_exported_elementwise_op() -> None:
         assert getattr(sg.math, name) is getattr(sg, name), name
 
 
-@pytest.mark.parametrize("a", [arg([6]), arg([None, 3], [2, 3]), arg(None, [6])], ids=lambda a: a.label)
+@pytest.mark.parametrize(
+    "a", [arg([6]), arg([None, 3], [2, 3]), arg(None, [6])], ids=lambda a: a.label
+)
 def test_is_finite(a: Arg) -> None:
     """is_finite is bool-valued; where(is_finite(x), x, 0.0) passes the gradient where x is finite."""
     x = _f64(np.array([1.5, np.inf, -np.inf, np.nan, 0.0, -2.0]).reshape(a.feed))

@@ -21,8 +21,9 @@ from __future__ import annotations
 import builtins
 import os
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+from typing import Any
 
 import jinja2
 import numpy as np
@@ -35,12 +36,12 @@ import symgrad as sg
 
 # case id -> the defect (what symgrad does today). Each is kept as a strict xfail.
 _NOT_SYMGRAD = "raises a plain {} (not a SymgradError): {}"
-KNOWN_BUGS: Dict[str, str] = {}  # case id -> defect; none known today
+KNOWN_BUGS: dict[str, str] = {}  # case id -> defect; none known today
 
 
 # --- the catalogue ------------------------------------------------------------------------------------
 
-Word = Union[str, Tuple[str, ...]]
+Word = str | tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -54,15 +55,17 @@ class Bad:
     """
 
     trigger: Callable[[], Any]
-    error: Optional[type]
-    builtin: Union[type, Tuple[type, ...]]
-    words: Tuple[Word, ...]
+    error: type | None
+    builtin: type | tuple[type, ...]
+    words: tuple[Word, ...]
 
 
-CASES: Dict[str, Bad] = {}
+CASES: dict[str, Bad] = {}
 
 
-def bad(case_id: str, error: Optional[type], builtin: Any, *words: Word) -> Callable[[Callable[[], Any]], Any]:
+def bad(
+    case_id: str, error: type | None, builtin: Any, *words: Word
+) -> Callable[[Callable[[], Any]], Any]:
     """Register the decorated trigger as the case ``case_id``."""
 
     def register(trigger: Callable[[], Any]) -> Callable[[], Any]:
@@ -72,13 +75,15 @@ def bad(case_id: str, error: Optional[type], builtin: Any, *words: Word) -> Call
     return register
 
 
-def add_case(case_id: str, trigger: Callable[[], Any], error: Optional[type], builtin: Any,
-             *words: Word) -> None:
+def add_case(
+    case_id: str, trigger: Callable[[], Any], error: type | None, builtin: Any, *words: Word
+) -> None:
     assert case_id not in CASES, f"duplicate case id {case_id}"
     CASES[case_id] = Bad(trigger, error, builtin, tuple(words))
 
 
 # Small builders: every trigger runs in a fresh graph, so names are stable.
+
 
 def _x() -> sg.Tensor:
     return sg.placeholder(sg.float32, shape=[2, 3], name="x")
@@ -107,11 +112,24 @@ _BROADCASTING = [
     ("minimum", "Minimum", lambda x, y: sg.minimum(x, y)),
     ("squared_difference", "SquaredDifference", lambda x, y: sg.squared_difference(x, y)),
     ("greater", "Greater", lambda x, y: sg.greater(x, y)),
-    ("where", "Select", lambda x, y: sg.where(sg.placeholder(sg.bool, shape=[2, 3], name="cond"), x, y)),
+    (
+        "where",
+        "Select",
+        lambda x, y: sg.where(sg.placeholder(sg.bool, shape=[2, 3], name="cond"), x, y),
+    ),
 ]
 for _id, _op, _build in _BROADCASTING:
-    add_case(f"broadcast-{_id}", lambda build=_build: build(_x(), _y()), sg.ShapeError, ValueError,
-             _op, "'x:0'", "(2, 3)", "'y:0'", "(4,)")
+    add_case(
+        f"broadcast-{_id}",
+        lambda build=_build: build(_x(), _y()),
+        sg.ShapeError,
+        ValueError,
+        _op,
+        "'x:0'",
+        "(2, 3)",
+        "'y:0'",
+        "(4,)",
+    )
 
 
 @bad("broadcast-where-condition", sg.ShapeError, ValueError, "Select", "'cond:0'", "(4,)", "(2, 3)")
@@ -124,12 +142,27 @@ def _() -> Any:
     return _x() + np.ones(4, np.float32)
 
 
-@bad("broadcast-to-incompatible", sg.ShapeError, ValueError, "BroadcastTo", "'x:0'", "(2, 3)", "(4, 4)")
+@bad(
+    "broadcast-to-incompatible",
+    sg.ShapeError,
+    ValueError,
+    "BroadcastTo",
+    "'x:0'",
+    "(2, 3)",
+    "(4, 4)",
+)
 def _() -> Any:
     return sg.broadcast_to(_x(), [4, 4])
 
 
-@bad("build-op-across-graphs", sg.GraphMismatchError, ValueError, "Add", "'foreign:0'", "another graph")
+@bad(
+    "build-op-across-graphs",
+    sg.GraphMismatchError,
+    ValueError,
+    "Add",
+    "'foreign:0'",
+    "another graph",
+)
 def _() -> Any:
     return _x() + _other_graph_tensor()
 
@@ -155,8 +188,16 @@ _AXIS_OUT_OF_RANGE = [
     ("split", "Split", lambda x: sg.split(x, 2, axis=2), "axis 2"),
 ]
 for _id, _op, _build, _axis in _AXIS_OUT_OF_RANGE:
-    add_case(f"axis-{_id}", lambda build=_build: build(_x()), sg.ShapeError, ValueError,
-             _op, _axis, "'x:0'", "rank 2")
+    add_case(
+        f"axis-{_id}",
+        lambda build=_build: build(_x()),
+        sg.ShapeError,
+        ValueError,
+        _op,
+        _axis,
+        "'x:0'",
+        "rank 2",
+    )
 
 
 # Ops that add an axis: the valid axes are -3..2 for a rank-2 input, so the message
@@ -172,7 +213,15 @@ def _() -> Any:
     return sg.one_hot(sg.placeholder(sg.int32, shape=[2, 3], name="idx"), 4, axis=3)
 
 
-@bad("axis-squeeze-out-of-range", sg.ShapeError, ValueError, "Squeeze", "axis 2", "'z:0'", ("rank 2", "(1, 3)"))
+@bad(
+    "axis-squeeze-out-of-range",
+    sg.ShapeError,
+    ValueError,
+    "Squeeze",
+    "axis 2",
+    "'z:0'",
+    ("rank 2", "(1, 3)"),
+)
 def _() -> Any:
     # Axis 2 does not exist: it must not wrap around to axis 0 (which has size 1).
     return sg.squeeze(sg.placeholder(sg.float32, shape=[1, 3], name="z"), axis=2)
@@ -206,12 +255,21 @@ def _() -> Any:
 
 # --- 3. reshape, squeeze, split, tile, concat, stack ----------------------------------------------------------
 
+
 @bad("reshape-size", sg.ShapeError, ValueError, "Reshape", "'x:0'", "(2, 3)", "(4, 2)")
 def _() -> Any:
     return sg.reshape(_x(), [4, 2])
 
 
-@bad("reshape-size-with-minus-one", sg.ShapeError, ValueError, "Reshape", "'x:0'", "(2, 3)", "(-1, 4)")
+@bad(
+    "reshape-size-with-minus-one",
+    sg.ShapeError,
+    ValueError,
+    "Reshape",
+    "'x:0'",
+    "(2, 3)",
+    "(-1, 4)",
+)
 def _() -> Any:
     return sg.reshape(_x(), [-1, 4])
 
@@ -226,7 +284,16 @@ def _() -> Any:
     return sg.reshape(_x(), sg.constant([3, 2]))
 
 
-@bad("squeeze-non-1-axis", sg.ShapeError, ValueError, "Squeeze", "axis 1", "'x:0'", "(2, 3)", "size 3")
+@bad(
+    "squeeze-non-1-axis",
+    sg.ShapeError,
+    ValueError,
+    "Squeeze",
+    "axis 1",
+    "'x:0'",
+    "(2, 3)",
+    "size 3",
+)
 def _() -> Any:
     return sg.squeeze(_x(), axis=1)
 
@@ -261,12 +328,30 @@ def _() -> Any:
     return sg.tile(_x(), [1, 2, 3])
 
 
-@bad("concat-shapes-differ", sg.ShapeError, ValueError, "ConcatV2", "'x:0'", "(2, 3)", "'b:0'", "(2, 4)")
+@bad(
+    "concat-shapes-differ",
+    sg.ShapeError,
+    ValueError,
+    "ConcatV2",
+    "'x:0'",
+    "(2, 3)",
+    "'b:0'",
+    "(2, 4)",
+)
 def _() -> Any:
     return sg.concat([_x(), sg.placeholder(sg.float32, shape=[2, 4], name="b")], axis=0)
 
 
-@bad("concat-dtypes-differ", sg.DTypeError, TypeError, "ConcatV2", "'x:0'", "float32", "'b:0'", "float64")
+@bad(
+    "concat-dtypes-differ",
+    sg.DTypeError,
+    TypeError,
+    "ConcatV2",
+    "'x:0'",
+    "float32",
+    "'b:0'",
+    "float64",
+)
 def _() -> Any:
     return sg.concat([_x(), sg.placeholder(sg.float64, shape=[2, 3], name="b")], axis=0)
 
@@ -283,6 +368,7 @@ def _() -> Any:
 
 # --- 4. matmul -------------------------------------------------------------------------------------------
 
+
 def _a() -> sg.Tensor:
     return sg.placeholder(sg.float32, shape=[2, 3], name="a")
 
@@ -296,25 +382,61 @@ def _() -> Any:
     return sg.matmul(_a(), _b(4, 5))
 
 
-@bad("matmul-inner-operator", sg.ShapeError, ValueError, "MatMul", "'a:0'", "(2, 3)", "'b:0'", "(4, 5)")
+@bad(
+    "matmul-inner-operator",
+    sg.ShapeError,
+    ValueError,
+    "MatMul",
+    "'a:0'",
+    "(2, 3)",
+    "'b:0'",
+    "(4, 5)",
+)
 def _() -> Any:
     return _a() @ _b(4, 5)
 
 
-@bad("matmul-inner-transpose_a", sg.ShapeError, ValueError, "MatMul", "'a:0'", "(2, 3)", "transposed",
-     "'b:0'", "(3, 5)")
+@bad(
+    "matmul-inner-transpose_a",
+    sg.ShapeError,
+    ValueError,
+    "MatMul",
+    "'a:0'",
+    "(2, 3)",
+    "transposed",
+    "'b:0'",
+    "(3, 5)",
+)
 def _() -> Any:
     return sg.matmul(_a(), _b(3, 5), transpose_a=True)
 
 
-@bad("matmul-inner-transpose_b", sg.ShapeError, ValueError, "MatMul", "'a:0'", "(2, 3)", "'b:0'", "(3, 5)",
-     "transposed")
+@bad(
+    "matmul-inner-transpose_b",
+    sg.ShapeError,
+    ValueError,
+    "MatMul",
+    "'a:0'",
+    "(2, 3)",
+    "'b:0'",
+    "(3, 5)",
+    "transposed",
+)
 def _() -> Any:
     return sg.matmul(_a(), _b(3, 5), transpose_b=True)
 
 
-@bad("matmul-inner-transpose-both", sg.ShapeError, ValueError, "MatMul", "'a:0'", "(2, 3)", "'b:0'", "(2, 5)",
-     "transposed")
+@bad(
+    "matmul-inner-transpose-both",
+    sg.ShapeError,
+    ValueError,
+    "MatMul",
+    "'a:0'",
+    "(2, 3)",
+    "'b:0'",
+    "(2, 5)",
+    "transposed",
+)
 def _() -> Any:
     return sg.matmul(_a(), _b(2, 5), transpose_a=True, transpose_b=True)
 
@@ -339,8 +461,17 @@ def _() -> Any:
     return sg.matmul(sg.placeholder(sg.float32, name="u"), _a())
 
 
-@bad("matmul-batch-dims", sg.ShapeError, ValueError, "MatMul", "batch", "'a:0'", "(2, 2, 3)", "'b:0'",
-     "(3, 3, 4)")
+@bad(
+    "matmul-batch-dims",
+    sg.ShapeError,
+    ValueError,
+    "MatMul",
+    "batch",
+    "'a:0'",
+    "(2, 2, 3)",
+    "'b:0'",
+    "(3, 3, 4)",
+)
 def _() -> Any:
     return sg.matmul(sg.placeholder(sg.float32, shape=[2, 2, 3], name="a"), _b(3, 3, 4))
 
@@ -357,6 +488,7 @@ def _() -> Any:
 
 
 # --- 5. dtypes and non-numeric values -------------------------------------------------------------------------
+
 
 @bad("constant-str", sg.DTypeError, TypeError, "constant", "'a'", "str")
 def _() -> Any:
@@ -418,7 +550,9 @@ def _() -> Any:
     return sg.placeholder("string", shape=[2], name="p")
 
 
-@bad("placeholder-negative-dim", sg.ShapeError, ValueError, ("placeholder", "Placeholder"), "(2, -3)")
+@bad(
+    "placeholder-negative-dim", sg.ShapeError, ValueError, ("placeholder", "Placeholder"), "(2, -3)"
+)
 def _() -> Any:
     return sg.placeholder(sg.float32, shape=[2, -3], name="p")
 
@@ -488,15 +622,36 @@ def _() -> Any:
     return _x() + sg.placeholder(sg.float64, shape=[2, 3], name="z")
 
 
-@bad("dtype-mismatch-float-int", sg.DTypeError, TypeError, "Mul", "'x:0'", "float32", "'k:0'", "int32")
+@bad(
+    "dtype-mismatch-float-int",
+    sg.DTypeError,
+    TypeError,
+    "Mul",
+    "'x:0'",
+    "float32",
+    "'k:0'",
+    "int32",
+)
 def _() -> Any:
     return _x() * sg.placeholder(sg.int32, shape=[2, 3], name="k")
 
 
-@bad("dtype-mismatch-where", sg.DTypeError, TypeError, "Select", "'x:0'", "float32", "'z:0'", "float64")
+@bad(
+    "dtype-mismatch-where",
+    sg.DTypeError,
+    TypeError,
+    "Select",
+    "'x:0'",
+    "float32",
+    "'z:0'",
+    "float64",
+)
 def _() -> Any:
-    return sg.where(sg.placeholder(sg.bool, shape=[2, 3], name="cond"), _x(),
-                    sg.placeholder(sg.float64, shape=[2, 3], name="z"))
+    return sg.where(
+        sg.placeholder(sg.bool, shape=[2, 3], name="cond"),
+        _x(),
+        sg.placeholder(sg.float64, shape=[2, 3], name="z"),
+    )
 
 
 @bad("where-condition-not-bool", sg.DTypeError, TypeError, "Select", "'x:0'", "float32", "bool")
@@ -533,7 +688,8 @@ def _() -> Any:
 
 # --- 6. gradients ----------------------------------------------------------------------------------------
 
-def _loss() -> Tuple[sg.Tensor, sg.Tensor]:
+
+def _loss() -> tuple[sg.Tensor, sg.Tensor]:
     x = _x()
     return sg.reduce_sum(x * x, name="loss"), x
 
@@ -555,7 +711,14 @@ def _() -> Any:
     return sg.gradients(loss, None)
 
 
-@bad("gradients-stop_gradients-not-a-tensor", sg.DTypeError, TypeError, "gradients", "stop_gradients", "float")
+@bad(
+    "gradients-stop_gradients-not-a-tensor",
+    sg.DTypeError,
+    TypeError,
+    "gradients",
+    "stop_gradients",
+    "float",
+)
 def _() -> Any:
     loss, x = _loss()
     return sg.gradients(loss, x, stop_gradients=[1.0])
@@ -566,63 +729,131 @@ def _() -> Any:
     return sg.gradients([], _x())
 
 
-@bad("gradients-ys-other-graph", sg.GraphMismatchError, ValueError, "gradients", "'foreign:0'", "another graph")
+@bad(
+    "gradients-ys-other-graph",
+    sg.GraphMismatchError,
+    ValueError,
+    "gradients",
+    "'foreign:0'",
+    "another graph",
+)
 def _() -> Any:
     loss, x = _loss()
     return sg.gradients([loss, _other_graph_tensor()], x)
 
 
-@bad("gradients-xs-other-graph", sg.GraphMismatchError, ValueError, "gradients", "'foreign:0'", "another graph")
+@bad(
+    "gradients-xs-other-graph",
+    sg.GraphMismatchError,
+    ValueError,
+    "gradients",
+    "'foreign:0'",
+    "another graph",
+)
 def _() -> Any:
     loss, x = _loss()
     return sg.gradients(loss, [x, _other_graph_tensor()])
 
 
-@bad("gradients-stop_gradients-other-graph", sg.GraphMismatchError, ValueError, "gradients", "'foreign:0'",
-     "another graph")
+@bad(
+    "gradients-stop_gradients-other-graph",
+    sg.GraphMismatchError,
+    ValueError,
+    "gradients",
+    "'foreign:0'",
+    "another graph",
+)
 def _() -> Any:
     loss, x = _loss()
     return sg.gradients(loss, x, stop_gradients=[_other_graph_tensor()])
 
 
-@bad("gradients-grad_ys-too-few", sg.InvalidArgumentError, ValueError, "gradients", "grad_ys", "1", "2")
+@bad(
+    "gradients-grad_ys-too-few",
+    sg.InvalidArgumentError,
+    ValueError,
+    "gradients",
+    "grad_ys",
+    "1",
+    "2",
+)
 def _() -> Any:
     loss, x = _loss()
     return sg.gradients([loss, x], x, grad_ys=[sg.constant(1.0)])
 
 
-@bad("gradients-grad_ys-too-many", sg.InvalidArgumentError, ValueError, "gradients", "grad_ys", "2", "1")
+@bad(
+    "gradients-grad_ys-too-many",
+    sg.InvalidArgumentError,
+    ValueError,
+    "gradients",
+    "grad_ys",
+    "2",
+    "1",
+)
 def _() -> Any:
     loss, x = _loss()
     return sg.gradients(loss, x, grad_ys=[1.0, 1.0])
 
 
-@bad("gradients-grad_ys-shape", sg.ShapeError, ValueError, "gradients", "grad_ys[0]", "(4,)", "'x:0'", "(2, 3)")
+@bad(
+    "gradients-grad_ys-shape",
+    sg.ShapeError,
+    ValueError,
+    "gradients",
+    "grad_ys[0]",
+    "(4,)",
+    "'x:0'",
+    "(2, 3)",
+)
 def _() -> Any:
     x = _x()
     return sg.gradients(x, x, grad_ys=[np.ones(4, np.float32)])
 
 
-@bad("gradients-grad_ys-dtype", sg.DTypeError, TypeError, "gradients", "grad_ys", "'g:0'", "float64", "float32")
+@bad(
+    "gradients-grad_ys-dtype",
+    sg.DTypeError,
+    TypeError,
+    "gradients",
+    "grad_ys",
+    "'g:0'",
+    "float64",
+    "float32",
+)
 def _() -> Any:
     x = _x()
     return sg.gradients(x, x, grad_ys=[sg.placeholder(sg.float64, shape=[2, 3], name="g")])
 
 
-@bad("gradients-unconnected_gradients", sg.InvalidArgumentError, ValueError, "gradients",
-     "unconnected_gradients", "'bogus'")
+@bad(
+    "gradients-unconnected_gradients",
+    sg.InvalidArgumentError,
+    ValueError,
+    "gradients",
+    "unconnected_gradients",
+    "'bogus'",
+)
 def _() -> Any:
     loss, x = _loss()
     return sg.gradients(loss, x, unconnected_gradients="bogus")
 
 
-@bad("gradients-aggregation_method", sg.InvalidArgumentError, ValueError, "gradients", "aggregation_method", "7")
+@bad(
+    "gradients-aggregation_method",
+    sg.InvalidArgumentError,
+    ValueError,
+    "gradients",
+    "aggregation_method",
+    "7",
+)
 def _() -> Any:
     loss, x = _loss()
     return sg.gradients(loss, x, aggregation_method=7)
 
 
 # --- 7. hessians ---------------------------------------------------------------------------------------
+
 
 @bad("hessians-of-x-itself", sg.InvalidArgumentError, ValueError, "hessians", "'h:0'")
 def _() -> Any:
@@ -633,13 +864,13 @@ def _() -> Any:
 @bad("hessians-unknown-dim", sg.ShapeError, ValueError, "hessians", "'h:0'", "(None,)")
 def _() -> Any:
     h = sg.placeholder(sg.float64, shape=[None], name="h")
-    return sg.hessians(sg.reduce_sum(h ** 3), h)
+    return sg.hessians(sg.reduce_sum(h**3), h)
 
 
 @bad("hessians-unknown-rank", sg.ShapeError, ValueError, "hessians", "'h:0'", "<unknown>")
 def _() -> Any:
     h = sg.placeholder(sg.float64, name="h")
-    return sg.hessians(sg.reduce_sum(h ** 3), h)
+    return sg.hessians(sg.reduce_sum(h**3), h)
 
 
 @bad("hessians-unconnected", sg.InvalidArgumentError, ValueError, "hessians", "'h:0'")
@@ -651,7 +882,7 @@ def _() -> Any:
 @bad("hessians-too-large", sg.InvalidArgumentError, ValueError, "hessians", "'h:0'", "4160")
 def _() -> Any:
     h = sg.placeholder(sg.float64, shape=[65, 64], name="h")
-    return sg.hessians(sg.reduce_sum(h ** 3), h)
+    return sg.hessians(sg.reduce_sum(h**3), h)
 
 
 @bad("hessians-xs-not-a-tensor", sg.DTypeError, TypeError, "hessians", "xs", "str")
@@ -661,14 +892,23 @@ def _() -> Any:
 
 # --- 8. Session --------------------------------------------------------------------------------------------
 
-def _session_graph() -> Dict[str, Any]:
+
+def _session_graph() -> dict[str, Any]:
     xs = sg.placeholder(sg.float32, shape=[2], name="xs")
     w = sg.Variable(np.zeros(3, np.float32), name="w")
-    return {"xs": xs, "w": w, "out": sg.reduce_sum(xs * 2.0, name="out"), "read": sg.reduce_sum(w, name="read")}
+    return {
+        "xs": xs,
+        "w": w,
+        "out": sg.reduce_sum(xs * 2.0, name="out"),
+        "read": sg.reduce_sum(w, name="read"),
+    }
 
 
-def _run(fetch: Callable[[Dict[str, Any]], Any], feed: Callable[[Dict[str, Any]], Any] = lambda t: None,
-         initialize: bool = True) -> Any:
+def _run(
+    fetch: Callable[[dict[str, Any]], Any],
+    feed: Callable[[dict[str, Any]], Any] = lambda t: None,
+    initialize: bool = True,
+) -> Any:
     t = _session_graph()
     with sg.Session() as sess:
         if initialize:
@@ -736,7 +976,13 @@ def _() -> Any:
     return _run(lambda t: t["read"], lambda t: {"nope:0": 1.0})
 
 
-@bad("session-uninitialized-variable", sg.FailedPreconditionError, RuntimeError, "uninitialized", "'w:0'")
+@bad(
+    "session-uninitialized-variable",
+    sg.FailedPreconditionError,
+    RuntimeError,
+    "uninitialized",
+    "'w:0'",
+)
 def _() -> Any:
     return _run(lambda t: t["read"], initialize=False)
 
@@ -784,7 +1030,9 @@ def _() -> Any:
 
 @bad("session-assign-twice", sg.InvalidArgumentError, ValueError, "'w:0'", "twice")
 def _() -> Any:
-    return _run(lambda t: [t["w"].assign(np.ones(3, np.float32)), t["w"].assign(np.zeros(3, np.float32))])
+    return _run(
+        lambda t: [t["w"].assign(np.ones(3, np.float32)), t["w"].assign(np.zeros(3, np.float32))]
+    )
 
 
 @bad("session-assign-runtime-shape", sg.InvalidArgumentError, ValueError, "'v:0'", "(4,)", "(3,)")
@@ -805,12 +1053,30 @@ def _() -> Any:
     return _v().assign(np.ones(4, np.float32))
 
 
-@bad("assign-wrong-shape-tensor", sg.ShapeError, ValueError, "Assign", "'v:0'", "(3,)", "'q:0'", "(2, 3)")
+@bad(
+    "assign-wrong-shape-tensor",
+    sg.ShapeError,
+    ValueError,
+    "Assign",
+    "'v:0'",
+    "(3,)",
+    "'q:0'",
+    "(2, 3)",
+)
 def _() -> Any:
     return sg.assign(_v(), sg.placeholder(sg.float32, shape=[2, 3], name="q"))
 
 
-@bad("assign-unknown-rank", sg.ShapeError, ValueError, "Assign", "'v:0'", "(3,)", "'q:0'", "<unknown>")
+@bad(
+    "assign-unknown-rank",
+    sg.ShapeError,
+    ValueError,
+    "Assign",
+    "'v:0'",
+    "(3,)",
+    "'q:0'",
+    "<unknown>",
+)
 def _() -> Any:
     return sg.assign(_v(), sg.placeholder(sg.float32, name="q"))
 
@@ -837,7 +1103,8 @@ def _() -> Any:
 
 # --- 9. compile ---------------------------------------------------------------------------------------------
 
-def _model() -> Dict[str, Any]:
+
+def _model() -> dict[str, Any]:
     xs = sg.placeholder(sg.float32, shape=[2], name="xs")
     w = sg.Variable(1.5, name="weight")
     hidden = sg.multiply(xs, w, name="hidden")
@@ -849,7 +1116,15 @@ def _() -> Any:
     return sg.compile(3.0)
 
 
-@bad("compile-output-str-in-list", sg.InvalidArgumentError, ValueError, "compile", "outputs", "str", "'a'")
+@bad(
+    "compile-output-str-in-list",
+    sg.InvalidArgumentError,
+    ValueError,
+    "compile",
+    "outputs",
+    "str",
+    "'a'",
+)
 def _() -> Any:
     return sg.compile([_model()["out"], "a"])
 
@@ -864,7 +1139,9 @@ def _() -> Any:
     return sg.compile([None])
 
 
-@bad("compile-missing-placeholder", sg.NotCompilableError, ValueError, "compile", "'xs:0'", "inputs")
+@bad(
+    "compile-missing-placeholder", sg.NotCompilableError, ValueError, "compile", "'xs:0'", "inputs"
+)
 def _() -> Any:
     m = _model()
     return sg.compile(m["out"], inputs=[m["w"]])
@@ -882,7 +1159,9 @@ def _() -> Any:
     return sg.compile(m["out"], inputs=[m["xs"], m["w"], m["xs"]])
 
 
-@bad("compile-intermediate-input", sg.NotCompilableError, ValueError, "compile", "'hidden:0'", "Mul")
+@bad(
+    "compile-intermediate-input", sg.NotCompilableError, ValueError, "compile", "'hidden:0'", "Mul"
+)
 def _() -> Any:
     m = _model()
     return sg.compile(m["out"], inputs=[m["xs"], m["w"], m["hidden"]])
@@ -900,12 +1179,26 @@ def _() -> Any:
     return sg.compile(m["out"], inputs=[m["xs"], m["w"], "xs"])
 
 
-@bad("compile-outputs-across-graphs", sg.GraphMismatchError, ValueError, "compile", "'foreign:0'", "graph")
+@bad(
+    "compile-outputs-across-graphs",
+    sg.GraphMismatchError,
+    ValueError,
+    "compile",
+    "'foreign:0'",
+    "graph",
+)
 def _() -> Any:
     return sg.compile([_model()["out"], _other_graph_tensor()])
 
 
-@bad("compile-input-other-graph", sg.GraphMismatchError, ValueError, "compile", "'foreign:0'", "graph")
+@bad(
+    "compile-input-other-graph",
+    sg.GraphMismatchError,
+    ValueError,
+    "compile",
+    "'foreign:0'",
+    "graph",
+)
 def _() -> Any:
     m = _model()
     return sg.compile(m["out"], inputs=[m["xs"], m["w"], _other_graph_tensor()])
@@ -913,9 +1206,12 @@ def _() -> Any:
 
 # --- 10. the generated function -------------------------------------------------------------------------------
 
+
 def _compiled() -> sg.CompiledModule:
     m = _model()
-    return sg.compile({"out": m["out"], "grad": sg.gradients(m["out"], m["w"])[0]}, name="bad_inputs")
+    return sg.compile(
+        {"out": m["out"], "grad": sg.gradients(m["out"], m["w"])[0]}, name="bad_inputs"
+    )
 
 
 _GENERATED = [
@@ -930,9 +1226,16 @@ _GENERATED = [
     ("ragged", lambda call: call([[1.0], [2.0, 3.0]], 1.0), ["'xs'"]),
 ]
 for _id, _call, _words in _GENERATED:
-    add_case(f"generated-wrapper-{_id}", lambda call=_call: call(_compiled()), None, ValueError, *_words)
-    add_case(f"generated-function-{_id}", lambda call=_call: call(_compiled().function), None, ValueError,
-             *_words)
+    add_case(
+        f"generated-wrapper-{_id}", lambda call=_call: call(_compiled()), None, ValueError, *_words
+    )
+    add_case(
+        f"generated-function-{_id}",
+        lambda call=_call: call(_compiled().function),
+        None,
+        ValueError,
+        *_words,
+    )
 
 
 @bad("generated-wrapper-by-name-wrong-shape", None, ValueError, "'xs'", "(2,)", "(4,)")
@@ -957,7 +1260,16 @@ def _() -> Any:
 
 # --- 11. indexing, gather, one_hot ---------------------------------------------------------------------------
 
-@bad("index-with-tensor", sg.InvalidArgumentError, ValueError, "StridedSlice", "'x:0'", "'t:0'", "gather")
+
+@bad(
+    "index-with-tensor",
+    sg.InvalidArgumentError,
+    ValueError,
+    "StridedSlice",
+    "'x:0'",
+    "'t:0'",
+    "gather",
+)
 def _() -> Any:
     return _x()[sg.constant(0, name="t")]
 
@@ -1012,7 +1324,14 @@ def _() -> Any:
     return sg.gather(_x(), [0.5, 1.0])
 
 
-@bad("gather-constant-index-out-of-range", sg.SymgradError, (ValueError, IndexError), "GatherV2", "'x:0'", "5")
+@bad(
+    "gather-constant-index-out-of-range",
+    sg.SymgradError,
+    (ValueError, IndexError),
+    "GatherV2",
+    "'x:0'",
+    "5",
+)
 def _() -> Any:
     # A constant index past the end of axis 0 (size 2) is known to be wrong before run time.
     f = sg.compile(sg.gather(_x(), [5]))
@@ -1031,46 +1350,87 @@ def _() -> Any:
 
 # --- 12. optimizers ------------------------------------------------------------------------------------------------
 
-@bad("minimize-no-gradient", sg.InvalidArgumentError, ValueError, "GradientDescent", "no gradients", "w:0",
-     "'loss:0'")
+
+@bad(
+    "minimize-no-gradient",
+    sg.InvalidArgumentError,
+    ValueError,
+    "GradientDescent",
+    "no gradients",
+    "w:0",
+    "'loss:0'",
+)
 def _() -> Any:
     w = sg.Variable(1.0, name="w")
     loss = sg.identity(sg.stop_gradient(w) * 2.0, name="loss")
     return sg.train.GradientDescentOptimizer(0.1).minimize(loss)
 
 
-@bad("minimize-int-variable-only", sg.InvalidArgumentError, ValueError, "Adam", "no gradients", "n:0")
+@bad(
+    "minimize-int-variable-only", sg.InvalidArgumentError, ValueError, "Adam", "no gradients", "n:0"
+)
 def _() -> Any:
     n = sg.Variable(3, name="n")
     return sg.train.AdamOptimizer().minimize(sg.cast(n, sg.float32) * 2.0)
 
 
-@bad("minimize-no-variables", sg.InvalidArgumentError, ValueError, "GradientDescent", "no variables")
+@bad(
+    "minimize-no-variables", sg.InvalidArgumentError, ValueError, "GradientDescent", "no variables"
+)
 def _() -> Any:
     return sg.train.GradientDescentOptimizer(0.1).minimize(sg.reduce_sum(_x()))
 
 
-@bad("minimize-loss-not-a-tensor", sg.InvalidArgumentError, ValueError, "GradientDescent", "loss", "float")
+@bad(
+    "minimize-loss-not-a-tensor",
+    sg.InvalidArgumentError,
+    ValueError,
+    "GradientDescent",
+    "loss",
+    "float",
+)
 def _() -> Any:
     sg.Variable(1.0, name="w")
     return sg.train.GradientDescentOptimizer(0.1).minimize(3.0)
 
 
-@bad("compute_gradients-placeholder-in-var_list", sg.InvalidArgumentError, ValueError, "GradientDescent",
-     "var_list", "'x:0'")
+@bad(
+    "compute_gradients-placeholder-in-var_list",
+    sg.InvalidArgumentError,
+    ValueError,
+    "GradientDescent",
+    "var_list",
+    "'x:0'",
+)
 def _() -> Any:
     w = sg.Variable(1.0, name="w")
     x = _x()
-    return sg.train.GradientDescentOptimizer(0.1).compute_gradients(sg.reduce_sum(x * w), var_list=[w, x])
+    return sg.train.GradientDescentOptimizer(0.1).compute_gradients(
+        sg.reduce_sum(x * w), var_list=[w, x]
+    )
 
 
-@bad("compute_gradients-str-in-var_list", sg.InvalidArgumentError, ValueError, "Momentum", "var_list", "str")
+@bad(
+    "compute_gradients-str-in-var_list",
+    sg.InvalidArgumentError,
+    ValueError,
+    "Momentum",
+    "var_list",
+    "str",
+)
 def _() -> Any:
     w = sg.Variable(1.0, name="w")
     return sg.train.MomentumOptimizer(0.1, 0.9).compute_gradients(w * 2.0, var_list=[w, "w"])
 
 
-@bad("apply_gradients-all-none", sg.InvalidArgumentError, ValueError, "GradientDescent", "no gradients", "w:0")
+@bad(
+    "apply_gradients-all-none",
+    sg.InvalidArgumentError,
+    ValueError,
+    "GradientDescent",
+    "no gradients",
+    "w:0",
+)
 def _() -> Any:
     w = sg.Variable(1.0, name="w")
     return sg.train.GradientDescentOptimizer(0.1).apply_gradients([(None, w)])
@@ -1078,26 +1438,52 @@ def _() -> Any:
 
 # --- other ops -----------------------------------------------------------------------------------------------------
 
+
 @bad("softmax-int", sg.DTypeError, TypeError, "Softmax", "'i:0'", "int32")
 def _() -> Any:
     return sg.nn.softmax(_i())
 
 
-@bad("cross-entropy-shapes", sg.ShapeError, ValueError, "SoftmaxCrossEntropyWithLogits", "'labels:0'", "(2, 4)",
-     "'x:0'", "(2, 3)")
+@bad(
+    "cross-entropy-shapes",
+    sg.ShapeError,
+    ValueError,
+    "SoftmaxCrossEntropyWithLogits",
+    "'labels:0'",
+    "(2, 4)",
+    "'x:0'",
+    "(2, 3)",
+)
 def _() -> Any:
     return sg.nn.softmax_cross_entropy_with_logits_v2(
-        labels=sg.placeholder(sg.float32, shape=[2, 4], name="labels"), logits=_x())
+        labels=sg.placeholder(sg.float32, shape=[2, 4], name="labels"), logits=_x()
+    )
 
 
-@bad("sparse-cross-entropy-float-labels", sg.DTypeError, TypeError, "SparseSoftmaxCrossEntropyWithLogits",
-     "'labels:0'", "float32")
+@bad(
+    "sparse-cross-entropy-float-labels",
+    sg.DTypeError,
+    TypeError,
+    "SparseSoftmaxCrossEntropyWithLogits",
+    "'labels:0'",
+    "float32",
+)
 def _() -> Any:
     return sg.nn.sparse_softmax_cross_entropy_with_logits(
-        labels=sg.placeholder(sg.float32, shape=[2], name="labels"), logits=_x())
+        labels=sg.placeholder(sg.float32, shape=[2], name="labels"), logits=_x()
+    )
 
 
-@bad("bias_add-wrong-size", sg.ShapeError, ValueError, "BiasAdd", "'bias:0'", "(4,)", "'x:0'", "(2, 3)")
+@bad(
+    "bias_add-wrong-size",
+    sg.ShapeError,
+    ValueError,
+    "BiasAdd",
+    "'bias:0'",
+    "(4,)",
+    "'x:0'",
+    "(2, 3)",
+)
 def _() -> Any:
     return sg.nn.bias_add(_x(), sg.placeholder(sg.float32, shape=[4], name="bias"))
 
@@ -1115,42 +1501,54 @@ _LIBRARY_DIRS = tuple(os.path.dirname(module.__file__) + os.sep for module in (s
 
 def _assert_no_library_exception(error: BaseException) -> None:
     """Neither the exception nor anything in its displayed chain is, or was raised inside, SymPy/NumPy/Jinja."""
-    shown: Optional[BaseException] = error
+    shown: BaseException | None = error
     while shown is not None:
         module = type(shown).__module__
-        assert module == "builtins" or module.startswith("symgrad"), \
+        assert module == "builtins" or module.startswith("symgrad"), (
             f"{type(shown).__qualname__} from {module} leaks: {shown!r}"
+        )
         assert not module.startswith(_LIBRARIES)
         frames = traceback.extract_tb(shown.__traceback__)
         if frames:
-            assert not frames[-1].filename.startswith(_LIBRARY_DIRS), \
+            assert not frames[-1].filename.startswith(_LIBRARY_DIRS), (
                 f"raised inside a library: {frames[-1].filename}:{frames[-1].lineno}: {shown!r}"
+            )
         shown = shown.__cause__ or (None if shown.__suppress_context__ else shown.__context__)
 
 
-def _params() -> List[Any]:
-    return [pytest.param(case, id=case_id,
-                         marks=[pytest.mark.xfail(strict=True, reason=KNOWN_BUGS[case_id])]
-                         if case_id in KNOWN_BUGS else [])
-            for case_id, case in CASES.items()]
+def _params() -> list[Any]:
+    return [
+        pytest.param(
+            case,
+            id=case_id,
+            marks=[pytest.mark.xfail(strict=True, reason=KNOWN_BUGS[case_id])]
+            if case_id in KNOWN_BUGS
+            else [],
+        )
+        for case_id, case in CASES.items()
+    ]
 
 
 @pytest.mark.parametrize("case", _params())
 def test_bad_input(case: Bad) -> None:
-    with sg.Graph().as_default():
-        with pytest.raises(Exception) as info:
-            case.trigger()
+    with sg.Graph().as_default(), pytest.raises(Exception) as info:
+        case.trigger()
     error = info.value
     _assert_no_library_exception(error)
     expected = case.builtin if isinstance(case.builtin, tuple) else (case.builtin,)
     assert all(b.__module__ == builtins.__name__ and issubclass(b, Exception) for b in expected)
-    assert isinstance(error, expected), \
+    assert isinstance(error, expected), (
         f"{type(error).__qualname__} is not a {' or '.join(b.__name__ for b in expected)}: {error}"
+    )
     if case.error is None:  # the generated module: a plain ValueError, not a symgrad class
         assert type(error) is ValueError, f"{type(error).__qualname__}: {error}"
     else:
-        assert isinstance(error, sg.SymgradError), f"{type(error).__qualname__} is not a SymgradError: {error}"
-        assert isinstance(error, case.error), f"{type(error).__qualname__} is not a {case.error.__name__}: {error}"
+        assert isinstance(error, sg.SymgradError), (
+            f"{type(error).__qualname__} is not a SymgradError: {error}"
+        )
+        assert isinstance(error, case.error), (
+            f"{type(error).__qualname__} is not a {case.error.__name__}: {error}"
+        )
     message = str(error)
     for word in case.words:
         options = word if isinstance(word, tuple) else (word,)
@@ -1163,8 +1561,14 @@ def test_known_bugs_name_existing_cases() -> None:
 
 
 def test_symgrad_errors_derive_from_the_matching_builtin() -> None:
-    expected = {sg.ShapeError: ValueError, sg.DTypeError: TypeError, sg.InvalidArgumentError: ValueError,
-                sg.GraphMismatchError: ValueError, sg.NotCompilableError: ValueError,
-                sg.FailedPreconditionError: RuntimeError, sg.SessionClosedError: RuntimeError}
+    expected = {
+        sg.ShapeError: ValueError,
+        sg.DTypeError: TypeError,
+        sg.InvalidArgumentError: ValueError,
+        sg.GraphMismatchError: ValueError,
+        sg.NotCompilableError: ValueError,
+        sg.FailedPreconditionError: RuntimeError,
+        sg.SessionClosedError: RuntimeError,
+    }
     for error, builtin in expected.items():
         assert issubclass(error, sg.SymgradError) and issubclass(error, builtin), error

@@ -51,7 +51,8 @@ def test_stop_gradients_and_unconnected() -> None:
     assert "(cut: a:0 → b:0 → add:0: it is in stop_gradients ('b:0'))" in text.replace("Add", "add")
     unrelated = sg.placeholder(sg.float32, name="unrelated")
     assert sg.explain_gradients(a + b, unrelated) == (
-        "unrelated:0: None — the ys do not depend on it (zeros with unconnected_gradients='zero')")
+        "unrelated:0: None — the ys do not depend on it (zeros with unconnected_gradients='zero')"
+    )
 
 
 def test_explain_shows_the_seed_regression_formulas() -> None:
@@ -66,7 +67,10 @@ def test_explain_shows_the_seed_regression_formulas() -> None:
         "d_loss_d_weight = sum(x_input*(biases + weight*x_input - y_input)/32)",
         "d_loss_d_biases = sum((biases + weight*x_input - y_input)/32)",
     ]
-    assert compiled.explain(expand=False).splitlines()[1] == "d_loss_d_weight = sum(sum_to_shape_1*x_input)"
+    assert (
+        compiled.explain(expand=False).splitlines()[1]
+        == "d_loss_d_weight = sum(sum_to_shape_1*x_input)"
+    )
     assert r"\operatorname{sum}" in compiled.explain(latex=True)
     formula = compiled.formulas["d_loss_d_weight"]
     assert {s.name for s in formula.free_symbols} == {"sum_to_shape_1", "x_input"}

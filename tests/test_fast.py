@@ -8,7 +8,7 @@ forms' results, and that no input array was written into.
 
 from __future__ import annotations
 
-from typing import Callable, List, Optional, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pytest
@@ -27,12 +27,12 @@ def both_forms(build: Callable[[], tuple], feeds: Sequence[np.ndarray]) -> tuple
             compiled = sg.compile(outputs, inputs=inputs, name="graph", optimize=optimize)
         copies = [np.array(f, copy=True) for f in feeds]
         values = compiled(*feeds)
-        for fed, copy in zip(feeds, copies):
+        for fed, copy in zip(feeds, copies, strict=False):
             np.testing.assert_array_equal(fed, copy, err_msg="the call wrote into an input")
         results.append((compiled.source, values))
     (source, fast), (readable_source, readable) = results
     assert "out=" not in readable_source and " += " not in readable_source
-    for got, want in zip(fast, readable):
+    for got, want in zip(fast, readable, strict=False):
         assert np.asarray(got).dtype == np.asarray(want).dtype
         # the fast form may sum and multiply in another order: a few roundings apart
         rtol = 1e-12 if np.asarray(want).dtype == np.float64 else 1e-5
@@ -40,7 +40,7 @@ def both_forms(build: Callable[[], tuple], feeds: Sequence[np.ndarray]) -> tuple
     return source, fast, readable
 
 
-def body(source: str) -> List[str]:
+def body(source: str) -> list[str]:
     return [line.strip() for line in source.split("# Total ops")[1].splitlines()[1:]]
 
 
@@ -67,6 +67,7 @@ def test_sums_of_products_are_dot_products_and_the_residual_is_computed_in_place
 
 def scaled_residual(reads: str) -> Callable[[], tuple]:
     """g = r / 4 for r = y - x*w, read by sums only ("sums"), or also elementwise ("elementwise")."""
+
     def build() -> tuple:
         x = sg.placeholder(sg.float64, [300], name="x")
         y = sg.placeholder(sg.float64, [300], name="y")
@@ -77,6 +78,7 @@ def scaled_residual(reads: str) -> Callable[[], tuple]:
         if reads == "elementwise":
             outputs.append(sg.tanh(g))
         return outputs, [x, y, w]
+
     return build
 
 
@@ -85,8 +87,14 @@ def test_a_scaled_array_read_only_by_sums_is_not_computed(reads: str) -> None:
     x, y = rng.standard_normal(300), rng.standard_normal(300)
     source, _, _ = both_forms(scaled_residual(reads), [x, y, 0.7])
     lines = body(source)
-    computed = [line for line in lines if line.startswith("g = ") or line.startswith("g *= ")
-                or "out=g" in line or line.startswith("g /=")]
+    computed = [
+        line
+        for line in lines
+        if line.startswith("g = ")
+        or line.startswith("g *= ")
+        or "out=g" in line
+        or line.startswith("g /=")
+    ]
     if reads == "sums":
         assert not computed and not any(line.startswith("g") for line in lines), lines
         assert "sum_ = (r @ x) / 4" in lines and "sum_1 = np.sum(r) / 4" in lines, lines
@@ -100,12 +108,16 @@ def test_float32_arrays_scaled_in_float64_keep_their_results() -> None:
         scale = sg.placeholder(sg.float64, [], name="scale")
         g = sg.cast(x, sg.float64) * scale
         return [sg.reduce_sum(g), sg.reduce_sum(g * sg.cast(x, sg.float64))], [x, scale]
+
     x = rng.standard_normal(200).astype(np.float32)
     both_forms(build, [x, 3.0])
 
 
-def chain(layers: int, length: Optional[int] = 500, also_return: Optional[int] = None) -> Callable[[], tuple]:
+def chain(
+    layers: int, length: int | None = 500, also_return: int | None = None
+) -> Callable[[], tuple]:
     """A tanh chain's loss and gradients; ``also_return``: a layer's activation as one more output."""
+
     def build() -> tuple:
         x = sg.placeholder(sg.float64, [length], name="x")
         z, params, activations = x, [], []
@@ -119,6 +131,7 @@ def chain(layers: int, length: Optional[int] = 500, also_return: Optional[int] =
         loss = sg.reduce_sum(z)
         extra = [] if also_return is None else [activations[also_return]]
         return [loss, *sg.gradients(loss, params), *extra], [x, *params]
+
     return build
 
 
@@ -134,7 +147,7 @@ def test_backward_pass_of_a_chain_allocates_no_array() -> None:
 
 
 @pytest.mark.parametrize("length", [10000, None])
-def test_a_deep_chains_activations_come_from_one_pool_allocated_once(length: Optional[int]) -> None:
+def test_a_deep_chains_activations_come_from_one_pool_allocated_once(length: int | None) -> None:
     feeds = [rng.standard_normal(10000)] + [0.8, 0.05] * 20
     source, _, _ = both_forms(chain(20, length), feeds)
     lines = body(source)
@@ -148,7 +161,9 @@ def test_a_deep_chains_activations_come_from_one_pool_allocated_once(length: Opt
 
 @pytest.mark.parametrize("layers, length", [(4, 10000), (20, 500)])
 def test_few_or_small_arrays_need_no_pool(layers: int, length: int) -> None:
-    source, _, _ = both_forms(chain(layers, length), [rng.standard_normal(length)] + [0.8, 0.05] * layers)
+    source, _, _ = both_forms(
+        chain(layers, length), [rng.standard_normal(length)] + [0.8, 0.05] * layers
+    )
     assert "_rows" not in source
 
 
@@ -194,13 +209,16 @@ def test_views_keep_their_array_alive() -> None:
 
 def test_a_float64_scalar_on_float32_arrays_is_not_computed_in_place() -> None:
     """NumPy computes float32 + float64-scalar in float64; in place would round after each step."""
+
     def build() -> tuple:
         x = sg.placeholder(sg.float32, [100], name="x")
         scale = sg.placeholder(sg.float64, [], name="scale")
         y = sg.cast(sg.tanh(sg.cast(x, sg.float64) * scale + 1.0), sg.float32) * x
         return [y], [x, scale]
 
-    source, fast, _ = both_forms(build, [rng.standard_normal(100).astype(np.float32), np.float64(0.3)])
+    source, fast, _ = both_forms(
+        build, [rng.standard_normal(100).astype(np.float32), np.float64(0.3)]
+    )
     assert fast[0].dtype == np.float32
 
 
@@ -252,8 +270,10 @@ def outer_product() -> tuple:
 
 
 def test_a_sum_over_the_broadcast_axis_of_a_product_is_a_matrix_product() -> None:
-    source, _, _ = both_forms(outer_product, [rng.standard_normal(40), rng.standard_normal(30),
-                                              rng.uniform(0.5, 1.5, (1, 30))])
+    source, _, _ = both_forms(
+        outer_product,
+        [rng.standard_normal(40), rng.standard_normal(30), rng.uniform(0.5, 1.5, (1, 30))],
+    )
     lines = body(source)
     # d/dw sums over the rows, where x varies and w is broadcast: reshape.T @ g
     assert any(".T @ " in line and line.startswith("d_sum_d_w =") for line in lines), lines

@@ -42,16 +42,25 @@ def test_runs_where_only_numpy_is_importable(tmp_path: Path) -> None:
         x, y = np.linspace(-1, 1, 7), np.linspace(0, 3, 7)
         print(json.dumps([float(v) for v in module.linear_regression(x, y, 0.5, -0.25)]))
         """)
-    result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True,
-                            check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
     assert np.allclose(eval(result.stdout), [float(v) for v in expected], rtol=1e-14)
-    assert "import sympy" not in compiled.source and "symgrad" not in compiled.source.split('"""')[2]
+    assert (
+        "import sympy" not in compiled.source and "symgrad" not in compiled.source.split('"""')[2]
+    )
 
 
 def test_imports_only_numpy_and_the_standard_library(tmp_path: Path) -> None:
     import ast
+
     tree = ast.parse(_linear_regression(tmp_path / "m.py").source)
-    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    imported = {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    }
     imported |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     assert imported <= {"numpy", "base64"}
 
@@ -60,8 +69,17 @@ def test_same_source_for_every_hash_seed(tmp_path: Path) -> None:
     digests = []
     for seed in ("0", "1", "12345"):
         env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=str(ROOT))
-        run = subprocess.run([sys.executable, str(ROOT / "tests" / "scripts" / "generate_sources.py"),
-                              str(tmp_path / seed)], cwd=tmp_path, env=env, capture_output=True, text=True)
+        run = subprocess.run(
+            [
+                sys.executable,
+                str(ROOT / "tests" / "scripts" / "generate_sources.py"),
+                str(tmp_path / seed),
+            ],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         assert run.returncode == 0, run.stderr
         digests.append(run.stdout)
     assert "chain" in digests[0] and "seed_3_intermediate_xs.py" in digests[0]
@@ -72,9 +90,13 @@ def test_checks_input_shapes_and_types(tmp_path: Path) -> None:
     compiled = _linear_regression(tmp_path / "m.py")
     with pytest.raises(ValueError, match=r"input 'weight': expected shape \(\), got \(2,\)"):
         compiled([1.0], [2.0], [1.0, 2.0], 0.0)
-    with pytest.raises(ValueError, match=r"input 'x_input': expected shape \(None,\), got \(2, 2\)"):
+    with pytest.raises(
+        ValueError, match=r"input 'x_input': expected shape \(None,\), got \(2, 2\)"
+    ):
         compiled(np.ones((2, 2)), [2.0], 1.0, 0.0)
-    with pytest.raises(ValueError, match="input 'y_input': expected numbers convertible to float64"):
+    with pytest.raises(
+        ValueError, match="input 'y_input': expected numbers convertible to float64"
+    ):
         compiled([1.0], ["a"], 1.0, 0.0)
     # None dims accept any size; ints are cast to the graph dtype.
     loss, d_w, d_b = compiled(np.arange(5), np.arange(5) * 2, 2, 0)
@@ -84,7 +106,7 @@ def test_checks_input_shapes_and_types(tmp_path: Path) -> None:
 def test_float32_graphs_give_float32_results(tmp_path: Path) -> None:
     with sg.Graph().as_default():
         x = sg.placeholder(sg.float32, shape=[3], name="x")
-        y = sg.reduce_sum(sg.sigmoid(x) * 0.1 + x ** 2 / 3)
+        y = sg.reduce_sum(sg.sigmoid(x) * 0.1 + x**2 / 3)
         compiled = sg.compile([y] + sg.gradients(y, x), path=tmp_path / "f32.py")
     value, grad = compiled(np.array([0.5, -1.0, 2.0]))
     assert value.dtype == np.float32 and grad.dtype == np.float32
@@ -100,8 +122,11 @@ def _chain_source(layers: int, tmp_path: Path) -> sg.CompiledModule:
             params += [w, b]
             z = sg.tanh(z * w + b)
         loss = sg.reduce_sum(z)
-        return sg.compile([loss] + sg.gradients(loss, params), name=f"chain{layers}",
-                          path=tmp_path / f"chain{layers}.py")
+        return sg.compile(
+            [loss] + sg.gradients(loss, params),
+            name=f"chain{layers}",
+            path=tmp_path / f"chain{layers}.py",
+        )
 
 
 def test_deep_chain_compiles_to_linear_size_and_exact_gradients(tmp_path: Path) -> None:
@@ -113,7 +138,7 @@ def test_deep_chain_compiles_to_linear_size_and_exact_gradients(tmp_path: Path) 
     x = np.linspace(-2, 2, 11)
     ws, bs = 1.0 + 0.001 * np.arange(200), np.full(200, 0.01)
     activations = [x]
-    for w, b in zip(ws, bs):
+    for w, b in zip(ws, bs, strict=False):
         activations.append(np.tanh(activations[-1] * w + b))
     grad, d_w, d_b = np.ones_like(x), np.zeros(200), np.zeros(200)
     for k in reversed(range(200)):
@@ -128,6 +153,7 @@ def test_deep_chain_compiles_to_linear_size_and_exact_gradients(tmp_path: Path) 
 
 def test_discarded_where_branches_do_not_warn(tmp_path: Path) -> None:
     import warnings
+
     with sg.Graph().as_default():
         x = sg.placeholder(sg.float64, shape=[3], name="x")
         y = sg.where(x > 0, sg.log(x), sg.exp(x * 1000.0))
@@ -158,9 +184,13 @@ def _hundred_op_model(extra_op: bool) -> str:
 
 def test_one_more_op_near_the_start_changes_few_lines() -> None:
     import difflib
+
     before, after = _hundred_op_model(False).splitlines(), _hundred_op_model(True).splitlines()
-    changed = [line for line in difflib.unified_diff(before, after, lineterm="", n=0)
-               if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+    changed = [
+        line
+        for line in difflib.unified_diff(before, after, lineterm="", n=0)
+        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    ]
     assert len(changed) <= 0.05 * len(before), "\n".join(changed)
 
 
@@ -171,7 +201,9 @@ def test_gradients_that_cancel_keep_their_shape(tmp_path: Path) -> None:
         compiled = sg.compile([y, sg.gradients(y, x)[0]], path=tmp_path / "cancel.py")
         x0 = sg.placeholder(sg.float64, shape=[1], name="x0")
         gradient = sg.gradients(sg.reduce_sum(sg.reduce_logsumexp(x0, axis=[]) * 2.0), x0)[0]
-        hvp = sg.compile(sg.gradients(sg.reduce_sum(gradient * 3.0), x0)[0], path=tmp_path / "hvp.py")
+        hvp = sg.compile(
+            sg.gradients(sg.reduce_sum(gradient * 3.0), x0)[0], path=tmp_path / "hvp.py"
+        )
     value, grad = compiled(np.array([0.1, 1.0, 2.0]))
     np.testing.assert_allclose(value, 1.0)
     assert grad.shape == (3,) and np.allclose(grad, 0.0)

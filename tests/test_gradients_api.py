@@ -36,10 +36,20 @@ def test_aggregation_methods_are_accepted_and_equal() -> None:
     a = sg.constant(1.5)
     y = a * a + a
     values = []
-    for method in (None, sg.AggregationMethod.ADD_N, sg.AggregationMethod.EXPERIMENTAL_TREE,
-                   sg.AggregationMethod.EXPERIMENTAL_ACCUMULATE_N):
-        grad = sg.gradients(y, a, aggregation_method=method, gate_gradients=True,
-                            colocate_gradients_with_ops=True, name="my_gradients")[0]
+    for method in (
+        None,
+        sg.AggregationMethod.ADD_N,
+        sg.AggregationMethod.EXPERIMENTAL_TREE,
+        sg.AggregationMethod.EXPERIMENTAL_ACCUMULATE_N,
+    ):
+        grad = sg.gradients(
+            y,
+            a,
+            aggregation_method=method,
+            gate_gradients=True,
+            colocate_gradients_with_ops=True,
+            name="my_gradients",
+        )[0]
         values.append(float(sg.compile(grad)()))
     assert values == [4.0] * 4
 
@@ -50,18 +60,46 @@ def test_gradient_of_a_gradient_of_a_linear_function_is_none() -> None:
     assert sg.gradients(first, x) == [None]  # as TF: grad_ys depends on x only through its shape
 
 
-@pytest.mark.parametrize("build, error, message", [
-    (lambda x, y: sg.gradients(y, [x, 3.0]), TypeError, r"every entry of xs must be a Tensor, got float"),
-    (lambda x, y: sg.gradients("y", x), TypeError, r"every entry of ys must be a Tensor, got str"),
-    (lambda x, y: sg.gradients(y, x, grad_ys=[1.0, 2.0]), ValueError, r"got 2 grad_ys for 1 ys"),
-    (lambda x, y: sg.gradients(y, x, grad_ys=np.ones(2)), ValueError,
-     r"grad_ys\[0\] 'gradients/Const:0' has shape \(2,\) but y 'mul:0' has shape \(3,\)"),
-    (lambda x, y: sg.gradients(y, x, unconnected_gradients="maybe"), ValueError,
-     r"unknown unconnected_gradients value 'maybe'"),
-    (lambda x, y: sg.gradients(y, x, aggregation_method=7), ValueError, r"invalid aggregation_method 7"),
-    (lambda x, y: sg.gradients(y, x, stop_gradients=[1.0]), TypeError,
-     r"every entry of stop_gradients must be a Tensor"),
-])
+@pytest.mark.parametrize(
+    "build, error, message",
+    [
+        (
+            lambda x, y: sg.gradients(y, [x, 3.0]),
+            TypeError,
+            r"every entry of xs must be a Tensor, got float",
+        ),
+        (
+            lambda x, y: sg.gradients("y", x),
+            TypeError,
+            r"every entry of ys must be a Tensor, got str",
+        ),
+        (
+            lambda x, y: sg.gradients(y, x, grad_ys=[1.0, 2.0]),
+            ValueError,
+            r"got 2 grad_ys for 1 ys",
+        ),
+        (
+            lambda x, y: sg.gradients(y, x, grad_ys=np.ones(2)),
+            ValueError,
+            r"grad_ys\[0\] 'gradients/Const:0' has shape \(2,\) but y 'mul:0' has shape \(3,\)",
+        ),
+        (
+            lambda x, y: sg.gradients(y, x, unconnected_gradients="maybe"),
+            ValueError,
+            r"unknown unconnected_gradients value 'maybe'",
+        ),
+        (
+            lambda x, y: sg.gradients(y, x, aggregation_method=7),
+            ValueError,
+            r"invalid aggregation_method 7",
+        ),
+        (
+            lambda x, y: sg.gradients(y, x, stop_gradients=[1.0]),
+            TypeError,
+            r"every entry of stop_gradients must be a Tensor",
+        ),
+    ],
+)
 def test_bad_arguments(build, error, message) -> None:  # type: ignore[no-untyped-def]
     x = sg.placeholder(sg.float32, shape=[3], name="x")
     y = sg.multiply(x, 2.0, name="mul")

@@ -65,9 +65,7 @@ def _wrap(number, statement, indent):
 
 
 def _ruff_once(cases):
-    source = "".join(
-        _wrap(k, statement, indent) for k, (statement, indent) in enumerate(cases)
-    )
+    source = "".join(_wrap(k, statement, indent) for k, (statement, indent) in enumerate(cases))
     result = subprocess.run(
         [*RUFF, "format", "--isolated", "-"],
         input=source,
@@ -102,8 +100,8 @@ def ruff_format(cases):
     pending = list(range(len(cases)))
     for _ in range(3):  # in practice the second run settles every case
         again = _ruff_once([(formatted[k], cases[k][1]) for k in pending])
-        changed = [k for k, text in zip(pending, again) if text != formatted[k]]
-        for k, text in zip(pending, again):
+        changed = [k for k, text in zip(pending, again, strict=False) if text != formatted[k]]
+        for k, text in zip(pending, again, strict=False):
             formatted[k] = text
         pending = changed
         if not pending:
@@ -114,18 +112,14 @@ def ruff_format(cases):
 def assert_matches_ruff(cases, expected=None):
     expected = ruff_format(cases) if expected is None else expected
     failures = []
-    for (statement, indent), want in zip(cases, expected):
+    for (statement, indent), want in zip(cases, expected, strict=False):
         try:
             got = format_statement(statement, indent)
         except ValueError as error:
             got = f"ValueError: {error}"
         if got != want:
-            failures.append(
-                f"input:  {indent!r} + {statement!r}\nruff:\n{want}\nours:\n{got}"
-            )
-    assert not failures, f"{len(failures)} of {len(cases)} differ\n\n" + "\n\n".join(
-        failures[:5]
-    )
+            failures.append(f"input:  {indent!r} + {statement!r}\nruff:\n{want}\nours:\n{got}")
+    assert not failures, f"{len(failures)} of {len(cases)} differ\n\n" + "\n\n".join(failures[:5])
 
 
 # ---------------------------------------------------------------------------
@@ -320,19 +314,12 @@ class _Trees:
     def name(self):
         r = self.random
         length = (
-            r.choice([1, 2, 3, 5, 8, 12, 16, 20, 30])
-            if r.random() < 0.9
-            else r.randint(30, 90)
+            r.choice([1, 2, 3, 5, 8, 12, 16, 20, 30]) if r.random() < 0.9 else r.randint(30, 90)
         )
         text = r.choice(string.ascii_lowercase + "_") + "".join(
-            r.choice(string.ascii_lowercase + string.digits + "_")
-            for _ in range(length - 1)
+            r.choice(string.ascii_lowercase + string.digits + "_") for _ in range(length - 1)
         )
-        return (
-            text + "_"
-            if keyword.iskeyword(text) or keyword.issoftkeyword(text)
-            else text
-        )
+        return text + "_" if keyword.iskeyword(text) or keyword.issoftkeyword(text) else text
 
     def number(self):
         r = self.random
@@ -340,9 +327,7 @@ class _Trees:
         if pick == 0:
             return ast.Constant(r.randint(0, 10 ** r.randint(1, 12)))
         if pick == 1:
-            return ast.Constant(
-                r.choice([1e-05, 0.30000001192092896, 2.5, 1.0, 1e20, 123.456])
-            )
+            return ast.Constant(r.choice([1e-05, 0.30000001192092896, 2.5, 1.0, 1e20, 123.456]))
         if pick == 2:
             return ast.Constant(r.random() * 10 ** r.randint(-8, 8))
         return ast.Constant(r.randint(0, 9))
@@ -354,9 +339,7 @@ class _Trees:
         if pick < 0.8:
             return self.number()
         if pick < 0.9:
-            return ast.Constant(
-                self.random.choice(["abc", "ij,jk->ik", "it's", 'say "hi"', ""])
-            )
+            return ast.Constant(self.random.choice(["abc", "ij,jk->ik", "it's", 'say "hi"', ""]))
         return ast.Constant(self.random.choice([True, False, None]))
 
     def dotted(self):
@@ -374,7 +357,10 @@ class _Trees:
              "list", "if", "array", "chain"],
             [10, 3, 9, 3, 4, 2, 1, 1, 1, 1, 1, 2],
         )[0]  # fmt: skip
-        child = lambda: self.expr(depth - 1)
+
+        def child():
+            return self.expr(depth - 1)
+
         if kind == "binary":
             return ast.BinOp(child(), r.choice(_BINARY_OPS)(), child())
         if kind == "unary":
@@ -385,10 +371,7 @@ class _Trees:
             args = [child() for _ in range(r.choice([0, 1, 1, 2, 2, 3, 4]))]
             if args and r.random() < 0.1:
                 args[-1] = ast.Starred(args[-1])
-            keywords = [
-                ast.keyword(self.name(), child())
-                for _ in range(r.choice([0, 0, 0, 1, 2]))
-            ]
+            keywords = [ast.keyword(self.name(), child()) for _ in range(r.choice([0, 0, 0, 1, 2]))]
             return ast.Call(self.dotted(), args, keywords)
         if kind == "attribute":
             value = r.choice([self.dotted(), ast.Call(self.dotted(), [child()], [])])
@@ -428,9 +411,7 @@ class _Trees:
         values = [self.number() for _ in range(r.choice([2, 4, 8, 16, 64]))]
         if r.random() < 0.5:
             width = r.choice([2, 4])
-            values = [
-                ast.List(values[k : k + width]) for k in range(0, len(values), width)
-            ]
+            values = [ast.List(values[k : k + width]) for k in range(0, len(values), width)]
         dtype = ast.Attribute(ast.Name("np"), r.choice(["float32", "float64"]))
         return ast.Call(
             ast.Attribute(ast.Name("np"), "array"),
@@ -444,21 +425,13 @@ class _Trees:
         def one():
             pick = r.random()
             if pick < 0.4:
-                bounds = [
-                    None if r.random() < 0.4 else self.expr(depth) for _ in range(3)
-                ]
-                return ast.Slice(
-                    bounds[0], bounds[1], bounds[2] if r.random() < 0.5 else None
-                )
+                bounds = [None if r.random() < 0.4 else self.expr(depth) for _ in range(3)]
+                return ast.Slice(bounds[0], bounds[1], bounds[2] if r.random() < 0.5 else None)
             if pick < 0.5:
                 return ast.Constant(r.choice([None, ...]))
             return self.expr(depth)
 
-        return (
-            ast.Tuple([one() for _ in range(r.choice([2, 3]))])
-            if r.random() < 0.3
-            else one()
-        )
+        return ast.Tuple([one() for _ in range(r.choice([2, 3]))]) if r.random() < 0.3 else one()
 
     def statement(self):
         r = self.random
@@ -467,26 +440,18 @@ class _Trees:
         if pick < 0.6:
             return ast.Assign([ast.Name(self.name())], self.expr(depth))
         if pick < 0.7:
-            targets = ast.Tuple(
-                [ast.Name(self.name()) for _ in range(r.choice([2, 3]))]
-            )
+            targets = ast.Tuple([ast.Name(self.name()) for _ in range(r.choice([2, 3]))])
             return ast.Assign([targets], self.expr(depth))
         if pick < 0.85:
             if r.random() < 0.5:
                 return ast.Return(
-                    ast.Tuple(
-                        [self.expr(depth - 2) for _ in range(r.choice([2, 3, 6]))]
-                    )
+                    ast.Tuple([self.expr(depth - 2) for _ in range(r.choice([2, 3, 6]))])
                 )
             return ast.Return(self.expr(depth))
         if pick < 0.93:
-            return ast.Expr(
-                ast.Call(self.dotted(), [self.expr(depth - 1) for _ in range(2)], [])
-            )
+            return ast.Expr(ast.Call(self.dotted(), [self.expr(depth - 1) for _ in range(2)], []))
         names = [self.name() for _ in range(r.choice([0, 1, 2, 4, 6, 9]))]
-        arguments = ast.arguments(
-            [], [ast.arg(n) for n in names], None, [], [], None, []
-        )
+        arguments = ast.arguments([], [ast.arg(n) for n in names], None, [], [], None, [])
         return ast.FunctionDef(self.name(), arguments, [ast.Pass()], [], None, lineno=1)
 
     def source(self, statement):
@@ -539,13 +504,9 @@ def random_cases(seed, count):
 
 
 CORPUS = {
-    "brief": [
-        (s, indent) for s in BRIEF_EXAMPLES for indent in ("", "    ", "        ")
-    ],
+    "brief": [(s, indent) for s in BRIEF_EXAMPLES for indent in ("", "    ", "        ")],
     "golden": _golden_cases(),
-    "handwritten": [
-        (s, indent) for s in HANDWRITTEN for indent in ("", "    ", "            ")
-    ],
+    "handwritten": [(s, indent) for s in HANDWRITTEN for indent in ("", "    ", "            ")],
     "random": random_cases(seed=20240607, count=500),
 }
 
@@ -554,7 +515,7 @@ CORPUS = {
 def expected():
     """ruff's output for every corpus case, from one batch."""
     cases = [case for group in CORPUS.values() for case in group]
-    return dict(zip(cases, ruff_format(cases)))
+    return dict(zip(cases, ruff_format(cases), strict=False))
 
 
 # ---------------------------------------------------------------------------
@@ -611,8 +572,7 @@ def test_hypothesis_trees_match_ruff():
         formatted = format_statement(source, indent)
         assert _ast(formatted) == _ast(source)
         assert all(
-            line.startswith(indent) and line == line.rstrip()
-            for line in formatted.split("\n")
+            line.startswith(indent) and line == line.rstrip() for line in formatted.split("\n")
         )
         assert format_statement(formatted, indent) == formatted
         seen.append((source, indent))
@@ -687,9 +647,7 @@ def test_accepts_any_spacing_and_multi_line_input():
 
 def test_short_lines_are_fast():
     """Generous bound (the machine may be busy); typically 30-60 µs per line."""
-    cases = [
-        (s, indent) for s, indent in CORPUS["golden"] if len(indent + s) <= LINE_WIDTH
-    ]
+    cases = [(s, indent) for s, indent in CORPUS["golden"] if len(indent + s) <= LINE_WIDTH]
     best = float("inf")
     for _ in range(5):
         start = time.perf_counter()

@@ -15,12 +15,19 @@ def test_installed_package_finds_its_templates(tmp_path: Path) -> None:
     environment = tmp_path / "venv"
     venv.create(environment, with_pip=True)
     python = environment / "bin" / "python"
-    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     # Dependencies come from this interpreter (no download); symgrad itself is installed fresh.
     Path(site, "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(ROOT)], check=True,
-                   capture_output=True)
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--no-deps", str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
     script = textwrap.dedent("""
         import symgrad as sg, symgrad.codegen as codegen
         assert "venv" in sg.__file__, sg.__file__

@@ -67,8 +67,9 @@ anywhere in the program.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 import numpy as np
 from hypothesis import HealthCheck, assume, given, note, settings
@@ -77,13 +78,16 @@ from hypothesis import strategies as st
 import symgrad as sg
 
 Array = np.ndarray
-Shape = Tuple[Optional[int], ...]
-Fed = Tuple[int, ...]
+Shape = tuple[int | None, ...]
+Fed = tuple[int, ...]
 
 # --- profiles -------------------------------------------------------------------------------------
 
-_COMMON: Dict[str, Any] = {
-    "derandomize": True, "deadline": None, "database": None, "print_blob": False,
+_COMMON: dict[str, Any] = {
+    "derandomize": True,
+    "deadline": None,
+    "database": None,
+    "print_blob": False,
     "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
 }
 # "ci": max_examples is the budget of the whole module, split by BUDGET_SHARE below.
@@ -115,13 +119,14 @@ LIMIT = 1e6  # larger values or gradients: finite differences are ill-conditione
 
 # --- shapes ---------------------------------------------------------------------------------------
 
-def static_broadcast(a: Shape, b: Shape) -> Optional[Shape]:
+
+def static_broadcast(a: Shape, b: Shape) -> Shape | None:
     """TF's broadcast of static shapes (None: unknown dim), or None if incompatible."""
     rank = max(len(a), len(b))
     a = (1,) * (rank - len(a)) + tuple(a)
     b = (1,) * (rank - len(b)) + tuple(b)
-    out: List[Optional[int]] = []
-    for x, y in zip(a, b):
+    out: list[int | None] = []
+    for x, y in zip(a, b, strict=False):
         if x == 1:
             out.append(y)
         elif y == 1:
@@ -135,21 +140,21 @@ def static_broadcast(a: Shape, b: Shape) -> Optional[Shape]:
     return tuple(out)
 
 
-def fed_broadcast(a: Fed, b: Fed) -> Optional[Fed]:
+def fed_broadcast(a: Fed, b: Fed) -> Fed | None:
     try:
         return tuple(np.broadcast_shapes(a, b))
     except ValueError:
         return None
 
 
-def normalize_axes(axis: Any, rank: int) -> Tuple[int, ...]:
+def normalize_axes(axis: Any, rank: int) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(rank))
     items = axis if isinstance(axis, list) else [axis]
     return tuple(sorted(a % rank for a in items))
 
 
-def reduced(shape: Sequence[Any], axes: Tuple[int, ...], keepdims: bool) -> tuple:
+def reduced(shape: Sequence[Any], axes: tuple[int, ...], keepdims: bool) -> tuple:
     if keepdims:
         return tuple(1 if i in axes else d for i, d in enumerate(shape))
     return tuple(d for i, d in enumerate(shape) if i not in axes)
@@ -161,19 +166,20 @@ def fmt_shape(shape: Sequence[Any]) -> str:
 
 # --- the program model ----------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Value:
     """One value of a program: a placeholder (``kind == 'placeholder'``) or an op."""
 
     name: str
     kind: str
-    args: Tuple[int, ...]
-    params: Tuple[Tuple[str, Any], ...]
+    args: tuple[int, ...]
+    params: tuple[tuple[str, Any], ...]
     static: Shape
     fed: Fed
 
     @property
-    def p(self) -> Dict[str, Any]:
+    def p(self) -> dict[str, Any]:
         return dict(self.params)
 
 
@@ -181,152 +187,198 @@ class Value:
 class Op:
     """How an op kind prints (symgrad code), evaluates in NumPy, and behaves at kinks."""
 
-    expr: Callable[[List[str], Dict[str, Any]], str]
-    ref: Callable[[List[Array], Dict[str, Any]], Array]
+    expr: Callable[[list[str], dict[str, Any]], str]
+    ref: Callable[[list[Array], dict[str, Any]], Array]
     smooth: bool = True
     blocks_gradient: bool = False  # TF has no gradient through it (None)
-    branch: Optional[Callable[[List[Array], Dict[str, Any]], Array]] = None  # kink pattern
+    branch: Callable[[list[Array], dict[str, Any]], Array] | None = None  # kink pattern
 
 
 def _sigmoid(x: Array) -> Array:
     return 1.0 / (1.0 + np.exp(-x))
 
 
-def _np_reduce(fn: Callable[..., Array]) -> Callable[[List[Array], Dict[str, Any]], Array]:
-    def ref(xs: List[Array], p: Dict[str, Any]) -> Array:
+def _np_reduce(fn: Callable[..., Array]) -> Callable[[list[Array], dict[str, Any]], Array]:
+    def ref(xs: list[Array], p: dict[str, Any]) -> Array:
         x = xs[0]
         return fn(x, axis=normalize_axes(p["axis"], x.ndim), keepdims=p["keepdims"])
+
     return ref
 
 
-def _np_logsumexp(x: Array, axis: Tuple[int, ...], keepdims: bool) -> Array:
+def _np_logsumexp(x: Array, axis: tuple[int, ...], keepdims: bool) -> Array:
     m = np.max(x, axis=axis, keepdims=True)
     total = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=keepdims))
     return total + (m if keepdims else np.squeeze(m, axis=axis))
 
 
-def _np_softmax(xs: List[Array], p: Dict[str, Any]) -> Array:
+def _np_softmax(xs: list[Array], p: dict[str, Any]) -> Array:
     e = np.exp(xs[0] - np.max(xs[0], axis=p["axis"], keepdims=True))
     return e / np.sum(e, axis=p["axis"], keepdims=True)
 
 
-def _np_log_softmax(xs: List[Array], p: Dict[str, Any]) -> Array:
+def _np_log_softmax(xs: list[Array], p: dict[str, Any]) -> Array:
     s = xs[0] - np.max(xs[0], axis=p["axis"], keepdims=True)
     return s - np.log(np.sum(np.exp(s), axis=p["axis"], keepdims=True))
 
 
-def _np_matmul(xs: List[Array], p: Dict[str, Any]) -> Array:
+def _np_matmul(xs: list[Array], p: dict[str, Any]) -> Array:
     a, b = xs
     return (a.T if p["transpose_a"] else a) @ (b.T if p["transpose_b"] else b)
 
 
-def _extremum_mask(fn: Callable[..., Array]) -> Callable[[List[Array], Dict[str, Any]], Array]:
-    def branch(xs: List[Array], p: Dict[str, Any]) -> Array:
+def _extremum_mask(fn: Callable[..., Array]) -> Callable[[list[Array], dict[str, Any]], Array]:
+    def branch(xs: list[Array], p: dict[str, Any]) -> Array:
         x = xs[0]
         return x == fn(x, axis=normalize_axes(p["axis"], x.ndim), keepdims=True)
+
     return branch
 
 
-def _reduce_expr(fn: str) -> Callable[[List[str], Dict[str, Any]], str]:
+def _reduce_expr(fn: str) -> Callable[[list[str], dict[str, Any]], str]:
     return lambda a, p: f"sg.{fn}({a[0]}, axis={p['axis']!r}, keepdims={p['keepdims']})"
 
 
-def _unary(fn: str) -> Callable[[List[str], Dict[str, Any]], str]:
+def _unary(fn: str) -> Callable[[list[str], dict[str, Any]], str]:
     return lambda a, p: f"{fn}({a[0]})"
 
 
-def _binary(fn: str, infix: Optional[str] = None) -> Callable[[List[str], Dict[str, Any]], str]:
-    def expr(a: List[str], p: Dict[str, Any]) -> str:
+def _binary(fn: str, infix: str | None = None) -> Callable[[list[str], dict[str, Any]], str]:
+    def expr(a: list[str], p: dict[str, Any]) -> str:
         if infix and p.get("infix"):
             return f"({a[0]} {infix} {a[1]})"
         return f"{fn}({a[0]}, {a[1]})"
+
     return expr
 
 
-def _sign_of(xs: List[Array], p: Dict[str, Any]) -> Array:
+def _sign_of(xs: list[Array], p: dict[str, Any]) -> Array:
     return np.sign(xs[0])
 
 
-def _sign_of_difference(xs: List[Array], p: Dict[str, Any]) -> Array:
+def _sign_of_difference(xs: list[Array], p: dict[str, Any]) -> Array:
     return np.sign(xs[0] - xs[1])
 
 
-UNARY: Dict[str, Op] = {
+UNARY: dict[str, Op] = {
     "tanh": Op(_unary("sg.tanh"), lambda x, p: np.tanh(x[0])),
     "sigmoid": Op(_unary("sg.sigmoid"), lambda x, p: _sigmoid(x[0])),
     "softplus": Op(_unary("sg.nn.softplus"), lambda x, p: np.logaddexp(0.0, x[0])),
     "square": Op(_unary("sg.square"), lambda x, p: np.square(x[0])),
-    "negative": Op(lambda a, p: f"(-{a[0]})" if p.get("infix") else f"sg.negative({a[0]})",
-                   lambda x, p: np.negative(x[0])),
+    "negative": Op(
+        lambda a, p: f"(-{a[0]})" if p.get("infix") else f"sg.negative({a[0]})",
+        lambda x, p: np.negative(x[0]),
+    ),
     "identity": Op(_unary("sg.identity"), lambda x, p: x[0]),
     "sin": Op(_unary("sg.sin"), lambda x, p: np.sin(x[0])),
     "cos": Op(_unary("sg.cos"), lambda x, p: np.cos(x[0])),
     "exp": Op(_unary("sg.exp"), lambda x, p: np.exp(x[0])),
     "expm1": Op(_unary("sg.expm1"), lambda x, p: np.expm1(x[0])),
-    "sqrt": Op(lambda a, p: f"sg.sqrt({a[0]} * {a[0]} + 0.1)", lambda x, p: np.sqrt(x[0] * x[0] + 0.1)),
-    "rsqrt": Op(lambda a, p: f"sg.rsqrt({a[0]} * {a[0]} + 0.5)",
-                lambda x, p: 1.0 / np.sqrt(x[0] * x[0] + 0.5)),
-    "reciprocal": Op(lambda a, p: f"sg.reciprocal({a[0]} * {a[0]} + 0.5)",
-                     lambda x, p: 1.0 / (x[0] * x[0] + 0.5)),
-    "log": Op(lambda a, p: f"sg.log({a[0]} * {a[0]} + 0.5)", lambda x, p: np.log(x[0] * x[0] + 0.5)),
+    "sqrt": Op(
+        lambda a, p: f"sg.sqrt({a[0]} * {a[0]} + 0.1)", lambda x, p: np.sqrt(x[0] * x[0] + 0.1)
+    ),
+    "rsqrt": Op(
+        lambda a, p: f"sg.rsqrt({a[0]} * {a[0]} + 0.5)",
+        lambda x, p: 1.0 / np.sqrt(x[0] * x[0] + 0.5),
+    ),
+    "reciprocal": Op(
+        lambda a, p: f"sg.reciprocal({a[0]} * {a[0]} + 0.5)", lambda x, p: 1.0 / (x[0] * x[0] + 0.5)
+    ),
+    "log": Op(
+        lambda a, p: f"sg.log({a[0]} * {a[0]} + 0.5)", lambda x, p: np.log(x[0] * x[0] + 0.5)
+    ),
     "log1p": Op(lambda a, p: f"sg.log1p({a[0]} * {a[0]})", lambda x, p: np.log1p(x[0] * x[0])),
     # kinks and jumps
     "abs": Op(_unary("sg.abs"), lambda x, p: np.abs(x[0]), smooth=False, branch=_sign_of),
-    "relu": Op(_unary("sg.nn.relu"), lambda x, p: np.maximum(x[0], 0.0), smooth=False, branch=_sign_of),
+    "relu": Op(
+        _unary("sg.nn.relu"), lambda x, p: np.maximum(x[0], 0.0), smooth=False, branch=_sign_of
+    ),
     "sign": Op(_unary("sg.sign"), lambda x, p: np.sign(x[0]), smooth=False, branch=_sign_of),
-    "floor": Op(_unary("sg.floor"), lambda x, p: np.floor(x[0]), smooth=False, blocks_gradient=True,
-                branch=lambda x, p: np.floor(x[0])),
-    "round": Op(_unary("sg.round"), lambda x, p: np.round(x[0]), smooth=False, blocks_gradient=True,
-                branch=lambda x, p: np.round(x[0])),
-    "stop_gradient": Op(_unary("sg.stop_gradient"), lambda x, p: x[0], smooth=False, blocks_gradient=True),
+    "floor": Op(
+        _unary("sg.floor"),
+        lambda x, p: np.floor(x[0]),
+        smooth=False,
+        blocks_gradient=True,
+        branch=lambda x, p: np.floor(x[0]),
+    ),
+    "round": Op(
+        _unary("sg.round"),
+        lambda x, p: np.round(x[0]),
+        smooth=False,
+        blocks_gradient=True,
+        branch=lambda x, p: np.round(x[0]),
+    ),
+    "stop_gradient": Op(
+        _unary("sg.stop_gradient"), lambda x, p: x[0], smooth=False, blocks_gradient=True
+    ),
 }
-BINARY: Dict[str, Op] = {
+BINARY: dict[str, Op] = {
     "add": Op(_binary("sg.add", "+"), lambda x, p: x[0] + x[1]),
     "subtract": Op(_binary("sg.subtract", "-"), lambda x, p: x[0] - x[1]),
     "multiply": Op(_binary("sg.multiply", "*"), lambda x, p: x[0] * x[1]),
-    "divide": Op(lambda a, p: (f"({a[0]} / ({a[1]} * {a[1]} + 0.5))" if p.get("infix")
-                               else f"sg.divide({a[0]}, {a[1]} * {a[1]} + 0.5)"),
-                 lambda x, p: x[0] / (x[1] * x[1] + 0.5)),
-    "pow": Op(lambda a, p: f"sg.pow({a[0]} * {a[0]} + 0.5, {a[1]})",
-              lambda x, p: np.power(x[0] * x[0] + 0.5, x[1])),
+    "divide": Op(
+        lambda a, p: (
+            f"({a[0]} / ({a[1]} * {a[1]} + 0.5))"
+            if p.get("infix")
+            else f"sg.divide({a[0]}, {a[1]} * {a[1]} + 0.5)"
+        ),
+        lambda x, p: x[0] / (x[1] * x[1] + 0.5),
+    ),
+    "pow": Op(
+        lambda a, p: f"sg.pow({a[0]} * {a[0]} + 0.5, {a[1]})",
+        lambda x, p: np.power(x[0] * x[0] + 0.5, x[1]),
+    ),
     "squared_difference": Op(_binary("sg.squared_difference"), lambda x, p: (x[0] - x[1]) ** 2),
-    "maximum": Op(_binary("sg.maximum"), lambda x, p: np.maximum(x[0], x[1]), smooth=False,
-                  branch=_sign_of_difference),
-    "minimum": Op(_binary("sg.minimum"), lambda x, p: np.minimum(x[0], x[1]), smooth=False,
-                  branch=_sign_of_difference),
+    "maximum": Op(
+        _binary("sg.maximum"),
+        lambda x, p: np.maximum(x[0], x[1]),
+        smooth=False,
+        branch=_sign_of_difference,
+    ),
+    "minimum": Op(
+        _binary("sg.minimum"),
+        lambda x, p: np.minimum(x[0], x[1]),
+        smooth=False,
+        branch=_sign_of_difference,
+    ),
 }
-REDUCE: Dict[str, Op] = {
+REDUCE: dict[str, Op] = {
     "reduce_sum": Op(_reduce_expr("reduce_sum"), _np_reduce(np.sum)),
     "reduce_mean": Op(_reduce_expr("reduce_mean"), _np_reduce(np.mean)),
-    "reduce_max": Op(_reduce_expr("reduce_max"), _np_reduce(np.max), smooth=False,
-                     branch=_extremum_mask(np.max)),
-    "reduce_min": Op(_reduce_expr("reduce_min"), _np_reduce(np.min), smooth=False,
-                     branch=_extremum_mask(np.min)),
+    "reduce_max": Op(
+        _reduce_expr("reduce_max"), _np_reduce(np.max), smooth=False, branch=_extremum_mask(np.max)
+    ),
+    "reduce_min": Op(
+        _reduce_expr("reduce_min"), _np_reduce(np.min), smooth=False, branch=_extremum_mask(np.min)
+    ),
     "reduce_logsumexp": Op(_reduce_expr("reduce_logsumexp"), _np_reduce(_np_logsumexp)),
     "reduce_prod": Op(_reduce_expr("reduce_prod"), _np_reduce(np.prod)),
 }
-SOFTMAX: Dict[str, Op] = {
+SOFTMAX: dict[str, Op] = {
     "softmax": Op(lambda a, p: f"sg.nn.softmax({a[0]}, axis={p['axis']})", _np_softmax),
     "log_softmax": Op(lambda a, p: f"sg.nn.log_softmax({a[0]}, axis={p['axis']})", _np_log_softmax),
 }
 
 
-def _matmul_expr(a: List[str], p: Dict[str, Any]) -> str:
+def _matmul_expr(a: list[str], p: dict[str, Any]) -> str:
     if p.get("infix"):
         return f"({a[0]} @ {a[1]})"
     flags = "".join(f", {k}=True" for k in ("transpose_a", "transpose_b") if p[k])
     return f"sg.matmul({a[0]}, {a[1]}{flags})"
 
 
-MATMUL: Dict[str, Op] = {"matmul": Op(_matmul_expr, _np_matmul)}
-OPS: Dict[str, Op] = {**UNARY, **BINARY, **REDUCE, **SOFTMAX, **MATMUL}
+MATMUL: dict[str, Op] = {"matmul": Op(_matmul_expr, _np_matmul)}
+OPS: dict[str, Op] = {**UNARY, **BINARY, **REDUCE, **SOFTMAX, **MATMUL}
 _KINKS = ("abs", "relu", "sign", "floor", "round", "stop_gradient")
 _MATH = ("sin", "cos", "exp", "expm1", "sqrt", "rsqrt", "reciprocal", "log", "log1p")
-FAMILIES: Dict[str, Dict[str, Op]] = {
+FAMILIES: dict[str, dict[str, Op]] = {
     "activation": {k: op for k, op in UNARY.items() if k not in _KINKS + _MATH},
     "math": {k: UNARY[k] for k in _MATH},
     "kink": {k: UNARY[k] for k in _KINKS},
-    "binary": BINARY, "reduce": REDUCE, "softmax": SOFTMAX, "matmul": MATMUL,
+    "binary": BINARY,
+    "reduce": REDUCE,
+    "softmax": SOFTMAX,
+    "matmul": MATMUL,
 }
 assert sorted(k for table in FAMILIES.values() for k in table) == sorted(OPS)
 SMOOTH_KINDS = frozenset(k for k, op in OPS.items() if op.smooth)
@@ -336,7 +388,7 @@ SMOOTH_KINDS = frozenset(k for k, op in OPS.items() if op.smooth)
 class Program:
     """Placeholders then ops; the last value is the output. Prints as runnable symgrad code."""
 
-    values: Tuple[Value, ...]
+    values: tuple[Value, ...]
     seed: int
 
     @property
@@ -344,7 +396,7 @@ class Program:
         return len(self.values) - 1
 
     @property
-    def placeholders(self) -> List[int]:
+    def placeholders(self) -> list[int]:
         return [i for i, v in enumerate(self.values) if v.kind == "placeholder"]
 
     def expr(self, i: int) -> str:
@@ -352,22 +404,33 @@ class Program:
         v = self.values[i]
         return OPS[v.kind].expr([self.values[j].name for j in v.args], v.p)
 
-    def lines(self) -> List[str]:
+    def lines(self) -> list[str]:
         lines = []
         for i, v in enumerate(self.values):
             if v.kind == "placeholder":
-                lines.append(f'{v.name} = sg.placeholder(sg.float64, shape={fmt_shape(v.static)}, '
-                             f'name="{v.name}")  # fed shape {v.fed}')
+                lines.append(
+                    f"{v.name} = sg.placeholder(sg.float64, shape={fmt_shape(v.static)}, "
+                    f'name="{v.name}")  # fed shape {v.fed}'
+                )
             else:
-                lines.append(f"{v.name} = {self.expr(i)}  # shape {fmt_shape(v.static)}, fed {v.fed}")
+                lines.append(
+                    f"{v.name} = {self.expr(i)}  # shape {fmt_shape(v.static)}, fed {v.fed}"
+                )
         return lines
 
     @property
     def text(self) -> str:
-        feeds = "; ".join(f"{self.values[i].name} = rng.standard_normal({self.values[i].fed})"
-                          for i in self.placeholders)
-        return "\n".join([f"# feeds: rng = np.random.default_rng({self.seed}); {feeds}",
-                          *self.lines(), f"out = {self.values[self.out].name}"])
+        feeds = "; ".join(
+            f"{self.values[i].name} = rng.standard_normal({self.values[i].fed})"
+            for i in self.placeholders
+        )
+        return "\n".join(
+            [
+                f"# feeds: rng = np.random.default_rng({self.seed}); {feeds}",
+                *self.lines(),
+                f"out = {self.values[self.out].name}",
+            ]
+        )
 
     def __repr__(self) -> str:
         return "\n" + self.text + "\n"
@@ -381,7 +444,11 @@ class Program:
         reach = {i}
         for j in range(i + 1, len(self.values)):
             v = self.values[j]
-            if v.kind != "placeholder" and not OPS[v.kind].blocks_gradient and any(a in reach for a in v.args):
+            if (
+                v.kind != "placeholder"
+                and not OPS[v.kind].blocks_gradient
+                and any(a in reach for a in v.args)
+            ):
                 reach.add(j)
         return self.out in reach
 
@@ -396,6 +463,7 @@ class Program:
 
 
 # --- strategies -----------------------------------------------------------------------------------
+
 
 def _pick_recent(draw: Any, count: int) -> int:
     """An index into the values so far: the latest one half the time (so that the output
@@ -416,12 +484,17 @@ def _axis_argument(draw: Any, rank: int) -> Any:
     return [a - rank if draw(st.booleans()) else a for a in axes]  # negative spellings too
 
 
-def _make_op(draw: Any, values: List[Value], kinds: frozenset, name: str) -> Value:
+def _make_op(draw: Any, values: list[Value], kinds: frozenset, name: str) -> Value:
     a = _pick_recent(draw, len(values))
     x = values[a]
     rank = len(x.fed)
-    families = [f for f in FAMILIES if any(k in kinds for k in FAMILIES[f])
-                and (f != "softmax" or rank >= 1) and (f != "matmul" or rank == 2)]
+    families = [
+        f
+        for f in FAMILIES
+        if any(k in kinds for k in FAMILIES[f])
+        and (f != "softmax" or rank >= 1)
+        and (f != "matmul" or rank == 2)
+    ]
     # binary ops listed twice: they carry the broadcasting
     family = draw(st.sampled_from(families + [f for f in families if f == "binary"]))
     table = FAMILIES[family]
@@ -442,8 +515,14 @@ def _make_op(draw: Any, values: List[Value], kinds: frozenset, name: str) -> Val
         axis = _axis_argument(draw, rank)
         keepdims = draw(st.booleans())
         axes = normalize_axes(axis, rank)
-        return Value(name, kind, (a,), (("axis", axis), ("keepdims", keepdims)),
-                     reduced(x.static, axes, keepdims), reduced(x.fed, axes, keepdims))
+        return Value(
+            name,
+            kind,
+            (a,),
+            (("axis", axis), ("keepdims", keepdims)),
+            reduced(x.static, axes, keepdims),
+            reduced(x.fed, axes, keepdims),
+        )
     if family == "softmax":
         axis = draw(st.integers(-rank, rank - 1))
         return Value(name, kind, (a,), (("axis", axis),), x.static, x.fed)
@@ -458,23 +537,31 @@ def _make_op(draw: Any, values: List[Value], kinds: frozenset, name: str) -> Val
                 inner_b, cols = (y.fed[1], y.fed[0]) if tb else y.fed
                 s_rows, s_inner_a = (x.static[1], x.static[0]) if ta else x.static
                 s_inner_b, s_cols = (y.static[1], y.static[0]) if tb else y.static
-                if inner_a == inner_b and (s_inner_a is None or s_inner_b is None or s_inner_a == s_inner_b):
+                if inner_a == inner_b and (
+                    s_inner_a is None or s_inner_b is None or s_inner_a == s_inner_b
+                ):
                     options.append((b, ta, tb, (s_rows, s_cols), (rows, cols)))
     b, ta, tb, static, fed = options[draw(st.integers(0, len(options) - 1))]
     infix = not ta and not tb and draw(st.booleans())
-    return Value(name, kind, (a, b), (("transpose_a", ta), ("transpose_b", tb), ("infix", infix)),
-                 static, fed)
+    return Value(
+        name,
+        kind,
+        (a, b),
+        (("transpose_a", ta), ("transpose_b", tb), ("infix", infix)),
+        static,
+        fed,
+    )
 
 
 @st.composite
 def programs(draw: Any, max_ops: int = 8, kinds: frozenset = frozenset(OPS)) -> Program:
     # the broadcast shape of the placeholders: ranks 2 and 3 twice as likely (shrinks to rank 0)
     base = [draw(st.integers(1, 4)) for _ in range(draw(st.sampled_from([0, 1, 2, 3, 2, 3])))]
-    values: List[Value] = []
+    values: list[Value] = []
     for i in range(draw(st.integers(1, 3))):
         # the full rank half the time or more, else fewer leading dims (NumPy broadcasting)
         rank = len(base) - max(0, draw(st.integers(0, len(base) + 2)) - 2)
-        fed = tuple(1 if draw(st.integers(0, 3)) == 3 else d for d in base[len(base) - rank:])
+        fed = tuple(1 if draw(st.integers(0, 3)) == 3 else d for d in base[len(base) - rank :])
         static = tuple(None if draw(st.booleans()) else d for d in fed)
         values.append(Value(f"x{i}", "placeholder", (), (), static, fed))
     for k in range(max_ops):
@@ -493,12 +580,15 @@ def smooth_programs() -> st.SearchStrategy[Program]:
 class GradientCase:
     _repr_pretty_ = Program._repr_pretty_
     program: Program
-    wrt: Tuple[int, ...]
+    wrt: tuple[int, ...]
 
     def __repr__(self) -> str:
         names = ", ".join(self.program.values[i].name for i in self.wrt)
-        return (self.program.__repr__() + "loss = sg.reduce_sum(out * R)  # R: random weights of out's shape\n"
-                f"grads = sg.gradients(loss, [{names}])\n")
+        return (
+            self.program.__repr__()
+            + "loss = sg.reduce_sum(out * R)  # R: random weights of out's shape\n"
+            f"grads = sg.gradients(loss, [{names}])\n"
+        )
 
 
 @st.composite
@@ -512,21 +602,26 @@ def gradient_cases(draw: Any) -> GradientCase:
 
 # --- running a program ----------------------------------------------------------------------------
 
-def inputs_of(program: Program) -> Dict[int, Array]:
+
+def inputs_of(program: Program) -> dict[int, Array]:
     rng = np.random.default_rng(program.seed)
     return {i: rng.standard_normal(program.values[i].fed) for i in program.placeholders}
 
 
-def interpret(program: Program, feeds: Dict[int, Array], delta: Optional[Dict[int, Array]] = None,
-              frozen: Optional[List[Array]] = None) -> Tuple[List[Array], List[Optional[Array]]]:
+def interpret(
+    program: Program,
+    feeds: dict[int, Array],
+    delta: dict[int, Array] | None = None,
+    frozen: list[Array] | None = None,
+) -> tuple[list[Array], list[Array | None]]:
     """NumPy values of every value (and the kink pattern of each op).
 
     ``delta`` adds a perturbation to chosen values; ``frozen`` (the unperturbed values)
     makes stop_gradient outputs constants, as gradients see them.
     """
     delta = delta or {}
-    values: List[Array] = []
-    branches: List[Optional[Array]] = []
+    values: list[Array] = []
+    branches: list[Array | None] = []
     with np.errstate(all="ignore"):
         for i, v in enumerate(program.values):
             if v.kind == "placeholder":
@@ -552,18 +647,18 @@ def assume_well_conditioned(values: Sequence[Array]) -> None:
         assume(np.all(np.abs(value) <= LIMIT))
 
 
-def assume_same_branches(base: Sequence[Optional[Array]], other: Sequence[Optional[Array]]) -> None:
+def assume_same_branches(base: Sequence[Array | None], other: Sequence[Array | None]) -> None:
     """A finite-difference step must not cross a kink or change an argmax set."""
-    for a, b in zip(base, other):
+    for a, b in zip(base, other, strict=False):
         if a is not None:
             assume(np.array_equal(a, b))
 
 
 @dataclass
 class Built:
-    tensors: List[Any]  # one symgrad tensor per program value
-    frozen: Dict[int, Any]  # probe: value index of a stop_gradient -> the placeholder replacing it
-    deltas: Dict[int, Any]  # probe: value index of an op -> the placeholder added to it
+    tensors: list[Any]  # one symgrad tensor per program value
+    frozen: dict[int, Any]  # probe: value index of a stop_gradient -> the placeholder replacing it
+    deltas: dict[int, Any]  # probe: value index of an op -> the placeholder added to it
 
 
 def build(program: Program, probe: bool = False) -> Built:
@@ -573,13 +668,15 @@ def build(program: Program, probe: bool = False) -> Built:
     (fed a's value), and every op's value gets ``+ d_<name>``, a placeholder fed a
     perturbation (or zeros).
     """
-    namespace: Dict[str, Any] = {"sg": sg}
+    namespace: dict[str, Any] = {"sg": sg}
     built = Built([], {}, {})
     for i, v in enumerate(program.values):
         if v.kind == "placeholder":
             tensor = sg.placeholder(sg.float64, shape=list(v.static), name=v.name)
         elif probe and v.kind == "stop_gradient":
-            tensor = built.frozen[i] = sg.placeholder(sg.float64, shape=list(v.static), name=f"s_{v.name}")
+            tensor = built.frozen[i] = sg.placeholder(
+                sg.float64, shape=list(v.static), name=f"s_{v.name}"
+            )
         else:
             tensor = eval(program.expr(i), namespace)  # the printed program text is what runs
         if probe and v.kind != "placeholder":
@@ -598,19 +695,24 @@ def weights(rng: np.random.Generator, shape: Fed) -> Array:
 def check_static_shape(tensor: Any, value: Value) -> None:
     """symgrad's static shape is TF's (as ``static_broadcast`` etc. compute it) and fits the fed one."""
     static = tensor.shape
-    assert static is not None and len(static) == len(value.fed) and all(
-        s is None or s == f for s, f in zip(static, value.fed)), (
-        f"{value.name}: static shape {static} does not fit the run-time shape {value.fed}")
-    assert tuple(static) == value.static, f"{value.name}: static shape {static}, TF's rule gives {value.static}"
+    assert (
+        static is not None
+        and len(static) == len(value.fed)
+        and all(s is None or s == f for s, f in zip(static, value.fed, strict=False))
+    ), f"{value.name}: static shape {static} does not fit the run-time shape {value.fed}"
+    assert tuple(static) == value.static, (
+        f"{value.name}: static shape {static}, TF's rule gives {value.static}"
+    )
 
 
-def note_inputs(program: Program, feeds: Dict[int, Array]) -> None:
+def note_inputs(program: Program, feeds: dict[int, Array]) -> None:
     note(program.text)
     for i, x in feeds.items():
         note(f"{program.values[i].name} = np.array({x.tolist()!r})")
 
 
 # --- (a) forward values ---------------------------------------------------------------------------
+
 
 @profile_settings("forward")
 @given(program=programs())
@@ -628,7 +730,7 @@ def test_forward_matches_numpy(program: Program) -> None:
     with sg.Graph().as_default():
         tensors = build(program).tensors
         placeholders = [tensors[i] for i in program.placeholders]
-        for v, tensor in zip(program.values, tensors):
+        for v, tensor in zip(program.values, tensors, strict=False):
             check_static_shape(tensor, v)
         compiled = sg.compile(tensors[program.out], inputs=placeholders, name="prop_forward")
     got = np.asarray(compiled(*(feeds[i] for i in program.placeholders)))
@@ -639,6 +741,7 @@ def test_forward_matches_numpy(program: Program) -> None:
 
 
 # --- (b) gradients against finite differences -----------------------------------------------------
+
 
 @profile_settings("gradients")
 @given(case=gradient_cases())
@@ -657,18 +760,25 @@ def test_gradients_match_finite_differences(case: GradientCase) -> None:
         tensors = build(program).tensors
         loss = sg.reduce_sum(tensors[program.out] * R)
         grads = sg.gradients(loss, [tensors[i] for i in wrt])
-        compiled = sg.compile([tensors[program.out], loss, *grads], inputs=[tensors[i] for i in order],
-                              name="prop_gradients")
+        compiled = sg.compile(
+            [tensors[program.out], loss, *grads],
+            inputs=[tensors[i] for i in order],
+            name="prop_gradients",
+        )
     # The probe: the same loss, every op's value plus d_<name>, stop_gradient values fed.
     with sg.Graph().as_default():
         built = build(program, probe=True)
         probe_loss = sg.reduce_sum(built.tensors[program.out] * R)
         frozen, ops = sorted(built.frozen), sorted(built.deltas)
-        probe = sg.compile(probe_loss, inputs=[built.tensors[i] for i in order]
-                           + [built.frozen[i] for i in frozen] + [built.deltas[i] for i in ops],
-                           name="prop_probe")
+        probe = sg.compile(
+            probe_loss,
+            inputs=[built.tensors[i] for i in order]
+            + [built.frozen[i] for i in frozen]
+            + [built.deltas[i] for i in ops],
+            name="prop_probe",
+        )
 
-    def probe_loss_at(delta: Dict[int, Array]) -> float:
+    def probe_loss_at(delta: dict[int, Array]) -> float:
         args = [feeds[i] + delta.get(i, 0.0) for i in order]
         args += [base[i] for i in frozen]
         args += [delta.get(i, np.zeros(program.values[i].fed)) for i in ops]
@@ -677,29 +787,43 @@ def test_gradients_match_finite_differences(case: GradientCase) -> None:
     before = {i: np.array(feeds[i], copy=True) for i in order}
     out_value, loss_value, *grad_values = compiled(*(feeds[i] for i in order))
     for i in order:  # the fast form computes in place, but only in arrays it allocated
-        np.testing.assert_array_equal(feeds[i], before[i], err_msg=f"the call wrote into input "
-                                      f"{program.values[i].name}")
-    np.testing.assert_allclose(np.asarray(out_value), base[program.out], rtol=VALUE_RTOL, atol=0,
-                               err_msg="out (compiled with the gradients) vs NumPy")
+        np.testing.assert_array_equal(
+            feeds[i], before[i], err_msg=f"the call wrote into input {program.values[i].name}"
+        )
+    np.testing.assert_allclose(
+        np.asarray(out_value),
+        base[program.out],
+        rtol=VALUE_RTOL,
+        atol=0,
+        err_msg="out (compiled with the gradients) vs NumPy",
+    )
     loss_size = float(np.sum(np.abs(base[program.out] * R)))
-    np.testing.assert_allclose(loss_value, np.sum(base[program.out] * R), rtol=1e-9,
-                               atol=1e-12 * loss_size, err_msg="loss")
-    for i, grad in zip(wrt, grad_values):
+    np.testing.assert_allclose(
+        loss_value, np.sum(base[program.out] * R), rtol=1e-9, atol=1e-12 * loss_size, err_msg="loss"
+    )
+    for i, grad in zip(wrt, grad_values, strict=False):
         name = program.values[i].name
         if not program.connected(i):
-            assert grad is None, f"d loss / d {name}: expected None (no gradient path), got {grad!r}"
+            assert grad is None, (
+                f"d loss / d {name}: expected None (no gradient path), got {grad!r}"
+            )
             continue
         assert grad is not None, f"d loss / d {name}: got None, but {name} reaches out"
         grad = np.asarray(grad)
-        assert grad.shape == base[i].shape, f"d loss / d {name}: shape {grad.shape}, value {base[i].shape}"
+        assert grad.shape == base[i].shape, (
+            f"d loss / d {name}: shape {grad.shape}, value {base[i].shape}"
+        )
         assert grad.dtype == np.float64, f"d loss / d {name}: dtype {grad.dtype}"
         assume(np.all(np.isfinite(grad)) and np.all(np.abs(grad) <= LIMIT))
         direction = rng.standard_normal(base[i].shape)
         for sign in (1.0, -1.0):
             _, branches = interpret(program, feeds, delta={i: sign * H * direction}, frozen=base)
             assume_same_branches(base_branches, branches)
+
         def central(step: float) -> float:
-            return (probe_loss_at({i: step * direction}) - probe_loss_at({i: -step * direction})) / (2 * step)
+            return (
+                probe_loss_at({i: step * direction}) - probe_loss_at({i: -step * direction})
+            ) / (2 * step)
 
         fd = central(H)
         analytic = float(np.sum(grad * direction))
@@ -711,10 +835,12 @@ def test_gradients_match_finite_differences(case: GradientCase) -> None:
         assume(abs(fd - central(H / 2)) <= tolerance / 4)
         assert abs(analytic - fd) <= tolerance, (
             f"d loss / d {name}: sum(grad * dir) = {analytic!r}, central difference {fd!r} "
-            f"(error {abs(analytic - fd):.3g}, tolerance {tolerance:.3g})")
+            f"(error {abs(analytic - fd):.3g}, tolerance {tolerance:.3g})"
+        )
 
 
 # --- (c) Hessian-vector products ------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class HessianCase:
@@ -723,10 +849,13 @@ class HessianCase:
 
     def __repr__(self) -> str:
         names = ", ".join(self.program.values[i].name for i in self.program.placeholders)
-        return (self.program.__repr__() + "loss = sg.reduce_sum(out * R)  # R: random weights of out's shape\n"
-                f"g = sg.gradients(loss, [{names}])\n"
-                f"hv = sg.gradients(sum(sg.reduce_sum(g_i * V_i) for each g_i not None), [{names}])"
-                "  # V_i: random directions\n")
+        return (
+            self.program.__repr__()
+            + "loss = sg.reduce_sum(out * R)  # R: random weights of out's shape\n"
+            f"g = sg.gradients(loss, [{names}])\n"
+            f"hv = sg.gradients(sum(sg.reduce_sum(g_i * V_i) for each g_i not None), [{names}])"
+            "  # V_i: random directions\n"
+        )
 
 
 @profile_settings("hessian")
@@ -749,7 +878,9 @@ def test_hessian_vector_products(case: HessianCase) -> None:
         xs = [tensors[i] for i in order]
         loss = sg.reduce_sum(tensors[program.out] * R)
         first = sg.gradients(loss, xs)
-        terms = [sg.reduce_sum(g * V[i]) for g, i in zip(first, order) if g is not None]
+        terms = [
+            sg.reduce_sum(g * V[i]) for g, i in zip(first, order, strict=False) if g is not None
+        ]
         assert terms, "no placeholder reaches out"
         total = terms[0]
         for term in terms[1:]:
@@ -758,7 +889,7 @@ def test_hessian_vector_products(case: HessianCase) -> None:
         compiled = sg.compile([*first, *second], inputs=xs, name="prop_hessian")
     count = len(order)
 
-    def first_at(step: float) -> List[Any]:
+    def first_at(step: float) -> list[Any]:
         return list(compiled(*(feeds[i] + step * V[i] for i in order)))[:count]
 
     values = list(compiled(*(feeds[i] for i in order)))
@@ -769,7 +900,8 @@ def test_hessian_vector_products(case: HessianCase) -> None:
         reaches = i in program.ancestors(program.out)
         assert (g_values[k] is not None) == reaches, (
             f"d loss / d {name}: {'None' if g_values[k] is None else 'a tensor'}, but {name} "
-            f"{'reaches' if reaches else 'does not reach'} out")
+            f"{'reaches' if reaches else 'does not reach'} out"
+        )
         if g_values[k] is None:
             assert hv_values[k] is None, f"Hv for {name}: not None, but {name} has no gradient"
             continue
@@ -785,10 +917,12 @@ def test_hessian_vector_products(case: HessianCase) -> None:
         assert error <= tolerance, (
             f"Hessian-vector product for {name}: symgrad {hv.tolist()} "
             f"({'None' if hv_values[k] is None else 'a tensor'}), central difference of the compiled "
-            f"gradient {fd.tolist()} (max error {error:.3g}, tolerance {tolerance:.3g})")
+            f"gradient {fd.tolist()} (max error {error:.3g}, tolerance {tolerance:.3g})"
+        )
 
 
 # --- (d) stop_gradient and unconnected gradients --------------------------------------------------
+
 
 @dataclass(frozen=True)
 class StopCase:
@@ -802,15 +936,18 @@ class StopCase:
     def __repr__(self) -> str:
         names = ", ".join(v.name for v in self.program.values)
         extra = self.program.values[self.extra].name
-        return (self.program.__repr__() + "loss = sg.reduce_sum(out * R)  # R: random weights of out's shape\n"
-                f'u = sg.placeholder(sg.float64, shape={fmt_shape(self.u_static)}, name="u")'
-                f"  # fed shape {self.u_fed}\n"
-                f"sg.gradients(sg.reduce_sum(sg.stop_gradient(out) * R), [{names}])  # all None\n"
-                f"sg.gradients(loss, [u])  # [None]\n"
-                f"sg.gradients(loss, [u, {names}], unconnected_gradients={self.zero_spelling})"
-                "  # zeros where None\n"
-                f"loss2 = loss + 3.0 * sg.reduce_sum(sg.stop_gradient({extra}))\n"
-                f"sg.gradients(loss2, [{names}])  # == sg.gradients(loss, [{names}])\n")
+        return (
+            self.program.__repr__()
+            + "loss = sg.reduce_sum(out * R)  # R: random weights of out's shape\n"
+            f'u = sg.placeholder(sg.float64, shape={fmt_shape(self.u_static)}, name="u")'
+            f"  # fed shape {self.u_fed}\n"
+            f"sg.gradients(sg.reduce_sum(sg.stop_gradient(out) * R), [{names}])  # all None\n"
+            f"sg.gradients(loss, [u])  # [None]\n"
+            f"sg.gradients(loss, [u, {names}], unconnected_gradients={self.zero_spelling})"
+            "  # zeros where None\n"
+            f"loss2 = loss + 3.0 * sg.reduce_sum(sg.stop_gradient({extra}))\n"
+            f"sg.gradients(loss2, [{names}])  # == sg.gradients(loss, [{names}])\n"
+        )
 
 
 @st.composite
@@ -848,33 +985,51 @@ def test_stop_gradient_and_unconnected(case: StopCase) -> None:
         assert sg.gradients(loss, [u]) == [None], "gradient of an unrelated placeholder is not None"
         plain = sg.gradients(loss, tensors)
         zero = sg.gradients(loss, [u, *tensors], unconnected_gradients=mode)
-        assert all(g is not None for g in zero), f"unconnected_gradients={case.zero_spelling}: {zero}"
+        assert all(g is not None for g in zero), (
+            f"unconnected_gradients={case.zero_spelling}: {zero}"
+        )
         loss2 = loss + 3.0 * sg.reduce_sum(sg.stop_gradient(tensors[case.extra]))
         extra = sg.gradients(loss2, tensors)
-        compiled = sg.compile([*plain, *zero, *extra], inputs=[tensors[i] for i in order] + [u],
-                              name="prop_stop_gradient")
+        compiled = sg.compile(
+            [*plain, *zero, *extra],
+            inputs=[tensors[i] for i in order] + [u],
+            name="prop_stop_gradient",
+        )
     count = len(tensors)
     values = compiled(*(feeds[i] for i in order), u_value)
-    plain_v, zero_v, extra_v = values[:count], values[count:2 * count + 1], values[2 * count + 1:]
+    plain_v, zero_v, extra_v = (
+        values[:count],
+        values[count : 2 * count + 1],
+        values[2 * count + 1 :],
+    )
     u_grad = np.asarray(zero_v[0])
     assert u_grad.shape == case.u_fed and u_grad.dtype == np.float64 and not np.any(u_grad), (
-        f"d loss / d u with unconnected_gradients={case.zero_spelling}: {u_grad!r}, expected zeros{case.u_fed}")
+        f"d loss / d u with unconnected_gradients={case.zero_spelling}: {u_grad!r}, expected zeros{case.u_fed}"
+    )
     for i, v in enumerate(program.values):
         connected = program.connected(i)
         assert (plain_v[i] is not None) == connected, (
             f"d loss / d {v.name}: {'None' if plain_v[i] is None else 'a tensor'}, but {v.name} "
-            f"{'has' if connected else 'has no'} gradient path to out")
+            f"{'has' if connected else 'has no'} gradient path to out"
+        )
         z = np.asarray(zero_v[i + 1])
         assert z.shape == v.fed and z.dtype == np.float64, (
-            f"d loss / d {v.name} (zero mode): shape {z.shape} dtype {z.dtype}, expected {v.fed} float64")
+            f"d loss / d {v.name} (zero mode): shape {z.shape} dtype {z.dtype}, expected {v.fed} float64"
+        )
         if plain_v[i] is None:
             assert not np.any(z), f"d loss / d {v.name} (zero mode): {z!r}, expected zeros"
             assert extra_v[i] is None, f"d loss2 / d {v.name}: {extra_v[i]!r}, expected None"
             continue
         p = np.asarray(plain_v[i])
         size = 1e-12 * (1.0 + float(np.max(np.abs(p), initial=0.0)))
-        np.testing.assert_allclose(z, p, rtol=1e-12, atol=size,
-                                   err_msg=f"d loss / d {v.name}: zero mode vs none mode")
+        np.testing.assert_allclose(
+            z, p, rtol=1e-12, atol=size, err_msg=f"d loss / d {v.name}: zero mode vs none mode"
+        )
         assert extra_v[i] is not None, f"d loss2 / d {v.name}: None"
-        np.testing.assert_allclose(np.asarray(extra_v[i]), p, rtol=1e-12, atol=size,
-                                   err_msg=f"d loss2 / d {v.name} vs d loss / d {v.name}")
+        np.testing.assert_allclose(
+            np.asarray(extra_v[i]),
+            p,
+            rtol=1e-12,
+            atol=size,
+            err_msg=f"d loss2 / d {v.name} vs d loss / d {v.name}",
+        )

@@ -27,8 +27,9 @@ import symgrad
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED_DIR = ROOT / "examples" / "seed"
-RECORDED = json.loads((Path(__file__).parent / "tf_parity" / "seed_program_outputs.json")
-                      .read_text(encoding="utf-8"))
+RECORDED = json.loads(
+    (Path(__file__).parent / "tf_parity" / "seed_program_outputs.json").read_text(encoding="utf-8")
+)
 SEED = 0
 RTOL = 1e-5
 STEPS = 20
@@ -38,7 +39,8 @@ _FLOAT = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 _EPOCH = re.compile(r"^epoch: (\d+) \t loss: (.+?) \t gradients: (.+)$")
 _GRADIENT_LIST = re.compile(
     r"^\[None, <(?P<module>[\w.]+)\.Tensor '(?P<name>gradients/[^']+)' "
-    r"shape=(?P<shape>\([^)]*\)) dtype=(?P<dtype>\w+)>\]$")
+    r"shape=(?P<shape>\([^)]*\)) dtype=(?P<dtype>\w+)>\]$"
+)
 
 
 def floats(text: str) -> list[float]:
@@ -88,9 +90,11 @@ def reference_training() -> dict[str, np.ndarray]:
         losses.append(loss)
         grads_w.append(grad_w)
         new_bs.append(b)
-    return {"loss": np.array(losses, dtype=np.float32),
-            "grad_w": np.array(grads_w, dtype=np.float32),
-            "new_b": np.array(new_bs, dtype=np.float32)}
+    return {
+        "loss": np.array(losses, dtype=np.float32),
+        "grad_w": np.array(grads_w, dtype=np.float32),
+        "new_b": np.array(new_bs, dtype=np.float32),
+    }
 
 
 @pytest.fixture
@@ -132,8 +136,9 @@ def check_generated_modules(files: list[Path]) -> None:
         assert imported == {"numpy"}, f"{path.name} imports {sorted(imported)}"
 
 
-@pytest.mark.parametrize("name, printed", [("program_1_optimizer", "grad_w"),
-                                           ("program_2_manual_update", "new_b")])
+@pytest.mark.parametrize(
+    "name, printed", [("program_1_optimizer", "grad_w"), ("program_2_manual_update", "new_b")]
+)
 def test_training_programs(run_seed_program, name, printed):
     # Program 1 prints [d loss/d w]; program 2 fetches [new_w, new_b, loss_op] into
     # `_, gradients, loss`, so its "gradients" is the new value of b.
@@ -143,16 +148,24 @@ def test_training_programs(run_seed_program, name, printed):
         assert all(line.split("gradients: ")[1].startswith("[") for line in out.splitlines())
 
     reference = reference_training()
-    np.testing.assert_allclose(losses, reference["loss"], rtol=RTOL, atol=0,
-                               err_msg=f"{name}: loss vs NumPy float32")
-    np.testing.assert_allclose(gradients, reference[printed], rtol=RTOL, atol=0,
-                               err_msg=f"{name}: gradients vs NumPy float32 ({printed})")
+    np.testing.assert_allclose(
+        losses, reference["loss"], rtol=RTOL, atol=0, err_msg=f"{name}: loss vs NumPy float32"
+    )
+    np.testing.assert_allclose(
+        gradients,
+        reference[printed],
+        rtol=RTOL,
+        atol=0,
+        err_msg=f"{name}: gradients vs NumPy float32 ({printed})",
+    )
 
     tf_losses, tf_gradients = parse_epochs(tensorflow_output(name))
-    np.testing.assert_allclose(losses, tf_losses, rtol=RTOL, atol=0,
-                               err_msg=f"{name}: loss vs TensorFlow")
-    np.testing.assert_allclose(gradients, tf_gradients, rtol=RTOL, atol=0,
-                               err_msg=f"{name}: gradients vs TensorFlow")
+    np.testing.assert_allclose(
+        losses, tf_losses, rtol=RTOL, atol=0, err_msg=f"{name}: loss vs TensorFlow"
+    )
+    np.testing.assert_allclose(
+        gradients, tf_gradients, rtol=RTOL, atol=0, err_msg=f"{name}: gradients vs TensorFlow"
+    )
     check_generated_modules(files)
 
 

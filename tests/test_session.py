@@ -34,7 +34,7 @@ def test_fetches_see_the_values_from_the_start_of_the_run() -> None:
         sess.run(sg.global_variables_initializer())
         _, grads, before = sess.run([train, grad_w, loss], feed_dict={x: 3.0, y: 11.0})
         residual = 11.0 - (3.0 * 2.0 + 1.0)
-        assert before == np.float32(residual ** 2 / 64)
+        assert before == np.float32(residual**2 / 64)
         assert grads == [np.float32(-3.0 * residual / 32)]
         new_w, new_b = sess.run([w, b])
         assert new_w == np.float32(2.0 - 0.5 * (-3.0 * residual / 32))
@@ -62,8 +62,10 @@ def test_fetch_structures_ops_and_names() -> None:
     Pair = collections.namedtuple("Pair", "first second")
     with sg.Session() as sess:
         assert sess.run(sg.global_variables_initializer()) is None
-        result = sess.run({"loss": loss, "params": (w, [b]), "pair": Pair(w, b)},
-                          feed_dict={"x_input:0": 1.0, "y_input": 3.0})
+        result = sess.run(
+            {"loss": loss, "params": (w, [b]), "pair": Pair(w, b)},
+            feed_dict={"x_input:0": 1.0, "y_input": 3.0},
+        )
         assert result["loss"] == 0.0
         assert result["params"] == (np.float32(2.0), [np.float32(1.0)])
         assert result["pair"] == Pair(np.float32(2.0), np.float32(1.0))
@@ -111,6 +113,7 @@ def test_momentum_three_steps_match_the_formula() -> None:
     def step(w, g, state):  # type: ignore[no-untyped-def]
         state["accum"] = state.get("accum", 0.0) * 0.9 + g
         return w - 0.1 * state["accum"]
+
     _check_optimizer(sg.train.MomentumOptimizer(0.1, 0.9), step)
 
 
@@ -118,6 +121,7 @@ def test_nesterov_momentum_three_steps_match_the_formula() -> None:
     def step(w, g, state):  # type: ignore[no-untyped-def]
         state["accum"] = state.get("accum", 0.0) * 0.9 + g
         return w - 0.1 * (g + 0.9 * state["accum"])
+
     _check_optimizer(sg.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True), step)
 
 
@@ -126,8 +130,9 @@ def test_adam_three_steps_match_the_formula() -> None:
         t = state["t"] = state.get("t", 0) + 1
         state["m"] = 0.9 * state.get("m", 0.0) + 0.1 * g
         state["v"] = 0.999 * state.get("v", 0.0) + 0.001 * g * g
-        lr_t = 0.05 * np.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t)
+        lr_t = 0.05 * np.sqrt(1 - 0.999**t) / (1 - 0.9**t)
         return w - lr_t * state["m"] / (np.sqrt(state["v"]) + 1e-8)
+
     _check_optimizer(sg.train.AdamOptimizer(0.05), step)
 
 
@@ -149,20 +154,42 @@ def _check_optimizer(optimizer, formula) -> None:  # type: ignore[no-untyped-def
         assert sess.run(step) == 3 and sg.train.global_step(sess, step) == 3
 
 
-@pytest.mark.parametrize("run, error, message", [
-    (lambda sess, t: sess.run(t["loss"]), sg.InvalidArgumentError,
-     r"You must feed a value for placeholder 'x_input:0', 'y_input:0'"),
-    (lambda sess, t: sess.run(t["loss"], {t["x"]: [[1.0, 2.0]], t["y"]: 1.0}), ValueError, None),
-    (lambda sess, t: sess.run(t["xw"], {t["xs"]: [1.0, 2.0, 3.0]}), sg.InvalidArgumentError,
-     r"cannot feed placeholder 'xs:0': expected shape \(2,\), got \(3,\)"),
-    (lambda sess, t: sess.run(t["xw"], {t["xs"]: ["a", "b"]}), sg.InvalidArgumentError,
-     r"cannot feed placeholder 'xs:0': expected numbers convertible to float32"),
-    (lambda sess, t: sess.run(t["loss"], {t["w"]: 1.0}), sg.InvalidArgumentError,
-     r"cannot feed 'weight:0': only placeholders can be fed"),
-    (lambda sess, t: sess.run(3.0), sg.InvalidArgumentError, r"cannot fetch float"),
-    (lambda sess, t: sess.run([t["w"].assign(1.0), t["w"].assign(2.0)]), sg.InvalidArgumentError,
-     r"assigns variable 'weight:0' twice in one run"),
-])
+@pytest.mark.parametrize(
+    "run, error, message",
+    [
+        (
+            lambda sess, t: sess.run(t["loss"]),
+            sg.InvalidArgumentError,
+            r"You must feed a value for placeholder 'x_input:0', 'y_input:0'",
+        ),
+        (
+            lambda sess, t: sess.run(t["loss"], {t["x"]: [[1.0, 2.0]], t["y"]: 1.0}),
+            ValueError,
+            None,
+        ),
+        (
+            lambda sess, t: sess.run(t["xw"], {t["xs"]: [1.0, 2.0, 3.0]}),
+            sg.InvalidArgumentError,
+            r"cannot feed placeholder 'xs:0': expected shape \(2,\), got \(3,\)",
+        ),
+        (
+            lambda sess, t: sess.run(t["xw"], {t["xs"]: ["a", "b"]}),
+            sg.InvalidArgumentError,
+            r"cannot feed placeholder 'xs:0': expected numbers convertible to float32",
+        ),
+        (
+            lambda sess, t: sess.run(t["loss"], {t["w"]: 1.0}),
+            sg.InvalidArgumentError,
+            r"cannot feed 'weight:0': only placeholders can be fed",
+        ),
+        (lambda sess, t: sess.run(3.0), sg.InvalidArgumentError, r"cannot fetch float"),
+        (
+            lambda sess, t: sess.run([t["w"].assign(1.0), t["w"].assign(2.0)]),
+            sg.InvalidArgumentError,
+            r"assigns variable 'weight:0' twice in one run",
+        ),
+    ],
+)
 def test_run_errors(run, error, message) -> None:  # type: ignore[no-untyped-def]
     x, y, w, b, loss = _regression()
     xs = sg.placeholder(sg.float32, shape=[2], name="xs")
@@ -190,7 +217,9 @@ def test_minimize_without_any_gradient_is_a_value_error() -> None:
     w = sg.Variable(1.0, name="w")
     unrelated = sg.Variable(2.0, name="unrelated")
     with pytest.raises(ValueError, match="no gradients provided for any variable"):
-        sg.train.GradientDescentOptimizer(0.1).minimize(unrelated * 0 + sg.stop_gradient(w), var_list=[w])
+        sg.train.GradientDescentOptimizer(0.1).minimize(
+            unrelated * 0 + sg.stop_gradient(w), var_list=[w]
+        )
     with pytest.raises(ValueError, match="no gradients provided"):
         opt = sg.train.GradientDescentOptimizer(0.1)
         opt.apply_gradients([(None, w)])
@@ -219,7 +248,11 @@ def test_repeated_runs_look_up_their_fetches_and_feeds_and_read_new_values() -> 
         again = sess.run([loss, (gradients[0], [gradients[1]])], feed_dict={x: 1.0, y: 3.0})
         other = sess.run([loss, (gradients[0], [gradients[1]])], feed_dict={x: 2.0, y: 3.0})
         flat = sess.run([loss, b], feed_dict={"x_input": 2.0, y: 3.0})
-        assert isinstance(first, list) and isinstance(first[1], tuple) and isinstance(first[1][1], list)
+        assert (
+            isinstance(first, list)
+            and isinstance(first[1], tuple)
+            and isinstance(first[1][1], list)
+        )
         assert first == again and other != first
         assert flat[0] == other[0] and flat[1] == np.float32(1.0)
         with pytest.raises(sg.errors.InvalidArgumentError, match="only placeholders can be fed"):

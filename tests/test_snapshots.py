@@ -6,6 +6,7 @@ A change in generated code fails here with a unified diff; review it, then run
 
 from __future__ import annotations
 
+import contextlib
 import os
 import runpy
 import subprocess
@@ -24,8 +25,13 @@ EXAMPLES = ["linear_regression", "seed_3_intermediate_xs", "seed_4_stop_gradient
 
 
 @pytest.mark.parametrize("example", EXAMPLES)
-def test_example_modules_match_their_snapshots(symgrad_snapshot, example: str, tmp_path: Path,  # type: ignore[no-untyped-def]
-                                               monkeypatch: pytest.MonkeyPatch, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_example_modules_match_their_snapshots(
+    symgrad_snapshot,
+    example: str,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
+    capsys,
+) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("SYMGRAD_EXAMPLES_OUTPUT", str(tmp_path))
     sg.reset_default_graph()
     runpy.run_path(str(ROOT / "examples" / f"{example}.py"), run_name="__main__")
@@ -45,16 +51,42 @@ def build_all_ops():  # type: ignore[no-untyped-def]
     b = sg.Variable(np.zeros(3), name="bias")
     h = sg.tanh(x @ w + b)
     positive = sg.sqrt(sg.square(h) + 1.0)
-    elementwise = (sg.abs(h) + sg.sign(h) + sg.floor(h) + sg.round(h) + sg.exp(-positive) + sg.math.expm1(h)
-                   + sg.log(positive) + sg.math.log1p(positive) + sg.sin(h) + sg.cos(h) + sg.sigmoid(h)
-                   + sg.nn.softplus(h) + sg.nn.relu(h) + sg.rsqrt(positive) + sg.reciprocal(positive)
-                   + sg.pow(positive, h) + sg.maximum(h, 0.1) + sg.minimum(h, 0.2) - h / positive
-                   + sg.squared_difference(h, 0.5) + sg.negative(h) + sg.identity(h) + sg.stop_gradient(h))
+    elementwise = (
+        sg.abs(h)
+        + sg.sign(h)
+        + sg.floor(h)
+        + sg.round(h)
+        + sg.exp(-positive)
+        + sg.math.expm1(h)
+        + sg.log(positive)
+        + sg.math.log1p(positive)
+        + sg.sin(h)
+        + sg.cos(h)
+        + sg.sigmoid(h)
+        + sg.nn.softplus(h)
+        + sg.nn.relu(h)
+        + sg.rsqrt(positive)
+        + sg.reciprocal(positive)
+        + sg.pow(positive, h)
+        + sg.maximum(h, 0.1)
+        + sg.minimum(h, 0.2)
+        - h / positive
+        + sg.squared_difference(h, 0.5)
+        + sg.negative(h)
+        + sg.identity(h)
+        + sg.stop_gradient(h)
+    )
     mask = h > 0.0
-    masked = sg.where(mask, elementwise, sg.zeros_like(h)) + sg.cast(sg.less(h, 0.1), sg.float64) \
-        + sg.cast(sg.less_equal(h, 0.2), sg.float64) + sg.cast(sg.greater_equal(h, 0.3), sg.float64) \
-        + sg.cast(sg.equal(h, 0.0), sg.float64) + sg.cast(sg.not_equal(h, 1.0), sg.float64) \
-        + sg.cast(sg.is_finite(h), sg.float64) + sg.ones_like(h)
+    masked = (
+        sg.where(mask, elementwise, sg.zeros_like(h))
+        + sg.cast(sg.less(h, 0.1), sg.float64)
+        + sg.cast(sg.less_equal(h, 0.2), sg.float64)
+        + sg.cast(sg.greater_equal(h, 0.3), sg.float64)
+        + sg.cast(sg.equal(h, 0.0), sg.float64)
+        + sg.cast(sg.not_equal(h, 1.0), sg.float64)
+        + sg.cast(sg.is_finite(h), sg.float64)
+        + sg.ones_like(h)
+    )
     shaped = sg.reshape(masked, [-1, 3, 1])
     shaped = sg.squeeze(sg.transpose(shaped, [0, 2, 1]), [1])
     shaped = sg.concat([shaped, sg.expand_dims(sg.reduce_max(shaped, axis=1), 1)], axis=1)
@@ -62,14 +94,29 @@ def build_all_ops():  # type: ignore[no-untyped-def]
     parts = sg.split(stacked, [1, 3], axis=1)
     tiled = sg.tile(parts[0], [1, 3]) * parts[1] + sg.broadcast_to(b, [2, 3])
     gathered = sg.gather(tiled, [0, 2, 2], axis=1)
-    reduced = (sg.reduce_sum(gathered) + sg.reduce_mean(gathered, axis=0) + sg.reduce_min(gathered, axis=1,
-               keepdims=True) + sg.reduce_prod(gathered, axis=1, keepdims=True))
-    created = sg.einsum("ij,jk->ik", sg.ones([2, 2], sg.float64) + sg.zeros([2, 2], sg.float64)
-                        + sg.eye(2, dtype=sg.float64) + sg.cast(sg.fill([2, 2], 0.5), sg.float64), reduced[:, :2])
+    reduced = (
+        sg.reduce_sum(gathered)
+        + sg.reduce_mean(gathered, axis=0)
+        + sg.reduce_min(gathered, axis=1, keepdims=True)
+        + sg.reduce_prod(gathered, axis=1, keepdims=True)
+    )
+    created = sg.einsum(
+        "ij,jk->ik",
+        sg.ones([2, 2], sg.float64)
+        + sg.zeros([2, 2], sg.float64)
+        + sg.eye(2, dtype=sg.float64)
+        + sg.cast(sg.fill([2, 2], 0.5), sg.float64),
+        reduced[:, :2],
+    )
     logits = x @ w
-    losses = (sg.reduce_sum(created) + sg.reduce_mean(sg.nn.sparse_softmax_cross_entropy_with_logits(
-        labels=labels, logits=logits)) + sg.reduce_sum(sg.nn.softmax(logits) * sg.nn.log_softmax(logits))
-        + sg.cast(sg.reduce_sum(sg.shape(x)) + sg.size(x), sg.float64))
+    losses = (
+        sg.reduce_sum(created)
+        + sg.reduce_mean(
+            sg.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+        )
+        + sg.reduce_sum(sg.nn.softmax(logits) * sg.nn.log_softmax(logits))
+        + sg.cast(sg.reduce_sum(sg.shape(x)) + sg.size(x), sg.float64)
+    )
     unknown = sg.concat([x, x * 2.0], axis=0)  # along an axis of unknown size
     loss = losses + sg.reduce_sum(unknown)
     grads = sg.gradients(loss, [w, b, x])
@@ -94,10 +141,13 @@ def test_all_ops_module_matches_its_snapshot(symgrad_snapshot, tmp_path: Path) -
 
 def test_a_changed_template_fails_with_a_diff(tmp_path: Path) -> None:
     from symgrad import testing
+
     golden = (GOLDEN / "examples" / "seed_3_intermediate_xs.py").read_text()
     changed = golden.replace("# Gradients", "# Gradient code")
     with pytest.raises(testing.SnapshotMismatch) as failure:
-        testing.assert_snapshot(changed, GOLDEN / "examples" / "seed_3_intermediate_xs.py", update=False)
+        testing.assert_snapshot(
+            changed, GOLDEN / "examples" / "seed_3_intermediate_xs.py", update=False
+        )
     assert "-    # Gradients\n+    # Gradient code" in str(failure.value)
     assert "--update-snapshots" in str(failure.value)
     copy = tmp_path / "snapshot.py"
@@ -109,6 +159,7 @@ def test_a_changed_template_fails_with_a_diff(tmp_path: Path) -> None:
 def _ruff() -> str:
     import shutil
     import sys
+
     ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
     if not Path(ruff).exists():
         pytest.skip("ruff is not installed (it is in the test extra)")
@@ -123,19 +174,21 @@ def corpus_modules(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
     from tests.test_tf_parity import run_program
     from tests.tf_parity.programs import PROGRAMS
     from tests.tf_parity.programs_tensor import PROGRAMS as TENSOR_PROGRAMS
+
     folder = tmp_path_factory.mktemp("generated")
     for optimize, form in ((True, "fast"), (False, "readable")):
+
         def keep(compiled, form=form) -> None:  # type: ignore[no-untyped-def]
             shutil.copy(compiled.path, folder / f"{form}_{compiled.path.name}")
+
         sg.compiler._observers.append(keep)
         try:
             for program in PROGRAMS + TENSOR_PROGRAMS:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
-                    try:
+                    # The corpus's one unsupported program (einsum with '...') raises.
+                    with contextlib.suppress(sg.SymgradError):
                         run_program(program, optimize)
-                    except sg.SymgradError:
-                        pass  # the corpus's one unsupported program (einsum with '...')
         finally:
             sg.compiler._observers.remove(keep)
     for golden in GOLDEN.rglob("*.py"):
@@ -145,14 +198,20 @@ def corpus_modules(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
 
 def test_generated_modules_pass_ruff_check(corpus_modules: Path) -> None:
     """The default ruff rules (pyflakes and the error-prone pycodestyle ones) find nothing."""
-    result = subprocess.run([_ruff(), "check", "--no-cache", "--isolated", str(corpus_modules)],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [_ruff(), "check", "--no-cache", "--isolated", str(corpus_modules)],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr
 
 
 def test_generated_modules_are_ruff_formatted(corpus_modules: Path) -> None:
     """``ruff format --check`` with default settings: the generated code is laid out as ruff would."""
     assert len(list(corpus_modules.glob("*.py"))) > 600
-    result = subprocess.run([_ruff(), "format", "--check", "--diff", "--no-cache", "--isolated",
-                             str(corpus_modules)], capture_output=True, text=True)
+    result = subprocess.run(
+        [_ruff(), "format", "--check", "--diff", "--no-cache", "--isolated", str(corpus_modules)],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr

@@ -12,7 +12,9 @@ import pytest
 import symgrad as sg
 from tests.tf_parity.programs import PROGRAMS, flatten_fetches
 
-FIXTURES = json.loads((Path(__file__).parent / "tf_parity" / "tf_fixtures.json").read_text())["programs"]
+FIXTURES = json.loads((Path(__file__).parent / "tf_parity" / "tf_fixtures.json").read_text())[
+    "programs"
+]
 TOLERANCES = {"float16": (2e-3, 1e-3), "float32": (2e-6, 1e-6), "float64": (1e-10, 1e-12)}
 
 
@@ -35,8 +37,11 @@ def run_program(program, optimize: bool = True):  # type: ignore[no-untyped-def]
             return fetches, built
         compiled = sg.compile(tensors, name=program.__name__, optimize=optimize)
         by_tensor_name = {t.name: value for t, value in built["feeds"].items()}
-        arguments = {i.name: by_tensor_name[i.tensor_name] for i in compiled.program.inputs
-                     if i.tensor_name in by_tensor_name}
+        arguments = {
+            i.name: by_tensor_name[i.tensor_name]
+            for i in compiled.program.inputs
+            if i.tensor_name in by_tensor_name
+        }
         values = iter(compiled(**arguments))
         return [None if t is None else next(values) for t in fetches], built
 
@@ -64,7 +69,7 @@ def assert_matches_tensorflow(program, expected: list, optimize: bool = True) ->
             warnings.simplefilter("error", RuntimeWarning)
         actual, built = run_program(program, optimize)
     assert len(actual) == len(expected)
-    for index, (got, want) in enumerate(zip(actual, expected)):
+    for index, (got, want) in enumerate(zip(actual, expected, strict=False)):
         where = f"{program.__name__} fetch {index}"
         if want is None:
             assert got is None, f"{where}: TensorFlow gives None, symgrad {got!r}"
@@ -75,5 +80,10 @@ def assert_matches_tensorflow(program, expected: list, optimize: bool = True) ->
         assert list(got.shape) == want["shape"], f"{where}: shape {got.shape} != {want['shape']}"
         rtol, atol = TOLERANCES.get(want["dtype"], (0, 0))
         rtol = built.get("rtol", rtol)
-        np.testing.assert_allclose(got, np.array(_decode(want["value"]), dtype=got.dtype), rtol=rtol,
-                                   atol=atol, err_msg=where)
+        np.testing.assert_allclose(
+            got,
+            np.array(_decode(want["value"]), dtype=got.dtype),
+            rtol=rtol,
+            atol=atol,
+            err_msg=where,
+        )

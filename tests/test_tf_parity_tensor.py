@@ -16,14 +16,17 @@ import pytest
 from tests.test_tf_parity import FORMS, assert_matches_tensorflow
 from tests.tf_parity.programs_tensor import PROGRAMS
 
-FIXTURES = json.loads((Path(__file__).parent / "tf_parity" / "tf_fixtures_tensor.json").read_text())["programs"]
+FIXTURES = json.loads(
+    (Path(__file__).parent / "tf_parity" / "tf_fixtures_tensor.json").read_text()
+)["programs"]
 
 # program name -> what goes wrong (TensorFlow 2.21 compat.v1 vs symgrad).
 KNOWN_BUGS: dict[str, str] = {
     # Not supported (a clear symgrad error, not a wrong value):
     "einsum_ellipsis_f32": (
         "einsum with '...' is not supported: tf.einsum('...ij,jk->...ik', [2,2,3], [3,2]) works in TF; "
-        "symgrad raises InvalidArgumentError \"'...' is not supported\""),
+        "symgrad raises InvalidArgumentError \"'...' is not supported\""
+    ),
 }
 
 

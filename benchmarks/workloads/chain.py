@@ -9,12 +9,21 @@ import json
 import subprocess
 import sys
 import time
-from typing import Any, Callable, Dict, List
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from . import graphs, peers
-from .harness import Candidate, Outputs, Prepared, Settings, WorkloadResult, register_group, run_candidates
+from .harness import (
+    Candidate,
+    Outputs,
+    Prepared,
+    Settings,
+    WorkloadResult,
+    register_group,
+    run_candidates,
+)
 
 RTOL = 1e-6
 
@@ -32,7 +41,7 @@ def build_chain_graph(api: Any, ws: np.ndarray, bs: np.ndarray) -> tuple:
     """(x, [w_0..w_L-1, b_0..b_L-1], loss): one scalar variable per weight and per bias."""
     x = api.placeholder(api.float64, shape=[None], name="x")
     weights, biases, z = [], [], x
-    for k, (w_value, b_value) in enumerate(zip(ws, bs)):
+    for k, (w_value, b_value) in enumerate(zip(ws, bs, strict=False)):
         w = api.Variable(float(w_value), dtype=api.float64, name=f"w{k}")
         b = api.Variable(float(b_value), dtype=api.float64, name=f"b{k}")
         weights.append(w)
@@ -45,28 +54,33 @@ def chain_builder(ws: np.ndarray, bs: np.ndarray) -> graphs.Builder:
     def build(api: Any) -> graphs.GraphModel:
         x, params, loss = build_chain_graph(api, ws, bs)
         return graphs.GraphModel([x], params, loss, api.gradients(loss, params))
+
     return build
 
 
-def regroup(gradients: List[Any]) -> List[np.ndarray]:
+def regroup(gradients: list[Any]) -> list[np.ndarray]:
     """2*L scalar gradients (weights, then biases) -> [d ws, d bs], the hand-written layout."""
     half = len(gradients) // 2
-    return [np.array(gradients[:half], dtype=np.float64), np.array(gradients[half:], dtype=np.float64)]
+    return [
+        np.array(gradients[:half], dtype=np.float64),
+        np.array(gradients[half:], dtype=np.float64),
+    ]
 
 
 def chain_loss(layers: int) -> peers.Loss:
-    def loss(ops: peers.ArrayOps, params: List[Any], data: List[Any]) -> Any:
+    def loss(ops: peers.ArrayOps, params: list[Any], data: list[Any]) -> Any:
         (ws, bs), (z,) = params, data
         for k in range(layers):
             z = ops.tanh(z * ws[k] + bs[k])
         return ops.sum(z)
+
     return loss
 
 
 def chain_naive(x: np.ndarray, ws: np.ndarray, bs: np.ndarray) -> Outputs:
     """The obvious backprop: keep every layer's output, walk back multiplying local derivatives."""
     zs = [x]
-    for w, b in zip(ws, bs):
+    for w, b in zip(ws, bs, strict=False):
         zs.append(np.tanh(zs[-1] * w + b))
     upstream = np.ones_like(x)
     d_ws, d_bs = np.empty(len(ws)), np.empty(len(bs))
@@ -82,7 +96,7 @@ class ChainWorkspace:
     """Buffers allocated once: the optimized backprop then allocates nothing per call."""
 
     def __init__(self, layers: int, n: int) -> None:
-        self.outputs = np.empty((layers, n))   # outputs[k] = z after layer k
+        self.outputs = np.empty((layers, n))  # outputs[k] = z after layer k
         self.d_pre = np.empty(n)
         self.upstream = np.empty(n)
 
@@ -105,11 +119,13 @@ class ChainWorkspace:
         return outputs[-1].sum(), [d_ws, d_bs]
 
 
-def _numpy_candidate(key: str, name: str, function: Callable[..., Outputs], problem: tuple,
-                     reference: bool = False) -> Candidate:
+def _numpy_candidate(
+    key: str, name: str, function: Callable[..., Outputs], problem: tuple, reference: bool = False
+) -> Candidate:
     def prepare() -> Prepared:
         call = lambda: function(*problem)  # noqa: E731
         return Prepared(call=call, evaluate=call)
+
     return Candidate(key, "numpy", name, prepare, reference=reference)
 
 
@@ -121,24 +137,35 @@ def optimized_candidate(layers: int, n: int) -> Candidate:
         problem, workspace = make_problem(layers, n), ChainWorkspace(layers, n)
         call = lambda: workspace.run(*problem)  # noqa: E731
         return Prepared(call=call, evaluate=call)
-    return Candidate("numpy-optimized", "numpy", "NumPy hand-optimized backprop (in place)", prepare)
+
+    return Candidate(
+        "numpy-optimized", "numpy", "NumPy hand-optimized backprop (in place)", prepare
+    )
 
 
 def naive_candidate(layers: int, n: int) -> Candidate:
-    return _numpy_candidate("numpy", "NumPy naive backprop", chain_naive, make_problem(layers, n), reference=True)
+    return _numpy_candidate(
+        "numpy", "NumPy naive backprop", chain_naive, make_problem(layers, n), reference=True
+    )
 
 
-def symgrad_candidates(layers: int, n: int, settings: Settings, forward: bool = True) -> List[Candidate]:
+def symgrad_candidates(
+    layers: int, n: int, settings: Settings, forward: bool = True
+) -> list[Candidate]:
     x, ws, bs = make_problem(layers, n)
     builder, values = chain_builder(ws, bs), [*ws, *bs]
-    candidates = graphs.symgrad_candidates(builder, [x], values, settings, f"w4_chain{layers}", regroup)
+    candidates = graphs.symgrad_candidates(
+        builder, [x], values, settings, f"w4_chain{layers}", regroup
+    )
     if forward:
-        candidates.append(graphs.symgrad_forward_candidate(builder, [x], values, settings, f"w4_chain{layers}"))
+        candidates.append(
+            graphs.symgrad_forward_candidate(builder, [x], values, settings, f"w4_chain{layers}")
+        )
     return candidates
 
 
 @register_group("W4")
-def w4_candidates(settings: Settings) -> List[Candidate]:
+def w4_candidates(settings: Settings) -> list[Candidate]:
     layers, n = settings.sizes.chain_layers, settings.sizes.chain_n
     x, ws, bs = make_problem(layers, n)
     problem = peers.Problem(chain_loss(layers), [ws, bs], [x], np.float64)
@@ -151,13 +178,15 @@ def w4_candidates(settings: Settings) -> List[Candidate]:
     ]
 
 
-def run_w4(settings: Settings) -> List[WorkloadResult]:
+def run_w4(settings: Settings) -> list[WorkloadResult]:
     layers, n = settings.sizes.chain_layers, settings.sizes.chain_n
     result = WorkloadResult(
-        id="W4", title=f"W4: {layers}-layer chain z = tanh(z*w_k + b_k) over {n:,} float64 values",
+        id="W4",
+        title=f"W4: {layers}-layer chain z = tanh(z*w_k + b_k) over {n:,} float64 values",
         description=f"loss = reduce_sum(z) with the {2 * layers} gradients of the scalar parameters "
-                    "(JAX, TF2, PyTorch and autograd hold them as two vectors).",
-        reference_name="NumPy naive backprop")
+        "(JAX, TF2, PyTorch and autograd hold them as two vectors).",
+        reference_name="NumPy naive backprop",
+    )
     result.rows = run_candidates("W4", settings, rtol=RTOL)
     full, forward = result.row("symgrad"), result.row("symgrad-forward")
     if full and forward:
@@ -170,7 +199,7 @@ def run_w4(settings: Settings) -> List[WorkloadResult]:
 COMPILE_RUNS = 3
 
 
-def compile_times(settings: Settings) -> Dict[str, Any]:
+def compile_times(settings: Settings) -> dict[str, Any]:
     """Seconds to build, differentiate and compile the chain at two depths, and their ratio.
 
     Every compile runs in a fresh process: in one process, the second depth would find the
@@ -178,24 +207,39 @@ def compile_times(settings: Settings) -> Dict[str, Any]:
     """
     small, large = settings.sizes.compile_layers
     runs = 1 if settings.smoke else COMPILE_RUNS
-    depths = {str(layers): min((_compile_probe(layers, settings) for _ in range(runs)), key=lambda d: d["total_s"])
-              for layers in (small, large)}
-    return {"depths": depths,
-            "ratio_large_to_small": depths[str(large)]["total_s"] / depths[str(small)]["total_s"],
-            "large": large, "small": small, "method": f"fastest of {runs} compiles, each in a fresh process"}
+    depths = {
+        str(layers): min(
+            (_compile_probe(layers, settings) for _ in range(runs)), key=lambda d: d["total_s"]
+        )
+        for layers in (small, large)
+    }
+    return {
+        "depths": depths,
+        "ratio_large_to_small": depths[str(large)]["total_s"] / depths[str(small)]["total_s"],
+        "large": large,
+        "small": small,
+        "method": f"fastest of {runs} compiles, each in a fresh process",
+    }
 
 
-def _compile_probe(layers: int, settings: Settings) -> Dict[str, Any]:
-    command = [sys.executable, str(settings.script), "--compile-probe", str(layers),
-               "--codegen-dir", str(settings.work_dir)]
+def _compile_probe(layers: int, settings: Settings) -> dict[str, Any]:
+    command = [
+        sys.executable,
+        str(settings.script),
+        "--compile-probe",
+        str(layers),
+        "--codegen-dir",
+        str(settings.work_dir),
+    ]
     completed = subprocess.run(command, capture_output=True, text=True, timeout=600)
     if completed.returncode != 0:
         raise RuntimeError(f"compiling {layers} layers failed: {completed.stderr.strip()[-500:]}")
     return json.loads(completed.stdout.strip().splitlines()[-1])
 
 
-def measure_compile(layers: int, settings: Settings) -> Dict[str, Any]:
+def measure_compile(layers: int, settings: Settings) -> dict[str, Any]:
     import symgrad as sg
+
     _, ws, bs = make_problem(layers, 1)
     with sg.Graph().as_default():
         start = time.perf_counter()
@@ -203,9 +247,18 @@ def measure_compile(layers: int, settings: Settings) -> Dict[str, Any]:
         built = time.perf_counter()
         gradients = sg.gradients(loss, params)
         differentiated = time.perf_counter()
-        compiled = sg.compile([loss, *gradients], inputs=[x, *params], name=f"w4_compile{layers}",
-                              path=settings.work_dir / f"w4_compile{layers}.py")
+        compiled = sg.compile(
+            [loss, *gradients],
+            inputs=[x, *params],
+            name=f"w4_compile{layers}",
+            path=settings.work_dir / f"w4_compile{layers}.py",
+        )
         done = time.perf_counter()
-    return {"layers": layers, "graph_s": built - start, "gradients_s": differentiated - built,
-            "compile_s": done - differentiated, "total_s": done - start,
-            "lines": compiled.source.count("\n")}
+    return {
+        "layers": layers,
+        "graph_s": built - start,
+        "gradients_s": differentiated - built,
+        "compile_s": done - differentiated,
+        "total_s": done - start,
+        "lines": compiled.source.count("\n"),
+    }

@@ -7,14 +7,15 @@ import math
 import resource
 import statistics
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Protocol, Sequence, Tuple, Union
+from typing import Any, Protocol
 
 import numpy as np
 
 # (loss, gradients): gradients is None for a forward-only system, which checks the loss alone.
-Outputs = Tuple[Any, Optional[List[Any]]]
+Outputs = tuple[Any, list[Any] | None]
 
 # Every system family --systems can name; "numpy" (the reference) always runs.
 SYSTEMS = ("numpy", "symgrad", "tf1", "tf2", "jax", "torch", "autograd", "sympy")
@@ -24,32 +25,46 @@ SYSTEMS = ("numpy", "symgrad", "tf1", "tf2", "jax", "torch", "autograd", "sympy"
 class Sizes:
     """Problem sizes; FULL is what the acceptance ratios are about, SMOKE only proves the runner works."""
 
-    linear_n: int                      # W2: elements of x and y
-    mlp_layers: Tuple[int, ...]        # W3: layer widths, input first
+    linear_n: int  # W2: elements of x and y
+    mlp_layers: tuple[int, ...]  # W3: layer widths, input first
     mlp_batch: int
-    chain_layers: int                  # W4: depth of z = tanh(z * w_k + b_k)
-    chain_n: int                       # W4: elements of z
-    compile_layers: Tuple[int, int]    # W4: compile time at these two depths
+    chain_layers: int  # W4: depth of z = tanh(z * w_k + b_k)
+    chain_n: int  # W4: elements of z
+    compile_layers: tuple[int, int]  # W4: compile time at these two depths
 
 
-FULL = Sizes(linear_n=100_000, mlp_layers=(784, 256, 256, 10), mlp_batch=128, chain_layers=100,
-             chain_n=10_000, compile_layers=(100, 1000))
-SMOKE = Sizes(linear_n=1_000, mlp_layers=(16, 8, 8, 4), mlp_batch=8, chain_layers=5, chain_n=1_000,
-              compile_layers=(5, 20))
+FULL = Sizes(
+    linear_n=100_000,
+    mlp_layers=(784, 256, 256, 10),
+    mlp_batch=128,
+    chain_layers=100,
+    chain_n=10_000,
+    compile_layers=(100, 1000),
+)
+SMOKE = Sizes(
+    linear_n=1_000,
+    mlp_layers=(16, 8, 8, 4),
+    mlp_batch=8,
+    chain_layers=5,
+    chain_n=1_000,
+    compile_layers=(5, 20),
+)
 
 
 @dataclass
 class Settings:
     sizes: Sizes
     smoke: bool
-    repeats: int                  # timing samples per system; the median is reported
-    sample_seconds: float         # each sample loops the call at least this long, so µs calls beat timer noise
+    repeats: int  # timing samples per system; the median is reported
+    sample_seconds: (
+        float  # each sample loops the call at least this long, so µs calls beat timer noise
+    )
     warmup_seconds: float
-    systems: frozenset            # system families to run (always with "numpy")
+    systems: frozenset  # system families to run (always with "numpy")
     sympy_cap_seconds: float
-    work_dir: Path                # where generated modules of this run are written
-    script: Path                  # benchmarks/run.py, re-run in subprocesses for the probes
-    isolated: bool = True         # each system in a process of its own (workloads/isolation.py)
+    work_dir: Path  # where generated modules of this run are written
+    script: Path  # benchmarks/run.py, re-run in subprocesses for the probes
+    isolated: bool = True  # each system in a process of its own (workloads/isolation.py)
 
     def wants(self, system: str) -> bool:
         return system == "numpy" or system in self.systems
@@ -72,38 +87,45 @@ class TimingStats:
     samples: int
     calls_per_sample: int
     # Minor page faults per call (median over samples): memory the allocator had to map afresh.
-    page_faults: Optional[float] = None
+    page_faults: float | None = None
 
     @classmethod
-    def from_samples(cls, samples: Sequence[float], calls_per_sample: int,
-                     page_faults: Sequence[float] = ()) -> "TimingStats":
+    def from_samples(
+        cls, samples: Sequence[float], calls_per_sample: int, page_faults: Sequence[float] = ()
+    ) -> TimingStats:
         ordered = sorted(samples)
         quartiles = statistics.quantiles(ordered, n=4) if len(ordered) > 1 else [ordered[0]] * 3
-        return cls(median=statistics.median(ordered), minimum=ordered[0], q1=quartiles[0],
-                   q3=quartiles[2], samples=len(ordered), calls_per_sample=calls_per_sample,
-                   page_faults=statistics.median(page_faults) if page_faults else None)
+        return cls(
+            median=statistics.median(ordered),
+            minimum=ordered[0],
+            q1=quartiles[0],
+            q3=quartiles[2],
+            samples=len(ordered),
+            calls_per_sample=calls_per_sample,
+            page_faults=statistics.median(page_faults) if page_faults else None,
+        )
 
 
 @dataclass
 class Prepared:
     """A system ready to run: ``call`` is timed, ``evaluate`` gives outputs for the gradient check."""
 
-    call: Optional[Callable[[], Any]]
+    call: Callable[[], Any] | None
     evaluate: Callable[[], Outputs]
-    build_seconds: Optional[float] = None
+    build_seconds: float | None = None
     # Systems that compile lazily on the first call (JAX, tf.function, TF1 sessions): their build time
     # is build_seconds + first call - steady call.
-    first_call_seconds: Optional[float] = None
+    first_call_seconds: float | None = None
     # Systems timed in their own process (the SymPy baseline) bring their timing along.
-    timing: Optional[TimingStats] = None
+    timing: TimingStats | None = None
     note: str = ""
 
 
 @dataclass
 class Candidate:
-    key: str                      # unique within a workload, used by the acceptance summary
-    system: str                   # family, for --systems
-    name: str                     # row label
+    key: str  # unique within a workload, used by the acceptance summary
+    system: str  # family, for --systems
+    name: str  # row label
     prepare: Callable[[], Prepared]
     reference: bool = False
 
@@ -113,15 +135,15 @@ class Row:
     key: str
     system: str
     name: str
-    status: str                   # ok | gradients differ | skipped | did not finish | error
-    gradient_check: str           # ok | loss only: ok | reference | the mismatch | not run
-    seconds: Optional[float] = None
-    timing: Optional[Dict[str, Any]] = None
-    build_seconds: Optional[float] = None
-    ratio: Optional[float] = None
+    status: str  # ok | gradients differ | skipped | did not finish | error
+    gradient_check: str  # ok | loss only: ok | reference | the mismatch | not run
+    seconds: float | None = None
+    timing: dict[str, Any] | None = None
+    build_seconds: float | None = None
+    ratio: float | None = None
     reference: bool = False
     note: str = ""
-    first_call_seconds: Optional[float] = None  # systems that compile on their first call
+    first_call_seconds: float | None = None  # systems that compile on their first call
 
 
 @dataclass
@@ -130,14 +152,14 @@ class WorkloadResult:
     title: str
     description: str
     reference_name: str
-    rows: List[Row] = field(default_factory=list)
-    extras: Dict[str, Any] = field(default_factory=dict)
-    notes: List[str] = field(default_factory=list)
+    rows: list[Row] = field(default_factory=list)
+    extras: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
-    def row(self, key: str) -> Optional[Row]:
+    def row(self, key: str) -> Row | None:
         return next((r for r in self.rows if r.key == key and r.status == "ok"), None)
 
-    def to_json(self) -> Dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -146,7 +168,7 @@ class Sampler(Protocol):
 
     def calibrate(self) -> int: ...
 
-    def sample(self, calls: int) -> Tuple[float, float]: ...
+    def sample(self, calls: int) -> tuple[float, float]: ...
 
 
 @dataclass
@@ -154,12 +176,12 @@ class InProcess:
     """A call timed in this process."""
 
     call: Callable[[], Any]
-    settings: "Settings"
+    settings: Settings
 
     def calibrate(self) -> int:
         return calls_per_sample(self.call, self.settings)
 
-    def sample(self, calls: int) -> Tuple[float, float]:
+    def sample(self, calls: int) -> tuple[float, float]:
         return sample(self.call, calls)
 
 
@@ -171,8 +193,9 @@ def time_per_call(call: Callable[[], Any], settings: Settings) -> TimingStats:
     return timing
 
 
-def time_round_robin(samplers: Dict[str, Sampler],
-                     settings: Settings) -> Dict[str, Union[TimingStats, Exception]]:
+def time_round_robin(
+    samplers: dict[str, Sampler], settings: Settings
+) -> dict[str, TimingStats | Exception]:
     """Median seconds per call of each system, its samples taken in turn with the others'.
 
     One sample of each system, then the next round, rather than all of one system's samples and
@@ -180,14 +203,14 @@ def time_round_robin(samplers: Dict[str, Sampler],
     system alike, and the ratios hold where absolute times drift. A system that raises drops out
     with its exception.
     """
-    results: Dict[str, Union[TimingStats, Exception]] = {}
-    batches: Dict[str, int] = {}
+    results: dict[str, TimingStats | Exception] = {}
+    batches: dict[str, int] = {}
     for name, sampler in samplers.items():
         try:
             batches[name] = sampler.calibrate()
         except Exception as error:  # reported in that system's row, not fatal to the run
             results[name] = error
-    samples: Dict[str, List[Tuple[float, float]]] = {name: [] for name in batches}
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in batches}
     gc.collect()
     gc.disable()  # as timeit does: a collection inside one sample is noise, not the system's cost
     try:
@@ -204,8 +227,10 @@ def time_round_robin(samplers: Dict[str, Sampler],
     return results
 
 
-def stats_of(samples: Sequence[Tuple[float, float]], calls_per_sample: int) -> TimingStats:
-    return TimingStats.from_samples([s for s, _ in samples], calls_per_sample, [f for _, f in samples])
+def stats_of(samples: Sequence[tuple[float, float]], calls_per_sample: int) -> TimingStats:
+    return TimingStats.from_samples(
+        [s for s, _ in samples], calls_per_sample, [f for _, f in samples]
+    )
 
 
 def calls_per_sample(call: Callable[[], Any], settings: Settings) -> int:
@@ -218,7 +243,7 @@ def calls_per_sample(call: Callable[[], Any], settings: Settings) -> int:
     return max(1, math.ceil(settings.sample_seconds / max(estimate, 1e-9)))
 
 
-def sample(call: Callable[[], Any], calls: int) -> Tuple[float, float]:
+def sample(call: Callable[[], Any], calls: int) -> tuple[float, float]:
     """(mean seconds, mean minor page faults) per call over ``calls`` calls in a row."""
     faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     begin = time.perf_counter()
@@ -228,7 +253,7 @@ def sample(call: Callable[[], Any], calls: int) -> Tuple[float, float]:
     return seconds, (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults) / calls
 
 
-def mismatch(got: Outputs, want: Outputs, rtol: float) -> Optional[str]:
+def mismatch(got: Outputs, want: Outputs, rtol: float) -> str | None:
     """None when ``got`` matches ``want``, else what differs first."""
     got_loss, got_grads = got
     want_loss, want_grads = want
@@ -236,7 +261,10 @@ def mismatch(got: Outputs, want: Outputs, rtol: float) -> Optional[str]:
     if got_grads is not None and want_grads is not None:
         if len(got_grads) != len(want_grads):
             return f"{len(got_grads)} gradients, expected {len(want_grads)}"
-        pairs += [(f"gradient {i}", g, w) for i, (g, w) in enumerate(zip(got_grads, want_grads))]
+        pairs += [
+            (f"gradient {i}", g, w)
+            for i, (g, w) in enumerate(zip(got_grads, want_grads, strict=False))
+        ]
     for label, g, w in pairs:
         g, w = np.asarray(g, dtype=np.float64), np.asarray(w, dtype=np.float64)
         if g.shape != w.shape:
@@ -251,15 +279,17 @@ def mismatch(got: Outputs, want: Outputs, rtol: float) -> Optional[str]:
 
 # --- candidate groups: the systems one table compares ----------------------------------------------
 
-MakeCandidates = Callable[[Settings], List[Candidate]]
-_GROUPS: Dict[str, MakeCandidates] = {}
+MakeCandidates = Callable[[Settings], list[Candidate]]
+_GROUPS: dict[str, MakeCandidates] = {}
 
 
 def register_group(name: str) -> Callable[[MakeCandidates], MakeCandidates]:
     """Register a function making a table's candidates, so that a worker process can make them too."""
+
     def register(make: MakeCandidates) -> MakeCandidates:
         _GROUPS[name] = make
         return make
+
     return register
 
 
@@ -267,7 +297,7 @@ def candidate_group(name: str) -> MakeCandidates:
     return _GROUPS[name]
 
 
-def build_report(prepare: Callable[[], Prepared]) -> Tuple[Dict[str, Any], Optional[Prepared]]:
+def build_report(prepare: Callable[[], Prepared]) -> tuple[dict[str, Any], Prepared | None]:
     """Build and evaluate one system: (what its row needs, the system to time or None)."""
     try:
         prepared = prepare()
@@ -279,11 +309,17 @@ def build_report(prepare: Callable[[], Prepared]) -> Tuple[Dict[str, Any], Optio
     except Exception as error:  # a peer's failure is a result to report, not a reason to stop
         return {"status": "error", "note": f"{type(error).__name__}: {error}"[:300]}, None
     outputs = (np.asarray(loss), None if gradients is None else [np.asarray(g) for g in gradients])
-    return {"status": "ok", "note": prepared.note, "outputs": outputs, "build_seconds": prepared.build_seconds,
-            "first_call_seconds": prepared.first_call_seconds, "timing": prepared.timing}, prepared
+    return {
+        "status": "ok",
+        "note": prepared.note,
+        "outputs": outputs,
+        "build_seconds": prepared.build_seconds,
+        "first_call_seconds": prepared.first_call_seconds,
+        "timing": prepared.timing,
+    }, prepared
 
 
-def run_candidates(group: str, settings: Settings, rtol: float) -> List[Row]:
+def run_candidates(group: str, settings: Settings, rtol: float) -> list[Row]:
     """Build, check and time the systems of candidate group ``group``; rows keep the group's order.
 
     The reference is built first: every other system's outputs are checked against its own, and
@@ -293,9 +329,9 @@ def run_candidates(group: str, settings: Settings, rtol: float) -> List[Row]:
     from . import isolation
 
     candidates = [c for c in candidate_group(group)(settings) if settings.wants(c.system)]
-    reference: Optional[Outputs] = None
-    rows: Dict[str, Row] = {}
-    timed: Dict[str, Sampler] = {}
+    reference: Outputs | None = None
+    rows: dict[str, Row] = {}
+    timed: dict[str, Sampler] = {}
     try:
         for candidate in sorted(candidates, key=lambda c: not c.reference):
             if settings.isolated:
@@ -326,10 +362,19 @@ def run_candidates(group: str, settings: Settings, rtol: float) -> List[Row]:
     return ordered
 
 
-def _checked_row(candidate: Candidate, built: Dict[str, Any], reference: Optional[Outputs], rtol: float) -> Row:
-    row = Row(key=candidate.key, system=candidate.system, name=candidate.name, status=built["status"],
-              gradient_check="not run", reference=candidate.reference, note=built.get("note", ""),
-              build_seconds=built.get("build_seconds"))
+def _checked_row(
+    candidate: Candidate, built: dict[str, Any], reference: Outputs | None, rtol: float
+) -> Row:
+    row = Row(
+        key=candidate.key,
+        system=candidate.system,
+        name=candidate.name,
+        status=built["status"],
+        gradient_check="not run",
+        reference=candidate.reference,
+        note=built.get("note", ""),
+        build_seconds=built.get("build_seconds"),
+    )
     if row.status != "ok":
         return row
     row.first_call_seconds = built.get("first_call_seconds")
@@ -344,16 +389,18 @@ def _checked_row(candidate: Candidate, built: Dict[str, Any], reference: Optiona
     return row
 
 
-def _record_timing(row: Row, timing: Union[TimingStats, Exception]) -> None:
+def _record_timing(row: Row, timing: TimingStats | Exception) -> None:
     if isinstance(timing, Exception):
         row.status, row.note = "error", f"while timing: {type(timing).__name__}: {timing}"[:300]
         return
     row.seconds, row.timing = timing.median, asdict(timing)
     if row.first_call_seconds is not None:  # compiled lazily on the first call: add that compile
-        row.build_seconds = (row.build_seconds or 0.0) + max(0.0, row.first_call_seconds - timing.median)
+        row.build_seconds = (row.build_seconds or 0.0) + max(
+            0.0, row.first_call_seconds - timing.median
+        )
 
 
-def _fill_ratios(rows: List[Row]) -> None:
+def _fill_ratios(rows: list[Row]) -> None:
     reference = next((r for r in rows if r.reference and r.seconds), None)
     for row in rows:
         if reference is not None and row.seconds is not None:

@@ -18,25 +18,35 @@ import os
 import pickle
 import subprocess
 import sys
-from typing import Any, BinaryIO, Dict, Tuple
+from typing import Any, BinaryIO
 
 from .harness import Settings, build_report, calls_per_sample, candidate_group, sample
 
-Built = Dict[str, Any]  # a worker's first message: harness.build_report's
+Built = dict[str, Any]  # a worker's first message: harness.build_report's
 
 
 class Worker:
     """A system ``key`` of candidate group ``group``, built and timed in its own process."""
 
     def __init__(self, group: str, key: str, settings: Settings) -> None:
-        command = [sys.executable, str(settings.script), "--worker", group, key, "--codegen-dir",
-                   str(settings.work_dir), "--repeats", str(settings.repeats),
-                   "--sympy-cap", str(settings.sympy_cap_seconds)]
+        command = [
+            sys.executable,
+            str(settings.script),
+            "--worker",
+            group,
+            key,
+            "--codegen-dir",
+            str(settings.work_dir),
+            "--repeats",
+            str(settings.repeats),
+            "--sympy-cap",
+            str(settings.sympy_cap_seconds),
+        ]
         if settings.smoke:
             command.append("--smoke")
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 
-    def _request(self, message: Tuple[Any, ...]) -> Any:
+    def _request(self, message: tuple[Any, ...]) -> Any:
         assert self.process.stdin is not None and self.process.stdout is not None
         if message:
             pickle.dump(message, self.process.stdin)
@@ -54,11 +64,11 @@ class Worker:
     def calibrate(self) -> int:
         return self._reply(self._request(("calibrate",)))
 
-    def sample(self, calls: int) -> Tuple[float, float]:
+    def sample(self, calls: int) -> tuple[float, float]:
         return self._reply(self._request(("sample", calls)))
 
     @staticmethod
-    def _reply(reply: Tuple[str, Any]) -> Any:
+    def _reply(reply: tuple[str, Any]) -> Any:
         status, value = reply
         if status != "ok":
             raise RuntimeError(value)
@@ -80,7 +90,9 @@ class Worker:
 def serve(group: str, key: str, settings: Settings) -> int:
     """The worker's side: build the system, report, then answer calibrate and sample requests."""
     replies: BinaryIO = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a library's prints must not corrupt the pickles
+    os.dup2(
+        sys.stderr.fileno(), sys.stdout.fileno()
+    )  # a library's prints must not corrupt the pickles
     requests = sys.stdin.buffer
     candidate = next(c for c in candidate_group(group)(settings) if c.key == key)
     report, prepared = build_report(candidate.prepare)

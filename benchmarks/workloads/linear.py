@@ -4,22 +4,31 @@ from __future__ import annotations
 
 import functools
 import time
-from typing import Any, Callable, List, Optional, Tuple
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from . import graphs, peers
-from .harness import Candidate, Outputs, Prepared, Settings, WorkloadResult, register_group, run_candidates
+from .harness import (
+    Candidate,
+    Outputs,
+    Prepared,
+    Settings,
+    WorkloadResult,
+    register_group,
+    run_candidates,
+)
 
 FLOAT32_RTOL, FLOAT64_RTOL = 1e-4, 1e-6
 LEARNING_RATE = 0.01
 
 # --- W1: one (x, y) pair fed per call, float32, as in the seed's program 1 -------------------------
 
-W1_INITIAL = [np.float32(2.0), np.float32(1.0)]   # weight, biases
+W1_INITIAL = [np.float32(2.0), np.float32(1.0)]  # weight, biases
 
 
-def w1_feed() -> List[np.float64]:
+def w1_feed() -> list[np.float64]:
     """One (x, y) pair of the seed's data (a noisy line), float64 scalars as the seed feeds them.
 
     The first pair with |x| < 10: steps that train on one point stay stable there (for
@@ -43,17 +52,17 @@ def build_w1(api: Any) -> graphs.GraphModel:
     return graphs.GraphModel([x_input, y_input], [w, b], loss, api.gradients(loss, [w, b]))
 
 
-def w1_loss(ops: peers.ArrayOps, params: List[Any], data: List[Any]) -> Any:
+def w1_loss(ops: peers.ArrayOps, params: list[Any], data: list[Any]) -> Any:
     (w, b), (x, y) = params, data
     return ops.sum((y - (x * w + b)) ** 2) / (2 * 32)
 
 
-def w1_handwritten(x: Any, y: Any, w: np.float32, b: np.float32) -> Tuple[Any, List[Any]]:
+def w1_handwritten(x: Any, y: Any, w: np.float32, b: np.float32) -> tuple[Any, list[Any]]:
     # np.asarray, as the generated code's input check must: fed values arrive as float64 scalars.
     x = np.asarray(x, dtype=np.float32)
     y = np.asarray(y, dtype=np.float32)
     residual = y - (x * w + b)
-    return np.sum(residual ** 2) / 64, [np.sum(-x * residual) / 32, np.sum(-residual) / 32]
+    return np.sum(residual**2) / 64, [np.sum(-x * residual) / 32, np.sum(-residual) / 32]
 
 
 def w1_handwritten_candidate() -> Candidate:
@@ -62,11 +71,13 @@ def w1_handwritten_candidate() -> Candidate:
         w, b = W1_INITIAL
         call = lambda: w1_handwritten(x, y, w, b)  # noqa: E731
         return Prepared(call=call, evaluate=call)
+
     return Candidate("numpy", "numpy", "NumPy hand-written", prepare, reference=True)
 
 
 def w1_handwritten_step_candidate() -> Candidate:
     """Value, gradients and the gradient-descent update: what a Session.run training step does."""
+
     def prepare() -> Prepared:
         x, y = w1_feed()
         state = list(W1_INITIAL)
@@ -76,7 +87,9 @@ def w1_handwritten_step_candidate() -> Candidate:
             loss, (grad_w, grad_b) = w1_handwritten(x, y, *state)
             state[:] = [state[0] - rate * grad_w, state[1] - rate * grad_b]
             return loss, [grad_w, grad_b]
+
         return Prepared(call=call, evaluate=call)
+
     return Candidate("numpy-step", "numpy", "NumPy hand-written step (+ GD update)", prepare)
 
 
@@ -87,8 +100,10 @@ def build_w1_training_step(api: Any) -> tuple:
     return model.feeds, [train_op, model.gradients, model.loss]
 
 
-def _session_prepared(session: Any, feeds: List[Any], fetches: List[Any], setup_seconds: float) -> Prepared:
-    feed_dict = dict(zip(feeds, w1_feed()))
+def _session_prepared(
+    session: Any, feeds: list[Any], fetches: list[Any], setup_seconds: float
+) -> Prepared:
+    feed_dict = dict(zip(feeds, w1_feed(), strict=False))
 
     def call() -> Any:
         return session.run(fetches, feed_dict=feed_dict)
@@ -96,13 +111,19 @@ def _session_prepared(session: Any, feeds: List[Any], fetches: List[Any], setup_
     start = time.perf_counter()
     _, gradients, loss = call()  # the first run compiles; its outputs are the initial state's
     first = time.perf_counter() - start
-    return Prepared(call=call, evaluate=lambda: (loss, list(gradients)), build_seconds=setup_seconds,
-                    first_call_seconds=first, note="build = graph + session + first run - steady run")
+    return Prepared(
+        call=call,
+        evaluate=lambda: (loss, list(gradients)),
+        build_seconds=setup_seconds,
+        first_call_seconds=first,
+        note="build = graph + session + first run - steady run",
+    )
 
 
 def symgrad_session_candidate(settings: Settings) -> Candidate:
     def prepare() -> Prepared:
         import symgrad as sg
+
         start = time.perf_counter()
         graph = sg.Graph()
         with graph.as_default():
@@ -110,6 +131,7 @@ def symgrad_session_candidate(settings: Settings) -> Candidate:
             session = sg.Session(graph=graph, codegen_dir=settings.work_dir / "w1_session")
             session.run(sg.global_variables_initializer())
         return _session_prepared(session, feeds, fetches, time.perf_counter() - start)
+
     return Candidate("symgrad-session", "symgrad", "symgrad Session.run (+ GD update)", prepare)
 
 
@@ -124,11 +146,12 @@ def tf1_session_candidate() -> Candidate:
             session = v1.Session(graph=graph, config=peers.tf1_session_config(tf))
             session.run(v1.global_variables_initializer())
         return _session_prepared(session, feeds, fetches, time.perf_counter() - start)
+
     return Candidate("tf1-session", "tf1", "TF1 Session.run (+ GD update)", prepare)
 
 
 @register_group("W1")
-def w1_candidates(settings: Settings) -> List[Candidate]:
+def w1_candidates(settings: Settings) -> list[Candidate]:
     feed = w1_feed()
     problem = peers.Problem(w1_loss, W1_INITIAL, feed, np.float32, feed_per_call=True)
     return [
@@ -141,13 +164,15 @@ def w1_candidates(settings: Settings) -> List[Candidate]:
     ]
 
 
-def run_w1(settings: Settings) -> List[WorkloadResult]:
+def run_w1(settings: Settings) -> list[WorkloadResult]:
     result = WorkloadResult(
-        id="W1", title="W1: the seed's linear regression step (float32 scalars fed per call)",
+        id="W1",
+        title="W1: the seed's linear regression step (float32 scalars fed per call)",
         description="loss = reduce_sum((y - (x*w + b))**2) / 64 with d/dw, d/db; x and y arrive as "
-                    "float64 scalars each call and are converted to float32. Session rows also apply "
-                    "the gradient-descent update, as the seed's training step does.",
-        reference_name="NumPy hand-written")
+        "float64 scalars each call and are converted to float32. Session rows also apply "
+        "the gradient-descent update, as the seed's training step does.",
+        reference_name="NumPy hand-written",
+    )
     result.rows = run_candidates("W1", settings, rtol=FLOAT32_RTOL)
     return [result]
 
@@ -157,13 +182,13 @@ def run_w1(settings: Settings) -> List[WorkloadResult]:
 W2_INITIAL = [np.float64(2.0), np.float64(1.0)]
 
 
-def w2_data(n: int) -> List[np.ndarray]:
+def w2_data(n: int) -> list[np.ndarray]:
     rng = np.random.default_rng(1)
     x = rng.standard_normal(n)
     return [x, 3 * x + 2 + 0.1 * rng.standard_normal(n)]
 
 
-def build_w2(api: Any, n: Optional[int]) -> graphs.GraphModel:
+def build_w2(api: Any, n: int | None) -> graphs.GraphModel:
     # A static length tells symgrad that x and y have one shape, so the residual is computed in
     # place; with two [None] placeholders either could broadcast against the other at run time.
     x = api.placeholder(api.float64, shape=[n], name="x")
@@ -174,7 +199,7 @@ def build_w2(api: Any, n: Optional[int]) -> graphs.GraphModel:
     return graphs.GraphModel([x, y], [w, b], loss, api.gradients(loss, [w, b]))
 
 
-def w2_loss(ops: peers.ArrayOps, params: List[Any], data: List[Any]) -> Any:
+def w2_loss(ops: peers.ArrayOps, params: list[Any], data: list[Any]) -> Any:
     (w, b), (x, y) = params, data
     return ops.mean((y - (x * w + b)) ** 2)
 
@@ -182,7 +207,7 @@ def w2_loss(ops: peers.ArrayOps, params: List[Any], data: List[Any]) -> Any:
 def w2_naive(x: np.ndarray, y: np.ndarray, w: float, b: float) -> Outputs:
     """The obvious NumPy: what the generated code has to beat."""
     r = x * w + b - y
-    return np.mean(r ** 2), [np.mean(2 * r * x), np.mean(2 * r)]
+    return np.mean(r**2), [np.mean(2 * r * x), np.mean(2 * r)]
 
 
 def w2_optimized(x: np.ndarray, y: np.ndarray, w: float, b: float, scratch: np.ndarray) -> Outputs:
@@ -198,40 +223,57 @@ def _w2_optimized_function(n: int) -> Callable[[], Callable[..., Outputs]]:
     def make() -> Callable[..., Outputs]:
         scratch = np.empty(n)
         return lambda x, y, w, b: w2_optimized(x, y, w, b, scratch)
+
     return make
 
 
-def _numpy_candidate(key: str, name: str, make: Callable[[], Callable[..., Outputs]], data: List[np.ndarray],
-                     reference: bool) -> Candidate:
+def _numpy_candidate(
+    key: str,
+    name: str,
+    make: Callable[[], Callable[..., Outputs]],
+    data: list[np.ndarray],
+    reference: bool,
+) -> Candidate:
     """``make`` gives the function when the system is built: a worker process builds every
     candidate of the list, and memory allocated for the others would change its allocator."""
+
     def prepare() -> Prepared:
         function = make()
         call = lambda: function(*data, *W2_INITIAL)  # noqa: E731
         return Prepared(call=call, evaluate=call)
+
     return Candidate(key, "numpy", name, prepare, reference=reference)
 
 
 @register_group("W2")
-def w2_candidates(settings: Settings) -> List[Candidate]:
+def w2_candidates(settings: Settings) -> list[Candidate]:
     n = settings.sizes.linear_n
     data = w2_data(n)
     return [
         _numpy_candidate("numpy", "NumPy naive", lambda: w2_naive, data, reference=True),
-        _numpy_candidate("numpy-optimized", "NumPy hand-optimized (in place, dot)", _w2_optimized_function(n),
-                         data, False),
-        *graphs.symgrad_candidates(functools.partial(build_w2, n=n), data, W2_INITIAL, settings, "w2"),
+        _numpy_candidate(
+            "numpy-optimized",
+            "NumPy hand-optimized (in place, dot)",
+            _w2_optimized_function(n),
+            data,
+            False,
+        ),
+        *graphs.symgrad_candidates(
+            functools.partial(build_w2, n=n), data, W2_INITIAL, settings, "w2"
+        ),
         graphs.tf1_candidate(functools.partial(build_w2, n=n), data),
         *peers.functional_candidates(peers.Problem(w2_loss, W2_INITIAL, data, np.float64)),
     ]
 
 
-def run_w2(settings: Settings) -> List[WorkloadResult]:
+def run_w2(settings: Settings) -> list[WorkloadResult]:
     n = settings.sizes.linear_n
     result = WorkloadResult(
-        id="W2", title=f"W2: linear regression on {n:,} float64 values",
+        id="W2",
+        title=f"W2: linear regression on {n:,} float64 values",
         description="loss = reduce_mean((y - (x*w + b))**2) with d/dw, d/db; x and y are "
-                    f"placeholders of shape [{n}].",
-        reference_name="NumPy naive")
+        f"placeholders of shape [{n}].",
+        reference_name="NumPy naive",
+    )
     result.rows = run_candidates("W2", settings, rtol=FLOAT64_RTOL)
     return [result]

@@ -15,13 +15,23 @@ import resource
 import subprocess
 import sys
 import tracemalloc
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any
 
 import numpy as np
 
 from . import graphs, peers
-from .harness import Candidate, Outputs, Prepared, Settings, Sizes, WorkloadResult, register_group, run_candidates
+from .harness import (
+    Candidate,
+    Outputs,
+    Prepared,
+    Settings,
+    Sizes,
+    WorkloadResult,
+    register_group,
+    run_candidates,
+)
 
 RTOL = 1e-6
 
@@ -30,7 +40,7 @@ def make_problem(sizes: Sizes) -> tuple:
     """(data [images, one-hot labels], params [W1, b1, W2, b2, ...]), initialised as the tests do."""
     rng = np.random.default_rng(0)
     params = []
-    for n_in, n_out in zip(sizes.mlp_layers, sizes.mlp_layers[1:]):
+    for n_in, n_out in zip(sizes.mlp_layers, sizes.mlp_layers[1:], strict=False):
         params += [rng.standard_normal((n_in, n_out)) * 0.05, rng.standard_normal(n_out) * 0.1]
     classes = sizes.mlp_layers[-1]
     images = rng.standard_normal((sizes.mlp_batch, sizes.mlp_layers[0]))
@@ -53,10 +63,11 @@ def mlp_builder(sizes: Sizes, param_values: Sequence[np.ndarray]) -> graphs.Buil
                 h = api.tanh(h)
         loss = api.reduce_mean(api.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=h))
         return graphs.GraphModel([x, y], params, loss, api.gradients(loss, params))
+
     return build
 
 
-def mlp_loss(ops: peers.ArrayOps, params: List[Any], data: List[Any]) -> Any:
+def mlp_loss(ops: peers.ArrayOps, params: list[Any], data: list[Any]) -> Any:
     h, labels = data
     layers = len(params) // 2
     for layer in range(layers):
@@ -70,14 +81,14 @@ def backprop(x: np.ndarray, labels: np.ndarray, params: Sequence[np.ndarray]) ->
     """Hand-written forward and backward pass, as one would write it from the textbook."""
     weights, biases = params[0::2], params[1::2]
     activations = [x]
-    for w, b in zip(weights[:-1], biases[:-1]):
+    for w, b in zip(weights[:-1], biases[:-1], strict=False):
         activations.append(np.tanh(activations[-1] @ w + b))
     logits = activations[-1] @ weights[-1] + biases[-1]
     shifted = logits - logits.max(axis=1, keepdims=True)
     log_p = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
     loss = -np.mean(np.sum(labels * log_p, axis=1))
     delta = (np.exp(log_p) - labels) / len(x)
-    gradients: List[np.ndarray] = []
+    gradients: list[np.ndarray] = []
     for layer in reversed(range(len(weights))):
         gradients[:0] = [activations[layer].T @ delta, delta.sum(0)]
         if layer:
@@ -85,16 +96,17 @@ def backprop(x: np.ndarray, labels: np.ndarray, params: Sequence[np.ndarray]) ->
     return loss, gradients
 
 
-def _backprop_candidate(data: List[np.ndarray], params: List[np.ndarray]) -> Candidate:
+def _backprop_candidate(data: list[np.ndarray], params: list[np.ndarray]) -> Candidate:
     def prepare() -> Prepared:
         images, labels = data
         call = lambda: backprop(images, labels, params)  # noqa: E731
         return Prepared(call=call, evaluate=call)
+
     return Candidate("numpy", "numpy", "NumPy hand-written backprop", prepare, reference=True)
 
 
 @register_group("W3")
-def w3_candidates(settings: Settings) -> List[Candidate]:
+def w3_candidates(settings: Settings) -> list[Candidate]:
     data, params = make_problem(settings.sizes)
     builder = mlp_builder(settings.sizes, params)
     return [
@@ -106,19 +118,24 @@ def w3_candidates(settings: Settings) -> List[Candidate]:
     ]
 
 
-def run_w3(settings: Settings) -> List[WorkloadResult]:
+def run_w3(settings: Settings) -> list[WorkloadResult]:
     sizes = settings.sizes
     shape = "-".join(map(str, sizes.mlp_layers))
     result = WorkloadResult(
-        id="W3", title=f"W3: {shape} tanh MLP, softmax cross-entropy, batch {sizes.mlp_batch}, float64",
+        id="W3",
+        title=f"W3: {shape} tanh MLP, softmax cross-entropy, batch {sizes.mlp_batch}, float64",
         description="Mean softmax cross-entropy with the values of all 6 gradients (weights and biases).",
-        reference_name="NumPy hand-written backprop")
+        reference_name="NumPy hand-written backprop",
+    )
     result.rows = run_candidates("W3", settings, rtol=RTOL)
     full, forward = result.row("symgrad"), result.row("symgrad-forward")
     if full and forward:
         result.extras["cheap_gradient_ratio"] = full.seconds / forward.seconds  # type: ignore[operator]
-    modules = {row.key: graphs.module_path(settings, "w3_mlp", row.key)
-               for row in result.rows if row.system == "symgrad" and row.key != "symgrad-forward" and row.seconds}
+    modules = {
+        row.key: graphs.module_path(settings, "w3_mlp", row.key)
+        for row in result.rows
+        if row.system == "symgrad" and row.key != "symgrad-forward" and row.seconds
+    }
     result.extras["memory"] = measure_memory(settings, modules)
     return [result]
 
@@ -131,15 +148,17 @@ def run_w3(settings: Settings) -> List[WorkloadResult]:
 PROBE_ENVIRONMENT = {"MALLOC_MMAP_THRESHOLD_": "65536"}
 
 
-def measure_memory(settings: Settings, modules: Dict[str, Path]) -> Dict[str, Any]:
+def measure_memory(settings: Settings, modules: dict[str, Path]) -> dict[str, Any]:
     """Peak RSS increase of one call, hand-written and generated (``modules``), and their ratio."""
-    systems: Dict[str, Optional[Path]] = {"numpy": None}
+    systems: dict[str, Path | None] = {"numpy": None}
     systems.update(modules)
     measured = {system: _run_probe(settings, system, path) for system, path in systems.items()}
-    memory: Dict[str, Any] = {"method": "peak RSS (VmHWM) after one call minus before it, the peak reset "
-                                        "to the current RSS just before the call; a fresh process per "
-                                        "system, the same setup and BLAS warm-up in each",
-                              "systems": measured}
+    memory: dict[str, Any] = {
+        "method": "peak RSS (VmHWM) after one call minus before it, the peak reset "
+        "to the current RSS just before the call; a fresh process per "
+        "system, the same setup and BLAS warm-up in each",
+        "systems": measured,
+    }
     handwritten = measured["numpy"].get("increase_kb")
     generated = measured.get("symgrad", {}).get("increase_kb")
     if handwritten and generated is not None:
@@ -147,20 +166,28 @@ def measure_memory(settings: Settings, modules: Dict[str, Path]) -> Dict[str, An
     return memory
 
 
-def _run_probe(settings: Settings, system: str, module: Optional[Path]) -> Dict[str, Any]:
+def _run_probe(settings: Settings, system: str, module: Path | None) -> dict[str, Any]:
     command = [sys.executable, str(settings.script), "--memory-probe", "W3", system]
     if module is not None:
         command += ["--module", str(module)]
     if settings.smoke:
         command.append("--smoke")
-    completed = subprocess.run(command, capture_output=True, text=True, timeout=600,
-                               env={**os.environ, **PROBE_ENVIRONMENT})
+    completed = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, **PROBE_ENVIRONMENT},
+    )
     if completed.returncode != 0:
-        return {"error": completed.stderr.strip().splitlines()[-1:] or ["exit code " + str(completed.returncode)]}
+        return {
+            "error": completed.stderr.strip().splitlines()[-1:]
+            or ["exit code " + str(completed.returncode)]
+        }
     return json.loads(completed.stdout.strip().splitlines()[-1])
 
 
-def memory_probe(system: str, module: Optional[Path], sizes: Sizes) -> Dict[str, Any]:
+def memory_probe(system: str, module: Path | None, sizes: Sizes) -> dict[str, Any]:
     """In this (fresh) process: the peak RSS increase of one value-and-gradients call of ``system``."""
     data, params = make_problem(sizes)
     call = _probe_call(system, module, data, params)
@@ -181,14 +208,21 @@ def memory_probe(system: str, module: Optional[Path], sizes: Sizes) -> Dict[str,
     call()
     _, traced_peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    return {"system": system, "baseline_kb": baselines[0], "increase_kb": increases[0],
-            "increase_kb_repeats": increases, "peak_reset": peak_reset,
-            "ru_maxrss_before_kb": maxrss_before, "ru_maxrss_increase_kb_repeats": maxrss_increases,
-            "tracemalloc_peak_bytes": traced_peak}
+    return {
+        "system": system,
+        "baseline_kb": baselines[0],
+        "increase_kb": increases[0],
+        "increase_kb_repeats": increases,
+        "peak_reset": peak_reset,
+        "ru_maxrss_before_kb": maxrss_before,
+        "ru_maxrss_increase_kb_repeats": maxrss_increases,
+        "tracemalloc_peak_bytes": traced_peak,
+    }
 
 
-def _probe_call(system: str, module: Optional[Path], data: List[np.ndarray],
-                params: List[np.ndarray]) -> Callable[[], Any]:
+def _probe_call(
+    system: str, module: Path | None, data: list[np.ndarray], params: list[np.ndarray]
+) -> Callable[[], Any]:
     if system == "numpy":
         return lambda: backprop(data[0], data[1], params)
     if module is None:

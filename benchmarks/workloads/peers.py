@@ -14,18 +14,20 @@ hand-written baseline must. Results are forced to completion inside the call (JA
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import importlib.metadata
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, List, Sequence
+from typing import Any
 
 import numpy as np
 
 from .harness import Candidate, Outputs, PeerUnavailable, Prepared
 
-Loss = Callable[[Any, List[Any], List[Any]], Any]
+Loss = Callable[[Any, list[Any], list[Any]], Any]
 
 
 @dataclass(frozen=True)
@@ -33,8 +35,8 @@ class ArrayOps:
     """The few array functions the workloads' losses need, in one framework's spelling."""
 
     tanh: Callable[[Any], Any]
-    sum: Callable[..., Any]          # sum(x) over everything, sum(x, axis)
-    mean: Callable[[Any], Any]       # over everything
+    sum: Callable[..., Any]  # sum(x) over everything, sum(x, axis)
+    mean: Callable[[Any], Any]  # over everything
     log_softmax: Callable[[Any], Any]  # over the last axis
 
 
@@ -50,8 +52,18 @@ PEER_PACKAGES = {
 
 def installed_versions() -> dict:
     """Versions of every measured package that is installed, without importing any of them."""
-    names = ["numpy", "sympy", "symgrad", "tensorflow", "tensorflow-cpu", "jax", "jaxlib", "torch",
-             "autograd", "matplotlib"]
+    names = [
+        "numpy",
+        "sympy",
+        "symgrad",
+        "tensorflow",
+        "tensorflow-cpu",
+        "jax",
+        "jaxlib",
+        "torch",
+        "autograd",
+        "matplotlib",
+    ]
     versions = {}
     for name in names:
         try:
@@ -69,7 +81,7 @@ def _import(system: str) -> Any:
         raise PeerUnavailable(f"{module} is not importable ({error}); {install}") from None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def tensorflow() -> Any:
     tf = _import("tf2")
     # Must happen before TensorFlow's runtime starts, i.e. right after import.
@@ -83,30 +95,30 @@ def tf1_session_config(tf: Any) -> Any:
     return tf.compat.v1.ConfigProto(intra_op_parallelism_threads=1, inter_op_parallelism_threads=1)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def jax() -> Any:
     jax = _import("jax")  # XLA_FLAGS (one thread) was set by run.py before anything imported jax
     jax.config.update("jax_enable_x64", True)
     return jax
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def torch() -> Any:
     torch = _import("torch")
     torch.set_num_threads(1)
-    try:
+    # Only allowed before the first parallel work; after it, it already is what it is.
+    with contextlib.suppress(RuntimeError):
         torch.set_num_interop_threads(1)
-    except RuntimeError:  # only allowed before the first parallel work; then it already is what it is
-        pass
     return torch
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def autograd() -> Any:
     return _import("autograd")
 
 
 # --- ArrayOps of each framework -------------------------------------------------------------------
+
 
 def jax_numpy() -> Any:
     jax()
@@ -116,43 +128,57 @@ def jax_numpy() -> Any:
 def jax_ops() -> ArrayOps:
     jnp = jax_numpy()
     nn = importlib.import_module("jax.nn")
-    return ArrayOps(tanh=jnp.tanh, sum=jnp.sum, mean=jnp.mean,
-                    log_softmax=lambda x: nn.log_softmax(x, axis=-1))
+    return ArrayOps(
+        tanh=jnp.tanh, sum=jnp.sum, mean=jnp.mean, log_softmax=lambda x: nn.log_softmax(x, axis=-1)
+    )
 
 
 def autograd_ops() -> ArrayOps:
     autograd()
     anp = importlib.import_module("autograd.numpy")
     logsumexp = importlib.import_module("autograd.scipy.special").logsumexp
-    return ArrayOps(tanh=anp.tanh, sum=anp.sum, mean=anp.mean,
-                    log_softmax=lambda x: x - logsumexp(x, axis=-1, keepdims=True))
+    return ArrayOps(
+        tanh=anp.tanh,
+        sum=anp.sum,
+        mean=anp.mean,
+        log_softmax=lambda x: x - logsumexp(x, axis=-1, keepdims=True),
+    )
 
 
 def torch_ops() -> ArrayOps:
     t = torch()
-    return ArrayOps(tanh=t.tanh, sum=lambda x, axis=None: x.sum() if axis is None else x.sum(dim=axis),
-                    mean=t.mean, log_softmax=lambda x: t.log_softmax(x, dim=-1))
+    return ArrayOps(
+        tanh=t.tanh,
+        sum=lambda x, axis=None: x.sum() if axis is None else x.sum(dim=axis),
+        mean=t.mean,
+        log_softmax=lambda x: t.log_softmax(x, dim=-1),
+    )
 
 
 def tf_ops() -> ArrayOps:
     tf = tensorflow()
-    return ArrayOps(tanh=tf.tanh, sum=lambda x, axis=None: tf.reduce_sum(x, axis=axis),
-                    mean=tf.reduce_mean, log_softmax=lambda x: tf.nn.log_softmax(x, axis=-1))
+    return ArrayOps(
+        tanh=tf.tanh,
+        sum=lambda x, axis=None: tf.reduce_sum(x, axis=axis),
+        mean=tf.reduce_mean,
+        log_softmax=lambda x: tf.nn.log_softmax(x, axis=-1),
+    )
 
 
 # --- value and gradients of a loss, per framework -------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Problem:
     """One workload's loss, its parameters' values, and its data, for the functional peers."""
 
     loss: Loss
-    params: Sequence[Any]          # arrays or NumPy scalars
+    params: Sequence[Any]  # arrays or NumPy scalars
     data: Sequence[Any]
-    dtype: Any                     # np.float32 or np.float64
-    feed_per_call: bool = False    # data arrives afresh each call (W1's scalars) instead of once
+    dtype: Any  # np.float32 or np.float64
+    feed_per_call: bool = False  # data arrives afresh each call (W1's scalars) instead of once
 
-    def host_data(self) -> List[np.ndarray]:
+    def host_data(self) -> list[np.ndarray]:
         return [np.asarray(d, dtype=self.dtype) for d in self.data]
 
 
@@ -170,7 +196,9 @@ def jax_candidate(problem: Problem, name: str = "JAX jit(value_and_grad)") -> Ca
     def prepare() -> Prepared:
         jx, jnp = jax(), jax_numpy()
         ops = jax_ops()
-        step = jx.jit(jx.value_and_grad(lambda params, *data: problem.loss(ops, params, list(data))))
+        step = jx.jit(
+            jx.value_and_grad(lambda params, *data: problem.loss(ops, params, list(data)))
+        )
         params = [jnp.asarray(p) for p in problem.params]
         fixed = None if problem.feed_per_call else [jnp.asarray(d) for d in problem.host_data()]
 
@@ -179,8 +207,13 @@ def jax_candidate(problem: Problem, name: str = "JAX jit(value_and_grad)") -> Ca
             return jx.block_until_ready(step(params, *data))
 
         first = _timed_first_call(call)
-        return Prepared(call=call, evaluate=lambda: _as_numpy(*call()), first_call_seconds=first,
-                        note="build = first call (trace + XLA compile) - steady call")
+        return Prepared(
+            call=call,
+            evaluate=lambda: _as_numpy(*call()),
+            first_call_seconds=first,
+            note="build = first call (trace + XLA compile) - steady call",
+        )
+
     return Candidate(key="jax", system="jax", name=name, prepare=prepare)
 
 
@@ -188,7 +221,9 @@ def torch_candidate(problem: Problem, name: str = "PyTorch autograd") -> Candida
     def prepare() -> Prepared:
         t = torch()
         ops = torch_ops()
-        leaves = [t.tensor(np.asarray(p, dtype=problem.dtype), requires_grad=True) for p in problem.params]
+        leaves = [
+            t.tensor(np.asarray(p, dtype=problem.dtype), requires_grad=True) for p in problem.params
+        ]
         fixed = None if problem.feed_per_call else [t.from_numpy(d) for d in problem.host_data()]
 
         def call() -> Any:
@@ -199,7 +234,9 @@ def torch_candidate(problem: Problem, name: str = "PyTorch autograd") -> Candida
         def evaluate() -> Outputs:
             value, grads = call()
             return _as_numpy(value.detach().numpy(), [g.numpy() for g in grads])
+
         return Prepared(call=call, evaluate=evaluate)
+
     return Candidate(key="torch", system="torch", name=name, prepare=prepare)
 
 
@@ -225,8 +262,14 @@ def tf2_candidate(problem: Problem, name: str = "TF2 tf.function + GradientTape"
             return value.numpy(), [g.numpy() for g in grads]
 
         first = _timed_first_call(call)
-        return Prepared(call=call, evaluate=call, build_seconds=setup, first_call_seconds=first,
-                        note="build = variables + first call (tracing) - steady call")
+        return Prepared(
+            call=call,
+            evaluate=call,
+            build_seconds=setup,
+            first_call_seconds=first,
+            note="build = variables + first call (tracing) - steady call",
+        )
+
     return Candidate(key="tf2", system="tf2", name=name, prepare=prepare)
 
 
@@ -242,10 +285,15 @@ def autograd_candidate(problem: Problem, name: str = "autograd (HIPS)") -> Candi
             return step(params, fixed if fixed is not None else problem.host_data())
 
         return Prepared(call=call, evaluate=lambda: _as_numpy(*call()))
+
     return Candidate(key="autograd", system="autograd", name=name, prepare=prepare)
 
 
-def functional_candidates(problem: Problem) -> List[Candidate]:
+def functional_candidates(problem: Problem) -> list[Candidate]:
     """TF2, JAX, PyTorch and autograd on the same loss, in the tables' order."""
-    return [tf2_candidate(problem), jax_candidate(problem), torch_candidate(problem),
-            autograd_candidate(problem)]
+    return [
+        tf2_candidate(problem),
+        jax_candidate(problem),
+        torch_candidate(problem),
+        autograd_candidate(problem),
+    ]

@@ -9,8 +9,9 @@ import os
 import platform
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any
 
 from . import peers
 from .harness import Row, WorkloadResult
@@ -18,7 +19,7 @@ from .harness import Row, WorkloadResult
 # --- numbers as text ------------------------------------------------------------------------------
 
 
-def format_seconds(seconds: Optional[float]) -> str:
+def format_seconds(seconds: float | None) -> str:
     if seconds is None:
         return "—"
     for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
@@ -27,7 +28,7 @@ def format_seconds(seconds: Optional[float]) -> str:
     return f"{seconds / 1e-9:.3g} ns"
 
 
-def format_ratio(ratio: Optional[float]) -> str:
+def format_ratio(ratio: float | None) -> str:
     return "—" if ratio is None else f"{ratio:.3g}×"
 
 
@@ -45,21 +46,36 @@ def _gradients(row: Row) -> str:
     return row.gradient_check
 
 
-def table_cells(result: WorkloadResult) -> List[List[str]]:
+def table_cells(result: WorkloadResult) -> list[list[str]]:
     """Header and one line per shown row (skipped systems go in a note instead)."""
-    cells = [["system", "per call", f"ratio to {result.reference_name}", "page faults per call", "build",
-              "gradients"]]
+    cells = [
+        [
+            "system",
+            "per call",
+            f"ratio to {result.reference_name}",
+            "page faults per call",
+            "build",
+            "gradients",
+        ]
+    ]
     for row in result.rows:
         if row.status == "skipped":
             continue
         faults = (row.timing or {}).get("page_faults")
-        cells.append([row.name, _per_call(row), format_ratio(row.ratio),
-                      "—" if faults is None else f"{faults:.0f}", format_seconds(row.build_seconds),
-                      _gradients(row)])
+        cells.append(
+            [
+                row.name,
+                _per_call(row),
+                format_ratio(row.ratio),
+                "—" if faults is None else f"{faults:.0f}",
+                format_seconds(row.build_seconds),
+                _gradients(row),
+            ]
+        )
     return cells
 
 
-def table_notes(result: WorkloadResult) -> List[str]:
+def table_notes(result: WorkloadResult) -> list[str]:
     notes = list(result.notes)
     skipped = [row for row in result.rows if row.status == "skipped"]
     if skipped:
@@ -68,12 +84,14 @@ def table_notes(result: WorkloadResult) -> List[str]:
         unusual = row.status in ("error", "did not finish")
         if unusual or (row.status == "ok" and row.note and not row.note.startswith("build")):
             notes.append(f"{row.name}: {row.note}")
-    systems_by_build_note: Dict[str, List[str]] = {}
+    systems_by_build_note: dict[str, list[str]] = {}
     for row in result.rows:
         if row.status == "ok" and row.note.startswith("build"):
             systems_by_build_note.setdefault(row.note, []).append(row.name)
-    notes += [f"Build time of {', '.join(names)}: {note.removeprefix('build = ')}."
-              for note, names in systems_by_build_note.items()]
+    notes += [
+        f"Build time of {', '.join(names)}: {note.removeprefix('build = ')}."
+        for note, names in systems_by_build_note.items()
+    ]
     return notes
 
 
@@ -85,43 +103,74 @@ def console_table(result: WorkloadResult) -> str:
     widths = [max(len(line[i]) for line in cells) for i in range(len(cells[0]))]
     lines = [result.title, result.description]
     for index, line in enumerate(cells):
-        lines.append("  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip())
+        lines.append(
+            "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=False)).rstrip()
+        )
         if index == 0:
             lines.append("  ".join("-" * width for width in widths))
-    lines += [f"  note: {note}" for note in table_notes(result) if not note.startswith("Build time")]
+    lines += [
+        f"  note: {note}" for note in table_notes(result) if not note.startswith("Build time")
+    ]
     return "\n".join(lines)
 
 
 # --- the acceptance summary -----------------------------------------------------------------------
 
 
-def acceptance(results: Dict[str, WorkloadResult]) -> List[Dict[str, Any]]:
+def acceptance(results: dict[str, WorkloadResult]) -> list[dict[str, Any]]:
     """The ratios the project is judged by, each with its value or why there is none."""
     items = [
         _ratio(results, "W1", "symgrad", "numpy", "W1 generated module / hand-written NumPy"),
-        _ratio(results, "W1", "tf1-session", "symgrad-session", "W1 TF1 Session.run / symgrad Session.run"),
+        _ratio(
+            results,
+            "W1",
+            "tf1-session",
+            "symgrad-session",
+            "W1 TF1 Session.run / symgrad Session.run",
+        ),
         _ratio(results, "W2", "symgrad", "numpy", "W2 symgrad / naive NumPy"),
         _ratio(results, "W2", "symgrad", "jax", "W2 symgrad / JAX"),
         _ratio(results, "W3", "symgrad", "numpy", "W3 symgrad / hand-written backprop"),
-        _ratio(results, "W3", "symgrad", "symgrad-forward", "W3 cheap gradient: symgrad value+grad / forward"),
+        _ratio(
+            results,
+            "W3",
+            "symgrad",
+            "symgrad-forward",
+            "W3 cheap gradient: symgrad value+grad / forward",
+        ),
         _memory_ratio(results),
         _ratio(results, "W4", "symgrad", "numpy", "W4 symgrad / naive NumPy"),
         _ratio(results, "W4", "symgrad", "jax", "W4 symgrad / JAX"),
-        _ratio(results, "W4", "symgrad", "symgrad-forward", "W4 cheap gradient: symgrad value+grad / forward"),
+        _ratio(
+            results,
+            "W4",
+            "symgrad",
+            "symgrad-forward",
+            "W4 cheap gradient: symgrad value+grad / forward",
+        ),
         *_compile_items(results),
     ]
     for workload in ("W1", "W2", "W3", "W4"):
         if results.get(workload) and results[workload].row("symgrad-readable"):
-            items.append(_ratio(results, workload, "symgrad-readable", "numpy",
-                                f"{workload} symgrad (readable) / {results[workload].reference_name}"))
+            items.append(
+                _ratio(
+                    results,
+                    workload,
+                    "symgrad-readable",
+                    "numpy",
+                    f"{workload} symgrad (readable) / {results[workload].reference_name}",
+                )
+            )
     return items
 
 
-def _item(name: str, value: Optional[float], text: str, why: str = "") -> Dict[str, Any]:
+def _item(name: str, value: float | None, text: str, why: str = "") -> dict[str, Any]:
     return {"name": name, "value": value, "text": text if value is not None else f"n/a ({why})"}
 
 
-def _ratio(results: Dict[str, WorkloadResult], workload: str, top: str, bottom: str, name: str) -> Dict[str, Any]:
+def _ratio(
+    results: dict[str, WorkloadResult], workload: str, top: str, bottom: str, name: str
+) -> dict[str, Any]:
     result = results.get(workload)
     if result is None:
         return _item(name, None, "", f"{workload} not run")
@@ -134,25 +183,32 @@ def _ratio(results: Dict[str, WorkloadResult], workload: str, top: str, bottom: 
     return _item(name, value, f"{value:.3g}×")
 
 
-def _memory_ratio(results: Dict[str, WorkloadResult]) -> Dict[str, Any]:
+def _memory_ratio(results: dict[str, WorkloadResult]) -> dict[str, Any]:
     name = "W3 peak memory of one call: symgrad / hand-written"
     memory = results["W3"].extras.get("memory", {}) if "W3" in results else {}
     value = memory.get("ratio_symgrad_to_handwritten")
     systems = memory.get("systems", {})
-    detail = ", ".join(f"{s} +{m['increase_kb'] / 1024:.1f} MiB" for s, m in systems.items() if "increase_kb" in m)
+    detail = ", ".join(
+        f"{s} +{m['increase_kb'] / 1024:.1f} MiB" for s, m in systems.items() if "increase_kb" in m
+    )
     why = "W3 not run" if not memory else "no measurable increase" if systems else "probe failed"
     return _item(name, value, f"{value:.3g}× ({detail})" if value is not None else "", why)
 
 
-def _compile_items(results: Dict[str, WorkloadResult]) -> List[Dict[str, Any]]:
+def _compile_items(results: dict[str, WorkloadResult]) -> list[dict[str, Any]]:
     compile_info = results["W4"].extras.get("compile") if "W4" in results else None
     if not compile_info:
         return [_item("W4 compile time", None, "", "W4 not run")]
     small, large = compile_info["small"], compile_info["large"]
     depths = compile_info["depths"]
-    items = [_item(f"W4 compile, {layers} layers (graph + gradients + compile)", depths[str(layers)]["total_s"],
-                   f"{depths[str(layers)]['total_s']:.2f} s, {depths[str(layers)]['lines']} lines")
-             for layers in (small, large)]
+    items = [
+        _item(
+            f"W4 compile, {layers} layers (graph + gradients + compile)",
+            depths[str(layers)]["total_s"],
+            f"{depths[str(layers)]['total_s']:.2f} s, {depths[str(layers)]['lines']} lines",
+        )
+        for layers in (small, large)
+    ]
     ratio = compile_info["ratio_large_to_small"]
     items.append(_item(f"W4 compile time {large} / {small} layers", ratio, f"{ratio:.3g}×"))
     return items
@@ -161,13 +217,21 @@ def _compile_items(results: Dict[str, WorkloadResult]) -> List[Dict[str, Any]]:
 # --- Markdown -------------------------------------------------------------------------------------
 
 
-def markdown(results: Dict[str, WorkloadResult], summary: List[Dict[str, Any]], machine: Dict[str, Any],
-             settings: Dict[str, Any]) -> str:
-    lines = ["# symgrad benchmarks", "",
-             f"`python {' '.join(settings['command'])}` on {machine['cpu']} "
-             f"({machine['cpus_available']} of {machine['cores']} cores usable), {machine['date']}. "
-             "Per-call times are medians of "
-             f"{settings['repeats']} samples after warm-up, one thread everywhere.", ""]
+def markdown(
+    results: dict[str, WorkloadResult],
+    summary: list[dict[str, Any]],
+    machine: dict[str, Any],
+    settings: dict[str, Any],
+) -> str:
+    lines = [
+        "# symgrad benchmarks",
+        "",
+        f"`python {' '.join(settings['command'])}` on {machine['cpu']} "
+        f"({machine['cpus_available']} of {machine['cores']} cores usable), {machine['date']}. "
+        "Per-call times are medians of "
+        f"{settings['repeats']} samples after warm-up, one thread everywhere.",
+        "",
+    ]
     if settings["smoke"]:
         lines += ["**Smoke run: tiny sizes, few repeats; the numbers mean nothing.**", ""]
     lines += ["## Acceptance ratios", "", "| what | result |", "|---|---:|"]
@@ -177,11 +241,16 @@ def markdown(results: Dict[str, WorkloadResult], summary: List[Dict[str, Any]], 
         cells = table_cells(result)
         lines.append("| " + " | ".join(cells[0]) + " |")
         lines.append("|---|---:|---:|---:|---:|---|")
-        lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in line) + " |" for line in cells[1:]]
+        lines += [
+            "| " + " | ".join(cell.replace("|", "\\|") for cell in line) + " |"
+            for line in cells[1:]
+        ]
         notes = table_notes(result)
         if notes:
             lines += [""] + [f"- {note}" for note in notes]
-    lines += ["", "## Machine", ""] + [f"- {key}: {_markdown_value(value)}" for key, value in machine.items()]
+    lines += ["", "## Machine", ""] + [
+        f"- {key}: {_markdown_value(value)}" for key, value in machine.items()
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -196,36 +265,56 @@ def _markdown_value(value: Any) -> str:
 # --- JSON -----------------------------------------------------------------------------------------
 
 
-def json_report(results: Dict[str, WorkloadResult], summary: List[Dict[str, Any]], machine: Dict[str, Any],
-                settings: Dict[str, Any]) -> str:
-    document = {"settings": settings, "machine": machine, "acceptance": summary,
-                "workloads": {key: result.to_json() for key, result in results.items()}}
+def json_report(
+    results: dict[str, WorkloadResult],
+    summary: list[dict[str, Any]],
+    machine: dict[str, Any],
+    settings: dict[str, Any],
+) -> str:
+    document = {
+        "settings": settings,
+        "machine": machine,
+        "acceptance": summary,
+        "workloads": {key: result.to_json() for key, result in results.items()},
+    }
     return json.dumps(document, indent=2, default=str) + "\n"
 
 
 # --- chart ----------------------------------------------------------------------------------------
 
 
-def chart(results: Dict[str, WorkloadResult], path: Path) -> Optional[str]:
+def chart(results: dict[str, WorkloadResult], path: Path) -> str | None:
     """Ratio-to-reference bars per workload, log scale; None, or why no chart was drawn."""
     try:
         import matplotlib
+
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         from matplotlib import ticker
     except ImportError:
         return "matplotlib is not importable: no chart (pip install matplotlib)"
-    shown = {key: [r for r in result.rows if r.status == "ok" and r.ratio] for key, result in results.items()}
+    shown = {
+        key: [r for r in result.rows if r.status == "ok" and r.ratio]
+        for key, result in results.items()
+    }
     shown = {key: rows for key, rows in shown.items() if rows}
     if not shown:
         return "no timed rows: no chart"
     heights = [max(1.2, 0.32 * len(rows) + 0.8) for rows in shown.values()]
-    figure, axes = plt.subplots(len(shown), 1, figsize=(9, sum(heights)),
-                                gridspec_kw={"height_ratios": heights}, squeeze=False)
-    for axis, (key, rows) in zip(axes[:, 0], shown.items()):
+    figure, axes = plt.subplots(
+        len(shown),
+        1,
+        figsize=(9, sum(heights)),
+        gridspec_kw={"height_ratios": heights},
+        squeeze=False,
+    )
+    for axis, (key, rows) in zip(axes[:, 0], shown.items(), strict=False):
         _ratio_bars(axis, rows, ticker)
-        axis.set_title(f"{results[key].title}\n(ratio to {results[key].reference_name}: "
-                       "left of 1× is faster, right is slower)", fontsize=9)
+        axis.set_title(
+            f"{results[key].title}\n(ratio to {results[key].reference_name}: "
+            "left of 1× is faster, right is slower)",
+            fontsize=9,
+        )
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=110)
@@ -236,39 +325,53 @@ def chart(results: Dict[str, WorkloadResult], path: Path) -> Optional[str]:
 NICE_TICKS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0]
 
 
-def _ratio_bars(axis: Any, rows: List[Row], ticker: Any) -> None:
+def _ratio_bars(axis: Any, rows: list[Row], ticker: Any) -> None:
     """Bars from 1× to each ratio on a log axis symmetric about 1×, so lengths compare honestly."""
     ratios = [row.ratio or 1.0 for row in rows]
-    colors = ["#4c72b0" if row.system == "symgrad" else "#999999" if row.system == "numpy" else "#dd8452"
-              for row in rows]
+    colors = [
+        "#4c72b0" if row.system == "symgrad" else "#999999" if row.system == "numpy" else "#dd8452"
+        for row in rows
+    ]
     axis.barh(range(len(rows)), [ratio - 1.0 for ratio in ratios], left=1.0, color=colors)
     axis.set_yticks(range(len(rows)), [row.name for row in rows], fontsize=8)
     axis.invert_yaxis()
     axis.set_xscale("log")
     span = max(max(abs(math.log10(ratio)) for ratio in ratios) * 1.3, math.log10(2.5))
-    axis.set_xlim(10 ** -span, 10 ** span)
-    axis.set_xticks([tick for tick in NICE_TICKS if 10 ** -span <= tick <= 10 ** span])
+    axis.set_xlim(10**-span, 10**span)
+    axis.set_xticks([tick for tick in NICE_TICKS if 10**-span <= tick <= 10**span])
     axis.xaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: f"{value:g}×"))
     axis.xaxis.set_minor_formatter(ticker.NullFormatter())
     axis.axvline(1.0, color="black", linewidth=0.8)
-    for index, (row, ratio) in enumerate(zip(rows, ratios)):
+    for index, (row, ratio) in enumerate(zip(rows, ratios, strict=False)):
         label = "reference" if row.reference else f"{ratio:.2g}×"
-        axis.annotate(label, (ratio, index), xytext=(3 if ratio >= 1 else -3, 0), textcoords="offset points",
-                      ha="left" if ratio >= 1 else "right", va="center", fontsize=7)
+        axis.annotate(
+            label,
+            (ratio, index),
+            xytext=(3 if ratio >= 1 else -3, 0),
+            textcoords="offset points",
+            ha="left" if ratio >= 1 else "right",
+            va="center",
+            fontsize=7,
+        )
 
 
 # --- the machine ----------------------------------------------------------------------------------
 
 
-def machine_info() -> Dict[str, Any]:
+def machine_info() -> dict[str, Any]:
     """What the numbers depend on; taken after the run, so every loaded BLAS and OpenMP shows."""
     import numpy as np
+
     return {
         "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
         "cpu": _cpu_model(),
         "cores": os.cpu_count(),
-        "cpus_available": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
-        "load_average": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None,
+        "cpus_available": len(os.sched_getaffinity(0))
+        if hasattr(os, "sched_getaffinity")
+        else os.cpu_count(),
+        "load_average": [round(x, 2) for x in os.getloadavg()]
+        if hasattr(os, "getloadavg")
+        else None,
         "memory": _meminfo_total(),
         "platform": platform.platform(),
         "python": sys.version.split()[0],
@@ -276,9 +379,17 @@ def machine_info() -> Dict[str, Any]:
         "numpy_blas": _numpy_blas(np),
         "threadpools": _threadpools(),
         "versions": peers.installed_versions(),
-        "thread_environment": {name: os.environ.get(name) for name in (
-            "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "XLA_FLAGS", "OPENBLAS_CORETYPE")
-            if os.environ.get(name) is not None},
+        "thread_environment": {
+            name: os.environ.get(name)
+            for name in (
+                "OMP_NUM_THREADS",
+                "OPENBLAS_NUM_THREADS",
+                "MKL_NUM_THREADS",
+                "XLA_FLAGS",
+                "OPENBLAS_CORETYPE",
+            )
+            if os.environ.get(name) is not None
+        },
         "symgrad_commit": _git_commit(),
     }
 
@@ -293,11 +404,11 @@ def _cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
-def _meminfo_total() -> Optional[str]:
+def _meminfo_total() -> str | None:
     try:
         for line in Path("/proc/meminfo").read_text().splitlines():
             if line.startswith("MemTotal"):
-                return f"{int(line.split()[1]) / 1024 ** 2:.1f} GiB"
+                return f"{int(line.split()[1]) / 1024**2:.1f} GiB"
     except OSError:
         pass
     return None
@@ -307,7 +418,11 @@ def _numpy_blas(np: Any) -> Any:
     try:
         config = np.show_config(mode="dicts")
         blas = config["Build Dependencies"]["blas"]
-        return {key: blas.get(key) for key in ("name", "version", "openblas configuration") if blas.get(key)}
+        return {
+            key: blas.get(key)
+            for key in ("name", "version", "openblas configuration")
+            if blas.get(key)
+        }
     except Exception:  # older NumPy: no dict form
         return "unknown"
 
@@ -317,17 +432,27 @@ def _threadpools() -> Any:
         import threadpoolctl
     except ImportError:
         return "threadpoolctl not installed"
-    return [{key: pool.get(key) for key in ("internal_api", "version", "num_threads", "architecture")}
-            for pool in threadpoolctl.threadpool_info()]
+    return [
+        {key: pool.get(key) for key in ("internal_api", "version", "num_threads", "architecture")}
+        for pool in threadpoolctl.threadpool_info()
+    ]
 
 
-def _git_commit() -> Optional[str]:
+def _git_commit() -> str | None:
     root = Path(__file__).resolve().parents[2]
     try:
-        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True,
-                                text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=10).stdout.strip()
+        commit = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
     return f"{commit}{' (with uncommitted changes)' if dirty else ''}" if commit else None
@@ -338,6 +463,6 @@ def write_text(path: Path, text: str) -> None:
     path.write_text(text)
 
 
-def summary_lines(summary: Sequence[Dict[str, Any]]) -> List[str]:
+def summary_lines(summary: Sequence[dict[str, Any]]) -> list[str]:
     width = max(len(item["name"]) for item in summary)
     return [f"{item['name'].ljust(width)}  {item['text']}" for item in summary]

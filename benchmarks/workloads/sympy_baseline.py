@@ -13,8 +13,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict
-from typing import Any, Callable, Dict, List
+from typing import Any
 
 import numpy as np
 
@@ -34,49 +35,71 @@ from .harness import (
 STAGES = ("expression", "diff", "lambdify")
 
 
-def run_w5(settings: Settings) -> List[WorkloadResult]:
+def run_w5(settings: Settings) -> list[WorkloadResult]:
     layers, n = settings.sizes.chain_layers, settings.sizes.chain_n
     w1 = WorkloadResult(
-        id="W5-W1", title="W5 on W1: SymPy lambdify vs symgrad, the seed's linear regression step",
+        id="W5-W1",
+        title="W5 on W1: SymPy lambdify vs symgrad, the seed's linear regression step",
         description="One SymPy expression for W1's loss, sympy.diff per parameter, "
-                    "lambdify(modules='numpy', cse=True); float32 inputs.",
-        reference_name="NumPy hand-written")
+        "lambdify(modules='numpy', cse=True); float32 inputs.",
+        reference_name="NumPy hand-written",
+    )
     w1.rows = run_candidates("W5-W1", settings, rtol=linear.FLOAT32_RTOL)
     w4 = WorkloadResult(
-        id="W5-W4", title=f"W5 on W4: SymPy lambdify vs symgrad, {layers}-layer tanh chain over {n:,} values",
+        id="W5-W4",
+        title=f"W5 on W4: SymPy lambdify vs symgrad, {layers}-layer tanh chain over {n:,} values",
         description="One SymPy expression for z (elementwise in x), sympy.diff for each of the "
-                    f"{2 * layers} parameters, lambdify(modules='numpy', cse=True), then np.sum of each.",
-        reference_name="NumPy naive backprop")
+        f"{2 * layers} parameters, lambdify(modules='numpy', cse=True), then np.sum of each.",
+        reference_name="NumPy naive backprop",
+    )
     w4.rows = run_candidates("W5-W4", settings, rtol=chain.RTOL)
     for result in (w1, w4):
-        result.notes.append(f"SymPy runs in a subprocess capped at {settings.sympy_cap_seconds:g} s.")
+        result.notes.append(
+            f"SymPy runs in a subprocess capped at {settings.sympy_cap_seconds:g} s."
+        )
     return [w1, w4]
 
 
 @register_group("W5-W1")
-def w5_w1_candidates(settings: Settings) -> List[Candidate]:
-    return [linear.w1_handwritten_candidate(),
-            *graphs.symgrad_candidates(linear.build_w1, linear.w1_feed(), linear.W1_INITIAL, settings, "w5_w1"),
-            sympy_candidate("W1", settings)]
+def w5_w1_candidates(settings: Settings) -> list[Candidate]:
+    return [
+        linear.w1_handwritten_candidate(),
+        *graphs.symgrad_candidates(
+            linear.build_w1, linear.w1_feed(), linear.W1_INITIAL, settings, "w5_w1"
+        ),
+        sympy_candidate("W1", settings),
+    ]
 
 
 @register_group("W5-W4")
-def w5_w4_candidates(settings: Settings) -> List[Candidate]:
+def w5_w4_candidates(settings: Settings) -> list[Candidate]:
     layers, n = settings.sizes.chain_layers, settings.sizes.chain_n
-    return [chain.naive_candidate(layers, n), *chain.symgrad_candidates(layers, n, settings, forward=False),
-            sympy_candidate("W4", settings)]
+    return [
+        chain.naive_candidate(layers, n),
+        *chain.symgrad_candidates(layers, n, settings, forward=False),
+        sympy_candidate("W4", settings),
+    ]
 
 
 # --- the parent's side: run the probe under the cap ---------------------------------------------
 
+
 def sympy_candidate(model: str, settings: Settings) -> Candidate:
     def prepare() -> Prepared:
-        command = [sys.executable, str(settings.script), "--sympy-probe", model, "--repeats", str(settings.repeats)]
+        command = [
+            sys.executable,
+            str(settings.script),
+            "--sympy-probe",
+            model,
+            "--repeats",
+            str(settings.repeats),
+        ]
         if settings.smoke:
             command.append("--smoke")
         try:
-            completed = subprocess.run(command, capture_output=True, text=True,
-                                       timeout=settings.sympy_cap_seconds)
+            completed = subprocess.run(
+                command, capture_output=True, text=True, timeout=settings.sympy_cap_seconds
+            )
         except subprocess.TimeoutExpired as expired:
             raise DidNotFinish(_unfinished_message(expired, settings.sympy_cap_seconds)) from None
         if completed.returncode != 0:
@@ -85,19 +108,29 @@ def sympy_candidate(model: str, settings: Settings) -> Candidate:
         outputs = (report["loss"], [np.asarray(g) for g in report["gradients"]])
         stages = ", ".join(f"{name} {report['stages'][name]:.2f} s" for name in STAGES)
         notes = "".join(f" ({note})" for note in report["notes"])
-        return Prepared(call=None, evaluate=lambda: outputs, build_seconds=report["build_seconds"],
-                        timing=TimingStats(**report["timing"]), note=f"build = {stages}{notes}")
+        return Prepared(
+            call=None,
+            evaluate=lambda: outputs,
+            build_seconds=report["build_seconds"],
+            timing=TimingStats(**report["timing"]),
+            note=f"build = {stages}{notes}",
+        )
+
     return Candidate("sympy", "sympy", "SymPy diff + lambdify(cse=True)", prepare)
 
 
 def _unfinished_message(expired: subprocess.TimeoutExpired, cap: float) -> str:
-    output = expired.stdout.decode() if isinstance(expired.stdout, bytes) else (expired.stdout or "")
+    output = (
+        expired.stdout.decode() if isinstance(expired.stdout, bytes) else (expired.stdout or "")
+    )
     lines = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
     finished = [f"{line['stage']} {line['seconds']:.1f} s" for line in lines if "stage" in line]
     running = STAGES[len(finished)] if len(finished) < len(STAGES) else "timing"
     notes = "".join(f"; {line['note']}" for line in lines if "note" in line)
-    return (f"did not finish in {cap:g} s (finished: {', '.join(finished) or 'nothing'}; "
-            f"still running: {running}{notes})")
+    return (
+        f"did not finish in {cap:g} s (finished: {', '.join(finished) or 'nothing'}; "
+        f"still running: {running}{notes})"
+    )
 
 
 # --- the probe's side, in its own process ---------------------------------------------------------
@@ -108,9 +141,9 @@ DEEP_RECURSION_LIMIT = 200_000
 DEEP_STACK_BYTES = 1 << 30
 
 
-def sympy_probe(model: str, settings: Settings) -> Dict[str, Any]:
+def sympy_probe(model: str, settings: Settings) -> dict[str, Any]:
     """Build, check and time the SymPy version of ``model``, printing a JSON line per finished stage."""
-    outcome: Dict[str, Any] = {}
+    outcome: dict[str, Any] = {}
 
     def probe() -> None:
         outcome.update(_probe(model, settings))
@@ -124,10 +157,11 @@ def sympy_probe(model: str, settings: Settings) -> Dict[str, Any]:
     return outcome
 
 
-def _probe(model: str, settings: Settings) -> Dict[str, Any]:
+def _probe(model: str, settings: Settings) -> dict[str, Any]:
     import sympy as sp
-    stages: Dict[str, float] = {}
-    notes: List[str] = []
+
+    stages: dict[str, float] = {}
+    notes: list[str] = []
 
     def stage(name: str, function: Callable[[], Any]) -> Any:
         start = time.perf_counter()
@@ -136,12 +170,14 @@ def _probe(model: str, settings: Settings) -> Dict[str, Any]:
         print(json.dumps({"stage": name, "seconds": stages[name]}), flush=True)
         return value
 
-    def differentiate() -> List[Any]:
+    def differentiate() -> list[Any]:
         try:
             return [sp.diff(expression, p) for p in params]
         except RecursionError:  # what the obvious code meets first on a deep model
-            note = (f"sympy.diff raised RecursionError at Python's default recursion limit "
-                    f"({sys.getrecursionlimit()}); retried at {DEEP_RECURSION_LIMIT:,}")
+            note = (
+                f"sympy.diff raised RecursionError at Python's default recursion limit "
+                f"({sys.getrecursionlimit()}); retried at {DEEP_RECURSION_LIMIT:,}"
+            )
             notes.append(note)
             print(json.dumps({"note": note}), flush=True)
             sys.setrecursionlimit(DEEP_RECURSION_LIMIT)
@@ -150,30 +186,49 @@ def _probe(model: str, settings: Settings) -> Dict[str, Any]:
     inputs, params, loss, feed, values, reduce, regroup = _model(model, settings)
     expression = stage("expression", loss)
     gradients = stage("diff", differentiate)
-    function = stage("lambdify", lambda: sp.lambdify([*inputs, *params], [expression, *gradients],
-                                                     modules="numpy", cse=True))
+    function = stage(
+        "lambdify",
+        lambda: sp.lambdify(
+            [*inputs, *params], [expression, *gradients], modules="numpy", cse=True
+        ),
+    )
 
     def call() -> Any:
         return [reduce(value) for value in function(*feed(), *values)]
 
     loss_value, *gradient_values = call()
     timing = time_per_call(call, settings)
-    return {"model": model, "stages": stages, "build_seconds": sum(stages.values()), "notes": notes,
-            "timing": asdict(timing), "loss": float(loss_value),
-            "gradients": [np.asarray(g, dtype=np.float64).tolist() for g in regroup(gradient_values)]}
+    return {
+        "model": model,
+        "stages": stages,
+        "build_seconds": sum(stages.values()),
+        "notes": notes,
+        "timing": asdict(timing),
+        "loss": float(loss_value),
+        "gradients": [np.asarray(g, dtype=np.float64).tolist() for g in regroup(gradient_values)],
+    }
 
 
 def _model(model: str, settings: Settings) -> tuple:
     """(input symbols, parameter symbols, loss builder, feed, parameter values, reduce, regroup)."""
     import sympy as sp
+
     if model == "W1":
         x, y, w, b = sp.symbols("x_input y_input weight biases")
         feed_values = linear.w1_feed()
 
-        def feed() -> List[np.ndarray]:  # converted each call, like every W1 system
+        def feed() -> list[np.ndarray]:  # converted each call, like every W1 system
             return [np.asarray(v, dtype=np.float32) for v in feed_values]
-        return ([x, y], [w, b], lambda: (y - (x * w + b)) ** 2 / 64, feed, linear.W1_INITIAL,
-                lambda v: v, list)
+
+        return (
+            [x, y],
+            [w, b],
+            lambda: (y - (x * w + b)) ** 2 / 64,
+            feed,
+            linear.W1_INITIAL,
+            lambda v: v,
+            list,
+        )
     if model == "W4":
         layers, n = settings.sizes.chain_layers, settings.sizes.chain_n
         data, ws, bs = chain.make_problem(layers, n)
@@ -182,8 +237,17 @@ def _model(model: str, settings: Settings) -> tuple:
 
         def loss() -> Any:
             z = x
-            for w, b in zip(w_symbols, b_symbols):
+            for w, b in zip(w_symbols, b_symbols, strict=False):
                 z = sp.tanh(z * w + b)
             return z
-        return ([x], [*w_symbols, *b_symbols], loss, lambda: [data], [*ws, *bs], np.sum, chain.regroup)
+
+        return (
+            [x],
+            [*w_symbols, *b_symbols],
+            loss,
+            lambda: [data],
+            [*ws, *bs],
+            np.sum,
+            chain.regroup,
+        )
     raise SystemExit(f"--sympy-probe: unknown model {model!r} (W1 or W4)")

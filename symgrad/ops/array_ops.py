@@ -8,7 +8,8 @@ shape rule and its gradient as graph ops, next to each other.
 from __future__ import annotations
 
 import builtins
-from typing import Any, List, Optional, Sequence, Tuple
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -16,7 +17,14 @@ import sympy as sp
 from .. import dtypes as _dtypes
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Operation, Tensor, get_default_graph
-from ..shapes import Shape, broadcast_shapes, format_shape, is_fully_defined, num_elements, signature
+from ..shapes import (
+    Shape,
+    broadcast_shapes,
+    format_shape,
+    is_fully_defined,
+    num_elements,
+    signature,
+)
 from ..signatures import reduced_axes_of
 from .functions import Literal, _Structural, literal
 from .reductions import sum_to_shape_of
@@ -28,17 +36,24 @@ def _np(printer: Any, name: str) -> str:
     return printer._module_format("numpy." + name)
 
 
-def _op(op_type: str, inputs: Sequence[Tensor], attrs: dict, shape: Shape, dtype: _dtypes.DType,
-        name: Optional[str]) -> Tensor:
+def _op(
+    op_type: str,
+    inputs: Sequence[Tensor],
+    attrs: dict,
+    shape: Shape,
+    dtype: _dtypes.DType,
+    name: str | None,
+) -> Tensor:
     graph = inputs[0].graph if inputs else get_default_graph()
     return graph.create_op(op_type, inputs, attrs, [(shape, dtype)], name=name).outputs[0]
 
 
-def _static_shape_of(tensor: Tensor) -> Optional[Tuple[int, ...]]:
+def _static_shape_of(tensor: Tensor) -> tuple[int, ...] | None:
     return tuple(tensor.shape) if is_fully_defined(tensor.shape) else None  # type: ignore[arg-type]
 
 
 # --- NumPy calls ----------------------------------------------------------------------------
+
 
 class Call(_Structural):
     """``np.<function>(value, <literal arguments>)``: args are the function name, the
@@ -54,13 +69,15 @@ class Call(_Structural):
 
 
 def call(function: str, value: sp.Expr, *literals: Any) -> Call:
-    return Call(Literal(function), value, *(x if isinstance(x, sp.Basic) else literal(x) for x in literals))
+    return Call(
+        Literal(function), value, *(x if isinstance(x, sp.Basic) else literal(x) for x in literals)
+    )
 
 
 class ShapeOf(_Structural):
     """``np.shape(x)``, for run-time shapes (only inside other calls)."""
 
-    def shape_only_arguments(self) -> Tuple[int, ...]:
+    def shape_only_arguments(self) -> tuple[int, ...]:
         return (0,)
 
     def _numpycode(self, printer: Any) -> str:
@@ -81,6 +98,7 @@ class Index(_Structural):
 
     def _numpycode(self, printer: Any) -> str:
         from sympy.printing.precedence import PRECEDENCE
+
         value, key = self.args
         return f"{printer.parenthesize(value, PRECEDENCE['Func'], strict=False)}[{printer._print(key)}]"
 
@@ -102,7 +120,11 @@ class Helper(_Structural):
 
 
 def helper(name: str, *arguments: Any, dtype: str = "") -> Helper:
-    return Helper(Literal(name), Literal(dtype), *(a if isinstance(a, sp.Basic) else literal(a) for a in arguments))
+    return Helper(
+        Literal(name),
+        Literal(dtype),
+        *(a if isinstance(a, sp.Basic) else literal(a) for a in arguments),
+    )
 
 
 class ListOf(_Structural):
@@ -125,12 +147,14 @@ class Created(_Structural):
 def _lower_call(function: str, *attributes: str) -> Any:
     def lower(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
         return call(function, operands[0], *(op.attrs[a] for a in attributes))
+
     return lower
 
 
 # --- reshape ---------------------------------------------------------------------------------
 
-def reshape(tensor: Any, shape: Any, name: Optional[str] = None) -> Tensor:
+
+def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:
     """``np.reshape``; one dim may be -1.
 
     >>> import symgrad as sg
@@ -141,8 +165,10 @@ def reshape(tensor: Any, shape: Any, name: Optional[str] = None) -> Tensor:
     """
     x = convert_to_tensor(tensor)
     if isinstance(shape, Tensor):
-        raise InvalidArgumentError(f"symgrad: Reshape: the shape of '{x.name}' must be a list of ints "
-                                   f"(a run-time shape tensor is not supported)")
+        raise InvalidArgumentError(
+            f"symgrad: Reshape: the shape of '{x.name}' must be a list of ints "
+            f"(a run-time shape tensor is not supported)"
+        )
     target = [int(d) for d in (shape if isinstance(shape, (list, tuple)) else [shape])]
     if target.count(-1) > 1 or any(d < -1 for d in target):
         raise ShapeError(f"symgrad: Reshape: invalid target shape {tuple(target)} for '{x.name}'")
@@ -151,12 +177,16 @@ def reshape(tensor: Any, shape: Any, name: Optional[str] = None) -> Tensor:
     if total is not None:
         if -1 in target:
             if known == 0 or total % known:
-                raise ShapeError(f"symgrad: Reshape: cannot reshape '{x.name}' of shape "
-                                 f"{format_shape(x.shape)} ({total} elements) to {tuple(target)}")
-            out: Tuple[Any, ...] = tuple(total // known if d == -1 else d for d in target)
+                raise ShapeError(
+                    f"symgrad: Reshape: cannot reshape '{x.name}' of shape "
+                    f"{format_shape(x.shape)} ({total} elements) to {tuple(target)}"
+                )
+            out: tuple[Any, ...] = tuple(total // known if d == -1 else d for d in target)
         elif known != total:
-            raise ShapeError(f"symgrad: Reshape: cannot reshape '{x.name}' of shape {format_shape(x.shape)} "
-                             f"({total} elements) to {tuple(target)} ({known} elements)")
+            raise ShapeError(
+                f"symgrad: Reshape: cannot reshape '{x.name}' of shape {format_shape(x.shape)} "
+                f"({total} elements) to {tuple(target)} ({known} elements)"
+            )
         else:
             out = tuple(target)
     else:
@@ -164,7 +194,7 @@ def reshape(tensor: Any, shape: Any, name: Optional[str] = None) -> Tensor:
     return _op("Reshape", [x], {"shape": tuple(target)}, out, x.dtype, name)
 
 
-def _reshape_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+def _reshape_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     return [reshape_like(grad, op.inputs[0])]
 
 
@@ -177,35 +207,47 @@ def _lower_reshape_like(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
     return call("reshape", operands[0], shape_argument(op.inputs[1], operands[1]))
 
 
-def _static_like(op: Operation) -> Tuple[int, ...]:
+def _static_like(op: Operation) -> tuple[int, ...]:
     return () if is_fully_defined(op.inputs[1].shape) else (1,)
 
 
 register(OpDef("Reshape", lower=_lower_call("reshape", "shape"), gradient=_reshape_gradient))
-register(OpDef("ReshapeLike", lower=_lower_reshape_like,
-               gradient=lambda op, g: [reshape_like(g, op.inputs[0]), None],
-               materialized_inputs=_static_like, shape_only_inputs=(1,),
-               signature=lambda op, sigs: sigs[1]))
+register(
+    OpDef(
+        "ReshapeLike",
+        lower=_lower_reshape_like,
+        gradient=lambda op, g: [reshape_like(g, op.inputs[0]), None],
+        materialized_inputs=_static_like,
+        shape_only_inputs=(1,),
+        signature=lambda op, sigs: sigs[1],
+    )
+)
 
 
 # --- transpose, expand_dims, squeeze -------------------------------------------------------------
 
-def transpose(a: Any, perm: Optional[Sequence[int]] = None, name: Optional[str] = None,
-              conjugate: bool = False) -> Tensor:
+
+def transpose(
+    a: Any, perm: Sequence[int] | None = None, name: str | None = None, conjugate: bool = False
+) -> Tensor:
     """Permute axes (reverse them by default)."""
     x = convert_to_tensor(a)
     if x.shape is None:
         raise ShapeError(f"symgrad: Transpose: '{x.name}' needs a known rank")
     rank = len(x.shape)
     order = tuple(builtins.range(rank))[::-1] if perm is None else tuple(int(p) for p in perm)
-    if sorted(p % builtins.max(rank, 1) if -rank <= p < rank else -1 for p in order) != list(builtins.range(rank)):
-        raise ShapeError(f"symgrad: Transpose: perm {perm!r} is not a permutation of the {rank} axes "
-                         f"of '{x.name}' {format_shape(x.shape)}")
+    if sorted(p % builtins.max(rank, 1) if -rank <= p < rank else -1 for p in order) != list(
+        builtins.range(rank)
+    ):
+        raise ShapeError(
+            f"symgrad: Transpose: perm {perm!r} is not a permutation of the {rank} axes "
+            f"of '{x.name}' {format_shape(x.shape)}"
+        )
     order = tuple(p % rank for p in order) if rank else order
     return _op("Transpose", [x], {"perm": order}, tuple(x.shape[p] for p in order), x.dtype, name)
 
 
-def _transpose_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+def _transpose_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     return [transpose(grad, list(np.argsort(op.attrs["perm"])))]
 
 
@@ -216,25 +258,34 @@ def _lower_transpose(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
     return call("transpose", operands[0], perm)
 
 
-register(OpDef("Transpose", lower=_lower_transpose, gradient=_transpose_gradient,
-               signature=lambda op, sigs: tuple(sigs[0][p] for p in op.attrs["perm"])))
+register(
+    OpDef(
+        "Transpose",
+        lower=_lower_transpose,
+        gradient=_transpose_gradient,
+        signature=lambda op, sigs: tuple(sigs[0][p] for p in op.attrs["perm"]),
+    )
+)
 
 
-def expand_dims(input: Any, axis: int, name: Optional[str] = None) -> Tensor:  # noqa: A002
+def expand_dims(input: Any, axis: int, name: str | None = None) -> Tensor:
     """Insert a size-1 axis at ``axis``."""
     x = convert_to_tensor(input)
     if x.shape is None:
         raise ShapeError(f"symgrad: ExpandDims: '{x.name}' needs a known rank")
     rank = len(x.shape) + 1
     if not -rank <= int(axis) < rank:
-        raise ShapeError(f"symgrad: ExpandDims: axis {axis} is out of range for '{x.name}' of rank {rank - 1}")
+        raise ShapeError(
+            f"symgrad: ExpandDims: axis {axis} is out of range for '{x.name}' of rank {rank - 1}"
+        )
     position = int(axis) % rank
     shape = tuple(x.shape[:position]) + (1,) + tuple(x.shape[position:])
     return _op("ExpandDims", [x], {"axis": position}, shape, x.dtype, name)
 
 
-def squeeze(input: Any, axis: Any = None, name: Optional[str] = None,  # noqa: A002
-            squeeze_dims: Any = None) -> Tensor:
+def squeeze(
+    input: Any, axis: Any = None, name: str | None = None, squeeze_dims: Any = None
+) -> Tensor:
     """Remove size-1 axes (all of them, or those in ``axis``)."""
     x = convert_to_tensor(input)
     axis = squeeze_dims if axis is None else axis
@@ -243,16 +294,20 @@ def squeeze(input: Any, axis: Any = None, name: Optional[str] = None,  # noqa: A
     rank = len(x.shape)
     if axis is None:
         if None in x.shape:
-            raise ShapeError(f"symgrad: Squeeze: '{x.name}' has shape {format_shape(x.shape)}; with unknown "
-                             f"dims, name the axes to squeeze")
+            raise ShapeError(
+                f"symgrad: Squeeze: '{x.name}' has shape {format_shape(x.shape)}; with unknown "
+                f"dims, name the axes to squeeze"
+            )
         axes = tuple(i for i, d in enumerate(x.shape) if d == 1)
     else:
         requested = axis if isinstance(axis, (list, tuple)) else [axis]
         axes = tuple(sorted(_axis(a, rank, "Squeeze", x.name) for a in requested))
         for a in axes:
             if x.shape[a] not in (1, None):
-                raise ShapeError(f"symgrad: Squeeze: axis {a} of '{x.name}' {format_shape(x.shape)} "
-                                 f"has size {x.shape[a]}, not 1")
+                raise ShapeError(
+                    f"symgrad: Squeeze: axis {a} of '{x.name}' {format_shape(x.shape)} "
+                    f"has size {x.shape[a]}, not 1"
+                )
     shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
     return _op("Squeeze", [x], {"axes": axes}, shape, x.dtype, name)
 
@@ -267,15 +322,28 @@ def _expand_signature(op: Operation, sigs: Sequence[Any]) -> Any:
     return tuple(sig)
 
 
-register(OpDef("ExpandDims", lower=_lower_call("expand_dims", "axis"),
-               gradient=lambda op, g: [reshape_like(g, op.inputs[0])], signature=_expand_signature))
-register(OpDef("Squeeze", lower=_lower_call("squeeze", "axes"),
-               gradient=lambda op, g: [reshape_like(g, op.inputs[0])], signature=_squeeze_signature))
+register(
+    OpDef(
+        "ExpandDims",
+        lower=_lower_call("expand_dims", "axis"),
+        gradient=lambda op, g: [reshape_like(g, op.inputs[0])],
+        signature=_expand_signature,
+    )
+)
+register(
+    OpDef(
+        "Squeeze",
+        lower=_lower_call("squeeze", "axes"),
+        gradient=lambda op, g: [reshape_like(g, op.inputs[0])],
+        signature=_squeeze_signature,
+    )
+)
 
 
 # --- slicing -----------------------------------------------------------------------------------
 
-def _key_text(key: Tuple[Any, ...]) -> str:
+
+def _key_text(key: tuple[Any, ...]) -> str:
     parts = []
     for item in key:
         if item is Ellipsis:
@@ -291,41 +359,55 @@ def _key_text(key: Tuple[Any, ...]) -> str:
     return ", ".join(parts)
 
 
-def _normalize_key(x: Tensor, key: Any) -> Tuple[Tuple[Any, ...], Shape]:
+def _normalize_key(x: Tensor, key: Any) -> tuple[tuple[Any, ...], Shape]:
     items = key if isinstance(key, tuple) else (key,)
     normalized = []
     for item in items:
         if isinstance(item, Tensor):
-            raise InvalidArgumentError(f"symgrad: StridedSlice: indexing '{x.name}' with tensor "
-                                       f"'{item.name}' is not supported; use symgrad.gather")
+            raise InvalidArgumentError(
+                f"symgrad: StridedSlice: indexing '{x.name}' with tensor "
+                f"'{item.name}' is not supported; use symgrad.gather"
+            )
         if isinstance(item, slice):
             for part in (item.start, item.stop, item.step):
                 if part is not None and not isinstance(part, (int, np.integer)):
-                    raise InvalidArgumentError(f"symgrad: StridedSlice: slice bounds must be ints, got "
-                                               f"{part!r} indexing '{x.name}'")
+                    raise InvalidArgumentError(
+                        f"symgrad: StridedSlice: slice bounds must be ints, got "
+                        f"{part!r} indexing '{x.name}'"
+                    )
             if item.step == 0:
-                raise InvalidArgumentError(f"symgrad: StridedSlice: slice step 0 indexing '{x.name}'")
-            normalized.append(slice(*(None if p is None else int(p) for p in (item.start, item.stop, item.step))))
+                raise InvalidArgumentError(
+                    f"symgrad: StridedSlice: slice step 0 indexing '{x.name}'"
+                )
+            normalized.append(
+                slice(*(None if p is None else int(p) for p in (item.start, item.stop, item.step)))
+            )
         elif item is Ellipsis or item is None:
             normalized.append(item)
         elif isinstance(item, (int, np.integer)) and not isinstance(item, bool):
             normalized.append(int(item))
         else:
-            raise InvalidArgumentError(f"symgrad: StridedSlice: unsupported index {item!r} for '{x.name}'")
+            raise InvalidArgumentError(
+                f"symgrad: StridedSlice: unsupported index {item!r} for '{x.name}'"
+            )
     if x.shape is None:
         raise ShapeError(f"symgrad: StridedSlice: indexing '{x.name}' needs a known rank")
     if normalized.count(Ellipsis) > 1:
-        raise InvalidArgumentError(f"symgrad: StridedSlice: more than one '...' indexing '{x.name}'")
+        raise InvalidArgumentError(
+            f"symgrad: StridedSlice: more than one '...' indexing '{x.name}'"
+        )
     consumed = sum(1 for i in normalized if i is not None and i is not Ellipsis)
     if consumed > len(x.shape):
-        raise ShapeError(f"symgrad: StridedSlice: too many indices for '{x.name}' of shape "
-                         f"{format_shape(x.shape)}")
+        raise ShapeError(
+            f"symgrad: StridedSlice: too many indices for '{x.name}' of shape "
+            f"{format_shape(x.shape)}"
+        )
     if Ellipsis in normalized:
         at = normalized.index(Ellipsis)
-        normalized[at:at + 1] = [slice(None)] * (len(x.shape) - consumed)
+        normalized[at : at + 1] = [slice(None)] * (len(x.shape) - consumed)
     else:
         normalized += [slice(None)] * (len(x.shape) - consumed)
-    shape: List[Any] = []
+    shape: list[Any] = []
     axis = 0
     for item in normalized:
         if item is None:
@@ -334,8 +416,10 @@ def _normalize_key(x: Tensor, key: Any) -> Tuple[Tuple[Any, ...], Shape]:
         dim = x.shape[axis]
         if isinstance(item, int):
             if dim is not None and not -dim <= item < dim:
-                raise ShapeError(f"symgrad: StridedSlice: index {item} is out of bounds for axis {axis} of "
-                                 f"'{x.name}' with size {dim}")
+                raise ShapeError(
+                    f"symgrad: StridedSlice: index {item} is out of bounds for axis {axis} of "
+                    f"'{x.name}' with size {dim}"
+                )
         else:
             shape.append(None if dim is None else len(builtins.range(*item.indices(dim))))
         axis += 1
@@ -345,7 +429,7 @@ def _normalize_key(x: Tensor, key: Any) -> Tuple[Tuple[Any, ...], Shape]:
     return tuple(normalized), tuple(shape)
 
 
-def strided_slice(x: Any, key: Any, name: Optional[str] = None) -> Tensor:
+def strided_slice(x: Any, key: Any, name: str | None = None) -> Tensor:
     """``x[key]`` with ints, slices, ``...`` and ``None`` (``tensor[...]`` calls this)."""
     x = convert_to_tensor(x)
     normalized, shape = _normalize_key(x, key)
@@ -359,17 +443,30 @@ def _lower_slice(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
     return Index(operands[0], Literal(_key_text(key)))
 
 
-def _slice_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
-    return [_op("SliceGrad", [grad, op.inputs[0]], {"key": op.attrs["key"]}, op.inputs[0].shape,
-                grad.dtype, None)]
+def _slice_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
+    return [
+        _op(
+            "SliceGrad",
+            [grad, op.inputs[0]],
+            {"key": op.attrs["key"]},
+            op.inputs[0].shape,
+            grad.dtype,
+            None,
+        )
+    ]
 
 
 def _lower_slice_gradient(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
     key = op.attrs["key"]
     dtype = op.outputs[0].dtype
-    return helper("_scatter", operands[0], shape_argument(op.inputs[1], operands[1]),
-                  Literal(f"np.s_[{_key_text(key)}]" if key else "()"), Literal(_numpy_dtype_text(dtype)),
-                  dtype=dtype.name)
+    return helper(
+        "_scatter",
+        operands[0],
+        shape_argument(op.inputs[1], operands[1]),
+        Literal(f"np.s_[{_key_text(key)}]" if key else "()"),
+        Literal(_numpy_dtype_text(dtype)),
+        dtype=dtype.name,
+    )
 
 
 def _slice_signature(op: Operation, sigs: Sequence[Any]) -> Any:
@@ -385,14 +482,23 @@ def _slice_signature(op: Operation, sigs: Sequence[Any]) -> Any:
     return tuple(out) + tuple(source[axis:])
 
 
-register(OpDef("StridedSlice", lower=_lower_slice, gradient=_slice_gradient, signature=_slice_signature))
-register(OpDef("SliceGrad", lower=_lower_slice_gradient,
-               gradient=lambda op, g: [strided_slice(g, op.attrs["key"]), None],
-               materialized_inputs=_static_like, shape_only_inputs=(1,),
-               signature=lambda op, sigs: sigs[1]))
+register(
+    OpDef("StridedSlice", lower=_lower_slice, gradient=_slice_gradient, signature=_slice_signature)
+)
+register(
+    OpDef(
+        "SliceGrad",
+        lower=_lower_slice_gradient,
+        gradient=lambda op, g: [strided_slice(g, op.attrs["key"]), None],
+        materialized_inputs=_static_like,
+        shape_only_inputs=(1,),
+        signature=lambda op, sigs: sigs[1],
+    )
+)
 
 
 # --- concat, stack, unstack, split ----------------------------------------------------------------
+
 
 def _axis(axis: int, rank: int, op: str, name: str) -> int:
     if not -rank <= int(axis) < rank:
@@ -400,7 +506,7 @@ def _axis(axis: int, rank: int, op: str, name: str) -> int:
     return int(axis) % rank
 
 
-def concat(values: Sequence[Any], axis: int, name: Optional[str] = "concat") -> Tensor:
+def concat(values: Sequence[Any], axis: int, name: str | None = "concat") -> Tensor:
     """Join tensors along an existing axis."""
     tensors = [convert_to_tensor(v) for v in values]
     if not tensors:
@@ -410,19 +516,32 @@ def concat(values: Sequence[Any], axis: int, name: Optional[str] = "concat") -> 
         raise ShapeError("symgrad: ConcatV2: every input needs a known rank")
     rank = len(first.shape)  # type: ignore[arg-type]
     position = _axis(axis, rank, "ConcatV2", first.name)
-    shape: List[Any] = list(first.shape)  # type: ignore[arg-type]
+    shape: list[Any] = list(first.shape)  # type: ignore[arg-type]
     for t in tensors[1:]:
         if t.dtype != first.dtype:
-            raise DTypeError(f"symgrad: ConcatV2: '{t.name}' is {t.dtype.name}, '{first.name}' {first.dtype.name}")
-        if len(t.shape) != rank or any(a is not None and b is not None and a != b and i != position  # type: ignore[arg-type]
-                                       for i, (a, b) in enumerate(zip(shape, t.shape))):  # type: ignore[arg-type]
-            raise ShapeError(f"symgrad: ConcatV2: shapes {format_shape(first.shape)} of '{first.name}' and "
-                             f"{format_shape(t.shape)} of '{t.name}' differ off axis {position}")
-        shape[position] = None if shape[position] is None or t.shape[position] is None \
-            else shape[position] + t.shape[position]  # type: ignore[index]
-        shape = [a if a is not None else b if i != position else a for i, (a, b) in enumerate(zip(shape, t.shape))]  # type: ignore[arg-type]
+            raise DTypeError(
+                f"symgrad: ConcatV2: '{t.name}' is {t.dtype.name}, '{first.name}' {first.dtype.name}"
+            )
+        if len(t.shape) != rank or any(
+            a is not None and b is not None and a != b and i != position  # type: ignore[arg-type]
+            for i, (a, b) in enumerate(zip(shape, t.shape, strict=False))
+        ):  # type: ignore[arg-type]
+            raise ShapeError(
+                f"symgrad: ConcatV2: shapes {format_shape(first.shape)} of '{first.name}' and "
+                f"{format_shape(t.shape)} of '{t.name}' differ off axis {position}"
+            )
+        shape[position] = (
+            None
+            if shape[position] is None or t.shape[position] is None
+            else shape[position] + t.shape[position]
+        )  # type: ignore[index]
+        shape = [
+            a if a is not None else b if i != position else a
+            for i, (a, b) in enumerate(zip(shape, t.shape, strict=False))
+        ]  # type: ignore[arg-type]
     if len(tensors) == 1:
         from .elementwise import identity
+
         return identity(first, name=name if name != "concat" else None)
     return _op("ConcatV2", tensors, {"axis": position}, tuple(shape), first.dtype, name)
 
@@ -431,12 +550,21 @@ def _lower_concat(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
     return Call(Literal("concatenate"), ListOf(*operands), literal(op.attrs["axis"]))
 
 
-def _concat_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+def _concat_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     axis = op.attrs["axis"]
     sizes = [t.shape[axis] for t in op.inputs]  # type: ignore[index]
     if None in sizes:
-        return [_op("ConcatPart", [grad] + list(op.inputs), {"axis": axis, "index": i}, t.shape,
-                    grad.dtype, None) for i, t in enumerate(op.inputs)]
+        return [
+            _op(
+                "ConcatPart",
+                [grad] + list(op.inputs),
+                {"axis": axis, "index": i},
+                t.shape,
+                grad.dtype,
+                None,
+            )
+            for i, t in enumerate(op.inputs)
+        ]
     results = []
     start = 0
     for size in sizes:
@@ -454,14 +582,23 @@ def _lower_concat_part(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
 
 
 register(OpDef("ConcatV2", lower=_lower_concat, gradient=_concat_gradient))
-def _no_second_order(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+
+
+def _no_second_order(op: Operation, grad: Tensor) -> list[Tensor | None]:
     raise InvalidArgumentError(
         "symgrad: gradients: the gradient of concat along an axis of unknown size cannot be "
-        "differentiated again; give the concatenated tensors static sizes along that axis")
+        "differentiated again; give the concatenated tensors static sizes along that axis"
+    )
 
 
-register(OpDef("ConcatPart", lower=_lower_concat_part, gradient=_no_second_order,
-               materialized_inputs=lambda op: tuple(builtins.range(1, len(op.inputs)))))
+register(
+    OpDef(
+        "ConcatPart",
+        lower=_lower_concat_part,
+        gradient=_no_second_order,
+        materialized_inputs=lambda op: tuple(builtins.range(1, len(op.inputs))),
+    )
+)
 
 
 def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
@@ -472,30 +609,44 @@ def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
     first = tensors[0]
     for t in tensors[1:]:
         if t.shape != first.shape or t.dtype != first.dtype:
-            raise ShapeError(f"symgrad: Pack: '{t.name}' {t.dtype.name}{format_shape(t.shape)} differs from "
-                             f"'{first.name}' {first.dtype.name}{format_shape(first.shape)}")
+            raise ShapeError(
+                f"symgrad: Pack: '{t.name}' {t.dtype.name}{format_shape(t.shape)} differs from "
+                f"'{first.name}' {first.dtype.name}{format_shape(first.shape)}"
+            )
     if first.shape is None:
         raise ShapeError(f"symgrad: Pack: '{first.name}' needs a known rank")
     if not -(len(first.shape) + 1) <= int(axis) <= len(first.shape):
-        raise ShapeError(f"symgrad: Pack: axis {axis} is out of range for stacking '{first.name}' of rank "
-                         f"{len(first.shape)} {format_shape(first.shape)} (the result has rank {len(first.shape) + 1})")
+        raise ShapeError(
+            f"symgrad: Pack: axis {axis} is out of range for stacking '{first.name}' of rank "
+            f"{len(first.shape)} {format_shape(first.shape)} (the result has rank {len(first.shape) + 1})"
+        )
     position = int(axis) % (len(first.shape) + 1)
     shape = tuple(first.shape[:position]) + (len(tensors),) + tuple(first.shape[position:])
     return _op("Pack", tensors, {"axis": position}, shape, first.dtype, name)
 
 
-def _stack_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+def _stack_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     axis = op.attrs["axis"]
-    return [strided_slice(grad, (slice(None),) * axis + (i,)) for i in builtins.range(len(op.inputs))]
+    return [
+        strided_slice(grad, (slice(None),) * axis + (i,)) for i in builtins.range(len(op.inputs))
+    ]
 
 
-register(OpDef("Pack", lower=lambda op, xs: Call(Literal("stack"), ListOf(*xs), literal(op.attrs["axis"])),
-               gradient=_stack_gradient,
-               signature=lambda op, sigs: tuple(sigs[0][:op.attrs["axis"]]) + (len(sigs),)
-               + tuple(sigs[0][op.attrs["axis"]:])))
+register(
+    OpDef(
+        "Pack",
+        lower=lambda op, xs: Call(Literal("stack"), ListOf(*xs), literal(op.attrs["axis"])),
+        gradient=_stack_gradient,
+        signature=lambda op, sigs: (
+            tuple(sigs[0][: op.attrs["axis"]]) + (len(sigs),) + tuple(sigs[0][op.attrs["axis"] :])
+        ),
+    )
+)
 
 
-def unstack(value: Any, num: Optional[int] = None, axis: int = 0, name: str = "unstack") -> List[Tensor]:
+def unstack(
+    value: Any, num: int | None = None, axis: int = 0, name: str = "unstack"
+) -> list[Tensor]:
     """The slices of ``value`` along ``axis``, as a list."""
     x = convert_to_tensor(value)
     if x.shape is None:
@@ -503,12 +654,15 @@ def unstack(value: Any, num: Optional[int] = None, axis: int = 0, name: str = "u
     position = _axis(axis, len(x.shape), "Unpack", x.name)
     count = x.shape[position] if num is None else num
     if count is None:
-        raise ShapeError(f"symgrad: Unpack: axis {position} of '{x.name}' has unknown size; pass num=")
+        raise ShapeError(
+            f"symgrad: Unpack: axis {position} of '{x.name}' has unknown size; pass num="
+        )
     return [strided_slice(x, (slice(None),) * position + (i,)) for i in builtins.range(count)]
 
 
-def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int] = None,
-          name: str = "split") -> List[Tensor]:
+def split(
+    value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = None, name: str = "split"
+) -> list[Tensor]:
     """Split ``value`` along ``axis`` into equal parts, or parts of the given sizes."""
     x = convert_to_tensor(value)
     if x.shape is None:
@@ -518,8 +672,10 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int]
     if isinstance(num_or_size_splits, (int, np.integer)):
         parts = int(num_or_size_splits)
         if size is None or parts <= 0 or size % parts:
-            raise ShapeError(f"symgrad: Split: axis {position} of '{x.name}' (size {size}) does not split "
-                             f"into {parts} equal parts")
+            raise ShapeError(
+                f"symgrad: Split: axis {position} of '{x.name}' (size {size}) does not split "
+                f"into {parts} equal parts"
+            )
         sizes = [size // parts] * parts
     else:
         sizes = [int(s) for s in num_or_size_splits]
@@ -528,8 +684,10 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int]
         if -1 in sizes and size is not None:
             sizes[sizes.index(-1)] = size - (sum(sizes) + 1)
         if size is not None and sum(sizes) != size:
-            raise ShapeError(f"symgrad: Split: sizes {sizes} do not add up to {size}, axis {position} of "
-                             f"'{x.name}'")
+            raise ShapeError(
+                f"symgrad: Split: sizes {sizes} do not add up to {size}, axis {position} of "
+                f"'{x.name}'"
+            )
     # Parts after a -1 (an unknown size) are counted from the end of the axis.
     cut = sizes.index(-1) if -1 in sizes else len(sizes)
     bounds, start = [], 0
@@ -537,9 +695,9 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int]
         bounds.append((start, start + part))
         start += part
     if cut < len(sizes):
-        end = -sum(sizes[cut + 1:])
+        end = -sum(sizes[cut + 1 :])
         bounds.append((start, end or None))
-        for part in sizes[cut + 1:]:
+        for part in sizes[cut + 1 :]:
             bounds.append((end, end + part or None))
             end += part
     return [strided_slice(x, (slice(None),) * position + (slice(a, b),)) for a, b in bounds]
@@ -547,33 +705,51 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int]
 
 # --- tile, broadcast_to -----------------------------------------------------------------------------
 
-def tile(input: Any, multiples: Sequence[int], name: Optional[str] = None) -> Tensor:  # noqa: A002
+
+def tile(input: Any, multiples: Sequence[int], name: str | None = None) -> Tensor:
     """Repeat ``input`` ``multiples[i]`` times along axis i."""
     x = convert_to_tensor(input)
     if isinstance(multiples, Tensor):
         raise InvalidArgumentError("symgrad: Tile: multiples must be a list of ints")
     multiples = tuple(int(m) for m in multiples)
     if x.shape is None or len(multiples) != len(x.shape):
-        raise ShapeError(f"symgrad: Tile: {len(multiples)} multiples for '{x.name}' of shape "
-                         f"{format_shape(x.shape)}")
-    shape = tuple(None if d is None else d * m for d, m in zip(x.shape, multiples))
+        raise ShapeError(
+            f"symgrad: Tile: {len(multiples)} multiples for '{x.name}' of shape "
+            f"{format_shape(x.shape)}"
+        )
+    shape = tuple(None if d is None else d * m for d, m in zip(x.shape, multiples, strict=False))
     return _op("Tile", [x], {"multiples": multiples}, shape, x.dtype, name)
 
 
-def _tile_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
-    return [_op("Untile", [grad, op.inputs[0]], {"multiples": op.attrs["multiples"]},
-                op.inputs[0].shape, grad.dtype, None)]
+def _tile_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
+    return [
+        _op(
+            "Untile",
+            [grad, op.inputs[0]],
+            {"multiples": op.attrs["multiples"]},
+            op.inputs[0].shape,
+            grad.dtype,
+            None,
+        )
+    ]
 
 
 register(OpDef("Tile", lower=_lower_call("tile", "multiples"), gradient=_tile_gradient))
-register(OpDef("Untile", lower=lambda op, xs: helper("_untile", xs[0], shape_argument(op.inputs[1], xs[1]),
-                                                        op.attrs["multiples"]),
-               gradient=lambda op, g: [tile(g, op.attrs["multiples"]), None],
-               materialized_inputs=_static_like, shape_only_inputs=(1,),
-               signature=lambda op, sigs: sigs[1]))
+register(
+    OpDef(
+        "Untile",
+        lower=lambda op, xs: helper(
+            "_untile", xs[0], shape_argument(op.inputs[1], xs[1]), op.attrs["multiples"]
+        ),
+        gradient=lambda op, g: [tile(g, op.attrs["multiples"]), None],
+        materialized_inputs=_static_like,
+        shape_only_inputs=(1,),
+        signature=lambda op, sigs: sigs[1],
+    )
+)
 
 
-def broadcast_to(input: Any, shape: Sequence[int], name: Optional[str] = None) -> Tensor:  # noqa: A002
+def broadcast_to(input: Any, shape: Sequence[int], name: str | None = None) -> Tensor:
     """``np.broadcast_to`` to a static shape."""
     x = convert_to_tensor(input)
     target = tuple(int(d) for d in shape)
@@ -581,28 +757,45 @@ def broadcast_to(input: Any, shape: Sequence[int], name: Optional[str] = None) -
         if broadcast_shapes(x.shape, target) != target:
             raise ValueError
     except ValueError:
-        raise ShapeError(f"symgrad: BroadcastTo: cannot broadcast '{x.name}' of shape "
-                         f"{format_shape(x.shape)} to {target}") from None
+        raise ShapeError(
+            f"symgrad: BroadcastTo: cannot broadcast '{x.name}' of shape "
+            f"{format_shape(x.shape)} to {target}"
+        ) from None
     return _op("BroadcastTo", [x], {"shape": target}, target, x.dtype, name)
 
 
-register(OpDef("BroadcastTo", lower=_lower_call("broadcast_to", "shape"),
-               gradient=lambda op, g: [sum_to_shape_of(g, op.inputs[0], reduced_axes_of(op.inputs[0],
-                                                                                          op.outputs[0]))]))
+register(
+    OpDef(
+        "BroadcastTo",
+        lower=_lower_call("broadcast_to", "shape"),
+        gradient=lambda op, g: [
+            sum_to_shape_of(g, op.inputs[0], reduced_axes_of(op.inputs[0], op.outputs[0]))
+        ],
+    )
+)
 
 
 # --- gather -------------------------------------------------------------------------------------------
 
-def gather(params: Any, indices: Any, axis: int = 0, name: Optional[str] = None,
-           validate_indices: Any = None, batch_dims: int = 0) -> Tensor:
+
+def gather(
+    params: Any,
+    indices: Any,
+    axis: int = 0,
+    name: str | None = None,
+    validate_indices: Any = None,
+    batch_dims: int = 0,
+) -> Tensor:
     """``np.take(params, indices, axis)``; the gradient adds up over repeated indices."""
     params = convert_to_tensor(params)
     indices = convert_to_tensor(indices)
     if batch_dims:
         raise InvalidArgumentError("symgrad: GatherV2: batch_dims is not supported")
     if not indices.dtype.is_integer:
-        raise DTypeError(f"symgrad: GatherV2: indices '{indices.name}' must be int32 or int64, "
-                         f"got {indices.dtype.name}")
+        raise DTypeError(
+            f"symgrad: GatherV2: indices '{indices.name}' must be int32 or int64, "
+            f"got {indices.dtype.name}"
+        )
     if params.shape is None or indices.shape is None:
         raise ShapeError("symgrad: GatherV2: params and indices need known ranks")
     position = _axis(axis, len(params.shape), "GatherV2", params.name)
@@ -610,45 +803,78 @@ def gather(params: Any, indices: Any, axis: int = 0, name: Optional[str] = None,
     if indices.op.type == "Const" and size is not None:
         values = np.asarray(indices.op.attrs["value"])
         if values.size and (values.min() < -size or values.max() >= size):
-            raise ShapeError(f"symgrad: GatherV2: indices {values.tolist()!r:.60} are out of range for axis "
-                             f"{position} of '{params.name}' {format_shape(params.shape)}")
-    shape = tuple(params.shape[:position]) + tuple(indices.shape) + tuple(params.shape[position + 1:])
+            raise ShapeError(
+                f"symgrad: GatherV2: indices {values.tolist()!r:.60} are out of range for axis "
+                f"{position} of '{params.name}' {format_shape(params.shape)}"
+            )
+    shape = (
+        tuple(params.shape[:position]) + tuple(indices.shape) + tuple(params.shape[position + 1 :])
+    )
     return _op("GatherV2", [params, indices], {"axis": position}, shape, params.dtype, name)
 
 
-def _gather_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+def _gather_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     params, indices = op.inputs
-    scattered = _op("ScatterAdd", [grad, indices, params], {"axis": op.attrs["axis"]}, params.shape,
-                    grad.dtype, None)
+    scattered = _op(
+        "ScatterAdd",
+        [grad, indices, params],
+        {"axis": op.attrs["axis"]},
+        params.shape,
+        grad.dtype,
+        None,
+    )
     return [scattered, None]
 
 
-register(OpDef("GatherV2", lower=lambda op, xs: call("take", xs[0], xs[1], Literal(f"axis={op.attrs['axis']}")),
-               gradient=_gather_gradient,
-               signature=lambda op, sigs: tuple(sigs[0][:op.attrs["axis"]]) + tuple(sigs[1])
-               + tuple(sigs[0][op.attrs["axis"] + 1:])))
-register(OpDef("ScatterAdd",
-               lower=lambda op, xs: helper("_scatter_add", xs[0], xs[1], shape_argument(op.inputs[2], xs[2]),
-                                           op.attrs["axis"], Literal(_numpy_dtype_text(op.outputs[0].dtype)),
-                                           dtype=op.outputs[0].dtype.name),
-               gradient=lambda op, g: [gather(g, op.inputs[1], axis=op.attrs["axis"]), None, None],
-               materialized_inputs=lambda op: () if is_fully_defined(op.inputs[2].shape) else (2,),
-               shape_only_inputs=(2,), signature=lambda op, sigs: sigs[2]))
+register(
+    OpDef(
+        "GatherV2",
+        lower=lambda op, xs: call("take", xs[0], xs[1], Literal(f"axis={op.attrs['axis']}")),
+        gradient=_gather_gradient,
+        signature=lambda op, sigs: (
+            tuple(sigs[0][: op.attrs["axis"]])
+            + tuple(sigs[1])
+            + tuple(sigs[0][op.attrs["axis"] + 1 :])
+        ),
+    )
+)
+register(
+    OpDef(
+        "ScatterAdd",
+        lower=lambda op, xs: helper(
+            "_scatter_add",
+            xs[0],
+            xs[1],
+            shape_argument(op.inputs[2], xs[2]),
+            op.attrs["axis"],
+            Literal(_numpy_dtype_text(op.outputs[0].dtype)),
+            dtype=op.outputs[0].dtype.name,
+        ),
+        gradient=lambda op, g: [gather(g, op.inputs[1], axis=op.attrs["axis"]), None, None],
+        materialized_inputs=lambda op: () if is_fully_defined(op.inputs[2].shape) else (2,),
+        shape_only_inputs=(2,),
+        signature=lambda op, sigs: sigs[2],
+    )
+)
 
 
 # --- tensors made from shapes ----------------------------------------------------------------------------
 
-def _static_dims(shape: Any, op: str) -> Tuple[int, ...]:
+
+def _static_dims(shape: Any, op: str) -> tuple[int, ...]:
     if isinstance(shape, Tensor):
-        raise InvalidArgumentError(f"symgrad: {op}: the shape must be a list of ints, not tensor '{shape.name}'")
+        raise InvalidArgumentError(
+            f"symgrad: {op}: the shape must be a list of ints, not tensor '{shape.name}'"
+        )
     dims = tuple(int(d) for d in (shape if isinstance(shape, (list, tuple)) else [shape]))
     if any(d < 0 for d in dims):
         raise ShapeError(f"symgrad: {op}: negative dimension in {dims}")
     return dims
 
 
-def _created(op_type: str, text: str, shape: Tuple[int, ...], dtype: _dtypes.DType,
-             name: Optional[str]) -> Tensor:
+def _created(
+    op_type: str, text: str, shape: tuple[int, ...], dtype: _dtypes.DType, name: str | None
+) -> Tensor:
     return _op(op_type, [], {"text": text}, shape, dtype, name)
 
 
@@ -656,19 +882,23 @@ def _numpy_dtype_text(dtype: _dtypes.DType) -> str:
     return "np.bool_" if dtype.is_bool else f"np.{dtype.name}"
 
 
-def zeros(shape: Any, dtype: Any = _dtypes.float32, name: Optional[str] = None) -> Tensor:
+def zeros(shape: Any, dtype: Any = _dtypes.float32, name: str | None = None) -> Tensor:
     """Zeros of a static shape."""
     dims, dtype = _static_dims(shape, "Zeros"), _dtypes.as_dtype(dtype)
-    return _created("Zeros", f"np.zeros({dims!r}, dtype={_numpy_dtype_text(dtype)})", dims, dtype, name)
+    return _created(
+        "Zeros", f"np.zeros({dims!r}, dtype={_numpy_dtype_text(dtype)})", dims, dtype, name
+    )
 
 
-def ones(shape: Any, dtype: Any = _dtypes.float32, name: Optional[str] = None) -> Tensor:
+def ones(shape: Any, dtype: Any = _dtypes.float32, name: str | None = None) -> Tensor:
     """Ones of a static shape."""
     dims, dtype = _static_dims(shape, "Ones"), _dtypes.as_dtype(dtype)
-    return _created("Ones", f"np.ones({dims!r}, dtype={_numpy_dtype_text(dtype)})", dims, dtype, name)
+    return _created(
+        "Ones", f"np.ones({dims!r}, dtype={_numpy_dtype_text(dtype)})", dims, dtype, name
+    )
 
 
-def fill(dims: Any, value: Any, name: Optional[str] = None) -> Tensor:
+def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
     """``value`` repeated over a static shape."""
     shape = _static_dims(dims, "Fill")
     array = np.asarray(value)
@@ -676,28 +906,51 @@ def fill(dims: Any, value: Any, name: Optional[str] = None) -> Tensor:
     if array.ndim:
         raise ShapeError("symgrad: Fill: value must be a scalar")
     literal_value = repr(array.item())
-    return _created("Fill", f"np.full({shape!r}, {literal_value}, dtype={_numpy_dtype_text(dtype)})",
-                    shape, dtype, name)
+    return _created(
+        "Fill",
+        f"np.full({shape!r}, {literal_value}, dtype={_numpy_dtype_text(dtype)})",
+        shape,
+        dtype,
+        name,
+    )
 
 
-def eye(num_rows: int, num_columns: Optional[int] = None, batch_shape: Any = None,
-        dtype: Any = _dtypes.float32, name: Optional[str] = None) -> Tensor:
+def eye(
+    num_rows: int,
+    num_columns: int | None = None,
+    batch_shape: Any = None,
+    dtype: Any = _dtypes.float32,
+    name: str | None = None,
+) -> Tensor:
     """The identity matrix."""
     dtype = _dtypes.as_dtype(dtype)
     columns = num_rows if num_columns is None else int(num_columns)
     if batch_shape:
         raise InvalidArgumentError("symgrad: eye: batch_shape is not supported")
-    return _created("Eye", f"np.eye({int(num_rows)}, {columns}, dtype={_numpy_dtype_text(dtype)})",
-                    (int(num_rows), columns), dtype, name)
+    return _created(
+        "Eye",
+        f"np.eye({int(num_rows)}, {columns}, dtype={_numpy_dtype_text(dtype)})",
+        (int(num_rows), columns),
+        dtype,
+        name,
+    )
 
 
 for _type in ("Zeros", "Ones", "Fill", "Eye"):
-    register(OpDef(_type, lower=lambda op, xs: Created(Literal(op.attrs["text"]), Literal(op.outputs[0].dtype.name)),
-                   gradient=None))
+    register(
+        OpDef(
+            _type,
+            lower=lambda op, xs: Created(
+                Literal(op.attrs["text"]), Literal(op.outputs[0].dtype.name)
+            ),
+            gradient=None,
+        )
+    )
 
 
-def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,  # noqa: A001
-          name: str = "range") -> Tensor:
+def range(
+    start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None, name: str = "range"
+) -> Tensor:
     """``np.arange`` as a constant (the bounds must be Python numbers).
 
     (This module shadows the builtin ``range`` with TF's: it calls ``builtins.range``.)
@@ -711,40 +964,70 @@ def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,  # n
     if dtype is not None:
         target = _dtypes.as_dtype(dtype)
     else:  # TF: Python floats give float32, ints int32
-        target = _dtypes.float32 if any(isinstance(b, float) for b in (start, limit, delta)) else _dtypes.int32
+        target = (
+            _dtypes.float32
+            if any(isinstance(b, float) for b in (start, limit, delta))
+            else _dtypes.int32
+        )
     return constant(values.astype(target.numpy), dtype=target, name=name)
 
 
-def one_hot(indices: Any, depth: int, on_value: Any = None, off_value: Any = None, axis: int = -1,
-            dtype: Any = None, name: Optional[str] = None) -> Tensor:
+def one_hot(
+    indices: Any,
+    depth: int,
+    on_value: Any = None,
+    off_value: Any = None,
+    axis: int = -1,
+    dtype: Any = None,
+    name: str | None = None,
+) -> Tensor:
     """Vectors with ``on_value`` at ``indices`` and ``off_value`` elsewhere (no gradient)."""
     indices = convert_to_tensor(indices)
     if not indices.dtype.is_integer:
-        raise DTypeError(f"symgrad: OneHot: indices '{indices.name}' must be integers, got {indices.dtype.name}")
+        raise DTypeError(
+            f"symgrad: OneHot: indices '{indices.name}' must be integers, got {indices.dtype.name}"
+        )
     if indices.shape is None:
         raise ShapeError(f"symgrad: OneHot: '{indices.name}' needs a known rank")
     if int(depth) < 0:
-        raise InvalidArgumentError(f"symgrad: OneHot: depth {depth} of the one-hot vectors of '{indices.name}' "
-                                   f"is negative")
+        raise InvalidArgumentError(
+            f"symgrad: OneHot: depth {depth} of the one-hot vectors of '{indices.name}' is negative"
+        )
     if not -(len(indices.shape) + 1) <= int(axis) <= len(indices.shape):
-        raise ShapeError(f"symgrad: OneHot: axis {axis} is out of range for indices '{indices.name}' of rank "
-                         f"{len(indices.shape)} (the result has rank {len(indices.shape) + 1})")
+        raise ShapeError(
+            f"symgrad: OneHot: axis {axis} is out of range for indices '{indices.name}' of rank "
+            f"{len(indices.shape)} (the result has rank {len(indices.shape) + 1})"
+        )
     dtype = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.float32
     position = _axis(axis, len(indices.shape) + 1, "OneHot", indices.name)
     shape = list(indices.shape)
     shape.insert(position, int(depth))
-    attrs = {"depth": int(depth), "on": 1 if on_value is None else on_value,
-             "off": 0 if off_value is None else off_value, "axis": position}
+    attrs = {
+        "depth": int(depth),
+        "on": 1 if on_value is None else on_value,
+        "off": 0 if off_value is None else off_value,
+        "axis": position,
+    }
     return _op("OneHot", [indices], attrs, tuple(shape), dtype, name)
 
 
 def _lower_one_hot(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
     a, dtype = op.attrs, op.outputs[0].dtype
     if a["on"] == 1 and a["off"] == 0 and a["axis"] == len(op.inputs[0].shape):  # type: ignore[arg-type]
-        identity = Created(Literal(f"np.eye({a['depth']}, dtype={_numpy_dtype_text(dtype)})"), Literal(dtype.name))
+        identity = Created(
+            Literal(f"np.eye({a['depth']}, dtype={_numpy_dtype_text(dtype)})"), Literal(dtype.name)
+        )
         return Index(identity, operands[0])  # row i of the identity is the one-hot vector of i
-    return helper("_one_hot", operands[0], a["depth"], a["on"], a["off"], a["axis"],
-                  Literal(_numpy_dtype_text(dtype)), dtype=dtype.name)
+    return helper(
+        "_one_hot",
+        operands[0],
+        a["depth"],
+        a["on"],
+        a["off"],
+        a["axis"],
+        Literal(_numpy_dtype_text(dtype)),
+        dtype=dtype.name,
+    )
 
 
 register(OpDef("OneHot", lower=_lower_one_hot, gradient=None))
@@ -752,7 +1035,8 @@ register(OpDef("OneHot", lower=_lower_one_hot, gradient=None))
 
 # --- shape, size, rank -------------------------------------------------------------------------------------
 
-def shape(input: Any, name: Optional[str] = None, out_type: Any = _dtypes.int32) -> Tensor:  # noqa: A002
+
+def shape(input: Any, name: str | None = None, out_type: Any = _dtypes.int32) -> Tensor:
     """The run-time shape of a tensor, as an int32 vector (a constant when static)."""
     x = convert_to_tensor(input)
     out_type = _dtypes.as_dtype(out_type)
@@ -763,27 +1047,41 @@ def shape(input: Any, name: Optional[str] = None, out_type: Any = _dtypes.int32)
     return _op("Shape", [x], {"out": out_type.name}, (len(x.shape),), out_type, name)
 
 
-register(OpDef("Shape", lower=lambda op, xs: Call(Literal("array"), ShapeOf(xs[0]),
-                                                  Literal(f"dtype=np.{op.attrs['out']}")),
-               gradient=None, materialized_inputs=lambda op: (0,)))
+register(
+    OpDef(
+        "Shape",
+        lower=lambda op, xs: Call(
+            Literal("array"), ShapeOf(xs[0]), Literal(f"dtype=np.{op.attrs['out']}")
+        ),
+        gradient=None,
+        materialized_inputs=lambda op: (0,),
+    )
+)
 
 
-def size(input: Any, name: Optional[str] = None, out_type: Any = _dtypes.int32) -> Tensor:  # noqa: A002
+def size(input: Any, name: str | None = None, out_type: Any = _dtypes.int32) -> Tensor:
     """The number of elements (a constant when static)."""
     x = convert_to_tensor(input)
     count = num_elements(x.shape)
     if count is not None:
         return constant(np.asarray(count, dtype=_dtypes.as_dtype(out_type).numpy), name=name)
     from .elementwise import cast
+
     out = _op("Size", [x], {}, (), _dtypes.int64, name)
     return cast(out, out_type) if _dtypes.as_dtype(out_type) != _dtypes.int64 else out
 
 
-register(OpDef("Size", lower=lambda op, xs: Call(Literal("int64"), Call(Literal("size"), xs[0])),
-               gradient=None, materialized_inputs=lambda op: (0,)))
+register(
+    OpDef(
+        "Size",
+        lower=lambda op, xs: Call(Literal("int64"), Call(Literal("size"), xs[0])),
+        gradient=None,
+        materialized_inputs=lambda op: (0,),
+    )
+)
 
 
-def rank(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
+def rank(input: Any, name: str | None = None) -> Tensor:
     """The number of axes, as an int32 constant (the rank must be static)."""
     x = convert_to_tensor(input)
     if x.shape is None:

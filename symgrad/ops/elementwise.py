@@ -12,7 +12,8 @@ of :mod:`symgrad.ops.functions`.
 
 from __future__ import annotations
 
-from typing import Any, Callable, List, Optional, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -33,7 +34,10 @@ _OUTPUT = sp.Symbol("_z", real=True)
 
 # --- building ----------------------------------------------------------------------
 
-def _number_for(value: Any, dtype: _dtypes.DType, op: str, other: str = "the other operand") -> sp.Expr:
+
+def _number_for(
+    value: Any, dtype: _dtypes.DType, op: str, other: str = "the other operand"
+) -> sp.Expr:
     """A Python scalar as a SymPy number holding the value ``dtype`` gives it."""
     if isinstance(value, (bool, np.bool_)):
         if not dtype.is_bool:
@@ -43,8 +47,10 @@ def _number_for(value: Any, dtype: _dtypes.DType, op: str, other: str = "the oth
         raise DTypeError(f"symgrad: {op}: cannot combine bool tensor with number {value!r}")
     if dtype.is_integer:
         if float(value) != int(value):
-            raise DTypeError(f"symgrad: {op}: {value!r} is not exactly representable as {dtype.name}, "
-                             f"the dtype of {other}; use symgrad.cast")
+            raise DTypeError(
+                f"symgrad: {op}: {value!r} is not exactly representable as {dtype.name}, "
+                f"the dtype of {other}; use symgrad.cast"
+            )
         return sp.Integer(int(value))
     stored = float(np.asarray(value, dtype=dtype.numpy))
     if stored.is_integer() and -(2**53) < stored < 2**53:
@@ -56,55 +62,77 @@ def _is_python_scalar(value: Any) -> bool:
     return isinstance(value, (int, float, bool, np.number, np.bool_))
 
 
-def _resolve_operands(op: str, operands: Sequence[Any], bool_positions: Sequence[int] = (),
-                      ) -> List[Any]:
+def _resolve_operands(
+    op: str,
+    operands: Sequence[Any],
+    bool_positions: Sequence[int] = (),
+) -> list[Any]:
     """Tensors stay; arrays become constants; Python scalars stay scalars.
 
     Values are converted to the dtype of the first tensor operand, as TF does.
     """
-    tensors = [x for i, x in enumerate(operands) if isinstance(x, Tensor) and i not in bool_positions]
+    tensors = [
+        x for i, x in enumerate(operands) if isinstance(x, Tensor) and i not in bool_positions
+    ]
     if tensors:
         dtype = tensors[0].dtype
     else:
         first = next(i for i in range(len(operands)) if i not in bool_positions)
         dtype = _dtypes.infer_dtype(operands[first], op)
-    resolved: List[Any] = []
+    resolved: list[Any] = []
     for i, value in enumerate(operands):
         want = _dtypes.bool_ if i in bool_positions else dtype
-        if isinstance(value, Tensor):
-            resolved.append(value)
-        elif _is_python_scalar(value) and tensors and i not in bool_positions:
+        if (
+            isinstance(value, Tensor)
+            or _is_python_scalar(value)
+            and tensors
+            and i not in bool_positions
+        ):
             resolved.append(value)
         else:
             resolved.append(constant(value, dtype=want))
     return resolved
 
 
-def _check_dtypes(op: str, name: Optional[str], tensors: Sequence[Tensor],
-                  bool_positions: Sequence[int]) -> _dtypes.DType:
-    numeric = [t for i, t in enumerate(tensors) if i not in bool_positions and isinstance(t, Tensor)]
+def _check_dtypes(
+    op: str, name: str | None, tensors: Sequence[Tensor], bool_positions: Sequence[int]
+) -> _dtypes.DType:
+    numeric = [
+        t for i, t in enumerate(tensors) if i not in bool_positions and isinstance(t, Tensor)
+    ]
     for i, t in enumerate(tensors):
         if i in bool_positions and isinstance(t, Tensor) and not t.dtype.is_bool:
-            raise DTypeError(f"symgrad: {op}: condition '{t.name}' must be bool, got {t.dtype.name}")
+            raise DTypeError(
+                f"symgrad: {op}: condition '{t.name}' must be bool, got {t.dtype.name}"
+            )
     dtype = numeric[0].dtype
     for t in numeric[1:]:
         if t.dtype != dtype:
             listing = ", ".join(f"'{u.name}' {u.dtype.name}" for u in numeric)
-            raise DTypeError(f"symgrad: {op}: operands must have the same dtype, got {listing}; "
-                             f"use symgrad.cast")
+            raise DTypeError(
+                f"symgrad: {op}: operands must have the same dtype, got {listing}; use symgrad.cast"
+            )
     return dtype
 
 
-def make_elementwise(op_type: str, rule: Callable[..., sp.Expr], operands: Sequence[Any],
-                     name: Optional[str] = None, out_dtype: Optional[_dtypes.DType] = None,
-                     bool_positions: Sequence[int] = (), allowed: str = "numeric") -> Tensor:
+def make_elementwise(
+    op_type: str,
+    rule: Callable[..., sp.Expr],
+    operands: Sequence[Any],
+    name: str | None = None,
+    out_dtype: _dtypes.DType | None = None,
+    bool_positions: Sequence[int] = (),
+    allowed: str = "numeric",
+) -> Tensor:
     """Build an elementwise op from a rule over its operands' SymPy symbols."""
     resolved = _resolve_operands(op_type, operands, bool_positions)
     tensors = [x for x in resolved if isinstance(x, Tensor)]
     dtype = _check_dtypes(op_type, name, resolved, bool_positions)
     if allowed == "float" and not dtype.is_floating:
-        raise DTypeError(f"symgrad: {op_type}: needs a floating-point tensor, got "
-                         f"'{tensors[0].name}' of dtype {dtype.name}; use symgrad.cast")
+        raise DTypeError(
+            f"symgrad: {op_type}: needs a floating-point tensor, got "
+            f"'{tensors[0].name}' of dtype {dtype.name}; use symgrad.cast"
+        )
     if allowed == "numeric" and dtype.is_bool:
         raise DTypeError(f"symgrad: {op_type}: does not take bool tensors ('{tensors[0].name}')")
     try:
@@ -114,13 +142,22 @@ def make_elementwise(op_type: str, rule: Callable[..., sp.Expr], operands: Seque
         raise ShapeError(f"symgrad: {op_type}: cannot broadcast shapes of {listing}") from None
     symbols = iter(arg_symbols(len(tensors)))
     other = f"'{tensors[0].name}'" if tensors else "the other operand"
-    args = [next(symbols) if isinstance(x, Tensor) else _number_for(x, dtype, op_type, other) for x in resolved]
+    args = [
+        next(symbols) if isinstance(x, Tensor) else _number_for(x, dtype, op_type, other)
+        for x in resolved
+    ]
     expr = sp.sympify(rule(*args))
     return _create(op_type, expr, tensors, shape, out_dtype or dtype, name)
 
 
-def _create(op_type: str, expr: sp.Expr, inputs: Sequence[Tensor], shape: Any,
-            dtype: _dtypes.DType, name: Optional[str]) -> Tensor:
+def _create(
+    op_type: str,
+    expr: sp.Expr,
+    inputs: Sequence[Tensor],
+    shape: Any,
+    dtype: _dtypes.DType,
+    name: str | None,
+) -> Tensor:
     graph = get_default_graph() if not inputs else inputs[0].graph
     op = graph.create_op(op_type, inputs, {"expr": expr}, [(shape, dtype)], name=name)
     return op.outputs[0]
@@ -138,11 +175,12 @@ def expression_op(expr: sp.Expr, inputs: Sequence[Tensor], like: Tensor, name: s
 
 
 def _lower(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
-    mapping = dict(zip(arg_symbols(len(op.inputs)), operands))
+    mapping = dict(zip(arg_symbols(len(op.inputs)), operands, strict=False))
     return op.attrs["expr"].xreplace(mapping)
 
 
 # --- the gradient of every elementwise op -------------------------------------------
+
 
 def _through_output(partial: sp.Expr, expr: sp.Expr) -> sp.Expr:
     """Rewrite ``partial`` through the op's output: ``1 - tanh(a0)**2`` → ``1 - _z**2``."""
@@ -154,21 +192,21 @@ def _through_output(partial: sp.Expr, expr: sp.Expr) -> sp.Expr:
 def _select_inputs(expr: sp.Expr, candidates: Sequence[tuple]) -> tuple:
     """Keep the (symbol, tensor) pairs ``expr`` uses; renumber them ``a0, a1, ...``."""
     used = [(sym, t) for sym, t in candidates if expr.has(sym)]
-    renamed = dict(zip([sym for sym, _ in used], arg_symbols(len(used))))
+    renamed = dict(zip([sym for sym, _ in used], arg_symbols(len(used)), strict=False))
     # Two-step rename: the new names overlap the old ones.
     temporary = {sym: sp.Dummy() for sym, _ in used}
     expr = expr.xreplace(temporary).xreplace({temporary[s]: renamed[s] for s, _ in used})
     return expr, [t for _, t in used]
 
 
-def elementwise_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+def elementwise_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     from ..signatures import broadcast_axes_of, signature_of
     from .reductions import sum_to_shape_of  # both build on this module
 
     expr = op.attrs["expr"]
     args = arg_symbols(len(op.inputs))
     output = op.outputs[0]
-    results: List[Optional[Tensor]] = []
+    results: list[Tensor | None] = []
     for i, x in enumerate(op.inputs):
         if not x.dtype.is_floating:
             results.append(None)
@@ -184,7 +222,11 @@ def elementwise_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
         if cotangent == _COTANGENT:
             local = grad
         else:
-            candidates = [(_COTANGENT, grad)] + list(zip(args, op.inputs)) + [(_OUTPUT, output)]
+            candidates = (
+                [(_COTANGENT, grad)]
+                + list(zip(args, op.inputs, strict=False))
+                + [(_OUTPUT, output)]
+            )
             body, inputs = _select_inputs(cotangent, candidates)
             local = expression_op(body, inputs, like=x, name=f"{op.name}_grad")
         axes = broadcast_axes_of(i, [signature_of(t) for t in op.inputs], signature_of(output))
@@ -192,15 +234,16 @@ def elementwise_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
     return results
 
 
-ELEMENTWISE = register(OpDef("Elementwise", lower=_lower, gradient=elementwise_gradient,
-                             elementwise=True))
+ELEMENTWISE = register(
+    OpDef("Elementwise", lower=_lower, gradient=elementwise_gradient, elementwise=True)
+)
 
 
-def _no_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+def _no_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     return [None] * len(op.inputs)
 
 
-def _cast_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+def _cast_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     source = op.inputs[0]
     if not (source.dtype.is_floating and grad.dtype.is_floating):
         return [None]
@@ -210,9 +253,13 @@ def _cast_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
 # --- the table ----------------------------------------------------------------------
 # One line per op: type, rule. Differentiation is generic (above) unless noted.
 
+
 def _define(op_type: str, gradient: Any = elementwise_gradient, shape_only: tuple = ()) -> str:
-    register(OpDef(op_type, lower=_lower, gradient=gradient, elementwise=True,
-                   shape_only_inputs=shape_only))
+    register(
+        OpDef(
+            op_type, lower=_lower, gradient=gradient, elementwise=True, shape_only_inputs=shape_only
+        )
+    )
     return op_type
 
 
@@ -276,18 +323,21 @@ _define("Cast", gradient=_cast_gradient)
 _define("ZeroGradient", gradient=lambda op, grad: [zeros_like(op.inputs[0])])
 
 
-def zero_gradient(x: Tensor, name: Optional[str] = None) -> Tensor:
+def zero_gradient(x: Tensor, name: str | None = None) -> Tensor:
     """``x``, with a zero gradient (TF's second-order rule for cross-entropy labels)."""
     return make_elementwise("ZeroGradient", lambda a: a, [x], name, allowed="any")
 
 
 # --- the public functions -------------------------------------------------------------
 
+
 def _unary(op_type: str, floats_only: bool = True) -> Callable[..., Tensor]:
     rule = UNARY[op_type]
 
-    def apply(x: Any, name: Optional[str] = None) -> Tensor:
-        return make_elementwise(op_type, rule, [x], name, allowed="float" if floats_only else "numeric")
+    def apply(x: Any, name: str | None = None) -> Tensor:
+        return make_elementwise(
+            op_type, rule, [x], name, allowed="float" if floats_only else "numeric"
+        )
 
     apply.__name__ = op_type.lower()
     apply.__doc__ = f"Elementwise ``{op_type}`` of a tensor (TF1's ``tf.{op_type.lower()}``)."
@@ -297,7 +347,7 @@ def _unary(op_type: str, floats_only: bool = True) -> Callable[..., Tensor]:
 def _binary(op_type: str) -> Callable[..., Tensor]:
     rule = BINARY[op_type]
 
-    def apply(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
+    def apply(x: Any, y: Any, name: str | None = None) -> Tensor:
         return make_elementwise(op_type, rule, [x, y], name)
 
     apply.__name__ = op_type.lower()
@@ -308,7 +358,7 @@ def _binary(op_type: str) -> Callable[..., Tensor]:
 def _comparison(op_type: str) -> Callable[..., Tensor]:
     rule = COMPARISONS[op_type]
 
-    def apply(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
+    def apply(x: Any, y: Any, name: str | None = None) -> Tensor:
         return make_elementwise(op_type, rule, [x, y], name, out_dtype=_dtypes.bool_)
 
     apply.__name__ = op_type.lower()
@@ -322,21 +372,24 @@ multiply = _binary("Mul")
 maximum = _binary("Maximum")
 minimum = _binary("Minimum")
 squared_difference = _binary("SquaredDifference")
-pow = _binary("Pow")  # noqa: A001 - TF's name
+pow = _binary("Pow")
 
 negative = _unary("Neg", floats_only=False)
-abs = _unary("Abs", floats_only=False)  # noqa: A001 - TF's name
+abs = _unary("Abs", floats_only=False)
 sign = _unary("Sign", floats_only=False)
 square = _unary("Square", floats_only=False)
 sqrt, rsqrt, reciprocal = _unary("Sqrt"), _unary("Rsqrt"), _unary("Reciprocal")
 exp, expm1, log, log1p = _unary("Exp"), _unary("Expm1"), _unary("Log"), _unary("Log1p")
 sin, cos, tanh, sigmoid = _unary("Sin"), _unary("Cos"), _unary("Tanh"), _unary("Sigmoid")
 softplus, relu = _unary("Softplus"), _unary("Relu", floats_only=False)
-floor, round = _unary("Floor"), _unary("Round")  # noqa: A001 - TF's name
+floor, round = _unary("Floor"), _unary("Round")
 
-def is_finite(x: Any, name: Optional[str] = None) -> Tensor:
+
+def is_finite(x: Any, name: str | None = None) -> Tensor:
     """True where ``x`` is neither infinite nor NaN."""
-    return make_elementwise("IsFinite", F.IsFinite, [x], name, out_dtype=_dtypes.bool_, allowed="float")
+    return make_elementwise(
+        "IsFinite", F.IsFinite, [x], name, out_dtype=_dtypes.bool_, allowed="float"
+    )
 
 
 greater, greater_equal = _comparison("Greater"), _comparison("GreaterEqual")
@@ -344,7 +397,7 @@ less, less_equal = _comparison("Less"), _comparison("LessEqual")
 equal, not_equal = _comparison("Equal"), _comparison("NotEqual")
 
 
-def truediv(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
+def truediv(x: Any, y: Any, name: str | None = None) -> Tensor:
     """``x / y``; integer tensors give float64, as in TensorFlow."""
     dtype = next((v.dtype for v in (x, y) if isinstance(v, Tensor)), None)
     if dtype is not None and dtype.is_integer:
@@ -355,21 +408,24 @@ def truediv(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
 divide = truediv
 
 
-def where(condition: Any, x: Any = None, y: Any = None, name: Optional[str] = None) -> Tensor:
+def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Tensor:
     """Elements of ``x`` where ``condition`` holds, else of ``y`` (broadcasting all three)."""
     if x is None or y is None:
-        raise InvalidArgumentError("symgrad: Select: the one-argument form of where (indices of true "
-                                   "elements) is not supported; pass x and y")
-    return make_elementwise("Select", F.Where, [condition, x, y], name, bool_positions=(0,),
-                            allowed="any")
+        raise InvalidArgumentError(
+            "symgrad: Select: the one-argument form of where (indices of true "
+            "elements) is not supported; pass x and y"
+        )
+    return make_elementwise(
+        "Select", F.Where, [condition, x, y], name, bool_positions=(0,), allowed="any"
+    )
 
 
-def identity(x: Any, name: Optional[str] = None) -> Tensor:
+def identity(x: Any, name: str | None = None) -> Tensor:
     """The same value as a new tensor (e.g. to give it a name)."""
     return make_elementwise("Identity", UNARY["Identity"], [x], name, allowed="any")
 
 
-def stop_gradient(x: Any, name: Optional[str] = None) -> Tensor:
+def stop_gradient(x: Any, name: str | None = None) -> Tensor:
     """The value of ``x``, through which no gradient flows.
 
     >>> import symgrad as sg
@@ -381,26 +437,34 @@ def stop_gradient(x: Any, name: Optional[str] = None) -> Tensor:
     return make_elementwise("StopGradient", lambda a: a, [x], name, allowed="any")
 
 
-def cast(x: Any, dtype: Any, name: Optional[str] = None) -> Tensor:
+def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
     """Convert ``x`` to ``dtype``; the gradient flows only between float dtypes."""
     target = _dtypes.as_dtype(dtype)
     if not isinstance(x, Tensor):
         return constant(np.asarray(x).astype(target.numpy), dtype=target, name=name)
     if x.dtype == target:
         return identity(x, name=name)
-    return make_elementwise("Cast", lambda a: F.cast(a, target.name, x.dtype.name), [x], name,
-                            out_dtype=target, allowed="any")
+    return make_elementwise(
+        "Cast",
+        lambda a: F.cast(a, target.name, x.dtype.name),
+        [x],
+        name,
+        out_dtype=target,
+        allowed="any",
+    )
 
 
-def ones_like(tensor: Tensor, dtype: Any = None, name: Optional[str] = None) -> Tensor:
+def ones_like(tensor: Tensor, dtype: Any = None, name: str | None = None) -> Tensor:
     """Ones of ``tensor``'s shape (known at run time for ``None`` dims)."""
     out_dtype = _dtypes.as_dtype(dtype) if dtype is not None else tensor.dtype
-    return make_elementwise("OnesLike", lambda a: sp.S.One, [tensor], name, out_dtype=out_dtype,
-                            allowed="any")
+    return make_elementwise(
+        "OnesLike", lambda a: sp.S.One, [tensor], name, out_dtype=out_dtype, allowed="any"
+    )
 
 
-def zeros_like(tensor: Tensor, dtype: Any = None, name: Optional[str] = None) -> Tensor:
+def zeros_like(tensor: Tensor, dtype: Any = None, name: str | None = None) -> Tensor:
     """Zeros of ``tensor``'s shape."""
     out_dtype = _dtypes.as_dtype(dtype) if dtype is not None else tensor.dtype
-    return make_elementwise("ZerosLike", lambda a: sp.S.Zero, [tensor], name, out_dtype=out_dtype,
-                            allowed="any")
+    return make_elementwise(
+        "ZerosLike", lambda a: sp.S.Zero, [tensor], name, out_dtype=out_dtype, allowed="any"
+    )

@@ -13,11 +13,10 @@ live at the graph level (``symgrad/ops/``), never in ``fdiff``.
 
 from __future__ import annotations
 
-from typing import Any, Tuple
-
-from sympy.printing.precedence import PRECEDENCE
+from typing import Any
 
 import sympy as sp
+from sympy.printing.precedence import PRECEDENCE
 
 
 def _call(printer: Any, fn: str, *args: Any) -> str:
@@ -31,6 +30,7 @@ class _Elementwise(sp.Function):
 
 
 # --- smooth primitives ------------------------------------------------------------
+
 
 class Sigmoid(_Elementwise):
     """1 / (1 + exp(-x)), printed in a form that never overflows."""
@@ -67,8 +67,10 @@ class Power(_Elementwise):
 
     def _numpycode(self, printer: Any) -> str:
         x, y = self.args
-        return (f"{printer.parenthesize(x, PRECEDENCE['Pow'], strict=False)}"
-                f"**{printer.parenthesize(y, PRECEDENCE['Pow'], strict=False)}")
+        return (
+            f"{printer.parenthesize(x, PRECEDENCE['Pow'], strict=False)}"
+            f"**{printer.parenthesize(y, PRECEDENCE['Pow'], strict=False)}"
+        )
 
 
 class LogWherePositive(_Elementwise):
@@ -90,6 +92,7 @@ class LogWherePositive(_Elementwise):
 
 
 # --- piecewise primitives (kinks and ties follow TF) -------------------------------
+
 
 class Relu(_Elementwise):
     def fdiff(self, argindex: int = 1) -> sp.Expr:
@@ -184,6 +187,7 @@ class Sign(_Elementwise):
 
 # --- boolean-valued primitives ------------------------------------------------------
 
+
 class _Comparison(_Elementwise):
     nargs = 2
     numpy_name = ""
@@ -249,8 +253,10 @@ class Cast(_Elementwise):
     def _numpycode(self, printer: Any) -> str:
         with printer.float_context(self.source):
             value = printer._print(self.args[0])
-        return (f"{printer._module_format('numpy.asarray')}({value}, "
-                f"dtype={printer._module_format('numpy.' + self.target)})")
+        return (
+            f"{printer._module_format('numpy.asarray')}({value}, "
+            f"dtype={printer._module_format('numpy.' + self.target)})"
+        )
 
 
 def cast(value: sp.Expr, target: str, source: str) -> sp.Expr:
@@ -259,7 +265,8 @@ def cast(value: sp.Expr, target: str, source: str) -> sp.Expr:
 
 # --- structural nodes ----------------------------------------------------------------
 
-def axes_tuple(axes: Tuple[int, ...]) -> sp.Tuple:
+
+def axes_tuple(axes: tuple[int, ...]) -> sp.Tuple:
     return sp.Tuple(*(sp.Integer(a) for a in axes))
 
 
@@ -288,13 +295,14 @@ class _Structural(sp.Function):
         """The shape signature NumPy gives this node, from its arguments' (None: not known)."""
         return None
 
-    def shape_only_arguments(self) -> Tuple[int, ...]:
+    def shape_only_arguments(self) -> tuple[int, ...]:
         """Positions of arguments read only for their shape (``np.shape(x)``, ``np.size(x)``)."""
         return ()
 
     def _sympystr(self, printer: Any) -> str:
         """Formulas (``CompiledModule.explain``) read like the generated code, without ``np.``."""
         from ..codegen import Printer
+
         return Printer().doprint(self).replace("np.", "")
 
     def _latex(self, printer: Any) -> str:
@@ -365,7 +373,7 @@ class SumToShape(_Structural):
 
     nargs = 2
 
-    def shape_only_arguments(self) -> Tuple[int, ...]:
+    def shape_only_arguments(self) -> tuple[int, ...]:
         return (1,)
 
     def _numpycode(self, printer: Any) -> str:
@@ -391,7 +399,7 @@ class BroadcastTo(_Structural):
     handed to the user, which must be writable), witnesses...
     """
 
-    def shape_only_arguments(self) -> Tuple[int, ...]:
+    def shape_only_arguments(self) -> tuple[int, ...]:
         return tuple(range(3, len(self.args)))
 
     def _numpycode(self, printer: Any) -> str:
@@ -399,8 +407,11 @@ class BroadcastTo(_Structural):
         np_shape = printer._module_format("numpy.shape")
         if witnesses:
             shapes = [f"{np_shape}({printer._print(w)})" for w in witnesses]
-            shape = shapes[0] if len(shapes) == 1 else (
-                f"{printer._module_format('numpy.broadcast_shapes')}({', '.join(shapes)})")
+            shape = (
+                shapes[0]
+                if len(shapes) == 1
+                else (f"{printer._module_format('numpy.broadcast_shapes')}({', '.join(shapes)})")
+            )
         else:
             dims = [str(int(d)) for d in static_shape]
             shape = "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
@@ -419,7 +430,7 @@ class SizeOf(_Structural):
     def natural(self, signature_of: Any) -> Any:
         return ()
 
-    def shape_only_arguments(self) -> Tuple[int, ...]:
+    def shape_only_arguments(self) -> tuple[int, ...]:
         return (0,)
 
     def _numpycode(self, printer: Any) -> str:
@@ -441,9 +452,15 @@ class MatMulNode(_Structural):
 
     def natural(self, signature_of: Any) -> Any:
         from ..shapes import broadcast_signatures
+
         a, b, transpose_a, transpose_b, _, _ = self.args
         left, right = signature_of(a), signature_of(b)
-        if not (isinstance(left, tuple) and isinstance(right, tuple) and len(left) >= 2 and len(right) >= 2):
+        if not (
+            isinstance(left, tuple)
+            and isinstance(right, tuple)
+            and len(left) >= 2
+            and len(right) >= 2
+        ):
             return None
         rows = left[-1] if transpose_a else left[-2]
         columns = right[-2] if transpose_b else right[-1]
@@ -460,7 +477,6 @@ class MatMulNode(_Structural):
             return f"{printer._module_format('numpy.swapaxes')}({printer._print(value)}, -1, -2)"
 
         return f"{operand(a, transpose_a, rank_a)} @ {operand(b, transpose_b, rank_b)}"
-
 
 
 class Dot(_Structural):
@@ -484,5 +500,6 @@ class Dot(_Structural):
             right = printer.parenthesize(b, PRECEDENCE["Mul"], strict=False)
             return f"{left} @ {right}"
         return _call(printer, "vdot", a, b)
+
 
 BOOLEAN_FUNCTIONS = (Greater, GreaterEqual, Less, LessEqual, Equal, NotEqual, LogicalNot, IsFinite)

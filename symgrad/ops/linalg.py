@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, List, Optional
+from typing import Any
 
 import sympy as sp
 
@@ -20,8 +20,9 @@ def _matrix_dims(shape: Any, transpose: bool) -> tuple:
     return (cols, rows) if transpose else (rows, cols)
 
 
-def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
-           name: Optional[str] = None) -> Tensor:
+def matmul(
+    a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False, name: str | None = None
+) -> Tensor:
     """Matrix product of the last two axes, broadcasting leading (batch) axes.
 
     >>> import symgrad as sg
@@ -34,40 +35,57 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
     a = convert_to_tensor(a)
     b = convert_to_tensor(b, dtype=a.dtype) if not isinstance(b, Tensor) else b
     if a.dtype != b.dtype:
-        raise DTypeError(f"symgrad: MatMul: operands '{a.name}' ({a.dtype.name}) and '{b.name}' "
-                         f"({b.dtype.name}) must have the same dtype")
+        raise DTypeError(
+            f"symgrad: MatMul: operands '{a.name}' ({a.dtype.name}) and '{b.name}' "
+            f"({b.dtype.name}) must have the same dtype"
+        )
     if a.dtype.is_bool:
         raise DTypeError(f"symgrad: MatMul: bool operands are not supported ('{a.name}')")
     for tensor in (a, b):
         if tensor.shape is None or len(tensor.shape) < 2:
-            raise ShapeError(f"symgrad: MatMul: operand '{tensor.name}' has shape "
-                             f"{format_shape(tensor.shape)}; matmul needs rank 2 or more")
+            raise ShapeError(
+                f"symgrad: MatMul: operand '{tensor.name}' has shape "
+                f"{format_shape(tensor.shape)}; matmul needs rank 2 or more"
+            )
     rows, inner_a = _matrix_dims(a.shape, transpose_a)
     inner_b, cols = _matrix_dims(b.shape, transpose_b)
     if inner_a is not None and inner_b is not None and inner_a != inner_b:
-        raise ShapeError(f"symgrad: MatMul: inner dimensions differ: '{a.name}' {format_shape(a.shape)}"
-                         f"{' (transposed)' if transpose_a else ''} and '{b.name}' {format_shape(b.shape)}"
-                         f"{' (transposed)' if transpose_b else ''}")
+        raise ShapeError(
+            f"symgrad: MatMul: inner dimensions differ: '{a.name}' {format_shape(a.shape)}"
+            f"{' (transposed)' if transpose_a else ''} and '{b.name}' {format_shape(b.shape)}"
+            f"{' (transposed)' if transpose_b else ''}"
+        )
     try:
         batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
     except ValueError:
-        raise ShapeError(f"symgrad: MatMul: batch dimensions of '{a.name}' {format_shape(a.shape)} and "
-                         f"'{b.name}' {format_shape(b.shape)} do not broadcast") from None
+        raise ShapeError(
+            f"symgrad: MatMul: batch dimensions of '{a.name}' {format_shape(a.shape)} and "
+            f"'{b.name}' {format_shape(b.shape)} do not broadcast"
+        ) from None
     shape = tuple(batch) + (rows, cols)  # type: ignore[arg-type]
-    op = a.graph.create_op("MatMul", [a, b], {"transpose_a": bool(transpose_a),
-                                               "transpose_b": bool(transpose_b)},
-                           [(shape, a.dtype)], name=name)
+    op = a.graph.create_op(
+        "MatMul",
+        [a, b],
+        {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b)},
+        [(shape, a.dtype)],
+        name=name,
+    )
     return op.outputs[0]
 
 
-def _lower(op: Operation, operands: List[sp.Expr]) -> sp.Expr:
+def _lower(op: Operation, operands: list[sp.Expr]) -> sp.Expr:
     a, b = op.inputs
-    return MatMulNode(operands[0], operands[1], sp.Integer(int(op.attrs["transpose_a"])),
-                      sp.Integer(int(op.attrs["transpose_b"])), sp.Integer(len(a.shape)),
-                      sp.Integer(len(b.shape)))
+    return MatMulNode(
+        operands[0],
+        operands[1],
+        sp.Integer(int(op.attrs["transpose_a"])),
+        sp.Integer(int(op.attrs["transpose_b"])),
+        sp.Integer(len(a.shape)),
+        sp.Integer(len(b.shape)),
+    )
 
 
-def _gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+def _gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     a, b = op.inputs
     ta, tb = op.attrs["transpose_a"], op.attrs["transpose_b"]
     if not ta and not tb:
@@ -81,13 +99,16 @@ def _gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
         grad_b = matmul(grad, a, transpose_a=True, transpose_b=True)
     # Leading (batch) axes broadcast like elementwise operands.
     from ..signatures import broadcast_axes_of, signature_of
+
     batches = [signature_of(a)[:-2] + (1, 1), signature_of(b)[:-2] + (1, 1)]  # type: ignore[index]
     result = signature_of(op.outputs[0])[:-2] + (1, 1)  # type: ignore[index]
-    return [sum_to_shape_of(grad_a, a, broadcast_axes_of(0, batches, result)),
-            sum_to_shape_of(grad_b, b, broadcast_axes_of(1, batches, result))]
+    return [
+        sum_to_shape_of(grad_a, a, broadcast_axes_of(0, batches, result)),
+        sum_to_shape_of(grad_b, b, broadcast_axes_of(1, batches, result)),
+    ]
 
 
-def _signature(op: Operation, operands: List[Any]) -> Any:
+def _signature(op: Operation, operands: list[Any]) -> Any:
     a, b = operands
     rows, _ = _matrix_dims(a, op.attrs["transpose_a"])
     _, cols = _matrix_dims(b, op.attrs["transpose_b"])
@@ -98,6 +119,7 @@ register(OpDef("MatMul", lower=_lower, gradient=_gradient, signature=_signature)
 
 
 # --- einsum, tensordot, matvec -------------------------------------------------------------------
+
 
 class EinsumNode(_Structural):
     """``np.einsum('subscripts', *operands)``; args: the subscripts literal, then the operands."""
@@ -123,7 +145,9 @@ def _parse_equation(equation: str, count: int) -> tuple:
         output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
     inputs = left.split(",")
     if len(inputs) != count:
-        raise InvalidArgumentError(f"symgrad: Einsum: {equation!r} names {len(inputs)} operands, got {count}")
+        raise InvalidArgumentError(
+            f"symgrad: Einsum: {equation!r} names {len(inputs)} operands, got {count}"
+        )
     for part in inputs + [output]:
         if not part.isalpha() and part:
             raise InvalidArgumentError(f"symgrad: Einsum: invalid subscripts {equation!r}")
@@ -132,7 +156,7 @@ def _parse_equation(equation: str, count: int) -> tuple:
     return inputs, output
 
 
-def einsum(equation: str, *inputs: Any, name: Optional[str] = None, **kwargs: Any) -> Tensor:
+def einsum(equation: str, *inputs: Any, name: str | None = None, **kwargs: Any) -> Tensor:
     """``np.einsum`` for explicit subscripts (no ``...``), e.g. ``'bij,bjk->bik'``.
 
     >>> import symgrad as sg, numpy as np
@@ -144,35 +168,49 @@ def einsum(equation: str, *inputs: Any, name: Optional[str] = None, **kwargs: An
     tensors = [convert_to_tensor(t) for t in inputs]
     subscripts, output = _parse_equation(equation, len(tensors))
     sizes: dict = {}
-    for tensor, letters in zip(tensors, subscripts):
+    for tensor, letters in zip(tensors, subscripts, strict=False):
         if tensor.shape is None or len(tensor.shape) != len(letters):
-            raise ShapeError(f"symgrad: Einsum: '{tensor.name}' {format_shape(tensor.shape)} does not match "
-                             f"subscripts {letters!r} of {equation!r}")
+            raise ShapeError(
+                f"symgrad: Einsum: '{tensor.name}' {format_shape(tensor.shape)} does not match "
+                f"subscripts {letters!r} of {equation!r}"
+            )
         if tensor.dtype != tensors[0].dtype:
-            raise DTypeError(f"symgrad: Einsum: operands must share a dtype: '{tensor.name}' is "
-                             f"{tensor.dtype.name}, '{tensors[0].name}' {tensors[0].dtype.name}")
-        for letter, dim in zip(letters, tensor.shape):
+            raise DTypeError(
+                f"symgrad: Einsum: operands must share a dtype: '{tensor.name}' is "
+                f"{tensor.dtype.name}, '{tensors[0].name}' {tensors[0].dtype.name}"
+            )
+        for letter, dim in zip(letters, tensor.shape, strict=False):
             known = sizes.get(letter)
             if known is not None and dim is not None and known != dim:
-                raise ShapeError(f"symgrad: Einsum: index {letter!r} of {equation!r} is {known} in one operand "
-                                 f"and {dim} in '{tensor.name}'")
+                raise ShapeError(
+                    f"symgrad: Einsum: index {letter!r} of {equation!r} is {known} in one operand "
+                    f"and {dim} in '{tensor.name}'"
+                )
             if known is None:
                 sizes[letter] = dim
     normalized = ",".join(subscripts) + "->" + output
-    op = tensors[0].graph.create_op("Einsum", tensors, {"equation": normalized},
-                                    [(tuple(sizes[c] for c in output), tensors[0].dtype)], name=name)
+    op = tensors[0].graph.create_op(
+        "Einsum",
+        tensors,
+        {"equation": normalized},
+        [(tuple(sizes[c] for c in output), tensors[0].dtype)],
+        name=name,
+    )
     return op.outputs[0]
 
 
-def _einsum_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+def _einsum_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     from .elementwise import ones_like
+
     subscripts, output = op.attrs["equation"].split("->")
     subscripts = subscripts.split(",")
-    results: List[Optional[Tensor]] = []
-    for k, (tensor, letters) in enumerate(zip(op.inputs, subscripts)):
+    results: list[Tensor | None] = []
+    for k, (tensor, letters) in enumerate(zip(op.inputs, subscripts, strict=False)):
         if len(set(letters)) != len(letters):
-            raise InvalidArgumentError(f"symgrad: gradients: einsum {op.attrs['equation']!r} repeats an index "
-                                       f"within one operand (a trace); its gradient is not supported")
+            raise InvalidArgumentError(
+                f"symgrad: gradients: einsum {op.attrs['equation']!r} repeats an index "
+                f"within one operand (a trace); its gradient is not supported"
+            )
         operands = [grad] + [t for j, t in enumerate(op.inputs) if j != k]
         letters_of = [output] + [s for j, s in enumerate(subscripts) if j != k]
         if set(letters) - set("".join(letters_of)):  # an index summed within this operand alone
@@ -182,21 +220,27 @@ def _einsum_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
     return results
 
 
-def _einsum_signature(op: Operation, sigs: List[Any]) -> Any:
+def _einsum_signature(op: Operation, sigs: list[Any]) -> Any:
     subscripts, output = op.attrs["equation"].split("->")
     found: dict = {}
-    for sig, letters in zip(sigs, subscripts.split(",")):
-        for letter, dim in zip(letters, sig):
+    for sig, letters in zip(sigs, subscripts.split(","), strict=False):
+        for letter, dim in zip(letters, sig, strict=False):
             if isinstance(dim, int) and dim != 1 or letter not in found:
                 found[letter] = dim
     return tuple(found[c] for c in output)
 
 
-register(OpDef("Einsum", lower=lambda op, xs: EinsumNode(Literal(repr(op.attrs["equation"])), *xs),
-               gradient=_einsum_gradient, signature=_einsum_signature))
+register(
+    OpDef(
+        "Einsum",
+        lower=lambda op, xs: EinsumNode(Literal(repr(op.attrs["equation"])), *xs),
+        gradient=_einsum_gradient,
+        signature=_einsum_signature,
+    )
+)
 
 
-def tensordot(a: Any, b: Any, axes: Any, name: Optional[str] = None) -> Tensor:
+def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
     """Sum products over ``axes`` (an int: the last n of a with the first n of b; or two lists)."""
     a, b = convert_to_tensor(a), convert_to_tensor(b)
     if a.shape is None or b.shape is None:
@@ -204,21 +248,26 @@ def tensordot(a: Any, b: Any, axes: Any, name: Optional[str] = None) -> Tensor:
     if isinstance(axes, int):
         axes_a, axes_b = list(range(len(a.shape) - axes, len(a.shape))), list(range(axes))
     else:
-        axes_a, axes_b = ([axes[0]] if isinstance(axes[0], int) else list(axes[0]),
-                          [axes[1]] if isinstance(axes[1], int) else list(axes[1]))
+        axes_a, axes_b = (
+            [axes[0]] if isinstance(axes[0], int) else list(axes[0]),
+            [axes[1]] if isinstance(axes[1], int) else list(axes[1]),
+        )
     if len(axes_a) != len(axes_b):
-        raise ShapeError(f"symgrad: Tensordot: axes {axes!r} pair {len(axes_a)} axes with {len(axes_b)}")
+        raise ShapeError(
+            f"symgrad: Tensordot: axes {axes!r} pair {len(axes_a)} axes with {len(axes_b)}"
+        )
     letters = iter("abcdefghijklmnopqrstuvwxyz")
     sub_a = [next(letters) for _ in a.shape]
     sub_b = [next(letters) for _ in b.shape]
-    for i, j in zip(axes_a, axes_b):
+    for i, j in zip(axes_a, axes_b, strict=False):
         sub_b[j % len(b.shape)] = sub_a[i % len(a.shape)]
     contracted = {sub_a[i % len(a.shape)] for i in axes_a}
     output = [c for c in sub_a if c not in contracted] + [c for c in sub_b if c not in contracted]
     return einsum(f"{''.join(sub_a)},{''.join(sub_b)}->{''.join(output)}", a, b, name=name)
 
 
-def matvec(a: Any, b: Any, transpose_a: bool = False, name: Optional[str] = None) -> Tensor:
+def matvec(a: Any, b: Any, transpose_a: bool = False, name: str | None = None) -> Tensor:
     """Matrix times vector over the last axes: ``matmul(a, b[..., None])[..., 0]``."""
     from .array_ops import expand_dims, squeeze
+
     return squeeze(matmul(a, expand_dims(b, -1), transpose_a=transpose_a), -1, name=name)

@@ -7,7 +7,8 @@ logits of ±1000. The rest are compositions of other ops.
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import sympy as sp
 
@@ -26,13 +27,17 @@ def _class_axis(logits: Tensor, axis: int, op: str) -> int:
         raise ShapeError(f"symgrad: {op}: logits '{logits.name}' need a known rank")
     rank = len(logits.shape)
     if not -rank <= axis < rank:
-        raise ShapeError(f"symgrad: {op}: axis {axis} is out of range for '{logits.name}' of rank {rank}")
+        raise ShapeError(
+            f"symgrad: {op}: axis {axis} is out of range for '{logits.name}' of rank {rank}"
+        )
     return axis % rank
 
 
 def _floating(tensor: Tensor, op: str) -> None:
     if not tensor.dtype.is_floating:
-        raise DTypeError(f"symgrad: {op}: '{tensor.name}' must be floating point, got {tensor.dtype.name}")
+        raise DTypeError(
+            f"symgrad: {op}: '{tensor.name}' must be floating point, got {tensor.dtype.name}"
+        )
 
 
 def _shifted(logits: sp.Expr, axis: int) -> sp.Expr:
@@ -50,16 +55,17 @@ def _softmax_expr(logits: sp.Expr, axis: int) -> sp.Expr:
     return exponentials / F.ReduceSum(exponentials, F.axes_tuple((axis,)), sp.Integer(1))
 
 
-def _unary_op(op_type: str, logits: Any, axis: int, name: Optional[str]) -> Tensor:
+def _unary_op(op_type: str, logits: Any, axis: int, name: str | None) -> Tensor:
     logits = convert_to_tensor(logits)
     _floating(logits, op_type)
     position = _class_axis(logits, axis, op_type)
-    op = logits.graph.create_op(op_type, [logits], {"axis": position}, [(logits.shape, logits.dtype)],
-                                name=name)
+    op = logits.graph.create_op(
+        op_type, [logits], {"axis": position}, [(logits.shape, logits.dtype)], name=name
+    )
     return op.outputs[0]
 
 
-def softmax(logits: Any, axis: int = -1, name: Optional[str] = None, dim: Optional[int] = None) -> Tensor:
+def softmax(logits: Any, axis: int = -1, name: str | None = None, dim: int | None = None) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``axis``, computed without overflow.
 
     >>> import symgrad as sg
@@ -71,85 +77,133 @@ def softmax(logits: Any, axis: int = -1, name: Optional[str] = None, dim: Option
     return _unary_op("Softmax", logits, axis if dim is None else dim, name)
 
 
-def log_softmax(logits: Any, axis: int = -1, name: Optional[str] = None, dim: Optional[int] = None) -> Tensor:
+def log_softmax(
+    logits: Any, axis: int = -1, name: str | None = None, dim: int | None = None
+) -> Tensor:
     """``x - log(sum(exp(x)))`` along ``axis``, computed without overflow."""
     return _unary_op("LogSoftmax", logits, axis if dim is None else dim, name)
 
 
-def _softmax_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+def _softmax_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     y, axis = op.outputs[0], op.attrs["axis"]
     return [(grad - reduce_sum(grad * y, axis, keepdims=True)) * y]
 
 
-def _log_softmax_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+def _log_softmax_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     y, axis = op.outputs[0], op.attrs["axis"]
     return [grad - exp(y) * reduce_sum(grad, axis, keepdims=True)]
 
 
-register(OpDef("Softmax", lower=lambda op, xs: _softmax_expr(xs[0], op.attrs["axis"]),
-               gradient=_softmax_gradient, signature=lambda op, sigs: sigs[0]))
-register(OpDef("LogSoftmax", lower=lambda op, xs: _log_softmax_expr(xs[0], op.attrs["axis"]),
-               gradient=_log_softmax_gradient, signature=lambda op, sigs: sigs[0]))
+register(
+    OpDef(
+        "Softmax",
+        lower=lambda op, xs: _softmax_expr(xs[0], op.attrs["axis"]),
+        gradient=_softmax_gradient,
+        signature=lambda op, sigs: sigs[0],
+    )
+)
+register(
+    OpDef(
+        "LogSoftmax",
+        lower=lambda op, xs: _log_softmax_expr(xs[0], op.attrs["axis"]),
+        gradient=_log_softmax_gradient,
+        signature=lambda op, sigs: sigs[0],
+    )
+)
 
 
 # --- cross-entropies ------------------------------------------------------------------------
 
-def _cross_entropy(labels: Any, logits: Any, axis: int, labels_gradient: bool, name: Optional[str],
-                   op_name: str) -> Tensor:
+
+def _cross_entropy(
+    labels: Any, logits: Any, axis: int, labels_gradient: bool, name: str | None, op_name: str
+) -> Tensor:
     logits = convert_to_tensor(logits)
     _floating(logits, op_name)
-    labels = convert_to_tensor(labels, dtype=logits.dtype) if not isinstance(labels, Tensor) else labels
+    labels = (
+        convert_to_tensor(labels, dtype=logits.dtype) if not isinstance(labels, Tensor) else labels
+    )
     if labels.dtype != logits.dtype:
-        raise DTypeError(f"symgrad: {op_name}: labels '{labels.name}' ({labels.dtype.name}) and logits "
-                         f"'{logits.name}' ({logits.dtype.name}) must have the same dtype")
+        raise DTypeError(
+            f"symgrad: {op_name}: labels '{labels.name}' ({labels.dtype.name}) and logits "
+            f"'{logits.name}' ({logits.dtype.name}) must have the same dtype"
+        )
     if labels.shape is None or not shapes_compatible(labels.shape, logits.shape):
-        raise ShapeError(f"symgrad: {op_name}: labels '{labels.name}' {format_shape(labels.shape)} and logits "
-                         f"'{logits.name}' {format_shape(logits.shape)} must have the same shape")
+        raise ShapeError(
+            f"symgrad: {op_name}: labels '{labels.name}' {format_shape(labels.shape)} and logits "
+            f"'{logits.name}' {format_shape(logits.shape)} must have the same shape"
+        )
     position = _class_axis(logits, axis, op_name)
     shape = tuple(d for i, d in enumerate(logits.shape) if i != position)  # type: ignore[union-attr]
-    op = logits.graph.create_op("SoftmaxCrossEntropyWithLogits", [labels, logits],
-                                {"axis": position, "labels_gradient": labels_gradient},
-                                [(shape, logits.dtype)], name=name)
+    op = logits.graph.create_op(
+        "SoftmaxCrossEntropyWithLogits",
+        [labels, logits],
+        {"axis": position, "labels_gradient": labels_gradient},
+        [(shape, logits.dtype)],
+        name=name,
+    )
     return op.outputs[0]
 
 
-def softmax_cross_entropy_with_logits_v2(labels: Any = None, logits: Any = None, axis: int = -1,
-                                         name: Optional[str] = None, dim: Optional[int] = None) -> Tensor:
+def softmax_cross_entropy_with_logits_v2(
+    labels: Any = None,
+    logits: Any = None,
+    axis: int = -1,
+    name: str | None = None,
+    dim: int | None = None,
+) -> Tensor:
     """``-sum(labels * log_softmax(logits))`` along ``axis``; gradients reach labels too."""
-    return _cross_entropy(labels, logits, axis if dim is None else dim, True, name,
-                          "SoftmaxCrossEntropyWithLogits")
+    return _cross_entropy(
+        labels, logits, axis if dim is None else dim, True, name, "SoftmaxCrossEntropyWithLogits"
+    )
 
 
-def softmax_cross_entropy_with_logits(_sentinel: Any = None, labels: Any = None, logits: Any = None,
-                                      dim: int = -1, name: Optional[str] = None,
-                                      axis: Optional[int] = None) -> Tensor:
+def softmax_cross_entropy_with_logits(
+    _sentinel: Any = None,
+    labels: Any = None,
+    logits: Any = None,
+    dim: int = -1,
+    name: str | None = None,
+    axis: int | None = None,
+) -> Tensor:
     """As ``_v2``, but no gradient flows into ``labels`` (TF1's v1)."""
     if _sentinel is not None:
-        raise InvalidArgumentError("symgrad: softmax_cross_entropy_with_logits: pass labels= and logits= "
-                                   "by name")
-    return _cross_entropy(labels, logits, dim if axis is None else axis, False, name,
-                          "SoftmaxCrossEntropyWithLogits")
+        raise InvalidArgumentError(
+            "symgrad: softmax_cross_entropy_with_logits: pass labels= and logits= by name"
+        )
+    return _cross_entropy(
+        labels, logits, dim if axis is None else axis, False, name, "SoftmaxCrossEntropyWithLogits"
+    )
 
 
-def sparse_softmax_cross_entropy_with_logits(_sentinel: Any = None, labels: Any = None,
-                                             logits: Any = None, name: Optional[str] = None) -> Tensor:
+def sparse_softmax_cross_entropy_with_logits(
+    _sentinel: Any = None, labels: Any = None, logits: Any = None, name: str | None = None
+) -> Tensor:
     """Cross-entropy against integer class ``labels`` (the last axis of ``logits`` is the class)."""
     from .array_ops import one_hot
+
     if _sentinel is not None:
-        raise InvalidArgumentError("symgrad: sparse_softmax_cross_entropy_with_logits: pass labels= and "
-                                   "logits= by name")
+        raise InvalidArgumentError(
+            "symgrad: sparse_softmax_cross_entropy_with_logits: pass labels= and logits= by name"
+        )
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels)
     if not labels.dtype.is_integer:
-        raise DTypeError(f"symgrad: SparseSoftmaxCrossEntropyWithLogits: labels '{labels.name}' must be "
-                         f"int32 or int64, got {labels.dtype.name}")
+        raise DTypeError(
+            f"symgrad: SparseSoftmaxCrossEntropyWithLogits: labels '{labels.name}' must be "
+            f"int32 or int64, got {labels.dtype.name}"
+        )
     if logits.shape is None or labels.shape is None or len(labels.shape) != len(logits.shape) - 1:
-        raise ShapeError(f"symgrad: SparseSoftmaxCrossEntropyWithLogits: labels '{labels.name}' "
-                         f"{format_shape(labels.shape)} must have the shape of logits '{logits.name}' "
-                         f"{format_shape(logits.shape)} without its last axis")
+        raise ShapeError(
+            f"symgrad: SparseSoftmaxCrossEntropyWithLogits: labels '{labels.name}' "
+            f"{format_shape(labels.shape)} must have the shape of logits '{logits.name}' "
+            f"{format_shape(logits.shape)} without its last axis"
+        )
     if logits.shape[-1] is None:
-        raise ShapeError(f"symgrad: SparseSoftmaxCrossEntropyWithLogits: the number of classes (last axis "
-                         f"of '{logits.name}') must be static")
+        raise ShapeError(
+            f"symgrad: SparseSoftmaxCrossEntropyWithLogits: the number of classes (last axis "
+            f"of '{logits.name}') must be static"
+        )
     dense = one_hot(labels, logits.shape[-1], dtype=logits.dtype)
     return _cross_entropy(dense, logits, -1, False, name, "SparseSoftmaxCrossEntropyWithLogits")
 
@@ -157,10 +211,12 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel: Any = None, labels: Any 
 def _lower_cross_entropy(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
     labels, logits = operands
     axis = op.attrs["axis"]
-    return -F.ReduceSum(labels * _log_softmax_expr(logits, axis), F.axes_tuple((axis,)), sp.Integer(0))
+    return -F.ReduceSum(
+        labels * _log_softmax_expr(logits, axis), F.axes_tuple((axis,)), sp.Integer(0)
+    )
 
 
-def _cross_entropy_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+def _cross_entropy_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     labels, logits = op.inputs
     axis = op.attrs["axis"]
     spread = broadcast_gradient(grad, logits, (axis,), False, mean=False)
@@ -170,52 +226,89 @@ def _cross_entropy_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor
     return [d_labels, d_logits]
 
 
-register(OpDef("SoftmaxCrossEntropyWithLogits", lower=_lower_cross_entropy, gradient=_cross_entropy_gradient,
-               signature=lambda op, sigs: tuple(d for i, d in enumerate(sigs[1]) if i != op.attrs["axis"])))
+register(
+    OpDef(
+        "SoftmaxCrossEntropyWithLogits",
+        lower=_lower_cross_entropy,
+        gradient=_cross_entropy_gradient,
+        signature=lambda op, sigs: tuple(d for i, d in enumerate(sigs[1]) if i != op.attrs["axis"]),
+    )
+)
 
 
-def sigmoid_cross_entropy_with_logits(_sentinel: Any = None, labels: Any = None, logits: Any = None,
-                                      name: Optional[str] = None) -> Tensor:
+def sigmoid_cross_entropy_with_logits(
+    _sentinel: Any = None, labels: Any = None, logits: Any = None, name: str | None = None
+) -> Tensor:
     """``max(x, 0) - x*z + log(1 + exp(-|x|))``: finite for any logits, as TF writes it."""
     if _sentinel is not None:
-        raise InvalidArgumentError("symgrad: sigmoid_cross_entropy_with_logits: pass labels= and logits= "
-                                   "by name")
+        raise InvalidArgumentError(
+            "symgrad: sigmoid_cross_entropy_with_logits: pass labels= and logits= by name"
+        )
     logits = convert_to_tensor(logits)
-    labels = convert_to_tensor(labels, dtype=logits.dtype) if not isinstance(labels, Tensor) else labels
-    if labels.shape is None or logits.shape is None or not shapes_compatible(labels.shape, logits.shape) \
-            or len(labels.shape) != len(logits.shape):
-        raise ShapeError(f"symgrad: logistic_loss: labels '{labels.name}' {format_shape(labels.shape)} and "
-                         f"logits '{logits.name}' {format_shape(logits.shape)} must have the same shape")
+    labels = (
+        convert_to_tensor(labels, dtype=logits.dtype) if not isinstance(labels, Tensor) else labels
+    )
+    if (
+        labels.shape is None
+        or logits.shape is None
+        or not shapes_compatible(labels.shape, logits.shape)
+        or len(labels.shape) != len(logits.shape)
+    ):
+        raise ShapeError(
+            f"symgrad: logistic_loss: labels '{labels.name}' {format_shape(labels.shape)} and "
+            f"logits '{logits.name}' {format_shape(logits.shape)} must have the same shape"
+        )
     from .elementwise import greater_equal, identity, where, zeros_like
+
     # TF's form: where() sends the kink at 0 to the right branch, so d/dx at 0 is 0.5 - z.
     zeros = zeros_like(logits)
     nonnegative = greater_equal(logits, zeros)
     relu_logits = where(nonnegative, logits, zeros)
     negative_abs = where(nonnegative, -logits, logits)
-    return identity(relu_logits - logits * labels + softplus(negative_abs), name=name or "logistic_loss")
+    return identity(
+        relu_logits - logits * labels + softplus(negative_abs), name=name or "logistic_loss"
+    )
 
 
-def l2_loss(t: Any, name: Optional[str] = None) -> Tensor:
+def l2_loss(t: Any, name: str | None = None) -> Tensor:
     """``sum(t**2) / 2``."""
     return reduce_sum(square(t), name=name) / 2
 
 
-def bias_add(value: Any, bias: Any, data_format: Optional[str] = None, name: Optional[str] = None) -> Tensor:
+def bias_add(
+    value: Any, bias: Any, data_format: str | None = None, name: str | None = None
+) -> Tensor:
     """``value + bias`` with a 1-D ``bias`` matching the last axis of ``value``."""
     value = convert_to_tensor(value)
     bias = convert_to_tensor(bias, dtype=value.dtype) if not isinstance(bias, Tensor) else bias
     if data_format not in (None, "NHWC", "N...C"):
-        raise InvalidArgumentError(f"symgrad: BiasAdd: data_format {data_format!r} is not supported")
-    if bias.shape is None or len(bias.shape) != 1 or value.shape is None or not value.shape or \
-            not shapes_compatible((value.shape[-1],), bias.shape):
-        raise ShapeError(f"symgrad: BiasAdd: bias '{bias.name}' {format_shape(bias.shape)} must be a vector "
-                         f"the size of the last axis of '{value.name}' {format_shape(value.shape)}")
+        raise InvalidArgumentError(
+            f"symgrad: BiasAdd: data_format {data_format!r} is not supported"
+        )
+    if (
+        bias.shape is None
+        or len(bias.shape) != 1
+        or value.shape is None
+        or not value.shape
+        or not shapes_compatible((value.shape[-1],), bias.shape)
+    ):
+        raise ShapeError(
+            f"symgrad: BiasAdd: bias '{bias.name}' {format_shape(bias.shape)} must be a vector "
+            f"the size of the last axis of '{value.name}' {format_shape(value.shape)}"
+        )
     from .elementwise import add
+
     return add(value, bias, name=name or "BiasAdd")
 
 
-def mean_squared_error(labels: Any, predictions: Any, weights: Any = 1.0, scope: Any = None,
-                       loss_collection: Any = None, reduction: str = "weighted_sum_by_nonzero_weights") -> Tensor:
+def mean_squared_error(
+    labels: Any,
+    predictions: Any,
+    weights: Any = 1.0,
+    scope: Any = None,
+    loss_collection: Any = None,
+    reduction: str = "weighted_sum_by_nonzero_weights",
+) -> Tensor:
     """TF1's ``losses.mean_squared_error`` with a scalar weight: the weighted mean of squared errors.
 
     As in TF1, predictions and labels are cast to float32 first.
@@ -225,13 +318,23 @@ def mean_squared_error(labels: Any, predictions: Any, weights: Any = 1.0, scope:
     if isinstance(weights, Tensor) or (hasattr(weights, "__len__")):
         raise InvalidArgumentError("symgrad: mean_squared_error: only scalar weights are supported")
     if reduction not in ("weighted_sum_by_nonzero_weights", "weighted_mean"):
-        raise InvalidArgumentError(f"symgrad: mean_squared_error: reduction {reduction!r} is not supported")
+        raise InvalidArgumentError(
+            f"symgrad: mean_squared_error: reduction {reduction!r} is not supported"
+        )
     losses = squared_difference(predictions, labels)
     if float(weights) == 0.0:
         return reduce_sum(losses * 0.0)
     return reduce_mean(losses) * float(weights) if float(weights) != 1.0 else reduce_mean(losses)
 
 
-__all__ = ["softmax", "log_softmax", "softmax_cross_entropy_with_logits",
-           "softmax_cross_entropy_with_logits_v2", "sparse_softmax_cross_entropy_with_logits",
-           "sigmoid_cross_entropy_with_logits", "l2_loss", "bias_add", "mean_squared_error"]
+__all__ = [
+    "softmax",
+    "log_softmax",
+    "softmax_cross_entropy_with_logits",
+    "softmax_cross_entropy_with_logits_v2",
+    "sparse_softmax_cross_entropy_with_logits",
+    "sigmoid_cross_entropy_with_logits",
+    "l2_loss",
+    "bias_add",
+    "mean_squared_error",
+]

@@ -8,7 +8,8 @@ broadcasting elementwise op). Each is the other's gradient.
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence, Tuple
+from collections.abc import Sequence
+from typing import Any
 
 import sympy as sp
 
@@ -35,8 +36,16 @@ class Lowered:
 
 # --- reduce_sum / reduce_mean -------------------------------------------------------------
 
-def _reduce(op_type: str, x: Any, axis: Any, keepdims: Optional[bool], name: Optional[str],
-            reduction_indices: Any = None, keep_dims: Optional[bool] = None) -> Tensor:
+
+def _reduce(
+    op_type: str,
+    x: Any,
+    axis: Any,
+    keepdims: bool | None,
+    name: str | None,
+    reduction_indices: Any = None,
+    keep_dims: bool | None = None,
+) -> Tensor:
     x = convert_to_tensor(x)
     if axis is None:
         axis = reduction_indices
@@ -44,28 +53,37 @@ def _reduce(op_type: str, x: Any, axis: Any, keepdims: Optional[bool], name: Opt
     if x.dtype.is_bool:
         raise DTypeError(f"symgrad: {op_type}: cannot reduce bool tensor '{x.name}'; cast it first")
     if isinstance(axis, Tensor):
-        raise InvalidArgumentError(f"symgrad: {op_type}: axis must be a Python int or list, "
-                                   f"not tensor '{axis.name}'")
+        raise InvalidArgumentError(
+            f"symgrad: {op_type}: axis must be a Python int or list, not tensor '{axis.name}'"
+        )
     if x.shape is None:
         if axis is not None:
             raise InvalidArgumentError(
                 f"symgrad: {op_type}: reducing tensor '{x.name}' of unknown rank over axis {axis!r} "
-                f"needs a known rank; give its placeholder a shape")
+                f"needs a known rank; give its placeholder a shape"
+            )
         axes, shape = None, (None if keepdims else ())
     else:
         axes = normalize_axes(axis, len(x.shape), op_type, x.name)
         if isinstance(axis, (list, tuple)) and not axis:
             from .elementwise import identity
+
             return identity(x, name=name)
         shape = squeeze_axes(x.shape, axes, keepdims)
-    op = x.graph.create_op(op_type, [x], {"axes": axes, "keepdims": keepdims}, [(shape, x.dtype)],
-                           name=name)
+    op = x.graph.create_op(
+        op_type, [x], {"axes": axes, "keepdims": keepdims}, [(shape, x.dtype)], name=name
+    )
     return op.outputs[0]
 
 
-def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: Optional[bool] = None,
-               name: Optional[str] = None, reduction_indices: Any = None,
-               keep_dims: Optional[bool] = None) -> Tensor:
+def reduce_sum(
+    input_tensor: Any,
+    axis: Any = None,
+    keepdims: bool | None = None,
+    name: str | None = None,
+    reduction_indices: Any = None,
+    keep_dims: bool | None = None,
+) -> Tensor:
     """Sum over ``axis`` (all axes by default), like ``tf.reduce_sum``.
 
     >>> import symgrad as sg
@@ -77,9 +95,14 @@ def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: Optional[bool] = N
     return _reduce("Sum", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
-def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: Optional[bool] = None,
-                name: Optional[str] = None, reduction_indices: Any = None,
-                keep_dims: Optional[bool] = None) -> Tensor:
+def reduce_mean(
+    input_tensor: Any,
+    axis: Any = None,
+    keepdims: bool | None = None,
+    name: str | None = None,
+    reduction_indices: Any = None,
+    keep_dims: bool | None = None,
+) -> Tensor:
     """Mean over ``axis`` (all axes by default), like ``tf.reduce_mean``."""
     return _reduce("Mean", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
@@ -95,12 +118,16 @@ def _axes_arg(op: Operation) -> sp.Tuple:
 def _lower_reduce(node: type) -> Any:
     def lower(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
         return node(operands[0], _axes_arg(op), sp.Integer(int(op.attrs["keepdims"])))
+
     return lower
 
 
-def _reduce_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
-    return [broadcast_gradient(grad, op.inputs[0], op.attrs["axes"], op.attrs["keepdims"],
-                               mean=op.type == "Mean")]
+def _reduce_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
+    return [
+        broadcast_gradient(
+            grad, op.inputs[0], op.attrs["axes"], op.attrs["keepdims"], mean=op.type == "Mean"
+        )
+    ]
 
 
 def _reduce_signature(op: Operation, operands: Sequence[Any]) -> Any:
@@ -115,40 +142,74 @@ def like_signature(op: Operation, operands: Sequence[Any]) -> Any:
     return operands[1]
 
 
-register(OpDef("Sum", lower=_lower_reduce(F.ReduceSum), gradient=_reduce_gradient,
-               signature=_reduce_signature))
-register(OpDef("Mean", lower=_lower_reduce(F.ReduceMean), gradient=_reduce_gradient,
-               signature=_reduce_signature))
+register(
+    OpDef(
+        "Sum",
+        lower=_lower_reduce(F.ReduceSum),
+        gradient=_reduce_gradient,
+        signature=_reduce_signature,
+    )
+)
+register(
+    OpDef(
+        "Mean",
+        lower=_lower_reduce(F.ReduceMean),
+        gradient=_reduce_gradient,
+        signature=_reduce_signature,
+    )
+)
 
 
 # --- reduce_max / reduce_min / reduce_prod / reduce_logsumexp ---------------------------------------
 
-def reduce_max(input_tensor: Any, axis: Any = None, keepdims: Optional[bool] = None,
-               name: Optional[str] = None, reduction_indices: Any = None,
-               keep_dims: Optional[bool] = None) -> Tensor:
+
+def reduce_max(
+    input_tensor: Any,
+    axis: Any = None,
+    keepdims: bool | None = None,
+    name: str | None = None,
+    reduction_indices: Any = None,
+    keep_dims: bool | None = None,
+) -> Tensor:
     """Maximum over ``axis``; tied maxima share the gradient equally, as in TF."""
     return _reduce("Max", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
-def reduce_min(input_tensor: Any, axis: Any = None, keepdims: Optional[bool] = None,
-               name: Optional[str] = None, reduction_indices: Any = None,
-               keep_dims: Optional[bool] = None) -> Tensor:
+def reduce_min(
+    input_tensor: Any,
+    axis: Any = None,
+    keepdims: bool | None = None,
+    name: str | None = None,
+    reduction_indices: Any = None,
+    keep_dims: bool | None = None,
+) -> Tensor:
     """Minimum over ``axis``; tied minima share the gradient equally, as in TF."""
     return _reduce("Min", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
-def reduce_prod(input_tensor: Any, axis: Any = None, keepdims: Optional[bool] = None,
-                name: Optional[str] = None, reduction_indices: Any = None,
-                keep_dims: Optional[bool] = None) -> Tensor:
+def reduce_prod(
+    input_tensor: Any,
+    axis: Any = None,
+    keepdims: bool | None = None,
+    name: str | None = None,
+    reduction_indices: Any = None,
+    keep_dims: bool | None = None,
+) -> Tensor:
     """Product over ``axis``; its gradient is exact where elements are zero."""
     return _reduce("Prod", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
-def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: Optional[bool] = None,
-                     name: Optional[str] = None, reduction_indices: Any = None,
-                     keep_dims: Optional[bool] = None) -> Tensor:
+def reduce_logsumexp(
+    input_tensor: Any,
+    axis: Any = None,
+    keepdims: bool | None = None,
+    name: str | None = None,
+    reduction_indices: Any = None,
+    keep_dims: bool | None = None,
+) -> Tensor:
     """``log(sum(exp(x)))`` over ``axis``, shifted by the maximum so that it never overflows."""
     from .elementwise import exp, identity, is_finite, log, stop_gradient, where, zeros_like
+
     x = convert_to_tensor(input_tensor)
     keep = bool(keepdims if keepdims is not None else keep_dims)
     axis = reduction_indices if axis is None else axis
@@ -160,68 +221,119 @@ def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: Optional[boo
     return identity(total + shift, name=name)
 
 
-def _tie_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+def _tie_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     """TF's rule for max and min: the cotangent is split equally between tied extrema."""
     from .elementwise import cast, equal
+
     x, axes, keepdims = op.inputs[0], op.attrs["axes"], op.attrs["keepdims"]
     extremum = broadcast_gradient(op.outputs[0], x, axes, keepdims, mean=False)
     chosen = cast(equal(x, extremum), x.dtype)
-    count = broadcast_gradient(reduce_sum(chosen, None if axes is None else list(axes), keepdims=keepdims),
-                               x, axes, keepdims, mean=False)
+    count = broadcast_gradient(
+        reduce_sum(chosen, None if axes is None else list(axes), keepdims=keepdims),
+        x,
+        axes,
+        keepdims,
+        mean=False,
+    )
     return [broadcast_gradient(grad, x, axes, keepdims, mean=False) * chosen / count]
 
 
-def _prod_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+def _prod_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     x = op.inputs[0]
-    others = x.graph.create_op("ProdOthers", [x], {"axes": op.attrs["axes"]}, [(x.shape, x.dtype)]).outputs[0]
-    return [broadcast_gradient(grad, x, op.attrs["axes"], op.attrs["keepdims"], mean=False) * others]
+    others = x.graph.create_op(
+        "ProdOthers", [x], {"axes": op.attrs["axes"]}, [(x.shape, x.dtype)]
+    ).outputs[0]
+    return [
+        broadcast_gradient(grad, x, op.attrs["axes"], op.attrs["keepdims"], mean=False) * others
+    ]
 
 
-def _prod_others_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+def _prod_others_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     x = op.inputs[0]
-    vjp = x.graph.create_op("ProdOthersVJP", [grad, x], {"axes": op.attrs["axes"]}, [(x.shape, x.dtype)])
+    vjp = x.graph.create_op(
+        "ProdOthersVJP", [grad, x], {"axes": op.attrs["axes"]}, [(x.shape, x.dtype)]
+    )
     return [vjp.outputs[0]]
 
 
-def _no_third_order_prod(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
-    raise InvalidArgumentError("symgrad: gradients: third derivatives through reduce_prod are not "
-                               "supported")
+def _no_third_order_prod(op: Operation, grad: Tensor) -> list[Tensor | None]:
+    raise InvalidArgumentError(
+        "symgrad: gradients: third derivatives through reduce_prod are not supported"
+    )
 
 
 def _lower_prod_others_vjp(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
     from .array_ops import helper
+
     axes = op.attrs["axes"]
-    return helper("_prod_others_vjp", operands[0], operands[1], F.literal(None if axes is None else tuple(axes)))
+    return helper(
+        "_prod_others_vjp",
+        operands[0],
+        operands[1],
+        F.literal(None if axes is None else tuple(axes)),
+    )
 
 
 def _lower_prod_others(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
     from .array_ops import helper
+
     axes = op.attrs["axes"]
     return helper("_prod_others", operands[0], F.literal(None if axes is None else tuple(axes)))
 
 
-register(OpDef("Max", lower=_lower_reduce(F.ReduceMax), gradient=_tie_gradient, signature=_reduce_signature))
-register(OpDef("Min", lower=_lower_reduce(F.ReduceMin), gradient=_tie_gradient, signature=_reduce_signature))
-register(OpDef("Prod", lower=_lower_reduce(F.ReduceProd), gradient=_prod_gradient,
-               signature=_reduce_signature))
-register(OpDef("ProdOthers", lower=_lower_prod_others, gradient=_prod_others_gradient,
-               signature=lambda op, sigs: sigs[0]))
-register(OpDef("ProdOthersVJP", lower=_lower_prod_others_vjp, gradient=_no_third_order_prod,
-               signature=lambda op, sigs: sigs[1]))
+register(
+    OpDef(
+        "Max", lower=_lower_reduce(F.ReduceMax), gradient=_tie_gradient, signature=_reduce_signature
+    )
+)
+register(
+    OpDef(
+        "Min", lower=_lower_reduce(F.ReduceMin), gradient=_tie_gradient, signature=_reduce_signature
+    )
+)
+register(
+    OpDef(
+        "Prod",
+        lower=_lower_reduce(F.ReduceProd),
+        gradient=_prod_gradient,
+        signature=_reduce_signature,
+    )
+)
+register(
+    OpDef(
+        "ProdOthers",
+        lower=_lower_prod_others,
+        gradient=_prod_others_gradient,
+        signature=lambda op, sigs: sigs[0],
+    )
+)
+register(
+    OpDef(
+        "ProdOthersVJP",
+        lower=_lower_prod_others_vjp,
+        gradient=_no_third_order_prod,
+        signature=lambda op, sigs: sigs[1],
+    )
+)
 
 
 # --- BroadcastGrad: the adjoint of a reduction ---------------------------------------------
 
-def broadcast_gradient(grad: Tensor, like: Tensor, axes: Optional[Tuple[int, ...]], keepdims: bool,
-                       mean: bool) -> Tensor:
+
+def broadcast_gradient(
+    grad: Tensor, like: Tensor, axes: tuple[int, ...] | None, keepdims: bool, mean: bool
+) -> Tensor:
     """``grad`` (the cotangent of a reduction of ``like``) spread back to ``like``'s shape."""
-    op = grad.graph.create_op("BroadcastGrad", [grad, like],
-                              {"axes": axes, "keepdims": keepdims, "mean": mean},
-                              [(like.shape, grad.dtype)])
+    op = grad.graph.create_op(
+        "BroadcastGrad",
+        [grad, like],
+        {"axes": axes, "keepdims": keepdims, "mean": mean},
+        [(like.shape, grad.dtype)],
+    )
     return op.outputs[0]
 
 
-def _expand_axes(op: Operation) -> Tuple[int, ...]:
+def _expand_axes(op: Operation) -> tuple[int, ...]:
     """Axes where the reduced cotangent needs a size-1 axis to broadcast back."""
     axes, keepdims = op.attrs["axes"], op.attrs["keepdims"]
     if keepdims or axes is None:
@@ -235,7 +347,9 @@ def _count(op: Operation, like: sp.Expr) -> sp.Expr:
     shape = op.inputs[1].shape
     axes = op.attrs["axes"]
     if shape is not None:
-        static = num_elements(tuple(shape[a] for a in (axes if axes is not None else range(len(shape)))))
+        static = num_elements(
+            tuple(shape[a] for a in (axes if axes is not None else range(len(shape))))
+        )
         if static is not None:
             return sp.Integer(static)
     all_axes = axes is None or (shape is not None and len(axes) == len(shape))
@@ -260,26 +374,35 @@ def _lower_broadcast_gradient(op: Operation, operands: Sequence[Any]) -> Lowered
     return Lowered(expr, natural, like.witnesses)
 
 
-def _broadcast_gradient_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+def _broadcast_gradient_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     reduce = reduce_mean if op.attrs["mean"] else reduce_sum
     if op.attrs["axes"] is None:  # a full reduction of an unknown-rank tensor
         return [reduce(grad, keepdims=op.attrs["keepdims"] or None), None]
     return [reduce(grad, axis=list(op.attrs["axes"]), keepdims=op.attrs["keepdims"]), None]
 
 
-def _like_if_dynamic_count(op: Operation) -> Tuple[int, ...]:
+def _like_if_dynamic_count(op: Operation) -> tuple[int, ...]:
     """A mean's run-time element count reads the reduced value itself."""
     if op.attrs["mean"] and not is_fully_defined(op.inputs[1].shape):
         return (1,)
     return ()
 
 
-register(OpDef("BroadcastGrad", lower=_lower_broadcast_gradient, gradient=_broadcast_gradient_gradient,
-               materialized_inputs=_like_if_dynamic_count, shape_only_inputs=(1,),
-               value_lowering=True, signature=like_signature))
+register(
+    OpDef(
+        "BroadcastGrad",
+        lower=_lower_broadcast_gradient,
+        gradient=_broadcast_gradient_gradient,
+        materialized_inputs=_like_if_dynamic_count,
+        shape_only_inputs=(1,),
+        value_lowering=True,
+        signature=like_signature,
+    )
+)
 
 
 # --- SumToShape and BroadcastLike: the adjoints of NumPy broadcasting -------------------------
+
 
 def sum_to_shape_of(grad: Tensor, like: Tensor, axes: Any) -> Tensor:
     """Sum ``grad`` over ``axes`` (from :func:`symgrad.shapes.broadcast_axes`) to ``like``'s shape.
@@ -288,7 +411,9 @@ def sum_to_shape_of(grad: Tensor, like: Tensor, axes: Any) -> Tensor:
     """
     if axes == ():
         return grad
-    op = grad.graph.create_op("SumToShape", [grad, like], {"axes": axes}, [(like.shape, grad.dtype)])
+    op = grad.graph.create_op(
+        "SumToShape", [grad, like], {"axes": axes}, [(like.shape, grad.dtype)]
+    )
     return op.outputs[0]
 
 
@@ -310,21 +435,30 @@ def _lower_sum_to_shape(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
         expr = F.ReduceSum(expr, sp.Tuple() if everything else F.axes_tuple(leading), sp.Integer(0))
     if stretched:
         everything = len(stretched) == len(target)
-        expr = F.ReduceSum(expr, sp.Tuple() if everything else F.axes_tuple(stretched), sp.Integer(1))
+        expr = F.ReduceSum(
+            expr, sp.Tuple() if everything else F.axes_tuple(stretched), sp.Integer(1)
+        )
     return expr
 
 
-def _sum_to_shape_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+def _sum_to_shape_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     return [broadcast_like(grad, op.inputs[0]), None]
 
 
-def _like_if_axes_dynamic(op: Operation) -> Tuple[int, ...]:
+def _like_if_axes_dynamic(op: Operation) -> tuple[int, ...]:
     return (1,) if op.attrs["axes"] is None else ()
 
 
-register(OpDef("SumToShape", lower=_lower_sum_to_shape, gradient=_sum_to_shape_gradient,
-               materialized_inputs=_like_if_axes_dynamic, shape_only_inputs=(1,),
-               signature=like_signature))
+register(
+    OpDef(
+        "SumToShape",
+        lower=_lower_sum_to_shape,
+        gradient=_sum_to_shape_gradient,
+        materialized_inputs=_like_if_axes_dynamic,
+        shape_only_inputs=(1,),
+        signature=like_signature,
+    )
+)
 
 
 def broadcast_like(grad: Tensor, like: Tensor) -> Tensor:
@@ -338,11 +472,20 @@ def _lower_broadcast_like(op: Operation, operands: Sequence[Any]) -> Lowered:
     return Lowered(grad.expr, grad.natural, like.witnesses)
 
 
-def _broadcast_like_gradient(op: Operation, grad: Tensor) -> List[Optional[Tensor]]:
+def _broadcast_like_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     from ..signatures import reduced_axes_of
+
     source = op.inputs[0]
     return [sum_to_shape_of(grad, source, reduced_axes_of(source, op.outputs[0])), None]
 
 
-register(OpDef("BroadcastLike", lower=_lower_broadcast_like, gradient=_broadcast_like_gradient,
-               shape_only_inputs=(1,), value_lowering=True, signature=like_signature))
+register(
+    OpDef(
+        "BroadcastLike",
+        lower=_lower_broadcast_like,
+        gradient=_broadcast_like_gradient,
+        shape_only_inputs=(1,),
+        value_lowering=True,
+        signature=like_signature,
+    )
+)

@@ -7,8 +7,9 @@ built, in the function that builds it, next to its OpDef.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 import sympy as sp
 
@@ -17,7 +18,7 @@ from ..graph import Operation, Tensor
 # lower(op, operand_exprs) -> expression of the op's output in terms of its operands.
 LowerFn = Callable[[Operation, Sequence[sp.Expr]], sp.Expr]
 # gradient(op, output_cotangent) -> one cotangent (or None) per input.
-GradientFn = Callable[[Operation, Tensor], List[Optional[Tensor]]]
+GradientFn = Callable[[Operation, Tensor], list[Tensor | None]]
 
 
 @dataclass(frozen=True)
@@ -37,16 +38,16 @@ class OpDef:
     """
 
     type: str
-    lower: Optional[LowerFn]
-    gradient: Optional[GradientFn]
+    lower: LowerFn | None
+    gradient: GradientFn | None
     elementwise: bool = False
-    materialized_inputs: Callable[[Operation], Tuple[int, ...]] = lambda op: ()
-    shape_only_inputs: Tuple[int, ...] = ()
+    materialized_inputs: Callable[[Operation], tuple[int, ...]] = lambda op: ()
+    shape_only_inputs: tuple[int, ...] = ()
     value_lowering: bool = False
-    signature: Optional[Callable[[Operation, Sequence[Any]], Any]] = None
+    signature: Callable[[Operation, Sequence[Any]], Any] | None = None
 
 
-REGISTRY: Dict[str, OpDef] = {}
+REGISTRY: dict[str, OpDef] = {}
 
 
 def register(opdef: OpDef) -> OpDef:
@@ -60,6 +61,6 @@ def opdef_of(op: Operation) -> OpDef:
     return REGISTRY[op.type]
 
 
-def arg_symbols(count: int) -> Tuple[sp.Symbol, ...]:
+def arg_symbols(count: int) -> tuple[sp.Symbol, ...]:
     """The canonical operand symbols ``a0, a1, ...`` of elementwise rules."""
     return tuple(sp.Symbol(f"a{i}", real=True) for i in range(count))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -19,26 +19,39 @@ register(OpDef("Placeholder", lower=None, gradient=None))
 register(OpDef("VariableV2", lower=None, gradient=None))
 
 
-def _as_array(value: Any, dtype: Optional[_dtypes.DType], op: str) -> np.ndarray:
+def _as_array(value: Any, dtype: _dtypes.DType | None, op: str) -> np.ndarray:
     if isinstance(value, Tensor):
-        raise DTypeError(f"symgrad: {op}: expected a Python or NumPy value, got Tensor '{value.name}'")
+        raise DTypeError(
+            f"symgrad: {op}: expected a Python or NumPy value, got Tensor '{value.name}'"
+        )
     try:
         raw = np.asarray(value)
     except ValueError:
-        raise ShapeError(f"symgrad: {op}: {value!r:.60} is not a rectangular array (ragged nested lists)") from None
+        raise ShapeError(
+            f"symgrad: {op}: {value!r:.60} is not a rectangular array (ragged nested lists)"
+        ) from None
     target = dtype or _dtypes.infer_dtype(value, op)
     if raw.dtype.kind not in "biuf":
-        raise DTypeError(f"symgrad: {op}: cannot make a {target.name} tensor from non-numeric "
-                         f"value {value!r:.60} (NumPy dtype {raw.dtype})")
-    if target.is_integer and raw.dtype.kind == "f" and not np.all(np.isfinite(raw) & (raw == np.round(raw))):
-        raise DTypeError(f"symgrad: {op}: value {value!r:.60} is not exactly representable as "
-                         f"{target.name}")
+        raise DTypeError(
+            f"symgrad: {op}: cannot make a {target.name} tensor from non-numeric "
+            f"value {value!r:.60} (NumPy dtype {raw.dtype})"
+        )
+    if (
+        target.is_integer
+        and raw.dtype.kind == "f"
+        and not np.all(np.isfinite(raw) & (raw == np.round(raw)))
+    ):
+        raise DTypeError(
+            f"symgrad: {op}: value {value!r:.60} is not exactly representable as {target.name}"
+        )
     if target.is_bool and raw.dtype.kind != "b":
-        raise DTypeError(f"symgrad: {op}: cannot make a bool tensor from {raw.dtype} value {value!r:.60}")
+        raise DTypeError(
+            f"symgrad: {op}: cannot make a bool tensor from {raw.dtype} value {value!r:.60}"
+        )
     return raw.astype(target.numpy)
 
 
-def constant(value: Any, dtype: Any = None, shape: Any = None, name: Optional[str] = None) -> Tensor:
+def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None = None) -> Tensor:
     """A constant tensor, baked into the generated code.
 
     Python floats give float32 and Python ints int32, as in TensorFlow.
@@ -54,22 +67,31 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: Optional[st
     if shape is not None:
         wanted = as_shape(shape)
         if not is_fully_defined(wanted):
-            raise ShapeError(f"symgrad: constant: shape {format_shape(wanted)} must be fully defined")
+            raise ShapeError(
+                f"symgrad: constant: shape {format_shape(wanted)} must be fully defined"
+            )
         if array.size == 1:
             array = np.full(wanted, array.reshape(()), dtype=array.dtype)  # type: ignore[arg-type]
         elif array.size == int(np.prod(wanted)):  # type: ignore[arg-type]
             array = array.reshape(wanted)  # type: ignore[arg-type]
         else:
-            raise ShapeError(f"symgrad: constant: a value of shape {format_shape(array.shape)} "
-                             f"cannot fill shape {format_shape(wanted)}")
+            raise ShapeError(
+                f"symgrad: constant: a value of shape {format_shape(array.shape)} "
+                f"cannot fill shape {format_shape(wanted)}"
+            )
     array.setflags(write=False)
     graph = get_default_graph()
-    op = graph.create_op("Const", [], {"value": array},
-                         [(tuple(array.shape), _dtypes.as_dtype(array.dtype))], name=name)
+    op = graph.create_op(
+        "Const",
+        [],
+        {"value": array},
+        [(tuple(array.shape), _dtypes.as_dtype(array.dtype))],
+        name=name,
+    )
     return op.outputs[0]
 
 
-def placeholder(dtype: Any, shape: Any = None, name: Optional[str] = None) -> Tensor:
+def placeholder(dtype: Any, shape: Any = None, name: str | None = None) -> Tensor:
     """An input fed at run time; ``None`` dims (or ``shape=None``) accept any size.
 
     >>> import symgrad as sg
@@ -87,12 +109,14 @@ def placeholder(dtype: Any, shape: Any = None, name: Optional[str] = None) -> Te
     return op.outputs[0]
 
 
-def convert_to_tensor(value: Any, dtype: Any = None, name: Optional[str] = None) -> Tensor:
+def convert_to_tensor(value: Any, dtype: Any = None, name: str | None = None) -> Tensor:
     """A tensor as is (checking ``dtype``), or a new constant for a Python/NumPy value."""
     if isinstance(value, Tensor):
         if dtype is not None and _dtypes.as_dtype(dtype) != value.dtype:
-            raise DTypeError(f"symgrad: tensor '{value.name}' has dtype {value.dtype.name}, "
-                             f"expected {_dtypes.as_dtype(dtype).name}")
+            raise DTypeError(
+                f"symgrad: tensor '{value.name}' has dtype {value.dtype.name}, "
+                f"expected {_dtypes.as_dtype(dtype).name}"
+            )
         return value
     return constant(value, dtype=dtype, name=name)
 
@@ -110,29 +134,35 @@ class Variable(Tensor):
     <symgrad.Variable 'weight:0' shape=() dtype=float32>
     """
 
-    def __init__(self, initial_value: Any, name: Optional[str] = None, dtype: Any = None,
-                 trainable: bool = True) -> None:
+    def __init__(
+        self, initial_value: Any, name: str | None = None, dtype: Any = None, trainable: bool = True
+    ) -> None:
         graph = get_default_graph()
         target = _dtypes.as_dtype(dtype) if dtype is not None else None
         if isinstance(initial_value, Tensor):
             initial = initial_value
             if target is not None and target != initial.dtype:
                 from .elementwise import cast
+
                 initial = cast(initial, target)
         else:
-            initial = constant(initial_value, dtype=target,
-                               name=f"{name or 'Variable'}/initial_value")
+            initial = constant(
+                initial_value, dtype=target, name=f"{name or 'Variable'}/initial_value"
+            )
         if not is_fully_defined(initial.shape):
-            raise ShapeError(f"symgrad: Variable: the initial value '{initial.name}' has shape "
-                             f"{format_shape(initial.shape)}; a variable needs a fully defined shape")
-        op = graph.create_op("VariableV2", [], {}, [(initial.shape, initial.dtype)],
-                             name=name or "Variable")
+            raise ShapeError(
+                f"symgrad: Variable: the initial value '{initial.name}' has shape "
+                f"{format_shape(initial.shape)}; a variable needs a fully defined shape"
+            )
+        op = graph.create_op(
+            "VariableV2", [], {}, [(initial.shape, initial.dtype)], name=name or "Variable"
+        )
         op.auto_named = name is None
         super().__init__(op, 0, initial.shape, initial.dtype)
         op.outputs = (self,)
         self.initial_value = initial
         self.trainable = trainable
-        self._initializer: Optional[Any] = None
+        self._initializer: Any | None = None
         graph.add_to_collection("variables", self)
         if trainable:
             graph.add_to_collection("trainable_variables", self)
@@ -145,32 +175,39 @@ class Variable(Tensor):
         """The op that sets this variable to its initial value."""
         if self._initializer is None:
             from .state import assign
+
             self._initializer = assign(self, self.initial_value, name=f"{self.op.name}/Assign").op
         return self._initializer
 
     def initialized_value(self) -> Tensor:
         return self.initial_value
 
-    def assign(self, value: Any, name: Optional[str] = None) -> Tensor:
+    def assign(self, value: Any, name: str | None = None) -> Tensor:
         """A tensor holding ``value`` that stores it in this variable when run."""
         from .state import assign
+
         return assign(self, value, name)
 
-    def assign_add(self, delta: Any, name: Optional[str] = None) -> Tensor:
+    def assign_add(self, delta: Any, name: str | None = None) -> Tensor:
         from .state import assign_add
+
         return assign_add(self, delta, name)
 
-    def assign_sub(self, delta: Any, name: Optional[str] = None) -> Tensor:
+    def assign_sub(self, delta: Any, name: str | None = None) -> Tensor:
         from .state import assign_sub
+
         return assign_sub(self, delta, name)
 
     def read_value(self) -> Tensor:
         from .elementwise import identity
+
         return identity(self)
 
     def __repr__(self) -> str:
-        return (f"<symgrad.Variable '{self.name}' shape={format_shape(self.shape)} "
-                f"dtype={self.dtype.name}>")
+        return (
+            f"<symgrad.Variable '{self.name}' shape={format_shape(self.shape)} "
+            f"dtype={self.dtype.name}>"
+        )
 
 
 def global_variables() -> list:

@@ -8,7 +8,8 @@ it then stores that value. A ``NoOp`` groups ops through control inputs, as
 
 from __future__ import annotations
 
-from typing import Any, Iterable, List, Optional
+from collections.abc import Iterable
+from typing import Any
 
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Operation, Tensor, get_default_graph
@@ -21,7 +22,7 @@ register(OpDef("Assign", lower=_lower, gradient=_no_gradient, elementwise=True))
 register(OpDef("NoOp", lower=None, gradient=None))
 
 
-def assign(ref: Variable, value: Any, name: Optional[str] = None) -> Tensor:
+def assign(ref: Variable, value: Any, name: str | None = None) -> Tensor:
     """A tensor holding ``value``; running it stores that value in ``ref``.
 
     >>> import symgrad as sg
@@ -34,46 +35,57 @@ def assign(ref: Variable, value: Any, name: Optional[str] = None) -> Tensor:
     1 2 2
     """
     if not isinstance(ref, Variable):
-        raise InvalidArgumentError(f"symgrad: Assign: the target must be a Variable, got "
-                                   f"{type(ref).__name__} {getattr(ref, 'name', ref)!r:.60}")
+        raise InvalidArgumentError(
+            f"symgrad: Assign: the target must be a Variable, got "
+            f"{type(ref).__name__} {getattr(ref, 'name', ref)!r:.60}"
+        )
     if isinstance(value, Tensor):
         if value.dtype != ref.dtype:
-            raise DTypeError(f"symgrad: Assign: value '{value.name}' has dtype {value.dtype.name}, "
-                             f"variable '{ref.name}' has {ref.dtype.name}")
+            raise DTypeError(
+                f"symgrad: Assign: value '{value.name}' has dtype {value.dtype.name}, "
+                f"variable '{ref.name}' has {ref.dtype.name}"
+            )
     else:
         try:
             value = convert_to_tensor(value, dtype=ref.dtype)
         except (DTypeError, ShapeError) as error:
-            raise DTypeError(f"symgrad: Assign: cannot assign {value!r:.60} to variable '{ref.name}' "
-                             f"({ref.dtype.name}{format_shape(ref.shape)}): {error}") from None
+            raise DTypeError(
+                f"symgrad: Assign: cannot assign {value!r:.60} to variable '{ref.name}' "
+                f"({ref.dtype.name}{format_shape(ref.shape)}): {error}"
+            ) from None
     if value.shape is None or not shapes_compatible(value.shape, ref.shape):
-        raise ShapeError(f"symgrad: Assign: value '{value.name}' has shape {format_shape(value.shape)}, "
-                         f"variable '{ref.name}' has shape {format_shape(ref.shape)}")
-    out = make_elementwise("Assign", lambda a: a, [value], name or f"{ref.op.name}/Assign",
-                           allowed="any")
+        raise ShapeError(
+            f"symgrad: Assign: value '{value.name}' has shape {format_shape(value.shape)}, "
+            f"variable '{ref.name}' has shape {format_shape(ref.shape)}"
+        )
+    out = make_elementwise(
+        "Assign", lambda a: a, [value], name or f"{ref.op.name}/Assign", allowed="any"
+    )
     out.op.attrs["variable"] = ref
     return out
 
 
-def assign_add(ref: Variable, delta: Any, name: Optional[str] = None) -> Tensor:
+def assign_add(ref: Variable, delta: Any, name: str | None = None) -> Tensor:
     """``ref + delta``, stored in ``ref`` when run."""
     return assign(ref, ref + delta, name=name or f"{ref.op.name}/AssignAdd")
 
 
-def assign_sub(ref: Variable, delta: Any, name: Optional[str] = None) -> Tensor:
+def assign_sub(ref: Variable, delta: Any, name: str | None = None) -> Tensor:
     """``ref - delta``, stored in ``ref`` when run."""
     return assign(ref, ref - delta, name=name or f"{ref.op.name}/AssignSub")
 
 
-def group(*inputs: Any, name: Optional[str] = None) -> Operation:
+def group(*inputs: Any, name: str | None = None) -> Operation:
     """One op that runs all ``inputs`` (ops or tensors) and outputs nothing."""
-    items: List[Any] = []
+    items: list[Any] = []
     for item in inputs:
         items.extend(item if isinstance(item, (list, tuple)) else [item])
     control = [x.op if isinstance(x, Tensor) else x for x in items]
     for op in control:
         if not isinstance(op, Operation):
-            raise InvalidArgumentError(f"symgrad: group: expected ops or tensors, got {type(op).__name__}")
+            raise InvalidArgumentError(
+                f"symgrad: group: expected ops or tensors, got {type(op).__name__}"
+            )
     graph = control[0].graph if control else get_default_graph()
     return graph.create_op("NoOp", [], {"control": control}, [], name=name or "NoOp")
 
@@ -91,5 +103,12 @@ def global_variables_initializer() -> Operation:
 initialize_all_variables = global_variables_initializer
 
 
-__all__ = ["assign", "assign_add", "assign_sub", "group", "variables_initializer",
-           "global_variables_initializer", "initialize_all_variables"]
+__all__ = [
+    "assign",
+    "assign_add",
+    "assign_sub",
+    "group",
+    "variables_initializer",
+    "global_variables_initializer",
+    "initialize_all_variables",
+]

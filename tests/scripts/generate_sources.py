@@ -25,7 +25,9 @@ def chain(layers: int) -> str:
             params += [w, b]
             z = sg.tanh(z * w + b)
         loss = sg.reduce_sum(z)
-        return sg.compile([loss] + sg.gradients(loss, params), name="chain", path=out / "chain.py").source
+        return sg.compile(
+            [loss] + sg.gradients(loss, params), name="chain", path=out / "chain.py"
+        ).source
 
 
 for example in sorted((ROOT / "examples").glob("*.py")):

@@ -27,7 +27,7 @@ PROGRAMS = []
 def _program(fn):
     """Register ``fn`` in PROGRAMS (definition order, unique names)."""
     if any(p.__name__ == fn.__name__ for p in PROGRAMS):
-        raise ValueError("duplicate program name: %s" % fn.__name__)
+        raise ValueError(f"duplicate program name: {fn.__name__}")
     PROGRAMS.append(fn)
     return fn
 
@@ -48,13 +48,14 @@ def _rs(seed):
 
 
 # Shared small inputs.
-_X3 = np.array([-1.5, 0.25, 2.0])          # generic points (any sign)
-_XPOS = np.array([0.25, 1.0, 3.5])         # strictly positive points
+_X3 = np.array([-1.5, 0.25, 2.0])  # generic points (any sign)
+_XPOS = np.array([0.25, 1.0, 3.5])  # strictly positive points
 
 
 # ---------------------------------------------------------------------------
 # Seed tutorial programs
 # ---------------------------------------------------------------------------
+
 
 @_program
 def rule3_intermediate_xs(tf):
@@ -99,8 +100,7 @@ def seed_linreg_scalar_feeds(tf):
     w = tf.Variable(0.5, name="w")
     b = tf.Variable(0.1, name="b")
     loss = tf.reduce_sum(tf.pow(y_input - (x_input * w + b), 2)) / (2 * 32)
-    return {"fetches": [loss, tf.gradients(loss, [w, b])],
-            "feeds": {x_input: 1.5, y_input: 4.0}}
+    return {"fetches": [loss, tf.gradients(loss, [w, b])], "feeds": {x_input: 1.5, y_input: 4.0}}
 
 
 @_program
@@ -111,8 +111,7 @@ def seed_linreg_vector_feeds(tf):
     b = tf.Variable(0.1, name="b")
     loss = tf.reduce_sum(tf.pow(y_input - (x_input * w + b), 2)) / (2 * 32)
     x, y = _linreg_data()
-    return {"fetches": [loss, tf.gradients(loss, [w, b])],
-            "feeds": {x_input: x, y_input: y}}
+    return {"fetches": [loss, tf.gradients(loss, [w, b])], "feeds": {x_input: x, y_input: y}}
 
 
 @_program
@@ -123,13 +122,13 @@ def seed_linreg_vector_feeds_unknown_shape(tf):
     b = tf.Variable(0.75, name="b")
     loss = tf.reduce_sum(tf.pow(y_input - (x_input * w + b), 2)) / (2 * 32)
     x, y = _linreg_data()
-    return {"fetches": [loss, tf.gradients(loss, [w, b])],
-            "feeds": {x_input: x, y_input: y}}
+    return {"fetches": [loss, tf.gradients(loss, [w, b])], "feeds": {x_input: x, y_input: y}}
 
 
 # ---------------------------------------------------------------------------
 # Rule 1: ys / xs as tensor or list; result is a list; sum over ys
 # ---------------------------------------------------------------------------
+
 
 @_program
 def r1_tensor_ys_tensor_xs(tf):
@@ -153,8 +152,7 @@ def r1_list_ys_list_xs(tf):
     z = tf.Variable(np.array([0.5, -1.0, 2.0]), dtype=tf.float64)
     y1 = tf.reduce_sum(x * z)
     y2 = x * x + z
-    return {"fetches": tf.gradients([y1, y2], [x, z]),
-            "feeds": {x: np.array([1.0, 2.0, -3.0])}}
+    return {"fetches": tf.gradients([y1, y2], [x, z]), "feeds": {x: np.array([1.0, 2.0, -3.0])}}
 
 
 @_program
@@ -182,6 +180,7 @@ def r1_scalar_x_tensor_y_broadcast(tf):
 # Rule 2: grad_ys
 # ---------------------------------------------------------------------------
 
+
 @_program
 def r2_grad_ys_scalar(tf):
     x = tf.constant(3.0, dtype=tf.float64)
@@ -194,8 +193,7 @@ def r2_grad_ys_scalar(tf):
 def r2_grad_ys_scalar_list(tf):
     x = tf.constant(3.0)
     y = tf.square(x)
-    return {"fetches": tf.gradients([y], [x], grad_ys=[tf.constant(-2.0)]),
-            "feeds": {}}
+    return {"fetches": tf.gradients([y], [x], grad_ys=[tf.constant(-2.0)]), "feeds": {}}
 
 
 @_program
@@ -211,9 +209,13 @@ def r2_grad_ys_placeholder(tf):
     x = tf.placeholder(tf.float32, shape=[3])
     gy = tf.placeholder(tf.float32, shape=[3])
     y = tf.exp(x)
-    return {"fetches": tf.gradients(y, x, grad_ys=gy),
-            "feeds": {x: np.array([0.0, 1.0, -1.0], np.float32),
-                      gy: np.array([2.0, 3.0, 4.0], np.float32)}}
+    return {
+        "fetches": tf.gradients(y, x, grad_ys=gy),
+        "feeds": {
+            x: np.array([0.0, 1.0, -1.0], np.float32),
+            gy: np.array([2.0, 3.0, 4.0], np.float32),
+        },
+    }
 
 
 @_program
@@ -223,8 +225,7 @@ def r2_grad_ys_multiple_ys(tf):
     y2 = tf.reduce_sum(x) * 3.0
     g1 = tf.constant(np.array([10.0, 100.0]))
     g2 = tf.constant(2.0, dtype=tf.float64)
-    return {"fetches": tf.gradients([y1, y2], x, grad_ys=[g1, g2]),
-            "feeds": {}}
+    return {"fetches": tf.gradients([y1, y2], x, grad_ys=[g1, g2]), "feeds": {}}
 
 
 @_program
@@ -233,8 +234,7 @@ def r2_grad_ys_none_entry_defaults_to_ones(tf):
     y1 = x * x
     y2 = x * 3.0
     g2 = tf.constant(np.array([-1.0, 5.0]))
-    return {"fetches": tf.gradients([y1, y2], x, grad_ys=[None, g2]),
-            "feeds": {}}
+    return {"fetches": tf.gradients([y1, y2], x, grad_ys=[None, g2]), "feeds": {}}
 
 
 @_program
@@ -242,13 +242,13 @@ def r2_grad_ys_default_equals_ones(tf):
     x = tf.constant(np.array([0.5, 1.5, 2.5]))
     y = tf.log(x) * x
     ones = tf.constant(np.ones(3))
-    return {"fetches": [tf.gradients(y, x), tf.gradients(y, x, grad_ys=ones)],
-            "feeds": {}}
+    return {"fetches": [tf.gradients(y, x), tf.gradients(y, x, grad_ys=ones)], "feeds": {}}
 
 
 # ---------------------------------------------------------------------------
 # Rule 3: intermediate xs; total derivatives; gradients(y, y)
 # ---------------------------------------------------------------------------
+
 
 @_program
 def r3_path_through_other_xs(tf):
@@ -293,21 +293,20 @@ def r3_x_is_y_plus_other_ys(tf):
 # Rule 4: stop_gradients argument
 # ---------------------------------------------------------------------------
 
+
 @_program
 def r4_stop_gradients_seed(tf):
     # expected [1.0, 1.0]
     a = tf.constant(0.0)
     b = 2 * a
-    return {"fetches": tf.gradients(a + b, [a, b], stop_gradients=[a, b]),
-            "feeds": {}}
+    return {"fetches": tf.gradients(a + b, [a, b], stop_gradients=[a, b]), "feeds": {}}
 
 
 @_program
 def r4_stop_gradients_partial(tf):
     a = tf.constant(0.0)
     b = 2 * a
-    return {"fetches": tf.gradients(a + b, [a, b], stop_gradients=[b]),
-            "feeds": {}}
+    return {"fetches": tf.gradients(a + b, [a, b], stop_gradients=[b]), "feeds": {}}
 
 
 @_program
@@ -323,8 +322,7 @@ def r4_stop_gradients_single_tensor(tf):
     x = tf.constant(np.array([1.0, 2.0]))
     h = tf.exp(x)
     y = h * x
-    return {"fetches": tf.gradients(y, [x, h], stop_gradients=h),
-            "feeds": {}}
+    return {"fetches": tf.gradients(y, [x, h], stop_gradients=h), "feeds": {}}
 
 
 @_program
@@ -332,13 +330,13 @@ def r4_stop_gradients_blocks_all_paths(tf):
     x = tf.constant(1.0)
     h = x * 2.0
     y = h * h
-    return {"fetches": tf.gradients(y, [x, h], stop_gradients=[h]),
-            "feeds": {}}
+    return {"fetches": tf.gradients(y, [x, h], stop_gradients=[h]), "feeds": {}}
 
 
 # ---------------------------------------------------------------------------
 # Rule 5: tf.stop_gradient op
 # ---------------------------------------------------------------------------
+
 
 @_program
 def r5_stop_gradient_op_none(tf):
@@ -358,13 +356,13 @@ def r5_stop_gradient_op_partial(tf):
 def r5_stop_gradient_op_zero(tf):
     x = tf.constant(np.array([1.0, 2.0], dtype=np.float32))
     y = tf.stop_gradient(x * 2.0)
-    return {"fetches": tf.gradients(y, x, unconnected_gradients="zero"),
-            "feeds": {}}
+    return {"fetches": tf.gradients(y, x, unconnected_gradients="zero"), "feeds": {}}
 
 
 # ---------------------------------------------------------------------------
 # Rule 6: unconnected xs
 # ---------------------------------------------------------------------------
+
 
 @_program
 def r6_unconnected_default_none(tf):
@@ -379,9 +377,10 @@ def r6_unconnected_none_enum(tf):
     x = tf.constant(1.0)
     z = tf.constant(2.0)
     y = x * 3.0
-    return {"fetches": tf.gradients(
-        y, [x, z], unconnected_gradients=tf.UnconnectedGradients.NONE),
-        "feeds": {}}
+    return {
+        "fetches": tf.gradients(y, [x, z], unconnected_gradients=tf.UnconnectedGradients.NONE),
+        "feeds": {},
+    }
 
 
 @_program
@@ -389,8 +388,7 @@ def r6_unconnected_none_string(tf):
     x = tf.constant(1.0)
     z = tf.constant(2.0)
     y = x * 3.0
-    return {"fetches": tf.gradients(y, [x, z], unconnected_gradients="none"),
-            "feeds": {}}
+    return {"fetches": tf.gradients(y, [x, z], unconnected_gradients="none"), "feeds": {}}
 
 
 @_program
@@ -398,9 +396,10 @@ def r6_unconnected_zero_enum(tf):
     x = tf.constant(1.0)
     z = tf.constant(np.arange(6.0).reshape(2, 3))  # float64 [2, 3]
     y = x * 3.0
-    return {"fetches": tf.gradients(
-        y, [x, z], unconnected_gradients=tf.UnconnectedGradients.ZERO),
-        "feeds": {}}
+    return {
+        "fetches": tf.gradients(y, [x, z], unconnected_gradients=tf.UnconnectedGradients.ZERO),
+        "feeds": {},
+    }
 
 
 @_program
@@ -408,8 +407,7 @@ def r6_unconnected_zero_string(tf):
     x = tf.constant(1.0)
     z = tf.constant(np.ones((3, 1), dtype=np.float32))
     y = x * 3.0
-    return {"fetches": tf.gradients(y, [x, z], unconnected_gradients="zero"),
-            "feeds": {}}
+    return {"fetches": tf.gradients(y, [x, z], unconnected_gradients="zero"), "feeds": {}}
 
 
 @_program
@@ -418,8 +416,10 @@ def r6_unconnected_zero_variable_and_placeholder(tf):
     v = tf.Variable(np.array([1.0, 2.0, 3.0]), name="v")
     p = tf.placeholder(tf.float32, shape=[None])
     y = x * 3.0
-    return {"fetches": tf.gradients(y, [v, p], unconnected_gradients="zero"),
-            "feeds": {p: np.array([1.0, 2.0, 3.0, 4.0], np.float32)}}
+    return {
+        "fetches": tf.gradients(y, [v, p], unconnected_gradients="zero"),
+        "feeds": {p: np.array([1.0, 2.0, 3.0, 4.0], np.float32)},
+    }
 
 
 @_program
@@ -427,8 +427,7 @@ def r6_unconnected_zero_int(tf):
     x = tf.constant(1.0)
     n = tf.constant(np.array([1, 2], dtype=np.int32))
     y = x * 3.0
-    return {"fetches": tf.gradients(y, [n], unconnected_gradients="zero"),
-            "feeds": {}}
+    return {"fetches": tf.gradients(y, [n], unconnected_gradients="zero"), "feeds": {}}
 
 
 @_program
@@ -444,6 +443,7 @@ def r6_unconnected_separate_branch(tf):
 # Rule 7: integer tensors cut gradients
 # ---------------------------------------------------------------------------
 
+
 @_program
 def r7_int_cast_cuts_gradient(tf):
     x = tf.constant(2.7)
@@ -455,8 +455,7 @@ def r7_int_cast_cuts_gradient(tf):
 def r7_int_cast_cuts_gradient_zero(tf):
     x = tf.constant(np.array([2.7, -1.2]))
     y = tf.cast(tf.cast(x, tf.int64), tf.float64) * 2.0
-    return {"fetches": [y, tf.gradients(y, x, unconnected_gradients="zero")],
-            "feeds": {}}
+    return {"fetches": [y, tf.gradients(y, x, unconnected_gradients="zero")], "feeds": {}}
 
 
 @_program
@@ -510,6 +509,7 @@ def r7_float_cast_passes_gradient(tf):
 # Rule 8: aggregation methods
 # ---------------------------------------------------------------------------
 
+
 def _fanout(tf):
     x = tf.constant(np.array([0.5, -1.0, 2.0]))
     y = x * x + tf.sin(x) + x * 3.0 + tf.exp(x) * x
@@ -525,25 +525,30 @@ def r8_aggregation_default(tf):
 @_program
 def r8_aggregation_add_n(tf):
     x, y = _fanout(tf)
-    return {"fetches": tf.gradients(
-        y, x, aggregation_method=tf.AggregationMethod.ADD_N), "feeds": {}}
+    return {
+        "fetches": tf.gradients(y, x, aggregation_method=tf.AggregationMethod.ADD_N),
+        "feeds": {},
+    }
 
 
 @_program
 def r8_aggregation_tree(tf):
     x, y = _fanout(tf)
-    return {"fetches": tf.gradients(
-        y, x, aggregation_method=tf.AggregationMethod.EXPERIMENTAL_TREE),
-        "feeds": {}}
+    return {
+        "fetches": tf.gradients(y, x, aggregation_method=tf.AggregationMethod.EXPERIMENTAL_TREE),
+        "feeds": {},
+    }
 
 
 @_program
 def r8_aggregation_accumulate_n(tf):
     x, y = _fanout(tf)
-    return {"fetches": tf.gradients(
-        y, x,
-        aggregation_method=tf.AggregationMethod.EXPERIMENTAL_ACCUMULATE_N),
-        "feeds": {}}
+    return {
+        "fetches": tf.gradients(
+            y, x, aggregation_method=tf.AggregationMethod.EXPERIMENTAL_ACCUMULATE_N
+        ),
+        "feeds": {},
+    }
 
 
 @_program
@@ -551,25 +556,30 @@ def r8_aggregation_tree_multi_ys_broadcast(tf):
     a = tf.constant(np.array([[1.0], [2.0], [3.0]]))
     b = tf.constant(np.array([[0.5, -1.0, 2.0, 4.0]]))
     ys = [a * b, a + b, a * a, tf.reduce_sum(a * b)]
-    return {"fetches": tf.gradients(
-        ys, [a, b],
-        aggregation_method=tf.AggregationMethod.EXPERIMENTAL_TREE),
-        "feeds": {}}
+    return {
+        "fetches": tf.gradients(
+            ys, [a, b], aggregation_method=tf.AggregationMethod.EXPERIMENTAL_TREE
+        ),
+        "feeds": {},
+    }
 
 
 @_program
 def r8_aggregation_accumulate_n_multi_ys(tf):
     x = tf.placeholder(tf.float32, shape=[4])
     ys = [x * 2.0, tf.square(x), tf.sin(x), x]
-    return {"fetches": tf.gradients(
-        ys, x,
-        aggregation_method=tf.AggregationMethod.EXPERIMENTAL_ACCUMULATE_N),
-        "feeds": {x: np.array([0.0, 1.0, -2.0, 0.5], np.float32)}}
+    return {
+        "fetches": tf.gradients(
+            ys, x, aggregation_method=tf.AggregationMethod.EXPERIMENTAL_ACCUMULATE_N
+        ),
+        "feeds": {x: np.array([0.0, 1.0, -2.0, 0.5], np.float32)},
+    }
 
 
 # ---------------------------------------------------------------------------
 # Rule 9: special points
 # ---------------------------------------------------------------------------
+
 
 @_program
 def r9_abs_at_zero(tf):
@@ -664,16 +674,21 @@ def r9_where_placeholder_cond(tf):
     x = tf.constant(np.array([1.0, 2.0, 3.0], dtype=np.float32))
     y = tf.constant(np.array([4.0, 5.0, 6.0], dtype=np.float32))
     z = tf.where(c, tf.square(x), tf.sin(y))
-    return {"fetches": [z, tf.gradients(z, [x, y])],
-            "feeds": {c: np.array([True, False, True])}}
+    return {"fetches": [z, tf.gradients(z, [x, y])], "feeds": {c: np.array([True, False, True])}}
 
 
 @_program
 def r9_comparisons_gradients_none(tf):
     x = tf.constant(np.array([1.0, 2.0, 3.0]))
     z = tf.constant(np.array([2.0, 2.0, 2.0]))
-    cmps = [tf.greater(x, z), tf.less(x, z), tf.greater_equal(x, z),
-            tf.less_equal(x, z), tf.equal(x, z), tf.not_equal(x, z)]
+    cmps = [
+        tf.greater(x, z),
+        tf.less(x, z),
+        tf.greater_equal(x, z),
+        tf.less_equal(x, z),
+        tf.equal(x, z),
+        tf.not_equal(x, z),
+    ]
     fetches = list(cmps)
     for c in cmps:
         fetches.extend(tf.gradients(c, [x, z]))
@@ -683,7 +698,7 @@ def r9_comparisons_gradients_none(tf):
 @_program
 def r9_comparison_operators(tf):
     x = tf.constant(np.array([1.0, 2.0, 3.0], dtype=np.float32))
-    cmps = [x > 2.0, x < 2.0, x >= 2.0, x <= 2.0, 2.0 < x, 1.5 >= x]
+    cmps = [x > 2.0, x < 2.0, x >= 2.0, x <= 2.0, x > 2.0, x <= 1.5]
     return {"fetches": [cmps, tf.gradients(cmps[0], x)], "feeds": {}}
 
 
@@ -692,29 +707,30 @@ def r9_floor_round_gradients_none(tf):
     x = tf.constant(np.array([-1.5, -0.5, 0.5, 1.5, 2.4, 2.6]))
     f = tf.floor(x)
     r = tf.round(x)
-    return {"fetches": [f, r, tf.gradients(f, x), tf.gradients(r, x),
-                        tf.gradients(f * x, x)], "feeds": {}}
+    return {
+        "fetches": [f, r, tf.gradients(f, x), tf.gradients(r, x), tf.gradients(f * x, x)],
+        "feeds": {},
+    }
 
 
 @_program
 def r9_floor_round_zero(tf):
     x = tf.constant(np.array([-1.5, 0.5, 2.6], dtype=np.float32))
     y = tf.floor(x) + tf.round(x)
-    return {"fetches": tf.gradients(y, x, unconnected_gradients="zero"),
-            "feeds": {}}
+    return {"fetches": tf.gradients(y, x, unconnected_gradients="zero"), "feeds": {}}
 
 
 @_program
 def r9_sign_gradient(tf):
     x = tf.constant(np.array([-2.0, 0.0, 3.0]))
     y = tf.sign(x)
-    return {"fetches": [y, tf.gradients(y, x), tf.gradients(y * x, x)],
-            "feeds": {}}
+    return {"fetches": [y, tf.gradients(y, x), tf.gradients(y * x, x)], "feeds": {}}
 
 
 # ---------------------------------------------------------------------------
 # Unary elementwise ops: value and gradient at 2-3 points
 # ---------------------------------------------------------------------------
+
 
 def _unary(tf, fn, values, dtype=None, placeholder=False):
     if dtype is None:
@@ -879,17 +895,17 @@ def unary_reduce_sum_mean(tf):
     x = tf.constant(np.arange(6.0).reshape(2, 3))
     s = tf.reduce_sum(x * x)
     m = tf.reduce_mean(x * x)
-    return {"fetches": [s, m, tf.gradients(s, x), tf.gradients(m, x)],
-            "feeds": {}}
+    return {"fetches": [s, m, tf.gradients(s, x), tf.gradients(m, x)], "feeds": {}}
 
 
 @_program
 def unary_reduce_mean_f32_placeholder(tf):
     x = tf.placeholder(tf.float32, shape=[None, 2])
     m = tf.reduce_mean(tf.sin(x))
-    return {"fetches": [m, tf.gradients(m, x)],
-            "feeds": {x: np.array([[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]],
-                                  np.float32)}}
+    return {
+        "fetches": [m, tf.gradients(m, x)],
+        "feeds": {x: np.array([[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]], np.float32)},
+    }
 
 
 @_program
@@ -903,8 +919,17 @@ def unary_float16(tf):
 # Binary elementwise ops with broadcasting
 # ---------------------------------------------------------------------------
 
-_BINARY_OPS = ["add", "subtract", "multiply", "divide", "truediv", "pow",
-               "maximum", "minimum", "squared_difference"]
+_BINARY_OPS = [
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "truediv",
+    "pow",
+    "maximum",
+    "minimum",
+    "squared_difference",
+]
 
 
 def _binary_big(tf, name, seed):
@@ -941,9 +966,10 @@ def _binary_outer(tf, name, seed):
     a = tf.placeholder(tf.float64, shape=[3, 1])
     b = tf.placeholder(tf.float64, shape=[1, 4])
     y = getattr(tf, name)(a, b)
-    return {"fetches": [y, tf.gradients(y, [a, b])],
-            "feeds": {a: rs.uniform(0.5, 2.0, size=(3, 1)),
-                      b: rs.uniform(0.5, 2.0, size=(1, 4))}}
+    return {
+        "fetches": [y, tf.gradients(y, [a, b])],
+        "feeds": {a: rs.uniform(0.5, 2.0, size=(3, 1)), b: rs.uniform(0.5, 2.0, size=(1, 4))},
+    }
 
 
 @_program
@@ -1095,24 +1121,39 @@ def binary_squared_difference_3x1_1x4(tf):
 # Python operators with Python numbers and numpy arrays on either side
 # ---------------------------------------------------------------------------
 
+
 @_program
 def operators_python_numbers_f64(tf):
     x = tf.placeholder(tf.float64, shape=[3])
-    ys = [x + 1.5, 1.5 + x, x - 2.0, 2.0 - x, 3.0 * x, x * 3,
-          x / 4.0, 4.0 / x, x ** 2, 2.0 ** x, x ** 0.5, -x]
-    return {"fetches": [ys, tf.gradients(ys, x),
-                        [tf.gradients(y, x)[0] for y in ys]],
-            "feeds": {x: np.array([0.5, 1.0, 2.5])}}
+    ys = [
+        x + 1.5,
+        1.5 + x,
+        x - 2.0,
+        2.0 - x,
+        3.0 * x,
+        x * 3,
+        x / 4.0,
+        4.0 / x,
+        x**2,
+        2.0**x,
+        x**0.5,
+        -x,
+    ]
+    return {
+        "fetches": [ys, tf.gradients(ys, x), [tf.gradients(y, x)[0] for y in ys]],
+        "feeds": {x: np.array([0.5, 1.0, 2.5])},
+    }
 
 
 @_program
 def operators_numpy_arrays_f32(tf):
     x = tf.placeholder(tf.float32, shape=[3])
     c = np.array([1.5, 2.0, 0.5], dtype=np.float32)
-    ys = [x + c, c + x, x - c, c - x, c * x, x * c, x / c, c / x,
-          x ** c, c ** x]
-    return {"fetches": [ys, [tf.gradients(y, x)[0] for y in ys]],
-            "feeds": {x: np.array([0.5, 1.0, 2.5], np.float32)}}
+    ys = [x + c, c + x, x - c, c - x, c * x, x * c, x / c, c / x, x**c, c**x]
+    return {
+        "fetches": [ys, [tf.gradients(y, x)[0] for y in ys]],
+        "feeds": {x: np.array([0.5, 1.0, 2.5], np.float32)},
+    }
 
 
 @_program
@@ -1125,6 +1166,7 @@ def operators_int_python_constant(tf):
 # ---------------------------------------------------------------------------
 # Dtypes: float32/float64 graphs; Python constants default to float32
 # ---------------------------------------------------------------------------
+
 
 @_program
 def dtype_python_float_constant_is_float32(tf):
@@ -1160,8 +1202,7 @@ def dtype_variable_explicit_dtype(tf):
     u = tf.Variable(0.5, name="u", dtype=tf.float32, trainable=False)
     y = v * v * 3.0
     z = u * 4.0
-    return {"fetches": [y, z, tf.gradients(y, v), tf.gradients(z, u)],
-            "feeds": {}}
+    return {"fetches": [y, z, tf.gradients(y, v), tf.gradients(z, u)], "feeds": {}}
 
 
 @_program
@@ -1189,18 +1230,22 @@ def dtype_constant_explicit_float64(tf):
 def dtype_int_truediv_forward(tf):
     a = tf.constant(np.array([7, -7, 3], dtype=np.int32))
     b = tf.constant(np.array([2, 2, 4], dtype=np.int32))
-    return {"fetches": [tf.divide(a, b), tf.truediv(a, b), a / b, a + b,
-                        a * b, a - b],
-            "feeds": {}}
+    return {"fetches": [tf.divide(a, b), tf.truediv(a, b), a / b, a + b, a * b, a - b], "feeds": {}}
 
 
 @_program
 def dtype_cast_bool_and_ints(tf):
     x = tf.constant(np.array([-1.7, 0.0, 2.3]))
-    return {"fetches": [tf.cast(x, tf.int32), tf.cast(x, tf.int64),
-                        tf.cast(x, tf.bool), tf.cast(x, tf.float32),
-                        tf.cast(tf.cast(x, tf.bool), tf.float64)],
-            "feeds": {}}
+    return {
+        "fetches": [
+            tf.cast(x, tf.int32),
+            tf.cast(x, tf.int64),
+            tf.cast(x, tf.bool),
+            tf.cast(x, tf.float32),
+            tf.cast(tf.cast(x, tf.bool), tf.float64),
+        ],
+        "feeds": {},
+    }
 
 
 @_program
@@ -1208,13 +1253,13 @@ def dtype_int_placeholder_feed(tf):
     n = tf.placeholder(tf.int32, shape=[None])
     x = tf.placeholder(tf.float32, shape=[None])
     y = x * tf.cast(n, tf.float32)
-    return {"fetches": [y, tf.gradients(y, [x, n])],
-            "feeds": {n: [1, 2, 3], x: [0.5, 0.25, 2.0]}}
+    return {"fetches": [y, tf.gradients(y, [x, n])], "feeds": {n: [1, 2, 3], x: [0.5, 0.25, 2.0]}}
 
 
 # ---------------------------------------------------------------------------
 # Second derivatives and gradients used in further ops
 # ---------------------------------------------------------------------------
+
 
 def _second(tf, fn, values, dtype=None):
     if dtype is None:
@@ -1319,8 +1364,7 @@ def gradient_used_in_further_ops(tf):
     y = tf.sin(x) * x
     g = tf.gradients(y, x)[0]
     z = tf.reduce_sum(g * g + x)
-    return {"fetches": [g, z, tf.gradients(z, x)],
-            "feeds": {x: np.array([0.3, -1.2, 2.0])}}
+    return {"fetches": [g, z, tf.gradients(z, x)], "feeds": {x: np.array([0.3, -1.2, 2.0])}}
 
 
 @_program
@@ -1330,8 +1374,7 @@ def gradient_as_loss_penalty_f32(tf):
     loss = tf.reduce_sum(tf.square(w * x - 1.0))
     gw = tf.gradients(loss, w)[0]
     total = loss + 0.1 * tf.reduce_sum(tf.square(gw))
-    return {"fetches": [loss, gw, total, tf.gradients(total, [w, x])],
-            "feeds": {}}
+    return {"fetches": [loss, gw, total, tf.gradients(total, [w, x])], "feeds": {}}
 
 
 @_program
@@ -1348,6 +1391,7 @@ def third_derivative_sin(tf):
 # Composite graphs
 # ---------------------------------------------------------------------------
 
+
 @_program
 def composite_logistic_loss(tf):
     x = tf.placeholder(tf.float64, shape=[None])
@@ -1356,9 +1400,10 @@ def composite_logistic_loss(tf):
     b = tf.Variable(-0.2, dtype=tf.float64, name="b")
     p = tf.sigmoid(x * w + b)
     loss = -tf.reduce_mean(t * tf.log(p) + (1.0 - t) * tf.log(1.0 - p))
-    return {"fetches": [loss, tf.gradients(loss, [w, b])],
-            "feeds": {x: np.linspace(-2.0, 2.0, 8),
-                      t: np.array([0, 0, 1, 0, 1, 1, 0, 1], np.float64)}}
+    return {
+        "fetches": [loss, tf.gradients(loss, [w, b])],
+        "feeds": {x: np.linspace(-2.0, 2.0, 8), t: np.array([0, 0, 1, 0, 1, 1, 0, 1], np.float64)},
+    }
 
 
 @_program

@@ -32,7 +32,7 @@ PROGRAMS = []
 def _program(fn):
     """Register ``fn`` in PROGRAMS (definition order, unique names)."""
     if any(p.__name__ == fn.__name__ for p in PROGRAMS):
-        raise ValueError("duplicate program name: %s" % fn.__name__)
+        raise ValueError(f"duplicate program name: {fn.__name__}")
     PROGRAMS.append(fn)
     return fn
 
@@ -74,8 +74,7 @@ def _vg(tf, y, shape, xs, seed, dtype=np.float64, feeds=None):
 _R234 = _arr(1, (2, 3, 4))
 
 
-def _reduce(tf, name, axis, keepdims=None, values=None, dtype=np.float64,
-            seed=11, np_fn=np.sum):
+def _reduce(tf, name, axis, keepdims=None, values=None, dtype=np.float64, seed=11, np_fn=np.sum):
     xv = _R234 if values is None else np.asarray(values)
     xv = xv.astype(dtype)
     x = tf.constant(xv)
@@ -135,9 +134,7 @@ def reduce_max_axis_list(tf):
     return _reduce(tf, "reduce_max", [1, 2], np_fn=np.max)
 
 
-_TIES = np.array([[1.0, 3.0, 3.0, 0.0],
-                  [2.0, 2.0, 2.0, 2.0],
-                  [-1.0, 5.0, 4.0, 5.0]])
+_TIES = np.array([[1.0, 3.0, 3.0, 0.0], [2.0, 2.0, 2.0, 2.0], [-1.0, 5.0, 4.0, 5.0]])
 
 
 @_program
@@ -155,14 +152,12 @@ def reduce_max_ties_axis_none(tf):
 @_program
 def reduce_max_ties_axis0_keepdims_f32(tf):
     vals = np.array([[1.0, 2.0, 3.0], [1.0, 0.5, 3.0], [1.0, 2.0, -3.0]])
-    return _reduce(tf, "reduce_max", 0, keepdims=True, values=vals,
-                   dtype=np.float32, np_fn=np.max)
+    return _reduce(tf, "reduce_max", 0, keepdims=True, values=vals, dtype=np.float32, np_fn=np.max)
 
 
 @_program
 def reduce_min_ties_axis0_keepdims(tf):
-    return _reduce(tf, "reduce_min", 0, keepdims=True, values=_TIES,
-                   np_fn=np.min)
+    return _reduce(tf, "reduce_min", 0, keepdims=True, values=_TIES, np_fn=np.min)
 
 
 @_program
@@ -177,7 +172,8 @@ def reduce_min_ties_axis_none(tf):
 
 
 _PROD = _rs(2).uniform(0.5, 1.5, size=(2, 3, 4)) * np.where(
-    _rs(3).uniform(size=(2, 3, 4)) > 0.5, 1.0, -1.0)
+    _rs(3).uniform(size=(2, 3, 4)) > 0.5, 1.0, -1.0
+)
 
 
 @_program
@@ -187,19 +183,21 @@ def reduce_prod_axis_none(tf):
 
 @_program
 def reduce_prod_axis1_keepdims(tf):
-    return _reduce(tf, "reduce_prod", 1, keepdims=True, values=_PROD,
-                   np_fn=np.prod)
+    return _reduce(tf, "reduce_prod", 1, keepdims=True, values=_PROD, np_fn=np.prod)
 
 
 @_program
 def reduce_prod_axis_list_f32(tf):
-    return _reduce(tf, "reduce_prod", [0, -1], values=_PROD,
-                   dtype=np.float32, np_fn=np.prod)
+    return _reduce(tf, "reduce_prod", [0, -1], values=_PROD, dtype=np.float32, np_fn=np.prod)
 
 
-_PROD_ZEROS = np.array([[1.5, 0.0, 2.0, -1.0],     # one zero
-                        [0.0, 3.0, 0.0, 2.0],      # two zeros
-                        [0.5, 2.0, -1.5, 1.0]])    # no zero
+_PROD_ZEROS = np.array(
+    [
+        [1.5, 0.0, 2.0, -1.0],  # one zero
+        [0.0, 3.0, 0.0, 2.0],  # two zeros
+        [0.5, 2.0, -1.5, 1.0],
+    ]
+)  # no zero
 
 
 @_program
@@ -230,30 +228,25 @@ def reduce_logsumexp_axis_none(tf):
 
 @_program
 def reduce_logsumexp_axis1_keepdims(tf):
-    return _reduce(tf, "reduce_logsumexp", 1, keepdims=True,
-                   np_fn=_np_logsumexp)
+    return _reduce(tf, "reduce_logsumexp", 1, keepdims=True, np_fn=_np_logsumexp)
 
 
 @_program
 def reduce_logsumexp_axis_list_f32(tf):
-    return _reduce(tf, "reduce_logsumexp", [0, 2], dtype=np.float32,
-                   np_fn=_np_logsumexp)
+    return _reduce(tf, "reduce_logsumexp", [0, 2], dtype=np.float32, np_fn=_np_logsumexp)
 
 
-_LARGE = np.array([[1000.0, 999.0, -1000.0],
-                   [-1000.0, -1000.0, -999.0]])
+_LARGE = np.array([[1000.0, 999.0, -1000.0], [-1000.0, -1000.0, -999.0]])
 
 
 @_program
 def reduce_logsumexp_large_axis_neg1(tf):
-    return _reduce(tf, "reduce_logsumexp", -1, values=_LARGE,
-                   np_fn=_np_logsumexp)
+    return _reduce(tf, "reduce_logsumexp", -1, values=_LARGE, np_fn=_np_logsumexp)
 
 
 @_program
 def reduce_logsumexp_large_axis_none(tf):
-    return _reduce(tf, "reduce_logsumexp", None, values=_LARGE,
-                   np_fn=_np_logsumexp)
+    return _reduce(tf, "reduce_logsumexp", None, values=_LARGE, np_fn=_np_logsumexp)
 
 
 @_program
@@ -264,12 +257,10 @@ def reduce_legacy_keep_dims_reduction_indices(tf):
     y2 = tf.reduce_mean(x, reduction_indices=2)
     y3 = tf.reduce_max(x, 0, keep_dims=True)
     loss = _loss_of(tf, [(y1, (2, 1, 4)), (y2, (2, 3)), (y3, (1, 3, 4))], 12)
-    return {"fetches": [y1, y2, y3, loss, tf.gradients(loss, x)],
-            "feeds": {}}
+    return {"fetches": [y1, y2, y3, loss, tf.gradients(loss, x)], "feeds": {}}
 
 
-_NEG_INF_ROWS = np.array([[-np.inf, -np.inf, -np.inf],
-                          [0.5, -np.inf, 1.5]])
+_NEG_INF_ROWS = np.array([[-np.inf, -np.inf, -np.inf], [0.5, -np.inf, 1.5]])
 
 
 @_program
@@ -295,19 +286,18 @@ def reduce_mean_none_batch_axis0(tf):
     y2 = tf.reduce_mean(x)
     y3 = tf.reduce_max(x, axis=0, keepdims=True)
     loss = _loss_of(tf, [(y1, (3,)), (y2, ()), (y3, (1, 3))], 13)
-    return {"fetches": [y1, y2, y3, loss, tf.gradients(loss, x)],
-            "feeds": {x: _arr(14, (4, 3))}}
+    return {"fetches": [y1, y2, y3, loss, tf.gradients(loss, x)], "feeds": {x: _arr(14, (4, 3))}}
 
 
 @_program
 def reduce_logsumexp_large_axis0_f32(tf):
-    return _reduce(tf, "reduce_logsumexp", 0, values=_LARGE,
-                   dtype=np.float32, np_fn=_np_logsumexp)
+    return _reduce(tf, "reduce_logsumexp", 0, values=_LARGE, dtype=np.float32, np_fn=_np_logsumexp)
 
 
 # ---------------------------------------------------------------------------
 # matmul, tensordot, einsum, matvec
 # ---------------------------------------------------------------------------
+
 
 def _matmul(tf, a_shape, b_shape, out_shape, seed, dtype=np.float64, **kw):
     a = tf.constant(_arr(seed, a_shape, dtype=dtype))
@@ -333,8 +323,7 @@ def matmul_2d_transpose_b(tf):
 
 @_program
 def matmul_2d_transpose_both(tf):
-    return _matmul(tf, (3, 2), (4, 3), (2, 4), 23, transpose_a=True,
-                   transpose_b=True)
+    return _matmul(tf, (3, 2), (4, 3), (2, 4), 23, transpose_a=True, transpose_b=True)
 
 
 @_program
@@ -380,8 +369,7 @@ def matmul_placeholders_none_batch(tf):
     a = tf.placeholder(tf.float64, shape=[None, 3])
     b = tf.placeholder(tf.float64, shape=[3, 2])
     y = tf.matmul(a, b)
-    return _vg(tf, y, (4, 2), [a, b], 29,
-               feeds={a: _arr(30, (4, 3)), b: _arr(31, (3, 2))})
+    return _vg(tf, y, (4, 2), [a, b], 29, feeds={a: _arr(30, (4, 3)), b: _arr(31, (3, 2))})
 
 
 def _tensordot(tf, a_shape, b_shape, axes, out_shape, seed, dtype=np.float64):
@@ -413,13 +401,11 @@ def tensordot_list_axes(tf):
 
 @_program
 def tensordot_list_axes_single_f32(tf):
-    return _tensordot(tf, (3, 2), (3, 4), [[0], [0]], (2, 4), 44,
-                      dtype=np.float32)
+    return _tensordot(tf, (3, 2), (3, 4), [[0], [0]], (2, 4), 44, dtype=np.float32)
 
 
 def _einsum(tf, equation, shapes, out_shape, seed, dtype=np.float64):
-    xs = [tf.constant(_arr(seed + i, s, dtype=dtype))
-          for i, s in enumerate(shapes)]
+    xs = [tf.constant(_arr(seed + i, s, dtype=dtype)) for i, s in enumerate(shapes)]
     y = tf.einsum(equation, *xs)
     return _vg(tf, y, out_shape, xs, seed + 10, dtype)
 
@@ -456,8 +442,7 @@ def einsum_transposed_output(tf):
 
 @_program
 def einsum_ellipsis_f32(tf):
-    return _einsum(tf, "...ij,jk->...ik", [(2, 2, 3), (3, 2)], (2, 2, 2), 56,
-                   dtype=np.float32)
+    return _einsum(tf, "...ij,jk->...ik", [(2, 2, 3), (3, 2)], (2, 2, 2), 56, dtype=np.float32)
 
 
 @_program
@@ -506,8 +491,7 @@ def reshape_minus_one(tf):
 def reshape_to_vector_f32(tf):
     x = tf.placeholder(tf.float32, shape=[2, 3])
     y = tf.reshape(tf.sin(x), [-1])
-    return _vg(tf, y, (6,), [x], 74, np.float32,
-               feeds={x: _S23.astype(np.float32)})
+    return _vg(tf, y, (6,), [x], 74, np.float32, feeds={x: _S23.astype(np.float32)})
 
 
 @_program
@@ -537,10 +521,8 @@ def expand_dims_axes(tf):
     y0 = tf.expand_dims(x, 0)
     y1 = tf.expand_dims(x, -1)
     y2 = tf.expand_dims(x, 1)
-    loss = _loss_of(tf, [(y0, (1, 2, 3)), (y1, (2, 3, 1)), (y2, (2, 1, 3))],
-                    78)
-    return {"fetches": [y0, y1, y2, loss, tf.gradients(loss, x)],
-            "feeds": {}}
+    loss = _loss_of(tf, [(y0, (1, 2, 3)), (y1, (2, 3, 1)), (y2, (2, 1, 3))], 78)
+    return {"fetches": [y0, y1, y2, loss, tf.gradients(loss, x)], "feeds": {}}
 
 
 @_program
@@ -550,8 +532,7 @@ def squeeze_axis(tf):
     y1 = tf.squeeze(x, axis=2)
     y2 = tf.squeeze(x)
     loss = _loss_of(tf, [(y0, (3, 2)), (y1, (1, 3, 2)), (y2, (3, 2))], 80)
-    return {"fetches": [y0, y1, y2, loss, tf.gradients(loss, x)],
-            "feeds": {}}
+    return {"fetches": [y0, y1, y2, loss, tf.gradients(loss, x)], "feeds": {}}
 
 
 @_program
@@ -630,8 +611,7 @@ def split_int(tf):
 def split_size_list(tf):
     x = tf.constant(_S46)
     parts = tf.split(x, [1, 3, 2], axis=1)
-    loss = _loss_of(tf, [(parts[0], (4, 1)), (parts[1], (4, 3)),
-                         (parts[2], (4, 2))], 104)
+    loss = _loss_of(tf, [(parts[0], (4, 1)), (parts[1], (4, 3)), (parts[2], (4, 2))], 104)
     return {"fetches": [parts, loss, tf.gradients(loss, x)], "feeds": {}}
 
 
@@ -709,8 +689,7 @@ def gather_negative_axis_placeholder_indices(tf):
     x = tf.constant(_arr(145, (2, 3)))
     idx = tf.placeholder(tf.int32, shape=[None])
     y = tf.gather(x, idx, axis=-1)
-    return _vg(tf, y, (2, 4), [x], 146,
-               feeds={idx: np.array([2, 0, 2, 2], np.int32)})
+    return _vg(tf, y, (2, 4), [x], 146, feeds={idx: np.array([2, 0, 2, 2], np.int32)})
 
 
 _G45 = _arr(121, (4, 5))
@@ -777,16 +756,17 @@ def getitem_scalar_through_tanh_f32(tf):
     # minimal: d tanh(x)[0] / dx for float32 x
     x = tf.placeholder(tf.float32, shape=[3])
     y = tf.tanh(x)[0]
-    return {"fetches": [y, tf.gradients(y, x)],
-            "feeds": {x: np.array([0.5, -1.0, 2.0], np.float32)}}
+    return {
+        "fetches": [y, tf.gradients(y, x)],
+        "feeds": {x: np.array([0.5, -1.0, 2.0], np.float32)},
+    }
 
 
 @_program
 def getitem_mixed_f32(tf):
     x = tf.placeholder(tf.float32, shape=[4, 5])
     y = x[1:, -2] * x[:3, 0]
-    return _vg(tf, y, (3,), [x], 129, np.float32,
-               feeds={x: _G45.astype(np.float32)})
+    return _vg(tf, y, (3,), [x], 129, np.float32, feeds={x: _G45.astype(np.float32)})
 
 
 @_program
@@ -799,23 +779,36 @@ def dynamic_batch_shape_ops(tf):
     y5 = tf.expand_dims(x, 1)
     y6 = tf.stack([x, tf.sin(x)], axis=-1)
     parts = tf.split(x, [2, 1], axis=1)
-    loss = _loss_of(tf, [(y1, (4, 6)), (y2, (12,)), (y3, (3, 4)), (y4, (4, 2)),
-                         (y5, (4, 1, 3)), (y6, (4, 3, 2)), (parts[1], (4, 1))],
-                    149)
-    return {"fetches": [y1, y2, y3, y4, y5, y6, parts, loss,
-                        tf.gradients(loss, x)],
-            "feeds": {x: _arr(249, (4, 3))}}
+    loss = _loss_of(
+        tf,
+        [
+            (y1, (4, 6)),
+            (y2, (12,)),
+            (y3, (3, 4)),
+            (y4, (4, 2)),
+            (y5, (4, 1, 3)),
+            (y6, (4, 3, 2)),
+            (parts[1], (4, 1)),
+        ],
+        149,
+    )
+    return {
+        "fetches": [y1, y2, y3, y4, y5, y6, parts, loss, tf.gradients(loss, x)],
+        "feeds": {x: _arr(249, (4, 3))},
+    }
 
 
 # ---------------------------------------------------------------------------
 # Tensors made from shapes, inside differentiable expressions
 # ---------------------------------------------------------------------------
 
+
 @_program
 def creation_zeros_ones(tf):
     x = tf.constant(_S23)
-    y = (x + tf.zeros([2, 3], dtype=tf.float64)) * tf.ones([3], dtype=tf.float64) \
-        + tf.ones([2, 1], tf.float64) * x * x
+    y = (x + tf.zeros([2, 3], dtype=tf.float64)) * tf.ones([3], dtype=tf.float64) + tf.ones(
+        [2, 1], tf.float64
+    ) * x * x
     return _vg(tf, y, (2, 3), [x], 130)
 
 
@@ -847,8 +840,7 @@ def creation_range(tf):
     r2 = tf.cast(tf.range(1, 9, 2), tf.float64)
     r3 = tf.range(0.5, 2.5, 0.5, dtype=tf.float64)
     y = x * r1 + r2 * x * x + r3
-    return {"fetches": [r1, r2, r3, y, _vg(tf, y, (4,), [x], 135)["fetches"]],
-            "feeds": {}}
+    return {"fetches": [r1, r2, r3, y, _vg(tf, y, (4,), [x], 135)["fetches"]], "feeds": {}}
 
 
 @_program
@@ -856,18 +848,15 @@ def creation_one_hot(tf):
     x = tf.constant(_arr(136, (3, 4)))
     oh = tf.one_hot([0, 3, 3], 4, dtype=tf.float64)
     y = tf.reduce_sum(x * oh, axis=1)
-    return {"fetches": [oh, _vg(tf, y, (3,), [x], 137)["fetches"]],
-            "feeds": {}}
+    return {"fetches": [oh, _vg(tf, y, (3,), [x], 137)["fetches"]], "feeds": {}}
 
 
 @_program
 def creation_one_hot_on_off_axis0_f32(tf):
     x = tf.constant(_arr(138, (3, 2), dtype=np.float32))
-    oh = tf.one_hot(np.array([2, 0], np.int32), 3, on_value=2.0,
-                    off_value=-0.5, axis=0)
+    oh = tf.one_hot(np.array([2, 0], np.int32), 3, on_value=2.0, off_value=-0.5, axis=0)
     y = x * oh
-    return {"fetches": [oh, _vg(tf, y, (3, 2), [x], 139, np.float32)["fetches"]],
-            "feeds": {}}
+    return {"fetches": [oh, _vg(tf, y, (3, 2), [x], 139, np.float32)["fetches"]], "feeds": {}}
 
 
 @_program
@@ -875,8 +864,7 @@ def creation_eye(tf):
     x = tf.constant(_arr(140, (3, 3)))
     i3 = tf.eye(3, dtype=tf.float64)
     y = tf.matmul(x, i3 + x) + tf.eye(3, 3, dtype=tf.float64) * 2.0
-    return {"fetches": [i3, _vg(tf, y, (3, 3), [x], 141)["fetches"]],
-            "feeds": {}}
+    return {"fetches": [i3, _vg(tf, y, (3, 3), [x], 141)["fetches"]], "feeds": {}}
 
 
 @_program
@@ -915,8 +903,7 @@ def nn_softmax_axis0(tf):
 def nn_softmax_f32_placeholder_none_batch(tf):
     x = tf.placeholder(tf.float32, shape=[None, 4])
     y = tf.nn.softmax(x)
-    return _vg(tf, y, (3, 4), [x], 154, np.float32,
-               feeds={x: _LOGITS.astype(np.float32)})
+    return _vg(tf, y, (3, 4), [x], 154, np.float32, feeds={x: _LOGITS.astype(np.float32)})
 
 
 @_program
@@ -937,8 +924,7 @@ def nn_log_softmax_axis0_f32(tf):
 def nn_softmax_ce_v2(tf):
     labels = tf.constant(_SOFT_LABELS)
     logits = tf.constant(_LOGITS)
-    y = tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels,
-                                                   logits=logits)
+    y = tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)
     return _vg(tf, y, (3,), [labels, logits], 157)
 
 
@@ -946,11 +932,16 @@ def nn_softmax_ce_v2(tf):
 def nn_softmax_ce_v2_f32_placeholders(tf):
     labels = tf.placeholder(tf.float32, shape=[None, 4])
     logits = tf.placeholder(tf.float32, shape=[None, 4])
-    y = tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels,
-                                                   logits=logits)
-    return _vg(tf, y, (3,), [labels, logits], 158, np.float32,
-               feeds={labels: _SOFT_LABELS.astype(np.float32),
-                      logits: _LOGITS.astype(np.float32)})
+    y = tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)
+    return _vg(
+        tf,
+        y,
+        (3,),
+        [labels, logits],
+        158,
+        np.float32,
+        feeds={labels: _SOFT_LABELS.astype(np.float32), logits: _LOGITS.astype(np.float32)},
+    )
 
 
 @_program
@@ -965,8 +956,7 @@ def nn_softmax_ce_v1_labels_none(tf):
 def nn_sparse_softmax_ce(tf):
     labels = tf.constant(np.array([0, 3, 1], np.int32))
     logits = tf.constant(_LOGITS)
-    y = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels,
-                                                       logits=logits)
+    y = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
     return _vg(tf, y, (3,), [logits], 160)
 
 
@@ -974,11 +964,16 @@ def nn_sparse_softmax_ce(tf):
 def nn_sparse_softmax_ce_int64_placeholder_f32(tf):
     labels = tf.placeholder(tf.int64, shape=[None])
     logits = tf.placeholder(tf.float32, shape=[None, 4])
-    y = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels,
-                                                       logits=logits)
-    return _vg(tf, y, (3,), [logits], 161, np.float32,
-               feeds={labels: np.array([2, 2, 0], np.int64),
-                      logits: _LOGITS.astype(np.float32)})
+    y = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+    return _vg(
+        tf,
+        y,
+        (3,),
+        [logits],
+        161,
+        np.float32,
+        feeds={labels: np.array([2, 2, 0], np.int64), logits: _LOGITS.astype(np.float32)},
+    )
 
 
 @_program
@@ -993,8 +988,7 @@ def nn_sigmoid_ce(tf):
 def nn_l2_loss(tf):
     x = tf.constant(_S23)
     y = tf.nn.l2_loss(x)
-    return {"fetches": [y, tf.gradients(y, x), tf.gradients(y * 3.0, x)],
-            "feeds": {}}
+    return {"fetches": [y, tf.gradients(y, x), tf.gradients(y * 3.0, x)], "feeds": {}}
 
 
 @_program
@@ -1017,8 +1011,7 @@ def nn_bias_add_f32_none_batch(tf):
     v = tf.placeholder(tf.float32, shape=[None, 3])
     b = tf.Variable(np.array([0.5, -1.0, 2.0], np.float32), name="b")
     y = tf.nn.bias_add(v, b)
-    return _vg(tf, y, (2, 3), [v, b], 168, np.float32,
-               feeds={v: _S23.astype(np.float32)})
+    return _vg(tf, y, (2, 3), [v, b], 168, np.float32, feeds={v: _S23.astype(np.float32)})
 
 
 _MSE_LABELS = _arr(170, (3, 2))
@@ -1037,10 +1030,8 @@ def losses_mse_default_weight_f32(tf):
 def losses_mse_scalar_weight_f32(tf):
     labels = tf.constant(_MSE_LABELS.astype(np.float32))
     pred = tf.constant(_MSE_PRED.astype(np.float32))
-    y = tf.losses.mean_squared_error(labels=labels, predictions=pred,
-                                     weights=0.5)
-    return {"fetches": [y, tf.gradients(y * 3.0, [labels, pred])],
-            "feeds": {}}
+    y = tf.losses.mean_squared_error(labels=labels, predictions=pred, weights=0.5)
+    return {"fetches": [y, tf.gradients(y * 3.0, [labels, pred])], "feeds": {}}
 
 
 @_program
@@ -1073,19 +1064,24 @@ _EXTREME_LABELS = np.array([[0.2, 0.3, 0.5]])
 def stable_softmax_ce_v2_exact(tf):
     labels = tf.constant(_EXTREME_LABELS)
     logits = tf.constant(_EXTREME)
-    y = tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels,
-                                                   logits=logits)
+    y = tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)
     loss = _wsum(tf, y, (1,), 180)
-    return {"fetches": [y, tf.gradients(y, [labels, logits]), loss,
-                        tf.gradients(loss, [labels, logits])], "feeds": {}}
+    return {
+        "fetches": [
+            y,
+            tf.gradients(y, [labels, logits]),
+            loss,
+            tf.gradients(loss, [labels, logits]),
+        ],
+        "feeds": {},
+    }
 
 
 @_program
 def stable_softmax_ce_v2_f32(tf):
     labels = tf.constant(_EXTREME_LABELS.astype(np.float32))
     logits = tf.constant(_EXTREME.astype(np.float32))
-    y = tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels,
-                                                   logits=logits)
+    y = tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)
     return {"fetches": [y, tf.gradients(y, [labels, logits])], "feeds": {}}
 
 
@@ -1101,7 +1097,8 @@ def stable_softmax_ce_v1(tf):
 def stable_sparse_softmax_ce(tf):
     logits = tf.constant(np.concatenate([_EXTREME, _EXTREME[:, ::-1]]))
     y = tf.nn.sparse_softmax_cross_entropy_with_logits(
-        labels=np.array([2, 1], np.int32), logits=logits)
+        labels=np.array([2, 1], np.int32), logits=logits
+    )
     return _vg(tf, y, (2,), [logits], 181)
 
 
@@ -1156,8 +1153,7 @@ def stable_reduce_logsumexp(tf):
     y2 = tf.reduce_logsumexp(x, axis=1)
     y3 = tf.reduce_logsumexp(x, axis=0)
     loss = _loss_of(tf, [(y1, ()), (y2, (1,)), (y3, (3,))], 188)
-    return {"fetches": [y1, y2, y3, loss, tf.gradients(loss, x)],
-            "feeds": {}}
+    return {"fetches": [y1, y2, y3, loss, tf.gradients(loss, x)], "feeds": {}}
 
 
 @_program
@@ -1192,6 +1188,7 @@ def stable_sigmoid_f32(tf):
 # tf.hessians and gradients of gradients
 # ---------------------------------------------------------------------------
 
+
 @_program
 def hessians_vec3_polynomial(tf):
     x = tf.constant(np.array([0.5, -1.0, 2.0]))
@@ -1212,16 +1209,14 @@ def hessians_vec3_matmul_tanh(tf):
     a = tf.constant(_arr(200, (2, 3), -1.0, 1.0))
     h = tf.tanh(tf.matmul(a, tf.reshape(x, [3, 1])))
     y = _wsum(tf, h, (2, 1), 201)
-    return {"fetches": [y, tf.hessians(y, x)],
-            "feeds": {x: np.array([0.3, -0.7, 1.1])}}
+    return {"fetches": [y, tf.hessians(y, x)], "feeds": {x: np.array([0.3, -0.7, 1.1])}}
 
 
 @_program
 def hessians_2x2_matmul_tanh(tf):
     x = tf.constant(_arr(202, (2, 2), -1.0, 1.0))
     a = tf.constant(_arr(203, (2, 3), -1.0, 1.0))
-    y = _wsum(tf, tf.tanh(tf.matmul(x, a)), (2, 3), 204) \
-        + _wsum(tf, tf.matmul(x, x), (2, 2), 205)
+    y = _wsum(tf, tf.tanh(tf.matmul(x, a)), (2, 3), 204) + _wsum(tf, tf.matmul(x, x), (2, 2), 205)
     return {"fetches": [y, tf.hessians(y, x)], "feeds": {}}
 
 
@@ -1229,8 +1224,9 @@ def hessians_2x2_matmul_tanh(tf):
 def hessians_two_xs_f32(tf):
     x = tf.constant(np.array([0.5, -1.0, 2.0], np.float32))
     m = tf.constant(np.array([[0.5, 1.5], [-0.5, 1.0]], np.float32))
-    y = tf.reduce_sum(tf.tanh(x) * tf.reduce_sum(m)) \
-        + tf.reduce_sum(tf.matmul(m, m)) * tf.reduce_sum(x)
+    y = tf.reduce_sum(tf.tanh(x) * tf.reduce_sum(m)) + tf.reduce_sum(
+        tf.matmul(m, m)
+    ) * tf.reduce_sum(x)
     return {"fetches": [y, tf.hessians(y, [x, m])], "feeds": {}}
 
 
@@ -1246,8 +1242,9 @@ def hvp_through_matmul(tf):
     x = tf.constant(_arr(210, (4, 3)))
     w = tf.Variable(_arr(211, (3, 2), -1.0, 1.0), name="w")
     v = tf.constant(_arr(212, (3, 2)))
-    loss = _wsum(tf, tf.tanh(tf.matmul(x, w)), (4, 2), 213) \
-        + tf.reduce_sum(tf.square(tf.matmul(x, w)))
+    loss = _wsum(tf, tf.tanh(tf.matmul(x, w)), (4, 2), 213) + tf.reduce_sum(
+        tf.square(tf.matmul(x, w))
+    )
     g = tf.gradients(loss, w)[0]
     hv = tf.gradients(tf.reduce_sum(g * v), w)
     return {"fetches": [loss, g, hv], "feeds": {}}
@@ -1270,20 +1267,19 @@ def grad_of_grad_softmax(tf):
     loss = _wsum(tf, tf.nn.softmax(x), (3, 4), 220)
     g = tf.gradients(loss, x)[0]
     v = tf.constant(_arr(221, (3, 4)))
-    return {"fetches": [loss, g, tf.gradients(tf.reduce_sum(g * v), x)],
-            "feeds": {}}
+    return {"fetches": [loss, g, tf.gradients(tf.reduce_sum(g * v), x)], "feeds": {}}
 
 
 def _grad_of_grad_ce(tf, wrt_labels):
     labels = tf.constant(_SOFT_LABELS)
     x = tf.constant(_LOGITS)
-    loss = _wsum(tf, tf.nn.softmax_cross_entropy_with_logits_v2(
-        labels=labels, logits=x), (3,), 222)
+    loss = _wsum(tf, tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=x), (3,), 222)
     g = tf.gradients(loss, x)[0]
     v = tf.constant(_arr(223, (3, 4)))
-    return {"fetches": [loss, g, tf.gradients(tf.reduce_sum(g * v),
-                                              labels if wrt_labels else x)],
-            "feeds": {}}
+    return {
+        "fetches": [loss, g, tf.gradients(tf.reduce_sum(g * v), labels if wrt_labels else x)],
+        "feeds": {},
+    }
 
 
 @_program
@@ -1305,8 +1301,7 @@ def grad_of_grad_reduce_max(tf):
     loss = tf.reduce_sum(m * m * tf.constant(np.array([1.0, -2.0, 0.5])))
     g = tf.gradients(loss, x)[0]
     v = tf.constant(_arr(224, (3, 4)))
-    return {"fetches": [loss, g, tf.gradients(tf.reduce_sum(g * v), x)],
-            "feeds": {}}
+    return {"fetches": [loss, g, tf.gradients(tf.reduce_sum(g * v), x)], "feeds": {}}
 
 
 # ---------------------------------------------------------------------------
@@ -1327,11 +1322,12 @@ def mlp_softmax_ce_none_batch(tf):
     b2 = tf.Variable(np.array([0.2, -0.2]), name="b2")
     h = tf.tanh(tf.matmul(x, w1) + b1)
     logits = tf.nn.bias_add(tf.matmul(h, w2), b2)
-    loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(
-        labels=t, logits=logits))
+    loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=t, logits=logits))
     probs = tf.nn.softmax(logits)
-    return {"fetches": [loss, probs, tf.gradients(loss, [w1, b1, w2, b2, x])],
-            "feeds": {x: _MLP_X, t: _MLP_Y}}
+    return {
+        "fetches": [loss, probs, tf.gradients(loss, [w1, b1, w2, b2, x])],
+        "feeds": {x: _MLP_X, t: _MLP_Y},
+    }
 
 
 @_program
@@ -1343,11 +1339,13 @@ def mlp_sparse_ce_relu_none_batch_f32(tf):
     w2 = tf.Variable(_arr(234, (4, 3), -1.0, 1.0, np.float32), name="w2")
     h = tf.nn.relu(tf.matmul(x, w1) + b1)
     logits = tf.matmul(h, w2)
-    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
-        labels=t, logits=logits)) + 0.01 * tf.nn.l2_loss(w1)
-    return {"fetches": [loss, tf.gradients(loss, [w1, b1, w2])],
-            "feeds": {x: _MLP_X.astype(np.float32),
-                      t: np.array([0, 2, 1, 2], np.int32)}}
+    loss = tf.reduce_mean(
+        tf.nn.sparse_softmax_cross_entropy_with_logits(labels=t, logits=logits)
+    ) + 0.01 * tf.nn.l2_loss(w1)
+    return {
+        "fetches": [loss, tf.gradients(loss, [w1, b1, w2])],
+        "feeds": {x: _MLP_X.astype(np.float32), t: np.array([0, 2, 1, 2], np.int32)},
+    }
 
 
 @_program
@@ -1357,7 +1355,10 @@ def mlp_mse_none_batch(tf):
     w = tf.Variable(_arr(235, (3, 1), -1.0, 1.0), name="w")
     b = tf.Variable(np.array([0.3]), name="b")
     pred = tf.sigmoid(tf.matmul(x, w) + b)
-    loss = tf.reduce_mean(tf.squared_difference(pred, t)) \
-        + tf.reduce_sum(tf.reduce_max(tf.abs(w), axis=0))
-    return {"fetches": [loss, pred, tf.gradients(loss, [w, b])],
-            "feeds": {x: _MLP_X, t: _arr(236, (4, 1), 0.0, 1.0)}}
+    loss = tf.reduce_mean(tf.squared_difference(pred, t)) + tf.reduce_sum(
+        tf.reduce_max(tf.abs(w), axis=0)
+    )
+    return {
+        "fetches": [loss, pred, tf.gradients(loss, [w, b])],
+        "feeds": {x: _MLP_X, t: _arr(236, (4, 1), 0.0, 1.0)},
+    }

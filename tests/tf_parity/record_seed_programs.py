@@ -52,7 +52,7 @@ def tensorflow_source(path):
     lines = source.split("\n")
     hits = [i for i, line in enumerate(lines) if line.rstrip() == SYMGRAD_IMPORT]
     if len(hits) != 1 or source.count(SYMGRAD_IMPORT) != 1:
-        raise SystemExit("%s: expected exactly one line %r" % (path, SYMGRAD_IMPORT))
+        raise SystemExit(f"{path}: expected exactly one line {SYMGRAD_IMPORT!r}")
     return source.replace(SYMGRAD_IMPORT, TENSORFLOW_IMPORT)
 
 
@@ -82,9 +82,9 @@ def main():
         json.dump(doc, fh, sort_keys=True, indent=1)
         fh.write("\n")
     for name in PROGRAMS:
-        print("== %s" % name)
+        print(f"== {name}")
         print(outputs[name], end="")
-    print("wrote %d programs to %s" % (len(outputs), OUTPUT))
+    print(f"wrote {len(outputs)} programs to {OUTPUT}")
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ def _encode_scalar(v):
         return v
     if isinstance(v, (bool, int)):
         return v
-    raise TypeError("unexpected scalar %r (%s)" % (v, type(v)))
+    raise TypeError(f"unexpected scalar {v!r} ({type(v)})")
 
 
 def _encode_value(v):
@@ -83,7 +83,7 @@ def record(tf, corpus):
     programs = importlib.import_module(corpus)
     names = [fn.__name__ for fn in programs.PROGRAMS]
     if len(set(names)) != len(names):
-        raise SystemExit("duplicate program names in %s" % corpus)
+        raise SystemExit(f"duplicate program names in {corpus}")
     flatten = importlib.import_module("programs").flatten_fetches
     results = {fn.__name__: run_program(tf, flatten, fn) for fn in programs.PROGRAMS}
     doc = {"tensorflow_version": tf.__version__, "programs": results}
@@ -92,7 +92,7 @@ def record(tf, corpus):
     with open(output, "w", encoding="utf-8", newline="\n") as fh:
         fh.write(text)
         fh.write("\n")
-    print("wrote %d programs to %s" % (len(results), output))
+    print(f"wrote {len(results)} programs to {output}")
 
 
 def main(corpora):
@@ -106,7 +106,9 @@ def main(corpora):
     tf.logging.set_verbosity(tf.logging.ERROR)
     for corpus in corpora or list(CORPORA):
         if corpus not in CORPORA:
-            raise SystemExit("unknown corpus %r; choose from %s" % (corpus, ", ".join(CORPORA)))
+            raise SystemExit(
+                "unknown corpus {!r}; choose from {}".format(corpus, ", ".join(CORPORA))
+            )
         record(tf, corpus)
 
 
