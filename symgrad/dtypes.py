@@ -54,10 +54,18 @@ bool_ = DType("bool")
 
 ALL_DTYPES = (float16, float32, float64, int32, int64, bool_)
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
+# TF1's own spellings: NumPy reads "float" as float64, TF1 (``tf.as_dtype``) as float32.
+_TF_ALIASES = {"float": float32, "double": float64, "half": float16}
 
 
 def as_dtype(value: Any) -> DType:
-    """Convert a DType, a NumPy dtype/type or a name like ``'float32'``."""
+    """Convert a DType, a NumPy dtype/type or a name like ``'float32'``.
+
+    TF1's names win over NumPy's: ``"float"`` is float32 and ``"double"`` float64.
+
+    >>> as_dtype("float"), as_dtype("double"), as_dtype(np.float64)
+    (symgrad.float32, symgrad.float64, symgrad.float64)
+    """
     if isinstance(value, DType):
         return value
     if value is bool:
@@ -66,6 +74,8 @@ def as_dtype(value: Any) -> DType:
         return float32
     if value is int:
         return int32
+    if isinstance(value, str) and value in _TF_ALIASES:
+        return _TF_ALIASES[value]
     name = getattr(value, "name", None)
     if isinstance(name, str) and name in _BY_NAME:  # e.g. a tf.DType
         return _BY_NAME[name]

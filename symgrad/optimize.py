@@ -172,16 +172,21 @@ def common_subexpressions(program: Program) -> list[Statement]:
 
 
 def deduplicate(program: Program) -> Program:
-    """Bind each distinct right-hand side once (the same gradient built twice, say)."""
-    first: dict[sp.Expr, sp.Symbol] = {}
+    """Bind each distinct right-hand side once (the same gradient built twice, say).
+
+    Equal expressions of different dtypes stay apart: ``2/3`` in float32 and in
+    float64 are two values (TF computes each in its own precision).
+    """
+    first: dict[tuple[sp.Expr, str], sp.Symbol] = {}
     alias: dict[sp.Symbol, sp.Symbol] = {}
     kept: list[Statement] = []
     for statement in program.statements:
         expr = statement.expr.xreplace(alias) if alias else statement.expr
-        if expr in first:
-            alias[statement.symbol] = first[expr]
+        key = (expr, str(statement.dtype))
+        if key in first:
+            alias[statement.symbol] = first[key]
             continue
-        first[expr] = statement.symbol
+        first[key] = statement.symbol
         kept.append(statement.with_expr(expr))
     outputs = [replace(o, symbol=alias.get(o.symbol, o.symbol)) for o in program.outputs]
     return replace(program, statements=kept, outputs=outputs)

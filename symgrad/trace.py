@@ -52,10 +52,16 @@ class Value:
         """``expr`` broadcast to its graph shape (for structural ops and outputs)."""
         if self.exact:
             return self.expr
+        value = self.expr
+        if value.is_Number and self.dtype.name not in ("float64", "int64"):
+            # ``np.broadcast_to(1, ...)`` is an int64 array, which would promote a float32
+            # computation (``grad_ys`` of a float32 y) to float64: give the number its dtype.
+            # (int64 or float64 arrays promote nothing in a float64 or int64 computation.)
+            value = F.cast(value, self.dtype.name, self.dtype.name)
         if is_fully_defined(self.shape):
             static = sp.Tuple(*(sp.Integer(d) for d in self.shape))  # type: ignore[union-attr]
-            return F.BroadcastTo(self.expr, static, sp.Integer(int(copy)))
-        return F.BroadcastTo(self.expr, sp.Tuple(), sp.Integer(int(copy)), *self.witnesses)
+            return F.BroadcastTo(value, static, sp.Integer(int(copy)))
+        return F.BroadcastTo(value, sp.Tuple(), sp.Integer(int(copy)), *self.witnesses)
 
 
 def _hashable(value: object) -> object:

@@ -253,6 +253,8 @@ class Cast(_Elementwise):
     def _numpycode(self, printer: Any) -> str:
         with printer.float_context(self.source):
             value = printer._print(self.args[0])
+        if self.args[0].is_Number and self.target != "bool":
+            return f"{printer._module_format('numpy.' + self.target)}({value})"
         return (
             f"{printer._module_format('numpy.asarray')}({value}, "
             f"dtype={printer._module_format('numpy.' + self.target)})"
@@ -401,6 +403,11 @@ class BroadcastTo(_Structural):
 
     def shape_only_arguments(self) -> tuple[int, ...]:
         return tuple(range(3, len(self.args)))
+
+    def result_dtype(self, dtype_of: Any) -> str:
+        # A Python number broadcast is an array of NumPy's default dtype, no longer weak.
+        inner = dtype_of(self.args[0])
+        return {"weak_int": "int64", "weak_float": "float64"}.get(inner, inner)
 
     def _numpycode(self, printer: Any) -> str:
         value, static_shape, copy, *witnesses = self.args
