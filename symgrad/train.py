@@ -117,13 +117,17 @@ class Optimizer:
         return self.apply_gradients(grads_and_vars, global_step=global_step, name=name)
 
     # -- slots ---------------------------------------------------------------------------------
-    def _slot(self, var: Variable, slot_name: str, initial: Any = 0.0) -> Variable:
+    def _slot(
+        self, var: Variable, slot_name: str, variable_name: str, initial: Any = 0.0
+    ) -> Variable:
+        """The slot ``slot_name`` of ``var`` (TF1's key, ``"momentum"``), a variable
+        named ``var/variable_name`` (TF1's variable name, ``"w/Momentum"``)."""
         key = (var, slot_name)
         if key not in self._slots:
             value = np.full(var.shape, initial, dtype=var.dtype.numpy)  # type: ignore[arg-type]
             with var.graph.as_default():
                 self._slots[key] = Variable(
-                    value, name=f"{var.op.name}/{slot_name}", trainable=False
+                    value, name=f"{var.op.name}/{variable_name}", trainable=False
                 )
         return self._slots[key]
 
@@ -145,9 +149,21 @@ class Optimizer:
 
 
 def _hyper(value: Any, var: Variable) -> Any:
-    """A hyperparameter as a number or a tensor of the variable's dtype."""
-    if isinstance(value, Tensor) and value.dtype != var.dtype:
-        return cast(value, var.dtype)
+    """A hyperparameter as a number or a tensor of the variable's dtype.
+
+    TF1 turns a Python number into a float32 tensor and casts that to the
+    variable's dtype, so momentum 0.9 on a float64 variable is 0.8999999762:
+    round Python numbers through float32 the same way. (NumPy scalars keep their
+    own precision, as ``convert_to_tensor`` keeps their dtype.)
+
+    >>> import symgrad as sg
+    >>> _hyper(0.9, sg.Variable(1.0, dtype=sg.float64))
+    0.8999999761581421
+    """
+    if isinstance(value, Tensor):
+        return value if value.dtype == var.dtype else cast(value, var.dtype)
+    if isinstance(value, (int, float)) and not isinstance(value, (bool, np.generic)):
+        return float(np.float32(value))
     return value
 
 
@@ -185,10 +201,15 @@ class MomentumOptimizer(Optimizer):
 
     def _updates(self, grad: Tensor, var: Variable) -> list[Tensor]:
         lr, momentum = _hyper(self._learning_rate, var), _hyper(self._momentum, var)
-        accum = self._slot(var, "Momentum")
+        accum = self._slot(var, "momentum", self._name)
         new_accum = accum * momentum + grad
-        step = (grad + momentum * new_accum) if self._use_nesterov else new_accum
-        return [assign(accum, new_accum), assign(var, var - lr * step)]
+        if self._use_nesterov:
+            # ApplyMomentum's kernel order: var -= grad*lr + accum*momentum*lr.
+            return [
+                assign(accum, new_accum),
+                assign(var, var - (grad * lr + new_accum * momentum * lr)),
+            ]
+        return [assign(accum, new_accum), assign(var, var - new_accum * lr)]
 
 
 class AdamOptimizer(Optimizer):
@@ -215,16 +236,13 @@ class AdamOptimizer(Optimizer):
     def _prepare(self, pairs: GradsAndVars) -> None:
         if self._beta_powers is None:
             first = min((v for _, v in pairs), key=lambda v: v.op.index)
-            dtype = first.dtype
             graph = first.graph
+            # TF1 makes the beta powers float32 variables (from Python floats) whatever
+            # the variables' dtype, and casts them to each variable's dtype when applying.
             with graph.as_default(), graph.name_scope(""):
                 self._beta_powers = (
-                    Variable(
-                        np.asarray(self._beta1, dtype.numpy), name="beta1_power", trainable=False
-                    ),
-                    Variable(
-                        np.asarray(self._beta2, dtype.numpy), name="beta2_power", trainable=False
-                    ),
+                    Variable(np.float32(self._beta1), name="beta1_power", trainable=False),
+                    Variable(np.float32(self._beta2), name="beta2_power", trainable=False),
                 )
 
     def _updates(self, grad: Tensor, var: Variable) -> list[Tensor]:
@@ -233,22 +251,25 @@ class AdamOptimizer(Optimizer):
             p if p.dtype == var.dtype else cast(p, var.dtype) for p in self._beta_powers
         )
         lr = _hyper(self._learning_rate, var)
-        m, v = self._slot(var, "Adam"), self._slot(var, "Adam_1")
+        beta1, beta2 = _hyper(self._beta1, var), _hyper(self._beta2, var)
+        epsilon = _hyper(self._epsilon, var)
+        m, v = self._slot(var, "m", self._name), self._slot(var, "v", f"{self._name}_1")
+        # ApplyAdam's kernel order: m += (g - m)·(1 - β1), v += (g² - v)·(1 - β2).
         lr_t = lr * sqrt(1 - beta2_power) / (1 - beta1_power)
-        m_t = self._beta1 * m + (1 - self._beta1) * grad
-        v_t = self._beta2 * v + (1 - self._beta2) * (grad * grad)
+        m_t = m + (grad - m) * (1 - beta1)
+        v_t = v + (grad * grad - v) * (1 - beta2)
         return [
             assign(m, m_t),
             assign(v, v_t),
-            assign(var, var - lr_t * m_t / (sqrt(v_t) + self._epsilon)),
+            assign(var, var - m_t * lr_t / (sqrt(v_t) + epsilon)),
         ]
 
     def _finish(self) -> list[Tensor]:
         assert self._beta_powers is not None
         beta1_power, beta2_power = self._beta_powers
         return [
-            assign(beta1_power, beta1_power * self._beta1),
-            assign(beta2_power, beta2_power * self._beta2),
+            assign(beta1_power, beta1_power * _hyper(self._beta1, beta1_power)),
+            assign(beta2_power, beta2_power * _hyper(self._beta2, beta2_power)),
         ]
 
 

@@ -105,33 +105,41 @@ def test_variable_collections_and_initializers() -> None:
             sess.run(b)
 
 
+def _f32(value: float) -> float:
+    """A Python hyperparameter as TF1 applies it: a float32 tensor cast to the variable's dtype."""
+    return float(np.float32(value))
+
+
 def test_gradient_descent_three_steps_match_the_formula() -> None:
-    _check_optimizer(sg.train.GradientDescentOptimizer(0.1), lambda w, g, state: w - 0.1 * g)
+    _check_optimizer(sg.train.GradientDescentOptimizer(0.1), lambda w, g, state: w - _f32(0.1) * g)
 
 
 def test_momentum_three_steps_match_the_formula() -> None:
     def step(w, g, state):  # type: ignore[no-untyped-def]
-        state["accum"] = state.get("accum", 0.0) * 0.9 + g
-        return w - 0.1 * state["accum"]
+        state["accum"] = state.get("accum", 0.0) * _f32(0.9) + g
+        return w - state["accum"] * _f32(0.1)
 
     _check_optimizer(sg.train.MomentumOptimizer(0.1, 0.9), step)
 
 
 def test_nesterov_momentum_three_steps_match_the_formula() -> None:
     def step(w, g, state):  # type: ignore[no-untyped-def]
-        state["accum"] = state.get("accum", 0.0) * 0.9 + g
-        return w - 0.1 * (g + 0.9 * state["accum"])
+        state["accum"] = state.get("accum", 0.0) * _f32(0.9) + g
+        return w - (g * _f32(0.1) + state["accum"] * _f32(0.9) * _f32(0.1))
 
     _check_optimizer(sg.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True), step)
 
 
 def test_adam_three_steps_match_the_formula() -> None:
     def step(w, g, state):  # type: ignore[no-untyped-def]
-        t = state["t"] = state.get("t", 0) + 1
-        state["m"] = 0.9 * state.get("m", 0.0) + 0.1 * g
-        state["v"] = 0.999 * state.get("v", 0.0) + 0.001 * g * g
-        lr_t = 0.05 * np.sqrt(1 - 0.999**t) / (1 - 0.9**t)
-        return w - lr_t * state["m"] / (np.sqrt(state["v"]) + 1e-8)
+        # The beta powers are float32 variables in TF1, whatever the variable's dtype.
+        p1 = state["p1"] = state.get("p1", np.float32(1.0)) * np.float32(0.9)
+        p2 = state["p2"] = state.get("p2", np.float32(1.0)) * np.float32(0.999)
+        m, v = state.get("m", 0.0), state.get("v", 0.0)
+        state["m"] = m + (g - m) * (1 - _f32(0.9))
+        state["v"] = v + (g * g - v) * (1 - _f32(0.999))
+        lr_t = _f32(0.05) * np.sqrt(1 - float(p2)) / (1 - float(p1))
+        return w - state["m"] * lr_t / (np.sqrt(state["v"]) + _f32(1e-8))
 
     _check_optimizer(sg.train.AdamOptimizer(0.05), step)
 
