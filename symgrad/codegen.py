@@ -137,6 +137,9 @@ class Printer(NumPyPrinter):
                 if coefficient != -1
                 else "-" + "*".join(masks)
             )
+        if coefficient.is_negative and any(self.dtype_of(f) == "bool" for f in factors):
+            # ``-mask * x`` would negate the bool mask first, which NumPy refuses.
+            return f"-({self._print(-expr)})"
         return StrPrinter._print_Mul(self, expr)  # type: ignore[arg-type]
 
     def _print_Pow(self, expr: sp.Pow, rational: bool = False) -> str:

@@ -84,6 +84,7 @@ class Tracer:
         self.natural_of: dict[sp.Expr, Signature] = {}
         self.statements: list[Statement] = []
         self.constants: list[ConstantArray] = []
+        self.float_symbols: set[sp.Symbol] = set()  # symbols of floating-point arrays
 
     def run(self) -> Program:
         graph = self.outputs[0][1].graph
@@ -192,6 +193,8 @@ class Tracer:
             )
             sig = signature_of(tensor)
             self._remember(symbol, sig)
+            if tensor.dtype.is_floating:
+                self.float_symbols.add(symbol)
             self.values[tensor] = Value(
                 symbol, tensor.shape, sig, sig, tensor.dtype, (symbol,), 0, True
             )
@@ -227,6 +230,7 @@ class Tracer:
                 for v, sym in zip(operands, arg_symbols(len(operands)), strict=False)
                 if op.attrs["expr"].has(sym)
             ]
+            expr = self._keep_cancelled(expr, used)
             natural = self._natural(expr)
             exact = natural == sig
             witnesses: tuple[sp.Expr, ...] = (
@@ -247,6 +251,20 @@ class Tracer:
         return Value(
             expr, out.shape, sig, sig, out.dtype, (expr,), 1 + sum(v.size for v in operands), True
         )
+
+    def _keep_cancelled(self, expr: sp.Expr, used: Sequence[Value]) -> sp.Expr:
+        """``expr``, plus ``0 * s`` for each float symbol ``s`` SymPy cancelled out of it.
+
+        Fusing operands can cancel them (``g + -g`` is 0, ``0 * g`` is 0), but TF computes
+        ``inf - inf`` and ``0 * nan`` as NaN: keeping the cancelled symbols in a
+        :class:`F.NanUnlessFinite` keeps that NaN (and adds nothing where they are finite).
+        """
+        before: set = set().union(*(v.expr.free_symbols for v in used)) if used else set()
+        lost = sorted(
+            (s for s in before - expr.free_symbols if s in self.float_symbols),
+            key=str,
+        )
+        return expr + F.NanUnlessFinite(*lost) if lost else expr
 
     def _remember(self, expr: sp.Expr, natural: Signature | None) -> None:
         if natural is not None:
@@ -269,6 +287,8 @@ class Tracer:
         name = self.namer.claim([f"{n}" for n in preferred_names(tensor)])
         symbol = sp.Symbol(name, real=True)
         self.constants.append(ConstantArray(name, symbol, array, tensor.dtype))
+        if tensor.dtype.is_floating:
+            self.float_symbols.add(symbol)
         sig = signature_of(tensor)
         self._remember(symbol, sig)
         return Value(symbol, tensor.shape, sig, sig, tensor.dtype, (symbol,), 0, True)
@@ -303,6 +323,8 @@ class Tracer:
         )
         witnesses = (symbol,) if exact else value.witnesses
         self._remember(symbol, natural)
+        if tensor.dtype.is_floating:
+            self.float_symbols.add(symbol)
         return Value(symbol, tensor.shape, value.sig, natural, tensor.dtype, witnesses, 0, exact)
 
 

@@ -125,7 +125,8 @@ class Optimizer:
         key = (var, slot_name)
         if key not in self._slots:
             value = np.full(var.shape, initial, dtype=var.dtype.numpy)  # type: ignore[arg-type]
-            with var.graph.as_default():
+            # TF1 names a slot after its variable, outside any scope: "w/Momentum".
+            with var.graph.as_default(), var.graph.name_scope(""):
                 self._slots[key] = Variable(
                     value, name=f"{var.op.name}/{variable_name}", trainable=False
                 )

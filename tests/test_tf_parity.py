@@ -68,9 +68,14 @@ def assert_matches_tensorflow(program, expected: list, optimize: bool = True) ->
         if not any(w is not None and _non_finite(w["value"]) for w in expected):
             warnings.simplefilter("error", RuntimeWarning)
         actual, built = run_program(program, optimize)
+    compare_fetches(program.__name__, actual, expected, built.get("rtol"))
+
+
+def compare_fetches(name: str, actual: list, expected: list, rtol: float | None = None) -> None:
+    """Each fetch against TensorFlow's recorded one: None-ness, dtype, shape, then values."""
     assert len(actual) == len(expected)
     for index, (got, want) in enumerate(zip(actual, expected, strict=False)):
-        where = f"{program.__name__} fetch {index}"
+        where = f"{name} fetch {index}"
         if want is None:
             assert got is None, f"{where}: TensorFlow gives None, symgrad {got!r}"
             continue
@@ -78,12 +83,11 @@ def assert_matches_tensorflow(program, expected: list, optimize: bool = True) ->
         got = np.asarray(got)
         assert got.dtype.name == want["dtype"], f"{where}: dtype {got.dtype} != {want['dtype']}"
         assert list(got.shape) == want["shape"], f"{where}: shape {got.shape} != {want['shape']}"
-        rtol, atol = TOLERANCES.get(want["dtype"], (0, 0))
-        rtol = built.get("rtol", rtol)
+        default_rtol, atol = TOLERANCES.get(want["dtype"], (0, 0))
         np.testing.assert_allclose(
             got,
             np.array(_decode(want["value"]), dtype=got.dtype),
-            rtol=rtol,
+            rtol=default_rtol if rtol is None else rtol,
             atol=atol,
             err_msg=where,
         )

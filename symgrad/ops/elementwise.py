@@ -199,6 +199,34 @@ def _select_inputs(expr: sp.Expr, candidates: Sequence[tuple]) -> tuple:
     return expr, [t for _, t in used]
 
 
+# TF's SqrtGrad, RsqrtGrad and ReciprocalGrad kernels give 0 where the incoming gradient
+# is 0 (even where the local derivative is inf): the "safe sqrt via where" idiom relies on it.
+ZERO_WHERE_COTANGENT_IS_ZERO = frozenset({"Sqrt", "Rsqrt", "Reciprocal"})
+
+
+def _only_in_comparisons(expr: sp.Expr, symbol: sp.Symbol) -> bool:
+    """``symbol`` occurs in ``expr`` only inside comparisons: TF has no gradient path.
+
+    (Relu's mask, :class:`F.ReluMask`, is the exception: TF differentiates ReluGrad.)
+    """
+    masks = [
+        e
+        for e in sp.preorder_traversal(expr)
+        if isinstance(e, F.BOOLEAN_FUNCTIONS) and not isinstance(e, F.ReluMask)
+    ]
+    if not masks:
+        return False
+    hidden = expr.xreplace({m: sp.Dummy() for m in masks})
+    return not hidden.has(symbol)
+
+
+def _zero_where_cotangent_is_zero(partial: sp.Expr, symbols: Sequence[sp.Symbol]) -> sp.Expr:
+    """``partial`` with its operands replaced by 1 where the cotangent is 0: finite there,
+    so ``cotangent * partial`` is exactly 0, with no inf * 0 and no warning."""
+    safe = F.Equal(_COTANGENT, 0)
+    return partial.xreplace({s: F.OneWhere(safe, s) for s in symbols if partial.has(s)})
+
+
 def elementwise_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     from ..signatures import broadcast_axes_of, signature_of
     from .reductions import sum_to_shape_of  # both build on this module
@@ -211,6 +239,9 @@ def elementwise_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
         if not x.dtype.is_floating:
             results.append(None)
             continue
+        if _only_in_comparisons(expr, args[i]):
+            results.append(None)  # e.g. the mask of maximum's gradient: TF has no path
+            continue
         partial = sp.diff(expr, args[i])
         if partial.has(sp.Derivative, sp.DiracDelta, sp.Subs):
             results.append(None)  # floor, round: TF has no gradient
@@ -218,7 +249,10 @@ def elementwise_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
         if partial == 0:
             results.append(zeros_like(x))  # differentiable, with a zero gradient (sign)
             continue
-        cotangent = _COTANGENT * _through_output(partial, expr)
+        partial = _through_output(partial, expr)
+        if op.type in ZERO_WHERE_COTANGENT_IS_ZERO:
+            partial = _zero_where_cotangent_is_zero(partial, [*args, _OUTPUT])
+        cotangent = _COTANGENT * partial
         if cotangent == _COTANGENT:
             local = grad
         else:
@@ -265,7 +299,8 @@ def _define(op_type: str, gradient: Any = elementwise_gradient, shape_only: tupl
 
 def _power(x: sp.Expr, y: sp.Expr) -> sp.Expr:
     # A symbolic exponent needs TF's d/dy = z * log(x) where x > 0, else 0.
-    return x**y if y.is_Number else F.Power(x, y)
+    # x**0 would fold to 1 and lose TF's NaN derivative at x = 0 (see F.ZeroOver).
+    return x**y if y.is_Number and not y.is_zero else F.Power(x, y)
 
 
 UNARY = {

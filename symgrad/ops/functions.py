@@ -62,6 +62,9 @@ class Power(_Elementwise):
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         x, y = self.args
         if argindex == 1:
+            if y.is_zero:
+                # TF's y * x**(y - 1) is 0 * x**-1: NaN at x = 0, which SymPy would fold to 0.
+                return ZeroOver(x)
             return y * Power(x, y - 1)
         return self * LogWherePositive(x)
 
@@ -71,6 +74,54 @@ class Power(_Elementwise):
             f"{printer.parenthesize(x, PRECEDENCE['Pow'], strict=False)}"
             f"**{printer.parenthesize(y, PRECEDENCE['Pow'], strict=False)}"
         )
+
+
+class ZeroOver(_Elementwise):
+    """``0 / x``: 0 where x is non-zero and finite, NaN at x = 0 and where x is NaN.
+
+    TF's derivative of ``pow(x, 0)``, computed as ``0 * x**-1``.
+    """
+
+    precedence = PRECEDENCE["Mul"]  # printed as a division
+
+    @classmethod
+    def eval(cls, x: sp.Expr) -> Any:
+        if x.is_Number:  # a constant: no ``0 / 0`` in the code
+            return sp.nan if x.is_zero or x is sp.nan else sp.S.Zero
+        return None
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return ZeroOver(self.args[0] ** 2)
+
+    def _numpycode(self, printer: Any) -> str:
+        return f"0 / {printer.parenthesize(self.args[0], PRECEDENCE['Mul'], strict=True)}"
+
+
+class NanUnlessFinite(_Elementwise):
+    """0 where all arguments are finite, else NaN: what ``a - a`` or ``0 * a`` computes.
+
+    Added where SymPy cancelled operands away, so that a run-time inf or NaN in
+    them still propagates as it does in TF.
+    """
+
+    precedence = PRECEDENCE["Mul"]  # printed as a product
+
+    @classmethod
+    def eval(cls, *args: sp.Expr) -> Any:
+        if all(a.is_Number for a in args):
+            return sp.S.Zero if all(a.is_finite for a in args) else sp.nan
+        return None
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return sp.S.Zero
+
+    def _numpycode(self, printer: Any) -> str:
+        if len(self.args) == 1:
+            return f"0 * {printer.parenthesize(self.args[0], PRECEDENCE['Mul'], strict=True)}"
+        total = " + ".join(
+            printer.parenthesize(a, PRECEDENCE["Add"], strict=False) for a in self.args
+        )
+        return f"0 * ({total})"
 
 
 class LogWherePositive(_Elementwise):
@@ -96,7 +147,7 @@ class LogWherePositive(_Elementwise):
 
 class Relu(_Elementwise):
     def fdiff(self, argindex: int = 1) -> sp.Expr:
-        return Greater(self.args[0], 0)
+        return ReluMask(self.args[0], 0)
 
     def _numpycode(self, printer: Any) -> str:
         return _call(printer, "maximum", self.args[0], 0)
@@ -133,6 +184,14 @@ class Where(_Elementwise):
 
     nargs = 3
 
+    @classmethod
+    def eval(cls, cond: sp.Expr, x: sp.Expr, y: sp.Expr) -> Any:
+        if cond is sp.true:
+            return x
+        if cond is sp.false:
+            return y
+        return None
+
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         # Masks stay bool: bool * float32 is float32 in NumPy, np.where(c, 1, 0) is int64.
         cond = self.args[0]
@@ -144,6 +203,30 @@ class Where(_Elementwise):
 
     def _numpycode(self, printer: Any) -> str:
         return _call(printer, "where", *self.args)
+
+
+class OneWhere(_Elementwise):
+    """``np.where(cond, 1, x)``: a value made harmless where ``cond`` holds.
+
+    Unlike :class:`Where`, neither branch can overflow or divide by zero, so
+    ``x`` need not be computed under ``np.errstate``.
+    """
+
+    nargs = 2
+
+    @classmethod
+    def eval(cls, cond: sp.Expr, x: sp.Expr) -> Any:
+        if cond is sp.true:
+            return sp.S.One
+        if cond is sp.false:
+            return x
+        return None
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return LogicalNot(self.args[0]) if argindex == 2 else sp.S.Zero
+
+    def _numpycode(self, printer: Any) -> str:
+        return _call(printer, "where", self.args[0], 1, self.args[1])
 
 
 class LogicalNot(_Elementwise):
@@ -228,6 +311,17 @@ class LessEqual(_Comparison):
 
 class Equal(_Comparison):
     numpy_name = "equal"
+
+    @classmethod
+    def eval(cls, x: sp.Expr, y: sp.Expr) -> Any:
+        if x.is_Number and y.is_Number:
+            return sp.true if x == y else sp.false
+        return None
+
+
+class ReluMask(Greater):
+    """``x > 0`` as relu's derivative. Unlike a comparison in the graph, TF gives it a
+    zero gradient (ReluGradGrad), not None, so it is told apart from :class:`Greater`."""
 
 
 class NotEqual(_Comparison):

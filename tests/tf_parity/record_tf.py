@@ -1,13 +1,14 @@
-"""Record TensorFlow results for the parity corpora (``programs.py``, ``programs_tensor.py``).
+"""Record TensorFlow results for the parity corpora (``programs*.py``, listed in ``CORPORA``).
 
 Run by hand from the repository root with TensorFlow installed (``pip install tensorflow-cpu``)::
 
-    python tests/tf_parity/record_tf.py                  # both corpora
+    python tests/tf_parity/record_tf.py                  # every corpus
     python tests/tf_parity/record_tf.py programs_tensor  # one of them
 
 For every program of a corpus it builds the graph in a fresh ``tf.Graph()``,
-runs ``tf.global_variables_initializer()`` and then evaluates the non-None
-fetches with the program's feeds. The results go to the corpus' fixture next
+runs ``tf.global_variables_initializer()``, runs the program's optional
+``"before"`` ops one after another (optimizer steps), and then evaluates the
+non-None fetches with the program's feeds. The results go to the corpus' fixture next
 to this script::
 
     {"tensorflow_version": "...",
@@ -28,7 +29,11 @@ import os
 import sys
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-CORPORA = {"programs": "tf_fixtures.json", "programs_tensor": "tf_fixtures_tensor.json"}
+CORPORA = {
+    "programs": "tf_fixtures.json",
+    "programs_tensor": "tf_fixtures_tensor.json",
+    "programs_fidelity": "tf_fixtures_fidelity.json",
+}
 
 
 def _encode_scalar(v):
@@ -70,6 +75,8 @@ def run_program(tf, flatten_fetches, fn):
         live = [f for f in fetches if f is not None]
         with tf.Session(graph=graph) as sess:
             sess.run(init)
+            for op in spec.get("before", []):  # e.g. optimizer steps, in order
+                sess.run(op)
             values = sess.run(live, feed_dict=feeds) if live else []
     out = []
     it = iter(values)
