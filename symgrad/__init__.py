@@ -92,7 +92,10 @@ from .ops.array_ops import (
     unstack,
     zeros,
 )
-from .ops.linalg import einsum, matmul, tensordot
+
+# ``trace`` is TF1's matrix trace; importing it after ``.compiler`` (which loads the
+# internal module ``symgrad.trace``, Graph -> Program) rebinds the name the module took.
+from .ops.linalg import einsum, matmul, tensordot, trace
 from .ops.elementwise import is_finite
 from .ops.reductions import (
     reduce_logsumexp,
@@ -238,6 +241,7 @@ __all__ = [
     "zeros",
     "einsum",
     "tensordot",
+    "trace",
     "is_finite",
     "reduce_logsumexp",
     "reduce_max",

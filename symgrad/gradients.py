@@ -44,9 +44,11 @@ _AGGREGATION_METHODS = (
 )
 
 
-def _as_tensor_list(value: Any, argument: str, op: str = "gradients") -> list[Tensor]:
+def _as_tensor_list(
+    value: Any, argument: str, op: str = "gradients", allow_empty: bool = False
+) -> list[Tensor]:
     items = list(value) if isinstance(value, (list, tuple)) else [value]
-    if not items:
+    if not items and not allow_empty:
         raise InvalidArgumentError(f"symgrad: {op}: {argument} is empty")
     for item in items:
         if not isinstance(item, Tensor):
@@ -127,8 +129,13 @@ def gradients(
     [3.0, 1.0]
     """
     ys = _as_tensor_list(ys, "ys")
-    xs = _as_tensor_list(xs, "xs")
-    stops = _as_tensor_list(stop_gradients, "stop_gradients") if stop_gradients is not None else []
+    # TF1 answers an empty xs with [] and takes an empty stop_gradients as "stop nothing".
+    xs = _as_tensor_list(xs, "xs", allow_empty=True)
+    stops = (
+        _as_tensor_list(stop_gradients, "stop_gradients", allow_empty=True)
+        if stop_gradients is not None
+        else []
+    )
     graph = ys[0].graph
     for tensor in ys + xs + stops:
         if tensor.graph is not graph:

@@ -22,11 +22,6 @@ FIXTURES = json.loads(
 
 # program name -> what goes wrong (TensorFlow 2.21 compat.v1 vs symgrad).
 KNOWN_BUGS: dict[str, str] = {
-    # Not supported (a clear symgrad error, not a wrong value):
-    "einsum_ellipsis_f32": (
-        "einsum with '...' is not supported: tf.einsum('...ij,jk->...ik', [2,2,3], [3,2]) works in TF; "
-        "symgrad raises InvalidArgumentError \"'...' is not supported\""
-    ),
 }
 
 

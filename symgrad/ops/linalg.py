@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import string
 from typing import Any
 
 import sympy as sp
@@ -9,8 +10,10 @@ import sympy as sp
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Operation, Tensor
 from ..shapes import broadcast_shapes, broadcast_signatures, format_shape
+from .array_ops import eye
+from .elementwise import ones_like
 from .functions import Literal, MatMulNode, _Structural
-from .reductions import sum_to_shape_of
+from .reductions import reduce_sum, sum_to_shape_of
 from .registry import OpDef, register
 from .sources import convert_to_tensor
 
@@ -133,40 +136,83 @@ class EinsumNode(_Structural):
         return dtype_of(self.args[1])
 
 
-def _parse_equation(equation: str, count: int) -> tuple:
+def _expand_ellipsis(equation: str, inputs: list[str], output: str | None, ranks: list) -> tuple:
+    """Spell ``...`` out as letters the equation does not use, right-aligned as NumPy
+    broadcasts them: ``'...ij,jk->...ik'`` with a rank-3 first operand is ``'Aij,jk->Aik'``.
+
+    Returns the subscripts, the output (None if implicit) and the ellipsis letters.
+    """
+    used = set("".join(inputs) + (output or ""))
+    free = [c for c in string.ascii_letters if c not in used]
+    spans = []
+    for part, rank in zip(inputs, ranks, strict=False):
+        if "..." not in part:
+            spans.append(0)
+            continue
+        if rank is None:
+            raise ShapeError(f"symgrad: Einsum: '...' in {equation!r} needs operands of known rank")
+        spans.append(rank - len(part.replace("...", "")))
+        if spans[-1] < 0:
+            raise ShapeError(f"symgrad: Einsum: an operand has too few axes for {equation!r}")
+    width = max(spans, default=0)
+    letters = "".join(free[:width])
+    expanded = [
+        part.replace("...", letters[width - span :]) if "..." in part else part
+        for part, span in zip(inputs, spans, strict=False)
+    ]
+    if output is not None and "..." in output:
+        output = output.replace("...", letters)
+    return expanded, output, letters
+
+
+def _parse_equation(equation: str, count: int, ranks: list | None = None) -> tuple:
     text = equation.replace(" ", "")
-    if "." in text:
-        raise InvalidArgumentError(f"symgrad: Einsum: '...' in {equation!r} is not supported")
-    if "->" in text:
-        left, output = text.split("->")
-    else:
-        left = text
-        letters = left.replace(",", "")
-        output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    left, output = text.split("->") if "->" in text else (text, None)
     inputs = left.split(",")
     if len(inputs) != count:
         raise InvalidArgumentError(
             f"symgrad: Einsum: {equation!r} names {len(inputs)} operands, got {count}"
+        )
+    ellipsis = ""
+    if "." in text:
+        if any(p.replace("...", "").count(".") for p in inputs + [output or ""]):
+            raise InvalidArgumentError(f"symgrad: Einsum: invalid subscripts {equation!r}")
+        inputs, output, ellipsis = _expand_ellipsis(
+            equation, inputs, output, ranks or [None] * count
+        )
+    if output is None:  # implicit mode: broadcast axes, then indices named once, sorted
+        letters = "".join(inputs).replace(",", "")
+        output = ellipsis + "".join(
+            sorted(c for c in set(letters) if letters.count(c) == 1 and c not in ellipsis)
         )
     for part in inputs + [output]:
         if not part.isalpha() and part:
             raise InvalidArgumentError(f"symgrad: Einsum: invalid subscripts {equation!r}")
     if len(set(output)) != len(output) or set(output) - set("".join(inputs)):
         raise InvalidArgumentError(f"symgrad: Einsum: invalid output subscripts in {equation!r}")
-    return inputs, output
+    return inputs, output, ellipsis
 
 
 def einsum(equation: str, *inputs: Any, name: str | None = None, **kwargs: Any) -> Tensor:
-    """``np.einsum`` for explicit subscripts (no ``...``), e.g. ``'bij,bjk->bik'``.
+    """``np.einsum`` of TF1's equations, e.g. ``'bij,bjk->bik'``, ``'...ij,jk->...ik'``
+    (broadcast batch axes) or ``'ii->i'`` (an index repeated within one operand: a diagonal).
 
     >>> import symgrad as sg, numpy as np
     >>> with sg.Graph().as_default():
-    ...     a = sg.constant(np.ones((2, 3)))
-    ...     sg.einsum("ij,jk->ik", a, sg.constant(np.ones((3, 4)))).shape
-    (2, 4)
+    ...     a = sg.constant(np.ones((5, 2, 3)))
+    ...     sg.einsum("...ij,jk->...ik", a, sg.constant(np.ones((3, 4)))).shape
+    (5, 2, 4)
     """
-    tensors = [convert_to_tensor(t) for t in inputs]
-    subscripts, output = _parse_equation(equation, len(tensors))
+    return _einsum(equation, [convert_to_tensor(t) for t in inputs], name)
+
+
+def _einsum(
+    equation: str, tensors: list[Tensor], name: str | None = None, broadcast: bool = False
+) -> Tensor:
+    """``einsum``; with ``broadcast``, any index may broadcast 1 against n (a gradient's
+    einsum spells out the '...' axes of the op it differentiates)."""
+    ranks = [None if t.shape is None else len(t.shape) for t in tensors]
+    subscripts, output, ellipsis = _parse_equation(equation, len(tensors), ranks)
     sizes: dict = {}
     for tensor, letters in zip(tensors, subscripts, strict=False):
         if tensor.shape is None or len(tensor.shape) != len(letters):
@@ -181,6 +227,10 @@ def einsum(equation: str, *inputs: Any, name: str | None = None, **kwargs: Any) 
             )
         for letter, dim in zip(letters, tensor.shape, strict=False):
             known = sizes.get(letter)
+            # Axes under '...' broadcast (1 against n), as in NumPy and TF.
+            if (broadcast or letter in ellipsis) and 1 in (known, dim):
+                sizes[letter] = dim if known == 1 else known
+                continue
             if known is not None and dim is not None and known != dim:
                 raise ShapeError(
                     f"symgrad: Einsum: index {letter!r} of {equation!r} is {known} in one operand "
@@ -200,24 +250,77 @@ def einsum(equation: str, *inputs: Any, name: str | None = None, **kwargs: Any) 
 
 
 def _einsum_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
-    from .elementwise import ones_like
-
     subscripts, output = op.attrs["equation"].split("->")
     subscripts = subscripts.split(",")
     results: list[Tensor | None] = []
     for k, (tensor, letters) in enumerate(zip(op.inputs, subscripts, strict=False)):
-        if len(set(letters)) != len(letters):
-            raise InvalidArgumentError(
-                f"symgrad: gradients: einsum {op.attrs['equation']!r} repeats an index "
-                f"within one operand (a trace); its gradient is not supported"
-            )
+        distinct = "".join(dict.fromkeys(letters))
         operands = [grad] + [t for j, t in enumerate(op.inputs) if j != k]
         letters_of = [output] + [s for j, s in enumerate(subscripts) if j != k]
         if set(letters) - set("".join(letters_of)):  # an index summed within this operand alone
             operands.append(ones_like(tensor))
             letters_of.append(letters)
-        results.append(einsum(",".join(letters_of) + "->" + letters, *operands))
+        local = _einsum(",".join(letters_of) + "->" + distinct, operands, broadcast=True)
+        if distinct != letters:
+            local = _onto_diagonals(local, distinct, letters, tensor, op)
+        results.append(_unbroadcast(local, tensor))
     return results
+
+
+def _onto_diagonals(
+    local: Tensor, distinct: str, letters: str, tensor: Tensor, op: Operation
+) -> Tensor:
+    """The gradient of a diagonal (``'lli'``): ``local`` (``'li'``) placed on the diagonal,
+    ``local[l, i] * eye[l, m]`` as ``'lmi'``, one identity per repeated index."""
+    used = set(op.attrs["equation"])
+    fresh = iter(c for c in string.ascii_letters if c not in used)
+    spelled, seen, factors, factor_letters = "", set(), [], []
+    for position, letter in enumerate(letters):
+        if letter not in seen:
+            seen.add(letter)
+            spelled += letter
+            continue
+        size = tensor.shape[position]
+        if size is None:
+            raise ShapeError(
+                f"symgrad: gradients: einsum {op.attrs['equation']!r} repeats index {letter!r} "
+                f"of '{tensor.name}', whose size is unknown; give it a static size"
+            )
+        other = next(fresh)
+        spelled += other
+        factors.append(eye(size, dtype=tensor.dtype))
+        factor_letters.append(letter + other)
+    equation = ",".join([distinct, *factor_letters]) + "->" + spelled
+    return _einsum(equation, [local, *factors], broadcast=True)
+
+
+def _unbroadcast(local: Tensor, tensor: Tensor) -> Tensor:
+    """Sum the axes along which ``tensor`` (size 1) was broadcast under '...'."""
+    if local.shape is None or tensor.shape is None:
+        return local
+    axes = [
+        i
+        for i, (got, want) in enumerate(zip(local.shape, tensor.shape, strict=False))
+        if want == 1 and got != 1
+    ]
+    return reduce_sum(local, axis=axes, keepdims=True) if axes else local
+
+
+def trace(x: Any, name: str | None = None) -> Tensor:
+    """The sum of the diagonal of the last two axes (TF1's ``tf.trace``).
+
+    >>> import symgrad as sg, numpy as np
+    >>> with sg.Graph().as_default():
+    ...     f = sg.compile(sg.trace(sg.constant(np.arange(9.0).reshape(3, 3))))
+    >>> float(f()[0])
+    12.0
+    """
+    x = convert_to_tensor(x)
+    if x.shape is None or len(x.shape) < 2:
+        raise ShapeError(
+            f"symgrad: Trace: '{x.name}' {format_shape(x.shape)} needs at least two axes"
+        )
+    return einsum("...ii->...", x, name=name or "Trace")
 
 
 def _einsum_signature(op: Operation, sigs: list[Any]) -> Any:
