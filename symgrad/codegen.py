@@ -293,6 +293,8 @@ def _float_text(value: float, dtype_name: str) -> str:
 
 
 def _array_literal(value: np.ndarray, dtype: DType) -> str:
+    if value.size == 0:  # a nested list of no numbers would lose the dims after the empty one
+        return f"np.zeros({_shape_literal(value.shape)}, dtype={_numpy_dtype(dtype)})"
     if value.size <= ARRAY_LITERAL_LIMIT:
         if dtype.is_floating:
             items = np.vectorize(lambda v: _float_text(float(v), dtype.name), otypes=[object])(

@@ -49,7 +49,7 @@ def _compute(tensor: Tensor, inputs: Sequence[Signature]) -> Signature:
     opdef = opdef_of(op)
     if opdef.signature is not None:
         return opdef.signature(op, list(inputs))
-    if opdef.elementwise:
+    if opdef.elementwise and inputs:  # without inputs (ones_like of a static shape): its own
         return broadcast_signatures(*inputs)
     return signature(tensor.shape, op.name)
 

@@ -144,6 +144,8 @@ class Tracer:
                 op.type,
                 tuple(self.canonical.get(t, t) for t in op.inputs),
                 tuple((name, _hashable(value)) for name, value in sorted(op.attrs.items())),
+                # ones_like(x, dtype=...) or an op without inputs: equal rules, other results
+                tuple((t.shape, t.dtype) for t in op.outputs),
             )
             original = seen.get(key)
             if original is None:

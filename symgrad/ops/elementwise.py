@@ -23,7 +23,7 @@ from sympy.codegen.cfunctions import log1p as _log1p
 from .. import dtypes as _dtypes
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Operation, Tensor, get_default_graph
-from ..shapes import broadcast_shapes, format_shape
+from ..shapes import broadcast_shapes, format_shape, is_fully_defined
 from . import functions as F
 from .registry import OpDef, arg_symbols, register
 from .sources import constant
@@ -489,17 +489,42 @@ def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
     )
 
 
-def ones_like(tensor: Tensor, dtype: Any = None, name: str | None = None) -> Tensor:
-    """Ones of ``tensor``'s shape (known at run time for ``None`` dims)."""
+def _filled_like(
+    op_type: str, value: sp.Expr, tensor: Any, dtype: Any, name: str | None, optimize: bool
+) -> Tensor:
+    if not isinstance(tensor, Tensor):
+        tensor = constant(tensor)
     out_dtype = _dtypes.as_dtype(dtype) if dtype is not None else tensor.dtype
+    if optimize and is_fully_defined(tensor.shape):
+        # As TF1 (optimize=True): a static shape does not read the tensor, so a variable's
+        # initializer may use ones_like(other_variable) before other_variable is initialized.
+        return _create(op_type, value, [], tensor.shape, out_dtype, name)
     return make_elementwise(
-        "OnesLike", lambda a: sp.S.One, [tensor], name, out_dtype=out_dtype, allowed="any"
+        op_type, lambda a: value, [tensor], name, out_dtype=out_dtype, allowed="any"
     )
 
 
-def zeros_like(tensor: Tensor, dtype: Any = None, name: str | None = None) -> Tensor:
-    """Zeros of ``tensor``'s shape."""
-    out_dtype = _dtypes.as_dtype(dtype) if dtype is not None else tensor.dtype
-    return make_elementwise(
-        "ZerosLike", lambda a: sp.S.Zero, [tensor], name, out_dtype=out_dtype, allowed="any"
-    )
+def ones_like(
+    tensor: Tensor, dtype: Any = None, name: str | None = None, optimize: bool = True
+) -> Tensor:
+    """Ones of ``tensor``'s shape (known at run time for ``None`` dims).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     sg.ones_like(sg.placeholder(sg.float32, [None, 2]))
+    <symgrad.Tensor 'OnesLike:0' shape=(None, 2) dtype=float32>
+    """
+    return _filled_like("OnesLike", sp.S.One, tensor, dtype, name, optimize)
+
+
+def zeros_like(
+    tensor: Tensor, dtype: Any = None, name: str | None = None, optimize: bool = True
+) -> Tensor:
+    """Zeros of ``tensor``'s shape.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     sg.zeros_like(sg.constant([1.0, 2.0]))
+    <symgrad.Tensor 'ZerosLike:0' shape=(2,) dtype=float32>
+    """
+    return _filled_like("ZerosLike", sp.S.Zero, tensor, dtype, name, optimize)
