@@ -164,11 +164,10 @@ def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:
     (None, 784)
     """
     x = convert_to_tensor(tensor)
+    if isinstance(shape, Tensor) and shape.op.type == "Shape":
+        return reshape_like(x, shape.op.inputs[0])  # reshape(t, tf.shape(u)): u's run-time shape
     if isinstance(shape, Tensor):
-        raise InvalidArgumentError(
-            f"symgrad: Reshape: the shape of '{x.name}' must be a list of ints "
-            f"(a run-time shape tensor is not supported)"
-        )
+        shape = _shape_argument(shape, "Reshape")
     target = [int(d) for d in (shape if isinstance(shape, (list, tuple)) else [shape])]
     if target.count(-1) > 1 or any(d < -1 for d in target):
         raise ShapeError(f"symgrad: Reshape: invalid target shape {tuple(target)} for '{x.name}'")
@@ -363,6 +362,9 @@ def _normalize_key(x: Tensor, key: Any) -> tuple[tuple[Any, ...], Shape]:
     items = key if isinstance(key, tuple) else (key,)
     normalized = []
     for item in items:
+        value = constant_value(item)
+        if value is not None and value.ndim == 0 and item.dtype.is_integer:
+            item = int(value)  # a[tf.constant(1, tf.int64)]: the graph fixes the index
         if isinstance(item, Tensor):
             raise InvalidArgumentError(
                 f"symgrad: StridedSlice: indexing '{x.name}' with tensor "
@@ -430,10 +432,32 @@ def _normalize_key(x: Tensor, key: Any) -> tuple[tuple[Any, ...], Shape]:
 
 
 def strided_slice(x: Any, key: Any, name: str | None = None) -> Tensor:
-    """``x[key]`` with ints, slices, ``...`` and ``None`` (``tensor[...]`` calls this)."""
+    """``x[key]`` with ints, slices, ``...`` and ``None`` (``tensor[...]`` calls this); also a
+    constant int tensor as an index, and a constant bool tensor as a mask (``x[mask]``)."""
     x = convert_to_tensor(x)
+    if isinstance(key, Tensor) and key.dtype.is_bool:
+        return _masked(x, key, name)
     normalized, shape = _normalize_key(x, key)
     return _op("StridedSlice", [x], {"key": normalized}, shape, x.dtype, name)
+
+
+def _masked(x: Tensor, mask: Tensor, name: str | None) -> Tensor:
+    """``x[mask]`` (TF's boolean_mask) for a mask the graph fixes: a gather of its True places."""
+    value = constant_value(mask)
+    if value is None or x.shape is None or value.ndim == 0:
+        raise InvalidArgumentError(
+            f"symgrad: BooleanMask: indexing '{x.name}' with bool tensor '{mask.name}' needs a "
+            f"constant mask of rank >= 1; use symgrad.gather with the indices"
+        )
+    lead = tuple(x.shape[: value.ndim])
+    if lead != value.shape:
+        raise ShapeError(
+            f"symgrad: BooleanMask: mask '{mask.name}' {format_shape(value.shape)} does not match "
+            f"the leading axes of '{x.name}' {format_shape(x.shape)}"
+        )
+    flat = x if value.ndim == 1 else reshape(x, [-1, *x.shape[value.ndim :]])
+    places = constant(np.flatnonzero(value).astype(np.int64))
+    return gather(flat, places, axis=0, name=name)
 
 
 def _lower_slice(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
@@ -749,10 +773,10 @@ register(
 )
 
 
-def broadcast_to(input: Any, shape: Sequence[int], name: str | None = None) -> Tensor:
-    """``np.broadcast_to`` to a static shape."""
+def broadcast_to(input: Any, shape: Any, name: str | None = None) -> Tensor:
+    """``np.broadcast_to`` to a static shape (a list, or a constant int tensor)."""
     x = convert_to_tensor(input)
-    target = tuple(int(d) for d in shape)
+    target = tuple(int(d) for d in _shape_argument(shape, "BroadcastTo"))
     try:
         if broadcast_shapes(x.shape, target) != target:
             raise ValueError
@@ -781,16 +805,29 @@ register(
 def gather(
     params: Any,
     indices: Any,
-    axis: int = 0,
+    axis: int | None = None,
     name: str | None = None,
     validate_indices: Any = None,
     batch_dims: int = 0,
 ) -> Tensor:
-    """``np.take(params, indices, axis)``; the gradient adds up over repeated indices."""
+    """``np.take(params, indices, axis)``; the gradient adds up over repeated indices.
+
+    With ``batch_dims=b`` the first b axes of params and indices are batch axes: each
+    batch entry gathers with its own indices (``axis`` defaults to b, as in TF1).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     p = sg.constant([[1.0, 2.0], [3.0, 4.0]])
+    ...     f = sg.compile(sg.gather(p, sg.constant([[1], [0]]), batch_dims=1))
+    >>> f()[0].tolist()
+    [[2.0], [3.0]]
+    """
     params = convert_to_tensor(params)
     indices = convert_to_tensor(indices)
     if batch_dims:
-        raise InvalidArgumentError("symgrad: GatherV2: batch_dims is not supported")
+        return _batch_gather(params, indices, axis, batch_dims, name)
+    if axis is None:
+        axis = 0
     if not indices.dtype.is_integer:
         raise DTypeError(
             f"symgrad: GatherV2: indices '{indices.name}' must be int32 or int64, "
@@ -811,6 +848,41 @@ def gather(
         tuple(params.shape[:position]) + tuple(indices.shape) + tuple(params.shape[position + 1 :])
     )
     return _op("GatherV2", [params, indices], {"axis": position}, shape, params.dtype, name)
+
+
+def _batch_gather(
+    params: Tensor, indices: Tensor, axis: int | None, batch_dims: int, name: str | None
+) -> Tensor:
+    """Gather with batch axes, as one plain gather: the batch axes and the gathered axis of
+    ``params`` flattened into one, and each batch entry's indices offset by its position."""
+    where = f"'{params.name}' with indices '{indices.name}'"
+    if params.shape is None or indices.shape is None:
+        raise ShapeError(f"symgrad: GatherV2: batch_dims needs known ranks ({where})")
+    if batch_dims < 0:
+        batch_dims += len(indices.shape)
+    axis = batch_dims if axis is None else _axis(axis, len(params.shape), "GatherV2", params.name)
+    if not 0 < batch_dims <= min(len(indices.shape), axis):
+        raise InvalidArgumentError(
+            f"symgrad: GatherV2: batch_dims={batch_dims} with axis={axis} for {where}; "
+            f"batch_dims must be at most the rank of indices and at most axis"
+        )
+    if axis != batch_dims:
+        raise InvalidArgumentError(
+            f"symgrad: GatherV2: batch_dims={batch_dims} is supported with axis={batch_dims} "
+            f"(the default), not axis={axis} ({where})"
+        )
+    batch = tuple(params.shape[:batch_dims])
+    size = params.shape[axis]
+    if not is_fully_defined(batch + (size,)) or tuple(indices.shape[:batch_dims]) != batch:
+        raise ShapeError(
+            f"symgrad: GatherV2: batch_dims={batch_dims} needs equal static batch axes of "
+            f"params {format_shape(params.shape)} and indices {format_shape(indices.shape)}"
+        )
+    count = int(np.prod(batch))
+    flat = reshape(params, [count * size, *params.shape[axis + 1 :]])  # type: ignore[operator]
+    offsets = (np.arange(count) * size).reshape(batch + (1,) * (len(indices.shape) - batch_dims))
+    shifted = indices + constant(offsets.astype(indices.dtype.numpy))
+    return gather(flat, shifted, axis=0, name=name)
 
 
 def _gather_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
@@ -861,11 +933,42 @@ register(
 # --- tensors made from shapes ----------------------------------------------------------------------------
 
 
-def _static_dims(shape: Any, op: str) -> tuple[int, ...]:
-    if isinstance(shape, Tensor):
+def constant_value(tensor: Any) -> np.ndarray | None:
+    """The value of ``tensor`` if the graph fixes it without running (TF1's
+    ``tensor_util.constant_value``): a constant, or the shape of a statically shaped tensor
+    (``shape()`` already folds to a constant then), through identities and casts.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     constant_value(sg.constant([2, 3]))
+    array([2, 3], dtype=int32)
+    """
+    if not isinstance(tensor, Tensor):
+        return None
+    op = tensor.op
+    if op.type == "Const":
+        return np.asarray(op.attrs["value"])
+    if op.type in ("Identity", "Cast") and op.inputs:
+        inner = constant_value(op.inputs[0])
+        return None if inner is None else inner.astype(tensor.dtype.numpy)
+    return None
+
+
+def _shape_argument(shape: Any, op: str) -> Any:
+    """A shape given as a list, or as a tensor whose value the graph fixes (``tf.constant``)."""
+    if not isinstance(shape, Tensor):
+        return shape
+    value = constant_value(shape)
+    if value is None or value.ndim > 1 or not shape.dtype.is_integer:
         raise InvalidArgumentError(
-            f"symgrad: {op}: the shape must be a list of ints, not tensor '{shape.name}'"
+            f"symgrad: {op}: the shape must be a list of ints or a constant int tensor, "
+            f"not tensor '{shape.name}' (computed at run time)"
         )
+    return [int(d) for d in np.atleast_1d(value)]
+
+
+def _static_dims(shape: Any, op: str) -> tuple[int, ...]:
+    shape = _shape_argument(shape, op)
     dims = tuple(int(d) for d in (shape if isinstance(shape, (list, tuple)) else [shape]))
     if any(d < 0 for d in dims):
         raise ShapeError(f"symgrad: {op}: negative dimension in {dims}")
