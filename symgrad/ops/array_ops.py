@@ -26,6 +26,7 @@ from ..shapes import (
     signature,
 )
 from ..signatures import reduced_axes_of
+from .elementwise import identity
 from .functions import Literal, _Structural, literal
 from .reductions import sum_to_shape_of
 from .registry import OpDef, register
@@ -535,17 +536,28 @@ def concat(values: Sequence[Any], axis: int, name: str | None = "concat") -> Ten
     tensors = [convert_to_tensor(v) for v in values]
     if not tensors:
         raise InvalidArgumentError("symgrad: ConcatV2: needs at least one tensor")
-    first = tensors[0]
-    if any(t.shape is None for t in tensors):
-        raise ShapeError("symgrad: ConcatV2: every input needs a known rank")
+    for t in tensors[1:]:
+        if t.dtype != tensors[0].dtype:
+            raise DTypeError(
+                f"symgrad: ConcatV2: '{t.name}' is {t.dtype.name}, "
+                f"'{tensors[0].name}' {tensors[0].dtype.name}"
+            )
+    ranked = [t for t in tensors if t.shape is not None]
+    if not ranked:  # unknown ranks (unshaped placeholders): NumPy checks them at run time
+        if not isinstance(axis, (int, np.integer)) or axis < 0:
+            raise ShapeError(
+                f"symgrad: ConcatV2: inputs of unknown rank need a non-negative axis, got {axis!r}"
+            )
+        if len(tensors) == 1:
+            return identity(tensors[0], name=name if name != "concat" else None)
+        return _op("ConcatV2", tensors, {"axis": int(axis)}, None, tensors[0].dtype, name)
+    first = ranked[0]
     rank = len(first.shape)  # type: ignore[arg-type]
     position = _axis(axis, rank, "ConcatV2", first.name)
     shape: list[Any] = list(first.shape)  # type: ignore[arg-type]
-    for t in tensors[1:]:
-        if t.dtype != first.dtype:
-            raise DTypeError(
-                f"symgrad: ConcatV2: '{t.name}' is {t.dtype.name}, '{first.name}' {first.dtype.name}"
-            )
+    if len(ranked) < len(tensors):
+        shape[position] = None  # an input of unknown rank adds an unknown length
+    for t in ranked[1:]:
         if len(t.shape) != rank or any(
             a is not None and b is not None and a != b and i != position  # type: ignore[arg-type]
             for i, (a, b) in enumerate(zip(shape, t.shape, strict=False))
@@ -564,8 +576,6 @@ def concat(values: Sequence[Any], axis: int, name: str | None = "concat") -> Ten
             for i, (a, b) in enumerate(zip(shape, t.shape, strict=False))
         ]  # type: ignore[arg-type]
     if len(tensors) == 1:
-        from .elementwise import identity
-
         return identity(first, name=name if name != "concat" else None)
     return _op("ConcatV2", tensors, {"axis": position}, tuple(shape), first.dtype, name)
 
@@ -576,7 +586,7 @@ def _lower_concat(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
 
 def _concat_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     axis = op.attrs["axis"]
-    sizes = [t.shape[axis] for t in op.inputs]  # type: ignore[index]
+    sizes = [None if t.shape is None else t.shape[axis] for t in op.inputs]
     if None in sizes:
         return [
             _op(

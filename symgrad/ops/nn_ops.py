@@ -24,7 +24,11 @@ from .sources import convert_to_tensor
 
 def _class_axis(logits: Tensor, axis: int, op: str) -> int:
     if logits.shape is None:
-        raise ShapeError(f"symgrad: {op}: logits '{logits.name}' need a known rank")
+        if axis == -1:  # the last axis of whatever rank the run time gives
+            return -1
+        raise ShapeError(
+            f"symgrad: {op}: logits '{logits.name}' of unknown rank take only axis -1, got {axis}"
+        )
     rank = len(logits.shape)
     if not -rank <= axis < rank:
         raise ShapeError(
@@ -128,6 +132,16 @@ def _cross_entropy(
             f"symgrad: {op_name}: labels '{labels.name}' ({labels.dtype.name}) and logits "
             f"'{logits.name}' ({logits.dtype.name}) must have the same dtype"
         )
+    if labels.shape is None and logits.shape is None:
+        # Unshaped placeholders: the class axis is the last one, whatever the rank at run time.
+        op = logits.graph.create_op(
+            "SoftmaxCrossEntropyWithLogits",
+            [labels, logits],
+            {"axis": _class_axis(logits, axis, op_name), "labels_gradient": labels_gradient},
+            [(None, logits.dtype)],
+            name=name,
+        )
+        return op.outputs[0]
     if labels.shape is None or not shapes_compatible(labels.shape, logits.shape):
         raise ShapeError(
             f"symgrad: {op_name}: labels '{labels.name}' {format_shape(labels.shape)} and logits "
