@@ -56,6 +56,11 @@ Properties
     gradients; an unrelated placeholder gets ``None``, or zeros of its fed shape with
     ``unconnected_gradients='zero'`` (which leaves connected gradients unchanged);
     adding a ``stop_gradient``-ed term to the loss does not change any gradient.
+(e) ``test_fetched_dtypes_are_static_dtypes``: a float32 program and a float64 one
+    (half the time the same program, so that equal expressions of both dtypes meet)
+    compiled into one module, with their gradients and those of a loss that joins
+    them through a cast: every fetched value has the dtype TF's static type gives it
+    (the placeholders' dtype throughout each program; a gradient has its x's dtype).
 
 Examples where finite differences are ill-conditioned are filtered out with
 ``hypothesis.assume``: non-finite values, values or gradients above 1e6, and any
@@ -96,7 +101,13 @@ settings.register_profile("ci", max_examples=1500, **_COMMON)
 settings.register_profile("slow", max_examples=5000, **_COMMON)
 TOTAL_BUDGET_PROFILES = {"ci"}
 PROFILE = os.environ.get("SYMGRAD_HYPOTHESIS_PROFILE", "ci")
-BUDGET_SHARE = {"forward": 0.20, "gradients": 0.45, "hessian": 0.20, "stop_gradient": 0.15}
+BUDGET_SHARE = {
+    "forward": 0.20,
+    "gradients": 0.40,
+    "hessian": 0.20,
+    "stop_gradient": 0.15,
+    "dtype": 0.05,
+}
 
 
 def profile_settings(prop: str) -> settings:
@@ -661,7 +672,7 @@ class Built:
     deltas: dict[int, Any]  # probe: value index of an op -> the placeholder added to it
 
 
-def build(program: Program, probe: bool = False) -> Built:
+def build(program: Program, probe: bool = False, dtype: Any = sg.float64) -> Built:
     """Evaluate the program's lines (the printed code) in the default graph.
 
     With ``probe``, every ``stop_gradient(a)`` is replaced by a placeholder ``s_<name>``
@@ -672,7 +683,7 @@ def build(program: Program, probe: bool = False) -> Built:
     built = Built([], {}, {})
     for i, v in enumerate(program.values):
         if v.kind == "placeholder":
-            tensor = sg.placeholder(sg.float64, shape=list(v.static), name=v.name)
+            tensor = sg.placeholder(dtype, shape=list(v.static), name=v.name)
         elif probe and v.kind == "stop_gradient":
             tensor = built.frozen[i] = sg.placeholder(
                 sg.float64, shape=list(v.static), name=f"s_{v.name}"
@@ -1032,4 +1043,60 @@ def test_stop_gradient_and_unconnected(case: StopCase) -> None:
             rtol=1e-12,
             atol=size,
             err_msg=f"d loss2 / d {v.name} vs d loss / d {v.name}",
+        )
+
+
+# --- (e) fetched dtypes are static dtypes ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MixedCase:
+    _repr_pretty_ = Program._repr_pretty_
+    single: Program  # built with float32 placeholders
+    double: Program  # built with float64 placeholders
+
+    def __repr__(self) -> str:
+        return "\n# float32:" + self.single.__repr__() + "# float64:" + self.double.__repr__()
+
+
+@st.composite
+def mixed_cases(draw: Any) -> MixedCase:
+    single = draw(programs(max_ops=5))
+    return MixedCase(single, single if draw(st.booleans()) else draw(programs(max_ops=5)))
+
+
+@profile_settings("dtype")
+@given(case=mixed_cases())
+def test_fetched_dtypes_are_static_dtypes(case: MixedCase) -> None:
+    note(repr(case))
+    with sg.Graph().as_default():
+        fetches, expected = [], []
+        placeholders, feeds, losses = [], [], []
+        for program, dtype in ((case.single, sg.float32), (case.double, sg.float64)):
+            with sg.name_scope(dtype.name):
+                tensors = build(program, dtype=dtype).tensors
+            values = inputs_of(program)
+            for i in program.placeholders:
+                placeholders.append(tensors[i])
+                feeds.append(values[i].astype(dtype.numpy))
+            # TF's rule: every op of a program computes in its placeholders' dtype.
+            for value, tensor in zip(program.values, tensors, strict=False):
+                assert tensor.dtype == dtype, f"{value.name}: static dtype {tensor.dtype}"
+            loss = sg.reduce_sum(tensors[program.out])
+            losses.append(loss)
+            xs = list(tensors)
+            fetches += tensors + sg.gradients(loss, xs)
+            expected += [dtype] * (2 * len(tensors))
+        joined = sg.cast(losses[0], sg.float64) + losses[1]
+        fetches += sg.gradients(joined, placeholders)
+        expected += [x.dtype for x in placeholders]
+        live = [(f, want) for f, want in zip(fetches, expected, strict=False) if f is not None]
+        for tensor, want in live:
+            assert tensor.dtype == want, f"{tensor.name}: static dtype {tensor.dtype}, TF {want}"
+        compiled = sg.compile([f for f, _ in live], inputs=placeholders, name="prop_dtype")
+    with np.errstate(all="ignore"):
+        got = compiled(*feeds)
+    for (tensor, want), value in zip(live, got, strict=False):
+        assert np.asarray(value).dtype == want.numpy, (
+            f"{tensor.name}: fetched {np.asarray(value).dtype}, static dtype {want.name}"
         )
