@@ -168,7 +168,7 @@ def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:
     if isinstance(shape, Tensor) and shape.op.type == "Shape":
         return reshape_like(x, shape.op.inputs[0])  # reshape(t, tf.shape(u)): u's run-time shape
     if isinstance(shape, Tensor):
-        shape = _shape_argument(shape, "Reshape")
+        shape = _shape_argument(shape, "Reshape", x)
     target = [int(d) for d in (shape if isinstance(shape, (list, tuple)) else [shape])]
     if target.count(-1) > 1 or any(d < -1 for d in target):
         raise ShapeError(f"symgrad: Reshape: invalid target shape {tuple(target)} for '{x.name}'")
@@ -786,7 +786,7 @@ register(
 def broadcast_to(input: Any, shape: Any, name: str | None = None) -> Tensor:
     """``np.broadcast_to`` to a static shape (a list, or a constant int tensor)."""
     x = convert_to_tensor(input)
-    target = tuple(int(d) for d in _shape_argument(shape, "BroadcastTo"))
+    target = tuple(int(d) for d in _shape_argument(shape, "BroadcastTo", x))
     try:
         if broadcast_shapes(x.shape, target) != target:
             raise ValueError
@@ -964,15 +964,16 @@ def constant_value(tensor: Any) -> np.ndarray | None:
     return None
 
 
-def _shape_argument(shape: Any, op: str) -> Any:
+def _shape_argument(shape: Any, op: str, of: Tensor | None = None) -> Any:
     """A shape given as a list, or as a tensor whose value the graph fixes (``tf.constant``)."""
     if not isinstance(shape, Tensor):
         return shape
     value = constant_value(shape)
     if value is None or value.ndim > 1 or not shape.dtype.is_integer:
+        target = f" of '{of.name}'" if of is not None else ""
         raise InvalidArgumentError(
-            f"symgrad: {op}: the shape must be a list of ints or a constant int tensor, "
-            f"not tensor '{shape.name}' (computed at run time)"
+            f"symgrad: {op}: the shape{target} must be a list of ints or a constant int "
+            f"tensor, not tensor '{shape.name}' (computed at run time)"
         )
     return [int(d) for d in np.atleast_1d(value)]
 

@@ -134,9 +134,9 @@ def all_ops(x, labels, weights, bias):
     labels = _check("labels", labels, np.int32, (None,))
     weights = _check("weights", weights, np.float64, (3, 3))
     bias = _check("bias", bias, np.float64, (3,))
-    # Total ops: 597
+    # Total ops: 619
     # Forward
-    _float64_rows = list(np.empty((41, x.shape[0], 3)))
+    _float64_rows = list(np.empty((38, x.shape[0], 3)))
     mat_mul = x @ weights
     tanh = np.add(mat_mul, bias, out=_float64_rows.pop())
     np.tanh(tanh, out=tanh)
@@ -171,7 +171,6 @@ def all_ops(x, labels, weights, bias):
     pow_ = sqrt**tanh
     greater = np.greater(tanh, 0)
     add_25_t0 = np.less_equal(tanh, 0.2)
-    add_25_t1 = np.multiply(reciprocal, tanh, out=_float64_rows.pop())
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         add_25 = (
             np.asarray(add_25_t0, dtype=np.float64)
@@ -185,7 +184,7 @@ def all_ops(x, labels, weights, bias):
                 + (tanh - 0.5) ** 2
                 + np.maximum(tanh, 0.1)
                 + np.minimum(tanh, 0.2)
-                - add_25_t1,
+                - reciprocal * tanh,
                 0,
             )
         )
@@ -358,24 +357,30 @@ def all_ops(x, labels, weights, bias):
     del add_29
     select_grad = greater * np.reshape(gradients_transpose, select_grad_t0)
     neg_1_grad = np.negative(select_grad, out=_float64_rows.pop())
-    add_n_5_t0 = np.square(reciprocal, out=_float64_rows.pop())
-    add_n_5_t1 = np.power(rsqrt, 3, out=_float64_rows.pop())
-    add_n_5_t1 /= 2
-    add_n_5_t2 = np.power(sqrt, -2, out=_float64_rows.pop())
-    add_n_5_t3 = np.multiply(add_n_5_t2, tanh, out=_float64_rows.pop())
-    add_n_5_t4 = np.add(sqrt, 1, out=_float64_rows.pop())
-    add_n_5_t5 = np.reciprocal(add_n_5_t4, out=_float64_rows.pop())
-    add_n_5_t6 = np.subtract(tanh, 1, out=_float64_rows.pop())
-    add_n_5_t7 = sqrt**add_n_5_t6
-    add_n_5 = np.multiply(add_n_5_t0, select_grad, out=_float64_rows.pop())
-    add_n_5 += add_n_5_t1 * select_grad
-    add_n_5 += add_n_5_t3 * neg_1_grad
-    np.subtract(add_n_5_t5 * select_grad, add_n_5, out=add_n_5)
-    add_n_5 += add_n_5_t7 * select_grad * tanh
+    add_n_5_t0 = np.power(sqrt, -2, out=_float64_rows.pop())
+    add_n_5_t1 = np.multiply(add_n_5_t0, tanh, out=_float64_rows.pop())
+    add_n_5_t2 = np.add(sqrt, 1, out=_float64_rows.pop())
+    add_n_5_t3 = np.reciprocal(add_n_5_t2, out=_float64_rows.pop())
+    add_n_5_t4 = np.equal(select_grad, 0)
+    add_n_5_t5 = np.where(add_n_5_t4, 1, reciprocal)
+    add_n_5_t6 = np.square(add_n_5_t5, out=_float64_rows.pop())
+    add_n_5_t7 = np.subtract(tanh, 1, out=_float64_rows.pop())
+    add_n_5_t8 = sqrt**add_n_5_t7
+    add_n_5_t9 = np.where(add_n_5_t4, 1, rsqrt)
+    add_n_5_t10 = np.power(add_n_5_t9, 3, out=_float64_rows.pop())
+    add_n_5_t10 /= 2
+    add_n_5 = np.multiply(add_n_5_t1, neg_1_grad, out=_float64_rows.pop())
+    add_n_5 += add_n_5_t10 * select_grad
+    np.subtract(add_n_5_t3 * select_grad, add_n_5, out=add_n_5)
+    add_n_5 -= add_n_5_t6 * select_grad
+    add_n_5 += add_n_5_t8 * select_grad * tanh
     add_n_5 -= exp * select_grad
     add_n_5 += reciprocal * select_grad
-    sqrt_grad_t0 = np.divide(reciprocal, 2, out=_float64_rows.pop())
-    sqrt_grad = np.multiply(add_n_5, sqrt_grad_t0, out=_float64_rows.pop())
+    sqrt_grad_t0 = np.equal(add_n_5, 0)
+    sqrt_grad_t1 = np.where(sqrt_grad_t0, 1, sqrt)
+    sqrt_grad_t2 = np.reciprocal(sqrt_grad_t1, out=_float64_rows.pop())
+    sqrt_grad_t2 /= 2
+    sqrt_grad = np.multiply(add_n_5, sqrt_grad_t2, out=_float64_rows.pop())
     add_n_6_t0 = np.multiply(select_grad, sigmoid, out=_float64_rows.pop())
     add_n_6_t1 = np.exp(tanh, out=_float64_rows.pop())
     add_n_6_t2 = np.multiply(add_n_6_t1, select_grad, out=_float64_rows.pop())
@@ -383,22 +388,23 @@ def all_ops(x, labels, weights, bias):
     add_n_6_t4 = np.multiply(tanh, 2, out=_float64_rows.pop())
     add_n_6_t5 = np.greater_equal(tanh, 0.1)
     add_n_6_t6 = np.multiply(add_15_t1, select_grad, out=_float64_rows.pop())
-    add_n_6_t7 = np.where(sqrt > 0, np.log(np.where(sqrt > 0, sqrt, 1)), 0)
-    add_n_6_t8 = np.multiply(add_n_6_t7, pow_, out=_float64_rows.pop())
-    add_n_6_t9 = np.subtract(add_n_6_t4, 1.0, out=_float64_rows.pop())
-    add_n_6_t10 = np.subtract(1, sigmoid, out=_float64_rows.pop())
+    add_n_6_t7 = np.greater(tanh, 0)
+    add_n_6_t8 = np.where(sqrt > 0, np.log(np.where(sqrt > 0, sqrt, 1)), 0)
+    add_n_6_t9 = np.multiply(add_n_6_t8, pow_, out=_float64_rows.pop())
+    add_n_6_t10 = np.subtract(add_n_6_t4, 1.0, out=_float64_rows.pop())
+    add_n_6_t11 = np.subtract(1, sigmoid, out=_float64_rows.pop())
     add_n_6 = (
         add_15_t0 * select_grad
         + add_25_t0 * select_grad
         + add_n_6_t0
-        + add_n_6_t10 * select_grad * sigmoid
+        + add_n_6_t10 * select_grad
+        + add_n_6_t11 * select_grad * sigmoid
         + add_n_6_t2
         + add_n_6_t3
         + add_n_6_t4 * sqrt_grad
         + add_n_6_t5 * select_grad
-        + add_n_6_t8 * select_grad
+        + add_n_6_t7 * select_grad
         + add_n_6_t9 * select_grad
-        + greater * select_grad
         + neg_1_grad * reciprocal
         + neg_1_grad
         + select_grad
@@ -425,34 +431,36 @@ def all_ops(x, labels, weights, bias):
     del prod_1
     tanh_grad_grad = np.multiply(mat_mul_1, tanh_grad_t0, out=_float64_rows.pop())
     square_grad_grad = np.multiply(add_n_6_t4, tanh_grad_grad, out=_float64_rows.pop())
-    sqrt_grad_grad = np.multiply(sqrt_grad_t0, square_grad_grad, out=sqrt_grad_t0)
+    sqrt_grad_grad = np.multiply(sqrt_grad_t2, square_grad_grad, out=sqrt_grad_t2)
     neg_grad_grad = np.negative(sqrt_grad_grad, out=_float64_rows.pop())
-    reshape_like_t0 = np.multiply(add_n_6_t10, sigmoid, out=_float64_rows.pop())
+    reshape_like_t0 = np.multiply(add_n_6_t11, sigmoid, out=_float64_rows.pop())
     reshape_like = np.reshape(
         greater
         * (
             add_15_t0 * tanh_grad_grad
             + add_15_t2 * tanh_grad_grad
             + add_25_t0 * tanh_grad_grad
+            + add_n_5_t1 * sqrt_grad_grad
             + add_n_5_t3 * sqrt_grad_grad
-            + add_n_5_t5 * sqrt_grad_grad
-            + add_n_5_t7 * sqrt_grad_grad * tanh
+            + add_n_5_t8 * sqrt_grad_grad * tanh
             + add_n_6_t1 * tanh_grad_grad
+            + add_n_6_t10 * tanh_grad_grad
             + add_n_6_t5 * tanh_grad_grad
-            + add_n_6_t8 * tanh_grad_grad
+            + add_n_6_t7 * tanh_grad_grad
             + add_n_6_t9 * tanh_grad_grad
             + exp * neg_grad_grad
-            + greater * tanh_grad_grad
             + reciprocal * sqrt_grad_grad
             + reshape_like_t0 * tanh_grad_grad
             + sigmoid * tanh_grad_grad
             - add_15_t1 * tanh_grad_grad
-            - add_n_5_t0 * sqrt_grad_grad
-            - add_n_5_t1 * sqrt_grad_grad
+            - add_n_5_t10 * sqrt_grad_grad
+            - add_n_5_t6 * sqrt_grad_grad
             - reciprocal * tanh_grad_grad
         ),
         np.shape(gradients_transpose),
     )
+    _float64_rows.append(add_n_5_t10)
+    _float64_rows.append(add_n_5_t6)
     del gradients_transpose
     reshape_like_1 = np.reshape(
         np.transpose(reshape_like, (0, 2, 1)), np.shape(add_n_4)
@@ -501,15 +509,15 @@ def all_ops(x, labels, weights, bias):
     mul_2_grad = np.multiply(softmax, sum_to_shape_4, out=_float64_rows.pop())
     broadcast_grad_4 = np.sum(-mul_2_grad, axis=1, keepdims=True)
     sub_grad = np.negative(sum_to_shape_3, out=_float64_rows.pop())
-    add_n_13 = np.multiply(softmax, broadcast_grad_4, out=_float64_rows.pop())
-    add_n_13 += mul_2_grad
-    add_n_13 += sub_grad * sub_t1
+    add_n_12 = np.multiply(softmax, broadcast_grad_4, out=_float64_rows.pop())
+    add_n_12 += mul_2_grad
+    add_n_12 += sub_grad * sub_t1
     _float64_rows.append(mul_2_grad)
     _float64_rows.append(sub_t1)
-    add_n_14 = np.multiply(log_softmax, broadcast_grad_4, out=log_softmax)
-    add_n_14 += sub_1 * sum_to_shape_4
-    add_n_14 += sum_to_shape_3
-    add_n_14 += np.sum(gradients_exp * sub_grad, axis=1, keepdims=True)
+    add_n_13 = np.multiply(log_softmax, broadcast_grad_4, out=log_softmax)
+    add_n_13 += sub_1 * sum_to_shape_4
+    add_n_13 += sum_to_shape_3
+    add_n_13 += np.sum(gradients_exp * sub_grad, axis=1, keepdims=True)
     _float64_rows.append(sub_1)
     _float64_rows.append(sub_grad)
     del broadcast_grad_4, log_softmax, sum_to_shape_3, sum_to_shape_4
@@ -530,7 +538,7 @@ def all_ops(x, labels, weights, bias):
         np.float64,
     )
     del broadcast_grad_5, gather_v2
-    add_n_18 = _scatter(
+    add_n_17 = _scatter(
         gradients_1_scatter_add * tile + gradients_1_tile * scatter_add,
         (2, 4),
         np.s_[:, 1:4],
@@ -555,13 +563,13 @@ def all_ops(x, labels, weights, bias):
         tile,
     )
     slice_grad_8 = _scatter(
-        _scatter(add_n_18[0], slice_grad_5_t0, np.s_[0], np.float64)
-        + _scatter(add_n_18[1], slice_grad_5_t0, np.s_[1], np.float64),
+        _scatter(add_n_17[0], slice_grad_5_t0, np.s_[0], np.float64)
+        + _scatter(add_n_17[1], slice_grad_5_t0, np.s_[1], np.float64),
         slice_grad_5_t1,
         np.s_[:2],
         np.float64,
     )
-    del add_n_18
+    del add_n_17
     gradients_1_select_grad = greater * np.reshape(
         np.transpose(
             np.reshape(
@@ -574,136 +582,147 @@ def all_ops(x, labels, weights, bias):
         ),
         select_grad_t0,
     )
-    del real_div_1_t1, slice_grad_8
+    del greater, real_div_1_t1, slice_grad_8
     gradients_1_neg_1_grad = np.negative(
         gradients_1_select_grad, out=_float64_rows.pop()
     )
-    add_n_21_t0 = np.multiply(select_grad, tanh_grad_grad, out=_float64_rows.pop())
-    add_n_21 = np.multiply(add_n_21_t0, add_n_6_t7, out=_float64_rows.pop())
-    add_n_21 += gradients_1_select_grad
-    add_n_27_t0 = np.multiply(add_n_5_t2, neg_1_grad, out=_float64_rows.pop())
-    add_n_27_t1 = np.multiply(add_n_5_t7, select_grad, out=_float64_rows.pop())
-    add_n_27_t2 = np.multiply(select_grad, sqrt_grad_grad, out=_float64_rows.pop())
+    add_n_20_t0 = np.multiply(select_grad, tanh_grad_grad, out=_float64_rows.pop())
+    add_n_20 = np.multiply(add_n_20_t0, add_n_6_t8, out=_float64_rows.pop())
+    add_n_20 += gradients_1_select_grad
+    add_n_26_t0 = np.multiply(add_n_5_t0, neg_1_grad, out=_float64_rows.pop())
+    add_n_26_t1 = np.multiply(add_n_5_t8, select_grad, out=_float64_rows.pop())
+    add_n_26_t2 = np.multiply(select_grad, sqrt_grad_grad, out=_float64_rows.pop())
+    add_n_26_t3 = add_n_26_t2 * np.logical_not(add_n_5_t4)
+    del add_n_5_t4
+    add_n_26_t4 = np.multiply(add_n_5_t5, add_n_26_t3, out=add_n_5_t5)
+    add_n_26_t4 *= 2
+    np.subtract(gradients_1_select_grad, add_n_26_t4, out=add_n_26_t4)
+    del add_n_5_t5
+    add_n_26_t5 = np.square(add_n_5_t9, out=add_n_5_t9)
+    add_n_26_t5 *= add_n_26_t3
+    add_n_26_t5 *= 3
+    add_n_26_t5 /= 2
+    np.subtract(gradients_1_select_grad, add_n_26_t5, out=add_n_26_t5)
+    del add_n_26_t3, add_n_5_t9
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        add_n_27 = (
-            add_15_t0 * gradients_1_select_grad
-            + add_15_t2 * gradients_1_select_grad
-            + add_25_t0 * gradients_1_select_grad
-            + add_25_t1
-            * (
-                add_n_21 * add_n_5_t7 * tanh
-                + add_n_5_t5 * gradients_1_select_grad
-                + add_n_5_t6 * select_grad * sqrt_grad_grad * tanh * sqrt ** (tanh - 2)
-                + gradients_1_select_grad * reciprocal
-                + 2 * neg_1_grad * sqrt_grad_grad * tanh / sqrt**3
-                + pow_
-                * select_grad
-                * tanh_grad_grad
-                * np.where(np.greater(sqrt, 0), reciprocal, 0)
-                - add_n_27_t0 * tanh_grad_grad
-                - add_n_27_t2 * add_n_5_t2
-                - add_n_27_t2 / add_n_5_t4**2
-                - add_n_5 * add_n_5_t2 * square_grad_grad / 2
-                - add_n_5_t0 * (gradients_1_select_grad - 2 * add_n_27_t2 * reciprocal)
-                - add_n_5_t1
-                * (gradients_1_select_grad - 3 * add_n_27_t2 * rsqrt**2 / 2)
-                - add_n_5_t3 * gradients_1_neg_1_grad
-                - exp * (gradients_1_select_grad + neg_grad_grad * select_grad)
-            )
-            + add_n_21 * add_n_6_t8
-            + 2 * add_n_21_t0
-            + add_n_6_t0 * tanh_grad_grad * (1 - sigmoid)
-            + add_n_6_t1 * gradients_1_select_grad
-            + add_n_6_t2 * tanh_grad_grad
-            + add_n_6_t5 * gradients_1_select_grad
-            + add_n_6_t9 * gradients_1_select_grad
-            + gradients_1_neg_1_grad * reciprocal
-            + gradients_1_neg_1_grad
-            + gradients_1_select_grad * greater
-            + gradients_1_select_grad * sigmoid
-            + gradients_1_select_grad
-            + reshape_like_t0
-            * (
-                gradients_1_select_grad
-                + tanh_grad_grad * (add_n_6_t10 * select_grad - select_grad * sigmoid)
-            )
-            + 2 * sqrt_grad * tanh_grad_grad
-            + sqrt_grad_grad * (add_n_27_t1 * add_n_6_t7 * tanh + add_n_27_t1)
-            - add_15_t1 * gradients_1_select_grad
-            - add_n_27_t0 * sqrt_grad_grad
-            - add_n_6 * add_n_6_t4 * mat_mul_1
-            - add_n_6_t3 * tanh_grad_grad
-            - add_n_6_t6 * tanh_grad_grad
+        add_n_26_t6 = (
+            add_n_20 * add_n_5_t8 * tanh
+            + add_n_5_t3 * gradients_1_select_grad
+            + add_n_5_t7 * select_grad * sqrt_grad_grad * tanh * sqrt ** (tanh - 2)
+            + gradients_1_select_grad * reciprocal
+            + 2 * neg_1_grad * sqrt_grad_grad * tanh / sqrt**3
+            + pow_
+            * select_grad
+            * tanh_grad_grad
+            * np.where(np.greater(sqrt, 0), reciprocal, 0)
+            - add_n_26_t0 * tanh_grad_grad
+            - add_n_26_t2 * add_n_5_t0
+            - add_n_26_t2 / add_n_5_t2**2
+            - add_n_26_t4 * np.where(np.equal(add_n_26_t4, 0), 1, reciprocal) ** 2
+            - add_n_26_t5 * np.where(np.equal(add_n_26_t5, 0), 1, rsqrt) ** 3 / 2
+            - add_n_5
+            * square_grad_grad
+            * np.logical_not(sqrt_grad_t0)
+            / (2 * sqrt_grad_t1**2)
+            - add_n_5_t1 * gradients_1_neg_1_grad
+            - exp * (gradients_1_select_grad + neg_grad_grad * select_grad)
         )
-    _float64_rows.append(add_15_t1)
-    _float64_rows.append(add_15_t2)
-    _float64_rows.append(add_25_t1)
-    _float64_rows.append(add_n_21)
-    _float64_rows.append(add_n_21_t0)
-    _float64_rows.append(add_n_27_t0)
-    _float64_rows.append(add_n_27_t1)
-    _float64_rows.append(add_n_27_t2)
+    _float64_rows.append(add_n_26_t2)
     _float64_rows.append(add_n_5)
     _float64_rows.append(add_n_5_t0)
     _float64_rows.append(add_n_5_t1)
     _float64_rows.append(add_n_5_t2)
     _float64_rows.append(add_n_5_t3)
-    _float64_rows.append(add_n_5_t4)
-    _float64_rows.append(add_n_5_t5)
-    _float64_rows.append(add_n_5_t6)
+    _float64_rows.append(add_n_5_t7)
+    _float64_rows.append(exp)
+    _float64_rows.append(neg_1_grad)
+    _float64_rows.append(neg_grad_grad)
+    _float64_rows.append(rsqrt)
+    _float64_rows.append(square_grad_grad)
+    del add_n_26_t4, add_n_26_t5, add_n_5_t8, pow_, sqrt_grad_t0, sqrt_grad_t1
+    add_n_26 = (
+        add_15_t0 * gradients_1_select_grad
+        + add_15_t2 * gradients_1_select_grad
+        + add_25_t0 * gradients_1_select_grad
+        + add_n_20 * add_n_6_t9
+        + 2 * add_n_20_t0
+        + add_n_26_t6 * tanh / np.where(np.equal(add_n_26_t6, 0), 1, sqrt)
+        + add_n_6_t0 * tanh_grad_grad * (1 - sigmoid)
+        + add_n_6_t1 * gradients_1_select_grad
+        + add_n_6_t10 * gradients_1_select_grad
+        + add_n_6_t2 * tanh_grad_grad
+        + add_n_6_t5 * gradients_1_select_grad
+        + add_n_6_t7 * gradients_1_select_grad
+        + gradients_1_neg_1_grad * reciprocal
+        + gradients_1_neg_1_grad
+        + gradients_1_select_grad * sigmoid
+        + gradients_1_select_grad
+        + reshape_like_t0
+        * (
+            gradients_1_select_grad
+            + tanh_grad_grad * (add_n_6_t11 * select_grad - select_grad * sigmoid)
+        )
+        + 2 * sqrt_grad * tanh_grad_grad
+        + sqrt_grad_grad * (add_n_26_t1 * add_n_6_t8 * tanh + add_n_26_t1)
+        - add_15_t1 * gradients_1_select_grad
+        - add_n_26_t0 * sqrt_grad_grad
+        - add_n_6 * add_n_6_t4 * mat_mul_1
+        - add_n_6_t3 * tanh_grad_grad
+        - add_n_6_t6 * tanh_grad_grad
+    )
+    _float64_rows.append(add_15_t1)
+    _float64_rows.append(add_15_t2)
+    _float64_rows.append(add_n_20)
+    _float64_rows.append(add_n_20_t0)
+    _float64_rows.append(add_n_26_t0)
+    _float64_rows.append(add_n_26_t1)
     _float64_rows.append(add_n_6_t0)
     _float64_rows.append(add_n_6_t1)
     _float64_rows.append(add_n_6_t10)
+    _float64_rows.append(add_n_6_t11)
     _float64_rows.append(add_n_6_t2)
     _float64_rows.append(add_n_6_t3)
     _float64_rows.append(add_n_6_t4)
     _float64_rows.append(add_n_6_t6)
-    _float64_rows.append(add_n_6_t8)
     _float64_rows.append(add_n_6_t9)
-    _float64_rows.append(exp)
     _float64_rows.append(gradients_1_neg_1_grad)
-    _float64_rows.append(neg_1_grad)
-    _float64_rows.append(neg_grad_grad)
     _float64_rows.append(reshape_like_t0)
-    _float64_rows.append(rsqrt)
     _float64_rows.append(sqrt)
     _float64_rows.append(sqrt_grad)
     _float64_rows.append(sqrt_grad_grad)
-    _float64_rows.append(square_grad_grad)
     _float64_rows.append(tanh)
     _float64_rows.append(tanh_grad_grad)
     del (
         add_15_t0,
         add_25_t0,
-        add_n_5_t7,
+        add_n_26_t6,
         add_n_6,
         add_n_6_t5,
         add_n_6_t7,
+        add_n_6_t8,
         gradients_1_select_grad,
-        greater,
         mat_mul_1,
-        pow_,
         reciprocal,
         select_grad,
         sigmoid,
     )
     d_sum_5_d_weights = (
         _prod_others(weights, (0,)) * np.sum(d_add_41_d_weights, axis=0)
-        + x.T @ (add_n_27 * tanh_grad_t0)
+        + x.T @ (add_n_26 * tanh_grad_t0)
         + x.T
         @ (
-            add_n_13
-            + softmax * (add_n_14 - np.sum(add_n_14 * softmax, axis=1, keepdims=True))
+            add_n_12
+            + softmax * (add_n_13 - np.sum(add_n_13 * softmax, axis=1, keepdims=True))
             + softmax
             * (sum_to_shape_8 - np.sum(softmax * sum_to_shape_8, axis=1, keepdims=True))
-            - gradients_exp * np.sum(add_n_13, axis=1, keepdims=True)
+            - gradients_exp * np.sum(add_n_12, axis=1, keepdims=True)
         )
     )
-    _float64_rows.append(add_n_13)
+    _float64_rows.append(add_n_12)
     _float64_rows.append(gradients_exp)
     _float64_rows.append(softmax)
     _float64_rows.append(tanh_grad_t0)
-    del add_n_14, add_n_27, sum_to_shape_8
+    del add_n_13, add_n_26, sum_to_shape_8
     mul = _prod_others(mul_4, (0, 1))
     gradients_3_mul_4_grad = weights * _prod_others_vjp(2 * weights, mul_4, (0, 1))
     del mul_4

@@ -3,7 +3,6 @@
 Graph: stop_gradient_1
 Inputs:
     variable              float32 ()                variable
-    variable_1            float32 ()                variable
 Outputs:
     d_mul_1_d_variable_1  float32 ()
 """
@@ -45,13 +44,10 @@ def _check(name, value, dtype, shape):
     return array
 
 
-def stop_gradient_1(variable, variable_1):
+def stop_gradient_1(variable):
     """Forward values and gradients; see the module docstring for shapes."""
     variable = _check("variable", variable, np.float32, ())
-    variable_1 = _check("variable_1", variable_1, np.float32, ())
     # Total ops: 1
-    # Forward
-    stop_gradient = 3 * variable
     # Gradients
-    d_mul_1_d_variable_1 = stop_gradient
+    d_mul_1_d_variable_1 = 3 * variable
     return d_mul_1_d_variable_1
