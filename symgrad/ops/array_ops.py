@@ -981,7 +981,33 @@ def one_hot(
     dtype: Any = None,
     name: str | None = None,
 ) -> Tensor:
-    """Vectors with ``on_value`` at ``indices`` and ``off_value`` elsewhere (no gradient)."""
+    """Vectors with ``on_value`` at ``indices`` and ``off_value`` elsewhere (no gradient).
+
+    As in TensorFlow, an index outside ``[0, depth)`` (``-1`` for "no class") gives a
+    vector of ``off_value`` only.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     print(sg.compile(sg.one_hot([0, 2, -1], 3))())
+    [[1. 0. 0.]
+     [0. 0. 1.]
+     [0. 0. 0.]]
+    """
+    return one_hot_of_labels(indices, depth, on_value, off_value, axis, dtype, name, False)
+
+
+def one_hot_of_labels(
+    indices: Any,
+    depth: int,
+    on_value: Any = None,
+    off_value: Any = None,
+    axis: int = -1,
+    dtype: Any = None,
+    name: str | None = None,
+    in_range: bool = True,
+) -> Tensor:
+    """``one_hot`` of indices the caller knows are in ``[0, depth)`` when ``in_range`` (class
+    labels, which TF's cross-entropy kernels reject otherwise): a row of the identity each."""
     indices = convert_to_tensor(indices)
     if not indices.dtype.is_integer:
         raise DTypeError(
@@ -1007,13 +1033,17 @@ def one_hot(
         "on": 1 if on_value is None else on_value,
         "off": 0 if off_value is None else off_value,
         "axis": position,
+        "in_range": bool(in_range),
     }
     return _op("OneHot", [indices], attrs, tuple(shape), dtype, name)
 
 
 def _lower_one_hot(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
     a, dtype = op.attrs, op.outputs[0].dtype
-    if a["on"] == 1 and a["off"] == 0 and a["axis"] == len(op.inputs[0].shape):  # type: ignore[arg-type]
+    # Indexing the identity wraps a negative index and raises on one >= depth, where TF gives
+    # a row of zeros: only for indices known to be in range.
+    in_range = a.get("in_range", False)
+    if in_range and a["on"] == 1 and a["off"] == 0 and a["axis"] == len(op.inputs[0].shape):  # type: ignore[arg-type]
         identity = Created(
             Literal(f"np.eye({a['depth']}, dtype={_numpy_dtype_text(dtype)})"), Literal(dtype.name)
         )
