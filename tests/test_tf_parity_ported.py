@@ -33,6 +33,14 @@ KNOWN_BUGS: dict[str, str] = {
     "tf_hessian_vector_product": (
         "issue 13 item 2: the gradient of a float32 matmul with the default grad_ys is float64"
     ),
+    "ag_binary_maximum_grad2": (
+        "issue 13 item 8: the second derivative of maximum is None in TF (its gradient depends "
+        "on x only through a mask); symgrad gives zeros"
+    ),
+    "ag_binary_minimum_grad2": (
+        "issue 13 item 8: the second derivative of minimum is None in TF (its gradient depends "
+        "on x only through a mask); symgrad gives zeros"
+    ),
     "tangent_tfe_reshape_noop": (
         "issue 13, errors where TF1 works: reshape(t, tf.shape(t)) with a shape tensor raises "
         "InvalidArgumentError"

@@ -1911,3 +1911,140 @@ def tangent_tfe_squared_difference_f16(tf):
     t1 = tf.constant(_arr(1137, (2, 3), dtype="float16"))
     t2 = tf.constant(_arr(1138, (2, 3), dtype="float16"))
     return _vg(tf, tf.squared_difference(t1, t2), (2, 3), [t1, t2], 1139, "float16")
+
+
+# ---------------------------------------------------------------------------
+# Second derivatives: autograd's check_grads checks every case above to order
+# 2 (its default), so the unary, binary and statistics cases are ported again
+# with a second gradient, of the weighted first gradient, through every op.
+# ---------------------------------------------------------------------------
+
+
+def _second(tf, loss, xs, shapes, seed, dtype="float64"):
+    """First gradients of ``loss`` w.r.t. ``xs`` and the gradient of their weighted sum."""
+    grads = _dense(tf, tf.gradients(loss, xs))
+    live = [(g, s) for g, s in zip(grads, shapes, strict=True) if g is not None]
+    total = None
+    for i, (g, shape) in enumerate(live):
+        term = _loss(tf, g, shape, seed + 31 * i, dtype)
+        total = term if total is None else total + term
+    second = [None] * len(xs) if total is None else _dense(tf, tf.gradients(total, xs))
+    return [grads, second]
+
+
+def _unary_second(op, lims, seed):
+    def build(tf):
+        x = tf.constant(_arr(seed, (2, 3), *lims))
+        y = getattr(tf, op)(x)
+        return {
+            "fetches": _second(tf, _loss(tf, y, (2, 3), seed + 1), [x], [(2, 3)], seed + 2),
+            "feeds": {},
+        }
+
+    return build
+
+
+for _i, (_test, _op, _lims) in enumerate(_UNARY):
+    _ported(_AG_SYS + _test + " (check_grads to order 2)", name=f"ag_unary_{_op}_grad2")(
+        _unary_second(_op, _lims, 1200 + _i)
+    )
+
+
+def _binary_second(op, lims_a, lims_b, seed):
+    def build(tf):
+        a = tf.constant(_arr(seed, (1, 4), *lims_a))
+        b = tf.constant(_arr(seed + 1, (3, 4), *lims_b))
+        loss = _loss(tf, getattr(tf, op)(a, b), (3, 4), seed + 2)
+        return {"fetches": _second(tf, loss, [a, b], [(1, 4), (3, 4)], seed + 3), "feeds": {}}
+
+    return build
+
+
+for _i, (_test, _op, _la, _lb) in enumerate(_BINARY):
+    _ported(_AG_SYS + _test + " (check_grads to order 2)", name=f"ag_binary_{_op}_grad2")(
+        _binary_second(_op, _la, _lb, 1300 + 10 * _i)
+    )
+
+
+def _stat_second(op, np_fn, axis, seed):
+    def build(tf):
+        xv = _arr(seed, (3, 4), 0.5, 2.0) * np.where(_arr(seed + 5, (3, 4)) > 0, 1.0, -1.0)
+        x = tf.constant(xv)
+        y = getattr(tf, op)(x, axis=axis)
+        loss = _loss(tf, y, np.shape(np_fn(xv, axis=axis)), seed + 1)
+        return {"fetches": _second(tf, loss, [x], [(3, 4)], seed + 2), "feeds": {}}
+
+    return build
+
+
+for _i, (_test, _op, _np_fn) in enumerate(_STATS):
+    _ported(_AG_SYS + _test + " (check_grads to order 2)", name=f"ag_stat_{_op}_axis1_grad2")(
+        _stat_second(_op, _np_fn, 1, 1400 + 10 * _i)
+    )
+
+
+# ---------------------------------------------------------------------------
+# The unary cases again on a placeholder without a shape (``tf.placeholder(dtype)``),
+# the way TF1 tutorials declare inputs, fed a [2, 2] float64 array.
+# ---------------------------------------------------------------------------
+
+
+def _unary_unshaped(op, lims, seed):
+    def build(tf):
+        x = tf.placeholder(tf.float64)
+        y = getattr(tf, op)(x)
+        return {
+            "fetches": [y, tf.gradients(tf.reduce_sum(y * y), x)],
+            "feeds": {x: _arr(seed, (2, 2), *lims)},
+        }
+
+    return build
+
+
+for _i, (_test, _op, _lims) in enumerate(_UNARY):
+    _ported(_AG_SYS + _test + " (unshaped placeholder)", name=f"ag_unary_{_op}_unshaped")(
+        _unary_unshaped(_op, _lims, 1500 + _i)
+    )
+
+
+# ---------------------------------------------------------------------------
+# The binary cases in float32 and float16, a placeholder of shape [None] (fed
+# 4 values) against a [3, 4] constant: broadcasting with a batch size
+# unknown when the graph is built, and TF's dtype for every result.
+# ---------------------------------------------------------------------------
+
+
+def _binary_none(op, lims_a, lims_b, dtype, seed):
+    def build(tf):
+        a = tf.placeholder(getattr(tf, dtype), shape=[None])
+        b = tf.constant(_arr(seed + 1, (3, 4), *lims_b, dtype=dtype))
+        feeds = {a: _arr(seed, (4,), *lims_a, dtype=dtype)}
+        return _vg(tf, getattr(tf, op)(a, b), (3, 4), [a, b], seed + 2, dtype, feeds)
+
+    return build
+
+
+for _i, (_test, _op, _la, _lb) in enumerate(_BINARY):
+    for _dt, _tag in (("float32", "f32"), ("float16", "f16")):
+        _ported(
+            _AG_SYS + _test + f" ({_dt}, placeholder [None])", name=f"ag_binary_{_op}_{_tag}_none"
+        )(_binary_none(_op, _la, _lb, _dt, 1600 + 10 * _i))
+
+
+def _stat_none(op, np_fn, seed):
+    def build(tf):
+        x = tf.placeholder(tf.float32, shape=[None, 4])
+        xv = (
+            _arr(seed, (3, 4), 0.5, 2.0) * np.where(_arr(seed + 5, (3, 4)) > 0, 1.0, -1.0)
+        ).astype(np.float32)
+        y = getattr(tf, op)(x, axis=0)
+        return _vg(tf, y, (4,), [x], seed + 1, "float32", {x: xv})
+
+    return build
+
+
+for _i, (_test, _op, _np_fn) in enumerate(_STATS):
+    _ported(
+        _AG_SYS + _test + " (float32, placeholder [None, 4], axis 0)",
+        name=f"ag_stat_{_op}_f32_none_axis0",
+    )(_stat_none(_op, _np_fn, 1700 + 10 * _i))
