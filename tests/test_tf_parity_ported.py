@@ -41,6 +41,17 @@ KNOWN_BUGS: dict[str, str] = {
         "issue 13 item 8: the second derivative of minimum is None in TF (its gradient depends "
         "on x only through a mask); symgrad gives zeros"
     ),
+    "kt_xent_label_broadcast_static": (
+        "issue 13, errors where TF1 works (TF's label-broadcast test, here with static shapes): "
+        "softmax_cross_entropy_with_logits_v2 with labels [1, 4] and logits [3, 4] raises "
+        "ShapeError 'must have the same shape'; TF broadcasts the labels"
+    ),
+    # New finding (not in issue 13):
+    "kt_mean_empty_batch": (
+        "reduce_mean of a [None] placeholder fed an empty batch: the gradient computes the "
+        "Python '1 / np.size(x)' and raises ZeroDivisionError (both forms); TF gives the mean "
+        "NaN and an empty gradient"
+    ),
     "tangent_tfe_reshape_noop": (
         "issue 13, errors where TF1 works: reshape(t, tf.shape(t)) with a shape tensor raises "
         "InvalidArgumentError"

@@ -26,6 +26,7 @@ from ..shapes import (
     signature,
 )
 from ..signatures import reduced_axes_of
+from .elementwise import where as _select
 from .functions import Literal, _Structural, literal
 from .reductions import sum_to_shape_of
 from .registry import OpDef, register
@@ -149,6 +150,47 @@ def _lower_call(function: str, *attributes: str) -> Any:
         return call(function, operands[0], *(op.attrs[a] for a in attributes))
 
     return lower
+
+
+# --- where (TF1's Select) --------------------------------------------------------------------
+
+
+def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Tensor:
+    """Elements of ``x`` where ``condition`` holds, else of ``y``.
+
+    As TF1's ``where``: a vector ``condition`` as long as the first axis of ``x``/``y`` of
+    higher rank picks whole rows, even where it would also broadcast along the last axis
+    (a square matrix); otherwise all three broadcast.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     rows = sg.where([True, False], [[1.0, 2.0], [3.0, 4.0]], [[0.0, 0.0], [0.0, 0.0]])
+    ...     print(sg.compile(rows)())
+    [[1. 2.]
+     [0. 0.]]
+    """
+    if x is not None and y is not None:
+        condition = convert_to_tensor(condition)
+        widest = builtins.max(
+            (_shape_of(x), _shape_of(y)), key=lambda s: -1 if s is None else len(s)
+        )
+        if (
+            condition.shape is not None
+            and len(condition.shape) == 1
+            and widest is not None
+            and len(widest) > 1
+            and condition.shape[0] == widest[0]
+        ):
+            # a size-1 axis for every axis after the first: the condition broadcasts per row
+            condition = reshape(condition, [-1] + [1] * (len(widest) - 1))
+    return _select(condition, x, y, name)
+
+
+def _shape_of(value: Any) -> Shape:
+    """Static shape of a tensor (None: unknown rank) or of an array-like."""
+    if isinstance(value, Tensor):
+        return value.shape
+    return np.shape(value)
 
 
 # --- reshape ---------------------------------------------------------------------------------
