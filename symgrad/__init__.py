@@ -66,7 +66,6 @@ from .ops.elementwise import (
     subtract,
     tanh,
     truediv,
-    where,
     zeros_like,
 )
 from .ops.array_ops import (
@@ -90,6 +89,7 @@ from .ops.array_ops import (
     tile,
     transpose,
     unstack,
+    where,
     zeros,
 )
 

@@ -1100,14 +1100,19 @@ COVERED_ELEMENTWISE = {
 
 def _elementwise_exports(namespace: Any, prefix: str = "") -> set:
     """Names in ``namespace.__all__`` bound to functions of ``symgrad.ops.elementwise``."""
-    from symgrad.ops import elementwise
+    from symgrad.ops import array_ops, elementwise
 
+    # TF1's where is the elementwise Select, after turning a vector condition into rows
+    also_elementwise = {array_ops.where}
     return {
         prefix + name
         for name in namespace.__all__
         if callable(getattr(namespace, name))
         and not isinstance(getattr(namespace, name), type)
-        and getattr(getattr(namespace, name), "__module__", None) == elementwise.__name__
+        and (
+            getattr(getattr(namespace, name), "__module__", None) == elementwise.__name__
+            or getattr(namespace, name) in also_elementwise
+        )
     }
 
 

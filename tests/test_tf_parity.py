@@ -92,3 +92,20 @@ def compare_fetches(name: str, actual: list, expected: list, rtol: float | None 
             atol=atol,
             err_msg=where,
         )
+
+
+def load_fixtures(filename: str) -> dict:
+    """The recorded TensorFlow results of one corpus (``tf_parity/<filename>``), by program name."""
+    return json.loads((Path(__file__).parent / "tf_parity" / filename).read_text())["programs"]
+
+
+def corpus_params(programs: list, known_bugs: dict[str, str]) -> list:  # type: ignore[type-arg]
+    """One pytest param per program; those in ``known_bugs`` are ``xfail(strict=True)``, so a fix
+    makes the test fail until its entry is removed."""
+    params = []
+    for program in programs:
+        marks = ()
+        if program.__name__ in known_bugs:
+            marks = (pytest.mark.xfail(strict=True, reason=known_bugs[program.__name__]),)
+        params.append(pytest.param(program, id=program.__name__, marks=marks))
+    return params

@@ -8,29 +8,16 @@ so a fix makes the test fail until the entry is removed.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
-from tests.test_tf_parity import FORMS, assert_matches_tensorflow
+from tests.test_tf_parity import FORMS, assert_matches_tensorflow, corpus_params, load_fixtures
 from tests.tf_parity.programs_tensor import PROGRAMS
 
-FIXTURES = json.loads(
-    (Path(__file__).parent / "tf_parity" / "tf_fixtures_tensor.json").read_text()
-)["programs"]
+FIXTURES = load_fixtures("tf_fixtures_tensor.json")
 
 # program name -> what goes wrong (TensorFlow 2.21 compat.v1 vs symgrad).
 KNOWN_BUGS: dict[str, str] = {
 }
-
-
-def _params():  # type: ignore[no-untyped-def]
-    for program in PROGRAMS:
-        marks = ()
-        if program.__name__ in KNOWN_BUGS:
-            marks = (pytest.mark.xfail(strict=True, reason=KNOWN_BUGS[program.__name__]),)
-        yield pytest.param(program, id=program.__name__, marks=marks)
 
 
 def test_known_bugs_are_programs() -> None:
@@ -42,6 +29,6 @@ def test_fixtures_cover_corpus() -> None:
 
 
 @FORMS
-@pytest.mark.parametrize("program", list(_params()))
+@pytest.mark.parametrize("program", corpus_params(PROGRAMS, KNOWN_BUGS))
 def test_matches_tensorflow(program, optimize: bool) -> None:  # type: ignore[no-untyped-def]
     assert_matches_tensorflow(program, FIXTURES[program.__name__]["fetches"], optimize)

@@ -27,6 +27,7 @@ from ..shapes import (
 )
 from ..signatures import reduced_axes_of
 from .elementwise import identity
+from .elementwise import where as _select
 from .functions import Literal, _Structural, literal
 from .reductions import sum_to_shape_of
 from .registry import OpDef, register
@@ -150,6 +151,47 @@ def _lower_call(function: str, *attributes: str) -> Any:
         return call(function, operands[0], *(op.attrs[a] for a in attributes))
 
     return lower
+
+
+# --- where (TF1's Select) --------------------------------------------------------------------
+
+
+def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Tensor:
+    """Elements of ``x`` where ``condition`` holds, else of ``y``.
+
+    As TF1's ``where``: a vector ``condition`` as long as the first axis of ``x``/``y`` of
+    higher rank picks whole rows, even where it would also broadcast along the last axis
+    (a square matrix); otherwise all three broadcast.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     rows = sg.where([True, False], [[1.0, 2.0], [3.0, 4.0]], [[0.0, 0.0], [0.0, 0.0]])
+    ...     print(sg.compile(rows)())
+    [[1. 2.]
+     [0. 0.]]
+    """
+    if x is not None and y is not None:
+        condition = convert_to_tensor(condition)
+        widest = builtins.max(
+            (_shape_of(x), _shape_of(y)), key=lambda s: -1 if s is None else len(s)
+        )
+        if (
+            condition.shape is not None
+            and len(condition.shape) == 1
+            and widest is not None
+            and len(widest) > 1
+            and condition.shape[0] == widest[0]
+        ):
+            # a size-1 axis for every axis after the first: the condition broadcasts per row
+            condition = reshape(condition, [-1] + [1] * (len(widest) - 1))
+    return _select(condition, x, y, name)
+
+
+def _shape_of(value: Any) -> Shape:
+    """Static shape of a tensor (None: unknown rank) or of an array-like."""
+    if isinstance(value, Tensor):
+        return value.shape
+    return np.shape(value)
 
 
 # --- reshape ---------------------------------------------------------------------------------
@@ -1095,7 +1137,33 @@ def one_hot(
     dtype: Any = None,
     name: str | None = None,
 ) -> Tensor:
-    """Vectors with ``on_value`` at ``indices`` and ``off_value`` elsewhere (no gradient)."""
+    """Vectors with ``on_value`` at ``indices`` and ``off_value`` elsewhere (no gradient).
+
+    As in TensorFlow, an index outside ``[0, depth)`` (``-1`` for "no class") gives a
+    vector of ``off_value`` only.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     print(sg.compile(sg.one_hot([0, 2, -1], 3))())
+    [[1. 0. 0.]
+     [0. 0. 1.]
+     [0. 0. 0.]]
+    """
+    return one_hot_of_labels(indices, depth, on_value, off_value, axis, dtype, name, False)
+
+
+def one_hot_of_labels(
+    indices: Any,
+    depth: int,
+    on_value: Any = None,
+    off_value: Any = None,
+    axis: int = -1,
+    dtype: Any = None,
+    name: str | None = None,
+    in_range: bool = True,
+) -> Tensor:
+    """``one_hot`` of indices the caller knows are in ``[0, depth)`` when ``in_range`` (class
+    labels, which TF's cross-entropy kernels reject otherwise): a row of the identity each."""
     indices = convert_to_tensor(indices)
     if not indices.dtype.is_integer:
         raise DTypeError(
@@ -1121,13 +1189,17 @@ def one_hot(
         "on": 1 if on_value is None else on_value,
         "off": 0 if off_value is None else off_value,
         "axis": position,
+        "in_range": bool(in_range),
     }
     return _op("OneHot", [indices], attrs, tuple(shape), dtype, name)
 
 
 def _lower_one_hot(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
     a, dtype = op.attrs, op.outputs[0].dtype
-    if a["on"] == 1 and a["off"] == 0 and a["axis"] == len(op.inputs[0].shape):  # type: ignore[arg-type]
+    # Indexing the identity wraps a negative index and raises on one >= depth, where TF gives
+    # a row of zeros: only for indices known to be in range.
+    in_range = a.get("in_range", False)
+    if in_range and a["on"] == 1 and a["off"] == 0 and a["axis"] == len(op.inputs[0].shape):  # type: ignore[arg-type]
         identity = Created(
             Literal(f"np.eye({a['depth']}, dtype={_numpy_dtype_text(dtype)})"), Literal(dtype.name)
         )

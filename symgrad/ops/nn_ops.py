@@ -194,7 +194,7 @@ def sparse_softmax_cross_entropy_with_logits(
     _sentinel: Any = None, labels: Any = None, logits: Any = None, name: str | None = None
 ) -> Tensor:
     """Cross-entropy against integer class ``labels`` (the last axis of ``logits`` is the class)."""
-    from .array_ops import one_hot
+    from .array_ops import one_hot_of_labels
 
     if _sentinel is not None:
         raise InvalidArgumentError(
@@ -218,7 +218,7 @@ def sparse_softmax_cross_entropy_with_logits(
             f"symgrad: SparseSoftmaxCrossEntropyWithLogits: the number of classes (last axis "
             f"of '{logits.name}') must be static"
         )
-    dense = one_hot(labels, logits.shape[-1], dtype=logits.dtype)
+    dense = one_hot_of_labels(labels, logits.shape[-1], dtype=logits.dtype)
     return _cross_entropy(dense, logits, -1, False, name, "SparseSoftmaxCrossEntropyWithLogits")
 
 

@@ -33,6 +33,7 @@ CORPORA = {
     "programs": "tf_fixtures.json",
     "programs_tensor": "tf_fixtures_tensor.json",
     "programs_fidelity": "tf_fixtures_fidelity.json",
+    "programs_ported": "tf_fixtures_ported.json",
 }
 
 

@@ -1,0 +1,78 @@
+"""symgrad against TensorFlow 1 on cases ported from other projects' gradient tests: the corpus
+in tf_parity/programs_ported.py (TensorFlow's own gradient and kernel tests, HIPS/autograd's,
+google/tangent's), recorded by tf_parity/record_tf.py into tf_parity/tf_fixtures_ported.json.
+
+The comparison is exactly that of tests/test_tf_parity.py (values, shapes and the dtype of every
+fetch, in the fast and the readable form).  Programs on which symgrad is known to disagree with
+TensorFlow are listed in KNOWN_BUGS, marked ``xfail(strict=True)``, and listed in the README.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_tf_parity import FORMS, assert_matches_tensorflow, corpus_params, load_fixtures
+from tests.tf_parity.programs_ported import PROGRAMS
+
+FIXTURES = load_fixtures("tf_fixtures_ported.json")
+
+# program name -> what goes wrong (TensorFlow 2.21 compat.v1 vs symgrad).
+KNOWN_BUGS: dict[str, str] = {
+    # Defects listed in issue 13 (fixed on their own branch, with their own regression tests):
+    "ag_einsum_three_args": (
+        "issue 13, errors where TF1 works: einsum with an index repeated inside one operand "
+        "('ijk,lji,lli->lki'); symgrad's gradient raises InvalidArgumentError"
+    ),
+    "ag_einsum_ellipses": (
+        "issue 13, errors where TF1 works: einsum with '...' ('...jk,...lj->...lk'); symgrad "
+        "raises InvalidArgumentError"
+    ),
+    "tf_gradients_matmul_bias_add": (
+        "issue 13 item 2: the gradient of a float32 matmul with the default grad_ys is float64"
+    ),
+    "tf_hessian_vector_product": (
+        "issue 13 item 2: the gradient of a float32 matmul with the default grad_ys is float64"
+    ),
+    "ag_binary_maximum_grad2": (
+        "issue 13 item 8: the second derivative of maximum is None in TF (its gradient depends "
+        "on x only through a mask); symgrad gives zeros"
+    ),
+    "ag_binary_minimum_grad2": (
+        "issue 13 item 8: the second derivative of minimum is None in TF (its gradient depends "
+        "on x only through a mask); symgrad gives zeros"
+    ),
+    "kt_xent_label_broadcast_static": (
+        "issue 13, errors where TF1 works (TF's label-broadcast test, here with static shapes): "
+        "softmax_cross_entropy_with_logits_v2 with labels [1, 4] and logits [3, 4] raises "
+        "ShapeError 'must have the same shape'; TF broadcasts the labels"
+    ),
+    # New finding (not in issue 13):
+    "kt_mean_empty_batch": (
+        "reduce_mean of a [None] placeholder fed an empty batch: the gradient computes the "
+        "Python '1 / np.size(x)' and raises ZeroDivisionError (both forms); TF gives the mean "
+        "NaN and an empty gradient"
+    ),
+    "tangent_tfe_reshape_noop": (
+        "issue 13, errors where TF1 works: reshape(t, tf.shape(t)) with a shape tensor raises "
+        "InvalidArgumentError"
+    ),
+}
+
+
+def test_known_bugs_are_programs() -> None:
+    assert set(KNOWN_BUGS) <= {p.__name__ for p in PROGRAMS}
+
+
+def test_fixtures_cover_corpus() -> None:
+    assert set(FIXTURES) == {p.__name__ for p in PROGRAMS}
+
+
+def test_every_program_names_its_source() -> None:
+    peers = ("tensorflow/python/", "HIPS/autograd tests/", "google/tangent tests/")
+    assert all(p.source.startswith(peers) for p in PROGRAMS)
+
+
+@FORMS
+@pytest.mark.parametrize("program", corpus_params(PROGRAMS, KNOWN_BUGS))
+def test_matches_tensorflow(program, optimize: bool) -> None:  # type: ignore[no-untyped-def]
+    assert_matches_tensorflow(program, FIXTURES[program.__name__]["fetches"], optimize)
