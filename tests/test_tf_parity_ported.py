@@ -18,29 +18,7 @@ FIXTURES = load_fixtures("tf_fixtures_ported.json")
 
 # program name -> what goes wrong (TensorFlow 2.21 compat.v1 vs symgrad).
 KNOWN_BUGS: dict[str, str] = {
-    # Defects listed in issue 13 (fixed on their own branch, with their own regression tests):
-    "ag_einsum_three_args": (
-        "issue 13, errors where TF1 works: einsum with an index repeated inside one operand "
-        "('ijk,lji,lli->lki'); symgrad's gradient raises InvalidArgumentError"
-    ),
-    "ag_einsum_ellipses": (
-        "issue 13, errors where TF1 works: einsum with '...' ('...jk,...lj->...lk'); symgrad "
-        "raises InvalidArgumentError"
-    ),
-    "tf_gradients_matmul_bias_add": (
-        "issue 13 item 2: the gradient of a float32 matmul with the default grad_ys is float64"
-    ),
-    "tf_hessian_vector_product": (
-        "issue 13 item 2: the gradient of a float32 matmul with the default grad_ys is float64"
-    ),
-    "ag_binary_maximum_grad2": (
-        "issue 13 item 8: the second derivative of maximum is None in TF (its gradient depends "
-        "on x only through a mask); symgrad gives zeros"
-    ),
-    "ag_binary_minimum_grad2": (
-        "issue 13 item 8: the second derivative of minimum is None in TF (its gradient depends "
-        "on x only through a mask); symgrad gives zeros"
-    ),
+    # Listed in issue 13:
     "kt_xent_label_broadcast_static": (
         "issue 13, errors where TF1 works (TF's label-broadcast test, here with static shapes): "
         "softmax_cross_entropy_with_logits_v2 with labels [1, 4] and logits [3, 4] raises "
@@ -51,10 +29,6 @@ KNOWN_BUGS: dict[str, str] = {
         "reduce_mean of a [None] placeholder fed an empty batch: the gradient computes the "
         "Python '1 / np.size(x)' and raises ZeroDivisionError (both forms); TF gives the mean "
         "NaN and an empty gradient"
-    ),
-    "tangent_tfe_reshape_noop": (
-        "issue 13, errors where TF1 works: reshape(t, tf.shape(t)) with a shape tensor raises "
-        "InvalidArgumentError"
     ),
 }
 
