@@ -951,14 +951,29 @@ def _() -> Any:
     return _run(lambda t: t["out"])
 
 
-@bad("session-feed-variable", sg.InvalidArgumentError, ValueError, "'w:0'", "VariableV2")
+# Variables and intermediate tensors can be fed (TF1), with their static shapes.
+@bad(
+    "session-feed-variable-wrong-shape",
+    sg.InvalidArgumentError,
+    ValueError,
+    "'w:0'",
+    "(3,)",
+    "(2,)",
+)
 def _() -> Any:
-    return _run(lambda t: t["read"], lambda t: {t["w"]: np.ones(3, np.float32)})
+    return _run(lambda t: t["read"], lambda t: {t["w"]: np.ones(2, np.float32)})
 
 
-@bad("session-feed-intermediate", sg.InvalidArgumentError, ValueError, "'out:0'", "Sum")
+@bad(
+    "session-feed-intermediate-wrong-shape",
+    sg.InvalidArgumentError,
+    ValueError,
+    "'out:0'",
+    "()",
+    "(2,)",
+)
 def _() -> Any:
-    return _run(lambda t: t["out"] * 2.0, lambda t: {t["out"]: 1.0})
+    return _run(lambda t: t["out"] * 2.0, lambda t: {t["out"]: [1.0, 2.0]})
 
 
 @bad("session-feed-key-not-a-tensor", sg.InvalidArgumentError, ValueError, "feed_dict", "3")
