@@ -1174,20 +1174,6 @@ def _() -> Any:
     return sg.compile(m["out"], inputs=[m["xs"], m["w"], m["xs"]])
 
 
-@bad(
-    "compile-intermediate-input", sg.NotCompilableError, ValueError, "compile", "'hidden:0'", "Mul"
-)
-def _() -> Any:
-    m = _model()
-    return sg.compile(m["out"], inputs=[m["xs"], m["w"], m["hidden"]])
-
-
-@bad("compile-constant-input", sg.NotCompilableError, ValueError, "compile", "'c:0'", "Const")
-def _() -> Any:
-    m = _model()
-    return sg.compile(m["out"], inputs=[m["xs"], m["w"], sg.constant(2.0, name="c")])
-
-
 @bad("compile-input-not-a-tensor", sg.InvalidArgumentError, ValueError, "compile", "inputs", "str")
 def _() -> Any:
     m = _model()
