@@ -450,12 +450,12 @@ def _baked_values(variables: Sequence[Tensor], values: Any) -> dict[Tensor, np.n
         array = np.asarray(value)
         if array.shape != variable.shape:
             raise ShapeError(
-                f"symgrad: compile: the value for variable '{variable.name}' has shape "
+                f"symgrad: compile: values= gives variable '{variable.name}' a value of shape "
                 f"{array.shape}, the variable has shape {variable.shape}"
             )
         if not np.can_cast(array.dtype, variable.dtype.numpy, casting="same_kind"):
             raise DTypeError(
-                f"symgrad: compile: the value for variable '{variable.name}' has dtype "
+                f"symgrad: compile: values= gives variable '{variable.name}' a value of dtype "
                 f"{array.dtype}, the variable has dtype {variable.dtype.name}"
             )
         baked[variable] = array.astype(variable.dtype.numpy)
