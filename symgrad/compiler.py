@@ -109,9 +109,10 @@ class CompiledModule:
             raise CallError(
                 f"symgrad: {self.program.name}() is missing inputs: {', '.join(missing)}"
             )
-        for name in self.input_names:
-            if name not in values:
-                values[name] = self._initial_value(name)
+        defaulted = [n for n in self.input_names if n not in values]
+        self._warn_if_stale(defaulted)
+        for name in defaulted:
+            values[name] = self._initial_value(name)
         flat = self.function(*(values[n] for n in self.input_names))
         if len(self.program.outputs) == 1:
             flat = (flat,)
@@ -119,18 +120,24 @@ class CompiledModule:
         flat = [v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v for v in flat]
         return _restructure(self._structure, flat)
 
-    def _initial_value(self, name: str) -> Any:
-        variable = self._defaults[name]
-        if getattr(variable, "changed_in_session", False):
-            # The user most likely wants the trained value, which only the session holds.
+    def _warn_if_stale(self, names: list[str]) -> None:
+        """A variable a Session changed: the user most likely wants the trained value, which
+        only the session holds, not the initial value the module would silently use."""
+        stale = [n for n in names if getattr(self._defaults[n], "changed_in_session", False)]
+        if stale:
+            listed = ", ".join(f"'{self._defaults[n].name}'" for n in stale)
             warnings.warn(
-                f"symgrad: {self.program.name}(): variable '{variable.name}' was changed in a "
-                f"Session, but the compiled module uses its initial value; pass "
-                f"{name}=sess.run({variable.op.name}) or compile(..., values=sess) "
-                f"to use the trained value",
+                f"symgrad: {self.program.name}(): "
+                f"{'variables' if len(stale) > 1 else 'variable'} {listed} changed in a Session, "
+                f"but the compiled module uses initial values; compile(..., values=sess) "
+                f"bakes the trained values in, or pass them: "
+                f"{', '.join(f'{n}=sess.run(...)' for n in stale)}",
                 StaleValueWarning,
                 stacklevel=3,
             )
+
+    def _initial_value(self, name: str) -> Any:
+        variable = self._defaults[name]
         if name not in self._default_values:
             self._default_values[name] = evaluate_constant(variable.initial_value)  # type: ignore[attr-defined]
         return self._default_values[name]
