@@ -28,7 +28,11 @@ import os
 import sys
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-CORPORA = {"programs": "tf_fixtures.json", "programs_tensor": "tf_fixtures_tensor.json"}
+CORPORA = {
+    "programs": "tf_fixtures.json",
+    "programs_tensor": "tf_fixtures_tensor.json",
+    "programs_feeding": "tf_fixtures_feeding.json",
+}
 
 
 def _encode_scalar(v):
