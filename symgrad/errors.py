@@ -51,6 +51,10 @@ class SessionClosedError(SymgradError, RuntimeError):
     """A closed :class:`symgrad.Session` was used."""
 
 
+class FormatterError(SymgradError, RuntimeError):
+    """The formatter of generated code is missing or rejected a module."""
+
+
 class CheckpointError(SymgradError, ValueError):
     """A checkpoint that is missing, truncated, or does not match the variables restored."""
 
