@@ -55,7 +55,7 @@ _TEMPORARY = re.compile(r"^\..+\.(\d+)\.[^.]*\.tmp$")  # .<target>.<pid>.<random
 # --- atomic files ------------------------------------------------------------------------------
 
 
-def atomic_write(path: str | os.PathLike, write: Callable[[IO[bytes]], None]) -> None:
+def atomic_write(path: str | os.PathLike, write: Callable[[IO[bytes]], object]) -> None:
     """Write ``path`` through ``write(file)`` so that readers see the old file or the whole new one.
 
     The temporary file sits in the target folder (a rename across file systems is
@@ -293,9 +293,9 @@ def get_checkpoint_state(
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        key, _, value = line.partition(":")
+        key, _, text_value = line.partition(":")
         try:
-            value = json.loads(value.strip())
+            value = json.loads(text_value.strip())
         except ValueError:
             value = None
         if not isinstance(value, str) or key.strip() not in (

@@ -77,7 +77,7 @@ def _as_compiled(obj: Any, name: str) -> compiler.CompiledModule:
 def _with_checkpoint(module: compiler.CompiledModule, folder: str) -> compiler.CompiledModule:
     """``module`` compiled again with its variables' values from a checkpoint as constants."""
     values = checkpoint.read_checkpoint(folder)
-    outputs = {
+    outputs: dict[str, Tensor | None] = {
         o.name: t for o, t in zip(module.program.outputs, module.output_tensors, strict=True)
     }
     feeds = [t for t in module.input_tensors if t.op.type != "VariableV2"]

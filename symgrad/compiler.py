@@ -343,12 +343,12 @@ def compile(
         raise InvalidArgumentError("symgrad: compile: there is no tensor among the outputs")
     baked: dict[Tensor, np.ndarray] = {}
     if values is not None:
-        listed = set(inputs) if isinstance(inputs, (list, tuple)) else set()
+        explicit = set(inputs) if isinstance(inputs, (list, tuple)) else set()
         baked = _baked_values(
             [
                 t
-                for t in sources_of([t for _, t in flat], fed=listed)
-                if t.op.type == "VariableV2" and t not in listed
+                for t in sources_of([t for _, t in flat], fed=explicit)
+                if t.op.type == "VariableV2" and t not in explicit
             ],
             values,
         )
