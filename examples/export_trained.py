@@ -19,6 +19,7 @@ Run:  python examples/export_trained.py            (needs: pip install scikit-le
 from __future__ import annotations
 
 import os
+import runpy
 import subprocess
 import sys
 import tempfile
@@ -26,9 +27,12 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
-from digits_models import build, load_digits
 
 import symgrad as sg
+
+# The model and the data of digits_models.py, next to this file (run from anywhere).
+_DIGITS = runpy.run_path(str(Path(__file__).with_name("digits_models.py")), run_name="digits")
+build, load_digits = _DIGITS["build"], _DIGITS["load_digits"]
 
 OUTPUT = Path(os.environ.get("SYMGRAD_EXAMPLES_OUTPUT", Path(__file__).resolve().parent / "output"))
 HIDDEN = (64, 64)
@@ -90,7 +94,14 @@ def run_without_symgrad(module_path: Path, images: np.ndarray) -> np.ndarray:
         images_path, out_path = Path(folder, "images.npy"), Path(folder, "logits.npy")
         np.save(images_path, images)
         subprocess.run(
-            [sys.executable, "-c", _RUN_EXPORTED, str(module_path), str(images_path), str(out_path)],
+            [
+                sys.executable,
+                "-c",
+                _RUN_EXPORTED,
+                str(module_path),
+                str(images_path),
+                str(out_path),
+            ],
             check=True,
             cwd=folder,
         )

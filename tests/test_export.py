@@ -122,10 +122,9 @@ def test_logger_is_silent_by_default() -> None:
 
 
 def test_export_example_predicts_the_same_without_symgrad_and_from_the_cli(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
     pytest.importorskip("sklearn", reason="the digits examples need scikit-learn (test extra)")
-    monkeypatch.syspath_prepend(str(ROOT / "examples"))
     example = runpy.run_path(str(ROOT / "examples" / "export_trained.py"), run_name="export")
     module_path, session_logits, accuracy = example["train_and_export"](epochs=10, output=tmp_path)
     assert accuracy >= 0.95
