@@ -274,6 +274,7 @@ def ancestors(
     The inputs of an op whose output is in ``stop`` are not followed: a fed tensor's
     value replaces its computation (TF1's feeding), so what computes it is not run.
     """
+    stopped = set(stop)
     seen = set()
     stack = list(roots)
     while stack:
@@ -281,7 +282,7 @@ def ancestors(
         if op in seen:
             continue
         seen.add(op)
-        if stop and any(t in stop for t in op.outputs):
+        if stopped and any(t in stopped for t in op.outputs):
             continue
         stack.extend(t.op for t in op.inputs)
         if control:

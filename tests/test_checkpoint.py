@@ -225,13 +225,15 @@ def test_sigkill_during_save_always_leaves_the_last_complete_checkpoint(tmp_path
                 _train_and_save_until_killed(folder, log)
             finally:
                 os._exit(1)
-        deadline = time.monotonic() + 60
-        while (log.stat().st_size if log.exists() else 0) == ready:  # its first save started
-            assert time.monotonic() < deadline, "the child never saved"
-            time.sleep(0.005)
-        time.sleep(rng.uniform(0.0, 0.25))
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
+        try:
+            deadline = time.monotonic() + 60
+            while (log.stat().st_size if log.exists() else 0) == ready:  # its first save started
+                assert time.monotonic() < deadline, "the child never saved"
+                time.sleep(0.005)
+            time.sleep(rng.uniform(0.0, 0.25))
+        finally:  # never leave a child behind, even when an assertion fails
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
         if any(p.name.endswith(".tmp") for p in folder.iterdir()):
             killed_mid_write += 1
         lines = log.read_text().splitlines()
@@ -249,6 +251,7 @@ def test_sigkill_during_save_always_leaves_the_last_complete_checkpoint(tmp_path
         assert state is not None and len(state.all_model_checkpoint_paths) <= 3
         assert all(sg.train.checkpoint_exists(p) for p in state.all_model_checkpoint_paths)
     # The kills did land inside writes (else this test would prove nothing).
+    print(f"{killed_mid_write} of {KILLS} kills landed inside a file write")
     assert killed_mid_write >= 5, killed_mid_write
 
 
