@@ -12,7 +12,7 @@
 from .version import __version__  # noqa: I001  (first: codegen reads it)
 
 from . import operators as _operators  # noqa: F401  (attaches + - * / ... to Tensor)
-from . import linalg, losses, math, nn, train
+from . import linalg, losses, math, nn, summary, train
 from .compiler import CompiledModule, compile
 from .dtypes import DType, as_dtype, bool_ as bool, float16, float32, float64, int32, int64
 from .errors import (
@@ -203,6 +203,7 @@ __all__ = [
     "placeholder",
     "trainable_variables",
     "train",
+    "summary",
     "FailedPreconditionError",
     "SessionClosedError",
     "assign",

@@ -1,6 +1,7 @@
 """The ``symgrad`` command: compile, show and check the code that graphs turn into.
 
     symgrad compile FILE.py[:OBJECT] -o OUT      write the generated module(s)
+        [--checkpoint DIR]                       ... with the variables' values baked in
     symgrad show OUT_OR_FILE                     inputs, outputs and formulas
     symgrad check FILE.py[:OBJECT]               gradients against finite differences
 
@@ -21,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from . import compiler
+from . import checkpoint, compiler
 from .errors import SymgradError
 from .graph import Graph, Tensor, ancestors
 
@@ -73,8 +74,20 @@ def _as_compiled(obj: Any, name: str) -> compiler.CompiledModule:
     )
 
 
+def _with_checkpoint(module: compiler.CompiledModule, folder: str) -> compiler.CompiledModule:
+    """``module`` compiled again with its variables' values from a checkpoint as constants."""
+    values = checkpoint.read_checkpoint(folder)
+    outputs: dict[str, Tensor | None] = {
+        o.name: t for o, t in zip(module.program.outputs, module.output_tensors, strict=True)
+    }
+    feeds = [t for t in module.input_tensors if t.op.type != "VariableV2"]
+    return compiler.compile(outputs, inputs=feeds, name=module.program.name, values=values)
+
+
 def _compile(args: argparse.Namespace) -> None:
     modules = _collect(args.target)
+    if args.checkpoint:
+        modules = [_with_checkpoint(m, args.checkpoint) for m in modules]
     out = Path(args.output)
     if len(modules) == 1 and out.suffix == ".py":
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -187,6 +200,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     compile_parser.add_argument("target", metavar="FILE.py[:OBJECT]")
     compile_parser.add_argument(
         "-o", "--output", required=True, help="a .py file (one module) or a folder"
+    )
+    compile_parser.add_argument(
+        "--checkpoint",
+        metavar="DIR",
+        help="a checkpoint folder (its latest checkpoint) or prefix: bake the saved values "
+        "of the variables into the module",
     )
     compile_parser.set_defaults(run=_compile)
     show_parser = commands.add_parser(

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import logging
 import os
 import sys
+import threading
+import time
+import warnings
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,13 +19,27 @@ import numpy as np
 import sympy as sp
 
 from . import codegen, fast, naming
-from .errors import CallError, InvalidArgumentError, NotCompilableError
-from .graph import Tensor, sources_of
+from .errors import (
+    CallError,
+    DTypeError,
+    InvalidArgumentError,
+    NotCompilableError,
+    ShapeError,
+    StaleValueWarning,
+)
+from .graph import Tensor, ancestors, sources_of
 from .optimize import optimize as optimize_statements
 from .program import Program
 from .trace import trace
 
 Outputs = Tensor | Sequence[Tensor | None] | dict[str, Tensor | None]
+
+# Silent unless the application configures logging (``logging.basicConfig(level=logging.INFO)``).
+logger = logging.getLogger("symgrad")
+logger.addHandler(logging.NullHandler())
+# A compile that takes longer than this prints one line on stderr, so a long first
+# Session.run shows a sign of life.
+PROGRESS_AFTER_SECONDS = 2.0
 
 
 def cache_directory() -> Path:
@@ -91,9 +109,10 @@ class CompiledModule:
             raise CallError(
                 f"symgrad: {self.program.name}() is missing inputs: {', '.join(missing)}"
             )
-        for name in self.input_names:
-            if name not in values:
-                values[name] = self._initial_value(name)
+        defaulted = [n for n in self.input_names if n not in values]
+        self._warn_if_stale(defaulted)
+        for name in defaulted:
+            values[name] = self._initial_value(name)
         flat = self.function(*(values[n] for n in self.input_names))
         if len(self.program.outputs) == 1:
             flat = (flat,)
@@ -101,13 +120,26 @@ class CompiledModule:
         flat = [v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v for v in flat]
         return _restructure(self._structure, flat)
 
-    def _initial_value(self, name: str) -> Any:
-        if name not in self._default_values:
-            from .ops.sources import Variable
+    def _warn_if_stale(self, names: list[str]) -> None:
+        """A variable a Session changed: the user most likely wants the trained value, which
+        only the session holds, not the initial value the module would silently use."""
+        stale = [n for n in names if getattr(self._defaults[n], "changed_in_session", False)]
+        if stale:
+            listed = ", ".join(f"'{self._defaults[n].name}'" for n in stale)
+            warnings.warn(
+                f"symgrad: {self.program.name}(): "
+                f"{'variables' if len(stale) > 1 else 'variable'} {listed} changed in a Session, "
+                f"but the compiled module uses initial values; compile(..., values=sess) "
+                f"bakes the trained values in, or pass them: "
+                f"{', '.join(f'{n}=sess.run(...)' for n in stale)}",
+                StaleValueWarning,
+                stacklevel=3,
+            )
 
-            variable = self._defaults[name]
-            assert isinstance(variable, Variable)
-            self._default_values[name] = evaluate_constant(variable.initial_value)
+    def _initial_value(self, name: str) -> Any:
+        variable = self._defaults[name]
+        if name not in self._default_values:
+            self._default_values[name] = evaluate_constant(variable.initial_value)  # type: ignore[attr-defined]
         return self._default_values[name]
 
     @property
@@ -208,8 +240,9 @@ def build_program(
     inputs: Sequence[Tensor],
     name: str,
     optimize_program: bool = True,
+    baked: Mapping[Tensor, np.ndarray] | None = None,
 ) -> Program:
-    program = trace(outputs, inputs, name)
+    program = trace(outputs, inputs, name, baked)
     return optimize_statements(program, simplify=optimize_program)
 
 
@@ -266,6 +299,7 @@ def compile(
     path: str | Path | None = None,
     simplify: bool = True,
     optimize: bool = True,
+    values: Any = None,
 ) -> CompiledModule:
     """Generate, write and import a NumPy module computing ``outputs``.
 
@@ -277,6 +311,13 @@ def compile(
     reused arrays; see ``symgrad.fast``). ``simplify=False`` skips SymPy's
     tidying of the formulas.
 
+    ``inputs`` may also name intermediate tensors: they become parameters whose
+    value replaces their computation, as a TF1 feed does. ``values`` (a
+    :class:`symgrad.Session`, or a dict from variables or their names to
+    arrays, such as a checkpoint's) bakes the variables' current values into
+    the module as constants: variables that are not listed in ``inputs`` are
+    then no parameters, and the module predicts with the trained values.
+
     >>> import symgrad as sg
     >>> with sg.Graph().as_default():
     ...     x = sg.placeholder(sg.float32, name="x")
@@ -284,6 +325,12 @@ def compile(
     ...     f = sg.compile([x * w, sg.gradients(x * w, w)[0]], name="scale")
     >>> f.input_names, [float(v) for v in f(2.0, 3.0)]
     (['x', 'weight'], [6.0, 2.0])
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float32, name="x")
+    ...     w = sg.Variable(3.0, name="weight")
+    ...     g = sg.compile(x * w, name="trained", values={w: 5.0})
+    >>> g.input_names, float(g(2.0))
+    (['x'], 10.0)
     """
     if callable(outputs) and not isinstance(outputs, Tensor):
         raise InvalidArgumentError(
@@ -294,8 +341,19 @@ def compile(
     structure, flat = _flatten(outputs)
     if not flat:
         raise InvalidArgumentError("symgrad: compile: there is no tensor among the outputs")
+    baked: dict[Tensor, np.ndarray] = {}
+    if values is not None:
+        explicit = set(inputs) if isinstance(inputs, (list, tuple)) else set()
+        baked = _baked_values(
+            [
+                t
+                for t in sources_of([t for _, t in flat], fed=explicit)
+                if t.op.type == "VariableV2" and t not in explicit
+            ],
+            values,
+        )
     if inputs is None:
-        inputs = sources_of([t for _, t in flat])
+        inputs = [t for t in sources_of([t for _, t in flat]) if t not in baked]
     else:
         inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]  # type: ignore[list-item]
         for tensor in inputs:
@@ -309,7 +367,9 @@ def compile(
         if repeated:
             raise InvalidArgumentError(f"symgrad: compile: input '{repeated[0]}' is listed twice")
         needed_variables = [
-            t for t in sources_of([t for _, t in flat]) if t.op.type == "VariableV2"
+            t
+            for t in sources_of([t for _, t in flat], fed=inputs)
+            if t.op.type == "VariableV2" and t not in baked
         ]
         given = {id(t) for t in inputs}
         missing = [v.name for v in needed_variables if id(v) not in given]
@@ -319,9 +379,21 @@ def compile(
                 f"which are not among the inputs"
             )
     function_name = naming.function_name(name)
-    program = build_program(flat, inputs, function_name, optimize_program=simplify)
-    program.graph_name = name or function_name
-    source = generate_source(program, fast_form=optimize)
+    started = time.perf_counter()
+    op_count = len(ancestors([t.op for _, t in flat], stop=inputs))
+    progress = threading.Timer(
+        PROGRESS_AFTER_SECONDS,
+        _progress_note,
+        (f"symgrad: compiling {function_name!r} ({op_count} graph ops)...",),
+    )
+    progress.daemon = True
+    progress.start()
+    try:
+        program = build_program(flat, inputs, function_name, optimize_program=simplify, baked=baked)
+        program.graph_name = name or function_name
+        source = generate_source(program, fast_form=optimize)
+    finally:
+        progress.cancel()
     target = _target_path(path, function_name, source)
     target.parent.mkdir(parents=True, exist_ok=True)
     if not target.exists() or target.read_text() != source:
@@ -334,9 +406,67 @@ def compile(
     }
     compiled = CompiledModule(program, source, target, module, structure, defaults)
     compiled.input_tensors, compiled.output_tensors = list(inputs), [t for _, t in flat]
+    seconds = time.perf_counter() - started
+    logger.info(
+        "compiled %s: %d graph ops, %d statements, %d inputs (%d trained values baked in) "
+        "in %.2f s -> %s",
+        function_name,
+        op_count,
+        len(program.statements),
+        len(program.inputs),
+        len(baked),
+        seconds,
+        target,
+    )
+    if seconds >= PROGRESS_AFTER_SECONDS:
+        _progress_note(f"symgrad: compiled {function_name!r} in {seconds:.1f} s")
     for observer in list(_observers):
         observer(compiled)
     return compiled
+
+
+def _progress_note(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def _baked_values(variables: Sequence[Tensor], values: Any) -> dict[Tensor, np.ndarray]:
+    """The value of each variable from a Session or a mapping (keys: variables or their names)."""
+    if not variables:
+        return {}
+    if isinstance(values, Mapping):
+        found: list[Any] = []
+        for variable in variables:
+            for key in (variable, variable.name, variable.op.name):
+                if key in values:
+                    found.append(values[key])
+                    break
+            else:
+                raise InvalidArgumentError(
+                    f"symgrad: compile: values= has no value for variable '{variable.name}' "
+                    f"(keys are variables or names like '{variable.op.name}')"
+                )
+    elif callable(getattr(values, "run", None)):
+        found = list(values.run(list(variables)))
+    else:
+        raise InvalidArgumentError(
+            f"symgrad: compile: values= must be a Session or a dict of variable values, "
+            f"got {type(values).__name__}"
+        )
+    baked = {}
+    for variable, value in zip(variables, found, strict=True):
+        array = np.asarray(value)
+        if array.shape != variable.shape:
+            raise ShapeError(
+                f"symgrad: compile: values= gives variable '{variable.name}' a value of shape "
+                f"{array.shape}, the variable has shape {variable.shape}"
+            )
+        if not np.can_cast(array.dtype, variable.dtype.numpy, casting="same_kind"):
+            raise DTypeError(
+                f"symgrad: compile: values= gives variable '{variable.name}' a value of dtype "
+                f"{array.dtype}, the variable has dtype {variable.dtype.name}"
+            )
+        baked[variable] = array.astype(variable.dtype.numpy)
+    return baked
 
 
 # Callbacks told of every module compile() makes (the command line collects them).

@@ -53,3 +53,19 @@ class SessionClosedError(SymgradError, RuntimeError):
 
 class FormatterError(SymgradError, RuntimeError):
     """The formatter of generated code is missing or rejected a module."""
+
+
+class CheckpointError(SymgradError, ValueError):
+    """A checkpoint that is missing, truncated, or does not match the variables restored."""
+
+
+class MissingExtraError(SymgradError, ImportError):
+    """An optional dependency is not installed; the message names the extra to install."""
+
+
+class SymgradWarning(UserWarning):
+    """Base class of the warnings symgrad gives."""
+
+
+class StaleValueWarning(SymgradWarning):
+    """A compiled module used a variable's initial value after a Session had changed it."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from typing import Any
 
 from . import dtypes as _dtypes
@@ -266,8 +266,15 @@ def name_scope(name: str) -> Iterator[str]:
         yield scope
 
 
-def ancestors(roots: Sequence[Operation], control: bool = False) -> list[Operation]:
-    """``roots`` and every op they depend on (through control inputs too, if asked), in graph order."""
+def ancestors(
+    roots: Sequence[Operation], control: bool = False, stop: Collection[Tensor] = ()
+) -> list[Operation]:
+    """``roots`` and every op they depend on (through control inputs too, if asked), in graph order.
+
+    The inputs of an op whose output is in ``stop`` are not followed: a fed tensor's
+    value replaces its computation (TF1's feeding), so what computes it is not run.
+    """
+    stopped = set(stop)
     seen = set()
     stack = list(roots)
     while stack:
@@ -275,16 +282,21 @@ def ancestors(roots: Sequence[Operation], control: bool = False) -> list[Operati
         if op in seen:
             continue
         seen.add(op)
+        if stopped and any(t in stopped for t in op.outputs):
+            continue
         stack.extend(t.op for t in op.inputs)
         if control:
             stack.extend(op.attrs.get("control", ()))
     return sorted(seen, key=lambda o: o.index)
 
 
-def sources_of(tensors: Sequence[Tensor]) -> list[Tensor]:
-    """The placeholders and variables that ``tensors`` read, in creation order."""
+def sources_of(tensors: Sequence[Tensor], fed: Collection[Tensor] = ()) -> list[Tensor]:
+    """The placeholders and variables that ``tensors`` read, in creation order.
+
+    A tensor in ``fed`` counts as a source and hides what computes it.
+    """
     return [
         op.outputs[0]
-        for op in ancestors([t.op for t in tensors])
-        if op.type in ("Placeholder", "VariableV2")
+        for op in ancestors([t.op for t in tensors], stop=fed)
+        if op.type in ("Placeholder", "VariableV2") or (fed and op.outputs and op.outputs[0] in fed)
     ]

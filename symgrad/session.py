@@ -20,7 +20,13 @@ import numpy as np
 
 from . import naming
 from .compiler import compile as compile_graph
-from .errors import FailedPreconditionError, InvalidArgumentError, SessionClosedError
+from .errors import (
+    DTypeError,
+    FailedPreconditionError,
+    InvalidArgumentError,
+    SessionClosedError,
+    ShapeError,
+)
 from .graph import Graph, Operation, Tensor, ancestors, get_default_graph, sources_of
 from .ops.sources import Variable
 
@@ -56,6 +62,7 @@ class _Plan:
     assignments: list[tuple[Variable, int]]
     input_names: dict[str, Tensor]
     path: Path | None
+    trains: tuple[Variable, ...] = ()  # variables the run changes other than by initializers
 
 
 class Session:
@@ -136,6 +143,8 @@ class Session:
         if plan is None:
             plan = self._plans[key] = self._make_plan(flat, list(feeds))
         results = self._execute(plan, feeds)
+        for variable in plan.trains:
+            variable.changed_in_session = True
         values = [None if slot is None else results[slot] for slot in plan.fetch_slots]
         if structure is _FLAT_LIST:
             return values
@@ -203,7 +212,9 @@ class Session:
         message = str(error)
         for name, tensor in plan.input_names.items():
             if message.startswith(f"input {name!r}"):
-                what = "placeholder" if tensor.op.type == "Placeholder" else "variable"
+                what = {"Placeholder": "placeholder", "VariableV2": "variable"}.get(
+                    tensor.op.type, "tensor"
+                )
                 detail = message[len(f"input {name!r}: ") :]
                 return InvalidArgumentError(
                     f"symgrad: cannot feed {what} '{tensor.name}': {detail}"
@@ -238,12 +249,18 @@ class Session:
             )
         if isinstance(fetches, (list, tuple)):
             return ("seq", type(fetches), [self._flatten(v, flat) for v in fetches])
+        if hasattr(fetches, "_symgrad_fetches"):
+            # A fetch that stands for several tensors and makes one value of theirs
+            # (a summary: symgrad.summary), like TF1's registered fetch conversions.
+            return ("custom", fetches, self._flatten(list(fetches._symgrad_fetches()), flat))
         flat.append(self._as_fetch(fetches))
         return ("leaf",)
 
     def _unflatten(self, structure: Any, values: Iterator[Any]) -> Any:
         if structure[0] == "leaf":
             return next(values)
+        if structure[0] == "custom":
+            return structure[1]._symgrad_combine(self._unflatten(structure[2], values))
         if structure[0] == "dict":
             return structure[1]((k, self._unflatten(s, values)) for k, s in structure[2])
         items = [self._unflatten(s, values) for s in structure[2]]
@@ -261,7 +278,11 @@ class Session:
         return {tensor: feed_dict[key] for key, tensor in order}
 
     def _check_feeds(self, feed_dict: dict) -> list[tuple[Tensor, Any]]:
-        """(placeholder, key) for each key of ``feed_dict``, in graph order; errors for bad keys."""
+        """(tensor, key) for each key of ``feed_dict``, in graph order; errors for bad keys.
+
+        Any tensor can be fed, as in TF1: a placeholder, a variable (its stored value
+        is not used in that run) or an intermediate tensor (what computes it is not run).
+        """
         feeds: dict[Tensor, Any] = {}
         for key in feed_dict:
             tensor = key
@@ -271,17 +292,12 @@ class Session:
                 raise InvalidArgumentError(
                     f"symgrad: feed_dict key {key!r:.60} is not a tensor of this session's graph"
                 )
-            if tensor.op.type != "Placeholder":
-                raise InvalidArgumentError(
-                    f"symgrad: cannot feed '{tensor.name}': only placeholders can "
-                    f"be fed (it is a {tensor.op.type} op)"
-                )
             feeds[tensor] = key
         return sorted(feeds.items(), key=lambda item: item[0].op.index)
 
     # -- planning ---------------------------------------------------------------------------------
     def _make_plan(self, flat: Sequence[Any], fed: Sequence[Tensor]) -> _Plan:
-        assigns = self._assign_ops(flat)
+        assigns = self._assign_ops(flat, fed)
         seen: dict[Tensor, int] = {}
         outputs: list[Tensor] = []
 
@@ -303,7 +319,7 @@ class Session:
             assignments.append((variable, slot(op.outputs[0])))
         if not outputs:
             return _Plan(None, [], fetch_slots, [], {}, None)
-        needed = sources_of(outputs)
+        needed = sources_of(outputs, fed=fed)
         missing = [t.name for t in needed if t.op.type == "Placeholder" and t not in fed]
         if missing:
             raise InvalidArgumentError(
@@ -319,7 +335,8 @@ class Session:
         compiled = compile_graph(outputs, inputs=inputs, name=name, path=path)
         if path is not None:
             self.generated_files.append(compiled.path)
-        kinds = [("variable" if t.op.type == "VariableV2" else "feed", t) for t in inputs]
+        kinds = [("feed" if t in fed else "variable", t) for t in inputs]
+        initializers = {op for op in assigns if op.attrs["variable"]._initializer is op}
         return _Plan(
             compiled.function,
             kinds,
@@ -327,13 +344,52 @@ class Session:
             assignments,
             dict(zip(compiled.input_names, inputs, strict=False)),
             compiled.path,
+            tuple(op.attrs["variable"] for op in assigns if op not in initializers),
         )
 
     @staticmethod
-    def _assign_ops(flat: Sequence[Any]) -> list[Operation]:
-        """Every Assign op the fetches run (through data and control inputs), in graph order."""
+    def _assign_ops(flat: Sequence[Any], fed: Sequence[Tensor] = ()) -> list[Operation]:
+        """Every Assign op the fetches run (through data and control inputs), in graph order;
+        a fed tensor's op does not run."""
         roots = [item.op if isinstance(item, Tensor) else item for item in flat]
-        return [op for op in ancestors(roots, control=True) if op.type == "Assign"]
+        return [
+            op
+            for op in ancestors(roots, control=True, stop=fed)
+            if op.type == "Assign" and op.outputs[0] not in fed
+        ]
+
+    # -- values in and out ------------------------------------------------------------------
+    def load_variable(self, variable: Variable, value: Any) -> None:
+        """Store ``value`` in ``variable`` (``Variable.load`` and ``Saver.restore`` use this)."""
+        if self._closed:
+            raise SessionClosedError("symgrad: Attempted to use a closed Session.")
+        if not isinstance(variable, Variable) or variable.graph is not self.graph:
+            raise InvalidArgumentError(
+                f"symgrad: load: {getattr(variable, 'name', variable)!r:.60} is not a "
+                f"variable of this session's graph"
+            )
+        try:
+            array = np.asarray(value)
+        except ValueError:
+            raise ShapeError(
+                f"symgrad: load: the value for variable '{variable.name}' is not a "
+                f"rectangular array"
+            ) from None
+        if array.shape != variable.shape:
+            raise ShapeError(
+                f"symgrad: load: the value for variable '{variable.name}' has shape "
+                f"{array.shape}, the variable has shape {variable.shape}"
+            )
+        if array.dtype.kind not in "biuf" or not np.can_cast(
+            array.dtype, variable.dtype.numpy, casting="same_kind"
+        ):
+            raise DTypeError(
+                f"symgrad: load: the value for variable '{variable.name}' has dtype "
+                f"{array.dtype}, the variable has dtype {variable.dtype.name}"
+            )
+        # A copy: later changes to the caller's array must not reach the session.
+        self._values[variable] = np.array(array, dtype=variable.dtype.numpy)
+        variable.changed_in_session = True
 
 
 class InteractiveSession(Session):

@@ -16,7 +16,7 @@ and only when the two signatures differ.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -75,10 +75,17 @@ def _hashable(value: object) -> object:
 
 class Tracer:
     def __init__(
-        self, outputs: Sequence[tuple[str | None, Tensor]], inputs: Sequence[Tensor], name: str
+        self,
+        outputs: Sequence[tuple[str | None, Tensor]],
+        inputs: Sequence[Tensor],
+        name: str,
+        baked: Mapping[Tensor, np.ndarray] | None = None,
     ) -> None:
         self.outputs = list(outputs)
         self.inputs = list(inputs)
+        self.given = set(self.inputs)
+        # Variables that are not inputs but whose (trained) values become module constants.
+        self.baked = dict(baked or {})
         self.name = name
         self.values: dict[Tensor, Value] = {}
         self.natural_of: dict[sp.Expr, Signature] = {}
@@ -94,7 +101,8 @@ class Tracer:
                     f"symgrad: compile: tensor '{tensor.name}' belongs to "
                     f"another graph than '{self.outputs[0][1].name}'"
                 )
-        ops = ancestors([t.op for _, t in self.outputs])
+        # A fed intermediate tensor is an input: what computes it is not traced.
+        ops = ancestors([t.op for _, t in self.outputs], stop=self.given)
         ops = self._merge_duplicates(ops)
         self._count_uses(ops)
         self.namer = Namer([self.name])  # the function's own name is taken
@@ -106,6 +114,13 @@ class Tracer:
         for (_, tensor), out_name in zip(self.outputs, output_names, strict=False):
             self.output_name_of.setdefault(tensor, out_name)
         for op in ops:
+            if op.outputs and op.outputs[0] in self.given:
+                continue
+            if op.type == "VariableV2" and op.outputs[0] in self.baked:
+                self.values[op.outputs[0]] = self._constant(
+                    op.outputs[0], self.baked[op.outputs[0]]
+                )
+                continue
             if op.type in ("Placeholder", "VariableV2"):
                 continue
             value = self._lower(op)
@@ -137,7 +152,11 @@ class Tracer:
         seen: dict[tuple, Operation] = {}
         kept = []
         for op in ops:
-            if op.type in ("Const", "Placeholder", "VariableV2") or len(op.outputs) != 1:
+            if (
+                op.type in ("Const", "Placeholder", "VariableV2")
+                or len(op.outputs) != 1
+                or op.outputs[0] in self.given
+            ):
                 kept.append(op)
                 continue
             key = (
@@ -167,13 +186,16 @@ class Tracer:
             for position, tensor in enumerate(self._operands(op)):
                 if position not in opdef.shape_only_inputs:
                     self.uses[tensor] = self.uses.get(tensor, 0) + 1
-            if op.type not in ("Const", "Placeholder", "VariableV2"):
+            if (
+                op.type not in ("Const", "Placeholder", "VariableV2")
+                and op.outputs[0] not in self.given
+            ):
                 for position in opdef.materialized_inputs(op):
                     self.forced.add(self._operands(op)[position])
         self.forced.update(t for _, t in self.outputs)
 
     def _bind_inputs(self, ops: Sequence[Operation]) -> list[Input]:
-        given = set(self.inputs)
+        given = self.given
         for op in ops:
             if op.type == "Placeholder" and op.outputs[0] not in given:
                 raise NotCompilableError(
@@ -182,13 +204,9 @@ class Tracer:
                 )
         program_inputs = []
         for tensor in self.inputs:
-            if tensor.op.type not in ("Placeholder", "VariableV2"):
-                raise NotCompilableError(
-                    f"symgrad: compile: input '{tensor.name}' is a "
-                    f"{tensor.op.type} op; inputs must be placeholders or variables"
-                )
             name = self.namer.claim_for(tensor)
             symbol = sp.Symbol(name, real=True)
+            # An intermediate tensor given as an input is fed like a placeholder.
             kind = "variable" if tensor.op.type == "VariableV2" else "placeholder"
             program_inputs.append(
                 Input(name, symbol, tensor.shape, tensor.dtype, kind, tensor.name)
@@ -275,8 +293,10 @@ class Tracer:
     def _natural(self, expr: sp.Expr) -> Signature | None:
         return natural_signature(expr, self.natural_of)
 
-    def _constant(self, tensor: Tensor) -> Value:
-        array: np.ndarray = tensor.op.attrs["value"]
+    def _constant(self, tensor: Tensor, array: np.ndarray | None = None) -> Value:
+        """A Const op's value, or ``array`` (a variable's trained value) in its place."""
+        if array is None:
+            array = tensor.op.attrs["value"]
         if array.ndim == 0 and not tensor.dtype.is_bool:
             number = array.item()
             if isinstance(number, float) and not np.isfinite(number):
@@ -331,7 +351,14 @@ class Tracer:
 
 
 def trace(
-    outputs: Sequence[tuple[str | None, Tensor]], inputs: Sequence[Tensor], name: str
+    outputs: Sequence[tuple[str | None, Tensor]],
+    inputs: Sequence[Tensor],
+    name: str,
+    baked: Mapping[Tensor, np.ndarray] | None = None,
 ) -> Program:
-    """Turn the part of the graph that computes ``outputs`` into a Program."""
-    return Tracer(outputs, inputs, name).run()
+    """Turn the part of the graph that computes ``outputs`` into a Program.
+
+    ``inputs`` may include intermediate tensors (fed: their value replaces their
+    computation); variables in ``baked`` that are not inputs become constants.
+    """
+    return Tracer(outputs, inputs, name, baked).run()

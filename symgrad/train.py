@@ -14,12 +14,41 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as _dtypes
+from .checkpoint import (
+    CheckpointState,
+    Saver,
+    checkpoint_exists,
+    get_checkpoint_state,
+    latest_checkpoint,
+    list_variables,
+    load_variable,
+    update_checkpoint_state,
+)
 from .errors import InvalidArgumentError
 from .gradients import gradients
 from .graph import Operation, Tensor, get_default_graph
 from .ops.elementwise import cast, sqrt
 from .ops.sources import Variable, trainable_variables
 from .ops.state import assign, assign_add, group
+
+__all__ = [
+    "AdamOptimizer",
+    "CheckpointState",
+    "GradientDescentOptimizer",
+    "MomentumOptimizer",
+    "Optimizer",
+    "Saver",
+    "checkpoint_exists",
+    "create_global_step",
+    "get_checkpoint_state",
+    "get_global_step",
+    "get_or_create_global_step",
+    "global_step",
+    "latest_checkpoint",
+    "list_variables",
+    "load_variable",
+    "update_checkpoint_state",
+]
 
 GradsAndVars = list[tuple[Tensor | None, Variable]]
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import builtins
 import os
+import tempfile
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -952,14 +953,29 @@ def _() -> Any:
     return _run(lambda t: t["out"])
 
 
-@bad("session-feed-variable", sg.InvalidArgumentError, ValueError, "'w:0'", "VariableV2")
+# Variables and intermediate tensors can be fed (TF1), with their static shapes.
+@bad(
+    "session-feed-variable-wrong-shape",
+    sg.InvalidArgumentError,
+    ValueError,
+    "'w:0'",
+    "(3,)",
+    "(2,)",
+)
 def _() -> Any:
-    return _run(lambda t: t["read"], lambda t: {t["w"]: np.ones(3, np.float32)})
+    return _run(lambda t: t["read"], lambda t: {t["w"]: np.ones(2, np.float32)})
 
 
-@bad("session-feed-intermediate", sg.InvalidArgumentError, ValueError, "'out:0'", "Sum")
+@bad(
+    "session-feed-intermediate-wrong-shape",
+    sg.InvalidArgumentError,
+    ValueError,
+    "'out:0'",
+    "()",
+    "(2,)",
+)
 def _() -> Any:
-    return _run(lambda t: t["out"] * 2.0, lambda t: {t["out"]: 1.0})
+    return _run(lambda t: t["out"] * 2.0, lambda t: {t["out"]: [1.0, 2.0]})
 
 
 @bad("session-feed-key-not-a-tensor", sg.InvalidArgumentError, ValueError, "feed_dict", "3")
@@ -1158,20 +1174,6 @@ def _() -> Any:
 def _() -> Any:
     m = _model()
     return sg.compile(m["out"], inputs=[m["xs"], m["w"], m["xs"]])
-
-
-@bad(
-    "compile-intermediate-input", sg.NotCompilableError, ValueError, "compile", "'hidden:0'", "Mul"
-)
-def _() -> Any:
-    m = _model()
-    return sg.compile(m["out"], inputs=[m["xs"], m["w"], m["hidden"]])
-
-
-@bad("compile-constant-input", sg.NotCompilableError, ValueError, "compile", "'c:0'", "Const")
-def _() -> Any:
-    m = _model()
-    return sg.compile(m["out"], inputs=[m["xs"], m["w"], sg.constant(2.0, name="c")])
 
 
 @bad("compile-input-not-a-tensor", sg.InvalidArgumentError, ValueError, "compile", "inputs", "str")
@@ -1494,6 +1496,146 @@ def _() -> Any:
     return sg.einsum("ij,jk->ik", _x())
 
 
+# --- 13. checkpoints, loading and exporting values, summaries -------------------------------------------------
+
+
+def _saved(**variables: Any) -> str:
+    """A checkpoint of ``variables`` (name -> initial value) written from a graph of its own."""
+    folder = tempfile.mkdtemp(prefix="symgrad-errors-")
+    with sg.Graph().as_default():
+        for name, value in variables.items():
+            sg.Variable(value, name=name)
+        with sg.Session() as sess:
+            sess.run(sg.global_variables_initializer())
+            return sg.train.Saver().save(sess, os.path.join(folder, "model.ckpt"))
+
+
+def _restore_into(prefix: str, **variables: Any) -> Any:
+    for name, value in variables.items():
+        sg.Variable(value, name=name)
+    with sg.Session() as sess:
+        return sg.train.Saver().restore(sess, prefix)
+
+
+@bad(
+    "restore-missing-checkpoint", sg.errors.CheckpointError, ValueError, "no checkpoint", "nowhere"
+)
+def _() -> Any:
+    return _restore_into("/nonexistent/nowhere/model.ckpt", w=np.zeros(3))
+
+
+@bad("restore-missing-variable", sg.errors.CheckpointError, ValueError, "'v:0'", "w")
+def _() -> Any:
+    return _restore_into(_saved(w=np.zeros(3)), w=np.zeros(3), v=np.zeros(2))
+
+
+@bad("restore-wrong-shape", sg.ShapeError, ValueError, "'w:0'", "(4,)", "(3,)")
+def _() -> Any:
+    return _restore_into(_saved(w=np.zeros(3)), w=np.zeros(4))
+
+
+@bad("restore-wrong-dtype", sg.DTypeError, TypeError, "'w:0'", "float32", "float64")
+def _() -> Any:
+    return _restore_into(_saved(w=np.zeros(3)), w=np.zeros(3, np.float32))
+
+
+@bad("restore-truncated", sg.errors.CheckpointError, ValueError, "truncated", "model.ckpt.npz")
+def _() -> Any:
+    prefix = _saved(w=np.zeros(1000))
+    with open(prefix + ".npz", "r+b") as handle:
+        handle.truncate(100)
+    return _restore_into(prefix, w=np.zeros(1000))
+
+
+@bad(
+    "restore-none", sg.errors.CheckpointError, ValueError, "save_path is None", "latest_checkpoint"
+)
+def _() -> Any:
+    return _restore_into(None, w=np.zeros(3))  # type: ignore[arg-type]
+
+
+@bad("save-missing-folder", sg.errors.CheckpointError, ValueError, "/nonexistent/folder")
+def _() -> Any:
+    w = sg.Variable(1.0, name="w")
+    with sg.Session() as sess:
+        sess.run(w.initializer)
+        return sg.train.Saver().save(sess, "/nonexistent/folder/model.ckpt")
+
+
+@bad("saver-no-variables", sg.InvalidArgumentError, ValueError, "Saver", "no variables")
+def _() -> Any:
+    return sg.train.Saver()
+
+
+@bad("saver-var-list-not-variables", sg.InvalidArgumentError, ValueError, "Saver", "Tensor")
+def _() -> Any:
+    return sg.train.Saver([sg.constant(1.0) * 2.0])
+
+
+@bad("variable-load-wrong-shape", sg.ShapeError, ValueError, "load", "'w:0'", "(2,)", "(3,)")
+def _() -> Any:
+    w = sg.Variable(np.zeros(3), name="w")
+    with sg.Session() as sess:
+        w.load([1.0, 2.0], sess)
+
+
+@bad("variable-load-wrong-dtype", sg.DTypeError, TypeError, "load", "'w:0'", "float32", "complex")
+def _() -> Any:
+    w = sg.Variable(np.zeros(3, np.float32), name="w")
+    with sg.Session() as sess:
+        w.load(np.ones(3, np.complex64), sess)
+
+
+@bad("compile-values-missing-variable", sg.InvalidArgumentError, ValueError, "values=", "'b:0'")
+def _() -> Any:
+    x = sg.placeholder(sg.float32, name="x")
+    w, b = sg.Variable(1.0, name="w"), sg.Variable(1.0, name="b")
+    return sg.compile(x * w + b, values={w: 2.0})
+
+
+@bad("compile-values-wrong-shape", sg.ShapeError, ValueError, "values", "'w:0'", "(2,)", "()")
+def _() -> Any:
+    x = sg.placeholder(sg.float32, name="x")
+    w = sg.Variable(1.0, name="w")
+    return sg.compile(x * w, values={"w": [1.0, 2.0]})
+
+
+@bad(
+    "compile-values-not-a-session", sg.InvalidArgumentError, ValueError, "values=", "Session", "int"
+)
+def _() -> Any:
+    x = sg.placeholder(sg.float32, name="x")
+    return sg.compile(x * sg.Variable(1.0, name="w"), values=3)
+
+
+@bad(
+    "summary-without-tensorboardx", sg.errors.MissingExtraError, ImportError, "symgrad[tensorboard]"
+)
+def _() -> Any:
+    saved, sg.summary._tensorboardx = sg.summary._tensorboardx, None
+    try:
+        return sg.summary.scalar("loss", sg.constant(1.0))
+    finally:
+        sg.summary._tensorboardx = saved
+
+
+@bad("summary-scalar-of-a-vector", sg.InvalidArgumentError, ValueError, "scalar", "'v:0'", "(3,)")
+def _() -> Any:
+    return sg.summary.scalar("loss", sg.constant([1.0, 2.0, 3.0], name="v"))
+
+
+@bad(
+    "summary-image-wrong-rank", sg.InvalidArgumentError, ValueError, "image", "'img:0'", "channels"
+)
+def _() -> Any:
+    return sg.summary.image("picture", sg.constant(np.zeros((2, 2)), name="img"))
+
+
+@bad("summary-merge-not-summaries", sg.InvalidArgumentError, ValueError, "merge", "Tensor")
+def _() -> Any:
+    return sg.summary.merge([sg.constant(1.0)])
+
+
 # --- the test -----------------------------------------------------------------------------------------------------
 
 _LIBRARIES = ("sympy", "numpy", "jinja2")
@@ -1570,6 +1712,8 @@ def test_symgrad_errors_derive_from_the_matching_builtin() -> None:
         sg.NotCompilableError: ValueError,
         sg.FailedPreconditionError: RuntimeError,
         sg.SessionClosedError: RuntimeError,
+        sg.errors.CheckpointError: ValueError,
+        sg.errors.MissingExtraError: ImportError,
     }
     for error, builtin in expected.items():
         assert issubclass(error, sg.SymgradError) and issubclass(error, builtin), error

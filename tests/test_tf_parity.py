@@ -58,7 +58,7 @@ def _non_finite(value: object) -> bool:
     return value in ("inf", "-inf", "nan")
 
 
-def assert_matches_tensorflow(program, expected: list, optimize: bool = True) -> None:  # type: ignore[no-untyped-def]
+def assert_matches_tensorflow(program, expected: list, optimize: bool = True, runner=None) -> None:  # type: ignore[no-untyped-def]
     """Run ``program`` under symgrad and compare each fetch with TensorFlow's recorded one.
 
     Where TensorFlow's results are all finite, the generated code must not warn
@@ -67,7 +67,7 @@ def assert_matches_tensorflow(program, expected: list, optimize: bool = True) ->
     with warnings.catch_warnings():
         if not any(w is not None and _non_finite(w["value"]) for w in expected):
             warnings.simplefilter("error", RuntimeWarning)
-        actual, built = run_program(program, optimize)
+        actual, built = (runner or run_program)(program, optimize)
     compare_fetches(program.__name__, actual, expected, built.get("rtol"))
 
 

@@ -162,6 +162,10 @@ class Variable(Tensor):
         op.outputs = (self,)
         self.initial_value = initial
         self.trainable = trainable
+        # Set by a Session that stores a value other than the initial one (a training
+        # step, an assign, load, restore): a compiled module then warns before it
+        # falls back on the initial value.
+        self.changed_in_session = False
         self._initializer: Any | None = None
         graph.add_to_collection("variables", self)
         if trainable:
@@ -178,6 +182,22 @@ class Variable(Tensor):
 
             self._initializer = assign(self, self.initial_value, name=f"{self.op.name}/Assign").op
         return self._initializer
+
+    def load(self, value: Any, session: Any = None) -> None:
+        """Store ``value`` in this variable in ``session`` (default: the default session),
+        without adding ops to the graph (TF1's ``Variable.load``).
+
+        >>> import symgrad as sg
+        >>> with sg.Graph().as_default():
+        ...     w = sg.Variable([1.0, 2.0], name="w")
+        ...     with sg.Session() as sess:
+        ...         w.load([3.0, 4.0], sess)
+        ...         print(sess.run(w))
+        [3. 4.]
+        """
+        from ..session import get_default_session  # the session layer sits above the ops
+
+        (session or get_default_session()).load_variable(self, value)
 
     def initialized_value(self) -> Tensor:
         return self.initial_value

@@ -34,6 +34,7 @@ CORPORA = {
     "programs_tensor": "tf_fixtures_tensor.json",
     "programs_fidelity": "tf_fixtures_fidelity.json",
     "programs_ported": "tf_fixtures_ported.json",
+    "programs_feeding": "tf_fixtures_feeding.json",
 }
 
 

@@ -1,0 +1,528 @@
+"""Checkpoints: TF1's ``tf.train.Saver`` API over a portable, documented file format.
+
+A checkpoint with prefix ``model.ckpt-1000`` is two files next to each other:
+
+* ``model.ckpt-1000.npz``: a NumPy ``.npz`` archive (an uncompressed zip of
+  ``.npy`` files), one array per variable, keyed by the variable's name
+  (``layer1/weights``). Any NumPy reads it: ``np.load("model.ckpt-1000.npz")``.
+* ``model.ckpt-1000.index.json``: which variables, their dtypes and shapes,
+  the data file's name and its SHA-256, and the format version. It is written
+  after the data file, so a checkpoint whose index exists is complete; the
+  checksum catches a data file changed or cut short afterwards.
+
+The folder's ``checkpoint`` file is TF's text format
+(``model_checkpoint_path: "model.ckpt-1000"``) with paths relative to the
+folder, so a folder of checkpoints can be moved or copied elsewhere.
+
+Every file is written to a temporary file in the target folder (``mkstemp``),
+flushed to disk (``fsync``) and renamed over the target (``os.replace``, atomic
+on POSIX and Windows). A crash or a kill during ``save`` leaves the previous
+checkpoint and the ``checkpoint`` file as they were; the ``checkpoint`` file
+names a new checkpoint only once both of its files are in place, and older
+checkpoints are deleted only after that.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import tempfile
+import time
+import zipfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from .errors import CheckpointError, DTypeError, InvalidArgumentError, ShapeError
+from .graph import Tensor, get_default_graph
+from .ops.sources import Variable, global_variables
+from .version import __version__
+
+FORMAT = "symgrad.checkpoint"
+FORMAT_VERSION = 1
+DATA_SUFFIX = ".npz"
+INDEX_SUFFIX = ".index.json"
+STATE_FILENAME = "checkpoint"
+_TEMPORARY = re.compile(r"^\..+\.(\d+)\.[^.]*\.tmp$")  # .<target>.<pid>.<random>.tmp
+
+
+# --- atomic files ------------------------------------------------------------------------------
+
+
+def atomic_write(path: str | os.PathLike, write: Callable[[IO[bytes]], object]) -> None:
+    """Write ``path`` through ``write(file)`` so that readers see the old file or the whole new one.
+
+    The temporary file sits in the target folder (a rename across file systems is
+    not atomic) and is removed on every exit path that Python sees.
+    """
+    target = Path(path)
+    descriptor, temporary = tempfile.mkstemp(
+        dir=target.parent, prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp"
+    )
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+    _fsync_directory(target.parent)
+
+
+def _fsync_directory(directory: Path) -> None:
+    """Make the rename itself durable (POSIX); folders cannot be opened on Windows."""
+    with contextlib.suppress(OSError):
+        descriptor = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+
+
+def _remove_stale_temporaries(directory: Path) -> None:
+    """Delete temporary files left by processes that were killed (SIGKILL cannot be caught)."""
+    for entry in directory.iterdir():
+        match = _TEMPORARY.match(entry.name)
+        if match is None:
+            continue
+        pid = int(match.group(1))
+        if pid != os.getpid() and not _process_alive(pid):
+            with contextlib.suppress(OSError):
+                entry.unlink()
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by someone else
+    return True
+
+
+# --- reading and writing one checkpoint --------------------------------------------------------
+
+
+def _write_npz(handle: IO[bytes], arrays: Mapping[str, np.ndarray]) -> None:
+    # np.savez takes names as keyword arguments, so a variable called 'file' would
+    # clash; this writes the same archive (one .npy member per array) directly.
+    with zipfile.ZipFile(handle, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
+        for name, array in arrays.items():
+            with archive.open(f"{name}.npy", "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, np.asarray(array, order="C"), allow_pickle=False)
+
+
+def write_checkpoint(prefix: str | os.PathLike, arrays: Mapping[str, np.ndarray]) -> str:
+    """Write the checkpoint ``prefix`` (data file, then index) and return ``prefix``."""
+    prefix = str(prefix)
+    data_path = Path(prefix + DATA_SUFFIX)
+    atomic_write(data_path, lambda handle: _write_npz(handle, arrays))
+    index = {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "written_by": f"symgrad {__version__}",
+        "data_file": data_path.name,
+        "sha256": _sha256_of(data_path),  # read back: what is on disk is what gets checked
+        "variables": {
+            name: {"dtype": np.asarray(a).dtype.name, "shape": list(np.shape(a))}
+            for name, a in arrays.items()
+        },
+    }
+    text = json.dumps(index, indent=1, sort_keys=True) + "\n"
+    atomic_write(prefix + INDEX_SUFFIX, lambda handle: handle.write(text.encode()))
+    return prefix
+
+
+def _sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def read_index(prefix: str | os.PathLike) -> dict[str, Any]:
+    """The index of checkpoint ``prefix``; a :class:`CheckpointError` if it is missing or bad."""
+    path = Path(str(prefix) + INDEX_SUFFIX)
+    try:
+        index = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise CheckpointError(
+            f"symgrad: no checkpoint at {str(prefix)!r} (no file {path.name} in "
+            f"{str(path.parent)!r}); train.latest_checkpoint(folder) gives the newest one"
+        ) from None
+    except (OSError, ValueError) as error:
+        raise CheckpointError(
+            f"symgrad: the checkpoint index {str(path)!r} is unreadable: {error}"
+        ) from None
+    if not isinstance(index, dict) or index.get("format") != FORMAT:
+        raise CheckpointError(f"symgrad: {str(path)!r} is not a symgrad checkpoint index")
+    if index.get("version") != FORMAT_VERSION:
+        raise CheckpointError(
+            f"symgrad: checkpoint {str(prefix)!r} has format version {index.get('version')}; "
+            f"this symgrad reads version {FORMAT_VERSION}"
+        )
+    return index
+
+
+def read_checkpoint(prefix: str | os.PathLike) -> dict[str, np.ndarray]:
+    """Every array of checkpoint ``prefix`` (a prefix or a folder: its latest checkpoint), by name.
+
+    The data file is checked against the index's checksum first, so a truncated
+    or altered file is an error, never a silently wrong value.
+    """
+    prefix = _resolve(prefix)
+    index = read_index(prefix)
+    data_path = Path(str(prefix) + INDEX_SUFFIX).parent / index["data_file"]
+    try:
+        actual = _sha256_of(data_path)
+    except FileNotFoundError:
+        raise CheckpointError(
+            f"symgrad: checkpoint {str(prefix)!r}: its data file {data_path.name} is missing"
+        ) from None
+    if actual != index["sha256"]:
+        raise CheckpointError(
+            f"symgrad: checkpoint {str(prefix)!r}: the data file {data_path.name} does not match "
+            f"its index (truncated or changed after it was written)"
+        )
+    with np.load(data_path, allow_pickle=False) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    if set(arrays) != set(index["variables"]):
+        raise CheckpointError(
+            f"symgrad: checkpoint {str(prefix)!r}: the data file and the index list "
+            f"different variables"
+        )
+    return arrays
+
+
+def _resolve(path: str | os.PathLike) -> str:
+    """A checkpoint prefix, or a folder standing for its latest checkpoint."""
+    if Path(path).is_dir():
+        latest = latest_checkpoint(path)
+        if latest is None:
+            raise CheckpointError(f"symgrad: no checkpoint in folder {str(path)!r}")
+        return latest
+    return str(path)
+
+
+def checkpoint_exists(checkpoint_prefix: str | os.PathLike) -> bool:
+    """True if a complete checkpoint (its index) exists at ``checkpoint_prefix``."""
+    return Path(str(checkpoint_prefix) + INDEX_SUFFIX).is_file()
+
+
+def list_variables(ckpt_dir_or_file: str | os.PathLike) -> list[tuple[str, list[int]]]:
+    """``[(name, shape), ...]`` of a checkpoint, sorted by name (TF1's ``tf.train.list_variables``)."""
+    index = read_index(_resolve(ckpt_dir_or_file))
+    return [(name, list(entry["shape"])) for name, entry in sorted(index["variables"].items())]
+
+
+def load_variable(ckpt_dir_or_file: str | os.PathLike, name: str) -> np.ndarray:
+    """One variable's value from a checkpoint (TF1's ``tf.train.load_variable``)."""
+    arrays = read_checkpoint(ckpt_dir_or_file)
+    key = name[:-2] if name.endswith(":0") else name
+    if key not in arrays:
+        raise CheckpointError(
+            f"symgrad: checkpoint {str(ckpt_dir_or_file)!r} has no variable {name!r}; "
+            f"it has {', '.join(sorted(arrays)) or 'none'}"
+        )
+    return arrays[key]
+
+
+# --- the checkpoint state file -----------------------------------------------------------------
+
+
+@dataclass
+class CheckpointState:
+    """The ``checkpoint`` file of a folder: the newest checkpoint and all that are kept."""
+
+    model_checkpoint_path: str
+    all_model_checkpoint_paths: list[str] = field(default_factory=list)
+
+
+def _state_path(checkpoint_dir: str | os.PathLike, latest_filename: str | None) -> Path:
+    return Path(checkpoint_dir) / (latest_filename or STATE_FILENAME)
+
+
+def _quote(path: str) -> str:
+    return json.dumps(path)  # a quoted string with escapes, as TF's text protobuf format
+
+
+def update_checkpoint_state(
+    save_dir: str | os.PathLike,
+    model_checkpoint_path: str,
+    all_model_checkpoint_paths: Sequence[str] | None = None,
+    latest_filename: str | None = None,
+) -> None:
+    """Write the folder's ``checkpoint`` file (atomically), paths relative to ``save_dir``."""
+    directory = Path(save_dir)
+    paths = list(all_model_checkpoint_paths or [])
+    if model_checkpoint_path not in paths:
+        paths.append(model_checkpoint_path)
+
+    def relative(path: str) -> str:
+        candidate = Path(path)
+        return candidate.name if candidate.parent.resolve() == directory.resolve() else path
+
+    lines = [f"model_checkpoint_path: {_quote(relative(model_checkpoint_path))}"]
+    lines += [f"all_model_checkpoint_paths: {_quote(relative(p))}" for p in paths]
+    text = "\n".join(lines) + "\n"
+    atomic_write(_state_path(directory, latest_filename), lambda h: h.write(text.encode()))
+
+
+def get_checkpoint_state(
+    checkpoint_dir: str | os.PathLike, latest_filename: str | None = None
+) -> CheckpointState | None:
+    """The folder's ``checkpoint`` file, with paths joined to the folder; None if there is none."""
+    path = _state_path(checkpoint_dir, latest_filename)
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        return None
+    newest: str | None = None
+    kept: list[str] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        key, _, text_value = line.partition(":")
+        try:
+            value = json.loads(text_value.strip())
+        except ValueError:
+            value = None
+        if not isinstance(value, str) or key.strip() not in (
+            "model_checkpoint_path",
+            "all_model_checkpoint_paths",
+        ):
+            raise CheckpointError(
+                f"symgrad: {str(path)!r} line {number} is not a checkpoint state entry: {line!r:.80}"
+            )
+        full = value if os.path.isabs(value) else os.path.join(checkpoint_dir, value)
+        if key.strip() == "model_checkpoint_path":
+            newest = full
+        else:
+            kept.append(full)
+    if newest is None:
+        raise CheckpointError(f"symgrad: {str(path)!r} names no model_checkpoint_path")
+    return CheckpointState(newest, kept)
+
+
+def latest_checkpoint(
+    checkpoint_dir: str | os.PathLike, latest_filename: str | None = None
+) -> str | None:
+    """The prefix of the newest complete checkpoint in ``checkpoint_dir``, or None.
+
+    >>> import tempfile, symgrad as sg
+    >>> with sg.Graph().as_default(), tempfile.TemporaryDirectory() as folder:
+    ...     w = sg.Variable([1.0, 2.0], name="w")
+    ...     saver = sg.train.Saver()
+    ...     with sg.Session() as sess:
+    ...         _ = sess.run(w.initializer)
+    ...         path = saver.save(sess, f"{folder}/model.ckpt", global_step=10)
+    ...         print(sg.train.latest_checkpoint(folder) == path, path.endswith("model.ckpt-10"))
+    True True
+    """
+    state = get_checkpoint_state(checkpoint_dir, latest_filename)
+    if state is None or not checkpoint_exists(state.model_checkpoint_path):
+        return None
+    return state.model_checkpoint_path
+
+
+# --- Saver -------------------------------------------------------------------------------------
+
+
+def _variables_by_name(var_list: Any) -> dict[str, Variable]:
+    if var_list is None:
+        var_list = global_variables()
+    if isinstance(var_list, Mapping):
+        pairs = list(var_list.items())
+    elif isinstance(var_list, (list, tuple)):
+        pairs = [(getattr(v, "op", None) and v.op.name, v) for v in var_list]
+    else:
+        raise InvalidArgumentError(
+            f"symgrad: Saver: var_list must be a list or a dict of variables, "
+            f"got {type(var_list).__name__}"
+        )
+    named: dict[str, Variable] = {}
+    for name, variable in pairs:
+        if not isinstance(variable, Variable):
+            raise InvalidArgumentError(
+                f"symgrad: Saver: var_list entries must be Variables, got "
+                f"{type(variable).__name__} {getattr(variable, 'name', variable)!r:.60}"
+            )
+        if not isinstance(name, str) or not name:
+            raise InvalidArgumentError(
+                f"symgrad: Saver: the name of variable '{variable.name}' must be a non-empty string"
+            )
+        if name in named:
+            raise InvalidArgumentError(
+                f"symgrad: Saver: two variables are saved under the name {name!r}"
+            )
+        named[name] = variable
+    return named
+
+
+class Saver:
+    """Saves and restores variables (TF1's ``tf.train.Saver``).
+
+    ``var_list`` is None (every global variable at construction), a list of
+    variables (saved under their op names) or a dict from names to variables.
+    ``save`` keeps the ``max_to_keep`` newest checkpoints (None or 0: all) and,
+    beyond those, one every ``keep_checkpoint_every_n_hours``. See the module
+    docstring for the file format and why writes are atomic.
+
+    >>> import tempfile, symgrad as sg
+    >>> with sg.Graph().as_default(), tempfile.TemporaryDirectory() as folder:
+    ...     w = sg.Variable([1.0, 2.0], name="w")
+    ...     saver = sg.train.Saver(max_to_keep=2)
+    ...     with sg.Session() as sess:
+    ...         _ = sess.run(w.assign([3.0, 4.0]))
+    ...         paths = [saver.save(sess, f"{folder}/model.ckpt", global_step=s) for s in (1, 2, 3)]
+    ...     with sg.Session() as fresh:
+    ...         saver.restore(fresh, sg.train.latest_checkpoint(folder))
+    ...         print(fresh.run(w), [p[-1] for p in saver.last_checkpoints])
+    [3. 4.] ['2', '3']
+    """
+
+    def __init__(
+        self,
+        var_list: Any = None,
+        reshape: bool = False,
+        sharded: bool = False,
+        max_to_keep: int | None = 5,
+        keep_checkpoint_every_n_hours: float = 10000.0,
+        name: str | None = None,
+        restore_sequentially: bool = False,
+        saver_def: Any = None,
+        builder: Any = None,
+        defer_build: bool = False,
+        allow_empty: bool = False,
+        write_version: Any = None,
+        pad_step_number: bool = False,
+        save_relative_paths: bool = True,
+        filename: str | None = None,
+    ) -> None:
+        if var_list is None:
+            with get_default_graph().as_default():
+                var_list = global_variables()
+        self._variables = _variables_by_name(var_list)
+        if not self._variables and not allow_empty:
+            raise InvalidArgumentError("symgrad: Saver: no variables to save")
+        self._max_to_keep = max_to_keep
+        self._keep_every_seconds = keep_checkpoint_every_n_hours * 3600.0
+        self._next_keep_time = time.time() + self._keep_every_seconds
+        self._pad_step_number = pad_step_number
+        self._filename = filename
+        self._last_checkpoints: list[tuple[str, float]] = []
+
+    @property
+    def last_checkpoints(self) -> list[str]:
+        """The kept checkpoints this saver wrote, oldest first."""
+        return [path for path, _ in self._last_checkpoints]
+
+    def set_last_checkpoints_with_time(self, last_checkpoints_with_time: Sequence[tuple]) -> None:
+        self._last_checkpoints = [(str(p), float(t)) for p, t in last_checkpoints_with_time]
+
+    def recover_last_checkpoints(self, checkpoint_paths: Sequence[str]) -> None:
+        """Take over existing checkpoints (e.g. ``get_checkpoint_state(d).all_model_checkpoint_paths``)
+        so that ``max_to_keep`` also deletes them."""
+        now = time.time()
+        self._last_checkpoints = [(str(p), now) for p in checkpoint_paths if checkpoint_exists(p)]
+
+    def save(
+        self,
+        sess: Any,
+        save_path: str | os.PathLike,
+        global_step: Any = None,
+        latest_filename: str | None = None,
+        meta_graph_suffix: str = "meta",
+        write_meta_graph: bool = True,
+        write_state: bool = True,
+        strip_default_attrs: bool = False,
+        save_debug_info: bool = False,
+    ) -> str:
+        """Write the variables' values in ``sess`` to ``save_path`` (``-<global_step>`` appended)
+        and return the checkpoint's prefix. No meta graph is written: the graph is code."""
+        prefix = str(save_path)
+        if global_step is not None:
+            step = int(sess.run(global_step)) if isinstance(global_step, Tensor) else global_step
+            step_text = f"{int(step):08d}" if self._pad_step_number else str(int(step))
+            prefix = f"{prefix}-{step_text}"
+        directory = Path(prefix).parent
+        if not directory.is_dir():
+            raise CheckpointError(
+                f"symgrad: Saver.save: the folder {str(directory)!r} of {prefix!r} does not exist"
+            )
+        names = list(self._variables)
+        values = sess.run([self._variables[n] for n in names]) if names else []
+        arrays = {name: np.asarray(value) for name, value in zip(names, values, strict=True)}
+        _remove_stale_temporaries(directory)
+        write_checkpoint(prefix, arrays)
+        if write_state:
+            stale = self._record(prefix)
+            update_checkpoint_state(
+                directory, prefix, self.last_checkpoints, latest_filename=latest_filename
+            )
+            # Only now that the state file no longer names them.
+            for old in stale:
+                for suffix in (INDEX_SUFFIX, DATA_SUFFIX):  # index first: never a half checkpoint
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(old + suffix)
+        return prefix
+
+    def _record(self, prefix: str) -> list[str]:
+        """Add ``prefix`` to the kept checkpoints; return those to delete."""
+        self._last_checkpoints = [(p, t) for p, t in self._last_checkpoints if p != prefix]
+        self._last_checkpoints.append((prefix, time.time()))
+        stale = []
+        while self._max_to_keep and len(self._last_checkpoints) > self._max_to_keep:
+            path, written = self._last_checkpoints.pop(0)
+            if written > self._next_keep_time:
+                self._next_keep_time += self._keep_every_seconds  # kept for good, untracked
+            else:
+                stale.append(path)
+        return stale
+
+    def restore(self, sess: Any, save_path: str | os.PathLike | None) -> None:
+        """Load the saved values of this saver's variables into ``sess``.
+
+        Every variable is checked (present, same shape, same dtype) before any is
+        loaded, so a mismatched checkpoint changes nothing.
+        """
+        if save_path is None:
+            raise CheckpointError(
+                "symgrad: Saver.restore: save_path is None (train.latest_checkpoint found "
+                "no checkpoint?)"
+            )
+        prefix = str(save_path)
+        index = read_index(prefix)
+        saved = index["variables"]
+        for name, variable in self._variables.items():
+            if name not in saved:
+                raise CheckpointError(
+                    f"symgrad: Saver.restore: variable '{variable.name}' (saved as {name!r}) "
+                    f"is not in checkpoint {prefix!r}; it has "
+                    f"{', '.join(sorted(saved)) or 'no variables'}"
+                )
+            shape = tuple(saved[name]["shape"])
+            if shape != variable.shape:
+                raise ShapeError(
+                    f"symgrad: Saver.restore: variable '{variable.name}' has shape "
+                    f"{variable.shape}, checkpoint {prefix!r} holds shape {shape}"
+                )
+            if saved[name]["dtype"] != np.dtype(variable.dtype.numpy).name:
+                raise DTypeError(
+                    f"symgrad: Saver.restore: variable '{variable.name}' has dtype "
+                    f"{variable.dtype.name}, checkpoint {prefix!r} holds {saved[name]['dtype']}"
+                )
+        arrays = read_checkpoint(prefix)
+        for name, variable in self._variables.items():
+            sess.load_variable(variable, arrays[name])

@@ -1,0 +1,297 @@
+"""``symgrad.summary``: TF1's TensorBoard summaries, written by tensorboardX.
+
+``summary.scalar``/``histogram``/``image`` give summaries that ``Session.run``
+evaluates to a serialized ``Summary`` protocol buffer (bytes, as in TF1);
+``merge``/``merge_all`` combine them; a :class:`FileWriter` appends them to a
+TensorBoard event file. The protocol buffers and the event file are
+tensorboardX's (an optional extra: ``pip install 'symgrad[tensorboard]'``), so
+``tensorboard --logdir LOGDIR`` shows the curves as for a TensorFlow program.
+
+>>> import tempfile, symgrad as sg
+>>> with sg.Graph().as_default(), tempfile.TemporaryDirectory() as logdir:
+...     w = sg.Variable(1.0, name="w")
+...     _ = sg.summary.scalar("w", w)
+...     merged = sg.summary.merge_all()
+...     with sg.Session() as sess, sg.summary.FileWriter(logdir, sess.graph) as writer:
+...         _ = sess.run(w.initializer)
+...         writer.add_summary(sess.run(merged), global_step=0)
+...         print(type(sess.run(merged)).__name__)
+bytes
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from .errors import InvalidArgumentError, MissingExtraError
+from .graph import Graph, Tensor, get_default_graph
+
+try:  # optional: the base install is sympy, numpy and jinja2
+    import tensorboardX as _tensorboardx
+    from tensorboardX import summary as _tbx_summary
+    from tensorboardX.proto import (
+        event_pb2,
+        graph_pb2,
+        node_def_pb2,
+        summary_pb2,
+        versions_pb2,
+    )
+except ImportError:  # pragma: no cover - exercised by the error catalogue
+    _tensorboardx = None
+
+SUMMARIES = "summaries"  # TF1's GraphKeys.SUMMARIES
+
+
+def _library() -> ModuleType:
+    if _tensorboardx is None:
+        raise MissingExtraError(
+            "symgrad: TensorBoard summaries need tensorboardX: pip install 'symgrad[tensorboard]'"
+        )
+    return _tensorboardx
+
+
+class Summary:
+    """A summary in the graph: the tensors it reads and how their values become a ``Summary``.
+
+    ``Session.run`` fetches it like a tensor and returns the serialized protocol buffer.
+    """
+
+    def __init__(self, name: str, tensors: Sequence[Tensor], make: Any) -> None:
+        self.name = name
+        self._tensors = list(tensors)
+        self._make = make  # values -> list of summary_pb2.Summary.Value
+
+    def _symgrad_fetches(self) -> list[Tensor]:
+        return self._tensors
+
+    def _symgrad_combine(self, values: list[Any]) -> bytes:
+        proto = summary_pb2.Summary(value=self._make(values))
+        return proto.SerializeToString()
+
+    def __repr__(self) -> str:
+        return f"<symgrad.summary.Summary '{self.name}'>"
+
+
+def _as_tensor(value: Any, op: str, name: str) -> Tensor:
+    if not isinstance(value, Tensor):
+        raise InvalidArgumentError(
+            f"symgrad: summary.{op} '{name}': expected a Tensor, got {type(value).__name__}"
+        )
+    return value
+
+
+def _register(summary: Summary, graph: Graph, collections: Sequence[str] | None) -> Summary:
+    for key in [SUMMARIES] if collections is None else collections:
+        graph.add_to_collection(key, summary)
+    return summary
+
+
+def _tag(name: str, family: str | None) -> str:
+    """TF1's tag: the unique, scoped name of the summary (``family/`` in front if given)."""
+    graph = get_default_graph()
+    return graph.unique_name(f"{family}/{name}" if family else name)
+
+
+def scalar(
+    name: str, tensor: Any, collections: Sequence[str] | None = None, family: str | None = None
+) -> Summary:
+    """A scalar summary (a loss curve): ``tensor`` must have one element."""
+    _library()
+    tensor = _as_tensor(tensor, "scalar", name)
+    if tensor.shape is not None and int(np.prod([d or 1 for d in tensor.shape])) != 1:
+        raise InvalidArgumentError(
+            f"symgrad: summary.scalar '{name}': tensor '{tensor.name}' has shape "
+            f"{tensor.shape}; a scalar summary needs one value"
+        )
+    tag = _tag(name, family)
+
+    def make(values: list[Any]) -> list[Any]:
+        return list(_tbx_summary.scalar(tag, float(np.asarray(values[0]).reshape(()))).value)
+
+    return _register(Summary(tag, [tensor], make), tensor.graph, collections)
+
+
+def histogram(
+    name: str, values: Any, collections: Sequence[str] | None = None, family: str | None = None
+) -> Summary:
+    """A histogram of all elements of ``values`` (TensorBoard's distributions and histograms)."""
+    _library()
+    tensor = _as_tensor(values, "histogram", name)
+    tag = _tag(name, family)
+
+    def make(arrays: list[Any]) -> list[Any]:
+        data = np.asarray(arrays[0], dtype=np.float64).reshape(-1)
+        return list(_tbx_summary.histogram(tag, data, bins="auto").value)
+
+    return _register(Summary(tag, [tensor], make), tensor.graph, collections)
+
+
+def image(
+    name: str,
+    tensor: Any,
+    max_outputs: int = 3,
+    collections: Sequence[str] | None = None,
+    family: str | None = None,
+) -> Summary:
+    """Images from a ``[batch, height, width, channels]`` tensor (channels 1, 3 or 4).
+
+    Floats are taken to lie in [0, 1], integers in [0, 255], as in TF1; tags are
+    ``name/image/0``, ``name/image/1``, ... (``name/image`` for a single one).
+    """
+    _library()
+    tensor = _as_tensor(tensor, "image", name)
+    if tensor.shape is not None and (len(tensor.shape) != 4 or tensor.shape[3] not in (1, 3, 4)):
+        raise InvalidArgumentError(
+            f"symgrad: summary.image '{name}': tensor '{tensor.name}' has shape {tensor.shape}; "
+            f"expected [batch, height, width, channels] with 1, 3 or 4 channels"
+        )
+    tag = _tag(name, family)
+
+    def make(arrays: list[Any]) -> list[Any]:
+        batch = np.asarray(arrays[0])
+        count = min(max_outputs, batch.shape[0])
+        result = []
+        for index in range(count):
+            picture = batch[index]
+            if picture.dtype.kind == "f":
+                picture = np.clip(picture, 0.0, 1.0).astype(np.float32)
+            else:
+                picture = picture.astype(np.float32) / 255.0
+            sub = f"{tag}/image" if count == 1 else f"{tag}/image/{index}"
+            result += list(_tbx_summary.image(sub, picture, dataformats="HWC").value)
+        return result
+
+    return _register(Summary(tag, [tensor], make), tensor.graph, collections)
+
+
+def merge(inputs: Sequence[Summary], collections: Sequence[str] | None = None) -> Summary:
+    """One summary holding all of ``inputs`` (TF1's ``tf.summary.merge``)."""
+    _library()
+    items = list(inputs)
+    for item in items:
+        if not isinstance(item, Summary):
+            raise InvalidArgumentError(
+                f"symgrad: summary.merge: inputs must be summaries, got {type(item).__name__}"
+            )
+    tensors = [t for item in items for t in item._symgrad_fetches()]
+    spans = []
+    start = 0
+    for item in items:
+        spans.append((item, start, start + len(item._symgrad_fetches())))
+        start = spans[-1][2]
+
+    def make(values: list[Any]) -> list[Any]:
+        return [v for item, a, b in spans for v in item._make(values[a:b])]
+
+    merged = Summary("merged", tensors, make)
+    if collections:
+        graph = tensors[0].graph if tensors else get_default_graph()
+        _register(merged, graph, collections)
+    return merged
+
+
+def merge_all(key: str = SUMMARIES, scope: str | None = None, name: str | None = None) -> Any:
+    """Every summary of the default graph's ``key`` collection merged into one, or None."""
+    found = [
+        s
+        for s in get_default_graph().get_collection(key)
+        if scope is None or s.name.startswith(scope)
+    ]
+    return merge(found) if found else None
+
+
+# --- the event file -----------------------------------------------------------------------------
+
+
+def graph_def(graph: Graph) -> Any:
+    """The graph as a ``GraphDef`` protocol buffer, for TensorBoard's graph view."""
+    _library()
+    nodes = []
+    for op in graph.get_operations():
+        inputs = [t.op.name if t.value_index == 0 else t.name for t in op.inputs]
+        inputs += [f"^{c.name}" for c in op.attrs.get("control", ())]
+        nodes.append(node_def_pb2.NodeDef(name=op.name, op=op.type, input=inputs))
+    return graph_pb2.GraphDef(node=nodes, versions=versions_pb2.VersionDef(producer=22))
+
+
+class FileWriter:
+    """Writes summaries and the graph to an event file in ``logdir`` (TF1's ``tf.summary.FileWriter``).
+
+    Run ``tensorboard --logdir LOGDIR`` (``pip install tensorboard``) to see them.
+    """
+
+    def __init__(
+        self,
+        logdir: str | os.PathLike,
+        graph: Graph | None = None,
+        max_queue: int = 10,
+        flush_secs: int = 120,
+        graph_def: Any = None,
+        filename_suffix: str | None = None,
+        session: Any = None,
+    ) -> None:
+        library = _library()
+        self.logdir = str(logdir)
+        self._writer = library.FileWriter(
+            self.logdir,
+            max_queue=max_queue,
+            flush_secs=flush_secs,
+            filename_suffix=filename_suffix or "",
+        )
+        if graph is not None:
+            self.add_graph(graph)
+
+    def get_logdir(self) -> str:
+        return self.logdir
+
+    def add_summary(self, summary: Any, global_step: int | None = None) -> None:
+        """Append a summary (the bytes ``Session.run`` gave, or a ``Summary`` protocol buffer)."""
+        if isinstance(summary, (bytes, bytearray)):
+            summary = summary_pb2.Summary.FromString(bytes(summary))
+        elif isinstance(summary, Summary):
+            raise InvalidArgumentError(
+                f"symgrad: FileWriter.add_summary: '{summary.name}' is a summary in the graph; "
+                f"pass its value: writer.add_summary(sess.run(summary), step)"
+            )
+        elif not isinstance(summary, summary_pb2.Summary):
+            raise InvalidArgumentError(
+                f"symgrad: FileWriter.add_summary: expected the bytes of a Summary, got "
+                f"{type(summary).__name__}"
+            )
+        step = None if global_step is None else int(global_step)
+        self._writer.add_summary(summary, step)
+
+    def add_graph(self, graph: Graph, global_step: int | None = None) -> None:
+        """Write the graph for TensorBoard's graph view."""
+        if not isinstance(graph, Graph):
+            raise InvalidArgumentError(
+                f"symgrad: FileWriter.add_graph: expected a symgrad Graph, got "
+                f"{type(graph).__name__}"
+            )
+        event = event_pb2.Event(
+            wall_time=time.time(), graph_def=graph_def(graph).SerializeToString()
+        )
+        if global_step is not None:
+            event.step = int(global_step)
+        self._writer.add_event(event)
+
+    def flush(self) -> None:
+        self._writer.flush()
+
+    def close(self) -> None:
+        self._writer.close()
+
+    def reopen(self) -> None:
+        self._writer.reopen()
+
+    def __enter__(self) -> FileWriter:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
