@@ -24,6 +24,8 @@ import numpy as np
 from . import compiler
 from .errors import SymgradError
 from .graph import Graph, Tensor, ancestors
+from .ops.reductions import reduce_sum
+from .tracing import TracedFunction
 
 
 class CommandError(Exception):
@@ -55,8 +57,6 @@ def _collect(target: str) -> list[compiler.CompiledModule]:
 
 
 def _as_compiled(obj: Any, name: str) -> compiler.CompiledModule:
-    from .tracing import TracedFunction
-
     if isinstance(obj, compiler.CompiledModule):
         return obj
     if isinstance(obj, TracedFunction):
@@ -132,8 +132,6 @@ def _check_module(module: compiler.CompiledModule, rng: np.random.Generator) -> 
         ys, x, _ = info
         if _stopped_between(x, ys):
             continue  # stop_gradient makes the gradient differ from the function's derivative on purpose
-        from .ops.reductions import reduce_sum
-
         with x.graph.as_default():
             total = reduce_sum(ys[0]) if len(ys) == 1 else sum(reduce_sum(y) for y in ys)
             objective = compiler.compile(total, inputs=inputs, name="objective").function

@@ -16,7 +16,9 @@ import sympy as sp
 
 from . import codegen, fast, naming
 from .errors import CallError, InvalidArgumentError, NotCompilableError
+from .explain import formulas, readable
 from .graph import Tensor, sources_of
+from .ops.state import Variable
 from .optimize import optimize as optimize_statements
 from .program import Program
 from .trace import trace
@@ -103,8 +105,6 @@ class CompiledModule:
 
     def _initial_value(self, name: str) -> Any:
         if name not in self._default_values:
-            from .ops.sources import Variable
-
             variable = self._defaults[name]
             assert isinstance(variable, Variable)
             self._default_values[name] = evaluate_constant(variable.initial_value)
@@ -113,8 +113,6 @@ class CompiledModule:
     @property
     def formulas(self) -> dict[str, sp.Expr]:
         """Each output as a SymPy expression of the inputs and the named intermediates."""
-        from .explain import formulas
-
         return formulas(self.program)
 
     def explain(self, expand: bool = True, latex: bool = False) -> str:
@@ -129,12 +127,10 @@ class CompiledModule:
         loss = (weight*x - 1)**2
         d_weight = 2*x*(weight*x - 1)
         """
-        from .explain import formulas, readable
-
         lines = []
         for name, expr in formulas(self.program, expand=expand).items():
             expr = readable(expr)
-            lines.append(f"{name} = {sp.latex(expr) if latex else sp.sstr(expr)}")
+            lines.append(f"{name} = {sp.latex(expr) if latex else codegen.formula_text(expr)}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:

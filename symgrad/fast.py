@@ -39,7 +39,8 @@ import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
 from sympy.printing.precedence import PRECEDENCE
 
-from .codegen import WEAK_FLOAT, WEAK_INT, Line, Printer, guarded_statements, print_statement
+from .codegen import Line, Printer, guarded_statements, print_statement
+from .expression_dtypes import WEAK_FLOAT, WEAK_INT
 from .layout import LINE_WIDTH
 from .ops import functions as F
 from .optimize import schedule

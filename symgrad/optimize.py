@@ -16,7 +16,7 @@ from dataclasses import replace
 import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
 
-from .codegen import expression_dtype
+from .expression_dtypes import expression_dtype
 from .naming import Namer
 from .program import Program, Statement
 

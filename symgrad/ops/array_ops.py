@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import sympy as sp
+from sympy.printing.precedence import PRECEDENCE
 
 from .. import dtypes as _dtypes
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
@@ -26,8 +27,9 @@ from ..shapes import (
     signature,
 )
 from ..signatures import reduced_axes_of
-from .functions import Literal, _Structural, literal
-from .reductions import sum_to_shape_of
+from .broadcasting import sum_to_shape_of
+from .elementwise import cast, identity
+from .functions import Literal, _Structural, helper, literal
 from .registry import OpDef, register
 from .sources import constant, convert_to_tensor
 
@@ -97,34 +99,8 @@ class Index(_Structural):
     """``x[key]`` with a basic-indexing key, printed as Python would write it."""
 
     def _numpycode(self, printer: Any) -> str:
-        from sympy.printing.precedence import PRECEDENCE
-
         value, key = self.args
         return f"{printer.parenthesize(value, PRECEDENCE['Func'], strict=False)}[{printer._print(key)}]"
-
-
-class Helper(_Structural):
-    """A call to a helper the module template defines (``_scatter``, ``_untile``, ...).
-
-    Args: the helper's name, the dtype of its result (empty: that of its first
-    argument), then its arguments.
-    """
-
-    def _numpycode(self, printer: Any) -> str:
-        name, _, *arguments = self.args
-        printer.helpers_used.add(str(name).lstrip("_"))
-        return f"{name}({', '.join(printer._print(a) for a in arguments)})"
-
-    def result_dtype(self, dtype_of: Any) -> str:
-        return str(self.args[1]) or dtype_of(self.args[2])
-
-
-def helper(name: str, *arguments: Any, dtype: str = "") -> Helper:
-    return Helper(
-        Literal(name),
-        Literal(dtype),
-        *(a if isinstance(a, sp.Basic) else literal(a) for a in arguments),
-    )
 
 
 class ListOf(_Structural):
@@ -540,8 +516,6 @@ def concat(values: Sequence[Any], axis: int, name: str | None = "concat") -> Ten
             for i, (a, b) in enumerate(zip(shape, t.shape, strict=False))
         ]  # type: ignore[arg-type]
     if len(tensors) == 1:
-        from .elementwise import identity
-
         return identity(first, name=name if name != "concat" else None)
     return _op("ConcatV2", tensors, {"axis": position}, tuple(shape), first.dtype, name)
 
@@ -1065,8 +1039,6 @@ def size(input: Any, name: str | None = None, out_type: Any = _dtypes.int32) -> 
     count = num_elements(x.shape)
     if count is not None:
         return constant(np.asarray(count, dtype=_dtypes.as_dtype(out_type).numpy), name=name)
-    from .elementwise import cast
-
     out = _op("Size", [x], {}, (), _dtypes.int64, name)
     return cast(out, out_type) if _dtypes.as_dtype(out_type) != _dtypes.int64 else out
 

@@ -18,6 +18,8 @@ from typing import Any
 import sympy as sp
 from sympy.printing.precedence import PRECEDENCE
 
+from ..shapes import broadcast_signatures
+
 
 def _call(printer: Any, fn: str, *args: Any) -> str:
     return f"{printer._module_format('numpy.' + fn)}({', '.join(printer._print(a) for a in args)})"
@@ -299,12 +301,6 @@ class _Structural(sp.Function):
         """Positions of arguments read only for their shape (``np.shape(x)``, ``np.size(x)``)."""
         return ()
 
-    def _sympystr(self, printer: Any) -> str:
-        """Formulas (``CompiledModule.explain``) read like the generated code, without ``np.``."""
-        from ..codegen import Printer
-
-        return Printer().doprint(self).replace("np.", "")
-
     def _latex(self, printer: Any) -> str:
         name = getattr(self, "numpy_name", "") or type(self).__name__
         return rf"\operatorname{{{name}}}\left({printer._print(self.args[0])}\right)"
@@ -451,8 +447,6 @@ class MatMulNode(_Structural):
     nargs = 6
 
     def natural(self, signature_of: Any) -> Any:
-        from ..shapes import broadcast_signatures
-
         a, b, transpose_a, transpose_b, _, _ = self.args
         left, right = signature_of(a), signature_of(b)
         if not (
@@ -503,3 +497,27 @@ class Dot(_Structural):
 
 
 BOOLEAN_FUNCTIONS = (Greater, GreaterEqual, Less, LessEqual, Equal, NotEqual, LogicalNot, IsFinite)
+
+
+class Helper(_Structural):
+    """A call to a helper the module template defines (``_scatter``, ``_untile``, ...).
+
+    Args: the helper's name, the dtype of its result (empty: that of its first
+    argument), then its arguments.
+    """
+
+    def _numpycode(self, printer: Any) -> str:
+        name, _, *arguments = self.args
+        printer.helpers_used.add(str(name).lstrip("_"))
+        return f"{name}({', '.join(printer._print(a) for a in arguments)})"
+
+    def result_dtype(self, dtype_of: Any) -> str:
+        return str(self.args[1]) or dtype_of(self.args[2])
+
+
+def helper(name: str, *arguments: Any, dtype: str = "") -> Helper:
+    return Helper(
+        Literal(name),
+        Literal(dtype),
+        *(a if isinstance(a, sp.Basic) else literal(a) for a in arguments),
+    )

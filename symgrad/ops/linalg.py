@@ -9,8 +9,11 @@ import sympy as sp
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Operation, Tensor
 from ..shapes import broadcast_shapes, broadcast_signatures, format_shape
+from ..signatures import broadcast_axes_of, signature_of
+from .array_ops import expand_dims, squeeze
+from .broadcasting import sum_to_shape_of
+from .elementwise import ones_like
 from .functions import Literal, MatMulNode, _Structural
-from .reductions import sum_to_shape_of
 from .registry import OpDef, register
 from .sources import convert_to_tensor
 
@@ -98,8 +101,6 @@ def _gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
         grad_a = matmul(b, grad, transpose_a=True, transpose_b=True)
         grad_b = matmul(grad, a, transpose_a=True, transpose_b=True)
     # Leading (batch) axes broadcast like elementwise operands.
-    from ..signatures import broadcast_axes_of, signature_of
-
     batches = [signature_of(a)[:-2] + (1, 1), signature_of(b)[:-2] + (1, 1)]  # type: ignore[index]
     result = signature_of(op.outputs[0])[:-2] + (1, 1)  # type: ignore[index]
     return [
@@ -200,8 +201,6 @@ def einsum(equation: str, *inputs: Any, name: str | None = None, **kwargs: Any) 
 
 
 def _einsum_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
-    from .elementwise import ones_like
-
     subscripts, output = op.attrs["equation"].split("->")
     subscripts = subscripts.split(",")
     results: list[Tensor | None] = []
@@ -268,6 +267,4 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
 
 def matvec(a: Any, b: Any, transpose_a: bool = False, name: str | None = None) -> Tensor:
     """Matrix times vector over the last axes: ``matmul(a, b[..., None])[..., 0]``."""
-    from .array_ops import expand_dims, squeeze
-
     return squeeze(matmul(a, expand_dims(b, -1), transpose_a=transpose_a), -1, name=name)
