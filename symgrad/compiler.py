@@ -14,7 +14,9 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from . import codegen, fast, naming
+from . import naming
+from .backends.numpy import emit, planner
+from .backends.numpy.printer import Printer, formula_text
 from .errors import CallError, InvalidArgumentError, NotCompilableError
 from .explain import formulas, readable
 from .graph import Tensor, sources_of
@@ -130,7 +132,7 @@ class CompiledModule:
         lines = []
         for name, expr in formulas(self.program, expand=expand).items():
             expr = readable(expr)
-            lines.append(f"{name} = {sp.latex(expr) if latex else codegen.formula_text(expr)}")
+            lines.append(f"{name} = {sp.latex(expr) if latex else formula_text(expr)}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -210,14 +212,14 @@ def build_program(
 
 
 def generate_source(program: Program, fast_form: bool = True) -> str:
-    """The module's text: the fast form (``symgrad.fast``) or one readable expression per statement."""
-    printer = codegen.Printer()
+    """The module's text: the fast form (``symgrad.backends.numpy.planner``) or one readable expression per statement."""
+    printer = Printer()
     if fast_form:
-        lines, helpers = fast.fast_lines(program, printer), sorted(printer.helpers_used)
+        lines, helpers = planner.fast_lines(program, printer), sorted(printer.helpers_used)
     else:
-        lines, helpers = codegen.statement_lines(program, printer)
+        lines, helpers = emit.statement_lines(program, printer)
     total_ops = sum(count_operations(s.expr) for s in program.statements)
-    return codegen.render(program, total_ops, lines, helpers)
+    return emit.render(program, total_ops, lines, helpers)
 
 
 def count_operations(expr: sp.Expr) -> int:
@@ -270,7 +272,7 @@ def compile(
     order). ``path`` is a ``.py`` file or a folder (default: a cache folder).
     ``optimize=False`` writes the readable form, one NumPy expression per
     statement, instead of the fast one (dot products, in-place arithmetic,
-    reused arrays; see ``symgrad.fast``). ``simplify=False`` skips SymPy's
+    reused arrays; see ``symgrad.backends.numpy.planner``). ``simplify=False`` skips SymPy's
     tidying of the formulas.
 
     >>> import symgrad as sg

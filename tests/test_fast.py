@@ -1,4 +1,4 @@
-"""The fast form (symgrad/fast.py): each rewrite gives the readable form's results.
+"""The fast form (symgrad/backends/numpy/planner.py): each rewrite gives the readable form's results.
 
 Every test compiles one graph twice, fast (the default) and readable
 (``optimize=False``), checks what the fast source does (a dot product, an

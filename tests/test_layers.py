@@ -1,4 +1,5 @@
-"""The package's modules import only downward: no import cycle, no import hidden in a function.
+"""The package's modules import only downward: no import cycle, no import hidden in a function;
+IR nodes print only through a backend's printer.
 
 Both read the source with ``ast`` (no import runs), so a cycle dodged by a function-local
 import is still a cycle here.
@@ -10,6 +11,13 @@ import ast
 from pathlib import Path
 
 import pytest
+
+from symgrad import naming
+from symgrad.backends import Backend
+from symgrad.backends.numpy import NUMPY
+from symgrad.ops import array_ops as A
+from symgrad.ops import functions as F
+from symgrad.ops import linalg as L
 
 PACKAGE = Path(__file__).resolve().parent.parent / "symgrad"
 # Optional dependencies, imported where they are used so that the base install needs none.
@@ -123,8 +131,12 @@ def test_no_function_imports_except_optional_dependencies(module: str) -> None:
     ("lower", "upper"),
     [
         ("symgrad.graph", "symgrad.session"),
-        ("symgrad.ops.functions", "symgrad.codegen"),
-        ("symgrad.optimize", "symgrad.codegen"),
+        ("symgrad.ops.functions", "symgrad.backends.numpy.printer"),
+        ("symgrad.optimize", "symgrad.backends.numpy.emit"),
+        ("symgrad.optimize", "symgrad.backends"),
+        ("symgrad.trace", "symgrad.backends"),
+        ("symgrad.gradients", "symgrad.backends"),
+        ("symgrad.ops", "symgrad.trace"),
     ],
 )
 def test_lower_layers_do_not_reach_up(lower: str, upper: str) -> None:
@@ -134,4 +146,35 @@ def test_lower_layers_do_not_reach_up(lower: str, upper: str) -> None:
         for target in graph[stack.pop()] - reached:
             reached.add(target)
             stack.append(target)
-    assert upper not in reached
+    assert not [m for m in reached if m == upper or m.startswith(upper + ".")]
+
+
+def _ir_nodes() -> list[type]:
+    nodes = []
+    for module in (F, A, L):
+        for value in vars(module).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, (F._Elementwise, F._Structural))
+                and not value.__name__.startswith("_")
+            ):
+                nodes.append(value)
+    return nodes
+
+
+def test_ir_nodes_do_not_print_themselves() -> None:
+    printing = [n.__name__ for n in _ir_nodes() if "_numpycode" in vars(n)]
+    assert printing == []
+
+
+@pytest.mark.parametrize("backend", [NUMPY], ids=lambda b: b.name)
+def test_the_backend_printer_prints_every_ir_node(backend: Backend) -> None:
+    missing = [
+        n.__name__ for n in _ir_nodes() if not hasattr(backend.printer, f"_print_{n.__name__}")
+    ]
+    assert missing == []
+
+
+@pytest.mark.parametrize("backend", [NUMPY], ids=lambda b: b.name)
+def test_user_names_never_take_a_name_the_backend_reserves(backend: Backend) -> None:
+    assert backend.reserved <= naming.RESERVED

@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 import sympy as sp
-from sympy.printing.precedence import PRECEDENCE
 
 from .. import dtypes as _dtypes
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
@@ -32,10 +31,6 @@ from .elementwise import cast, identity
 from .functions import Literal, _Structural, helper, literal
 from .registry import OpDef, register
 from .sources import constant, convert_to_tensor
-
-
-def _np(printer: Any, name: str) -> str:
-    return printer._module_format("numpy." + name)
 
 
 def _op(
@@ -61,11 +56,6 @@ class Call(_Structural):
     """``np.<function>(value, <literal arguments>)``: args are the function name, the
     value, then literals printed as they are."""
 
-    def _numpycode(self, printer: Any) -> str:
-        function, value, *rest = self.args
-        arguments = [printer._print(value)] + [printer._print(r) for r in rest]
-        return f"{_np(printer, str(function))}({', '.join(arguments)})"
-
     def result_dtype(self, dtype_of: Any) -> str:
         return dtype_of(self.args[1])
 
@@ -82,9 +72,6 @@ class ShapeOf(_Structural):
     def shape_only_arguments(self) -> tuple[int, ...]:
         return (0,)
 
-    def _numpycode(self, printer: Any) -> str:
-        return f"{_np(printer, 'shape')}({printer._print(self.args[0])})"
-
     def result_dtype(self, dtype_of: Any) -> str:
         return "weak_int"
 
@@ -98,23 +85,13 @@ def shape_argument(tensor: Tensor, value: sp.Expr) -> sp.Basic:
 class Index(_Structural):
     """``x[key]`` with a basic-indexing key, printed as Python would write it."""
 
-    def _numpycode(self, printer: Any) -> str:
-        value, key = self.args
-        return f"{printer.parenthesize(value, PRECEDENCE['Func'], strict=False)}[{printer._print(key)}]"
-
 
 class ListOf(_Structural):
     """``[a, b, c]`` (the operands of concatenate and stack)."""
 
-    def _numpycode(self, printer: Any) -> str:
-        return "[" + ", ".join(printer._print(a) for a in self.args) + "]"
-
 
 class Created(_Structural):
     """A NumPy constructor call with literal arguments only (``np.zeros((3, 4), dtype=...)``)."""
-
-    def _numpycode(self, printer: Any) -> str:
-        return str(self.args[0])
 
     def result_dtype(self, dtype_of: Any) -> str:
         return str(self.args[1])

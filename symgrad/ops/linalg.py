@@ -125,11 +125,6 @@ register(OpDef("MatMul", lower=_lower, gradient=_gradient, signature=_signature)
 class EinsumNode(_Structural):
     """``np.einsum('subscripts', *operands)``; args: the subscripts literal, then the operands."""
 
-    def _numpycode(self, printer: Any) -> str:
-        subscripts, *operands = self.args
-        listed = ", ".join(printer._print(o) for o in operands)
-        return f"{printer._module_format('numpy.einsum')}({subscripts}, {listed})"
-
     def result_dtype(self, dtype_of: Any) -> str:
         return dtype_of(self.args[1])
 

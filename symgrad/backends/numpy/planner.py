@@ -39,13 +39,14 @@ import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
 from sympy.printing.precedence import PRECEDENCE
 
-from .codegen import Line, Printer, guarded_statements, print_statement
-from .expression_dtypes import WEAK_FLOAT, WEAK_INT
-from .ops import functions as F
-from .optimize import schedule
-from .program import Program, Statement
-from .shapes import Signature
-from .signatures import natural_signature
+from ...expression_dtypes import WEAK_FLOAT, WEAK_INT
+from ...ops import functions as F
+from ...optimize import schedule
+from ...program import Program, Statement
+from ...shapes import Signature
+from ...signatures import natural_signature
+from .emit import Line, guarded_statements
+from .printer import Printer, print_statement
 
 FLOATS = ("float32", "float64")
 # SymPy functions that are NumPy ufuncs of one argument, so they can write into ``out``.
