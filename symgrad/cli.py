@@ -2,6 +2,7 @@
 
     symgrad compile FILE.py[:OBJECT] -o OUT      write the generated module(s)
     symgrad show OUT_OR_FILE                     inputs, outputs and formulas
+    symgrad show --after PASS FILE.py[:OBJECT]   the Program after one pass (symgrad.passes)
     symgrad check FILE.py[:OBJECT]               gradients against finite differences
 
 ``FILE.py`` alone runs the file as a script and collects every module it
@@ -22,9 +23,13 @@ from typing import Any
 import numpy as np
 
 from . import compiler
+from .backends.numpy.printer import formula_text
 from .errors import SymgradError
 from .graph import Graph, Tensor, ancestors
 from .ops.reductions import reduce_sum
+from .passes import pass_names
+from .program import Program
+from .shapes import format_shape
 from .tracing import TracedFunction
 
 
@@ -95,6 +100,9 @@ def _show(args: argparse.Namespace) -> None:
         print(text.split('"""')[1].strip())
         return
     for module in _collect(args.target):
+        if args.after:
+            print(_program_text(module.program_after(args.after)))
+            continue
         program = module.program
         print(f"{program.name}  ({module.path})")
         for item in program.inputs:
@@ -105,6 +113,17 @@ def _show(args: argparse.Namespace) -> None:
             print(f"  output {item.name}: {item.dtype.name} {shape}")
         for line in module.explain().splitlines():
             print(f"  {line}")
+
+
+def _program_text(program: Program) -> str:
+    """One line per statement: ``[section] name: dtype shape = formula``."""
+    lines = [f"program {program.name}"]
+    lines += [f"  input {i.name}: {i.dtype.name} {format_shape(i.shape)}" for i in program.inputs]
+    for s in program.statements:
+        dtype = getattr(s.dtype, "name", s.dtype)
+        lines.append(f"  [{s.section}] {s.name}: {dtype} = {formula_text(s.expr)}")
+    lines += [f"  output {o.name} = {o.symbol}" for o in program.outputs]
+    return "\n".join(lines)
 
 
 def _random_value(tensor: Tensor, rng: np.random.Generator) -> Any:
@@ -191,6 +210,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "show", help="inputs, outputs and formulas of a module or FILE.py[:OBJECT]"
     )
     show_parser.add_argument("target", metavar="OUT_OR_FILE")
+    show_parser.add_argument(
+        "--after",
+        metavar="PASS",
+        choices=pass_names(),
+        help="print the Program after this pass: " + ", ".join(pass_names()),
+    )
     show_parser.set_defaults(run=_show)
     check_parser = commands.add_parser("check", help="compare gradients with finite differences")
     check_parser.add_argument("target", metavar="FILE.py[:OBJECT]")

@@ -21,7 +21,7 @@ from .errors import CallError, InvalidArgumentError, NotCompilableError
 from .explain import formulas, readable
 from .graph import Tensor, sources_of
 from .ops.state import Variable
-from .optimize import optimize as optimize_statements
+from .passes import FAST_PASSES, PASSES, run_passes
 from .program import Program
 from .trace import trace
 
@@ -72,6 +72,8 @@ class CompiledModule:
         self._default_values: dict[str, Any] = {}
         self.output_names: list[str] = list(_output_names(structure, program))
         self.input_tensors: list[Tensor] = []
+        self.traced: Program | None = None  # the Program before the passes (program_after)
+        self.simplified = True
         self.output_tensors: list[Tensor] = []
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -111,6 +113,20 @@ class CompiledModule:
             assert isinstance(variable, Variable)
             self._default_values[name] = evaluate_constant(variable.initial_value)
         return self._default_values[name]
+
+    def program_after(self, pass_name: str) -> Program:
+        """The Program as it was right after the pass ``pass_name`` (see :mod:`symgrad.passes`).
+
+        >>> import symgrad as sg
+        >>> with sg.Graph().as_default():
+        ...     x = sg.placeholder(sg.float64, shape=[3], name="x")
+        ...     f = sg.compile(sg.reduce_sum(x * x), name="norm")
+        >>> print(f.program_after("blas-reductions").statements[-1].expr)
+        Dot(x, x, 1)
+        """
+        if self.traced is None:
+            raise InvalidArgumentError("symgrad: this module keeps no traced Program")
+        return run_passes(self.traced, simplify=self.simplified, until=pass_name)
 
     @property
     def formulas(self) -> dict[str, sp.Expr]:
@@ -201,21 +217,12 @@ def _output_names(structure: Any, program: Program) -> list[str | None]:
 # --- the pipeline ---------------------------------------------------------------------------------
 
 
-def build_program(
-    outputs: Sequence[tuple[str | None, Tensor]],
-    inputs: Sequence[Tensor],
-    name: str,
-    optimize_program: bool = True,
-) -> Program:
-    program = trace(outputs, inputs, name)
-    return optimize_statements(program, simplify=optimize_program)
-
-
 def generate_source(program: Program, fast_form: bool = True) -> str:
     """The module's text: the fast form (``symgrad.backends.numpy.planner``) or one readable expression per statement."""
     printer = Printer()
     if fast_form:
-        lines, helpers = planner.fast_lines(program, printer), sorted(printer.helpers_used)
+        fast = run_passes(program, passes=FAST_PASSES)
+        lines, helpers = planner.fast_lines(fast, printer), sorted(printer.helpers_used)
     else:
         lines, helpers = emit.statement_lines(program, printer)
     total_ops = sum(count_operations(s.expr) for s in program.statements)
@@ -317,8 +324,9 @@ def compile(
                 f"which are not among the inputs"
             )
     function_name = naming.function_name(name)
-    program = build_program(flat, inputs, function_name, optimize_program=simplify)
-    program.graph_name = name or function_name
+    traced = trace(flat, inputs, function_name)
+    traced.graph_name = name or function_name
+    program = run_passes(traced, simplify=simplify, passes=PASSES)
     source = generate_source(program, fast_form=optimize)
     target = _target_path(path, function_name, source)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -332,6 +340,7 @@ def compile(
     }
     compiled = CompiledModule(program, source, target, module, structure, defaults)
     compiled.input_tensors, compiled.output_tensors = list(inputs), [t for _, t in flat]
+    compiled.traced, compiled.simplified = traced, simplify
     for observer in list(_observers):
         observer(compiled)
     return compiled

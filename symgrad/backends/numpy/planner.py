@@ -41,14 +41,13 @@ from sympy.printing.precedence import PRECEDENCE
 
 from ...expression_dtypes import WEAK_FLOAT, WEAK_INT
 from ...ops import functions as F
-from ...optimize import schedule
+from ...passes import FLOATS, is_array, statement_naturals
 from ...program import Program, Statement
 from ...shapes import Signature
 from ...signatures import natural_signature
 from .emit import Line, guarded_statements
 from .printer import Printer, print_statement
 
-FLOATS = ("float32", "float64")
 # SymPy functions that are NumPy ufuncs of one argument, so they can write into ``out``.
 UFUNCS = {
     sp.tanh: "tanh",
@@ -73,223 +72,8 @@ POWERS = {sp.Integer(2): "square", sp.S.Half: "sqrt", sp.Integer(-1): "reciproca
 FRESH_STRUCTURAL = (F.MatMulNode,)
 
 
-def is_array(signature: Signature | None) -> bool:
-    """A signature of rank >= 1 (NumPy gives 0-d results as scalars, which have no ``out``)."""
-    return isinstance(signature, tuple) and len(signature) >= 1
-
-
 def _dtype_name(dtype: object) -> str:
     return dtype if isinstance(dtype, str) else getattr(dtype, "name", str(dtype))
-
-
-# --- naturals ---------------------------------------------------------------------------------
-
-
-def statement_naturals(program: Program) -> dict[sp.Expr, Signature]:
-    """Run-time signatures of every symbol, with CSE temporaries worked out from their expressions."""
-    known: dict[sp.Expr, Signature] = dict(program.naturals)
-    for statement in program.statements:
-        if statement.symbol not in known:
-            natural = natural_signature(statement.expr, known)
-            if natural is not None:
-                known[statement.symbol] = natural
-    return known
-
-
-# --- reductions of products as dot products ---------------------------------------------------
-
-
-def _is_full_reduction(node: sp.Expr, known: dict[sp.Expr, Signature]) -> bool:
-    value, axes, keepdims = node.args
-    natural = natural_signature(value, known)
-    if keepdims or not is_array(natural):
-        return False
-    return not len(axes) or sorted(int(a) for a in axes) == list(range(len(natural)))  # type: ignore[arg-type]
-
-
-def _as_dot(
-    node: sp.Expr, known: dict[sp.Expr, Signature], dtype_of: Callable[[sp.Expr], str]
-) -> sp.Expr | None:
-    """``np.sum(c*a*b)`` as ``c*(a @ b)`` (and the mean likewise), or None if it is no such sum."""
-    if type(node) not in (F.ReduceSum, F.ReduceMean) or not _is_full_reduction(node, known):
-        return None
-    value = node.args[0]
-    factors = list(value.args) if isinstance(value, sp.Mul) else [value]
-    scalars = [f for f in factors if natural_signature(f, known) == ()]
-    arrays = [f for f in factors if f not in scalars]
-    if (
-        len(arrays) == 1
-        and isinstance(arrays[0], sp.Pow)
-        and arrays[0].exp == 2
-        and arrays[0].base.is_Symbol
-    ):
-        arrays = [arrays[0].base, arrays[0].base]
-    if len(arrays) < 2:
-        return None
-    signature = natural_signature(arrays[0], known)
-    dtype = dtype_of(arrays[0])
-    if dtype not in FLOATS or any(natural_signature(a, known) != signature for a in arrays):
-        return None
-    if any(dtype_of(f) not in (dtype, WEAK_INT, WEAK_FLOAT) for f in factors):
-        return None  # a float64 scalar would have made NumPy sum in float64
-    dot = F.Dot(sp.Mul(*arrays[:-1]), arrays[-1], sp.Integer(len(signature)))  # type: ignore[arg-type]
-    result = sp.Mul(*scalars, dot)
-    if isinstance(node, F.ReduceMean):
-        count = 1
-        for dim in signature:  # type: ignore[union-attr]
-            if not isinstance(dim, int):
-                return None
-            count *= dim
-        result = result / count
-    return result
-
-
-_NO, _YES, _MATRIX = (
-    sp.Integer(0),
-    sp.Integer(1),
-    sp.Integer(2),
-)  # MatMulNode's transpose flags and rank
-
-
-def _as_matmul(
-    node: sp.Expr, known: dict[sp.Expr, Signature], dtype_of: Callable[[sp.Expr], str]
-) -> sp.Expr | None:
-    """``np.sum(c*a*b, axis=k, keepdims=True)`` of ``a`` [N, M] and ``b`` [N, 1] (k=0) or
-    [1, M] (k=1) as ``c*(b.T @ a)`` or ``c*(a @ b.T)``: no [N, M] temporary. None if it is no such sum.
-
-    The gradient of a parameter broadcast along one axis of a matrix (an outer product's
-    factor, a per-row or per-column scale) is this sum.
-    """
-    if type(node) is not F.ReduceSum or not isinstance(node.args[0], sp.Mul):
-        return None
-    value, axes, keepdims = node.args
-    if not keepdims or len(axes) != 1:
-        return None
-    scalars = [f for f in value.args if natural_signature(f, known) == ()]
-    arrays = [f for f in value.args if f not in scalars]
-    result = natural_signature(value, known)
-    if len(arrays) != 2 or not isinstance(result, tuple) or len(result) != 2:
-        return None
-    dtype = dtype_of(arrays[0])
-    if dtype not in FLOATS or dtype_of(arrays[1]) != dtype:
-        return None
-    if any(dtype_of(f) not in (dtype, WEAK_INT, WEAK_FLOAT) for f in scalars):
-        return None
-    axis = int(axes[0]) % 2  # type: ignore[arg-type]
-    rows, columns = result
-    for full, factor in (arrays, arrays[::-1]):
-        if natural_signature(full, known) != result:
-            continue
-        shape = natural_signature(factor, known)
-        if axis == 0 and shape == (rows, 1):
-            return sp.Mul(*scalars, F.MatMulNode(factor, full, _YES, _NO, _MATRIX, _MATRIX))
-        if axis == 1 and shape == (1, columns):
-            return sp.Mul(*scalars, F.MatMulNode(full, factor, _NO, _YES, _MATRIX, _MATRIX))
-    return None
-
-
-def _scalars_outside(
-    node: sp.Expr, known: dict[sp.Expr, Signature], dtype_of: Callable[[sp.Expr], str]
-) -> sp.Expr | None:
-    """``np.sum(c*a, axis)`` as ``c*np.sum(a, axis)`` for scalars ``c`` (the mean likewise), or None."""
-    if type(node) not in (F.ReduceSum, F.ReduceMean) or not isinstance(node.args[0], sp.Mul):
-        return None
-    value = node.args[0]
-    scalars = [f for f in value.args if natural_signature(f, known) == ()]
-    arrays = [f for f in value.args if f not in scalars]
-    if not scalars or not arrays:
-        return None
-    dtype = dtype_of(sp.Mul(*arrays))
-    if dtype not in FLOATS or any(
-        dtype_of(f) not in (dtype, WEAK_INT, WEAK_FLOAT) for f in scalars
-    ):
-        return None  # a float64 scalar would have made NumPy sum in float64
-    return sp.Mul(*scalars, type(node)(sp.Mul(*arrays), *node.args[1:]))
-
-
-def _reduced_only(expr: sp.Basic, symbol: sp.Symbol, reduced: bool = False) -> bool:
-    """Is every read of ``symbol`` in ``expr`` a factor of the value a ReduceSum or ReduceMean sums?"""
-    if expr == symbol:
-        return reduced
-    if type(expr) in (F.ReduceSum, F.ReduceMean):
-        value = expr.args[0]
-        inside = value.args if isinstance(value, sp.Mul) else (value,)
-        return all(_reduced_only(f, symbol, f == symbol) for f in inside) and all(
-            _reduced_only(a, symbol) for a in expr.args[1:]
-        )
-    return all(_reduced_only(a, symbol) for a in expr.args)
-
-
-def fold_scalar_factors(
-    statements: list[Statement],
-    known: dict[sp.Expr, Signature],
-    dtype_of: Callable[[sp.Expr], str],
-    returned: set[sp.Symbol],
-) -> list[Statement]:
-    """Drop ``g = c*a`` (``c`` scalars) when every read of ``g`` is inside a sum: ``c*np.sum(a*x)``.
-
-    The gradient of a mean is such a ``g``; summing ``a`` and scaling the scalar
-    result saves a pass over the array.
-    """
-    readers: dict[sp.Symbol, list[int]] = {}
-    for index, statement in enumerate(statements):
-        for symbol in statement.expr.free_symbols:
-            readers.setdefault(symbol, []).append(index)  # type: ignore[arg-type]
-    statements = list(statements)
-    dropped: set[int] = set()
-    for index, statement in enumerate(statements):
-        expr, symbol = statement.expr, statement.symbol
-        if not isinstance(expr, sp.Mul) or symbol in returned or not is_array(known.get(symbol)):
-            continue
-        scalars = [
-            f
-            for f in expr.args
-            if natural_signature(f, known) == () and (f.is_Symbol or f.is_Number)
-        ]
-        arrays = [f for f in expr.args if f not in scalars]
-        if not scalars or len(arrays) != 1 or not arrays[0].is_Symbol or not readers.get(symbol):
-            continue
-        if not all(_reduced_only(statements[r].expr, symbol) for r in readers[symbol]):
-            continue
-        for r in readers[symbol]:
-            reader = statements[r].expr.xreplace({symbol: expr})
-            pulled = {
-                node: _scalars_outside(node, known, dtype_of)
-                for node in reader.atoms(F.ReduceSum, F.ReduceMean)
-            }
-            statements[r] = statements[r].with_expr(
-                reader.xreplace({node: new for node, new in pulled.items() if new is not None})
-            )
-            for read in expr.free_symbols:
-                readers.setdefault(read, []).append(r)  # type: ignore[arg-type]
-        dropped.add(index)
-    return [s for i, s in enumerate(statements) if i not in dropped]
-
-
-def blas_reductions(
-    statements: list[Statement], known: dict[sp.Expr, Signature], dtype_of: Callable[[sp.Expr], str]
-) -> list[Statement]:
-    rewritten = []
-    for statement in statements:
-        expr = statement.expr
-        if expr.has(F.ReduceSum):
-            dots = {
-                node: _as_dot(node, known, dtype_of) or _as_matmul(node, known, dtype_of)
-                for node in expr.atoms(F.ReduceSum)
-            }
-            expr = expr.xreplace({node: dot for node, dot in dots.items() if dot is not None})
-        rewritten.append(statement.with_expr(expr))
-    return rewritten
-
-
-# --- scheduling -----------------------------------------------------------------------------
-
-
-def memory_schedule(
-    statements: list[Statement], known: dict[sp.Expr, Signature]
-) -> list[Statement]:
-    """Within each section, scalar results first: their operands may then die sooner."""
-    return schedule(statements, lambda s: 0 if known.get(s.symbol) == () else 1)
 
 
 # --- liveness -------------------------------------------------------------------------------
@@ -592,13 +376,14 @@ def _lower(
 
 
 def fast_lines(program: Program, printer: Printer) -> list[Line]:
-    """The program's statements as fast NumPy lines (see the module docstring)."""
+    """The program's statements as fast NumPy lines (see the module docstring).
+
+    ``program`` has been through the fast form's passes (:data:`symgrad.passes.FAST_PASSES`).
+    """
     known = statement_naturals(program)
     table = program.dtypes_by_symbol()
     printer.table = table
-    returned = Buffers.returned_by(program)
-    statements = fold_scalar_factors(program.statements, known, printer.dtype_of, returned)
-    statements = memory_schedule(blas_reductions(statements, known, printer.dtype_of), known)
+    statements = program.statements
     buffers = Buffers.of(program, statements)
     guarded_symbols = guarded_statements(statements)
     owned: set[sp.Symbol] = set()  # arrays this stage allocated, still alive
