@@ -45,6 +45,7 @@ from ...passes import FLOATS, is_array, statement_naturals
 from ...program import Program, Statement
 from ...shapes import Signature
 from ...signatures import natural_signature
+from . import NUMPY
 from .emit import Line, guarded_statements
 from .printer import Printer, print_statement
 
@@ -167,6 +168,61 @@ OPERATORS = {
 }
 
 
+# --- what the lowering writes: records, printed once the pools are planned -------------------
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A pool array for the value of statement ``index``; the arena gives it a name, or none."""
+
+    index: int
+
+
+@dataclass(frozen=True)
+class Assign:
+    """``target = text``: NumPy evaluates ``text`` into a new array."""
+
+    target: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Augmented:
+    """``target <operator>= operand``."""
+
+    target: str
+    operator: str
+    operand: str
+
+
+@dataclass(frozen=True)
+class InPlace:
+    """``np.<op>(*operands, out=out)``, bound to ``target`` when it is the value's first operation."""
+
+    target: str
+    op: str
+    operands: tuple[str, ...]
+    out: str | Slot | None
+    binds: bool
+
+
+Record = Assign | Augmented | InPlace
+
+
+def record_text(record: Record, slots: dict[int, str]) -> str:
+    """The line of ``record``; ``slots`` names the pool arrays (statement index -> ``pool.pop()``)."""
+    if isinstance(record, Assign):
+        return f"{record.target} = {record.text}"
+    if isinstance(record, Augmented):
+        return f"{record.target} {record.operator}= {record.operand}"
+    arguments = list(record.operands)
+    if record.out is not None:
+        out = slots[record.out.index] if isinstance(record.out, Slot) else record.out
+        arguments.append(f"out={out}")
+    call = f"{NUMPY.module_alias}.{record.op}({', '.join(arguments)})"
+    return f"{record.target} = {call}" if record.binds else call
+
+
 class _InPlace:
     """Lines that leave the value of an elementwise expression in one array, ``target``.
 
@@ -183,7 +239,7 @@ class _InPlace:
         known: dict[sp.Expr, Signature],
         signature: Signature,
         reusable: set[sp.Symbol],
-        slot: str | None = None,
+        slot: Slot | None = None,
     ) -> None:
         self.target = target
         self.printer = printer
@@ -191,7 +247,7 @@ class _InPlace:
         self.signature = signature
         self.reusable = reusable
         self.slot = slot  # where a new array may be created instead of allocated
-        self.lines: list[str] = []
+        self.records: list[Record] = []
         self.pending: sp.Symbol | None = None  # the anchor, a symbol not yet in ``target``
         self.reused: sp.Symbol | None = None  # the array that became ``target``
         self.in_slot = False  # the value was created in ``slot``
@@ -209,48 +265,46 @@ class _InPlace:
 
     # -- operations on the target
     def _create(self, text: str) -> None:
-        self.lines.append(f"{self.target} = {text}")
+        self.records.append(Assign(self.target, text))
         self.pending = None
 
-    def _out(self) -> str:
-        """The ``out=`` argument of the first operation: a dead array, or the slot, if there is one."""
+    def _out(self) -> str | Slot | None:
+        """The ``out=`` of the first operation: a dead array, or the slot, if there is one."""
         if self.pending in self.reusable:
             self.reused = self.pending
-            return f", out={self.pending.name}"  # type: ignore[union-attr]
+            return self.pending.name  # type: ignore[union-attr]
         if self.slot is not None:
             self.in_slot = True
-            return f", out={self.slot}"
-        return ""
+            return self.slot
+        return None
 
     def _unary(self, ufunc: str) -> None:
         if self.pending is not None:
-            self._create(f"np.{ufunc}({self.pending.name}{self._out()})")
+            operand = self.pending.name
+            self.records.append(InPlace(self.target, ufunc, (operand,), self._out(), binds=True))
+            self.pending = None
         else:
-            self.lines.append(f"np.{ufunc}({self.target}, out={self.target})")
+            self.records.append(InPlace(self.target, ufunc, (self.target,), self.target, False))
 
     def _binary(self, operation: str, operand: sp.Expr, reverse: bool = False) -> None:
         """``target = target <op> operand`` (or ``operand <op> target`` with ``reverse``)."""
         if self.pending is None and not reverse:
             symbol = OPERATORS[operation][0]
-            self.lines.append(f"{self.target} {symbol}= {self.printer.doprint(operand)}")
+            self.records.append(Augmented(self.target, symbol, self.printer.doprint(operand)))
             return
         current = self.pending.name if self.pending is not None else self.target
-        out = self._out() if self.pending is not None else f", out={self.target}"
-        if out or self.pending is None:
+        out = self._out() if self.pending is not None else self.target
+        if out is not None or self.pending is None:
             left, right = (self.printer.doprint(operand), current)
             if not reverse:
                 left, right = right, left
-            self._emit_call(f"np.{operation}({left}, {right}{out})")
+            binds = self.pending is not None
+            self.records.append(InPlace(self.target, operation, (left, right), out, binds))
+            self.pending = None
             return
         symbol, precedence = OPERATORS[operation]
         text = self.printer.parenthesize(operand, precedence, strict=not reverse)
         self._create(f"{text} {symbol} {current}" if reverse else f"{current} {symbol} {text}")
-
-    def _emit_call(self, text: str) -> None:
-        if self.pending is not None:
-            self._create(text)
-        else:
-            self.lines.append(text)
 
     # -- expressions
     def evaluate(self, expr: sp.Expr) -> None:
@@ -349,16 +403,12 @@ def _in_place_candidate(
 
 @dataclass
 class _Lowered:
-    """One statement's lines, and what became of memory."""
+    """One statement's records, and what became of memory."""
 
-    texts: list[str]
+    records: list[Record]
     reusable: set[sp.Symbol]  # dying arrays it was allowed to compute in
     reused: sp.Symbol | None  # the one whose memory the value took over
-    in_slot: bool  # the value was created in a pool array (``_slot_token`` in the lines)
-
-
-def _slot_token(index: int) -> str:
-    return f"__slot_{index}__"
+    in_slot: bool  # the value was created in a pool array (a ``Slot`` in the records)
 
 
 def _lower(
@@ -366,13 +416,13 @@ def _lower(
     printer: Printer,
     known: dict[sp.Expr, Signature],
     reusable: set[sp.Symbol],
-    slot: str | None,
+    slot: Slot | None,
 ) -> _Lowered:
     lowering = _InPlace(statement.name, printer, known, known[statement.symbol], reusable, slot)
     with printer.float_context(_dtype_name(statement.dtype)):
         lowering.evaluate(statement.expr)
-    assert lowering.lines and lowering.pending is None, statement
-    return _Lowered(lowering.lines, reusable, lowering.reused, lowering.in_slot)
+    assert lowering.records and lowering.pending is None, statement
+    return _Lowered(lowering.records, reusable, lowering.reused, lowering.in_slot)
 
 
 def fast_lines(program: Program, printer: Printer) -> list[Line]:
@@ -402,7 +452,7 @@ def fast_lines(program: Program, printer: Printer) -> list[Line]:
                 and buffers.dying_at(index, s)
                 and _occurrences(statement.expr, s) == 1
             }
-            slot = _slot_token(index) if _sizable(signature, dims) else None
+            slot = Slot(index) if _sizable(signature, dims) else None
             lowered.append(_lower(statement, printer, known, reusable, slot))
             owned.add(statement.symbol)
             owned.discard(lowered[-1].reused)  # type: ignore[arg-type]  # its memory is the new value's now
@@ -410,7 +460,7 @@ def fast_lines(program: Program, printer: Printer) -> list[Line]:
             rhs = print_statement(
                 printer, statement.expr, statement.dtype, table, not statement.temporary
             )
-            lowered.append(_Lowered([f"{statement.name} = {rhs}"], set(), None, False))
+            lowered.append(_Lowered([Assign(statement.name, rhs)], set(), None, False))
             if (
                 _is_fresh(statement.expr)
                 and is_array(signature)
@@ -447,11 +497,7 @@ def _with_deletes(
     lines: list[Line] = []
     for index, (statement, low) in enumerate(zip(statements, lowered, strict=False)):
         guarded = statement.symbol in guarded_symbols
-        texts = (
-            [t.replace(_slot_token(index), arena.slots[index]) for t in low.texts]
-            if low.in_slot
-            else low.texts
-        )
+        texts = [record_text(record, arena.slots) for record in low.records]
         lines.extend(Line(text, statement.section, guarded) for text in texts)
         if index < len(statements) - 1:  # the return frees the last ones anyway
             lines.extend(
