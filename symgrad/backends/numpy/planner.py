@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import sympy as sp
@@ -40,6 +40,7 @@ from sympy.codegen.cfunctions import expm1, log1p
 from sympy.printing.precedence import PRECEDENCE
 
 from ...expression_dtypes import WEAK_FLOAT, WEAK_INT
+from ...naming import Namer
 from ...ops import functions as F
 from ...passes import FLOATS, is_array, statement_naturals
 from ...program import Program, Statement
@@ -221,6 +222,39 @@ def record_text(record: Record, slots: dict[int, str]) -> str:
         arguments.append(f"out={out}")
     call = f"{NUMPY.module_alias}.{record.op}({', '.join(arguments)})"
     return f"{record.target} = {call}" if record.binds else call
+
+
+def _retarget(record: Record, old: str, new: str) -> Record:
+    """``record`` writing into ``new`` instead of ``old`` (operands that are ``old`` read ``new``)."""
+    if isinstance(record, Assign):
+        return replace(record, target=new)
+    if isinstance(record, Augmented):
+        return replace(record, target=new)
+    operands = tuple(new if o == old else o for o in record.operands)
+    out = new if record.out == old else record.out
+    return replace(record, target=new, operands=operands, out=out)
+
+
+def named_truthfully(records: list[Record], argument: str) -> tuple[list[Record], bool]:
+    """Records in which the statement's name holds only its value (and sums accumulating it).
+
+    ``t = x @ w; t += b; np.tanh(t, out=t)`` would name ``x @ w + b`` ``t`` for two lines;
+    the argument is computed under its own name instead and the function binds ``t``:
+    ``t_arg = x @ w; t_arg += b; t = np.tanh(t_arg, out=t_arg)``. True if ``argument`` is
+    used (it then aliases the value and is deleted after the statement).
+    """
+    unary = [
+        i
+        for i, r in enumerate(records)
+        if isinstance(r, InPlace) and not r.binds and r.operands == (r.target,)
+    ]
+    if not unary:
+        return records, False
+    last = unary[-1]
+    target = records[last].target
+    before = [_retarget(r, target, argument) for r in records[:last]]
+    bound = InPlace(target, records[last].op, (argument,), argument, binds=True)  # type: ignore[union-attr]
+    return [*before, bound, *records[last + 1 :]], True
 
 
 class _InPlace:
@@ -494,10 +528,19 @@ def _with_deletes(
         symbol: index for index, s in enumerate(statements) for symbol in s.expr.free_symbols
     }
     local = {s.symbol for s in statements} - buffers.returned - arena.members
+    namer = Namer(
+        [s.name for s in statements]
+        + [str(s) for s in known if isinstance(s, sp.Symbol)]
+        + [name for name, _, _ in arena.pools]
+    )
     lines: list[Line] = []
     for index, (statement, low) in enumerate(zip(statements, lowered, strict=False)):
         guarded = statement.symbol in guarded_symbols
-        texts = [record_text(record, arena.slots) for record in low.records]
+        records, aliased = named_truthfully(low.records, f"{statement.name}_arg")
+        if aliased:
+            argument = namer.claim([f"{statement.name}_arg"])
+            records, _ = named_truthfully(low.records, argument)
+        texts = [record_text(record, arena.slots) for record in records]
         lines.extend(Line(text, statement.section, guarded) for text in texts)
         if index < len(statements) - 1:  # the return frees the last ones anyway
             lines.extend(
@@ -505,9 +548,12 @@ def _with_deletes(
                 for text in sorted(arena.returns.get(index, []))
             )
         done = sorted(
-            str(s)
-            for s in statement.expr.free_symbols
-            if s in local and last_read[s] == index and is_array(known.get(s))
+            [
+                str(s)
+                for s in statement.expr.free_symbols
+                if s in local and last_read[s] == index and is_array(known.get(s))
+            ]
+            + ([argument] if aliased else [])
         )
         if done and index < len(statements) - 1:  # the return frees the last ones anyway
             lines.append(Line(f"del {', '.join(done)}", statement.section, False))
