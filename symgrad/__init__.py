@@ -27,7 +27,15 @@ from .errors import (
 )
 from .explain import explain_gradients
 from .gradients import AggregationMethod, UnconnectedGradients, gradients, hessians
-from .graph import Graph, Operation, Tensor, get_default_graph, name_scope, reset_default_graph
+from .graph import (
+    Graph,
+    Operation,
+    Tensor,
+    get_default_graph,
+    get_default_session,
+    name_scope,
+    reset_default_graph,
+)
 from .ops.elementwise import (
     abs,
     add,
@@ -105,24 +113,20 @@ from .ops.reductions import (
     reduce_prod,
     reduce_sum,
 )
-from .ops.sources import (
-    Variable,
-    constant,
-    convert_to_tensor,
-    global_variables,
-    placeholder,
-    trainable_variables,
-)
+from .ops.sources import constant, convert_to_tensor, placeholder
 from .ops.state import (
+    Variable,
     assign,
     assign_add,
     assign_sub,
+    global_variables,
     global_variables_initializer,
     group,
     initialize_all_variables,
+    trainable_variables,
     variables_initializer,
 )
-from .session import InteractiveSession, Session, get_default_session
+from .session import InteractiveSession, Session
 from .tracing import TensorSpec, TracedFunction, function, value_and_grad
 
 __all__ = [

@@ -41,7 +41,7 @@ import numpy as np
 
 from .errors import CheckpointError, DTypeError, InvalidArgumentError, ShapeError
 from .graph import Tensor, get_default_graph
-from .ops.sources import Variable, global_variables
+from .ops.state import Variable, global_variables
 from .version import __version__
 
 FORMAT = "symgrad.checkpoint"

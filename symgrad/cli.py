@@ -3,6 +3,7 @@
     symgrad compile FILE.py[:OBJECT] -o OUT      write the generated module(s)
         [--checkpoint DIR]                       ... with the variables' values baked in
     symgrad show OUT_OR_FILE                     inputs, outputs and formulas
+    symgrad show --after PASS FILE.py[:OBJECT]   the Program after one pass (symgrad.passes)
     symgrad check FILE.py[:OBJECT]               gradients against finite differences
 
 ``FILE.py`` alone runs the file as a script and collects every module it
@@ -23,8 +24,14 @@ from typing import Any
 import numpy as np
 
 from . import checkpoint, compiler
+from .backends.numpy.printer import formula_text
 from .errors import SymgradError
 from .graph import Graph, Tensor, ancestors
+from .ops.reductions import reduce_sum
+from .passes import pass_names
+from .program import Program
+from .shapes import format_shape
+from .tracing import TracedFunction
 
 
 class CommandError(Exception):
@@ -56,8 +63,6 @@ def _collect(target: str) -> list[compiler.CompiledModule]:
 
 
 def _as_compiled(obj: Any, name: str) -> compiler.CompiledModule:
-    from .tracing import TracedFunction
-
     if isinstance(obj, compiler.CompiledModule):
         return obj
     if isinstance(obj, TracedFunction):
@@ -108,6 +113,9 @@ def _show(args: argparse.Namespace) -> None:
         print(text.split('"""')[1].strip())
         return
     for module in _collect(args.target):
+        if args.after:
+            print(_program_text(module.program_after(args.after)))
+            continue
         program = module.program
         print(f"{program.name}  ({module.path})")
         for item in program.inputs:
@@ -118,6 +126,17 @@ def _show(args: argparse.Namespace) -> None:
             print(f"  output {item.name}: {item.dtype.name} {shape}")
         for line in module.explain().splitlines():
             print(f"  {line}")
+
+
+def _program_text(program: Program) -> str:
+    """One line per statement: ``[section] name: dtype shape = formula``."""
+    lines = [f"program {program.name}"]
+    lines += [f"  input {i.name}: {i.dtype.name} {format_shape(i.shape)}" for i in program.inputs]
+    for s in program.statements:
+        dtype = getattr(s.dtype, "name", s.dtype)
+        lines.append(f"  [{s.section}] {s.name}: {dtype} = {formula_text(s.expr)}")
+    lines += [f"  output {o.name} = {o.symbol}" for o in program.outputs]
+    return "\n".join(lines)
 
 
 def _random_value(tensor: Tensor, rng: np.random.Generator) -> Any:
@@ -145,8 +164,6 @@ def _check_module(module: compiler.CompiledModule, rng: np.random.Generator) -> 
         ys, x, _ = info
         if _stopped_between(x, ys):
             continue  # stop_gradient makes the gradient differ from the function's derivative on purpose
-        from .ops.reductions import reduce_sum
-
         with x.graph.as_default():
             total = reduce_sum(ys[0]) if len(ys) == 1 else sum(reduce_sum(y) for y in ys)
             objective = compiler.compile(total, inputs=inputs, name="objective").function
@@ -212,6 +229,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "show", help="inputs, outputs and formulas of a module or FILE.py[:OBJECT]"
     )
     show_parser.add_argument("target", metavar="OUT_OR_FILE")
+    show_parser.add_argument(
+        "--after",
+        metavar="PASS",
+        choices=pass_names(),
+        help="print the Program after this pass: " + ", ".join(pass_names()),
+    )
     show_parser.set_defaults(run=_show)
     check_parser = commands.add_parser("check", help="compare gradients with finite differences")
     check_parser.add_argument("target", metavar="FILE.py[:OBJECT]")

@@ -18,7 +18,9 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from . import codegen, fast, naming
+from . import naming
+from .backends.numpy import emit, planner
+from .backends.numpy.printer import Printer, formula_text
 from .errors import (
     CallError,
     DTypeError,
@@ -27,8 +29,10 @@ from .errors import (
     ShapeError,
     StaleValueWarning,
 )
+from .explain import formulas, readable
 from .graph import Tensor, ancestors, sources_of
-from .optimize import optimize as optimize_statements
+from .ops.state import Variable
+from .passes import FAST_PASSES, PASSES, run_passes
 from .program import Program
 from .trace import trace
 
@@ -86,6 +90,8 @@ class CompiledModule:
         self._default_values: dict[str, Any] = {}
         self.output_names: list[str] = list(_output_names(structure, program))
         self.input_tensors: list[Tensor] = []
+        self.traced: Program | None = None  # the Program before the passes (program_after)
+        self.simplified = True
         self.output_tensors: list[Tensor] = []
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -137,16 +143,29 @@ class CompiledModule:
             )
 
     def _initial_value(self, name: str) -> Any:
-        variable = self._defaults[name]
         if name not in self._default_values:
-            self._default_values[name] = evaluate_constant(variable.initial_value)  # type: ignore[attr-defined]
+            variable = self._defaults[name]
+            assert isinstance(variable, Variable)
+            self._default_values[name] = evaluate_constant(variable.initial_value)
         return self._default_values[name]
+
+    def program_after(self, pass_name: str) -> Program:
+        """The Program as it was right after the pass ``pass_name`` (see :mod:`symgrad.passes`).
+
+        >>> import symgrad as sg
+        >>> with sg.Graph().as_default():
+        ...     x = sg.placeholder(sg.float64, shape=[3], name="x")
+        ...     f = sg.compile(sg.reduce_sum(x * x), name="norm")
+        >>> print(f.program_after("blas-reductions").statements[-1].expr)
+        Dot(x, x, 1)
+        """
+        if self.traced is None:
+            raise InvalidArgumentError("symgrad: this module keeps no traced Program")
+        return run_passes(self.traced, simplify=self.simplified, until=pass_name)
 
     @property
     def formulas(self) -> dict[str, sp.Expr]:
         """Each output as a SymPy expression of the inputs and the named intermediates."""
-        from .explain import formulas
-
         return formulas(self.program)
 
     def explain(self, expand: bool = True, latex: bool = False) -> str:
@@ -161,12 +180,10 @@ class CompiledModule:
         loss = (weight*x - 1)**2
         d_weight = 2*x*(weight*x - 1)
         """
-        from .explain import formulas, readable
-
         lines = []
         for name, expr in formulas(self.program, expand=expand).items():
             expr = readable(expr)
-            lines.append(f"{name} = {sp.latex(expr) if latex else sp.sstr(expr)}")
+            lines.append(f"{name} = {sp.latex(expr) if latex else formula_text(expr)}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -235,26 +252,16 @@ def _output_names(structure: Any, program: Program) -> list[str | None]:
 # --- the pipeline ---------------------------------------------------------------------------------
 
 
-def build_program(
-    outputs: Sequence[tuple[str | None, Tensor]],
-    inputs: Sequence[Tensor],
-    name: str,
-    optimize_program: bool = True,
-    baked: Mapping[Tensor, np.ndarray] | None = None,
-) -> Program:
-    program = trace(outputs, inputs, name, baked)
-    return optimize_statements(program, simplify=optimize_program)
-
-
 def generate_source(program: Program, fast_form: bool = True) -> str:
-    """The module's text: the fast form (``symgrad.fast``) or one readable expression per statement."""
-    printer = codegen.Printer()
+    """The module's text: the fast form (``symgrad.backends.numpy.planner``) or one readable expression per statement."""
+    printer = Printer()
     if fast_form:
-        lines, helpers = fast.fast_lines(program, printer), sorted(printer.helpers_used)
+        fast = run_passes(program, passes=FAST_PASSES)
+        lines, helpers = planner.fast_lines(fast, printer), sorted(printer.helpers_used)
     else:
-        lines, helpers = codegen.statement_lines(program, printer)
+        lines, helpers = emit.statement_lines(program, printer)
     total_ops = sum(count_operations(s.expr) for s in program.statements)
-    return codegen.render(program, total_ops, lines, helpers)
+    return emit.render(program, total_ops, lines, helpers)
 
 
 def count_operations(expr: sp.Expr) -> int:
@@ -308,7 +315,7 @@ def compile(
     order). ``path`` is a ``.py`` file or a folder (default: a cache folder).
     ``optimize=False`` writes the readable form, one NumPy expression per
     statement, instead of the fast one (dot products, in-place arithmetic,
-    reused arrays; see ``symgrad.fast``). ``simplify=False`` skips SymPy's
+    reused arrays; see ``symgrad.backends.numpy.planner``). ``simplify=False`` skips SymPy's
     tidying of the formulas.
 
     ``inputs`` may also name intermediate tensors: they become parameters whose
@@ -389,8 +396,9 @@ def compile(
     progress.daemon = True
     progress.start()
     try:
-        program = build_program(flat, inputs, function_name, optimize_program=simplify, baked=baked)
-        program.graph_name = name or function_name
+        traced = trace(flat, inputs, function_name, baked)
+        traced.graph_name = name or function_name
+        program = run_passes(traced, simplify=simplify, passes=PASSES)
         source = generate_source(program, fast_form=optimize)
     finally:
         progress.cancel()
@@ -420,6 +428,7 @@ def compile(
     )
     if seconds >= PROGRESS_AFTER_SECONDS:
         _progress_note(f"symgrad: compiled {function_name!r} in {seconds:.1f} s")
+    compiled.traced, compiled.simplified = traced, simplify
     for observer in list(_observers):
         observer(compiled)
     return compiled

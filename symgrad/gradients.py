@@ -15,6 +15,7 @@ import sympy as sp
 from . import naming
 from .errors import DTypeError, GraphMismatchError, InvalidArgumentError, ShapeError
 from .graph import Operation, Tensor
+from .ops.array_ops import reshape, stack
 from .ops.elementwise import expression_op, identity, ones_like, zeros_like
 from .ops.registry import arg_symbols, opdef_of
 from .ops.sources import convert_to_tensor
@@ -238,8 +239,6 @@ def hessians(
     >>> f([3.0, 5.0]).tolist()
     [[10.0, 6.0], [6.0, 0.0]]
     """
-    from .ops.array_ops import reshape, stack
-
     results = []
     _as_tensor_list(ys, "ys", "hessians")
     for x in _as_tensor_list(xs, "xs", "hessians"):

@@ -14,7 +14,7 @@ from collections.abc import Collection, Iterator, Sequence
 from typing import Any
 
 from . import dtypes as _dtypes
-from .errors import DTypeError, GraphMismatchError, NotFoundError
+from .errors import DTypeError, GraphMismatchError, InvalidArgumentError, NotFoundError
 from .shapes import Shape, format_shape
 
 _VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
@@ -57,8 +57,6 @@ class Operation:
 
     def run(self, feed_dict: dict | None = None, session: Any = None) -> None:
         """Run this op in the default session (TF1's ``op.run()``)."""
-        from .session import get_default_session
-
         (session or get_default_session()).run(self, feed_dict=feed_dict)
 
 
@@ -95,8 +93,6 @@ class Tensor:
 
     def eval(self, feed_dict: dict | None = None, session: Any = None) -> Any:
         """Evaluate in the default session (TF1's ``tensor.eval()``)."""
-        from .session import get_default_session
-
         return (session or get_default_session()).run(self, feed_dict=feed_dict)
 
     def __repr__(self) -> str:
@@ -242,6 +238,19 @@ class Graph:
 
 _global_default_graph = Graph()
 _default_graph_stack: list[Graph] = []
+# Sessions entered with ``with`` (innermost last). The stack lives here, below the session
+# layer, so that ``Tensor.eval`` and ``Operation.run`` reach it without importing upward
+# (TensorFlow keeps its default-session stack in ``ops.py`` for the same reason).
+_default_sessions: list[Any] = []
+
+
+def get_default_session() -> Any:
+    """The innermost :class:`symgrad.Session` entered with ``with`` (or ``as_default()``)."""
+    if not _default_sessions:
+        raise InvalidArgumentError(
+            "symgrad: no default session: use `with symgrad.Session() as sess:` or pass session="
+        )
+    return _default_sessions[-1]
 
 
 def get_default_graph() -> Graph:

@@ -1,4 +1,5 @@
-"""Program → Program: stability rewrites, bounded simplification, CSE.
+"""The rewrites behind the passes of :mod:`symgrad.passes`: value numbering, stability
+rewrites, bounded simplification, scheduling, dead code, CSE.
 
 Every step is bounded, so no graph can make compile() hang here: expressions
 larger than ``SIMPLIFY_LIMIT`` operations, and all statements once
@@ -16,7 +17,7 @@ from dataclasses import replace
 import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
 
-from .codegen import expression_dtype
+from .expression_dtypes import expression_dtype
 from .naming import Namer
 from .program import Program, Statement
 
@@ -240,12 +241,3 @@ def eliminate_dead_code(program: Program) -> list[Statement]:
             kept.append(statement)
             needed |= statement.expr.free_symbols
     return kept[::-1]
-
-
-def optimize(program: Program, simplify: bool = True) -> Program:
-    program = deduplicate(program)
-    statements = simplify_statements(program.statements) if simplify else program.statements
-    program = replace(program, statements=schedule(statements))
-    program.statements = eliminate_dead_code(program)
-    program.statements = common_subexpressions(program)
-    return program

@@ -27,10 +27,17 @@ from .errors import (
     SessionClosedError,
     ShapeError,
 )
-from .graph import Graph, Operation, Tensor, ancestors, get_default_graph, sources_of
-from .ops.sources import Variable
+from .graph import (
+    Graph,
+    Operation,
+    Tensor,
+    _default_sessions,
+    ancestors,
+    get_default_graph,
+    sources_of,
+)
+from .ops.state import Variable
 
-_default_sessions: list[Session] = []
 _FLAT_LIST = ("flat list",)  # the structure of a fetched list of tensors and ops
 
 
@@ -41,15 +48,6 @@ def _fetch_key(fetches: Any) -> Any:
         items = tuple(_fetch_key(item) for item in fetches)
         return None if any(item is None for item in items) else (kind, items)
     return fetches if isinstance(fetches, (Tensor, Operation)) else None
-
-
-def get_default_session() -> Session:
-    """The innermost session entered with ``with`` (or ``as_default()``)."""
-    if not _default_sessions:
-        raise InvalidArgumentError(
-            "symgrad: no default session: use `with symgrad.Session() as sess:` or pass session="
-        )
-    return _default_sessions[-1]
 
 
 @dataclass

@@ -27,8 +27,7 @@ from .errors import GraphMismatchError, NotCompilableError
 from .graph import Operation, Tensor, ancestors
 from .naming import Namer, preferred_names, sanitize
 from .ops import functions as F
-from .ops.reductions import Lowered
-from .ops.registry import arg_symbols, opdef_of
+from .ops.registry import Lowered, arg_symbols, opdef_of
 from .program import ConstantArray, Input, Output, Program, Statement
 from .shapes import Shape, Signature, is_fully_defined
 from .signatures import natural_signature, signature_of

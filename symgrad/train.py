@@ -28,8 +28,7 @@ from .errors import InvalidArgumentError
 from .gradients import gradients
 from .graph import Operation, Tensor, get_default_graph
 from .ops.elementwise import cast, sqrt
-from .ops.sources import Variable, trainable_variables
-from .ops.state import assign, assign_add, group
+from .ops.state import Variable, assign, assign_add, group, trainable_variables
 
 __all__ = [
     "AdamOptimizer",

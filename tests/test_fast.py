@@ -1,4 +1,4 @@
-"""The fast form (symgrad/fast.py): each rewrite gives the readable form's results.
+"""The fast form (symgrad/backends/numpy/planner.py): each rewrite gives the readable form's results.
 
 Every test compiles one graph twice, fast (the default) and readable
 (``optimize=False``), checks what the fast source does (a dot product, an
@@ -8,6 +8,7 @@ forms' results, and that no input array was written into.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -280,3 +281,36 @@ def test_a_sum_over_the_broadcast_axis_of_a_product_is_a_matrix_product() -> Non
     assert any(" @ reshape_1.T" in line and line.startswith("d_sum_d_x =") for line in lines), lines
     # d/dscale sums two full matrices over the rows: no matrix product there
     assert any(line.startswith("d_sum_d_scale = np.sum(") for line in lines), lines
+
+
+def _unary_calls_in_place(source: str) -> list[str]:
+    """Statements like ``np.tanh(t, out=t)``: ``t`` held the function's argument until then."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Call)
+            and len(node.value.args) == 1
+            and any(k.arg == "out" for k in node.value.keywords)
+        ):
+            found.append(ast.unparse(node))
+    return found
+
+
+def test_fast_names_hold_only_the_value_they_name() -> None:
+    def build() -> tuple:
+        weights = np.random.default_rng(3)  # both forms get the same initial values
+        images = sg.placeholder(sg.float64, shape=[None, 6], name="images")
+        w1 = sg.Variable(weights.standard_normal((6, 5)), name="W1")
+        b1 = sg.Variable(weights.standard_normal(5), name="b1")
+        w2 = sg.Variable(weights.standard_normal((5, 3)), name="W2")
+        hidden = sg.tanh(images @ w1 + b1)
+        loss = sg.reduce_mean(sg.exp(hidden @ w2 - 1.0))
+        return [loss, *sg.gradients(loss, [w1, b1, w2])], [images, w1, b1, w2]
+
+    source, _, _ = both_forms(build, [rng.standard_normal((4, 6))])
+    lines = body(source)
+    assert _unary_calls_in_place(source) == []
+    assert "tanh = np.tanh(tanh_arg, out=tanh_arg)" in lines
+    assert lines.index("tanh_arg = images @ W1") < lines.index("tanh_arg += b1")
+    assert "del tanh_arg" in lines  # the alias would keep the array alive past tanh's last read

@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 
 import symgrad as sg
 from symgrad import naming
-from symgrad.codegen import SECTION_TITLES, TEMPLATE, template_directory
+from symgrad.backends.numpy.emit import SECTION_TITLES, TEMPLATE, template_directory
 
 # --- what the template may put in a module ----------------------------------------------------
 

@@ -26,16 +26,12 @@ from ..shapes import (
     signature,
 )
 from ..signatures import reduced_axes_of
-from .elementwise import identity
+from .broadcasting import sum_to_shape_of
+from .elementwise import cast, identity
 from .elementwise import where as _select
-from .functions import Literal, _Structural, literal
-from .reductions import sum_to_shape_of
+from .functions import Literal, _Structural, helper, literal
 from .registry import OpDef, register
 from .sources import constant, convert_to_tensor
-
-
-def _np(printer: Any, name: str) -> str:
-    return printer._module_format("numpy." + name)
 
 
 def _op(
@@ -61,11 +57,6 @@ class Call(_Structural):
     """``np.<function>(value, <literal arguments>)``: args are the function name, the
     value, then literals printed as they are."""
 
-    def _numpycode(self, printer: Any) -> str:
-        function, value, *rest = self.args
-        arguments = [printer._print(value)] + [printer._print(r) for r in rest]
-        return f"{_np(printer, str(function))}({', '.join(arguments)})"
-
     def result_dtype(self, dtype_of: Any) -> str:
         return dtype_of(self.args[1])
 
@@ -82,9 +73,6 @@ class ShapeOf(_Structural):
     def shape_only_arguments(self) -> tuple[int, ...]:
         return (0,)
 
-    def _numpycode(self, printer: Any) -> str:
-        return f"{_np(printer, 'shape')}({printer._print(self.args[0])})"
-
     def result_dtype(self, dtype_of: Any) -> str:
         return "weak_int"
 
@@ -98,49 +86,13 @@ def shape_argument(tensor: Tensor, value: sp.Expr) -> sp.Basic:
 class Index(_Structural):
     """``x[key]`` with a basic-indexing key, printed as Python would write it."""
 
-    def _numpycode(self, printer: Any) -> str:
-        from sympy.printing.precedence import PRECEDENCE
-
-        value, key = self.args
-        return f"{printer.parenthesize(value, PRECEDENCE['Func'], strict=False)}[{printer._print(key)}]"
-
-
-class Helper(_Structural):
-    """A call to a helper the module template defines (``_scatter``, ``_untile``, ...).
-
-    Args: the helper's name, the dtype of its result (empty: that of its first
-    argument), then its arguments.
-    """
-
-    def _numpycode(self, printer: Any) -> str:
-        name, _, *arguments = self.args
-        printer.helpers_used.add(str(name).lstrip("_"))
-        return f"{name}({', '.join(printer._print(a) for a in arguments)})"
-
-    def result_dtype(self, dtype_of: Any) -> str:
-        return str(self.args[1]) or dtype_of(self.args[2])
-
-
-def helper(name: str, *arguments: Any, dtype: str = "") -> Helper:
-    return Helper(
-        Literal(name),
-        Literal(dtype),
-        *(a if isinstance(a, sp.Basic) else literal(a) for a in arguments),
-    )
-
 
 class ListOf(_Structural):
     """``[a, b, c]`` (the operands of concatenate and stack)."""
 
-    def _numpycode(self, printer: Any) -> str:
-        return "[" + ", ".join(printer._print(a) for a in self.args) + "]"
-
 
 class Created(_Structural):
     """A NumPy constructor call with literal arguments only (``np.zeros((3, 4), dtype=...)``)."""
-
-    def _numpycode(self, printer: Any) -> str:
-        return str(self.args[0])
 
     def result_dtype(self, dtype_of: Any) -> str:
         return str(self.args[1])
@@ -1251,8 +1203,6 @@ def size(input: Any, name: str | None = None, out_type: Any = _dtypes.int32) -> 
     count = num_elements(x.shape)
     if count is not None:
         return constant(np.asarray(count, dtype=_dtypes.as_dtype(out_type).numpy), name=name)
-    from .elementwise import cast
-
     out = _op("Size", [x], {}, (), _dtypes.int64, name)
     return cast(out, out_type) if _dtypes.as_dtype(out_type) != _dtypes.int64 else out
 

@@ -24,7 +24,9 @@ from .. import dtypes as _dtypes
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Operation, Tensor, get_default_graph
 from ..shapes import broadcast_shapes, format_shape, is_fully_defined
+from ..signatures import broadcast_axes_of, signature_of
 from . import functions as F
+from .broadcasting import sum_to_shape_of
 from .registry import OpDef, arg_symbols, register
 from .sources import constant
 
@@ -228,9 +230,6 @@ def _zero_where_cotangent_is_zero(partial: sp.Expr, symbols: Sequence[sp.Symbol]
 
 
 def elementwise_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
-    from ..signatures import broadcast_axes_of, signature_of
-    from .reductions import sum_to_shape_of  # both build on this module
-
     expr = op.attrs["expr"]
     args = arg_symbols(len(op.inputs))
     output = op.outputs[0]

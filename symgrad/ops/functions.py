@@ -1,8 +1,8 @@
 """SymPy primitives that SymPy lacks or models differently from TensorFlow.
 
-Each class carries its derivative (``fdiff``) next to its NumPy spelling
-(``_numpycode``), so differentiation and printing cannot drift apart. The
-derivatives encode TF1's values at special points: ``relu'(0) = 0``, ties of
+Each class carries its derivative (``fdiff``); each backend's printer spells it
+(``_print_Sigmoid`` in ``symgrad/backends/numpy/printer.py``), so a new backend
+touches only its own folder. The derivatives encode TF1's values at special points: ``relu'(0) = 0``, ties of
 ``maximum`` go to the first argument, ``pow``'s exponent gradient is 0 where
 the base is not positive.
 
@@ -18,9 +18,7 @@ from typing import Any
 import sympy as sp
 from sympy.printing.precedence import PRECEDENCE
 
-
-def _call(printer: Any, fn: str, *args: Any) -> str:
-    return f"{printer._module_format('numpy.' + fn)}({', '.join(printer._print(a) for a in args)})"
+from ..shapes import broadcast_signatures
 
 
 class _Elementwise(sp.Function):
@@ -38,19 +36,12 @@ class Sigmoid(_Elementwise):
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         return self * (1 - self)
 
-    def _numpycode(self, printer: Any) -> str:
-        neg = printer._print(-self.args[0])
-        return f"{printer._module_format('numpy.exp')}(-{printer._module_format('numpy.logaddexp')}(0, {neg}))"
-
 
 class Softplus(_Elementwise):
     """log(1 + exp(x)) as ``np.logaddexp(0, x)``: finite for x = ±1000."""
 
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         return Sigmoid(self.args[0])
-
-    def _numpycode(self, printer: Any) -> str:
-        return _call(printer, "logaddexp", 0, self.args[0])
 
 
 class Power(_Elementwise):
@@ -67,13 +58,6 @@ class Power(_Elementwise):
                 return ZeroOver(x)
             return y * Power(x, y - 1)
         return self * LogWherePositive(x)
-
-    def _numpycode(self, printer: Any) -> str:
-        x, y = self.args
-        return (
-            f"{printer.parenthesize(x, PRECEDENCE['Pow'], strict=False)}"
-            f"**{printer.parenthesize(y, PRECEDENCE['Pow'], strict=False)}"
-        )
 
 
 class ZeroOver(_Elementwise):
@@ -92,9 +76,6 @@ class ZeroOver(_Elementwise):
 
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         return ZeroOver(self.args[0] ** 2)
-
-    def _numpycode(self, printer: Any) -> str:
-        return f"0 / {printer.parenthesize(self.args[0], PRECEDENCE['Mul'], strict=True)}"
 
 
 class NanUnlessFinite(_Elementwise):
@@ -115,14 +96,6 @@ class NanUnlessFinite(_Elementwise):
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         return sp.S.Zero
 
-    def _numpycode(self, printer: Any) -> str:
-        if len(self.args) == 1:
-            return f"0 * {printer.parenthesize(self.args[0], PRECEDENCE['Mul'], strict=True)}"
-        total = " + ".join(
-            printer.parenthesize(a, PRECEDENCE["Add"], strict=False) for a in self.args
-        )
-        return f"0 * ({total})"
-
 
 class LogWherePositive(_Elementwise):
     """log(x) where x > 0, else 0: TF's factor in d pow(x, y) / dy."""
@@ -136,11 +109,6 @@ class LogWherePositive(_Elementwise):
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         return Where(Greater(self.args[0], 0), 1 / self.args[0], 0)
 
-    def _numpycode(self, printer: Any) -> str:
-        x = printer._print(self.args[0])
-        np_ = printer._module_format("numpy")
-        return f"{np_}.where({x} > 0, {np_}.log({np_}.where({x} > 0, {x}, 1)), 0)"
-
 
 # --- piecewise primitives (kinks and ties follow TF) -------------------------------
 
@@ -148,9 +116,6 @@ class LogWherePositive(_Elementwise):
 class Relu(_Elementwise):
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         return ReluMask(self.args[0], 0)
-
-    def _numpycode(self, printer: Any) -> str:
-        return _call(printer, "maximum", self.args[0], 0)
 
 
 class Maximum(_Elementwise):
@@ -162,9 +127,6 @@ class Maximum(_Elementwise):
         x, y = self.args
         return GreaterEqual(x, y) if argindex == 1 else Less(x, y)
 
-    def _numpycode(self, printer: Any) -> str:
-        return _call(printer, "maximum", *self.args)
-
 
 class Minimum(_Elementwise):
     """min(x, y); on a tie the gradient goes to x."""
@@ -174,9 +136,6 @@ class Minimum(_Elementwise):
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         x, y = self.args
         return LessEqual(x, y) if argindex == 1 else Greater(x, y)
-
-    def _numpycode(self, printer: Any) -> str:
-        return _call(printer, "minimum", *self.args)
 
 
 class Where(_Elementwise):
@@ -201,9 +160,6 @@ class Where(_Elementwise):
             return LogicalNot(cond)
         return sp.S.Zero
 
-    def _numpycode(self, printer: Any) -> str:
-        return _call(printer, "where", *self.args)
-
 
 class OneWhere(_Elementwise):
     """``np.where(cond, 1, x)``: a value made harmless where ``cond`` holds.
@@ -225,27 +181,17 @@ class OneWhere(_Elementwise):
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         return LogicalNot(self.args[0]) if argindex == 2 else sp.S.Zero
 
-    def _numpycode(self, printer: Any) -> str:
-        return _call(printer, "where", self.args[0], 1, self.args[1])
-
 
 class LogicalNot(_Elementwise):
     boolean = True
-
-    def _numpycode(self, printer: Any) -> str:
-        return _call(printer, "logical_not", self.args[0])
 
 
 class Round(_Elementwise):
     """Round half to even, like TF and NumPy."""
 
-    def _numpycode(self, printer: Any) -> str:
-        return _call(printer, "round", self.args[0])
-
 
 class Floor(_Elementwise):
-    def _numpycode(self, printer: Any) -> str:
-        return _call(printer, "floor", self.args[0])
+    """Round towards minus infinity."""
 
 
 class Abs(_Elementwise):
@@ -254,18 +200,12 @@ class Abs(_Elementwise):
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         return Sign(self.args[0])
 
-    def _numpycode(self, printer: Any) -> str:
-        return _call(printer, "abs", self.args[0])
-
 
 class Sign(_Elementwise):
     """sign(x); TF defines its gradient as 0 everywhere."""
 
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         return sp.S.Zero
-
-    def _numpycode(self, printer: Any) -> str:
-        return _call(printer, "sign", self.args[0])
 
 
 # --- boolean-valued primitives ------------------------------------------------------
@@ -279,18 +219,12 @@ class _Comparison(_Elementwise):
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         return sp.S.Zero
 
-    def _numpycode(self, printer: Any) -> str:
-        return _call(printer, self.numpy_name, *self.args)
-
 
 class IsFinite(_Elementwise):
     boolean = True
 
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         return sp.S.Zero
-
-    def _numpycode(self, printer: Any) -> str:
-        return _call(printer, "isfinite", self.args[0])
 
 
 class Greater(_Comparison):
@@ -344,16 +278,6 @@ class Cast(_Elementwise):
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         return sp.S.One
 
-    def _numpycode(self, printer: Any) -> str:
-        with printer.float_context(self.source):
-            value = printer._print(self.args[0])
-        if self.args[0].is_Number and self.target != "bool":
-            return f"{printer._module_format('numpy.' + self.target)}({value})"
-        return (
-            f"{printer._module_format('numpy.asarray')}({value}, "
-            f"dtype={printer._module_format('numpy.' + self.target)})"
-        )
-
 
 def cast(value: sp.Expr, target: str, source: str) -> sp.Expr:
     return Cast(value, sp.Symbol(target), sp.Symbol(source))
@@ -364,11 +288,6 @@ def cast(value: sp.Expr, target: str, source: str) -> sp.Expr:
 
 def axes_tuple(axes: tuple[int, ...]) -> sp.Tuple:
     return sp.Tuple(*(sp.Integer(a) for a in axes))
-
-
-def _axis_text(axes: sp.Tuple) -> str:
-    items = [str(int(a)) for a in axes]
-    return items[0] if len(items) == 1 else "(" + ", ".join(items) + ")"
 
 
 class Literal(sp.Symbol):
@@ -395,12 +314,6 @@ class _Structural(sp.Function):
         """Positions of arguments read only for their shape (``np.shape(x)``, ``np.size(x)``)."""
         return ()
 
-    def _sympystr(self, printer: Any) -> str:
-        """Formulas (``CompiledModule.explain``) read like the generated code, without ``np.``."""
-        from ..codegen import Printer
-
-        return Printer().doprint(self).replace("np.", "")
-
     def _latex(self, printer: Any) -> str:
         name = getattr(self, "numpy_name", "") or type(self).__name__
         return rf"\operatorname{{{name}}}\left({printer._print(self.args[0])}\right)"
@@ -425,16 +338,6 @@ class ReduceSum(_Structural):
         if keepdims:
             return tuple(1 if i in reduced else d for i, d in enumerate(operand))
         return tuple(d for i, d in enumerate(operand) if i not in reduced)
-
-    def _numpycode(self, printer: Any) -> str:
-        value, axes, keepdims = self.args
-        text = printer._print(value)
-        parts = [text]
-        if len(axes):
-            parts.append(f"axis={_axis_text(axes)}")
-        if keepdims:
-            parts.append("keepdims=True")
-        return f"{printer._module_format('numpy.' + self.numpy_name)}({', '.join(parts)})"
 
 
 class ReduceMean(ReduceSum):
@@ -472,20 +375,11 @@ class SumToShape(_Structural):
     def shape_only_arguments(self) -> tuple[int, ...]:
         return (1,)
 
-    def _numpycode(self, printer: Any) -> str:
-        printer.helpers_used.add("sum_to_shape")
-        g, like = self.args
-        return f"_sum_to_shape({printer._print(g)}, {printer._module_format('numpy.shape')}({printer._print(like)}))"
-
 
 class ExpandDims(_Structural):
     """Insert size-1 axes at the given (sorted, final-rank) positions."""
 
     nargs = 2
-
-    def _numpycode(self, printer: Any) -> str:
-        value, axes = self.args
-        return f"{printer._module_format('numpy.expand_dims')}({printer._print(value)}, {_axis_text(axes)})"
 
 
 class BroadcastTo(_Structural):
@@ -503,22 +397,6 @@ class BroadcastTo(_Structural):
         inner = dtype_of(self.args[0])
         return {"weak_int": "int64", "weak_float": "float64"}.get(inner, inner)
 
-    def _numpycode(self, printer: Any) -> str:
-        value, static_shape, copy, *witnesses = self.args
-        np_shape = printer._module_format("numpy.shape")
-        if witnesses:
-            shapes = [f"{np_shape}({printer._print(w)})" for w in witnesses]
-            shape = (
-                shapes[0]
-                if len(shapes) == 1
-                else (f"{printer._module_format('numpy.broadcast_shapes')}({', '.join(shapes)})")
-            )
-        else:
-            dims = [str(int(d)) for d in static_shape]
-            shape = "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
-        text = f"{printer._module_format('numpy.broadcast_to')}({printer._print(value)}, {shape})"
-        return f"{text}.copy()" if copy else text
-
 
 class SizeOf(_Structural):
     """Number of elements of ``x`` over ``axes`` (all axes if empty), at run time."""
@@ -534,14 +412,6 @@ class SizeOf(_Structural):
     def shape_only_arguments(self) -> tuple[int, ...]:
         return (0,)
 
-    def _numpycode(self, printer: Any) -> str:
-        value, axes = self.args
-        if not len(axes):
-            return f"{printer._module_format('numpy.size')}({printer._print(value)})"
-        shape = f"{printer._module_format('numpy.shape')}({printer._print(value)})"
-        dims = " * ".join(f"{shape}[{int(a)}]" for a in axes)
-        return dims if len(axes) == 1 else f"({dims})"
-
 
 class MatMulNode(_Structural):
     """``a @ b`` with optional transposes of the last two axes; args: a, b, ta, tb, rank_a, rank_b."""
@@ -552,8 +422,6 @@ class MatMulNode(_Structural):
     nargs = 6
 
     def natural(self, signature_of: Any) -> Any:
-        from ..shapes import broadcast_signatures
-
         a, b, transpose_a, transpose_b, _, _ = self.args
         left, right = signature_of(a), signature_of(b)
         if not (
@@ -567,23 +435,11 @@ class MatMulNode(_Structural):
         columns = right[-2] if transpose_b else right[-1]
         return broadcast_signatures(left[:-2], right[:-2]) + (rows, columns)
 
-    def _numpycode(self, printer: Any) -> str:
-        a, b, transpose_a, transpose_b, rank_a, rank_b = self.args
-
-        def operand(value: sp.Expr, transpose: Any, rank: Any) -> str:
-            if not transpose:
-                return printer.parenthesize(value, PRECEDENCE["Mul"], strict=False)
-            if int(rank) == 2:
-                return f"{printer.parenthesize(value, PRECEDENCE['Atom'], strict=True)}.T"
-            return f"{printer._module_format('numpy.swapaxes')}({printer._print(value)}, -1, -2)"
-
-        return f"{operand(a, transpose_a, rank_a)} @ {operand(b, transpose_b, rank_b)}"
-
 
 class Dot(_Structural):
     """``np.sum(a*b)`` as a BLAS dot product: ``a @ b`` for vectors, ``np.vdot(a, b)`` otherwise.
 
-    Only the fast form of a program uses it (``symgrad.fast``), for two arrays
+    Only the fast form of a program uses it (``symgrad.backends.numpy.planner``), for two arrays
     of one shape; args: a, b, rank.
     """
 
@@ -593,14 +449,24 @@ class Dot(_Structural):
     def natural(self, signature_of: Any) -> Any:
         return ()
 
-    def _numpycode(self, printer: Any) -> str:
-        a, b, rank = self.args
-        if int(rank) == 1:
-            # ``a*b @ c`` would read ambiguously and ``a @ b*c`` means ``(a @ b)*c``.
-            left = printer.parenthesize(a, PRECEDENCE["Mul"], strict=False)
-            right = printer.parenthesize(b, PRECEDENCE["Mul"], strict=False)
-            return f"{left} @ {right}"
-        return _call(printer, "vdot", a, b)
-
 
 BOOLEAN_FUNCTIONS = (Greater, GreaterEqual, Less, LessEqual, Equal, NotEqual, LogicalNot, IsFinite)
+
+
+class Helper(_Structural):
+    """A call to a helper the module template defines (``_scatter``, ``_untile``, ...).
+
+    Args: the helper's name, the dtype of its result (empty: that of its first
+    argument), then its arguments.
+    """
+
+    def result_dtype(self, dtype_of: Any) -> str:
+        return str(self.args[1]) or dtype_of(self.args[2])
+
+
+def helper(name: str, *arguments: Any, dtype: str = "") -> Helper:
+    return Helper(
+        Literal(name),
+        Literal(dtype),
+        *(a if isinstance(a, sp.Basic) else literal(a) for a in arguments),
+    )

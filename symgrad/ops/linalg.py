@@ -10,10 +10,12 @@ import sympy as sp
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Operation, Tensor
 from ..shapes import broadcast_shapes, broadcast_signatures, format_shape
-from .array_ops import eye
+from ..signatures import broadcast_axes_of, signature_of
+from .array_ops import expand_dims, eye, squeeze
+from .broadcasting import sum_to_shape_of
 from .elementwise import ones_like
 from .functions import Literal, MatMulNode, _Structural
-from .reductions import reduce_sum, sum_to_shape_of
+from .reductions import reduce_sum
 from .registry import OpDef, register
 from .sources import convert_to_tensor
 
@@ -101,8 +103,6 @@ def _gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
         grad_a = matmul(b, grad, transpose_a=True, transpose_b=True)
         grad_b = matmul(grad, a, transpose_a=True, transpose_b=True)
     # Leading (batch) axes broadcast like elementwise operands.
-    from ..signatures import broadcast_axes_of, signature_of
-
     batches = [signature_of(a)[:-2] + (1, 1), signature_of(b)[:-2] + (1, 1)]  # type: ignore[index]
     result = signature_of(op.outputs[0])[:-2] + (1, 1)  # type: ignore[index]
     return [
@@ -126,11 +126,6 @@ register(OpDef("MatMul", lower=_lower, gradient=_gradient, signature=_signature)
 
 class EinsumNode(_Structural):
     """``np.einsum('subscripts', *operands)``; args: the subscripts literal, then the operands."""
-
-    def _numpycode(self, printer: Any) -> str:
-        subscripts, *operands = self.args
-        listed = ", ".join(printer._print(o) for o in operands)
-        return f"{printer._module_format('numpy.einsum')}({subscripts}, {listed})"
 
     def result_dtype(self, dtype_of: Any) -> str:
         return dtype_of(self.args[1])
@@ -371,6 +366,4 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
 
 def matvec(a: Any, b: Any, transpose_a: bool = False, name: str | None = None) -> Tensor:
     """Matrix times vector over the last axes: ``matmul(a, b[..., None])[..., 0]``."""
-    from .array_ops import expand_dims, squeeze
-
     return squeeze(matmul(a, expand_dims(b, -1), transpose_a=transpose_a), -1, name=name)

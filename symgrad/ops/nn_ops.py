@@ -16,7 +16,20 @@ from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Operation, Tensor
 from ..shapes import format_shape, shapes_compatible
 from . import functions as F
-from .elementwise import cast, exp, softplus, square, squared_difference, zero_gradient
+from .array_ops import one_hot_of_labels
+from .elementwise import (
+    add,
+    cast,
+    exp,
+    greater_equal,
+    identity,
+    softplus,
+    square,
+    squared_difference,
+    where,
+    zero_gradient,
+    zeros_like,
+)
 from .reductions import broadcast_gradient, reduce_mean, reduce_sum
 from .registry import OpDef, register
 from .sources import convert_to_tensor
@@ -194,8 +207,6 @@ def sparse_softmax_cross_entropy_with_logits(
     _sentinel: Any = None, labels: Any = None, logits: Any = None, name: str | None = None
 ) -> Tensor:
     """Cross-entropy against integer class ``labels`` (the last axis of ``logits`` is the class)."""
-    from .array_ops import one_hot_of_labels
-
     if _sentinel is not None:
         raise InvalidArgumentError(
             "symgrad: sparse_softmax_cross_entropy_with_logits: pass labels= and logits= by name"
@@ -272,8 +283,6 @@ def sigmoid_cross_entropy_with_logits(
             f"symgrad: logistic_loss: labels '{labels.name}' {format_shape(labels.shape)} and "
             f"logits '{logits.name}' {format_shape(logits.shape)} must have the same shape"
         )
-    from .elementwise import greater_equal, identity, where, zeros_like
-
     # TF's form: where() sends the kink at 0 to the right branch, so d/dx at 0 is 0.5 - z.
     zeros = zeros_like(logits)
     nonnegative = greater_equal(logits, zeros)
@@ -310,8 +319,6 @@ def bias_add(
             f"symgrad: BiasAdd: bias '{bias.name}' {format_shape(bias.shape)} must be a vector "
             f"the size of the last axis of '{value.name}' {format_shape(value.shape)}"
         )
-    from .elementwise import add
-
     return add(value, bias, name=name or "BiasAdd")
 
 

@@ -1,9 +1,8 @@
-"""Reductions and their adjoints: sum, mean, unbroadcasting, and the broadcast back.
+"""Reductions and their adjoint: sum, mean, max, min, prod, and the broadcast back.
 
 ``Sum``/``Mean`` reduce; ``BroadcastGrad`` spreads a cotangent back over the
-reduced axes (the gradient of both); ``SumToShape`` sums a cotangent back to
-an operand's shape after NumPy broadcasting (the gradient of every
-broadcasting elementwise op). Each is the other's gradient.
+reduced axes (the gradient of both), and a reduction is its gradient. The
+adjoints of NumPy broadcasting are in :mod:`symgrad.ops.broadcasting`.
 """
 
 from __future__ import annotations
@@ -15,24 +14,23 @@ import sympy as sp
 
 from ..errors import DTypeError, InvalidArgumentError
 from ..graph import Operation, Tensor
-from ..shapes import ALL_AXES, Shape, is_fully_defined, normalize_axes, num_elements, squeeze_axes
+from ..shapes import is_fully_defined, normalize_axes, num_elements, squeeze_axes
 from . import functions as F
-from .registry import OpDef, register
+from .broadcasting import like_signature
+from .elementwise import (
+    cast,
+    equal,
+    exp,
+    identity,
+    is_finite,
+    log,
+    stop_gradient,
+    where,
+    zeros_like,
+)
+from .functions import helper
+from .registry import Lowered, OpDef, register
 from .sources import convert_to_tensor
-
-
-class Lowered:
-    """A lowering whose evaluated shape (``natural``) differs from the op's shape.
-
-    Returned by ops that do not materialise a broadcast; ``witnesses`` are
-    expressions whose run-time shapes broadcast to the op's shape.
-    """
-
-    def __init__(self, expr: sp.Expr, natural: Shape, witnesses: Sequence[sp.Expr]) -> None:
-        self.expr = expr
-        self.natural = natural
-        self.witnesses = tuple(witnesses)
-
 
 # --- reduce_sum / reduce_mean -------------------------------------------------------------
 
@@ -66,8 +64,6 @@ def _reduce(
     else:
         axes = normalize_axes(axis, len(x.shape), op_type, x.name)
         if isinstance(axis, (list, tuple)) and not axis:
-            from .elementwise import identity
-
             return identity(x, name=name)
         shape = squeeze_axes(x.shape, axes, keepdims)
     op = x.graph.create_op(
@@ -137,11 +133,6 @@ def _reduce_signature(op: Operation, operands: Sequence[Any]) -> Any:
     return squeeze_axes(sig, axes, keepdims)
 
 
-def like_signature(op: Operation, operands: Sequence[Any]) -> Any:
-    """Ops whose output has the shape of their input 1 (the ``like`` tensor)."""
-    return operands[1]
-
-
 register(
     OpDef(
         "Sum",
@@ -208,8 +199,6 @@ def reduce_logsumexp(
     keep_dims: bool | None = None,
 ) -> Tensor:
     """``log(sum(exp(x)))`` over ``axis``, shifted by the maximum so that it never overflows."""
-    from .elementwise import exp, identity, is_finite, log, stop_gradient, where, zeros_like
-
     x = convert_to_tensor(input_tensor)
     keep = bool(keepdims if keepdims is not None else keep_dims)
     axis = reduction_indices if axis is None else axis
@@ -223,8 +212,6 @@ def reduce_logsumexp(
 
 def _tie_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     """TF's rule for max and min: the cotangent is split equally between tied extrema."""
-    from .elementwise import cast, equal
-
     x, axes, keepdims = op.inputs[0], op.attrs["axes"], op.attrs["keepdims"]
     extremum = broadcast_gradient(op.outputs[0], x, axes, keepdims, mean=False)
     chosen = cast(equal(x, extremum), x.dtype)
@@ -263,8 +250,6 @@ def _no_third_order_prod(op: Operation, grad: Tensor) -> list[Tensor | None]:
 
 
 def _lower_prod_others_vjp(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
-    from .array_ops import helper
-
     axes = op.attrs["axes"]
     return helper(
         "_prod_others_vjp",
@@ -275,8 +260,6 @@ def _lower_prod_others_vjp(op: Operation, operands: Sequence[sp.Expr]) -> sp.Exp
 
 
 def _lower_prod_others(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
-    from .array_ops import helper
-
     axes = op.attrs["axes"]
     return helper("_prod_others", operands[0], F.literal(None if axes is None else tuple(axes)))
 
@@ -394,96 +377,6 @@ register(
         lower=_lower_broadcast_gradient,
         gradient=_broadcast_gradient_gradient,
         materialized_inputs=_like_if_dynamic_count,
-        shape_only_inputs=(1,),
-        value_lowering=True,
-        signature=like_signature,
-    )
-)
-
-
-# --- SumToShape and BroadcastLike: the adjoints of NumPy broadcasting -------------------------
-
-
-def sum_to_shape_of(grad: Tensor, like: Tensor, axes: Any) -> Tensor:
-    """Sum ``grad`` over ``axes`` (from :func:`symgrad.shapes.broadcast_axes`) to ``like``'s shape.
-
-    ``axes=None`` means the axes are only known at run time; ``ALL_AXES`` sums everything.
-    """
-    if axes == ():
-        return grad
-    op = grad.graph.create_op(
-        "SumToShape", [grad, like], {"axes": axes}, [(like.shape, grad.dtype)]
-    )
-    return op.outputs[0]
-
-
-def _lower_sum_to_shape(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
-    grad, like = operands
-    axes = op.attrs["axes"]
-    if axes is None:
-        return F.SumToShape(grad, like)
-    if axes == ALL_AXES:
-        return F.ReduceSum(grad, sp.Tuple(), sp.Integer(0))
-    target = op.inputs[1].shape
-    out_rank = len(op.inputs[0].shape)
-    lead = out_rank - len(target)
-    leading = tuple(a for a in axes if a < lead)
-    stretched = tuple(a - lead for a in axes if a >= lead)
-    expr = grad
-    if leading:
-        everything = len(leading) == out_rank
-        expr = F.ReduceSum(expr, sp.Tuple() if everything else F.axes_tuple(leading), sp.Integer(0))
-    if stretched:
-        everything = len(stretched) == len(target)
-        expr = F.ReduceSum(
-            expr, sp.Tuple() if everything else F.axes_tuple(stretched), sp.Integer(1)
-        )
-    return expr
-
-
-def _sum_to_shape_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
-    return [broadcast_like(grad, op.inputs[0]), None]
-
-
-def _like_if_axes_dynamic(op: Operation) -> tuple[int, ...]:
-    return (1,) if op.attrs["axes"] is None else ()
-
-
-register(
-    OpDef(
-        "SumToShape",
-        lower=_lower_sum_to_shape,
-        gradient=_sum_to_shape_gradient,
-        materialized_inputs=_like_if_axes_dynamic,
-        shape_only_inputs=(1,),
-        signature=like_signature,
-    )
-)
-
-
-def broadcast_like(grad: Tensor, like: Tensor) -> Tensor:
-    """``grad`` broadcast (NumPy rules) to ``like``'s shape, without materialising it."""
-    op = grad.graph.create_op("BroadcastLike", [grad, like], {}, [(like.shape, grad.dtype)])
-    return op.outputs[0]
-
-
-def _lower_broadcast_like(op: Operation, operands: Sequence[Any]) -> Lowered:
-    grad, like = operands
-    return Lowered(grad.expr, grad.natural, like.witnesses)
-
-
-def _broadcast_like_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
-    from ..signatures import reduced_axes_of
-
-    source = op.inputs[0]
-    return [sum_to_shape_of(grad, source, reduced_axes_of(source, op.outputs[0])), None]
-
-
-register(
-    OpDef(
-        "BroadcastLike",
-        lower=_lower_broadcast_like,
-        gradient=_broadcast_like_gradient,
         shape_only_inputs=(1,),
         value_lowering=True,
         signature=like_signature,

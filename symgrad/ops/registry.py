@@ -14,6 +14,7 @@ from typing import Any
 import sympy as sp
 
 from ..graph import Operation, Tensor
+from ..shapes import Shape
 
 # lower(op, operand_exprs) -> expression of the op's output in terms of its operands.
 LowerFn = Callable[[Operation, Sequence[sp.Expr]], sp.Expr]
@@ -64,3 +65,16 @@ def opdef_of(op: Operation) -> OpDef:
 def arg_symbols(count: int) -> tuple[sp.Symbol, ...]:
     """The canonical operand symbols ``a0, a1, ...`` of elementwise rules."""
     return tuple(sp.Symbol(f"a{i}", real=True) for i in range(count))
+
+
+class Lowered:
+    """A lowering whose evaluated shape (``natural``) differs from the op's shape.
+
+    Returned by ops that do not materialise a broadcast; ``witnesses`` are
+    expressions whose run-time shapes broadcast to the op's shape.
+    """
+
+    def __init__(self, expr: sp.Expr, natural: Shape, witnesses: Sequence[sp.Expr]) -> None:
+        self.expr = expr
+        self.natural = natural
+        self.witnesses = tuple(witnesses)

@@ -1,4 +1,8 @@
-"""Source ops: constants, placeholders and variables, and value → tensor conversion."""
+"""Source ops: constants and placeholders, and value → tensor conversion.
+
+Variables, which are sources too, live in :mod:`symgrad.ops.state` beside their
+assignments.
+"""
 
 from __future__ import annotations
 
@@ -13,10 +17,9 @@ from ..shapes import as_shape, format_shape, is_fully_defined
 from .registry import OpDef, register
 
 # Sources have no SymPy rule of their own: the tracer turns them into inputs
-# (placeholders, variables) or baked-in values (constants).
+# (placeholders) or baked-in values (constants).
 register(OpDef("Const", lower=None, gradient=None))
 register(OpDef("Placeholder", lower=None, gradient=None))
-register(OpDef("VariableV2", lower=None, gradient=None))
 
 
 def _as_array(value: Any, dtype: _dtypes.DType | None, op: str) -> np.ndarray:
@@ -119,122 +122,3 @@ def convert_to_tensor(value: Any, dtype: Any = None, name: str | None = None) ->
             )
         return value
     return constant(value, dtype=dtype, name=name)
-
-
-class Variable(Tensor):
-    """A trainable value, a parameter of the generated function.
-
-    Its initial value is kept for :class:`symgrad.Session` and as the default
-    argument when a compiled function is called without it.
-
-    >>> import symgrad as sg
-    >>> with sg.Graph().as_default():
-    ...     w = sg.Variable(2.0, name="weight")
-    >>> w
-    <symgrad.Variable 'weight:0' shape=() dtype=float32>
-    """
-
-    def __init__(
-        self, initial_value: Any, name: str | None = None, dtype: Any = None, trainable: bool = True
-    ) -> None:
-        graph = get_default_graph()
-        target = _dtypes.as_dtype(dtype) if dtype is not None else None
-        if isinstance(initial_value, Tensor):
-            initial = initial_value
-            if target is not None and target != initial.dtype:
-                from .elementwise import cast
-
-                initial = cast(initial, target)
-        else:
-            initial = constant(
-                initial_value, dtype=target, name=f"{name or 'Variable'}/initial_value"
-            )
-        if not is_fully_defined(initial.shape):
-            raise ShapeError(
-                f"symgrad: Variable: the initial value '{initial.name}' has shape "
-                f"{format_shape(initial.shape)}; a variable needs a fully defined shape"
-            )
-        op = graph.create_op(
-            "VariableV2", [], {}, [(initial.shape, initial.dtype)], name=name or "Variable"
-        )
-        op.auto_named = name is None
-        super().__init__(op, 0, initial.shape, initial.dtype)
-        op.outputs = (self,)
-        self.initial_value = initial
-        self.trainable = trainable
-        # Set by a Session that stores a value other than the initial one (a training
-        # step, an assign, load, restore): a compiled module then warns before it
-        # falls back on the initial value.
-        self.changed_in_session = False
-        self._initializer: Any | None = None
-        graph.add_to_collection("variables", self)
-        if trainable:
-            graph.add_to_collection("trainable_variables", self)
-
-    def value(self) -> Tensor:
-        return self
-
-    @property
-    def initializer(self) -> Any:
-        """The op that sets this variable to its initial value."""
-        if self._initializer is None:
-            from .state import assign
-
-            self._initializer = assign(self, self.initial_value, name=f"{self.op.name}/Assign").op
-        return self._initializer
-
-    def load(self, value: Any, session: Any = None) -> None:
-        """Store ``value`` in this variable in ``session`` (default: the default session),
-        without adding ops to the graph (TF1's ``Variable.load``).
-
-        >>> import symgrad as sg
-        >>> with sg.Graph().as_default():
-        ...     w = sg.Variable([1.0, 2.0], name="w")
-        ...     with sg.Session() as sess:
-        ...         w.load([3.0, 4.0], sess)
-        ...         print(sess.run(w))
-        [3. 4.]
-        """
-        from ..session import get_default_session  # the session layer sits above the ops
-
-        (session or get_default_session()).load_variable(self, value)
-
-    def initialized_value(self) -> Tensor:
-        return self.initial_value
-
-    def assign(self, value: Any, name: str | None = None) -> Tensor:
-        """A tensor holding ``value`` that stores it in this variable when run."""
-        from .state import assign
-
-        return assign(self, value, name)
-
-    def assign_add(self, delta: Any, name: str | None = None) -> Tensor:
-        from .state import assign_add
-
-        return assign_add(self, delta, name)
-
-    def assign_sub(self, delta: Any, name: str | None = None) -> Tensor:
-        from .state import assign_sub
-
-        return assign_sub(self, delta, name)
-
-    def read_value(self) -> Tensor:
-        from .elementwise import identity
-
-        return identity(self)
-
-    def __repr__(self) -> str:
-        return (
-            f"<symgrad.Variable '{self.name}' shape={format_shape(self.shape)} "
-            f"dtype={self.dtype.name}>"
-        )
-
-
-def global_variables() -> list:
-    """Every variable of the default graph, in creation order."""
-    return get_default_graph().get_collection("variables")
-
-
-def trainable_variables() -> list:
-    """The variables created with ``trainable=True``."""
-    return get_default_graph().get_collection("trainable_variables")

@@ -138,16 +138,20 @@ def all_ops(x, labels, weights, bias):
     # Forward
     _float64_rows = list(np.empty((38, x.shape[0], 3)))
     mat_mul = x @ weights
-    tanh = np.add(mat_mul, bias, out=_float64_rows.pop())
-    np.tanh(tanh, out=tanh)
+    tanh_arg = np.add(mat_mul, bias, out=_float64_rows.pop())
+    tanh = np.tanh(tanh_arg, out=tanh_arg)
+    del tanh_arg
     sqrt_t0 = np.square(tanh, out=_float64_rows.pop())
-    sqrt = np.add(sqrt_t0, 1, out=_float64_rows.pop())
-    np.sqrt(sqrt, out=sqrt)
-    exp = np.negative(sqrt, out=_float64_rows.pop())
-    np.exp(exp, out=exp)
+    sqrt_arg = np.add(sqrt_t0, 1, out=_float64_rows.pop())
+    sqrt = np.sqrt(sqrt_arg, out=sqrt_arg)
+    del sqrt_arg
+    exp_arg = np.negative(sqrt, out=_float64_rows.pop())
+    exp = np.exp(exp_arg, out=exp_arg)
+    del exp_arg
     sigmoid = np.exp(-np.logaddexp(0, -tanh))
-    rsqrt = np.sqrt(sqrt, out=_float64_rows.pop())
-    np.reciprocal(rsqrt, out=rsqrt)
+    rsqrt_arg = np.sqrt(sqrt, out=_float64_rows.pop())
+    rsqrt = np.reciprocal(rsqrt_arg, out=rsqrt_arg)
+    del rsqrt_arg
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         reciprocal = 1 / sqrt
     add_15_t0 = np.sign(tanh)
@@ -218,12 +222,14 @@ def all_ops(x, labels, weights, bias):
     )
     one_hot = (np.eye(3, dtype=np.float64))[labels]
     softmax_cross_entropy_with_logits_t0 = np.max(mat_mul, axis=1, keepdims=True)
-    softmax_cross_entropy_with_logits_t1 = np.subtract(
+    softmax_cross_entropy_with_logits_t1_arg = np.subtract(
         mat_mul, softmax_cross_entropy_with_logits_t0, out=_float64_rows.pop()
     )
-    np.exp(
-        softmax_cross_entropy_with_logits_t1, out=softmax_cross_entropy_with_logits_t1
+    softmax_cross_entropy_with_logits_t1 = np.exp(
+        softmax_cross_entropy_with_logits_t1_arg,
+        out=softmax_cross_entropy_with_logits_t1_arg,
     )
+    del softmax_cross_entropy_with_logits_t1_arg
     softmax_cross_entropy_with_logits_t2 = np.sum(
         softmax_cross_entropy_with_logits_t1, axis=1, keepdims=True
     )
@@ -277,8 +283,9 @@ def all_ops(x, labels, weights, bias):
     sub_t0 = np.negative(softmax, out=_float64_rows.pop())
     sub_t1 = np.multiply(gradients_exp, sum_, out=_float64_rows.pop())
     del sum_
-    sub = np.add(sub_t0, sub_t1, out=_float64_rows.pop())
-    np.negative(sub, out=sub)
+    sub_arg = np.add(sub_t0, sub_t1, out=_float64_rows.pop())
+    sub = np.negative(sub_arg, out=sub_arg)
+    del sub_arg
     sub_1 = np.subtract(
         log_softmax, np.sum(add_41_t0, axis=1, keepdims=True), out=_float64_rows.pop()
     )

@@ -61,10 +61,14 @@ def logistic_regression(images, labels, W1, b1):
     add += b1
     one_hot = (np.eye(10, dtype=np.float64))[labels]
     softmax_cross_entropy_with_logits_t0 = np.max(add, axis=1, keepdims=True)
-    softmax_cross_entropy_with_logits_t1 = add - softmax_cross_entropy_with_logits_t0
-    np.exp(
-        softmax_cross_entropy_with_logits_t1, out=softmax_cross_entropy_with_logits_t1
+    softmax_cross_entropy_with_logits_t1_arg = (
+        add - softmax_cross_entropy_with_logits_t0
     )
+    softmax_cross_entropy_with_logits_t1 = np.exp(
+        softmax_cross_entropy_with_logits_t1_arg,
+        out=softmax_cross_entropy_with_logits_t1_arg,
+    )
+    del softmax_cross_entropy_with_logits_t1_arg
     softmax_cross_entropy_with_logits_t2 = np.sum(
         softmax_cross_entropy_with_logits_t1, axis=1, keepdims=True
     )

@@ -69,20 +69,26 @@ def mlp(images, labels, W1, b1, W2, b2, W3, b3):
     b3 = _check("b3", b3, np.float64, (10,))
     # Total ops: 47
     # Forward
-    tanh = images @ W1
-    tanh += b1
-    np.tanh(tanh, out=tanh)
-    tanh_1 = tanh @ W2
-    tanh_1 += b2
-    np.tanh(tanh_1, out=tanh_1)
+    tanh_arg = images @ W1
+    tanh_arg += b1
+    tanh = np.tanh(tanh_arg, out=tanh_arg)
+    del tanh_arg
+    tanh_1_arg = tanh @ W2
+    tanh_1_arg += b2
+    tanh_1 = np.tanh(tanh_1_arg, out=tanh_1_arg)
+    del tanh_1_arg
     add_2 = tanh_1 @ W3
     add_2 += b3
     one_hot = (np.eye(10, dtype=np.float64))[labels]
     softmax_cross_entropy_with_logits_t0 = np.max(add_2, axis=1, keepdims=True)
-    softmax_cross_entropy_with_logits_t1 = add_2 - softmax_cross_entropy_with_logits_t0
-    np.exp(
-        softmax_cross_entropy_with_logits_t1, out=softmax_cross_entropy_with_logits_t1
+    softmax_cross_entropy_with_logits_t1_arg = (
+        add_2 - softmax_cross_entropy_with_logits_t0
     )
+    softmax_cross_entropy_with_logits_t1 = np.exp(
+        softmax_cross_entropy_with_logits_t1_arg,
+        out=softmax_cross_entropy_with_logits_t1_arg,
+    )
+    del softmax_cross_entropy_with_logits_t1_arg
     softmax_cross_entropy_with_logits_t2 = np.sum(
         softmax_cross_entropy_with_logits_t1, axis=1, keepdims=True
     )

@@ -32,21 +32,24 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
 from sympy.printing.precedence import PRECEDENCE
 
-from .codegen import WEAK_FLOAT, WEAK_INT, Line, Printer, guarded_statements, print_statement
-from .ops import functions as F
-from .optimize import schedule
-from .program import Program, Statement
-from .shapes import Signature
-from .signatures import natural_signature
+from ...expression_dtypes import WEAK_FLOAT, WEAK_INT
+from ...naming import Namer
+from ...ops import functions as F
+from ...passes import FLOATS, is_array, statement_naturals
+from ...program import Program, Statement
+from ...shapes import Signature
+from ...signatures import natural_signature
+from . import NUMPY
+from .emit import Line, guarded_statements
+from .printer import Printer, print_statement
 
-FLOATS = ("float32", "float64")
 # SymPy functions that are NumPy ufuncs of one argument, so they can write into ``out``.
 UFUNCS = {
     sp.tanh: "tanh",
@@ -71,223 +74,8 @@ POWERS = {sp.Integer(2): "square", sp.S.Half: "sqrt", sp.Integer(-1): "reciproca
 FRESH_STRUCTURAL = (F.MatMulNode,)
 
 
-def is_array(signature: Signature | None) -> bool:
-    """A signature of rank >= 1 (NumPy gives 0-d results as scalars, which have no ``out``)."""
-    return isinstance(signature, tuple) and len(signature) >= 1
-
-
 def _dtype_name(dtype: object) -> str:
     return dtype if isinstance(dtype, str) else getattr(dtype, "name", str(dtype))
-
-
-# --- naturals ---------------------------------------------------------------------------------
-
-
-def statement_naturals(program: Program) -> dict[sp.Expr, Signature]:
-    """Run-time signatures of every symbol, with CSE temporaries worked out from their expressions."""
-    known: dict[sp.Expr, Signature] = dict(program.naturals)
-    for statement in program.statements:
-        if statement.symbol not in known:
-            natural = natural_signature(statement.expr, known)
-            if natural is not None:
-                known[statement.symbol] = natural
-    return known
-
-
-# --- reductions of products as dot products ---------------------------------------------------
-
-
-def _is_full_reduction(node: sp.Expr, known: dict[sp.Expr, Signature]) -> bool:
-    value, axes, keepdims = node.args
-    natural = natural_signature(value, known)
-    if keepdims or not is_array(natural):
-        return False
-    return not len(axes) or sorted(int(a) for a in axes) == list(range(len(natural)))  # type: ignore[arg-type]
-
-
-def _as_dot(
-    node: sp.Expr, known: dict[sp.Expr, Signature], dtype_of: Callable[[sp.Expr], str]
-) -> sp.Expr | None:
-    """``np.sum(c*a*b)`` as ``c*(a @ b)`` (and the mean likewise), or None if it is no such sum."""
-    if type(node) not in (F.ReduceSum, F.ReduceMean) or not _is_full_reduction(node, known):
-        return None
-    value = node.args[0]
-    factors = list(value.args) if isinstance(value, sp.Mul) else [value]
-    scalars = [f for f in factors if natural_signature(f, known) == ()]
-    arrays = [f for f in factors if f not in scalars]
-    if (
-        len(arrays) == 1
-        and isinstance(arrays[0], sp.Pow)
-        and arrays[0].exp == 2
-        and arrays[0].base.is_Symbol
-    ):
-        arrays = [arrays[0].base, arrays[0].base]
-    if len(arrays) < 2:
-        return None
-    signature = natural_signature(arrays[0], known)
-    dtype = dtype_of(arrays[0])
-    if dtype not in FLOATS or any(natural_signature(a, known) != signature for a in arrays):
-        return None
-    if any(dtype_of(f) not in (dtype, WEAK_INT, WEAK_FLOAT) for f in factors):
-        return None  # a float64 scalar would have made NumPy sum in float64
-    dot = F.Dot(sp.Mul(*arrays[:-1]), arrays[-1], sp.Integer(len(signature)))  # type: ignore[arg-type]
-    result = sp.Mul(*scalars, dot)
-    if isinstance(node, F.ReduceMean):
-        count = 1
-        for dim in signature:  # type: ignore[union-attr]
-            if not isinstance(dim, int):
-                return None
-            count *= dim
-        result = result / count
-    return result
-
-
-_NO, _YES, _MATRIX = (
-    sp.Integer(0),
-    sp.Integer(1),
-    sp.Integer(2),
-)  # MatMulNode's transpose flags and rank
-
-
-def _as_matmul(
-    node: sp.Expr, known: dict[sp.Expr, Signature], dtype_of: Callable[[sp.Expr], str]
-) -> sp.Expr | None:
-    """``np.sum(c*a*b, axis=k, keepdims=True)`` of ``a`` [N, M] and ``b`` [N, 1] (k=0) or
-    [1, M] (k=1) as ``c*(b.T @ a)`` or ``c*(a @ b.T)``: no [N, M] temporary. None if it is no such sum.
-
-    The gradient of a parameter broadcast along one axis of a matrix (an outer product's
-    factor, a per-row or per-column scale) is this sum.
-    """
-    if type(node) is not F.ReduceSum or not isinstance(node.args[0], sp.Mul):
-        return None
-    value, axes, keepdims = node.args
-    if not keepdims or len(axes) != 1:
-        return None
-    scalars = [f for f in value.args if natural_signature(f, known) == ()]
-    arrays = [f for f in value.args if f not in scalars]
-    result = natural_signature(value, known)
-    if len(arrays) != 2 or not isinstance(result, tuple) or len(result) != 2:
-        return None
-    dtype = dtype_of(arrays[0])
-    if dtype not in FLOATS or dtype_of(arrays[1]) != dtype:
-        return None
-    if any(dtype_of(f) not in (dtype, WEAK_INT, WEAK_FLOAT) for f in scalars):
-        return None
-    axis = int(axes[0]) % 2  # type: ignore[arg-type]
-    rows, columns = result
-    for full, factor in (arrays, arrays[::-1]):
-        if natural_signature(full, known) != result:
-            continue
-        shape = natural_signature(factor, known)
-        if axis == 0 and shape == (rows, 1):
-            return sp.Mul(*scalars, F.MatMulNode(factor, full, _YES, _NO, _MATRIX, _MATRIX))
-        if axis == 1 and shape == (1, columns):
-            return sp.Mul(*scalars, F.MatMulNode(full, factor, _NO, _YES, _MATRIX, _MATRIX))
-    return None
-
-
-def _scalars_outside(
-    node: sp.Expr, known: dict[sp.Expr, Signature], dtype_of: Callable[[sp.Expr], str]
-) -> sp.Expr | None:
-    """``np.sum(c*a, axis)`` as ``c*np.sum(a, axis)`` for scalars ``c`` (the mean likewise), or None."""
-    if type(node) not in (F.ReduceSum, F.ReduceMean) or not isinstance(node.args[0], sp.Mul):
-        return None
-    value = node.args[0]
-    scalars = [f for f in value.args if natural_signature(f, known) == ()]
-    arrays = [f for f in value.args if f not in scalars]
-    if not scalars or not arrays:
-        return None
-    dtype = dtype_of(sp.Mul(*arrays))
-    if dtype not in FLOATS or any(
-        dtype_of(f) not in (dtype, WEAK_INT, WEAK_FLOAT) for f in scalars
-    ):
-        return None  # a float64 scalar would have made NumPy sum in float64
-    return sp.Mul(*scalars, type(node)(sp.Mul(*arrays), *node.args[1:]))
-
-
-def _reduced_only(expr: sp.Basic, symbol: sp.Symbol, reduced: bool = False) -> bool:
-    """Is every read of ``symbol`` in ``expr`` a factor of the value a ReduceSum or ReduceMean sums?"""
-    if expr == symbol:
-        return reduced
-    if type(expr) in (F.ReduceSum, F.ReduceMean):
-        value = expr.args[0]
-        inside = value.args if isinstance(value, sp.Mul) else (value,)
-        return all(_reduced_only(f, symbol, f == symbol) for f in inside) and all(
-            _reduced_only(a, symbol) for a in expr.args[1:]
-        )
-    return all(_reduced_only(a, symbol) for a in expr.args)
-
-
-def fold_scalar_factors(
-    statements: list[Statement],
-    known: dict[sp.Expr, Signature],
-    dtype_of: Callable[[sp.Expr], str],
-    returned: set[sp.Symbol],
-) -> list[Statement]:
-    """Drop ``g = c*a`` (``c`` scalars) when every read of ``g`` is inside a sum: ``c*np.sum(a*x)``.
-
-    The gradient of a mean is such a ``g``; summing ``a`` and scaling the scalar
-    result saves a pass over the array.
-    """
-    readers: dict[sp.Symbol, list[int]] = {}
-    for index, statement in enumerate(statements):
-        for symbol in statement.expr.free_symbols:
-            readers.setdefault(symbol, []).append(index)  # type: ignore[arg-type]
-    statements = list(statements)
-    dropped: set[int] = set()
-    for index, statement in enumerate(statements):
-        expr, symbol = statement.expr, statement.symbol
-        if not isinstance(expr, sp.Mul) or symbol in returned or not is_array(known.get(symbol)):
-            continue
-        scalars = [
-            f
-            for f in expr.args
-            if natural_signature(f, known) == () and (f.is_Symbol or f.is_Number)
-        ]
-        arrays = [f for f in expr.args if f not in scalars]
-        if not scalars or len(arrays) != 1 or not arrays[0].is_Symbol or not readers.get(symbol):
-            continue
-        if not all(_reduced_only(statements[r].expr, symbol) for r in readers[symbol]):
-            continue
-        for r in readers[symbol]:
-            reader = statements[r].expr.xreplace({symbol: expr})
-            pulled = {
-                node: _scalars_outside(node, known, dtype_of)
-                for node in reader.atoms(F.ReduceSum, F.ReduceMean)
-            }
-            statements[r] = statements[r].with_expr(
-                reader.xreplace({node: new for node, new in pulled.items() if new is not None})
-            )
-            for read in expr.free_symbols:
-                readers.setdefault(read, []).append(r)  # type: ignore[arg-type]
-        dropped.add(index)
-    return [s for i, s in enumerate(statements) if i not in dropped]
-
-
-def blas_reductions(
-    statements: list[Statement], known: dict[sp.Expr, Signature], dtype_of: Callable[[sp.Expr], str]
-) -> list[Statement]:
-    rewritten = []
-    for statement in statements:
-        expr = statement.expr
-        if expr.has(F.ReduceSum):
-            dots = {
-                node: _as_dot(node, known, dtype_of) or _as_matmul(node, known, dtype_of)
-                for node in expr.atoms(F.ReduceSum)
-            }
-            expr = expr.xreplace({node: dot for node, dot in dots.items() if dot is not None})
-        rewritten.append(statement.with_expr(expr))
-    return rewritten
-
-
-# --- scheduling -----------------------------------------------------------------------------
-
-
-def memory_schedule(
-    statements: list[Statement], known: dict[sp.Expr, Signature]
-) -> list[Statement]:
-    """Within each section, scalar results first: their operands may then die sooner."""
-    return schedule(statements, lambda s: 0 if known.get(s.symbol) == () else 1)
 
 
 # --- liveness -------------------------------------------------------------------------------
@@ -381,6 +169,94 @@ OPERATORS = {
 }
 
 
+# --- what the lowering writes: records, printed once the pools are planned -------------------
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A pool array for the value of statement ``index``; the arena gives it a name, or none."""
+
+    index: int
+
+
+@dataclass(frozen=True)
+class Assign:
+    """``target = text``: NumPy evaluates ``text`` into a new array."""
+
+    target: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Augmented:
+    """``target <operator>= operand``."""
+
+    target: str
+    operator: str
+    operand: str
+
+
+@dataclass(frozen=True)
+class InPlace:
+    """``np.<op>(*operands, out=out)``, bound to ``target`` when it is the value's first operation."""
+
+    target: str
+    op: str
+    operands: tuple[str, ...]
+    out: str | Slot | None
+    binds: bool
+
+
+Record = Assign | Augmented | InPlace
+
+
+def record_text(record: Record, slots: dict[int, str]) -> str:
+    """The line of ``record``; ``slots`` names the pool arrays (statement index -> ``pool.pop()``)."""
+    if isinstance(record, Assign):
+        return f"{record.target} = {record.text}"
+    if isinstance(record, Augmented):
+        return f"{record.target} {record.operator}= {record.operand}"
+    arguments = list(record.operands)
+    if record.out is not None:
+        out = slots[record.out.index] if isinstance(record.out, Slot) else record.out
+        arguments.append(f"out={out}")
+    call = f"{NUMPY.module_alias}.{record.op}({', '.join(arguments)})"
+    return f"{record.target} = {call}" if record.binds else call
+
+
+def _retarget(record: Record, old: str, new: str) -> Record:
+    """``record`` writing into ``new`` instead of ``old`` (operands that are ``old`` read ``new``)."""
+    if isinstance(record, Assign):
+        return replace(record, target=new)
+    if isinstance(record, Augmented):
+        return replace(record, target=new)
+    operands = tuple(new if o == old else o for o in record.operands)
+    out = new if record.out == old else record.out
+    return replace(record, target=new, operands=operands, out=out)
+
+
+def named_truthfully(records: list[Record], argument: str) -> tuple[list[Record], bool]:
+    """Records in which the statement's name holds only its value (and sums accumulating it).
+
+    ``t = x @ w; t += b; np.tanh(t, out=t)`` would name ``x @ w + b`` ``t`` for two lines;
+    the argument is computed under its own name instead and the function binds ``t``:
+    ``t_arg = x @ w; t_arg += b; t = np.tanh(t_arg, out=t_arg)``. True if ``argument`` is
+    used (it then aliases the value and is deleted after the statement).
+    """
+    unary = [
+        i
+        for i, r in enumerate(records)
+        if isinstance(r, InPlace) and not r.binds and r.operands == (r.target,)
+    ]
+    if not unary:
+        return records, False
+    last = unary[-1]
+    target = records[last].target
+    before = [_retarget(r, target, argument) for r in records[:last]]
+    bound = InPlace(target, records[last].op, (argument,), argument, binds=True)  # type: ignore[union-attr]
+    return [*before, bound, *records[last + 1 :]], True
+
+
 class _InPlace:
     """Lines that leave the value of an elementwise expression in one array, ``target``.
 
@@ -397,7 +273,7 @@ class _InPlace:
         known: dict[sp.Expr, Signature],
         signature: Signature,
         reusable: set[sp.Symbol],
-        slot: str | None = None,
+        slot: Slot | None = None,
     ) -> None:
         self.target = target
         self.printer = printer
@@ -405,7 +281,7 @@ class _InPlace:
         self.signature = signature
         self.reusable = reusable
         self.slot = slot  # where a new array may be created instead of allocated
-        self.lines: list[str] = []
+        self.records: list[Record] = []
         self.pending: sp.Symbol | None = None  # the anchor, a symbol not yet in ``target``
         self.reused: sp.Symbol | None = None  # the array that became ``target``
         self.in_slot = False  # the value was created in ``slot``
@@ -423,48 +299,46 @@ class _InPlace:
 
     # -- operations on the target
     def _create(self, text: str) -> None:
-        self.lines.append(f"{self.target} = {text}")
+        self.records.append(Assign(self.target, text))
         self.pending = None
 
-    def _out(self) -> str:
-        """The ``out=`` argument of the first operation: a dead array, or the slot, if there is one."""
+    def _out(self) -> str | Slot | None:
+        """The ``out=`` of the first operation: a dead array, or the slot, if there is one."""
         if self.pending in self.reusable:
             self.reused = self.pending
-            return f", out={self.pending.name}"  # type: ignore[union-attr]
+            return self.pending.name  # type: ignore[union-attr]
         if self.slot is not None:
             self.in_slot = True
-            return f", out={self.slot}"
-        return ""
+            return self.slot
+        return None
 
     def _unary(self, ufunc: str) -> None:
         if self.pending is not None:
-            self._create(f"np.{ufunc}({self.pending.name}{self._out()})")
+            operand = self.pending.name
+            self.records.append(InPlace(self.target, ufunc, (operand,), self._out(), binds=True))
+            self.pending = None
         else:
-            self.lines.append(f"np.{ufunc}({self.target}, out={self.target})")
+            self.records.append(InPlace(self.target, ufunc, (self.target,), self.target, False))
 
     def _binary(self, operation: str, operand: sp.Expr, reverse: bool = False) -> None:
         """``target = target <op> operand`` (or ``operand <op> target`` with ``reverse``)."""
         if self.pending is None and not reverse:
             symbol = OPERATORS[operation][0]
-            self.lines.append(f"{self.target} {symbol}= {self.printer.doprint(operand)}")
+            self.records.append(Augmented(self.target, symbol, self.printer.doprint(operand)))
             return
         current = self.pending.name if self.pending is not None else self.target
-        out = self._out() if self.pending is not None else f", out={self.target}"
-        if out or self.pending is None:
+        out = self._out() if self.pending is not None else self.target
+        if out is not None or self.pending is None:
             left, right = (self.printer.doprint(operand), current)
             if not reverse:
                 left, right = right, left
-            self._emit_call(f"np.{operation}({left}, {right}{out})")
+            binds = self.pending is not None
+            self.records.append(InPlace(self.target, operation, (left, right), out, binds))
+            self.pending = None
             return
         symbol, precedence = OPERATORS[operation]
         text = self.printer.parenthesize(operand, precedence, strict=not reverse)
         self._create(f"{text} {symbol} {current}" if reverse else f"{current} {symbol} {text}")
-
-    def _emit_call(self, text: str) -> None:
-        if self.pending is not None:
-            self._create(text)
-        else:
-            self.lines.append(text)
 
     # -- expressions
     def evaluate(self, expr: sp.Expr) -> None:
@@ -563,16 +437,12 @@ def _in_place_candidate(
 
 @dataclass
 class _Lowered:
-    """One statement's lines, and what became of memory."""
+    """One statement's records, and what became of memory."""
 
-    texts: list[str]
+    records: list[Record]
     reusable: set[sp.Symbol]  # dying arrays it was allowed to compute in
     reused: sp.Symbol | None  # the one whose memory the value took over
-    in_slot: bool  # the value was created in a pool array (``_slot_token`` in the lines)
-
-
-def _slot_token(index: int) -> str:
-    return f"__slot_{index}__"
+    in_slot: bool  # the value was created in a pool array (a ``Slot`` in the records)
 
 
 def _lower(
@@ -580,23 +450,24 @@ def _lower(
     printer: Printer,
     known: dict[sp.Expr, Signature],
     reusable: set[sp.Symbol],
-    slot: str | None,
+    slot: Slot | None,
 ) -> _Lowered:
     lowering = _InPlace(statement.name, printer, known, known[statement.symbol], reusable, slot)
     with printer.float_context(_dtype_name(statement.dtype)):
         lowering.evaluate(statement.expr)
-    assert lowering.lines and lowering.pending is None, statement
-    return _Lowered(lowering.lines, reusable, lowering.reused, lowering.in_slot)
+    assert lowering.records and lowering.pending is None, statement
+    return _Lowered(lowering.records, reusable, lowering.reused, lowering.in_slot)
 
 
 def fast_lines(program: Program, printer: Printer) -> list[Line]:
-    """The program's statements as fast NumPy lines (see the module docstring)."""
+    """The program's statements as fast NumPy lines (see the module docstring).
+
+    ``program`` has been through the fast form's passes (:data:`symgrad.passes.FAST_PASSES`).
+    """
     known = statement_naturals(program)
     table = program.dtypes_by_symbol()
     printer.table = table
-    returned = Buffers.returned_by(program)
-    statements = fold_scalar_factors(program.statements, known, printer.dtype_of, returned)
-    statements = memory_schedule(blas_reductions(statements, known, printer.dtype_of), known)
+    statements = program.statements
     buffers = Buffers.of(program, statements)
     guarded_symbols = guarded_statements(statements)
     owned: set[sp.Symbol] = set()  # arrays this stage allocated, still alive
@@ -615,7 +486,7 @@ def fast_lines(program: Program, printer: Printer) -> list[Line]:
                 and buffers.dying_at(index, s)
                 and _occurrences(statement.expr, s) == 1
             }
-            slot = _slot_token(index) if _sizable(signature, dims) else None
+            slot = Slot(index) if _sizable(signature, dims) else None
             lowered.append(_lower(statement, printer, known, reusable, slot))
             owned.add(statement.symbol)
             owned.discard(lowered[-1].reused)  # type: ignore[arg-type]  # its memory is the new value's now
@@ -623,7 +494,7 @@ def fast_lines(program: Program, printer: Printer) -> list[Line]:
             rhs = print_statement(
                 printer, statement.expr, statement.dtype, table, not statement.temporary
             )
-            lowered.append(_Lowered([f"{statement.name} = {rhs}"], set(), None, False))
+            lowered.append(_Lowered([Assign(statement.name, rhs)], set(), None, False))
             if (
                 _is_fresh(statement.expr)
                 and is_array(signature)
@@ -657,14 +528,19 @@ def _with_deletes(
         symbol: index for index, s in enumerate(statements) for symbol in s.expr.free_symbols
     }
     local = {s.symbol for s in statements} - buffers.returned - arena.members
+    namer = Namer(
+        [s.name for s in statements]
+        + [str(s) for s in known if isinstance(s, sp.Symbol)]
+        + [name for name, _, _ in arena.pools]
+    )
     lines: list[Line] = []
     for index, (statement, low) in enumerate(zip(statements, lowered, strict=False)):
         guarded = statement.symbol in guarded_symbols
-        texts = (
-            [t.replace(_slot_token(index), arena.slots[index]) for t in low.texts]
-            if low.in_slot
-            else low.texts
-        )
+        records, aliased = named_truthfully(low.records, f"{statement.name}_arg")
+        if aliased:
+            argument = namer.claim([f"{statement.name}_arg"])
+            records, _ = named_truthfully(low.records, argument)
+        texts = [record_text(record, arena.slots) for record in records]
         lines.extend(Line(text, statement.section, guarded) for text in texts)
         if index < len(statements) - 1:  # the return frees the last ones anyway
             lines.extend(
@@ -672,9 +548,12 @@ def _with_deletes(
                 for text in sorted(arena.returns.get(index, []))
             )
         done = sorted(
-            str(s)
-            for s in statement.expr.free_symbols
-            if s in local and last_read[s] == index and is_array(known.get(s))
+            [
+                str(s)
+                for s in statement.expr.free_symbols
+                if s in local and last_read[s] == index and is_array(known.get(s))
+            ]
+            + ([argument] if aliased else [])
         )
         if done and index < len(statements) - 1:  # the return frees the last ones anyway
             lines.append(Line(f"del {', '.join(done)}", statement.section, False))

@@ -1,0 +1,155 @@
+"""Program → Python source: statement lines from the printer, filled into the template.
+
+The printer (``printer.py``) decides how each node reads as NumPy; the template
+(``templates/numpy/module.py.jinja``) only loops over precomputed lines.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from ...dtypes import DType
+from ...formatter import format_source
+from ...naming import comment_text
+from ...ops import functions as F
+from ...program import Program
+from ...shapes import format_shape
+from ...version import __version__
+from .printer import (
+    ARRAY_LITERAL_LIMIT,
+    Printer,
+    _array_literal,
+    _numpy_dtype,
+    _shape_literal,
+    print_statement,
+)
+
+TEMPLATE = "module.py.jinja"  # named in each generated module's first line
+BACKEND_FOLDER = "numpy"
+
+
+def template_directory() -> Path:
+    """``symgrad/_templates/numpy`` in an installed wheel, else ``templates/numpy`` of the source tree."""
+    package = Path(__file__).resolve().parents[2]
+    installed = package / "_templates" / BACKEND_FOLDER
+    if (installed / TEMPLATE).is_file():
+        return installed
+    return package.parent / "templates" / BACKEND_FOLDER
+
+
+@functools.lru_cache(maxsize=1)
+def template_environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(template_directory())),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+
+
+# --- rendering ---------------------------------------------------------------------------------
+
+SECTION_TITLES = {"forward": "Forward", "gradient": "Gradients", "update": "Updates"}
+
+
+@dataclass(frozen=True)
+class Line:
+    text: str  # one statement: ``name = expr``, ``name += expr``, ``np.tanh(t, out=t)``
+    section: str
+    # np.where evaluates both branches: the one it discards may overflow or divide by
+    # zero where TF stays silent, so such lines run without floating-point warnings.
+    guarded: bool = False
+
+    @property
+    def title(self) -> str:
+        return SECTION_TITLES.get(self.section, self.section)
+
+
+def _describe(dtype: DType, shape: Any) -> str:
+    return f"{dtype.name} {'any shape' if shape is None else format_shape(shape)}"
+
+
+def render(
+    program: Program, total_ops: int, statement_lines: list[Line], helpers: list[str]
+) -> str:
+    """Fill the module template with the program's precomputed lines, laid out by the formatter.
+
+    Each statement is printed on one line; ``ruff format`` (pinned) breaks the
+    long ones, so the module reads as a person formatting it would leave it.
+    """
+    environment = template_environment()
+    template = environment.get_template(TEMPLATE)
+    width = max([len(i.name) for i in program.inputs + program.outputs] + [4])  # type: ignore[operator]
+    needs_base64 = any(c.value.size > ARRAY_LITERAL_LIMIT for c in program.constants)
+    source = template.render(
+        version=__version__,
+        template_name=TEMPLATE,
+        function_name=program.name,
+        graph_name=comment_text(program.graph_name or program.name),
+        inputs=[
+            {
+                "name": i.name,
+                "numpy_dtype": _numpy_dtype(i.dtype),
+                "shape": _shape_literal(i.shape),
+                "doc": f"{i.name.ljust(width)}  {_describe(i.dtype, i.shape).ljust(24)}  {i.kind}",
+            }
+            for i in program.inputs
+        ],
+        outputs=[
+            {
+                "name": o.name,
+                "symbol": o.symbol if isinstance(o.symbol, str) else str(o.symbol),
+                "doc": f"{o.name.ljust(width)}  {_describe(o.dtype, o.shape)}",
+            }
+            for o in program.outputs
+        ],
+        constants=[f"{c.name} = {_array_literal(c.value, c.dtype)}" for c in program.constants],
+        signature=f"def {program.name}({', '.join(i.name for i in program.inputs)}):",
+        checks=[
+            f'{i.name} = _check("{i.name}", {i.name}, {_numpy_dtype(i.dtype)}, {_shape_literal(i.shape)})'
+            for i in program.inputs
+        ],
+        return_statement=f"return {', '.join(str(o.symbol) for o in program.outputs)}",
+        lines=statement_lines,
+        total_ops=total_ops,
+        helpers=helpers,
+        needs_base64=needs_base64,
+    )
+    return format_source(source)
+
+
+def guarded_statements(statements: list[Any]) -> set:
+    """Symbols of statements that run under ``np.errstate``: a ``where`` or one of its branches."""
+    branches = {
+        arg
+        for s in statements
+        for where in s.expr.atoms(F.Where)
+        for arg in where.args[1:]
+        if arg.is_Symbol
+    }
+    return {s.symbol for s in statements if s.expr.has(F.Where) or s.symbol in branches}
+
+
+def statement_lines(
+    program: Program, printer: Printer | None = None
+) -> tuple[list[Line], list[str]]:
+    table = program.dtypes_by_symbol()
+    printer = printer or Printer(table)
+    printer.table = table
+    guarded = guarded_statements(program.statements)
+    lines = [
+        Line(
+            f"{s.name} = {print_statement(printer, s.expr, s.dtype, table, convert=not s.temporary)}",
+            s.section,
+            guarded=s.symbol in guarded,
+        )
+        for s in program.statements
+    ]
+    return lines, sorted(printer.helpers_used)

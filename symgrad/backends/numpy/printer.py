@@ -1,0 +1,426 @@
+"""The NumPy printer: how each SymPy node and each of symgrad's IR nodes reads as NumPy.
+
+Every node of the IR prints here, in a ``_print_<Node>`` method (the nodes carry no
+printing of their own), so another backend brings its own printer and touches
+nothing else. Dtypes are kept exact: float literals are printed in the precision of
+the statement they appear in (NumPy converts a Python float to the array's dtype),
+and a statement whose expression NumPy would evaluate in another dtype gets an
+explicit conversion.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import sympy as sp
+from sympy.printing.numpy import NumPyPrinter
+from sympy.printing.precedence import PRECEDENCE
+from sympy.printing.str import StrPrinter
+
+from ...dtypes import DType
+from ...expression_dtypes import expression_dtype
+from ...ops import array_ops as A
+from ...ops import functions as F
+from ...ops import linalg as L
+
+
+def _call(printer: Any, fn: str, *args: Any) -> str:
+    return f"{printer._module_format('numpy.' + fn)}({', '.join(printer._print(a) for a in args)})"
+
+
+def _np(printer: Any, name: str) -> str:
+    return printer._module_format("numpy." + name)
+
+
+def _axis_text(axes: sp.Tuple) -> str:
+    items = [str(int(a)) for a in axes]
+    return items[0] if len(items) == 1 else "(" + ", ".join(items) + ")"
+
+
+ARRAY_LITERAL_LIMIT = 64  # larger constants are stored as base64 bytes
+
+
+class Printer(NumPyPrinter):
+    """NumPy code as a person would write it: ``np.tanh(x)``, ``x/32``, ``x**2``.
+
+    >>> import sympy as sp
+    >>> from symgrad.ops import functions as F
+    >>> x = sp.Symbol("x")
+    >>> Printer().doprint(F.ReduceSum(F.Sigmoid(x), sp.Tuple(), sp.Integer(0)))
+    'np.sum(np.exp(-np.logaddexp(0, -x)))'
+    """
+
+    def __init__(self, table: dict[sp.Symbol, Any] | None = None) -> None:
+        super().__init__({"fully_qualified_modules": False, "allow_unknown_functions": False})
+        self._float_dtype = "float64"
+        self.helpers_used: set = set()
+        self.table = table or {}
+
+    @property
+    def table(self) -> dict[sp.Symbol, Any]:
+        return self._table
+
+    @table.setter
+    def table(self, table: dict[sp.Symbol, Any]) -> None:
+        self._table = table
+        self._dtypes: dict[sp.Expr, str] = {}  # expression_dtype of what was printed, per table
+
+    def dtype_of(self, expr: sp.Expr) -> str:
+        return expression_dtype(expr, self._table, self._dtypes)
+
+    def _as_number(self, term: sp.Expr, text: str) -> str:
+        """A bool mask as 0/1 of the current float dtype: NumPy adds bools as logical or."""
+        if self.dtype_of(term) == "bool":
+            return f"np.{self._float_dtype}({text})"
+        return text
+
+    @contextlib.contextmanager
+    def float_context(self, dtype_name: str) -> Iterator[None]:
+        saved = self._float_dtype
+        self._float_dtype = dtype_name if dtype_name in ("float16", "float32") else "float64"
+        try:
+            yield
+        finally:
+            self._float_dtype = saved
+
+    def _module_format(self, fqn: str, register: bool = True) -> str:
+        if fqn == "numpy":
+            return "np"
+        return "np." + fqn[len("numpy.") :] if fqn.startswith("numpy.") else fqn
+
+    def _float_literal(self, value: float) -> str:
+        return _float_text(value, self._float_dtype)
+
+    def _print_Float(self, expr: sp.Float) -> str:
+        return self._float_literal(float(expr))
+
+    def _print_Rational(self, expr: sp.Rational) -> str:
+        return f"{expr.p}/{expr.q}"
+
+    _print_Half = _print_Rational
+
+    def _print_Add(self, expr: sp.Add, order: str | None = None) -> str:
+        """SymPy's term order, but subtracted terms last: ``y - x*w``, not ``-x*w + y``."""
+        terms = self._as_ordered_terms(expr, order=order)
+        positive = [t for t in terms if not t.could_extract_minus_sign()]
+        negative = [t for t in terms if t.could_extract_minus_sign()]
+        parts = []
+        for term in positive + negative:
+            shown = -term if term in negative else term
+            text = self._as_number(shown, self.parenthesize(shown, PRECEDENCE["Add"], strict=False))
+            if term in negative:
+                parts.append(f"- {text}" if parts else f"-{text}")
+            else:
+                parts.append(f"+ {text}" if parts else text)
+        return " ".join(parts)
+
+    def _print_Mul(self, expr: sp.Mul) -> str:
+        coefficient, factors = expr.as_coeff_mul()
+        if all(self.dtype_of(f) == "bool" for f in factors):
+            # Only masks: -mask or 2*mask would negate or scale bools; make them numbers first.
+            masks = [self._as_number(f, self._print(f)) for f in factors]
+            return (
+                "*".join(([] if coefficient == 1 else [self._print(coefficient)]) + masks)
+                if coefficient != -1
+                else "-" + "*".join(masks)
+            )
+        if coefficient.is_negative and any(self.dtype_of(f) == "bool" for f in factors):
+            # ``-mask * x`` would negate the bool mask first, which NumPy refuses.
+            return f"-({self._print(-expr)})"
+        return StrPrinter._print_Mul(self, expr)  # type: ignore[arg-type]
+
+    def _print_Pow(self, expr: sp.Pow, rational: bool = False) -> str:
+        base, exponent = expr.args
+        if exponent == sp.S.Half:
+            return f"np.sqrt({self._print(base)})"
+        if exponent == -sp.S.Half:
+            return f"1/np.sqrt({self._print(base)})"
+        if exponent == -1:
+            return f"1/{self.parenthesize(base, PRECEDENCE['Mul'], strict=True)}"
+        # parenthesize(strict=False) wraps precedence <= Pow: ``**`` groups to the right.
+        base_text = self.parenthesize(base, PRECEDENCE["Pow"], strict=False)
+        if exponent.is_Integer:
+            exponent_text = str(exponent) if exponent > 0 else f"({exponent})"
+        elif exponent.is_Rational:
+            exponent_text = self._float_literal(float(exponent))
+            exponent_text = exponent_text if float(exponent) > 0 else f"({exponent_text})"
+        else:
+            exponent_text = self.parenthesize(exponent, PRECEDENCE["Pow"], strict=False)
+        return f"{base_text}**{exponent_text}"
+
+    def _print_Infinity(self, expr: Any) -> str:
+        return "np.inf"
+
+    def _print_NegativeInfinity(self, expr: Any) -> str:
+        return "-np.inf"
+
+    def _print_NaN(self, expr: Any) -> str:
+        return "np.nan"
+
+    def _print_Exp1(self, expr: Any) -> str:
+        return "np.e"
+
+    def _print_Symbol(self, expr: sp.Symbol) -> str:
+        return expr.name  # names are sanitised identifiers already (naming.py)
+
+    # --- symgrad's IR nodes (symgrad.ops.functions, array_ops, linalg) ----------------------
+
+    def _print_Sigmoid(self, expr: F.Sigmoid) -> str:
+        neg = self._print(-expr.args[0])
+        return f"{self._module_format('numpy.exp')}(-{self._module_format('numpy.logaddexp')}(0, {neg}))"
+
+    def _print_Softplus(self, expr: F.Softplus) -> str:
+        return _call(self, "logaddexp", 0, expr.args[0])
+
+    def _print_Power(self, expr: F.Power) -> str:
+        x, y = expr.args
+        return (
+            f"{self.parenthesize(x, PRECEDENCE['Pow'], strict=False)}"
+            f"**{self.parenthesize(y, PRECEDENCE['Pow'], strict=False)}"
+        )
+
+    def _print_LogWherePositive(self, expr: F.LogWherePositive) -> str:
+        x = self._print(expr.args[0])
+        np_ = self._module_format("numpy")
+        return f"{np_}.where({x} > 0, {np_}.log({np_}.where({x} > 0, {x}, 1)), 0)"
+
+    def _print_Relu(self, expr: F.Relu) -> str:
+        return _call(self, "maximum", expr.args[0], 0)
+
+    def _print_Maximum(self, expr: F.Maximum) -> str:
+        return _call(self, "maximum", *expr.args)
+
+    def _print_Minimum(self, expr: F.Minimum) -> str:
+        return _call(self, "minimum", *expr.args)
+
+    def _print_Where(self, expr: F.Where) -> str:
+        return _call(self, "where", *expr.args)
+
+    def _print_OneWhere(self, expr: F.OneWhere) -> str:
+        return _call(self, "where", expr.args[0], 1, expr.args[1])
+
+    def _print_ZeroOver(self, expr: F.ZeroOver) -> str:
+        return f"0 / {self.parenthesize(expr.args[0], PRECEDENCE['Mul'], strict=True)}"
+
+    def _print_NanUnlessFinite(self, expr: F.NanUnlessFinite) -> str:
+        if len(expr.args) == 1:
+            return f"0 * {self.parenthesize(expr.args[0], PRECEDENCE['Mul'], strict=True)}"
+        total = " + ".join(self.parenthesize(a, PRECEDENCE["Add"], strict=False) for a in expr.args)
+        return f"0 * ({total})"
+
+    def _print_LogicalNot(self, expr: F.LogicalNot) -> str:
+        return _call(self, "logical_not", expr.args[0])
+
+    def _print_Round(self, expr: F.Round) -> str:
+        return _call(self, "round", expr.args[0])
+
+    def _print_Floor(self, expr: F.Floor) -> str:
+        return _call(self, "floor", expr.args[0])
+
+    def _print_Abs(self, expr: F.Abs) -> str:
+        return _call(self, "abs", expr.args[0])
+
+    def _print_Sign(self, expr: F.Sign) -> str:
+        return _call(self, "sign", expr.args[0])
+
+    def _print__Comparison(self, expr: F._Comparison) -> str:
+        return _call(self, expr.numpy_name, *expr.args)
+
+    def _print_IsFinite(self, expr: F.IsFinite) -> str:
+        return _call(self, "isfinite", expr.args[0])
+
+    def _print_Cast(self, expr: F.Cast) -> str:
+        with self.float_context(expr.source):
+            value = self._print(expr.args[0])
+        if expr.args[0].is_Number and expr.target != "bool":
+            return f"{self._module_format('numpy.' + expr.target)}({value})"
+        return (
+            f"{self._module_format('numpy.asarray')}({value}, "
+            f"dtype={self._module_format('numpy.' + expr.target)})"
+        )
+
+    def _print_ReduceSum(self, expr: F.ReduceSum) -> str:
+        value, axes, keepdims = expr.args
+        text = self._print(value)
+        parts = [text]
+        if len(axes):
+            parts.append(f"axis={_axis_text(axes)}")
+        if keepdims:
+            parts.append("keepdims=True")
+        return f"{self._module_format('numpy.' + expr.numpy_name)}({', '.join(parts)})"
+
+    def _print_SumToShape(self, expr: F.SumToShape) -> str:
+        self.helpers_used.add("sum_to_shape")
+        g, like = expr.args
+        return f"_sum_to_shape({self._print(g)}, {self._module_format('numpy.shape')}({self._print(like)}))"
+
+    def _print_ExpandDims(self, expr: F.ExpandDims) -> str:
+        value, axes = expr.args
+        return (
+            f"{self._module_format('numpy.expand_dims')}({self._print(value)}, {_axis_text(axes)})"
+        )
+
+    def _print_BroadcastTo(self, expr: F.BroadcastTo) -> str:
+        value, static_shape, copy, *witnesses = expr.args
+        np_shape = self._module_format("numpy.shape")
+        if witnesses:
+            shapes = [f"{np_shape}({self._print(w)})" for w in witnesses]
+            shape = (
+                shapes[0]
+                if len(shapes) == 1
+                else (f"{self._module_format('numpy.broadcast_shapes')}({', '.join(shapes)})")
+            )
+        else:
+            dims = [str(int(d)) for d in static_shape]
+            shape = "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
+        text = f"{self._module_format('numpy.broadcast_to')}({self._print(value)}, {shape})"
+        return f"{text}.copy()" if copy else text
+
+    def _print_SizeOf(self, expr: F.SizeOf) -> str:
+        value, axes = expr.args
+        if not len(axes):
+            return f"{self._module_format('numpy.size')}({self._print(value)})"
+        shape = f"{self._module_format('numpy.shape')}({self._print(value)})"
+        dims = " * ".join(f"{shape}[{int(a)}]" for a in axes)
+        return dims if len(axes) == 1 else f"({dims})"
+
+    def _print_MatMulNode(self, expr: F.MatMulNode) -> str:
+        a, b, transpose_a, transpose_b, rank_a, rank_b = expr.args
+
+        def operand(value: sp.Expr, transpose: Any, rank: Any) -> str:
+            if not transpose:
+                return self.parenthesize(value, PRECEDENCE["Mul"], strict=False)
+            if int(rank) == 2:
+                return f"{self.parenthesize(value, PRECEDENCE['Atom'], strict=True)}.T"
+            return f"{self._module_format('numpy.swapaxes')}({self._print(value)}, -1, -2)"
+
+        return f"{operand(a, transpose_a, rank_a)} @ {operand(b, transpose_b, rank_b)}"
+
+    def _print_Dot(self, expr: F.Dot) -> str:
+        a, b, rank = expr.args
+        if int(rank) == 1:
+            # ``a*b @ c`` would read ambiguously and ``a @ b*c`` means ``(a @ b)*c``.
+            left = self.parenthesize(a, PRECEDENCE["Mul"], strict=False)
+            right = self.parenthesize(b, PRECEDENCE["Mul"], strict=False)
+            return f"{left} @ {right}"
+        return _call(self, "vdot", a, b)
+
+    def _print_Helper(self, expr: F.Helper) -> str:
+        name, _, *arguments = expr.args
+        self.helpers_used.add(str(name).lstrip("_"))
+        return f"{name}({', '.join(self._print(a) for a in arguments)})"
+
+    def _print_Call(self, expr: A.Call) -> str:
+        function, value, *rest = expr.args
+        arguments = [self._print(value)] + [self._print(r) for r in rest]
+        return f"{_np(self, str(function))}({', '.join(arguments)})"
+
+    def _print_ShapeOf(self, expr: A.ShapeOf) -> str:
+        return f"{_np(self, 'shape')}({self._print(expr.args[0])})"
+
+    def _print_Index(self, expr: A.Index) -> str:
+        value, key = expr.args
+        return f"{self.parenthesize(value, PRECEDENCE['Func'], strict=False)}[{self._print(key)}]"
+
+    def _print_ListOf(self, expr: A.ListOf) -> str:
+        return "[" + ", ".join(self._print(a) for a in expr.args) + "]"
+
+    def _print_Created(self, expr: A.Created) -> str:
+        return str(expr.args[0])
+
+    def _print_EinsumNode(self, expr: L.EinsumNode) -> str:
+        subscripts, *operands = expr.args
+        listed = ", ".join(self._print(o) for o in operands)
+        return f"{self._module_format('numpy.einsum')}({subscripts}, {listed})"
+
+    # SymPy looks up ``_print_<class name>`` for the concrete class only (not for a
+    # Function's intermediate base classes), so subclasses name their base's rule.
+    _print_ReduceMean = _print_ReduceSum
+    _print_ReduceMax = _print_ReduceSum
+    _print_ReduceMin = _print_ReduceSum
+    _print_ReduceProd = _print_ReduceSum
+    _print_Greater = _print__Comparison
+    _print_ReluMask = _print__Comparison
+    _print_GreaterEqual = _print__Comparison
+    _print_Less = _print__Comparison
+    _print_LessEqual = _print__Comparison
+    _print_Equal = _print__Comparison
+    _print_NotEqual = _print__Comparison
+
+
+class FormulaPrinter(StrPrinter):
+    """SymPy's text of a formula, with structural nodes as the generated code writes them.
+
+    ``CompiledModule.explain`` uses it: ``sum(x*w)`` rather than ``ReduceSum(x*w, (), 0)``.
+    """
+
+    def _print_Function(self, expr: sp.Function) -> str:
+        # SymPy dispatches on the concrete class only (``_print_ReduceSum``), so the one rule
+        # for every structural node hooks in here.
+        if isinstance(expr, F._Structural):
+            return Printer().doprint(expr).replace("np.", "")
+        return super()._print_Function(expr)
+
+
+def formula_text(expr: sp.Expr) -> str:
+    """``expr`` as text, structural nodes written like NumPy without ``np.``."""
+    return FormulaPrinter().doprint(expr)
+
+
+def _shape_literal(shape: Any) -> str:
+    if shape is None:
+        return "None"
+    items = ", ".join("None" if d is None else str(d) for d in shape)
+    return "(" + items + ("," if len(shape) == 1 else "") + ")"
+
+
+def _numpy_dtype(dtype: DType | str) -> str:
+    name = dtype.name if isinstance(dtype, DType) else dtype
+    return "np.bool_" if name == "bool" else f"np.{name}"
+
+
+def _float_text(value: float, dtype_name: str) -> str:
+    if not np.isfinite(value):
+        return "np.nan" if np.isnan(value) else ("np.inf" if value > 0 else "-np.inf")
+    return repr(value) if dtype_name == "float64" else str(np.dtype(dtype_name).type(value))
+
+
+def _array_literal(value: np.ndarray, dtype: DType) -> str:
+    if value.size == 0:  # a nested list of no numbers would lose the dims after the empty one
+        return f"np.zeros({_shape_literal(value.shape)}, dtype={_numpy_dtype(dtype)})"
+    if value.size <= ARRAY_LITERAL_LIMIT:
+        if dtype.is_floating:
+            items = np.vectorize(lambda v: _float_text(float(v), dtype.name), otypes=[object])(
+                value
+            ).tolist()
+        else:
+            items = value.tolist()
+        text = repr(items).replace("'", "")
+        return f"np.array({text}, dtype={_numpy_dtype(dtype)})"
+    data = base64.b64encode(
+        np.ascontiguousarray(value).astype(value.dtype.newbyteorder("<")).tobytes()
+    )
+    shape = "(" + ", ".join(str(d) for d in value.shape) + ("," if value.ndim == 1 else "") + ")"
+    return (
+        f'np.frombuffer(base64.b64decode(\n    "{data.decode()}"), '
+        f'dtype=np.dtype({_numpy_dtype(dtype)}).newbyteorder("<")).reshape({shape}).astype({_numpy_dtype(dtype)})'
+    )
+
+
+def print_statement(
+    printer: Printer, expr: sp.Expr, dtype: Any, table: dict[sp.Symbol, Any], convert: bool = True
+) -> str:
+    name = dtype if isinstance(dtype, str) else dtype.name
+    with printer.float_context(name):
+        text = printer.doprint(expr)
+    if (
+        convert
+        and (printer.dtype_of(expr) if printer.table is table else expression_dtype(expr, table))
+        != name
+    ):
+        text = f"np.asarray({text}, dtype={_numpy_dtype(dtype)})"
+    return text

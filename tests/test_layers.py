@@ -1,0 +1,180 @@
+"""The package's modules import only downward: no import cycle, no import hidden in a function;
+IR nodes print only through a backend's printer.
+
+Both read the source with ``ast`` (no import runs), so a cycle dodged by a function-local
+import is still a cycle here.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from symgrad import naming
+from symgrad.backends import Backend
+from symgrad.backends.numpy import NUMPY
+from symgrad.ops import array_ops as A
+from symgrad.ops import functions as F
+from symgrad.ops import linalg as L
+
+PACKAGE = Path(__file__).resolve().parent.parent / "symgrad"
+# Optional dependencies, imported where they are used so that the base install needs none.
+OPTIONAL = {"pytest"}
+
+
+def _modules() -> dict[str, Path]:
+    modules = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        modules[name] = path
+    return modules
+
+
+def _imported(module: str, path: Path, node: ast.ImportFrom, modules: dict) -> list[str]:
+    """The package's modules ``node`` imports: ``from .ops import functions`` names ``ops.functions``."""
+    if node.level:
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        parts = package.split(".")
+        base = ".".join(parts[: len(parts) - node.level + 1])
+        source = f"{base}.{node.module}" if node.module else base
+    else:
+        source = node.module or ""
+    found = []
+    for alias in node.names:
+        if f"{source}.{alias.name}" in modules:
+            found.append(f"{source}.{alias.name}")
+        elif source in modules:
+            found.append(source)
+    return found
+
+
+def import_graph(modules: dict[str, Path], everywhere: bool = True) -> dict[str, set[str]]:
+    """Module -> the package's modules it imports (anywhere in it, with ``everywhere``)."""
+    graph: dict[str, set[str]] = {}
+    for module, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        nodes = ast.walk(tree) if everywhere else iter(tree.body)
+        targets: set[str] = set()
+        for node in nodes:
+            if isinstance(node, ast.ImportFrom):
+                targets.update(_imported(module, path, node, modules))
+            elif isinstance(node, ast.Import):
+                targets.update(a.name for a in node.names if a.name in modules)
+        graph[module] = targets - {module}
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle (its modules in order, the first repeated at the end), or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(module: str) -> list[str] | None:
+        state[module] = 1
+        path.append(module)
+        for target in sorted(graph[module]):
+            if state.get(target) == 1:
+                return path[path.index(target) :] + [target]
+            if target not in state:
+                cycle = visit(target)
+                if cycle:
+                    return cycle
+        path.pop()
+        state[module] = 2
+        return None
+
+    for module in sorted(graph):
+        if module not in state:
+            cycle = visit(module)
+            if cycle:
+                return cycle
+    return None
+
+
+def test_the_package_has_no_import_cycle() -> None:
+    cycle = find_cycle(import_graph(_modules()))
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def _local_imports(path: Path) -> list[tuple[int, str]]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Import):
+                names = [a.name for a in inner.names]
+            elif isinstance(inner, ast.ImportFrom):
+                names = ["." * inner.level + (inner.module or "")]
+            else:
+                continue
+            if not all(n.split(".")[0] in OPTIONAL for n in names):
+                found.append((inner.lineno, ", ".join(names)))
+    return found
+
+
+@pytest.mark.parametrize("module", sorted(_modules()))
+def test_no_function_imports_except_optional_dependencies(module: str) -> None:
+    path = _modules()[module]
+    assert _local_imports(path) == [], f"{path.name} imports inside a function"
+
+
+@pytest.mark.parametrize(
+    ("lower", "upper"),
+    [
+        ("symgrad.graph", "symgrad.session"),
+        ("symgrad.ops.functions", "symgrad.backends.numpy.printer"),
+        ("symgrad.optimize", "symgrad.backends.numpy.emit"),
+        ("symgrad.optimize", "symgrad.backends"),
+        ("symgrad.trace", "symgrad.backends"),
+        ("symgrad.gradients", "symgrad.backends"),
+        ("symgrad.ops", "symgrad.trace"),
+    ],
+)
+def test_lower_layers_do_not_reach_up(lower: str, upper: str) -> None:
+    graph = import_graph(_modules())
+    reached, stack = set(), [lower]
+    while stack:
+        for target in graph[stack.pop()] - reached:
+            reached.add(target)
+            stack.append(target)
+    assert not [m for m in reached if m == upper or m.startswith(upper + ".")]
+
+
+def _ir_nodes() -> list[type]:
+    nodes = []
+    for module in (F, A, L):
+        for value in vars(module).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, (F._Elementwise, F._Structural))
+                and not value.__name__.startswith("_")
+            ):
+                nodes.append(value)
+    return nodes
+
+
+def test_ir_nodes_do_not_print_themselves() -> None:
+    printing = [n.__name__ for n in _ir_nodes() if "_numpycode" in vars(n)]
+    assert printing == []
+
+
+@pytest.mark.parametrize("backend", [NUMPY], ids=lambda b: b.name)
+def test_the_backend_printer_prints_every_ir_node(backend: Backend) -> None:
+    missing = [
+        n.__name__ for n in _ir_nodes() if not hasattr(backend.printer, f"_print_{n.__name__}")
+    ]
+    assert missing == []
+
+
+@pytest.mark.parametrize("backend", [NUMPY], ids=lambda b: b.name)
+def test_user_names_never_take_a_name_the_backend_reserves(backend: Backend) -> None:
+    assert backend.reserved <= naming.RESERVED
