@@ -829,7 +829,7 @@ def gather(
     >>> with sg.Graph().as_default():
     ...     p = sg.constant([[1.0, 2.0], [3.0, 4.0]])
     ...     f = sg.compile(sg.gather(p, sg.constant([[1], [0]]), batch_dims=1))
-    >>> f()[0].tolist()
+    >>> f().tolist()
     [[2.0], [3.0]]
     """
     params = convert_to_tensor(params)

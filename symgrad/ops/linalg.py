@@ -312,7 +312,7 @@ def trace(x: Any, name: str | None = None) -> Tensor:
     >>> import symgrad as sg, numpy as np
     >>> with sg.Graph().as_default():
     ...     f = sg.compile(sg.trace(sg.constant(np.arange(9.0).reshape(3, 3))))
-    >>> float(f()[0])
+    >>> float(f())
     12.0
     """
     x = convert_to_tensor(x)
