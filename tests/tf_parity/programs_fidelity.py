@@ -352,6 +352,29 @@ def relu_times_x_second_derivative(tf):
     return _second(tf, lambda x: x * tf.nn.relu(x), [-0.2, 0.7])
 
 
+@_program
+def reduce_max_second_derivative(tf):
+    # issue 13 item 8: _MaxGrad's mask of the argmax (math_grad.py) is a comparison.
+    return _second(tf, lambda x: tf.reduce_max(x) * x, [0.2, 0.7, -1.0])
+
+
+@_program
+def where_square_second_derivative(tf):
+    # issue 13 item 8: where's condition carries no gradient; its branches do.
+    return _second(tf, lambda x: tf.where(x > 0, x * x, -x), [-0.2, 0.7])
+
+
+@_program
+def smooth_second_derivatives(tf):
+    # issue 13 item 8: sigmoid, softplus, tanh and square connect to second order.
+    x = tf.placeholder(tf.float64, [2], name="x")
+    fetches = []
+    for fn in (tf.sigmoid, tf.nn.softplus, tf.tanh, tf.square, tf.sqrt):
+        g = tf.gradients(fn(x), x)[0]
+        fetches += [g, tf.gradients(g, x)]
+    return {"fetches": fetches, "feeds": {x: np.array([0.3, 1.7])}}
+
+
 # ---------------------------------------------------------------------------
 # Item 9: float32 pow gradient accuracy
 # ---------------------------------------------------------------------------
