@@ -294,6 +294,23 @@ def safe_div_via_where(tf):
 
 
 @_program
+def sqrt_gradient_with_constant_cotangents(tf):
+    # issue 13 item 7: the rule folds away where the incoming gradient is a constant;
+    # comparisons of constants stay comparisons.
+    a = tf.constant(np.array([0.0, 4.0]))
+    same = tf.equal(tf.constant(1.0), 1.0)
+    return {
+        "fetches": [
+            tf.gradients(tf.sqrt(a), a),
+            tf.gradients(tf.sqrt(a), a, grad_ys=tf.constant(np.array([0.0, 2.0]))),
+            same,
+            tf.where(same, 2.0, 3.0),
+        ],
+        "feeds": {},
+    }
+
+
+@_program
 def safe_norm_via_where(tf):
     # issue 13 item 7: the "safe norm" idiom.
     x = tf.placeholder(tf.float64, [2, 3], name="x")
