@@ -90,7 +90,7 @@ class Tracer:
         self.natural_of: dict[sp.Expr, Signature] = {}
         self.statements: list[Statement] = []
         self.constants: list[ConstantArray] = []
-        self.float_symbols: set[sp.Symbol] = set()  # symbols of floating-point arrays
+        self.float_symbols: dict[sp.Symbol, DType] = {}  # symbols of floating-point arrays
 
     def run(self) -> Program:
         graph = self.outputs[0][1].graph
@@ -213,7 +213,7 @@ class Tracer:
             sig = signature_of(tensor)
             self._remember(symbol, sig)
             if tensor.dtype.is_floating:
-                self.float_symbols.add(symbol)
+                self.float_symbols[symbol] = tensor.dtype
             self.values[tensor] = Value(
                 symbol, tensor.shape, sig, sig, tensor.dtype, (symbol,), 0, True
             )
@@ -249,7 +249,7 @@ class Tracer:
                 for v, sym in zip(operands, arg_symbols(len(operands)), strict=False)
                 if op.attrs["expr"].has(sym)
             ]
-            expr = self._keep_cancelled(expr, used)
+            expr = self._keep_cancelled(expr, used, out.dtype)
             natural = self._natural(expr)
             exact = natural == sig
             witnesses: tuple[sp.Expr, ...] = (
@@ -271,7 +271,7 @@ class Tracer:
             expr, out.shape, sig, sig, out.dtype, (expr,), 1 + sum(v.size for v in operands), True
         )
 
-    def _keep_cancelled(self, expr: sp.Expr, used: Sequence[Value]) -> sp.Expr:
+    def _keep_cancelled(self, expr: sp.Expr, used: Sequence[Value], dtype: DType) -> sp.Expr:
         """``expr``, plus ``0 * s`` for each float symbol ``s`` SymPy cancelled out of it.
 
         Fusing operands can cancel them (``g + -g`` is 0, ``0 * g`` is 0), but TF computes
@@ -280,7 +280,8 @@ class Tracer:
         """
         before: set = set().union(*(v.expr.free_symbols for v in used)) if used else set()
         lost = sorted(
-            (s for s in before - expr.free_symbols if s in self.float_symbols),
+            # only symbols of the op's own dtype: ``0 * s`` must not promote float32 to float64
+            (s for s in before - expr.free_symbols if self.float_symbols.get(s) == dtype),
             key=str,
         )
         return expr + F.NanUnlessFinite(*lost) if lost else expr
@@ -309,7 +310,7 @@ class Tracer:
         symbol = sp.Symbol(name, real=True)
         self.constants.append(ConstantArray(name, symbol, array, tensor.dtype))
         if tensor.dtype.is_floating:
-            self.float_symbols.add(symbol)
+            self.float_symbols[symbol] = tensor.dtype
         sig = signature_of(tensor)
         self._remember(symbol, sig)
         return Value(symbol, tensor.shape, sig, sig, tensor.dtype, (symbol,), 0, True)
@@ -345,7 +346,7 @@ class Tracer:
         witnesses = (symbol,) if exact else value.witnesses
         self._remember(symbol, natural)
         if tensor.dtype.is_floating:
-            self.float_symbols.add(symbol)
+            self.float_symbols[symbol] = tensor.dtype
         return Value(symbol, tensor.shape, value.sig, natural, tensor.dtype, witnesses, 0, exact)
 
 

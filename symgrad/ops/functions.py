@@ -172,10 +172,9 @@ class OneWhere(_Elementwise):
 
     @classmethod
     def eval(cls, cond: sp.Expr, x: sp.Expr) -> Any:
-        if cond is sp.true:
-            return sp.S.One
-        if cond is sp.false:
-            return x
+        # A constant condition (``g == 0`` for the ones of ``grad_ys``) needs no np.where.
+        if isinstance(cond, Equal) and all(a.is_Number for a in cond.args):
+            return sp.S.One if cond.args[0] == cond.args[1] else x
         return None
 
     def fdiff(self, argindex: int = 1) -> sp.Expr:
@@ -245,12 +244,6 @@ class LessEqual(_Comparison):
 
 class Equal(_Comparison):
     numpy_name = "equal"
-
-    @classmethod
-    def eval(cls, x: sp.Expr, y: sp.Expr) -> Any:
-        if x.is_Number and y.is_Number:
-            return sp.true if x == y else sp.false
-        return None
 
 
 class ReluMask(Greater):

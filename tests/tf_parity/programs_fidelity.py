@@ -294,6 +294,23 @@ def safe_div_via_where(tf):
 
 
 @_program
+def sqrt_gradient_with_constant_cotangents(tf):
+    # issue 13 item 7: the rule folds away where the incoming gradient is a constant;
+    # comparisons of constants stay comparisons.
+    a = tf.constant(np.array([0.0, 4.0]))
+    same = tf.equal(tf.constant(1.0), 1.0)
+    return {
+        "fetches": [
+            tf.gradients(tf.sqrt(a), a),
+            tf.gradients(tf.sqrt(a), a, grad_ys=tf.constant(np.array([0.0, 2.0]))),
+            same,
+            tf.where(same, 2.0, 3.0),
+        ],
+        "feeds": {},
+    }
+
+
+@_program
 def safe_norm_via_where(tf):
     # issue 13 item 7: the "safe norm" idiom.
     x = tf.placeholder(tf.float64, [2, 3], name="x")
@@ -350,6 +367,29 @@ def abs_second_derivative(tf):
 def relu_times_x_second_derivative(tf):
     # issue 13 item 8: x * relu(x) has a path through x.
     return _second(tf, lambda x: x * tf.nn.relu(x), [-0.2, 0.7])
+
+
+@_program
+def reduce_max_second_derivative(tf):
+    # issue 13 item 8: _MaxGrad's mask of the argmax (math_grad.py) is a comparison.
+    return _second(tf, lambda x: tf.reduce_max(x) * x, [0.2, 0.7, -1.0])
+
+
+@_program
+def where_square_second_derivative(tf):
+    # issue 13 item 8: where's condition carries no gradient; its branches do.
+    return _second(tf, lambda x: tf.where(x > 0, x * x, -x), [-0.2, 0.7])
+
+
+@_program
+def smooth_second_derivatives(tf):
+    # issue 13 item 8: sigmoid, softplus, tanh and square connect to second order.
+    x = tf.placeholder(tf.float64, [2], name="x")
+    fetches = []
+    for fn in (tf.sigmoid, tf.nn.softplus, tf.tanh, tf.square, tf.sqrt):
+        g = tf.gradients(fn(x), x)[0]
+        fetches += [g, tf.gradients(g, x)]
+    return {"fetches": fetches, "feeds": {x: np.array([0.3, 1.7])}}
 
 
 # ---------------------------------------------------------------------------
