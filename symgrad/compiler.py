@@ -135,6 +135,7 @@ class CompiledModule:
         text = source_lines[lineno - 1].strip()
         tensor = statement.tensor_name or statement.name
         op = tensor.rsplit(":", 1)[0]
+        op_type = self._op_type(op)
         # The run-time shapes of the arrays the failing line reads, by their names in the code.
         operands = []
         for name in dict.fromkeys(re.findall(r"(?<![\w.])[A-Za-z_]\w*", text)):
@@ -149,11 +150,21 @@ class CompiledModule:
             else ExecutionValueError
         )
         return kind(
-            f"symgrad: {self.program.name}: op '{op}' (tensor '{tensor}', static shape "
+            f"symgrad: {self.program.name}: op '{op}' ({op_type}; tensor '{tensor}', static shape "
             f"{_shape_text(statement.shape)}) failed at run time: {error}"
             + (f" (with {', '.join(operands)})" if operands else "")
             + f"\n  in {self.path}, line {lineno}: {text}"
         )
+
+    def _op_type(self, op_name: str) -> str:
+        """The type of the graph op named ``op_name`` ("?" where the graph does not have it)."""
+        known = self.output_tensors + self.input_tensors
+        if not known:
+            return "?"
+        try:
+            return known[0].graph.get_operation_by_name(op_name).type
+        except (KeyError, ValueError):
+            return "?"
 
     def _statement_at(self, source_lines: list[str], lineno: int) -> Any:
         """The statement whose code is at (or, for multi-line code, just before) ``lineno``."""
@@ -437,6 +448,7 @@ def compile(
     source = generate_source(program, fast_form=optimize)
     target = _target_path(path, function_name, source)
     in_cache = path is None
+    files.make_directory(target.parent, private=in_cache)
     # A regular file with this very text is kept as it is; anything else at the target (another
     # text, a symlink, a FIFO) is replaced atomically, never read through or written through.
     if files.read_regular_text(target) != source:

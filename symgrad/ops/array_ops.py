@@ -8,6 +8,7 @@ shape rule and its gradient as graph ops, next to each other.
 from __future__ import annotations
 
 import builtins
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -154,6 +155,29 @@ def _lower_call(function: str, *attributes: str) -> Any:
 # --- reshape ---------------------------------------------------------------------------------
 
 
+def _ints(values: Any, op: str, what: str, tensor: Tensor | None = None) -> list[int]:
+    """``values`` (a list or one value) as Python ints; anything else (a string, a float) is a
+    DTypeError naming the op, the argument and the tensor, as TF's TypeError does."""
+    items = list(values) if isinstance(values, (list, tuple, np.ndarray)) else [values]
+    try:
+        return [operator.index(v) for v in items]
+    except TypeError:
+        bad = next(v for v in items if not _is_index(v))
+        of = f" of '{tensor.name}'" if tensor is not None else ""
+        raise DTypeError(
+            f"symgrad: {op}: {what}{of} must be ints, got {type(bad).__name__} {bad!r:.40} "
+            f"in {values!r:.60}"
+        ) from None
+
+
+def _is_index(value: Any) -> bool:
+    try:
+        operator.index(value)
+    except TypeError:
+        return False
+    return True
+
+
 def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:
     """``np.reshape``; one dim may be -1.
 
@@ -169,7 +193,7 @@ def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:
             f"symgrad: Reshape: the shape of '{x.name}' must be a list of ints "
             f"(a run-time shape tensor is not supported)"
         )
-    target = [int(d) for d in (shape if isinstance(shape, (list, tuple)) else [shape])]
+    target = _ints(shape, "Reshape", "the shape", x)
     if target.count(-1) > 1 or any(d < -1 for d in target):
         raise ShapeError(f"symgrad: Reshape: invalid target shape {tuple(target)} for '{x.name}'")
     known = int(np.prod([d for d in target if d != -1])) if target else 1
@@ -711,7 +735,7 @@ def tile(input: Any, multiples: Sequence[int], name: str | None = None) -> Tenso
     x = convert_to_tensor(input)
     if isinstance(multiples, Tensor):
         raise InvalidArgumentError("symgrad: Tile: multiples must be a list of ints")
-    multiples = tuple(int(m) for m in multiples)
+    multiples = tuple(_ints(multiples, "Tile", "multiples", x))
     if x.shape is None or len(multiples) != len(x.shape):
         raise ShapeError(
             f"symgrad: Tile: {len(multiples)} multiples for '{x.name}' of shape "
@@ -752,7 +776,7 @@ register(
 def broadcast_to(input: Any, shape: Sequence[int], name: str | None = None) -> Tensor:
     """``np.broadcast_to`` to a static shape."""
     x = convert_to_tensor(input)
-    target = tuple(int(d) for d in shape)
+    target = tuple(_ints(shape, "BroadcastTo", "the shape", x))
     try:
         if broadcast_shapes(x.shape, target) != target:
             raise ValueError
@@ -866,7 +890,7 @@ def _static_dims(shape: Any, op: str) -> tuple[int, ...]:
         raise InvalidArgumentError(
             f"symgrad: {op}: the shape must be a list of ints, not tensor '{shape.name}'"
         )
-    dims = tuple(int(d) for d in (shape if isinstance(shape, (list, tuple)) else [shape]))
+    dims = tuple(_ints(shape, op, "the shape"))
     if any(d < 0 for d in dims):
         raise ShapeError(f"symgrad: {op}: negative dimension in {dims}")
     return dims
