@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import sympy as sp
+from sympy.core.parameters import evaluate
 
 from .graph import Operation
 from .ops import functions as F
@@ -245,17 +246,63 @@ def formulas(program: Program, expand: bool = False, limit: int = 200) -> dict[s
             inlined[statement.symbol] = expr
         else:
             named[statement.symbol] = expr
-    result = {}
-    for output in program.outputs:
-        expr = named.get(output.symbol, output.symbol)
-        if expand:
-            for _ in range(len(named)):
-                bigger = expr.xreplace(named)
-                if bigger == expr or sp.count_ops(bigger) > limit:
-                    break
-                expr = bigger
-        result[output.name] = expr
-    return result
+    expanded = _expanded(named, limit) if expand else named
+    return {o.name: expanded.get(o.symbol, o.symbol) for o in program.outputs}
+
+
+def _expanded(named: dict[sp.Symbol, sp.Expr], limit: int) -> dict[sp.Symbol, sp.Expr]:
+    """Each named intermediate written in the inputs where that stays within ``limit``
+    operations, else in terms of the intermediates it reads.
+
+    Built once per name, in program order, from the expansions of earlier names: each
+    expression is constructed once and shares its parts (and SymPy's cached facts about
+    them) with the others, so a deep chain costs time linear in its depth rather than
+    rebuilding the whole formula level by level.
+    """
+    expanded: dict[sp.Symbol, sp.Expr] = {}
+    sizes: dict[sp.Symbol, int] = {}
+    nesting: dict[sp.Symbol, int] = {}
+    for symbol, expr in named.items():  # program order: definitions come first
+        own = _operations(expr)
+        reads = [t for t in expr.free_symbols if t in expanded]
+        grown = own + sum(_occurrences(expr, t) * sizes[t] for t in reads)
+        depth = _nesting(expr, {})
+        if grown <= limit and reads:
+            depth = _nesting(expr, nesting)
+            # SymPy's automatic evaluation asks deep questions of nested functions (is
+            # tanh(0.5*tanh(...)) zero?) that cost seconds on long chains; past a few levels
+            # the formula is built unevaluated, symbols simply replaced by their formulas.
+            with evaluate(depth <= _EVALUATED_NESTING):
+                expr = expr.xreplace({t: expanded[t] for t in reads})
+            own = grown
+        expanded[symbol], sizes[symbol], nesting[symbol] = expr, own, depth
+    return expanded
+
+
+_EVALUATED_NESTING = 6
+
+
+def _nesting(expr: sp.Basic, nesting: dict[sp.Symbol, int]) -> int:
+    """How deeply function calls nest in ``expr``, a symbol counting as ``nesting[symbol]``."""
+    if isinstance(expr, sp.Symbol):
+        return nesting.get(expr, 0)
+    inner = max((_nesting(arg, nesting) for arg in expr.args), default=0)
+    return inner + int(isinstance(expr, sp.Function))
+
+
+def _operations(expr: sp.Expr) -> int:
+    """Operations in ``expr``, counted like ``sympy.count_ops`` but in one pass."""
+    count = 0
+    for node in sp.preorder_traversal(expr):
+        if isinstance(node, (sp.Add, sp.Mul)):
+            count += len(node.args) - 1
+        elif node.args and isinstance(node, sp.Expr):
+            count += 1
+    return count
+
+
+def _occurrences(expr: sp.Expr, symbol: sp.Symbol) -> int:
+    return sum(1 for node in sp.preorder_traversal(expr) if node == symbol)
 
 
 def readable(expr: sp.Expr) -> sp.Expr:

@@ -124,6 +124,8 @@ def write_atomic(target: Path, text: str, private: bool = False) -> None:
     >>> (folder / "f.py").read_text(), sorted(p.name for p in folder.iterdir())
     ('x = 1\\n', ['f.py'])
     """
+    # Absolute, so that a link made relative to the folder's descriptor lands in the folder.
+    target = Path(os.path.abspath(target))
     directory = target.parent
     make_directory(directory, private=private)
     if target.is_dir() and not target.is_symlink():
