@@ -402,7 +402,7 @@ def test_the_cache_is_private_bounded_and_clearable(
     assert (cache.stat().st_mode & 0o777) == 0o700
     kept = files.cached_modules(cache)
     assert len(kept) == 3 and kept[-1] == compiled[-1].path  # the most recent survive
-    assert compiled[-1]([1.0]).tolist() == [4.0]  # a module runs even after eviction
+    assert not compiled[0].path.exists() and compiled[0]([1.0]).tolist() == [0.0]  # evicted: runs
     assert cli.main(["cache", "info"]) == 0 and "3 modules" in capsys.readouterr().out
     assert cli.main(["cache", "clear"]) == 0
     assert files.cached_modules(cache) == []
@@ -444,3 +444,34 @@ def test_close_during_concurrent_runs() -> None:
             assert s._values == {}  # nothing stored after close()
             with pytest.raises(sg.SessionClosedError):
                 s.run(w)
+
+
+# --- tidy files: snapshot paths -------------------------------------------------------------------------
+
+
+def test_snapshot_paths_are_relative_to_the_pytest_root(tmp_path: Path) -> None:
+    """pytest started from ``tests/`` used to write ``tests/tests/snapshots/...``."""
+    project = tmp_path / "project"
+    (project / "tests").mkdir(parents=True)
+    (project / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
+    (project / "tests" / "conftest.py").write_text('pytest_plugins = ["symgrad.testing"]\n')
+    (project / "tests" / "test_model.py").write_text(
+        "def test_code(symgrad_snapshot):\n"
+        "    symgrad_snapshot('x = 1\\n', 'tests/snapshots/model.py')\n"
+    )
+
+    def pytest_in_tests() -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+            cwd=project / "tests",
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=_env(SYMGRAD_UPDATE_SNAPSHOTS=None),
+        )
+
+    first = pytest_in_tests()
+    assert first.returncode == 1 and "did not exist; it was written" in first.stdout
+    assert (project / "tests" / "snapshots" / "model.py").read_text() == "x = 1\n"
+    assert not (project / "tests" / "tests").exists()
+    assert pytest_in_tests().returncode == 0
