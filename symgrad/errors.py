@@ -51,6 +51,10 @@ class SessionClosedError(SymgradError, RuntimeError):
     """A closed :class:`symgrad.Session` was used."""
 
 
+class FormatterError(SymgradError, RuntimeError):
+    """The formatter of generated code is missing or rejected a module."""
+
+
 class ArgumentTypeError(SymgradError, TypeError):
     """An argument of the wrong kind (a ``feed_dict`` that is not a dict, ...)."""
 
