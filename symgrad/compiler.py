@@ -360,13 +360,13 @@ def load_module(path: Path, source: str) -> Any:
     text is registered with ``linecache``, so ``inspect``, ``pdb`` and tracebacks
     show the generated lines. The module name holds a hash of the text.
 
-    >>> import tempfile
-    >>> path = Path(tempfile.mkdtemp()) / "twice.py"
-    >>> text = "def twice(x):\n    return 2 * x\n"
-    >>> _ = path.write_text(text)
-    >>> import inspect
-    >>> module = load_module(path, text)
-    >>> module.twice(21), inspect.getsource(module.twice) == text
+    >>> import inspect, tempfile
+    >>> text = "def twice(x):\\n    return 2 * x\\n"
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "twice.py"
+    ...     _ = path.write_text(text)
+    ...     module = load_module(path, text)
+    ...     module.twice(21), inspect.getsource(module.twice) == text
     (42, True)
     """
     digest = hashlib.sha256(source.encode()).hexdigest()[:16]

@@ -119,9 +119,9 @@ def write_atomic(target: Path, text: str, private: bool = False) -> None:
     ``target`` (a file, a symlink, a FIFO) is replaced, never written through.
 
     >>> import tempfile
-    >>> folder = Path(tempfile.mkdtemp())
-    >>> write_atomic(folder / "f.py", "x = 1\\n")
-    >>> (folder / "f.py").read_text(), sorted(p.name for p in folder.iterdir())
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     write_atomic(Path(folder) / "f.py", "x = 1\\n")
+    ...     (Path(folder) / "f.py").read_text(), sorted(p.name for p in Path(folder).iterdir())
     ('x = 1\\n', ['f.py'])
     """
     # Absolute, so that a link made relative to the folder's descriptor lands in the folder.
