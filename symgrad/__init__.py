@@ -16,8 +16,11 @@ from . import linalg, losses, math, nn, summary, train
 from .compiler import CompiledModule, compile
 from .dtypes import DType, as_dtype, bool_ as bool, float16, float32, float64, int32, int64
 from .errors import (
+    ArgumentTypeError,
     DTypeError,
+    ExecutionError,
     FailedPreconditionError,
+    FileAccessError,
     GraphMismatchError,
     InvalidArgumentError,
     NotCompilableError,
@@ -143,7 +146,10 @@ __all__ = [
     "float64",
     "int32",
     "int64",
+    "ArgumentTypeError",
     "DTypeError",
+    "ExecutionError",
+    "FileAccessError",
     "GraphMismatchError",
     "InvalidArgumentError",
     "NotCompilableError",

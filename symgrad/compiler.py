@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import builtins
 import hashlib
-import importlib.util
+import linecache
 import logging
-import os
+import re
 import sys
 import threading
 import time
+import types
 import warnings
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -18,18 +20,23 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from . import naming
+from . import files, naming
 from .backends.numpy import emit, planner
 from .backends.numpy.printer import Printer, formula_text
 from .errors import (
     CallError,
     DTypeError,
+    ExecutionArithmeticError,
+    ExecutionError,
+    ExecutionIndexError,
+    ExecutionValueError,
     InvalidArgumentError,
     NotCompilableError,
     ShapeError,
     StaleValueWarning,
 )
 from .explain import formulas, readable
+from .files import cache_directory as cache_directory  # re-exported: compiler.cache_directory
 from .graph import Tensor, ancestors, sources_of
 from .ops.state import Variable
 from .passes import FAST_PASSES, PASSES, run_passes
@@ -44,14 +51,6 @@ logger.addHandler(logging.NullHandler())
 # A compile that takes longer than this prints one line on stderr, so a long first
 # Session.run shows a sign of life.
 PROGRESS_AFTER_SECONDS = 2.0
-
-
-def cache_directory() -> Path:
-    """Where generated modules go by default: ``$SYMGRAD_CACHE_DIR`` or ``~/.cache/symgrad``."""
-    configured = os.environ.get("SYMGRAD_CACHE_DIR")
-    if configured:
-        return Path(configured)
-    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "symgrad"
 
 
 class CompiledModule:
@@ -119,11 +118,21 @@ class CompiledModule:
         self._warn_if_stale(defaulted)
         for name in defaulted:
             values[name] = self._initial_value(name)
-        flat = self.function(*(values[n] for n in self.input_names))
+        arguments = [values[n] for n in self.input_names]
+        try:
+            flat = self.function(*arguments)
+        except (ValueError, IndexError, ArithmeticError) as error:
+            explained = self.execution_error(error)
+            if explained is None:
+                raise
+            raise explained from error
         if len(self.program.outputs) == 1:
             flat = (flat,)
         # Scalars come back as NumPy scalars (np.float32(...)), as from TF's Session.run.
         flat = [v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v for v in flat]
+        # An output that is an input (or a view of one) is copied, so that changing the result
+        # cannot change the caller's array or a variable's initial value kept here.
+        flat = [unshared(v, arguments) for v in flat]
         return _restructure(self._structure, flat)
 
     def _warn_if_stale(self, names: list[str]) -> None:
@@ -141,6 +150,71 @@ class CompiledModule:
                 StaleValueWarning,
                 stacklevel=3,
             )
+
+    def execution_error(self, error: BaseException) -> ExecutionError | None:
+        """The symgrad error for a NumPy error raised while this module's function ran: it names
+        the statement that failed, its op and tensor (None if the error came from elsewhere,
+        e.g. the module's own check of an input)."""
+        # The innermost frame of this module's function: where it was when NumPy raised.
+        frame, lineno = None, None
+        trace_entry = error.__traceback__
+        while trace_entry is not None:
+            code = trace_entry.tb_frame.f_code
+            if code.co_filename == str(self.path) and code.co_name == self.program.name:
+                frame, lineno = trace_entry.tb_frame, trace_entry.tb_lineno
+            trace_entry = trace_entry.tb_next
+        if frame is None or lineno is None:
+            return None
+        source_lines = self.source.splitlines()
+        statement = self._statement_at(source_lines, lineno)
+        if statement is None:
+            return None
+        text = source_lines[lineno - 1].strip()
+        tensor = statement.tensor_name or statement.name
+        op = tensor.rsplit(":", 1)[0]
+        op_type = self._op_type(op)
+        # The run-time shapes of the arrays the failing line reads, by their names in the code.
+        operands = []
+        for name in dict.fromkeys(re.findall(r"(?<![\w.])[A-Za-z_]\w*", text)):
+            value = frame.f_locals.get(name)
+            if isinstance(value, np.ndarray) and name != statement.name:
+                operands.append(f"{name}: {value.dtype}{list(value.shape)}")
+        kind = (
+            ExecutionIndexError
+            if isinstance(error, IndexError)
+            else ExecutionArithmeticError
+            if isinstance(error, ArithmeticError)
+            else ExecutionValueError
+        )
+        return kind(
+            f"symgrad: {self.program.name}: op '{op}' ({op_type}; tensor '{tensor}', static shape "
+            f"{_shape_text(statement.shape)}) failed at run time: {error}"
+            + (f" (with {', '.join(operands)})" if operands else "")
+            + f"\n  in {self.path}, line {lineno}: {text}"
+        )
+
+    def _op_type(self, op_name: str) -> str:
+        """The type of the graph op named ``op_name`` ("?" where the graph does not have it)."""
+        known = self.output_tensors + self.input_tensors
+        if not known:
+            return "?"
+        try:
+            return known[0].graph.get_operation_by_name(op_name).type
+        except (KeyError, ValueError):
+            return "?"
+
+    def _statement_at(self, source_lines: list[str], lineno: int) -> Any:
+        """The statement whose code is at (or, for multi-line code, just before) ``lineno``."""
+        by_name = {s.name: s for s in self.program.statements}
+        for number in range(lineno, 0, -1):
+            line = source_lines[number - 1]
+            if line.lstrip().startswith("def "):
+                break
+            for match in _ASSIGNED.finditer(line):
+                name = match.group(1) or match.group(2)
+                if name in by_name:
+                    return by_name[name]
+        return None
 
     def _initial_value(self, name: str) -> Any:
         if name not in self._default_values:
@@ -188,6 +262,33 @@ class CompiledModule:
 
     def __repr__(self) -> str:
         return f"<symgrad.CompiledModule {self.program.name}({', '.join(self.input_names)}) at {self.path}>"
+
+
+# Names a line of generated code assigns: `name = ...`, `name += ...`, `..., out=name)`.
+_ASSIGNED = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?:[-+*/@]|//|\*\*)?=(?!=)|\bout=([A-Za-z_]\w*)")
+
+
+def _shape_text(shape: Any) -> str:
+    if shape is None:
+        return "unknown"
+    return (
+        "("
+        + ", ".join("?" if d is None else str(d) for d in shape)
+        + ("," if len(shape) == 1 else "")
+        + ")"
+    )
+
+
+def unshared(value: Any, arguments: Sequence[Any]) -> Any:
+    """``value``, or a copy of it if it may share memory with one of ``arguments``."""
+    if not isinstance(value, np.ndarray):
+        return value
+    for argument in arguments:
+        if argument is value or (
+            isinstance(argument, np.ndarray) and np.may_share_memory(value, argument)
+        ):
+            return value.copy()
+    return value
 
 
 def evaluate_constant(tensor: Tensor) -> np.ndarray:
@@ -287,14 +388,33 @@ def _target_path(path: str | Path | None, name: str, source: str) -> Path:
 
 
 def load_module(path: Path, source: str) -> Any:
-    """Import the generated file as a fresh module (``inspect`` and ``pdb`` see the file)."""
-    digest = hashlib.sha256(source.encode()).hexdigest()[:12]
+    """Run ``source``, the text just written to ``path``, as a fresh module.
+
+    The module is executed from the text in hand, not imported from the file, so
+    no cached bytecode and no other writer of the same path can substitute
+    different code. Its code objects carry ``path`` as their file name, and the
+    text is registered with ``linecache``, so ``inspect``, ``pdb`` and tracebacks
+    show the generated lines. The module name holds a hash of the text.
+
+    >>> import inspect, tempfile
+    >>> text = "def twice(x):\\n    return 2 * x\\n"
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "twice.py"
+    ...     _ = path.write_text(text)
+    ...     module = load_module(path, text)
+    ...     module.twice(21), inspect.getsource(module.twice) == text
+    (42, True)
+    """
+    digest = hashlib.sha256(source.encode()).hexdigest()[:16]
     module_name = f"symgrad_generated_{path.stem}_{digest}"
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    spec.loader.exec_module(module)
+    code = builtins.compile(source, str(path), "exec", dont_inherit=True)
+    module = types.ModuleType(module_name)
+    module.__file__ = str(path)
+    # mtime None: linecache keeps these lines even if the file is rewritten later, so a traceback
+    # shows the code that ran.
+    linecache.cache[str(path)] = (len(source), None, source.splitlines(True), str(path))
+    sys.modules[module_name] = module  # pickling and `inspect.getmodule` look modules up here
+    exec(code, module.__dict__)
     return module
 
 
@@ -403,11 +523,16 @@ def compile(
     finally:
         progress.cancel()
     target = _target_path(path, function_name, source)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if not target.exists() or target.read_text() != source:
-        temporary = target.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(source)
-        os.replace(temporary, target)
+    in_cache = path is None
+    files.make_directory(target.parent, private=in_cache)
+    # A regular file with this very text is kept as it is; anything else at the target (another
+    # text, a symlink, a FIFO) is replaced atomically, never read through or written through.
+    if files.read_regular_text(target) != source:
+        files.write_atomic(target, source, private=in_cache)
+        if in_cache:
+            files.evict(target.parent)
+    elif in_cache:
+        files.mark_used(target)
     module = load_module(target, source)
     defaults = {
         i.name: t for i, t in zip(program.inputs, inputs, strict=False) if i.kind == "variable"

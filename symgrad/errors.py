@@ -69,3 +69,67 @@ class SymgradWarning(UserWarning):
 
 class StaleValueWarning(SymgradWarning):
     """A compiled module used a variable's initial value after a Session had changed it."""
+
+
+class ArgumentTypeError(SymgradError, TypeError):
+    """An argument of the wrong kind (a ``feed_dict`` that is not a dict, ...)."""
+
+
+# --- files ------------------------------------------------------------------------------------
+
+
+class FileAccessError(SymgradError, OSError):
+    """A generated file or its folder cannot be written or read; names the path."""
+
+
+class FilePermissionError(FileAccessError, PermissionError):
+    """No permission to write (or read) a generated file or its folder."""
+
+
+class PathIsADirectoryError(FileAccessError, IsADirectoryError):
+    """A path that should name a file names a folder."""
+
+
+class PathNotADirectoryError(FileAccessError, NotADirectoryError):
+    """A path that should name a folder (or lie inside one) runs through a file."""
+
+
+class PathExistsError(FileAccessError, FileExistsError):
+    """A folder cannot be created because a file of that name exists."""
+
+
+def file_error(error: OSError, message: str) -> FileAccessError:
+    """The symgrad error for an ``OSError`` met at a path (``message`` names the path).
+
+    >>> error = file_error(PermissionError(13, "Permission denied"), "cannot write 'out/f.py'")
+    >>> isinstance(error, PermissionError), str(error)
+    (True, "symgrad: cannot write 'out/f.py': Permission denied")
+    """
+    kinds: list[tuple[type[OSError], type[FileAccessError]]] = [
+        (PermissionError, FilePermissionError),
+        (IsADirectoryError, PathIsADirectoryError),
+        (NotADirectoryError, PathNotADirectoryError),
+        (FileExistsError, PathExistsError),
+    ]
+    kind = next((ours for builtin, ours in kinds if isinstance(error, builtin)), FileAccessError)
+    return kind(f"symgrad: {message}: {error.strerror or error}")
+
+
+# --- running generated code ---------------------------------------------------------------------
+
+
+class ExecutionError(SymgradError):
+    """A generated function failed while running; the message names the op and the tensor
+    whose statement failed, and the original NumPy error is chained."""
+
+
+class ExecutionValueError(ExecutionError, ValueError):
+    """A run-time shape error (reshape, matmul, broadcasting, concat of fed values)."""
+
+
+class ExecutionIndexError(ExecutionError, IndexError):
+    """A run-time index out of range (gather, slicing of fed values)."""
+
+
+class ExecutionArithmeticError(ExecutionError, ArithmeticError):
+    """A run-time arithmetic error (integer division by zero, ...)."""

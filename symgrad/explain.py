@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import sympy as sp
+from sympy.core.parameters import evaluate
 
 from .graph import Operation
 from .ops import functions as F
@@ -64,24 +65,37 @@ def explain_gradients(ys: Any, xs: Any, stop_gradients: Any = None) -> str:
     xs = list(xs) if isinstance(xs, (list, tuple)) else [xs]
     stops = {t.op for t in (stop_gradients or [])}
     targets = {y.op for y in ys}
+    # Only ops from which a y can be reached matter: everything else (the gradient ops that
+    # gradients() added, other branches) is left out before any path is followed.
+    relevant = _ancestors_of(targets)
     consumers: dict[Operation, list[Operation]] = {}
     for op in ys[0].graph.get_operations():
+        if op not in relevant:
+            continue
         for tensor in op.inputs:
             consumers.setdefault(tensor.op, []).append(op)
+    paths = _Paths(targets, consumers, stops)
     lines = []
     for x in xs:
-        live, cut = _paths(x.op, targets, consumers, stops)
-        if live:
+        start = x.op
+        live_count, cut_count = paths.live(start), paths.cut(start)
+        live = paths.examples(start, blocked_wanted=False)
+        cut = paths.examples(start, blocked_wanted=True)
+        if live_count:
             lines.append(
-                f"{x.name}: gets a gradient, along {len(live)} path{'s' if len(live) > 1 else ''}:"
+                f"{x.name}: gets a gradient, along {live_count} path{'s' if live_count > 1 else ''}:"
             )
-            lines += [f"  {_path_text(path)}" for path in live[:5]]
-            if len(live) > 5:
-                lines.append(f"  ... and {len(live) - 5} more")
-            lines += [f"  (cut: {_path_text(path)}: {reason})" for path, reason in cut[:5]]
-        elif cut:
+            lines += [f"  {_path_text(path)}" for path, _ in live]
+            if live_count > len(live):
+                lines.append(f"  ... and {live_count - len(live)} more")
+            lines += [f"  (cut: {_path_text(path)}: {reason})" for path, reason in cut]
+            if cut_count > len(cut):
+                lines.append(f"  (... and {cut_count - len(cut)} more cut paths)")
+        elif cut_count:
             lines.append(f"{x.name}: None — no path from it to the ys carries a gradient:")
-            lines += [f"  {_path_text(path)} is cut: {reason}" for path, reason in cut[:5]]
+            lines += [f"  {_path_text(path)} is cut: {reason}" for path, reason in cut]
+            if cut_count > len(cut):
+                lines.append(f"  ... and {cut_count - len(cut)} more cut paths")
         else:
             lines.append(
                 f"{x.name}: None — the ys do not depend on it "
@@ -90,42 +104,128 @@ def explain_gradients(ys: Any, xs: Any, stop_gradients: Any = None) -> str:
     return "\n".join(lines)
 
 
-def _path_text(path: Sequence[Operation]) -> str:
-    return " → ".join(op.outputs[0].name if op.outputs else op.name for op in path)
+def _path_text(path: Sequence[Operation], ends: int = 6) -> str:
+    """The path's tensors joined by arrows; a long path shows its first and last ``ends`` ops."""
+    names = [op.outputs[0].name if op.outputs else op.name for op in path]
+    if len(names) > 2 * ends + 1:
+        names = names[:ends] + [f"… {len(names) - 2 * ends} more …"] + names[-ends:]
+    return " → ".join(names)
 
 
-def _paths(
-    start: Operation,
-    targets: set[Operation],
-    consumers: dict[Operation, list[Operation]],
-    stops: set[Operation],
-    limit: int = 50,
-) -> tuple:
-    """Forward paths from ``start`` to the targets: (carrying a gradient, [(cut path, reason)])."""
-    live: list[list[Operation]] = []
-    cut: list[tuple] = []
-    stack = [(start, [start], None)]
-    while stack and len(live) + len(cut) < limit:
-        op, path, blocked = stack.pop()
-        if op in targets:
-            (cut.append((path, blocked)) if blocked else live.append(path))
-            if op is not start:
+def _ancestors_of(ops: set[Operation]) -> set[Operation]:
+    """``ops`` and every op they read (through data inputs), without recursion."""
+    seen = set(ops)
+    stack = list(ops)
+    while stack:
+        for tensor in stack.pop().inputs:
+            if tensor.op not in seen:
+                seen.add(tensor.op)
+                stack.append(tensor.op)
+    return seen
+
+
+class _Paths:
+    """Counts of the forward paths from an op to the ys, carrying a gradient or cut, and the
+    first few of each, in time linear in the size of the graph.
+
+    A path ends at the first y it reaches (unless that y is where it started). It is cut at
+    the first op along it that passes no gradient to its inputs. Counts come from one pass
+    over the ops in reverse creation order (a topological order), not from following paths,
+    whose number can grow exponentially with depth.
+    """
+
+    def __init__(
+        self,
+        targets: set[Operation],
+        consumers: dict[Operation, list[Operation]],
+        stops: set[Operation],
+        shown: int = 5,
+    ) -> None:
+        self.targets, self.consumers, self.stops, self.shown = targets, consumers, stops, shown
+        self._reasons: dict[Operation, str | None] = {}
+        self._counts: dict[Operation, tuple[int, int]] = {}  # op -> (all paths, live paths)
+
+    def reason(self, op: Operation) -> str | None:
+        if op not in self._reasons:
+            self._reasons[op] = _reason(op, self.stops)
+        return self._reasons[op]
+
+    def _count(self, op: Operation) -> tuple[int, int]:
+        """(all, live) paths from ``op`` onwards, ``op`` being reached (not started from)."""
+        if op in self._counts:
+            return self._counts[op]
+        # Fill the table from the deepest ops up, so that no recursion is needed.
+        pending = [op]
+        order = []
+        seen = {op}
+        while pending:
+            node = pending.pop()
+            order.append(node)
+            if node in self.targets:
                 continue
-        for consumer in reversed(consumers.get(op, [])):
-            if consumer in path:
+            for consumer in self.consumers.get(node, []):
+                if consumer not in seen and consumer not in self._counts:
+                    seen.add(consumer)
+                    pending.append(consumer)
+        for node in sorted(order, key=lambda n: -n.index):
+            if node in self.targets:
+                self._counts[node] = (1, 1)
                 continue
-            reason = blocked or (
-                _reason(consumer, stops)
-                if consumer not in targets or consumer in stops
-                else _reason_of_target(consumer, stops)
-            )
-            stack.append((consumer, path + [consumer], reason))
-    return live, cut
+            self._counts[node] = self._sum_over_consumers(node)
+        return self._counts[op]
+
+    def _sum_over_consumers(self, op: Operation) -> tuple[int, int]:
+        total = live = 0
+        for consumer in self.consumers.get(op, []):
+            every, carrying = self._count(consumer)
+            total += every
+            live += 0 if self.reason(consumer) else carrying
+        return total, live
+
+    def live(self, start: Operation) -> int:
+        for consumer in self.consumers.get(start, []):
+            self._count(consumer)
+        return int(start in self.targets) + self._sum_over_consumers(start)[1]
+
+    def cut(self, start: Operation) -> int:
+        for consumer in self.consumers.get(start, []):
+            self._count(consumer)
+        total, live = self._sum_over_consumers(start)
+        return total - live
+
+    def examples(
+        self, start: Operation, blocked_wanted: bool
+    ) -> list[tuple[list[Operation], str | None]]:
+        """The first few paths (live or cut) in depth-first order, following only branches that
+        lead to one; a path is kept as a linked list of (op, previous) until it is shown."""
+        found: list[tuple[list[Operation], str | None]] = []
+        stack: list[tuple[Operation, Any, str | None]] = [(start, None, None)]
+        while stack and len(found) < self.shown:
+            op, previous, blocked = stack.pop()
+            link = (op, previous)
+            if op in self.targets:
+                if (blocked is not None) == blocked_wanted:
+                    found.append((_unlink(link), blocked))
+                if op is not start:
+                    continue
+            for consumer in reversed(self.consumers.get(op, [])):
+                every, carrying = self._count(consumer)
+                reason = blocked or self.reason(consumer)
+                if blocked_wanted:
+                    useful = every if reason else every - carrying
+                else:
+                    useful = 0 if reason else carrying
+                if useful:
+                    stack.append((consumer, link, reason))
+        return found
 
 
-def _reason_of_target(op: Operation, stops: set[Operation]) -> str | None:
-    # A y still receives its own seed; it blocks only what flows *through* it to its inputs.
-    return _reason(op, stops)
+def _unlink(link: Any) -> list[Operation]:
+    path = []
+    while link is not None:
+        path.append(link[0])
+        link = link[1]
+    return path[::-1]
 
 
 # --- formulas -----------------------------------------------------------------------------------
@@ -146,17 +246,63 @@ def formulas(program: Program, expand: bool = False, limit: int = 200) -> dict[s
             inlined[statement.symbol] = expr
         else:
             named[statement.symbol] = expr
-    result = {}
-    for output in program.outputs:
-        expr = named.get(output.symbol, output.symbol)
-        if expand:
-            for _ in range(len(named)):
-                bigger = expr.xreplace(named)
-                if bigger == expr or sp.count_ops(bigger) > limit:
-                    break
-                expr = bigger
-        result[output.name] = expr
-    return result
+    expanded = _expanded(named, limit) if expand else named
+    return {o.name: expanded.get(o.symbol, o.symbol) for o in program.outputs}
+
+
+def _expanded(named: dict[sp.Symbol, sp.Expr], limit: int) -> dict[sp.Symbol, sp.Expr]:
+    """Each named intermediate written in the inputs where that stays within ``limit``
+    operations, else in terms of the intermediates it reads.
+
+    Built once per name, in program order, from the expansions of earlier names: each
+    expression is constructed once and shares its parts (and SymPy's cached facts about
+    them) with the others, so a deep chain costs time linear in its depth rather than
+    rebuilding the whole formula level by level.
+    """
+    expanded: dict[sp.Symbol, sp.Expr] = {}
+    sizes: dict[sp.Symbol, int] = {}
+    nesting: dict[sp.Symbol, int] = {}
+    for symbol, expr in named.items():  # program order: definitions come first
+        own = _operations(expr)
+        reads = [t for t in expr.free_symbols if t in expanded]
+        grown = own + sum(_occurrences(expr, t) * sizes[t] for t in reads)
+        depth = _nesting(expr, {})
+        if grown <= limit and reads:
+            depth = _nesting(expr, nesting)
+            # SymPy's automatic evaluation asks deep questions of nested functions (is
+            # tanh(0.5*tanh(...)) zero?) that cost seconds on long chains; past a few levels
+            # the formula is built unevaluated, symbols simply replaced by their formulas.
+            with evaluate(depth <= _EVALUATED_NESTING):
+                expr = expr.xreplace({t: expanded[t] for t in reads})
+            own = grown
+        expanded[symbol], sizes[symbol], nesting[symbol] = expr, own, depth
+    return expanded
+
+
+_EVALUATED_NESTING = 6
+
+
+def _nesting(expr: sp.Basic, nesting: dict[sp.Symbol, int]) -> int:
+    """How deeply function calls nest in ``expr``, a symbol counting as ``nesting[symbol]``."""
+    if isinstance(expr, sp.Symbol):
+        return nesting.get(expr, 0)
+    inner = max((_nesting(arg, nesting) for arg in expr.args), default=0)
+    return inner + int(isinstance(expr, sp.Function))
+
+
+def _operations(expr: sp.Expr) -> int:
+    """Operations in ``expr``, counted like ``sympy.count_ops`` but in one pass."""
+    count = 0
+    for node in sp.preorder_traversal(expr):
+        if isinstance(node, (sp.Add, sp.Mul)):
+            count += len(node.args) - 1
+        elif node.args and isinstance(node, sp.Expr):
+            count += 1
+    return count
+
+
+def _occurrences(expr: sp.Expr, symbol: sp.Symbol) -> int:
+    return sum(1 for node in sp.preorder_traversal(expr) if node == symbol)
 
 
 def readable(expr: sp.Expr) -> sp.Expr:

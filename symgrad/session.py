@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator, Sequence
+import threading
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,8 +20,10 @@ from typing import Any
 import numpy as np
 
 from . import naming
+from .compiler import CompiledModule, unshared
 from .compiler import compile as compile_graph
 from .errors import (
+    ArgumentTypeError,
     DTypeError,
     FailedPreconditionError,
     InvalidArgumentError,
@@ -61,6 +64,7 @@ class _Plan:
     input_names: dict[str, Tensor]
     path: Path | None
     trains: tuple[Variable, ...] = ()  # variables the run changes other than by initializers
+    compiled: CompiledModule | None = None
 
 
 class Session:
@@ -69,6 +73,12 @@ class Session:
     ``codegen_dir`` (or the environment variable ``SYMGRAD_CODEGEN_DIR``) names a
     folder where every generated module is written under a readable name;
     ``generated_files`` lists them.
+
+    A session may be shared by threads: each ``run`` reads the variables' values
+    it starts from and stores its assignments under a lock, each signature is
+    compiled once, and ``close()`` makes every later (and every unfinished) run
+    raise ``SessionClosedError`` without storing anything. Values a run returns
+    are the caller's own: never the session's storage or a fed array.
 
     >>> import symgrad as sg
     >>> with sg.Graph().as_default():
@@ -95,6 +105,11 @@ class Session:
         self._fetch_structures: dict[Any, tuple[Any, tuple[Any, ...]]] = {}
         self._feed_orders: dict[tuple[Any, ...], list[tuple[Any, Tensor]]] = {}
         self._closed = False
+        # Guards the variables' values and `_closed`: a run reads its snapshot and stores its
+        # assignments under it; the generated function itself runs outside it.
+        self._lock = threading.RLock()
+        # Serializes compiling new signatures, so that each is compiled (and numbered) once.
+        self._plan_lock = threading.Lock()
         directory = codegen_dir or os.environ.get("SYMGRAD_CODEGEN_DIR")
         self.codegen_dir = Path(directory) if directory else None
         self.generated_files: list[Path] = []
@@ -117,8 +132,9 @@ class Session:
             _default_sessions.remove(self)
 
     def close(self) -> None:
-        self._closed = True
-        self._values.clear()
+        with self._lock:
+            self._closed = True
+            self._values.clear()
 
     # -- running --------------------------------------------------------------------------
     def run(
@@ -135,11 +151,19 @@ class Session:
         if self._closed:
             raise SessionClosedError("symgrad: Attempted to use a closed Session.")
         structure, flat = self._fetches_of(fetches)
+        if feed_dict is not None and not isinstance(feed_dict, Mapping):
+            raise ArgumentTypeError(
+                f"symgrad: Session.run: feed_dict must be a dict from placeholders to values, "
+                f"got {type(feed_dict).__name__} {feed_dict!r:.60}"
+            )
         feeds = self._resolve_feeds(feed_dict or {})
         key = (flat, tuple(feeds))
         plan = self._plans.get(key)
         if plan is None:
-            plan = self._plans[key] = self._make_plan(flat, list(feeds))
+            with self._plan_lock:
+                plan = self._plans.get(key)
+                if plan is None:
+                    plan = self._plans[key] = self._make_plan(flat, list(feeds))
         results = self._execute(plan, feeds)
         for variable in plan.trains:
             variable.changed_in_session = True
@@ -175,10 +199,13 @@ class Session:
         if plan.function is None:
             return []
         arguments = []
-        for kind, tensor in plan.inputs:
-            if kind == "feed":
-                arguments.append(feeds[tensor])
-            else:
+        with self._lock:
+            if self._closed:
+                raise SessionClosedError("symgrad: Attempted to use a closed Session.")
+            for kind, tensor in plan.inputs:
+                if kind == "feed":
+                    arguments.append(feeds[tensor])
+                    continue
                 value = self._values.get(tensor)
                 if value is None:
                     raise FailedPreconditionError(
@@ -190,12 +217,18 @@ class Session:
         try:
             outputs = plan.function(*arguments)
         except ValueError as error:
-            raise self._explain_input_error(plan, error) from None
+            explained = self._explain_input_error(plan, error)
+            if explained is not None:
+                raise explained from None
+            raise self._execution_error(plan, error) from error
+        except (IndexError, ArithmeticError) as error:
+            raise self._execution_error(plan, error) from error
         if len(plan.fetch_slots) + len(plan.assignments) == 0:
             return []
         if not isinstance(outputs, tuple):
             outputs = (outputs,)
         outputs = [v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v for v in outputs]
+        stored = []
         for variable, slot in plan.assignments:
             value = np.asarray(outputs[slot], dtype=variable.dtype.numpy)
             if value.shape != variable.shape:
@@ -203,10 +236,23 @@ class Session:
                     f"symgrad: assigning a value of shape {value.shape} to variable "
                     f"'{variable.name}' of shape {variable.shape}"
                 )
-            self._values[variable] = value
-        return outputs
+            # A variable keeps an array of its own: not a fed array, not another variable's.
+            stored.append((variable, unshared(value, arguments)))
+        with self._lock:
+            if self._closed:  # closed while this run computed: TF1 fails the run, stores nothing
+                raise SessionClosedError("symgrad: the Session was closed during this run.")
+            self._values.update(stored)
+        # What the caller gets back is theirs: a copy wherever it could alias the session's
+        # storage (a fetched variable, an assignment's new value) or a fed array.
+        kept = arguments + [value for _, value in stored]
+        return [unshared(v, kept) for v in outputs]
 
-    def _explain_input_error(self, plan: _Plan, error: ValueError) -> Exception:
+    def _execution_error(self, plan: _Plan, error: BaseException) -> BaseException:
+        """The run-time NumPy error, as a symgrad error naming the op and tensor that failed."""
+        explained = plan.compiled.execution_error(error) if plan.compiled else None
+        return error if explained is None else explained
+
+    def _explain_input_error(self, plan: _Plan, error: ValueError) -> Exception | None:
         message = str(error)
         for name, tensor in plan.input_names.items():
             if message.startswith(f"input {name!r}"):
@@ -217,7 +263,7 @@ class Session:
                 return InvalidArgumentError(
                     f"symgrad: cannot feed {what} '{tensor.name}': {detail}"
                 )
-        return error
+        return None
 
     # -- fetches and feeds --------------------------------------------------------------------
     def _as_fetch(self, item: Any) -> Any:
@@ -343,6 +389,7 @@ class Session:
             dict(zip(compiled.input_names, inputs, strict=False)),
             compiled.path,
             tuple(op.attrs["variable"] for op in assigns if op not in initializers),
+            compiled,
         )
 
     @staticmethod

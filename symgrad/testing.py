@@ -12,7 +12,10 @@ and write tests like::
         compiled = build_and_compile_my_model()
         symgrad_snapshot(compiled, "tests/snapshots/my_model.py")
 
-Run ``pytest --update-snapshots`` to write or rewrite the snapshots (or set
+A relative snapshot path is taken from pytest's root folder (where ``pytest.ini``,
+``pyproject.toml`` or ``setup.cfg`` is), whichever folder pytest runs from. The
+first run of a new snapshot test writes the snapshot and fails, so that it gets
+reviewed; run ``pytest --update-snapshots`` to write or rewrite the snapshots (or set
 ``SYMGRAD_UPDATE_SNAPSHOTS=1``). Generated code is byte-stable across
 processes and hash seeds for a given SymPy minor version (symgrad pins it).
 """
@@ -25,6 +28,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from .files import write_atomic
 
 
 class SnapshotMismatch(AssertionError):
@@ -47,12 +52,10 @@ def assert_snapshot(generated: Any, path: str | Path, update: bool | None = None
     if update is None:
         update = os.environ.get("SYMGRAD_UPDATE_SNAPSHOTS", "") not in ("", "0")
     if update:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(source)
+        write_atomic(path, source)
         return
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(source)
+        write_atomic(path, source)
         raise SnapshotMismatch(
             f"snapshot {path} did not exist; it was written: review and commit it"
         )
@@ -88,9 +91,11 @@ def _fixture() -> Any:
     def symgrad_snapshot(request: Any) -> Callable[[Any, str | Path], None]:
         """``symgrad_snapshot(compiled_or_source, path)``: compare with (or update) a snapshot."""
         update = request.config.getoption("--update-snapshots") or None
+        root = Path(request.config.rootpath)
 
         def check(generated: Any, path: str | Path) -> None:
-            assert_snapshot(generated, path, update=update)
+            # Relative to the project, not to the folder pytest happens to be started from.
+            assert_snapshot(generated, root / path, update=update)
 
         return check
 

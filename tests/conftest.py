@@ -1,12 +1,18 @@
-"""Test configuration: keep generated modules of the test run out of the user's cache."""
+"""Test configuration: keep generated modules of the test run out of the user's cache and out of
+``examples/output/``, in one temporary folder that is removed when the run ends."""
 
+import atexit
 import os
+import shutil
 import tempfile
 
 # Scripts run by hand or in subprocesses, not test modules.
 collect_ignore = ["scripts"]
 
-os.environ.setdefault("SYMGRAD_CACHE_DIR", tempfile.mkdtemp(prefix="symgrad-tests-"))
+_SCRATCH = tempfile.mkdtemp(prefix="symgrad-tests-")
+atexit.register(shutil.rmtree, _SCRATCH, ignore_errors=True)
+os.environ.setdefault("SYMGRAD_CACHE_DIR", os.path.join(_SCRATCH, "cache"))
+os.environ.setdefault("SYMGRAD_EXAMPLES_OUTPUT", os.path.join(_SCRATCH, "examples-output"))
 
 # Snapshot testing (--update-snapshots, the symgrad_snapshot fixture), as users get it.
 pytest_plugins = ["symgrad.testing"]

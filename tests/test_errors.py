@@ -24,6 +24,7 @@ import tempfile
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -1636,6 +1637,133 @@ def _() -> Any:
     return sg.summary.merge([sg.constant(1.0)])
 
 
+# --- 11. files: folders that cannot be written, paths of the wrong kind ----------------------------------
+# /sys refuses new entries even to root, so these need no mocking and no particular user.
+
+_UNWRITABLE = "/sys/symgrad-cannot-write-here"
+
+
+def _tiny() -> sg.Tensor:
+    return sg.placeholder(sg.float32, shape=[2], name="x") * 2.0
+
+
+@bad("codegen-dir-unwritable", sg.FileAccessError, PermissionError, _UNWRITABLE)
+def _codegen_dir_unwritable() -> None:
+    x = sg.placeholder(sg.float32, shape=[2], name="x")
+    with sg.Session(codegen_dir=_UNWRITABLE) as sess:
+        sess.run(x * 2.0, {x: [1.0, 2.0]})
+
+
+@bad("compile-folder-unwritable", sg.FileAccessError, PermissionError, "/sys/f.py")
+def _compile_folder_unwritable() -> None:
+    sg.compile(_tiny(), path="/sys/f.py")
+
+
+@bad("cache-dir-unwritable", sg.FileAccessError, PermissionError, _UNWRITABLE)
+def _cache_dir_unwritable() -> None:
+    saved = os.environ.get("SYMGRAD_CACHE_DIR")
+    os.environ["SYMGRAD_CACHE_DIR"] = _UNWRITABLE
+    try:
+        sg.compile(_tiny())
+    finally:
+        if saved is None:
+            del os.environ["SYMGRAD_CACHE_DIR"]
+        else:
+            os.environ["SYMGRAD_CACHE_DIR"] = saved
+
+
+@bad("compile-path-is-a-folder", sg.FileAccessError, IsADirectoryError, "f.py", "folder")
+def _compile_path_is_a_folder() -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "f.py").mkdir()
+        sg.compile(_tiny(), path=Path(folder) / "f.py")
+
+
+@bad("codegen-dir-is-a-file", sg.FileAccessError, FileExistsError, "generated", "file")
+def _codegen_dir_is_a_file() -> None:
+    x = sg.placeholder(sg.float32, shape=[2], name="x")
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "generated").write_text("not a folder")
+        with sg.Session(codegen_dir=Path(folder) / "generated") as sess:
+            sess.run(x * 2.0, {x: [1.0, 2.0]})
+
+
+# --- 12. run-time shape and index errors in Session.run: the op and tensor that failed ---------------------
+
+
+def _run_fed(fetch: Callable[..., sg.Tensor], *fed: tuple[list, Any]) -> None:
+    """Run ``fetch(p, q, ...)`` on float32 placeholders of the given static shapes, fed arrays."""
+    holders = [
+        sg.placeholder(sg.float32, shape, name=n) for (shape, _), n in zip(fed, "pq", strict=False)
+    ]
+    with sg.Session() as sess:
+        sess.run(fetch(*holders), {h: value for h, (_, value) in zip(holders, fed, strict=True)})
+
+
+_RUN_TIME = [
+    ("reshape", lambda p: sg.reshape(p, [2, 3], name="reshaped"), [([None], np.ones(5))],
+     ValueError, ["Reshape", "reshaped:0", "size 5", "p: float32[5]"]),
+    ("matmul", lambda p, q: sg.matmul(p, q, name="product"),
+     [([None, None], np.ones((2, 3))), ([None, None], np.ones((2, 3)))],
+     ValueError, ["MatMul", "product:0", "float32[2, 3]"]),
+    ("broadcast", lambda p, q: sg.add(p, q, name="total"),
+     [([None], np.ones(2)), ([None], np.ones(3))],
+     ValueError, ["Add", "total:0", "p: float32[2]", "q: float32[3]"]),
+    ("concat", lambda p, q: sg.concat([p, q], 0, name="joined"),
+     [([None, None], np.ones((2, 2))), ([None, None], np.ones((2, 3)))],
+     ValueError, ["ConcatV2", "joined:0", "float32[2, 2]", "float32[2, 3]"]),
+    ("gather", lambda p: sg.gather(p, [7], name="picked"), [([None], np.ones(5))],
+     IndexError, ["GatherV2", "picked:0", "index 7", "p: float32[5]"]),
+    ("slice", lambda p: sg.identity(p[7], name="element"), [([None], np.ones(5))],
+     IndexError, ["element:0", "index 7", "p: float32[5]"]),
+]  # fmt: skip
+for _id, _fetch, _fed, _builtin, _words in _RUN_TIME:
+    add_case(
+        f"run-time-{_id}",
+        lambda fetch=_fetch, fed=_fed: _run_fed(fetch, *fed),
+        sg.ExecutionError,
+        _builtin,
+        "failed at run time",
+        *_words,
+    )
+
+
+@bad("run-time-compiled-call", sg.ExecutionError, ValueError, "Reshape", "size 5")
+def _run_time_in_compiled_call() -> None:
+    x = sg.placeholder(sg.float32, name="x")
+    sg.compile(sg.reshape(x, [2, 3]), name="reshape_call")(np.ones(5))
+
+
+# --- 13. more misuse: integer powers, shapes that are not ints, feeds that are not dicts ------------------
+
+
+@bad("pow-int-negative-exponent", sg.InvalidArgumentError, ValueError, "Pow", "'n:0'", "negative")
+def _pow_int_negative() -> None:
+    sg.pow(sg.placeholder(sg.int32, name="n"), -1)
+
+
+@bad("pow-int-negative-constant", sg.InvalidArgumentError, ValueError, "Pow", "negative")
+def _pow_int_negative_constant() -> None:
+    sg.placeholder(sg.int32, name="n") ** sg.constant([1, -2])
+
+
+@bad("reshape-shape-of-strings", sg.DTypeError, TypeError, "Reshape", "'x:0'", "str", "'a'")
+def _reshape_strings() -> None:
+    sg.reshape(_x(), ["a"])
+
+
+@bad("tile-multiples-of-strings", sg.DTypeError, TypeError, "Tile", "'x:0'", "str", "'a'")
+def _tile_strings() -> None:
+    sg.tile(_x(), ["a", 1])
+
+
+@bad("run-feed-dict-is-a-list", sg.ArgumentTypeError, TypeError, "feed_dict", "list")
+def _feed_list() -> None:
+    x = _x()
+    with sg.Session() as sess:
+        sess.run(x * 2.0, [(x, np.ones((2, 3)))])
+
+
 # --- the test -----------------------------------------------------------------------------------------------------
 
 _LIBRARIES = ("sympy", "numpy", "jinja2")
@@ -1656,6 +1784,8 @@ def _assert_no_library_exception(error: BaseException) -> None:
             assert not frames[-1].filename.startswith(_LIBRARY_DIRS), (
                 f"raised inside a library: {frames[-1].filename}:{frames[-1].lineno}: {shown!r}"
             )
+        if isinstance(shown, sg.ExecutionError):
+            break  # it explains the NumPy error it chains, which was raised inside NumPy on purpose
         shown = shown.__cause__ or (None if shown.__suppress_context__ else shown.__context__)
 
 
@@ -1714,6 +1844,17 @@ def test_symgrad_errors_derive_from_the_matching_builtin() -> None:
         sg.SessionClosedError: RuntimeError,
         sg.errors.CheckpointError: ValueError,
         sg.errors.MissingExtraError: ImportError,
+
+
+        sg.ArgumentTypeError: TypeError,
+        sg.FileAccessError: OSError,
+        sg.errors.FilePermissionError: PermissionError,
+        sg.errors.PathIsADirectoryError: IsADirectoryError,
+        sg.errors.PathNotADirectoryError: NotADirectoryError,
+        sg.errors.PathExistsError: FileExistsError,
+        sg.errors.ExecutionValueError: ValueError,
+        sg.errors.ExecutionIndexError: IndexError,
+        sg.errors.ExecutionArithmeticError: ArithmeticError,
     }
     for error, builtin in expected.items():
         assert issubclass(error, sg.SymgradError) and issubclass(error, builtin), error

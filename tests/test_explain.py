@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -75,3 +80,64 @@ def test_explain_shows_the_seed_regression_formulas() -> None:
     formula = compiled.formulas["d_loss_d_weight"]
     assert {s.name for s in formula.free_symbols} == {"sum_to_shape_1", "x_input"}
     assert np.isclose(compiled(3.0, 11.0, 2.0, 1.0)["d_loss_d_weight"], -3.0 * 4.0 / 32)
+
+
+def _chain(depth: int) -> tuple[sg.Tensor, sg.Tensor, list[sg.Tensor]]:
+    """``z = tanh(z * w_k + b_k)``, its loss and its parameters."""
+    x = sg.placeholder(sg.float64, shape=[None], name="x")
+    z, params = x, []
+    for k in range(depth):
+        w = sg.Variable(1.0, dtype=sg.float64, name=f"w{k}")
+        b = sg.Variable(0.0, dtype=sg.float64, name=f"b{k}")
+        params += [w, b]
+        z = sg.tanh(z * w + b)
+    return x, sg.reduce_sum(z), params
+
+
+def _timed(work: Callable[[], Any], budget: float) -> tuple[Any, float]:
+    """Run ``work`` in a thread; fail once ``budget`` * 10 seconds pass (a regression to the old
+    exponential search would otherwise hang the suite)."""
+    result: list[Any] = []
+    start = time.perf_counter()
+    thread = threading.Thread(target=lambda: result.append(work()), daemon=True)
+    thread.start()
+    thread.join(timeout=budget * 10)
+    if thread.is_alive():
+        pytest.fail(f"did not answer within {budget * 10:.0f} s")
+    return result[0], time.perf_counter() - start
+
+
+def test_explain_gradients_is_linear_on_a_deep_chain_with_gradient_ops() -> None:
+    """3,000 layers with the gradient ops of all 6,000 parameters in the graph (the old path
+    search took 212 s at 300 layers); benchmarks/explain_scale.py records 10,000 layers."""
+    x, loss, params = _chain(3000)
+    sg.gradients(loss, params)
+    text, seconds = _timed(lambda: sg.explain_gradients(loss, [x, params[0], params[-2]]), 5.0)
+    assert seconds < 5.0
+    lines = text.splitlines()
+    assert lines[0] == "x:0: gets a gradient, along 1 path:"
+    assert lines[1].startswith("  x:0 → Mul:0 → Add:0 → Tanh:0 → ") and "more …" in lines[1]
+    assert "w0:0: gets a gradient, along 1 path:" in lines
+    assert lines[-1].endswith("Tanh_2999:0 → Sum:0")
+
+
+def test_paths_are_counted_not_followed() -> None:
+    """A ladder of 60 diamonds has 2**60 paths: counted exactly, five of them shown."""
+    x = sg.placeholder(sg.float64, name="x")
+    z = x
+    for _ in range(60):
+        z = sg.sin(z) + sg.cos(z)
+    text = sg.explain_gradients(z, x)
+    assert text.splitlines()[0] == f"x:0: gets a gradient, along {2**60} paths:"
+    assert f"  ... and {2**60 - 5} more" in text
+
+
+def test_explain_on_a_deep_chain() -> None:
+    x = sg.placeholder(sg.float64, shape=[None], name="x")
+    h = x
+    for _ in range(300):
+        h = sg.tanh(h * 0.5)
+    y = sg.reduce_sum(h)
+    compiled = sg.compile([y, sg.gradients(y, x)[0]], name="deep")
+    text, seconds = _timed(compiled.explain, 10.0)  # the old level-by-level expansion: 81 s
+    assert seconds < 10.0 and text.startswith("sum_ = sum(tanh")

@@ -8,6 +8,7 @@ shape rule and its gradient as graph ops, next to each other.
 from __future__ import annotations
 
 import builtins
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -149,6 +150,29 @@ def _shape_of(value: Any) -> Shape:
 # --- reshape ---------------------------------------------------------------------------------
 
 
+def _ints(values: Any, op: str, what: str, tensor: Tensor | None = None) -> list[int]:
+    """``values`` (a list or one value) as Python ints; anything else (a string, a float) is a
+    DTypeError naming the op, the argument and the tensor, as TF's TypeError does."""
+    items = list(values) if isinstance(values, (list, tuple, np.ndarray)) else [values]
+    try:
+        return [operator.index(v) for v in items]
+    except TypeError:
+        bad = next(v for v in items if not _is_index(v))
+        of = f" of '{tensor.name}'" if tensor is not None else ""
+        raise DTypeError(
+            f"symgrad: {op}: {what}{of} must be ints, got {type(bad).__name__} {bad!r:.40} "
+            f"in {values!r:.60}"
+        ) from None
+
+
+def _is_index(value: Any) -> bool:
+    try:
+        operator.index(value)
+    except TypeError:
+        return False
+    return True
+
+
 def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:
     """``np.reshape``; one dim may be -1.
 
@@ -163,7 +187,7 @@ def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:
         return reshape_like(x, shape.op.inputs[0])  # reshape(t, tf.shape(u)): u's run-time shape
     if isinstance(shape, Tensor):
         shape = _shape_argument(shape, "Reshape", x)
-    target = [int(d) for d in (shape if isinstance(shape, (list, tuple)) else [shape])]
+    target = _ints(shape, "Reshape", "the shape", x)
     if target.count(-1) > 1 or any(d < -1 for d in target):
         raise ShapeError(f"symgrad: Reshape: invalid target shape {tuple(target)} for '{x.name}'")
     known = int(np.prod([d for d in target if d != -1])) if target else 1
@@ -739,7 +763,7 @@ def tile(input: Any, multiples: Sequence[int], name: str | None = None) -> Tenso
     x = convert_to_tensor(input)
     if isinstance(multiples, Tensor):
         raise InvalidArgumentError("symgrad: Tile: multiples must be a list of ints")
-    multiples = tuple(int(m) for m in multiples)
+    multiples = tuple(_ints(multiples, "Tile", "multiples", x))
     if x.shape is None or len(multiples) != len(x.shape):
         raise ShapeError(
             f"symgrad: Tile: {len(multiples)} multiples for '{x.name}' of shape "
@@ -780,7 +804,7 @@ register(
 def broadcast_to(input: Any, shape: Any, name: str | None = None) -> Tensor:
     """``np.broadcast_to`` to a static shape (a list, or a constant int tensor)."""
     x = convert_to_tensor(input)
-    target = tuple(int(d) for d in _shape_argument(shape, "BroadcastTo", x))
+    target = tuple(_ints(_shape_argument(shape, "BroadcastTo", x), "BroadcastTo", "the shape", x))
     try:
         if broadcast_shapes(x.shape, target) != target:
             raise ValueError
@@ -973,8 +997,7 @@ def _shape_argument(shape: Any, op: str, of: Tensor | None = None) -> Any:
 
 
 def _static_dims(shape: Any, op: str) -> tuple[int, ...]:
-    shape = _shape_argument(shape, op)
-    dims = tuple(int(d) for d in (shape if isinstance(shape, (list, tuple)) else [shape]))
+    dims = tuple(_ints(_shape_argument(shape, op), op, "the shape"))
     if any(d < 0 for d in dims):
         raise ShapeError(f"symgrad: {op}: negative dimension in {dims}")
     return dims

@@ -406,7 +406,45 @@ multiply = _binary("Mul")
 maximum = _binary("Maximum")
 minimum = _binary("Minimum")
 squared_difference = _binary("SquaredDifference")
-pow = _binary("Pow")
+_pow = _binary("Pow")
+
+
+def pow(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """Elementwise ``x ** y`` with NumPy broadcasting.
+
+    Integers to a negative constant power are an error, as in TensorFlow (NumPy
+    refuses them too, and a rewrite to ``1 / x`` would silently give 0).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     sg.pow(sg.constant(2.0), -1).dtype.name
+    'float32'
+    """
+    if _is_integer_operand(x) and _is_integer_operand(y):
+        exponent = _known_value(y)
+        if exponent is not None and np.any(exponent < 0):
+            base = f"'{x.name}'" if isinstance(x, Tensor) else repr(x)
+            raise InvalidArgumentError(
+                f"symgrad: Pow: integers to negative integer powers are not allowed "
+                f"({base} ** {exponent.tolist()!r:.40}); cast to a float dtype first"
+            )
+    return _pow(x, y, name)
+
+
+def _is_integer_operand(value: Any) -> bool:
+    if isinstance(value, Tensor):
+        return value.dtype.is_integer
+    return np.issubdtype(np.asarray(value).dtype, np.integer)
+
+
+def _known_value(value: Any) -> np.ndarray | None:
+    """The value of a Python/NumPy number or a constant tensor (None if known only at run time)."""
+    if not isinstance(value, Tensor):
+        return np.asarray(value)
+    if value.op.type == "Const":
+        return np.asarray(value.op.attrs["value"])
+    return None
+
 
 negative = _unary("Neg", floats_only=False)
 abs = _unary("Abs", floats_only=False)

@@ -1,0 +1,477 @@
+"""Reliability under faults, threads, processes and hostile files (issue 14, items 1-10).
+
+Each test injects one kind of fault — a rewrite of the same path within the same
+second, threads and processes writing one file, a signal in the middle of a write,
+a symlink or FIFO planted where the module goes, a session closed under running
+threads — and checks that symgrad never runs stale code, never loses or tears a
+file, never leaves a temporary file, and never hands out its own storage.
+"""
+
+from __future__ import annotations
+
+import inspect
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import symgrad as sg
+from symgrad import cli, files
+
+ROOT = Path(__file__).resolve().parents[1]
+ROUNDS = 20
+
+
+def _scale(k: float, path: Path | None, name: str = "scale") -> sg.CompiledModule:
+    """Compile ``x * k`` (every k gives a module of the same size) to ``path``."""
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float64, [None], name="x")
+        return sg.compile(x * float(k), name=name, path=path)
+
+
+def _leftovers(folder: Path, keep: set[str]) -> list[str]:
+    """Everything in ``folder`` except ``keep`` (temporary files above all)."""
+    return sorted(p.name for p in folder.iterdir() if p.name not in keep)
+
+
+def _env(**changes: str | None) -> dict[str, str]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    for key, value in changes.items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    return env
+
+
+# --- 1. stale bytecode ---------------------------------------------------------------------------
+
+STALE_REPRODUCER = """
+import symgrad as sg
+
+for lr in (0.1, 0.2, 0.3):
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, name="x")
+        w = sg.Variable(2.0, name="weight")
+        train = sg.train.GradientDescentOptimizer(lr).minimize((x * w - 1.0) ** 2)
+        with sg.Session(codegen_dir="gen_lr") as s:
+            s.run(sg.global_variables_initializer())
+            s.run(train, {x: 1.0})
+            print(lr, s.run(w))
+for k in (2.0, 3.0):
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float64, name="x")
+        print(k, sg.compile(x * k, name="f", path="out/f.py")(1.0))
+"""
+
+
+def test_stale_bytecode_reproducer_runs_the_new_code(tmp_path: Path) -> None:
+    """Python validates a cached .pyc by the source's mtime in whole seconds and its size: a
+    module of the same size written to the same path within a second used to run the old code.
+    Run with bytecode writing on (the test environment may switch it off)."""
+    script = tmp_path / "reproducer.py"
+    script.write_text(STALE_REPRODUCER)
+    result = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=_env(PYTHONDONTWRITEBYTECODE=None, SYMGRAD_CACHE_DIR=str(tmp_path / "cache")),
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [
+        "0.1",
+        "1.8",
+        "0.2",
+        "1.6",
+        "0.3",
+        "1.4",
+        "2.0",
+        "2.0",
+        "3.0",
+        "3.0",
+    ]
+    assert "0.3" in next((tmp_path / "gen_lr").glob("run_2_*.py")).read_text()
+
+
+def test_a_module_runs_the_text_it_was_compiled_from_and_inspect_reads_it(tmp_path: Path) -> None:
+    first = _scale(2.0, tmp_path / "f.py")
+    second = _scale(3.0, tmp_path / "f.py")
+    assert first([1.0]).tolist() == [2.0] and second([1.0]).tolist() == [3.0]
+    assert first.path.is_file() and first.path.read_text() == second.source
+    assert inspect.getsourcefile(second.function) == str(second.path)
+    assert "x * 3\n" in inspect.getsource(second.function)
+    assert not (tmp_path / "__pycache__").exists()
+
+
+# --- 2. Session.run returns the caller's own arrays --------------------------------------------------
+
+
+def test_session_run_never_returns_its_storage_or_the_fed_array() -> None:
+    with sg.Graph().as_default():
+        w = sg.Variable(np.zeros(3), name="w")
+        x = sg.placeholder(sg.float64, [3], name="x")
+        bump = w.assign(w + 1.0)
+        take = w.assign(x)
+        with sg.Session() as s:
+            s.run(sg.global_variables_initializer())
+            v = s.run(w)
+            v[0] = 100.0
+            assert s.run(w).tolist() == [0.0, 0.0, 0.0]
+            r = s.run(bump)
+            r[:] = 42.0
+            assert s.run(w).tolist() == [1.0, 1.0, 1.0]
+            fed = np.array([5.0, 6.0, 7.0])
+            fetched = s.run(x, {x: fed})
+            assert fetched is not fed and not np.shares_memory(fetched, fed)
+            s.run(take, {x: fed})
+            fed[:] = -1.0  # the caller's array changes later: the variable must not
+            assert s.run(w).tolist() == [5.0, 6.0, 7.0]
+            both = s.run([w, w])
+            both[0][:] = 9.0
+            assert s.run(w).tolist() == [5.0, 6.0, 7.0]
+
+
+def test_compiled_module_copies_an_input_it_returns() -> None:
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float64, [2], name="x")
+        f = sg.compile([sg.identity(x), x * 2.0], name="echo")
+        given = np.array([1.0, 2.0])
+        same, _ = f(given)
+        same[0] = 10.0
+        assert given.tolist() == [1.0, 2.0]
+
+
+# --- 5. threads and processes compiling into one path ----------------------------------------------
+
+
+def test_threads_compiling_into_one_path(tmp_path: Path) -> None:
+    target = tmp_path / "shared.py"
+    failures: list[str] = []
+
+    def work(k: int) -> None:
+        try:
+            compiled = _scale(k, target)
+            got = compiled([1.0]).tolist()
+            if got != [float(k)]:
+                failures.append(f"k={k} ran code computing {got}")
+        except Exception as error:
+            failures.append(f"k={k}: {type(error).__name__}: {error}")
+
+    for round_number in range(ROUNDS):
+        threads = [threading.Thread(target=work, args=(round_number * 4 + i,)) for i in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert failures == []
+    assert _leftovers(tmp_path, {"shared.py"}) == []
+
+
+def test_a_shared_session_s_first_concurrent_runs(tmp_path: Path) -> None:
+    failures: list[str] = []
+    for _ in range(ROUNDS):
+        with sg.Graph().as_default():
+            x = sg.placeholder(sg.float32, name="x")
+            w = sg.Variable(2.0, name="weight")
+            y = x * w
+            with sg.Session(codegen_dir=tmp_path / "gen") as s:
+                s.run(sg.global_variables_initializer())
+
+                def run(s: sg.Session = s, x: sg.Tensor = x, y: sg.Tensor = y) -> None:
+                    try:
+                        if float(s.run(y, {x: 3.0})) != 6.0:
+                            failures.append("wrong value")
+                    except Exception as error:
+                        failures.append(f"{type(error).__name__}: {error}")
+
+                threads = [threading.Thread(target=run) for _ in range(8)]
+                for thread in threads:
+                    thread.start()
+                for thread in threads:
+                    thread.join()
+                assert len(s.generated_files) == 2  # the initializer and y: each compiled once
+    assert failures == []
+    assert all(not p.name.endswith(".tmp") for p in (tmp_path / "gen").iterdir())
+
+
+def _compile_rounds(folder: str, worker: int) -> list[str]:
+    """In a worker process: ROUNDS compiles of this worker's own graphs into one shared path."""
+    failures = []
+    for round_number in range(ROUNDS):
+        k = 1000 * worker + round_number
+        try:
+            got = _scale(k, Path(folder) / "shared.py")([1.0]).tolist()
+            if got != [float(k)]:
+                failures.append(f"worker {worker} k={k} ran code computing {got}")
+        except Exception as error:
+            failures.append(f"worker {worker}: {type(error).__name__}: {error}")
+    return failures
+
+
+def test_processes_compiling_into_one_folder(tmp_path: Path) -> None:
+    context = multiprocessing.get_context("fork")
+    with context.Pool(4) as pool:
+        results = pool.starmap(_compile_rounds, [(str(tmp_path), w) for w in range(4)])
+    assert [f for failures in results for f in failures] == []
+    assert _leftovers(tmp_path, {"shared.py"}) == []
+
+
+# --- 6-8. planted symlinks and FIFOs, interrupted and killed writes ---------------------------------
+
+
+def test_a_symlink_planted_at_the_target_is_replaced_not_followed(tmp_path: Path) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    (tmp_path / "out").mkdir()
+    target = tmp_path / "out" / "f.py"
+    target.symlink_to(victim)
+    # The name the old code used for its temporary file, planted too.
+    (tmp_path / "out" / f"f.{os.getpid()}.tmp").symlink_to(victim)
+    compiled = _scale(2.0, target)
+    assert victim.read_text() == "precious\n"
+    assert not target.is_symlink() and target.read_text() == compiled.source
+
+
+def test_a_fifo_at_the_target_does_not_hang_compile(tmp_path: Path) -> None:
+    target = tmp_path / "f.py"
+    os.mkfifo(target)
+    done: list[sg.CompiledModule] = []
+    worker = threading.Thread(target=lambda: done.append(_scale(2.0, target)), daemon=True)
+    worker.start()
+    worker.join(timeout=120)
+    if worker.is_alive():  # unblock the reader so the thread can end, then fail
+        with open(target, "w"):
+            pass
+        pytest.fail("compile() blocked on a FIFO at its target path")
+    assert done and target.is_file() and target.read_text() == done[0].source
+
+
+@pytest.mark.parametrize("unnamed", [True, False], ids=["o_tmpfile", "mkstemp"])
+def test_an_interrupt_inside_a_write_keeps_the_old_file_and_no_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, unnamed: bool
+) -> None:
+    target = tmp_path / "f.py"
+    target.write_text("old\n")
+    if not unnamed:
+        monkeypatch.setattr(files, "_write_unnamed", lambda *args: False)
+
+    def interrupted(descriptor: int) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(files.os, "fsync", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        files.write_atomic(target, "new\n")
+    assert target.read_text() == "old\n"
+    assert _leftovers(tmp_path, {"f.py"}) == []
+
+
+WRITER = """
+import sys
+from pathlib import Path
+from symgrad import files
+
+if sys.argv[2] == "mkstemp":
+    files._write_unnamed = lambda *args: False
+target = Path(sys.argv[1])
+texts = ["old\\n" * 4_000_000, "new\\n" * 4_000_000]  # 16 MB each
+print("ready", flush=True)
+for turn in range(1_000_000):
+    files.write_atomic(target, texts[turn % 2])
+"""
+
+
+@pytest.mark.parametrize(
+    "signal_number, method",
+    [
+        (signal.SIGKILL, "o_tmpfile"),
+        (signal.SIGINT, "o_tmpfile"),
+        (signal.SIGINT, "mkstemp"),
+        (signal.SIGKILL, "mkstemp"),
+    ],
+    ids=["sigkill", "sigint", "sigint-mkstemp", "sigkill-mkstemp"],
+)
+def test_a_signal_during_writes_leaves_a_complete_file_and_no_temporary(
+    tmp_path: Path, signal_number: int, method: str
+) -> None:
+    """A process writing 16 MB modules over one path in a loop is signalled at random moments:
+    every trial leaves the old or the new complete file. No temporary file remains, except
+    after SIGKILL where the system cannot write unnamed files: then the next write into the
+    folder removes it."""
+    script = tmp_path / "writer.py"
+    script.write_text(WRITER)
+    folder = tmp_path / "out"
+    folder.mkdir()
+    target = folder / "big.py"
+    rng = np.random.default_rng(int(signal_number))
+    complete = {"old\n" * 4_000_000, "new\n" * 4_000_000}
+    # Seven trials where the kill is meant to leave nothing; three where a sweep cleans up.
+    for _ in range(7 if method == "o_tmpfile" else 3):
+        writer = subprocess.Popen(
+            [sys.executable, str(script), str(target), method],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=_env(),
+        )
+        assert writer.stdout is not None and writer.stdout.readline() == b"ready\n"
+        time.sleep(rng.uniform(0.02, 0.5))
+        writer.send_signal(signal_number)
+        writer.wait(timeout=60)
+        if target.exists():
+            assert target.read_text() in complete
+        if signal_number == signal.SIGKILL and method == "mkstemp":
+            files.write_atomic(folder / "next.py", "x = 1\n")  # sweeps the killed writer's file
+        assert _leftovers(folder, {"big.py", "next.py"}) == []
+
+
+# --- 9. the command line keeps every module -------------------------------------------------------------
+
+
+def test_cli_compile_writes_every_session_s_module(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    script = tmp_path / "two_sessions.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import symgrad as sg
+            x = sg.placeholder(sg.float32, name="x")
+            for k in (2.0, 3.0):
+                with sg.Session() as s:
+                    s.run(x * k, {x: 1.0})
+            """
+        )
+    )
+    assert cli.main(["compile", str(script), "-o", str(tmp_path / "out")]) == 0
+    written = sorted((tmp_path / "out").iterdir())
+    assert [p.name for p in written] == ["run_1.py", "run_1_2.py"]
+    assert "2 * x" in written[0].read_text() and "3 * x" in written[1].read_text()
+
+
+def test_cli_errors_on_files_exit_2(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    model = tmp_path / "model.py"
+    model.write_text(
+        "import symgrad as sg\n"
+        "def graph():\n"
+        "    return sg.placeholder(sg.float64, [2], name='x') * 2.0\n"
+    )
+    assert cli.main(["compile", f"{model}:graph", "-o", "/sys/symgrad-out/graph.py"]) == 2
+    assert "/sys/symgrad-out" in capsys.readouterr().err
+    binary = tmp_path / "weights.py"
+    binary.write_bytes(bytes(range(256)))
+    assert cli.main(["show", str(binary)]) == 2
+    assert "not UTF-8" in capsys.readouterr().err
+
+
+def test_cli_check_fails_when_it_should(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    model = tmp_path / "model.py"
+    model.write_text(
+        "import symgrad as sg\n"
+        "def graph():\n"
+        "    x = sg.placeholder(sg.float64, [3], name='x')\n"
+        "    y = sg.reduce_sum(sg.sin(x) * x)\n"
+        "    return [y, sg.gradients(y, x)[0]]\n"
+        "def nothing():\n"
+        "    return sg.placeholder(sg.float64, [3], name='x') * 2.0\n"
+    )
+    assert cli.main(["check", f"{model}:graph"]) == 0
+    assert "symgrad check: PASS: 1 gradients" in capsys.readouterr().out
+    assert cli.main(["check", f"{model}:graph", "--rtol", "0"]) == 1
+    assert "symgrad check: FAIL" in capsys.readouterr().out
+    assert cli.main(["check", f"{model}:nothing"]) == 1
+    assert "symgrad check: NOTHING" in capsys.readouterr().out
+
+
+# --- the cache ------------------------------------------------------------------------------------------
+
+
+def test_the_cache_is_private_bounded_and_clearable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("SYMGRAD_CACHE_DIR", str(cache))
+    monkeypatch.setenv("SYMGRAD_CACHE_MAX_FILES", "3")
+    compiled = [_scale(k, None) for k in range(5)]
+    assert (cache.stat().st_mode & 0o777) == 0o700
+    kept = files.cached_modules(cache)
+    assert len(kept) == 3 and kept[-1] == compiled[-1].path  # the most recent survive
+    assert not compiled[0].path.exists() and compiled[0]([1.0]).tolist() == [0.0]  # evicted: runs
+    assert cli.main(["cache", "info"]) == 0 and "3 modules" in capsys.readouterr().out
+    assert cli.main(["cache", "clear"]) == 0
+    assert files.cached_modules(cache) == []
+
+
+# --- 10. close() while threads run -----------------------------------------------------------------------
+
+
+def test_close_during_concurrent_runs() -> None:
+    for _ in range(5):
+        with sg.Graph().as_default():
+            x = sg.placeholder(sg.float32, name="x")
+            w = sg.Variable(2.0, name="weight")
+            train = sg.train.GradientDescentOptimizer(0.001).minimize((x * w - 1.0) ** 2)
+            s = sg.Session()
+            s.run(sg.global_variables_initializer())
+            s.run(train, {x: 1.0})  # compiled before the threads start
+            errors: list[BaseException] = []
+            started = threading.Barrier(5)
+
+            def loop(s: sg.Session = s, train: sg.Operation = train, x: sg.Tensor = x) -> None:
+                started.wait()
+                try:
+                    while True:
+                        s.run(train, {x: 1.0})
+                except BaseException as error:
+                    errors.append(error)
+
+            threads = [threading.Thread(target=loop) for _ in range(4)]
+            for thread in threads:
+                thread.start()
+            started.wait()
+            time.sleep(0.05)
+            s.close()
+            for thread in threads:
+                thread.join(timeout=60)
+            assert len(errors) == 4
+            assert all(isinstance(e, sg.SessionClosedError) for e in errors), errors
+            assert s._values == {}  # nothing stored after close()
+            with pytest.raises(sg.SessionClosedError):
+                s.run(w)
+
+
+# --- tidy files: snapshot paths -------------------------------------------------------------------------
+
+
+def test_snapshot_paths_are_relative_to_the_pytest_root(tmp_path: Path) -> None:
+    """pytest started from ``tests/`` used to write ``tests/tests/snapshots/...``."""
+    project = tmp_path / "project"
+    (project / "tests").mkdir(parents=True)
+    (project / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
+    (project / "tests" / "conftest.py").write_text('pytest_plugins = ["symgrad.testing"]\n')
+    (project / "tests" / "test_model.py").write_text(
+        "def test_code(symgrad_snapshot):\n"
+        "    symgrad_snapshot('x = 1\\n', 'tests/snapshots/model.py')\n"
+    )
+
+    def pytest_in_tests() -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+            cwd=project / "tests",
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=_env(SYMGRAD_UPDATE_SNAPSHOTS=None),
+        )
+
+    first = pytest_in_tests()
+    assert first.returncode == 1 and "did not exist; it was written" in first.stdout
+    assert (project / "tests" / "snapshots" / "model.py").read_text() == "x = 1\n"
+    assert not (project / "tests" / "tests").exists()
+    assert pytest_in_tests().returncode == 0
