@@ -24,8 +24,10 @@ import errno
 import os
 import re
 import secrets
+import signal
 import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from .errors import FileAccessError, PathIsADirectoryError, file_error
@@ -168,13 +170,14 @@ def _write_unnamed(target: Path, data: bytes, mode: int) -> bool:
                 while temporary is None:
                     candidate = _temporary_name(target)
                     try:
-                        os.link(
-                            f"/proc/self/fd/{file.fileno()}",
-                            candidate,
-                            dst_dir_fd=folder,
-                            follow_symlinks=True,
-                        )
-                        temporary = candidate
+                        with _interrupts_deferred():  # no Ctrl-C between the link and its record
+                            os.link(
+                                f"/proc/self/fd/{file.fileno()}",
+                                candidate,
+                                dst_dir_fd=folder,
+                                follow_symlinks=True,
+                            )
+                            temporary = candidate
                     except FileExistsError:
                         continue
             finally:
@@ -195,9 +198,12 @@ def _write_named(target: Path, data: bytes, mode: int) -> None:
     try:
         # mkstemp opens with O_CREAT | O_EXCL (and O_NOFOLLOW where it exists) under a random
         # name, so nothing planted in the folder is ever followed or shared between threads.
-        descriptor, temporary = tempfile.mkstemp(
-            dir=target.parent, prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp"
-        )
+        # A Ctrl-C between the file's creation and the assignment would leak it: defer
+        # SIGINT over those few bytecodes, so the interrupt arrives inside the try block.
+        with _interrupts_deferred():
+            descriptor, temporary = tempfile.mkstemp(
+                dir=target.parent, prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp"
+            )
         with os.fdopen(descriptor, "wb") as file:
             os.fchmod(file.fileno(), mode)
             file.write(data)
@@ -209,6 +215,20 @@ def _write_named(target: Path, data: bytes, mode: int) -> None:
         if temporary is not None:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
+
+
+@contextlib.contextmanager
+def _interrupts_deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM back in this thread while the block runs (where POSIX allows)."""
+    deferred = {signal.SIGINT, signal.SIGTERM}
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, deferred)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _temporary_name(target: Path) -> str:
