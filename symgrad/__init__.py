@@ -120,7 +120,7 @@ from .ops.state import (
     variables_initializer,
 )
 from .session import InteractiveSession, Session, get_default_session
-from .tracing import TensorSpec, TracedFunction, function, value_and_grad
+from .tracing import Function, TensorSpec, TracedFunction, function, grad, value_and_grad
 
 __all__ = [
     "__version__",
@@ -246,6 +246,8 @@ __all__ = [
     "explain_gradients",
     "TensorSpec",
     "TracedFunction",
+    "Function",
     "function",
+    "grad",
     "value_and_grad",
 ]
