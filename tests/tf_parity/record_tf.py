@@ -1,4 +1,5 @@
-"""Record TensorFlow results for the parity corpora (``programs.py``, ``programs_tensor.py``).
+"""Record TensorFlow results for the parity corpora (``programs.py``, ``programs_tensor.py``,
+``programs_hessians.py``).
 
 Run by hand from the repository root with TensorFlow installed (``pip install tensorflow-cpu``)::
 
@@ -28,7 +29,11 @@ import os
 import sys
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-CORPORA = {"programs": "tf_fixtures.json", "programs_tensor": "tf_fixtures_tensor.json"}
+CORPORA = {
+    "programs": "tf_fixtures.json",
+    "programs_tensor": "tf_fixtures_tensor.json",
+    "programs_hessians": "tf_fixtures_hessians.json",
+}
 
 
 def _encode_scalar(v):
