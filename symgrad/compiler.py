@@ -18,6 +18,7 @@ from . import codegen, fast, naming
 from .errors import CallError, InvalidArgumentError, NotCompilableError
 from .graph import Tensor, sources_of
 from .optimize import optimize as optimize_statements
+from .picture import GraphPicture, graph_picture
 from .program import Program
 from .trace import trace
 
@@ -136,6 +137,22 @@ class CompiledModule:
             expr = readable(expr)
             lines.append(f"{name} = {sp.latex(expr) if latex else sp.sstr(expr)}")
         return "\n".join(lines)
+
+    def graph(self) -> GraphPicture:
+        """A picture of the graph behind this module: DOT text, and SVG where Graphviz is installed.
+
+        The user's ops, the gradient path from each loss to each variable,
+        ``stop_gradient`` cuts and variables that get no gradient (see
+        :mod:`symgrad.picture`). ``.save("out.svg")`` or ``.save("out.dot")``.
+
+        >>> import symgrad as sg
+        >>> with sg.Graph().as_default():
+        ...     x = sg.placeholder(sg.float64, shape=[3], name="x")
+        ...     f = sg.compile(sg.reduce_sum(sg.tanh(x)), name="tanh_sum")
+        >>> "Tanh" in f.graph().dot
+        True
+        """
+        return graph_picture(self.output_tensors, self.input_tensors, name=self.program.name)
 
     def __repr__(self) -> str:
         return f"<symgrad.CompiledModule {self.program.name}({', '.join(self.input_names)}) at {self.path}>"

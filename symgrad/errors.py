@@ -53,3 +53,7 @@ class SessionClosedError(SymgradError, RuntimeError):
 
 class FormatterError(SymgradError, RuntimeError):
     """The formatter of generated code is missing or rejected a module."""
+
+
+class MissingDependencyError(SymgradError, ImportError):
+    """An optional dependency (a package or a program) that a feature needs is not installed."""
