@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from . import codegen, fast, naming
+from . import codegen, display, fast, naming
 from .errors import CallError, InvalidArgumentError, NotCompilableError
 from .graph import Tensor, sources_of
 from .optimize import optimize as optimize_statements
@@ -137,6 +137,14 @@ class CompiledModule:
             expr = readable(expr)
             lines.append(f"{name} = {sp.latex(expr) if latex else sp.sstr(expr)}")
         return "\n".join(lines)
+
+    def _repr_latex_(self) -> str:
+        """The formulas of the outputs, for notebooks (see :mod:`symgrad.display`)."""
+        return display.module_latex(self.program)
+
+    def _repr_html_(self) -> str:
+        """Inputs, outputs and formulas as HTML, for notebooks (see :mod:`symgrad.display`)."""
+        return display.module_html(self.program, self.path)
 
     def graph(self) -> GraphPicture:
         """A picture of the graph behind this module: DOT text, and SVG where Graphviz is installed.
