@@ -52,8 +52,8 @@ def module_html(program: Program, path: Any) -> str:
     rows = []
     for item in program.inputs:
         rows.append(("input", item.name, item.kind, item.dtype.name, _shape_text(item.shape)))
-    for item in program.outputs:
-        rows.append(("output", item.name, "", item.dtype.name, _shape_text(item.shape)))
+    for output in program.outputs:
+        rows.append(("output", output.name, "", output.dtype.name, _shape_text(output.shape)))
     cells = "".join(
         "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows
     )

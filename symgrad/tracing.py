@@ -218,7 +218,7 @@ class Function:
     ) -> None:
         self.fn = fn
         self._transform = transform
-        self.name = name or getattr(fn, "__name__", "function")
+        self.name: str = str(name or getattr(fn, "__name__", "function"))
         self.specializations: dict[Any, tuple[CompiledModule, Structure]] = {}
         self.cache_hits = 0
         self._last: CompiledModule | None = None
@@ -329,7 +329,7 @@ def _gradient_transform(
     """What the traced graph returns instead of ``fn``'s result: value, aux and gradients."""
     name = getattr(fn, "__name__", "function")
     many = not isinstance(argnums, int)
-    positions: tuple[int, ...] = tuple(argnums) if many else (argnums,)  # type: ignore[arg-type]
+    positions: tuple[int, ...] = (argnums,) if isinstance(argnums, int) else tuple(argnums)
 
     def transform(args: tuple[Any, ...], result: Any) -> Any:
         for position in positions:
