@@ -15,9 +15,9 @@ import sympy as sp
 from . import naming
 from .errors import DTypeError, GraphMismatchError, InvalidArgumentError, ShapeError
 from .graph import Operation, Tensor
-from .ops.array_ops import broadcast_to, expand_dims, eye, reshape, stack
+from .ops.array_ops import broadcast_to, expand_dims, eye, reshape, stack, transpose
 from .ops.elementwise import expression_op, identity, ones_like, zeros_like
-from .ops.linalg import einsum
+from .ops.linalg import matmul
 from .ops.reductions import reduce_mean, reduce_sum
 from .ops.registry import arg_symbols, opdef_of
 from .ops.sources import convert_to_tensor
@@ -365,14 +365,22 @@ def _tangent_of(op: Operation, tangents: list[Tensor | None], count: int) -> Ten
         reduced = num_elements(tuple(like_shape[a] for a in axes)) or 1
         return expression_op(arg_symbols(1)[0] / reduced, [spread], like=out, name="Mean")
     if op.type == "MatMul" and all(len(t.shape) == 2 for t in op.inputs):  # type: ignore[arg-type]
-        # out[i, j] = sum_m a[i, m] b[m, j]; k indexes the directions.
-        a_letters = "mi" if op.attrs.get("transpose_a") else "im"
-        b_letters = "jm" if op.attrs.get("transpose_b") else "mj"
+        # out = a' @ b' (a' = a or a.T, likewise b'), so d out = da' @ b' + a' @ db'. Each term is
+        # one 2-D matrix product over all directions at once (BLAS, unlike np.einsum):
+        # a' [i, m] @ db' [m, j*k], and da' moved to [i*k, m] @ b' [m, j].
+        a, b = op.inputs
+        ta, tb = op.attrs.get("transpose_a"), op.attrs.get("transpose_b")
+        a_rows, inner = (a.shape[1], a.shape[0]) if ta else (a.shape[0], a.shape[1])  # type: ignore[index]
+        b_columns = b.shape[0] if tb else b.shape[1]  # type: ignore[index]
         terms = []
         if tangents[0] is not None:
-            terms.append(einsum(f"{a_letters}k,{b_letters}->ijk", tangents[0], op.inputs[1]))
+            da = transpose(tangents[0], [1, 2, 0] if ta else [0, 2, 1])  # [i, k, m]
+            product = matmul(reshape(da, [a_rows * count, inner]), b, transpose_b=tb)
+            terms.append(transpose(reshape(product, [a_rows, count, b_columns]), [0, 2, 1]))
         if tangents[1] is not None:
-            terms.append(einsum(f"{a_letters},{b_letters}k->ijk", op.inputs[0], tangents[1]))
+            db = transpose(tangents[1], [1, 0, 2]) if tb else tangents[1]  # [m, j, k]
+            product = matmul(a, reshape(db, [inner, b_columns * count]), transpose_a=ta)
+            terms.append(reshape(product, full))
         return _add_all(terms, out)
     raise _NoForwardRule(op.type)
 
