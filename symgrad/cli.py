@@ -56,10 +56,18 @@ def _collect(target: str) -> list[compiler.CompiledModule]:
 
 
 def _as_compiled(obj: Any, name: str) -> compiler.CompiledModule:
-    from .tracing import TracedFunction
+    from .tracing import Function, TracedFunction
 
     if isinstance(obj, compiler.CompiledModule):
         return obj
+    if isinstance(obj, Function):
+        # Traced on call: only the shapes it was called with exist.
+        if not obj.specializations:
+            raise CommandError(
+                f"{name!r} is an @sg.function that has not been called yet; call it once in "
+                f"the file, or give it one sg.TensorSpec per argument"
+            )
+        return obj.last
     if isinstance(obj, TracedFunction):
         return obj.compile(name=name)
     if callable(obj):

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import symgrad as sg
+from symgrad import cli
 from tests.jax_parity import functions
 
 FIXTURES = json.loads((Path(__file__).parent / "jax_parity" / "jax_fixtures.json").read_text())
@@ -114,3 +115,17 @@ def test_integer_arguments_have_no_gradient():
 def test_argnums_out_of_range():
     with pytest.raises(sg.InvalidArgumentError, match="argnums 2 is out of range"):
         sg.grad(lambda w: sg.reduce_sum(w), argnums=2)(np.ones(3))
+
+
+def test_command_line_takes_the_last_specialization(tmp_path, capsys):
+    script = tmp_path / "functions.py"
+    script.write_text(
+        "import numpy as np\nimport symgrad as sg\n\n"
+        "model = sg.function(lambda x: sg.reduce_sum(sg.tanh(x)))\n"
+        "uncalled = sg.function(lambda x: x * 2)\n"
+        "model(np.ones((2, 3)))\n"
+    )
+    assert cli.main(["show", f"{script}:model"]) == 0
+    assert "input  x: float64 (2, 3)" in capsys.readouterr().out
+    assert cli.main(["show", f"{script}:uncalled"]) == 2
+    assert "has not been called yet" in capsys.readouterr().err
