@@ -130,7 +130,7 @@ from .ops.state import (
     variables_initializer,
 )
 from .session import InteractiveSession, Session
-from .tracing import TensorSpec, TracedFunction, function, value_and_grad
+from .tracing import Function, TensorSpec, TracedFunction, function, grad, value_and_grad
 
 __all__ = [
     "__version__",
@@ -261,6 +261,8 @@ __all__ = [
     "explain_gradients",
     "TensorSpec",
     "TracedFunction",
+    "Function",
     "function",
+    "grad",
     "value_and_grad",
 ]

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from . import files, naming
+from . import display, files, naming
 from .backends.numpy import emit, planner
 from .backends.numpy.printer import Printer, formula_text
 from .errors import (
@@ -40,6 +40,7 @@ from .files import cache_directory as cache_directory  # re-exported: compiler.c
 from .graph import Tensor, ancestors, sources_of
 from .ops.state import Variable
 from .passes import FAST_PASSES, PASSES, run_passes
+from .picture import GraphPicture, graph_picture
 from .program import Program
 from .trace import trace
 
@@ -259,6 +260,30 @@ class CompiledModule:
             expr = readable(expr)
             lines.append(f"{name} = {sp.latex(expr) if latex else formula_text(expr)}")
         return "\n".join(lines)
+
+    def _repr_latex_(self) -> str:
+        """The formulas of the outputs, for notebooks (see :mod:`symgrad.display`)."""
+        return display.module_latex(self.program)
+
+    def _repr_html_(self) -> str:
+        """Inputs, outputs and formulas as HTML, for notebooks (see :mod:`symgrad.display`)."""
+        return display.module_html(self.program, self.path)
+
+    def graph(self) -> GraphPicture:
+        """A picture of the graph behind this module: DOT text, and SVG where Graphviz is installed.
+
+        The user's ops, the gradient path from each loss to each variable,
+        ``stop_gradient`` cuts and variables that get no gradient (see
+        :mod:`symgrad.picture`). ``.save("out.svg")`` or ``.save("out.dot")``.
+
+        >>> import symgrad as sg
+        >>> with sg.Graph().as_default():
+        ...     x = sg.placeholder(sg.float64, shape=[3], name="x")
+        ...     f = sg.compile(sg.reduce_sum(sg.tanh(x)), name="tanh_sum")
+        >>> "Tanh" in f.graph().dot
+        True
+        """
+        return graph_picture(self.output_tensors, self.input_tensors, name=self.program.name)
 
     def __repr__(self) -> str:
         return f"<symgrad.CompiledModule {self.program.name}({', '.join(self.input_names)}) at {self.path}>"

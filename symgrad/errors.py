@@ -133,3 +133,7 @@ class ExecutionIndexError(ExecutionError, IndexError):
 
 class ExecutionArithmeticError(ExecutionError, ArithmeticError):
     """A run-time arithmetic error (integer division by zero, ...)."""
+
+
+class MissingDependencyError(MissingExtraError):
+    """An optional dependency that a feature needs, a package or a program, is not installed."""

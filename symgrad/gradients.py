@@ -15,8 +15,10 @@ import sympy as sp
 from . import naming
 from .errors import DTypeError, GraphMismatchError, InvalidArgumentError, ShapeError
 from .graph import Operation, Tensor
-from .ops.array_ops import reshape, stack
+from .ops.array_ops import broadcast_to, expand_dims, eye, reshape, stack, transpose
 from .ops.elementwise import expression_op, identity, ones_like, zeros_like
+from .ops.linalg import matmul
+from .ops.reductions import reduce_mean, reduce_sum
 from .ops.registry import arg_symbols, opdef_of
 from .ops.sources import convert_to_tensor
 from .shapes import format_shape, is_fully_defined, num_elements, shapes_compatible
@@ -232,6 +234,12 @@ def hessians(
 ) -> list[Tensor]:
     """For each x, the Hessian of ``sum(ys)`` with respect to x alone: shape ``x.shape + x.shape``.
 
+    The Hessian is the Jacobian of the gradient, built as one vectorised block:
+    the gradient's ops are pushed forward with a tangent per element of x along
+    a trailing axis (forward over reverse, seeded with the identity), so the
+    generated code does not grow with the number of elements. Graphs with an op
+    that has no such rule fall back to one gradient per element, as TF does.
+
     >>> import symgrad as sg
     >>> with sg.Graph().as_default():
     ...     x = sg.placeholder(sg.float64, shape=[2], name="x")
@@ -250,24 +258,166 @@ def hessians(
         count = num_elements(x.shape) or 0
         if count > HESSIAN_SIZE_LIMIT:
             raise InvalidArgumentError(
-                f"symgrad: hessians: '{x.name}' has {count} elements, so its Hessian would need {count} "
-                f"gradient graphs (limit {HESSIAN_SIZE_LIMIT}); use Hessian-vector products instead: "
+                f"symgrad: hessians: '{x.name}' has {count} elements, so its Hessian would have "
+                f"{count}x{count} entries and every intermediate value {count} times its size "
+                f"(limit {HESSIAN_SIZE_LIMIT} elements); use Hessian-vector products instead: "
                 f"gradients(reduce_sum(gradients(y, x)[0] * v), x)"
             )
         grad = gradients(ys, x, name=name, aggregation_method=aggregation_method)[0]
         if grad is None:
             raise InvalidArgumentError(f"symgrad: hessians: ys do not depend on '{x.name}'")
-        flat = reshape(grad, [-1])
-        rows = [
-            gradients(flat[i], x, name=name, aggregation_method=aggregation_method)[0]
-            for i in range(count)
-        ]
-        if all(row is None for row in rows):
+        with grad.graph.name_scope(name), grad.graph._building_gradients():
+            try:
+                jacobian = _forward_jacobian(grad, x, count)
+            except _NoForwardRule:
+                jacobian = _jacobian_by_rows(grad, x, count, name, aggregation_method)
+        if jacobian is None:
             raise InvalidArgumentError(
                 f"symgrad: hessians: the gradient of ys with respect to '{x.name}' does not depend on "
                 f"'{x.name}' (ys are linear in it), so there is no second derivative; TensorFlow raises "
                 f"here too"
             )
-        rows = [zeros_like(x) if row is None else row for row in rows]
-        results.append(reshape(stack(rows), list(x.shape) * 2))  # type: ignore[arg-type]
+        results.append(reshape(jacobian, list(x.shape) * 2))  # type: ignore[arg-type]
     return results
+
+
+def _jacobian_by_rows(
+    grad: Tensor, x: Tensor, count: int, name: str, aggregation_method: Any
+) -> Tensor | None:
+    """The Jacobian of ``grad`` as one gradient graph per element (TF's method)."""
+    flat = reshape(grad, [-1])
+    rows = [
+        gradients(flat[i], x, name=name, aggregation_method=aggregation_method)[0]
+        for i in range(count)
+    ]
+    if all(row is None for row in rows):
+        return None
+    return stack([zeros_like(x) if row is None else row for row in rows])
+
+
+class _NoForwardRule(Exception):
+    """An op between x and the gradient has no forward (tangent) rule here."""
+
+
+def _forward_jacobian(target: Tensor, x: Tensor, count: int) -> Tensor | None:
+    """``d target / d x`` with x's elements along a trailing axis: shape ``target.shape + [count]``.
+
+    Forward mode over the ops between x and ``target``, every tangent carrying
+    all ``count`` directions (the rows of the identity) at once. ``None`` when
+    ``target`` does not depend on x.
+    """
+    tangents: dict[Tensor, Tensor | None] = {
+        x: reshape(eye(count, dtype=x.dtype), [*x.shape, count])  # type: ignore[list-item]
+    }
+    for op in sorted(_between([x], [target]), key=lambda o: o.index):
+        if op is x.op:
+            continue
+        inputs = [tangents.get(t) for t in op.inputs]
+        if len(op.outputs) != 1:
+            raise _NoForwardRule(op.type)
+        out = op.outputs[0]
+        if all(t is None for t in inputs) or not out.dtype.is_floating:
+            tangents[out] = None
+            continue
+        if not is_fully_defined(out.shape) or any(
+            t is not None and not is_fully_defined(i.shape)
+            for t, i in zip(inputs, op.inputs, strict=True)
+        ):
+            raise _NoForwardRule(op.type)
+        tangents[out] = _tangent_of(op, inputs, count)
+    return tangents.get(target)
+
+
+def _tangent_of(op: Operation, tangents: list[Tensor | None], count: int) -> Tensor | None:
+    out = op.outputs[0]
+    full = [*out.shape, count]  # type: ignore[misc]
+    definition = opdef_of(op)
+    if definition.elementwise and "expr" in op.attrs:
+        return _elementwise_tangent(op, tangents, full)
+    if op.type in ("Reshape", "ReshapeLike"):  # ReshapeLike's second operand is a shape only
+        return None if tangents[0] is None else reshape(tangents[0], full)
+    if op.type in ("SumToShape", "BroadcastLike"):  # the second operand is a shape only
+        if tangents[0] is None:
+            return None
+        source = list(op.inputs[0].shape)  # type: ignore[arg-type]
+        if op.type == "BroadcastLike":
+            aligned = [1] * (len(full) - 1 - len(source)) + source
+            return broadcast_to(reshape(tangents[0], [*aligned, count]), full)
+        lead = len(source) - len(out.shape)  # type: ignore[arg-type]
+        axes = [
+            i
+            for i, d in enumerate(source)
+            if i < lead or (out.shape[i - lead] == 1 and d != 1)  # type: ignore[index]
+        ]
+        summed = reduce_sum(tangents[0], axis=axes) if axes else tangents[0]
+        return reshape(summed, full)
+    if op.type in ("Sum", "Mean"):
+        rank = len(op.inputs[0].shape)  # type: ignore[arg-type]
+        axes = op.attrs["axes"]
+        axes = list(range(rank)) if axes is None else [a % rank for a in axes]
+        reduce = reduce_mean if op.type == "Mean" else reduce_sum
+        return reduce(tangents[0], axis=axes, keepdims=op.attrs["keepdims"])
+    if op.type == "BroadcastGrad":
+        # The adjoint of a reduction: put the reduced axes back as size 1, then spread.
+        # Its second operand gives only a shape, so its tangent does not matter.
+        if tangents[0] is None:
+            return None
+        like_shape = list(op.inputs[1].shape)  # type: ignore[arg-type]
+        axes = op.attrs["axes"]
+        axes = list(range(len(like_shape))) if axes is None else [a % len(like_shape) for a in axes]
+        kept = [1 if i in axes else d for i, d in enumerate(like_shape)]
+        spread = broadcast_to(reshape(tangents[0], [*kept, count]), full)
+        if not op.attrs["mean"]:
+            return spread
+        reduced = num_elements(tuple(like_shape[a] for a in axes)) or 1
+        return expression_op(arg_symbols(1)[0] / reduced, [spread], like=out, name="Mean")
+    if op.type == "MatMul" and all(len(t.shape) == 2 for t in op.inputs):  # type: ignore[arg-type]
+        # out = a' @ b' (a' = a or a.T, likewise b'), so d out = da' @ b' + a' @ db'. Each term is
+        # one 2-D matrix product over all directions at once (BLAS, unlike np.einsum):
+        # a' [i, m] @ db' [m, j*k], and da' moved to [i*k, m] @ b' [m, j].
+        a, b = op.inputs
+        ta, tb = op.attrs.get("transpose_a"), op.attrs.get("transpose_b")
+        a_rows, inner = (a.shape[1], a.shape[0]) if ta else (a.shape[0], a.shape[1])  # type: ignore[index]
+        b_columns = b.shape[0] if tb else b.shape[1]  # type: ignore[index]
+        terms = []
+        if tangents[0] is not None:
+            da = transpose(tangents[0], [1, 2, 0] if ta else [0, 2, 1])  # [i, k, m]
+            product = matmul(reshape(da, [a_rows * count, inner]), b, transpose_b=tb)
+            terms.append(transpose(reshape(product, [a_rows, count, b_columns]), [0, 2, 1]))
+        if tangents[1] is not None:
+            db = transpose(tangents[1], [1, 0, 2]) if tb else tangents[1]  # [m, j, k]
+            product = matmul(a, reshape(db, [inner, b_columns * count]), transpose_a=ta)
+            terms.append(reshape(product, full))
+        return _add_all(terms, out)
+    raise _NoForwardRule(op.type)
+
+
+def _elementwise_tangent(
+    op: Operation, tangents: list[Tensor | None], full: list[int]
+) -> Tensor | None:
+    """Sum over operands of ``d expr / d operand`` times the operand's tangent."""
+    out = op.outputs[0]
+    expr = op.attrs["expr"]
+    symbols = arg_symbols(len(op.inputs))
+    a0, a1 = arg_symbols(2)
+    terms = []
+    for symbol, tangent in zip(symbols, tangents, strict=True):
+        if tangent is None:
+            continue
+        partial = sp.diff(expr, symbol)
+        if partial == 0:
+            continue
+        if partial.has(sp.Derivative, sp.Subs, sp.DiracDelta, sp.Heaviside, sp.Piecewise):
+            raise _NoForwardRule(op.type)  # special points need the op's own gradient rule
+        if not partial.free_symbols:
+            terms.append(expression_op(partial * a0, [tangent], like=out, name="Tangent"))
+            continue
+        # The partial's free symbols are among a0..; keep all operands so they line up.
+        local = expression_op(partial, list(op.inputs), like=out, name="Partial")
+        terms.append(
+            expression_op(a0 * a1, [expand_dims(local, -1), tangent], like=out, name="Tangent")
+        )
+    if not terms:
+        return None
+    total = _add_all(terms, out)
+    return total if list(total.shape) == full else broadcast_to(total, full)  # type: ignore[arg-type]

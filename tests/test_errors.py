@@ -1844,8 +1844,6 @@ def test_symgrad_errors_derive_from_the_matching_builtin() -> None:
         sg.SessionClosedError: RuntimeError,
         sg.errors.CheckpointError: ValueError,
         sg.errors.MissingExtraError: ImportError,
-
-
         sg.ArgumentTypeError: TypeError,
         sg.FileAccessError: OSError,
         sg.errors.FilePermissionError: PermissionError,

@@ -16,8 +16,7 @@ from tests.tf_parity.programs_tensor import PROGRAMS
 FIXTURES = load_fixtures("tf_fixtures_tensor.json")
 
 # program name -> what goes wrong (TensorFlow 2.21 compat.v1 vs symgrad).
-KNOWN_BUGS: dict[str, str] = {
-}
+KNOWN_BUGS: dict[str, str] = {}
 
 
 def test_known_bugs_are_programs() -> None:

@@ -35,6 +35,7 @@ CORPORA = {
     "programs_fidelity": "tf_fixtures_fidelity.json",
     "programs_ported": "tf_fixtures_ported.json",
     "programs_feeding": "tf_fixtures_feeding.json",
+    "programs_hessians": "tf_fixtures_hessians.json",
 }
 
 
