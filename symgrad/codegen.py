@@ -9,6 +9,7 @@ would evaluate in another dtype gets an explicit conversion.
 
 from __future__ import annotations
 
+import ast
 import base64
 import contextlib
 import functools
@@ -272,6 +273,7 @@ class Line:
     # np.where evaluates both branches: the one it discards may overflow or divide by
     # zero where TF stays silent, so such lines run without floating-point warnings.
     guarded: bool = False
+    comment: str = ""  # shown above the line: which derivative a gradient statement computes
 
     @property
     def title(self) -> str:
@@ -349,9 +351,40 @@ def _shape_literal(shape: Any) -> str:
     return "(" + items + ("," if len(shape) == 1 else "") + ")"
 
 
-def render(
-    program: Program, total_ops: int, statement_lines: list[Line], helpers: list[str]
-) -> str:
+# Calls that run as one BLAS product (``@`` is counted from the syntax tree).
+BLAS_CALLS = frozenset({"dot", "vdot", "matmul", "inner", "outer", "tensordot", "einsum"})
+
+
+def statement_summary(lines: list[Line]) -> str:
+    """``Statements: 9, BLAS calls: 3``: what the function body runs, counted the same way in
+    both forms (a ``del`` is not a statement here; every ``@`` and ``np.dot``-like call is).
+
+    >>> statement_summary([Line("h = x @ w", "forward"), Line("h += b", "forward"),
+    ...                    Line("del x", "forward")])
+    'Statements: 2, BLAS calls: 1'
+    """
+    statements = blas = 0
+    for line in lines:
+        if line.text.startswith("del "):
+            continue
+        statements += 1
+        blas += sum(1 for node in ast.walk(ast.parse(line.text)) if _is_blas(node))
+    return f"Statements: {statements}, BLAS calls: {blas}"
+
+
+def _is_blas(node: ast.AST) -> bool:
+    if isinstance(node, ast.BinOp):
+        return isinstance(node.op, ast.MatMult)
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "np"
+        and node.func.attr in BLAS_CALLS
+    )
+
+
+def render(program: Program, summary: str, statement_lines: list[Line], helpers: list[str]) -> str:
     """Fill the module template with the program's precomputed lines."""
     environment = template_environment()
     template = environment.get_template(TEMPLATE)
@@ -398,7 +431,7 @@ def render(
             replace(line, text=laid_out(line.text, "        " if line.guarded else "    "))
             for line in statement_lines
         ],
-        total_ops=total_ops,
+        summary=summary,
         helpers=helpers,
         needs_base64=needs_base64,
     )
@@ -428,6 +461,7 @@ def statement_lines(
             f"{s.name} = {print_statement(printer, s.expr, s.dtype, table, convert=not s.temporary)}",
             s.section,
             guarded=s.symbol in guarded,
+            comment=s.comment,
         )
         for s in program.statements
     ]

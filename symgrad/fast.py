@@ -666,7 +666,10 @@ def _with_deletes(
             if low.in_slot
             else low.texts
         )
-        lines.extend(Line(text, statement.section, guarded) for text in texts)
+        lines.extend(
+            Line(text, statement.section, guarded, statement.comment if not position else "")
+            for position, text in enumerate(texts)
+        )
         if index < len(statements) - 1:  # the return frees the last ones anyway
             lines.extend(
                 Line(text, statement.section, False)

@@ -12,7 +12,8 @@ those counters; each value is named from its *role* and from the *nearest
 user-named value*, both of which only change where the graph changes:
 
 * a tensor the user named (a placeholder, a variable, ``name="logits"``) keeps
-  its name: ``logits``;
+  its name: ``logits``; so does an unnamed placeholder or variable (TF's
+  ``variable_1``), which is a parameter of the generated function;
 * a forward value the user did not name is ``<role>_<anchor>``: the role is the
   op's kind (``tanh``, ``add``, ``matmul``, ``xent`` for a softmax
   cross-entropy), the anchor is the user-named tensor found first in a
@@ -20,9 +21,11 @@ user-named value*, both of which only change where the graph changes:
   so ``tanh(z * w3)`` is ``tanh_w3``;
 * a gradient is named after the derivative it is: the cotangent of ``x`` is
   ``d_<y>_d_<x>`` (``d_loss_d_logits``, ``d_loss_d_tanh_w3``); one of several
-  terms summed into it is ``d_<y>_d_<x>_via_<consumer>``; a value a gradient
+  terms summed into it is ``d_<x>_via_<consumer>``; a value a gradient
   rule computes on the way is ``<role>_d_<x>`` (for the cotangent of ``x``);
-* ``new_<variable>`` is a variable's updated value.
+* ``new_<variable>`` is a variable's updated value;
+* a returned value the caller did not name keeps TF's name for it (``mean``),
+  the one ``gradients`` puts in the names of its derivatives (``d_mean_d_W1``).
 
 Where two values earn the same name the later one gets ``_1``, ``_2``: claims
 happen in program order, so names are deterministic, and the suffixes count
@@ -126,15 +129,27 @@ def preferred_names(tensor: Tensor) -> list[str]:
     suffix = f"_{tensor.value_index}" if tensor.value_index else ""
     if isinstance(op.provenance, Provenance):
         return [sanitize(_gradient_base(op.provenance, tensor) + suffix)]
-    if op.auto_named:
+    if op.auto_named and op.type not in ("Placeholder", "VariableV2"):
         anchor = _anchor(tensor)
         role = _role(tensor)
         return [sanitize(f"{role}_{anchor}{suffix}" if anchor else role + suffix)]
-    parts = op.name.split("/")
+    # A user's name, or an unnamed input's TF name (``variable_1``): parameters of the
+    # generated function and gradients named after them must agree.
+    parts = [snake_case(p) if op.auto_named else p for p in op.name.split("/")]
     candidates = [sanitize(parts[-1] + suffix)]
     if len(parts) > 1:
         candidates.append(sanitize("_".join(parts) + suffix))
     return candidates
+
+
+def output_names(tensor: Tensor) -> list[str]:
+    """Candidates for a returned value the caller did not name: TF's name of its op, the
+    name that ``gradients`` gives its derivatives too (``mean``, ``d_mean_d_W1``)."""
+    op = tensor.op
+    if op.auto_named and op.provenance is None and op.type != "Assign":
+        suffix = f"_{tensor.value_index}" if tensor.value_index else ""
+        return [sanitize(_y_part([tensor]) + suffix)]
+    return preferred_names(tensor)
 
 
 def _role(tensor: Tensor) -> str:
@@ -183,7 +198,8 @@ def _gradient_base(provenance: Provenance, tensor: Tensor) -> str:
     if provenance.kind == "total":
         return cotangent
     if provenance.kind == "part" and provenance.via is not None:
-        return f"{cotangent}_via_{_short(provenance.via)}"
+        # Without the y: the statement's comment has it, and the name stays short.
+        return f"d_{_short(provenance.of)}_via_{_short(provenance.via)}"
     # A gradient rule's own op names repeat its forward op's (``add_2_grad``): use the kind.
     kind = snake_case(tensor.op.type)
     return f"{'term' if kind == 'elementwise' else kind}_d_{_short(provenance.of)}"
