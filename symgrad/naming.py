@@ -66,7 +66,12 @@ _SHORT_ROLES = {
     "softmax_cross_entropy_with_logits": "xent",
     "sparse_softmax_cross_entropy_with_logits": "xent",
     "sigmoid_cross_entropy_with_logits": "xent",
-    "log_softmax": "log_softmax",
+    "mat_mul": "matmul",
+    "batch_mat_mul": "matmul",
+    "batch_mat_mul_v2": "matmul",
+    "real_div": "div",
+    "gather_v2": "gather",
+    "strided_slice": "slice",
     "expand_dims": "expand",
     "broadcast_to": "broadcast",
 }
