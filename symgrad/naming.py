@@ -59,7 +59,7 @@ _TF_COUNTER = re.compile(r"_[0-9]+$")
 
 # How many ops back the search for a user-named anchor goes, and how many tensors it looks
 # at: enough to step over the few unnamed ops of a layer, bounded so naming stays linear.
-ANCHOR_DEPTH = 4
+ANCHOR_DEPTH = 6
 ANCHOR_VISITS = 64
 # Roles whose op names are too long to read well as a prefix.
 _SHORT_ROLES = {

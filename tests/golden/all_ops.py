@@ -137,98 +137,98 @@ def all_ops(x, labels, weights, bias):
     # Statements: 232, BLAS calls: 10
     # Forward
     _float64_rows = list(np.empty((42, x.shape[0], 3)))
-    mat_mul_weights = x @ weights
-    tanh_bias = np.add(mat_mul_weights, bias, out=_float64_rows.pop())
+    matmul_weights = x @ weights
+    tanh_bias = np.add(matmul_weights, bias, out=_float64_rows.pop())
     np.tanh(tanh_bias, out=tanh_bias)
-    sqrt_t0 = np.square(tanh_bias, out=_float64_rows.pop())
-    sqrt = np.add(sqrt_t0, 1, out=_float64_rows.pop())
-    np.sqrt(sqrt, out=sqrt)
-    exp = np.negative(sqrt, out=_float64_rows.pop())
+    sqrt_bias_t0 = np.square(tanh_bias, out=_float64_rows.pop())
+    sqrt_bias = np.add(sqrt_bias_t0, 1, out=_float64_rows.pop())
+    np.sqrt(sqrt_bias, out=sqrt_bias)
+    exp = np.negative(sqrt_bias, out=_float64_rows.pop())
     np.exp(exp, out=exp)
     sigmoid_bias = np.exp(-np.logaddexp(0, -tanh_bias))
-    rsqrt = np.sqrt(sqrt, out=_float64_rows.pop())
-    np.reciprocal(rsqrt, out=rsqrt)
+    rsqrt_bias = np.sqrt(sqrt_bias, out=_float64_rows.pop())
+    np.reciprocal(rsqrt_bias, out=rsqrt_bias)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        reciprocal = 1 / sqrt
-    add_t0 = np.sign(tanh_bias)
-    add_t1 = np.sin(tanh_bias, out=_float64_rows.pop())
-    add_t2 = np.cos(tanh_bias, out=_float64_rows.pop())
-    add = np.abs(tanh_bias)
-    add += add_t0
-    add += add_t1
-    add += add_t2
-    add += exp
-    add += reciprocal
-    add += rsqrt
-    add += sigmoid_bias
-    add += np.floor(tanh_bias)
-    add += np.maximum(tanh_bias, 0)
-    add += np.round(tanh_bias)
-    add += np.logaddexp(0, tanh_bias)
-    add += np.log(sqrt)
-    add += np.expm1(tanh_bias)
-    add += np.log1p(sqrt)
-    pow_bias = sqrt**tanh_bias
+        reciprocal_bias = 1 / sqrt_bias
+    add_bias_t0 = np.sign(tanh_bias)
+    add_bias_t1 = np.sin(tanh_bias, out=_float64_rows.pop())
+    add_bias_t2 = np.cos(tanh_bias, out=_float64_rows.pop())
+    add_bias = np.abs(tanh_bias)
+    add_bias += add_bias_t0
+    add_bias += add_bias_t1
+    add_bias += add_bias_t2
+    add_bias += exp
+    add_bias += reciprocal_bias
+    add_bias += rsqrt_bias
+    add_bias += sigmoid_bias
+    add_bias += np.floor(tanh_bias)
+    add_bias += np.maximum(tanh_bias, 0)
+    add_bias += np.round(tanh_bias)
+    add_bias += np.logaddexp(0, tanh_bias)
+    add_bias += np.log(sqrt_bias)
+    add_bias += np.expm1(tanh_bias)
+    add_bias += np.log1p(sqrt_bias)
+    pow_bias = sqrt_bias**tanh_bias
     greater_bias = np.greater(tanh_bias, 0)
-    add_1_t0 = np.less_equal(tanh_bias, 0.2)
-    add_1_t1 = np.multiply(reciprocal, tanh_bias, out=_float64_rows.pop())
+    add_bias_1_t0 = np.less_equal(tanh_bias, 0.2)
+    add_bias_1_t1 = np.multiply(reciprocal_bias, tanh_bias, out=_float64_rows.pop())
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        add_1 = (
-            np.asarray(add_1_t0, dtype=np.float64)
+        add_bias_1 = (
+            np.asarray(add_bias_1_t0, dtype=np.float64)
             + np.asarray(np.greater_equal(tanh_bias, 0.3), dtype=np.float64)
             + np.asarray(np.less(tanh_bias, 0.1), dtype=np.float64)
             + np.where(
                 greater_bias,
-                add
+                add_bias
                 + pow_bias
                 + tanh_bias
                 + (tanh_bias - 0.5) ** 2
                 + np.maximum(tanh_bias, 0.1)
                 + np.minimum(tanh_bias, 0.2)
-                - add_1_t1,
+                - add_bias_1_t1,
                 0,
             )
         )
-    del add
-    add_bias = (
-        add_1
+    del add_bias
+    add_bias_2 = (
+        add_bias_1
         + np.asarray(np.isfinite(tanh_bias), dtype=np.float64)
         + np.asarray(np.equal(tanh_bias, 0), dtype=np.float64)
         + np.asarray(np.not_equal(tanh_bias, 1), dtype=np.float64)
         + 1
     )
-    del add_1
-    transpose = np.transpose(np.reshape(add_bias, (-1, 3, 1)), (0, 2, 1))
-    squeeze = np.squeeze(transpose, (1,))
+    del add_bias_1
+    transpose_bias = np.transpose(np.reshape(add_bias_2, (-1, 3, 1)), (0, 2, 1))
+    squeeze = np.squeeze(transpose_bias, (1,))
     max_ = np.max(squeeze, axis=1)
     concat = np.concatenate([squeeze, np.expand_dims(max_, 1)], 1)
-    strided_slice_concat = concat[:2]
-    stack = np.stack([strided_slice_concat[0], strided_slice_concat[1]], 0)
-    strided_slice_stack = stack[:, 1:4]
+    slice_concat = concat[:2]
+    stack = np.stack([slice_concat[0], slice_concat[1]], 0)
+    slice_stack = stack[:, 1:4]
     tile_stack = np.tile(stack[:, 0:1], (1, 3))
     del stack
-    gather_v2_bias = np.take(
-        strided_slice_stack * tile_stack + np.broadcast_to(bias, (2, 3)), const, axis=1
+    gather_bias = np.take(
+        slice_stack * tile_stack + np.broadcast_to(bias, (2, 3)), const, axis=1
     )
-    min_bias = np.min(gather_v2_bias, axis=1, keepdims=True)
-    add_2 = (
+    min_bias = np.min(gather_bias, axis=1, keepdims=True)
+    add = (
         np.eye(2, 2, dtype=np.float64)
         + np.ones((2, 2), dtype=np.float64)
         + np.zeros((2, 2), dtype=np.float64)
         + np.asarray(np.full((2, 2), 0.5, dtype=np.float32), dtype=np.float64)
     )
     one_hot_labels = (np.eye(3, dtype=np.float64))[labels]
-    xent_weights_t0 = np.max(mat_mul_weights, axis=1, keepdims=True)
+    xent_weights_t0 = np.max(matmul_weights, axis=1, keepdims=True)
     xent_weights_t1 = np.subtract(
-        mat_mul_weights, xent_weights_t0, out=_float64_rows.pop()
+        matmul_weights, xent_weights_t0, out=_float64_rows.pop()
     )
     np.exp(xent_weights_t1, out=xent_weights_t1)
     xent_weights_t2 = np.sum(xent_weights_t1, axis=1, keepdims=True)
     log_softmax_weights = np.subtract(
-        mat_mul_weights, xent_weights_t0, out=mat_mul_weights
+        matmul_weights, xent_weights_t0, out=matmul_weights
     )
     log_softmax_weights -= np.log(xent_weights_t2)
-    del mat_mul_weights, xent_weights_t0
+    del matmul_weights, xent_weights_t0
     xent_weights = -np.sum(log_softmax_weights * one_hot_labels, axis=1)
     softmax_weights = np.divide(xent_weights_t1, xent_weights_t2, out=xent_weights_t1)
     del xent_weights_t2
@@ -250,12 +250,12 @@ def all_ops(x, labels, weights, bias):
         + np.sum(
             np.einsum(
                 "ij,jk->ik",
-                add_2,
+                add,
                 (
                     min_bias
-                    + np.mean(gather_v2_bias, axis=0)
-                    + np.prod(gather_v2_bias, axis=1, keepdims=True)
-                    + np.sum(gather_v2_bias)
+                    + np.mean(gather_bias, axis=0)
+                    + np.prod(gather_bias, axis=1, keepdims=True)
+                    + np.sum(gather_bias)
                 )[:, :2],
             )
         )
@@ -272,22 +272,22 @@ def all_ops(x, labels, weights, bias):
     exp_d_log_softmax_weights = np.exp(log_softmax_weights, out=_float64_rows.pop())
     # for d add_41 / d log_softmax_weights
     sum_d_log_softmax_weights = np.sum(softmax_weights, axis=1, keepdims=True)
-    d_mat_mul_weights_via_log_softmax_weights_t0 = np.negative(
+    d_matmul_weights_via_log_softmax_weights_t0 = np.negative(
         softmax_weights, out=_float64_rows.pop()
     )
-    d_mat_mul_weights_via_log_softmax_weights_t1 = np.multiply(
+    d_matmul_weights_via_log_softmax_weights_t1 = np.multiply(
         exp_d_log_softmax_weights, sum_d_log_softmax_weights, out=_float64_rows.pop()
     )
     del sum_d_log_softmax_weights
-    # d add_41 / d mat_mul_weights, through log_softmax_weights
-    d_mat_mul_weights_via_log_softmax_weights = np.add(
-        d_mat_mul_weights_via_log_softmax_weights_t0,
-        d_mat_mul_weights_via_log_softmax_weights_t1,
+    # d add_41 / d matmul_weights, through log_softmax_weights
+    d_matmul_weights_via_log_softmax_weights = np.add(
+        d_matmul_weights_via_log_softmax_weights_t0,
+        d_matmul_weights_via_log_softmax_weights_t1,
         out=_float64_rows.pop(),
     )
     np.negative(
-        d_mat_mul_weights_via_log_softmax_weights,
-        out=d_mat_mul_weights_via_log_softmax_weights,
+        d_matmul_weights_via_log_softmax_weights,
+        out=d_matmul_weights_via_log_softmax_weights,
     )
     # for d add_41 / d softmax_weights
     sub_d_softmax_weights = np.subtract(
@@ -296,64 +296,65 @@ def all_ops(x, labels, weights, bias):
         out=_float64_rows.pop(),
     )
     _float64_rows.append(add_41_t0)
-    # d add_41 / d mat_mul_weights, through softmax_weights
-    d_mat_mul_weights_via_softmax_weights = np.multiply(
+    # d add_41 / d matmul_weights, through softmax_weights
+    d_matmul_weights_via_softmax_weights = np.multiply(
         softmax_weights, sub_d_softmax_weights, out=_float64_rows.pop()
     )
     # for d add_41 / d xent_weights
-    sub_d_xent_weights = -d_mat_mul_weights_via_log_softmax_weights_t0 - one_hot_labels
-    _float64_rows.append(d_mat_mul_weights_via_log_softmax_weights_t0)
+    sub_d_xent_weights = -d_matmul_weights_via_log_softmax_weights_t0 - one_hot_labels
+    _float64_rows.append(d_matmul_weights_via_log_softmax_weights_t0)
     del one_hot_labels
-    # d add_41 / d mat_mul_weights, through xent_weights
-    d_mat_mul_weights_via_xent_weights = np.multiply(
+    # d add_41 / d matmul_weights, through xent_weights
+    d_matmul_weights_via_xent_weights = np.multiply(
         sub_d_xent_weights, broadcast_grad_d_xent_weights, out=sub_d_xent_weights
     )
-    d_add_41_d_mat_mul_weights = np.add(
-        d_mat_mul_weights_via_xent_weights,
-        d_mat_mul_weights_via_log_softmax_weights,
-        out=d_mat_mul_weights_via_xent_weights,
+    d_add_41_d_matmul_weights = np.add(
+        d_matmul_weights_via_xent_weights,
+        d_matmul_weights_via_log_softmax_weights,
+        out=d_matmul_weights_via_xent_weights,
     )
-    d_add_41_d_mat_mul_weights += d_mat_mul_weights_via_softmax_weights
-    _float64_rows.append(d_mat_mul_weights_via_log_softmax_weights)
-    _float64_rows.append(d_mat_mul_weights_via_softmax_weights)
-    d_add_41_d_add = _scatter(
-        np.einsum("ik,ij->jk", np.broadcast_to(1, (2, 2)), add_2),
+    d_add_41_d_matmul_weights += d_matmul_weights_via_softmax_weights
+    _float64_rows.append(d_matmul_weights_via_log_softmax_weights)
+    _float64_rows.append(d_matmul_weights_via_softmax_weights)
+    d_add_41_d_add_bias = _scatter(
+        np.einsum("ik,ij->jk", np.broadcast_to(1, (2, 2)), add),
         (2, 3),
         np.s_[:, :2],
         np.float64,
     )
-    del add_2
+    del add
     # for d add_41 / d prod_bias
-    broadcast_grad_d_prod_bias = np.sum(d_add_41_d_add, axis=1, keepdims=True)
-    # d add_41 / d add
-    d_add_41_d_add_1 = np.sum(d_add_41_d_add, axis=0)
-    del d_add_41_d_add
+    broadcast_grad_d_prod_bias = np.sum(d_add_41_d_add_bias, axis=1, keepdims=True)
+    # d add_41 / d add_bias
+    d_add_41_d_add_bias_1 = np.sum(d_add_41_d_add_bias, axis=0)
+    del d_add_41_d_add_bias
     # for d add_41 / d min_bias
-    cast_d_min_bias = np.asarray(np.equal(gather_v2_bias, min_bias), dtype=np.float64)
+    cast_d_min_bias = np.asarray(np.equal(gather_bias, min_bias), dtype=np.float64)
     del min_bias
-    d_add_41_d_add_bias = _scatter_add(
+    # d add_41 / d add_bias
+    d_add_41_d_add_bias_2 = _scatter_add(
         broadcast_grad_d_prod_bias
         * cast_d_min_bias
         / np.sum(cast_d_min_bias, axis=1, keepdims=True)
-        + broadcast_grad_d_prod_bias * _prod_others(gather_v2_bias, (1,))
-        + d_add_41_d_add_1 / 2
-        + np.sum(d_add_41_d_add_1),
+        + broadcast_grad_d_prod_bias * _prod_others(gather_bias, (1,))
+        + d_add_41_d_add_bias_1 / 2
+        + np.sum(d_add_41_d_add_bias_1),
         const,
         (2, 3),
         1,
         np.float64,
     )
-    del cast_d_min_bias, d_add_41_d_add_1
+    del cast_d_min_bias, d_add_41_d_add_bias_1
     d_add_41_d_stack = _scatter(
-        d_add_41_d_add_bias * tile_stack, (2, 4), np.s_[:, 1:4], np.float64
+        d_add_41_d_add_bias_2 * tile_stack, (2, 4), np.s_[:, 1:4], np.float64
     ) + _scatter(
-        _untile(d_add_41_d_add_bias * strided_slice_stack, (2, 1), (1, 3)),
+        _untile(d_add_41_d_add_bias_2 * slice_stack, (2, 1), (1, 3)),
         (2, 4),
         np.s_[:, 0:1],
         np.float64,
     )
-    d_add_41_d_concat_t0 = np.shape(strided_slice_concat)
-    del strided_slice_concat
+    d_add_41_d_concat_t0 = np.shape(slice_concat)
+    del slice_concat
     d_add_41_d_concat_t1 = np.shape(concat)
     del concat
     d_add_41_d_concat = _scatter(
@@ -383,64 +384,70 @@ def all_ops(x, labels, weights, bias):
         np.reshape(d_add_41_d_expand, d_squeeze_via_max_t0), 1
     )
     d_add_41_d_squeeze = d_squeeze_via_concat + d_squeeze_via_max
-    d_add_41_d_reshape_t0 = np.shape(transpose)
-    del transpose
-    d_add_41_d_reshape = np.transpose(
-        np.reshape(d_add_41_d_squeeze, d_add_41_d_reshape_t0), (0, 2, 1)
+    d_add_41_d_reshape_bias_t0 = np.shape(transpose_bias)
+    del transpose_bias
+    d_add_41_d_reshape_bias = np.transpose(
+        np.reshape(d_add_41_d_squeeze, d_add_41_d_reshape_bias_t0), (0, 2, 1)
     )
-    d_add_41_d_add_bias_1_t0 = np.shape(add_bias)
-    del add_bias
+    d_add_41_d_add_bias_3_t0 = np.shape(add_bias_2)
+    del add_bias_2
     # d add_41 / d add_bias
-    d_add_41_d_add_bias_1 = greater_bias * np.reshape(
-        d_add_41_d_reshape, d_add_41_d_add_bias_1_t0
+    d_add_41_d_add_bias_3 = greater_bias * np.reshape(
+        d_add_41_d_reshape_bias, d_add_41_d_add_bias_3_t0
     )
     # d add_41 / d tanh_bias, through neg_bias
     d_tanh_bias_via_neg_bias = np.negative(
-        d_add_41_d_add_bias_1, out=_float64_rows.pop()
+        d_add_41_d_add_bias_3, out=_float64_rows.pop()
     )
-    d_add_41_d_sqrt_t0 = np.square(reciprocal, out=_float64_rows.pop())
-    d_add_41_d_sqrt_t1 = np.power(rsqrt, 3, out=_float64_rows.pop())
-    d_add_41_d_sqrt_t1 /= 2
-    d_add_41_d_sqrt_t2 = np.power(sqrt, -2, out=_float64_rows.pop())
-    d_add_41_d_sqrt_t3 = np.multiply(
-        d_add_41_d_sqrt_t2, tanh_bias, out=_float64_rows.pop()
+    d_add_41_d_sqrt_bias_t0 = np.square(reciprocal_bias, out=_float64_rows.pop())
+    d_add_41_d_sqrt_bias_t1 = np.power(rsqrt_bias, 3, out=_float64_rows.pop())
+    d_add_41_d_sqrt_bias_t1 /= 2
+    d_add_41_d_sqrt_bias_t2 = np.power(sqrt_bias, -2, out=_float64_rows.pop())
+    d_add_41_d_sqrt_bias_t3 = np.multiply(
+        d_add_41_d_sqrt_bias_t2, tanh_bias, out=_float64_rows.pop()
     )
-    d_add_41_d_sqrt_t4 = np.add(sqrt, 1, out=_float64_rows.pop())
-    d_add_41_d_sqrt_t5 = np.reciprocal(d_add_41_d_sqrt_t4, out=_float64_rows.pop())
-    d_add_41_d_sqrt_t6 = np.subtract(tanh_bias, 1, out=_float64_rows.pop())
-    d_add_41_d_sqrt_t7 = sqrt**d_add_41_d_sqrt_t6
-    d_add_41_d_sqrt = np.multiply(
-        d_add_41_d_add_bias_1, d_add_41_d_sqrt_t0, out=_float64_rows.pop()
+    d_add_41_d_sqrt_bias_t4 = np.add(sqrt_bias, 1, out=_float64_rows.pop())
+    d_add_41_d_sqrt_bias_t5 = np.reciprocal(
+        d_add_41_d_sqrt_bias_t4, out=_float64_rows.pop()
     )
-    d_add_41_d_sqrt += d_add_41_d_add_bias_1 * d_add_41_d_sqrt_t1
+    d_add_41_d_sqrt_bias_t6 = np.subtract(tanh_bias, 1, out=_float64_rows.pop())
+    d_add_41_d_sqrt_bias_t7 = sqrt_bias**d_add_41_d_sqrt_bias_t6
+    d_add_41_d_sqrt_bias = np.multiply(
+        d_add_41_d_add_bias_3, d_add_41_d_sqrt_bias_t0, out=_float64_rows.pop()
+    )
+    d_add_41_d_sqrt_bias += d_add_41_d_add_bias_3 * d_add_41_d_sqrt_bias_t1
     np.subtract(
-        d_add_41_d_add_bias_1 * d_add_41_d_sqrt_t5, d_add_41_d_sqrt, out=d_add_41_d_sqrt
+        d_add_41_d_add_bias_3 * d_add_41_d_sqrt_bias_t5,
+        d_add_41_d_sqrt_bias,
+        out=d_add_41_d_sqrt_bias,
     )
-    d_add_41_d_sqrt += d_add_41_d_add_bias_1 * d_add_41_d_sqrt_t7 * tanh_bias
-    d_add_41_d_sqrt -= d_add_41_d_add_bias_1 * exp
-    d_add_41_d_sqrt += d_add_41_d_add_bias_1 * reciprocal
-    d_add_41_d_sqrt -= d_add_41_d_sqrt_t3 * d_tanh_bias_via_neg_bias
-    d_add_41_d_add_bias_2_t0 = np.divide(reciprocal, 2, out=_float64_rows.pop())
+    d_add_41_d_sqrt_bias += d_add_41_d_add_bias_3 * d_add_41_d_sqrt_bias_t7 * tanh_bias
+    d_add_41_d_sqrt_bias -= d_add_41_d_add_bias_3 * exp
+    d_add_41_d_sqrt_bias += d_add_41_d_add_bias_3 * reciprocal_bias
+    d_add_41_d_sqrt_bias -= d_add_41_d_sqrt_bias_t3 * d_tanh_bias_via_neg_bias
+    d_add_41_d_add_bias_4_t0 = np.divide(reciprocal_bias, 2, out=_float64_rows.pop())
     # d add_41 / d add_bias
-    d_add_41_d_add_bias_2 = np.multiply(
-        d_add_41_d_add_bias_2_t0, d_add_41_d_sqrt, out=_float64_rows.pop()
+    d_add_41_d_add_bias_4 = np.multiply(
+        d_add_41_d_add_bias_4_t0, d_add_41_d_sqrt_bias, out=_float64_rows.pop()
     )
     d_add_41_d_tanh_bias_t0 = np.multiply(
-        d_add_41_d_add_bias_1, sigmoid_bias, out=_float64_rows.pop()
+        d_add_41_d_add_bias_3, sigmoid_bias, out=_float64_rows.pop()
     )
     d_add_41_d_tanh_bias_t1 = np.exp(tanh_bias, out=_float64_rows.pop())
     d_add_41_d_tanh_bias_t2 = np.multiply(
-        d_add_41_d_add_bias_1, d_add_41_d_tanh_bias_t1, out=_float64_rows.pop()
+        d_add_41_d_add_bias_3, d_add_41_d_tanh_bias_t1, out=_float64_rows.pop()
     )
     d_add_41_d_tanh_bias_t3 = np.multiply(
-        add_t2, d_add_41_d_add_bias_1, out=_float64_rows.pop()
+        add_bias_t2, d_add_41_d_add_bias_3, out=_float64_rows.pop()
     )
     d_add_41_d_tanh_bias_t4 = np.multiply(tanh_bias, 2, out=_float64_rows.pop())
     d_add_41_d_tanh_bias_t5 = np.greater_equal(tanh_bias, 0.1)
     d_add_41_d_tanh_bias_t6 = np.multiply(
-        add_t1, d_add_41_d_add_bias_1, out=_float64_rows.pop()
+        add_bias_t1, d_add_41_d_add_bias_3, out=_float64_rows.pop()
     )
-    d_add_41_d_tanh_bias_t7 = np.where(sqrt > 0, np.log(np.where(sqrt > 0, sqrt, 1)), 0)
+    d_add_41_d_tanh_bias_t7 = np.where(
+        sqrt_bias > 0, np.log(np.where(sqrt_bias > 0, sqrt_bias, 1)), 0
+    )
     d_add_41_d_tanh_bias_t8 = np.multiply(
         d_add_41_d_tanh_bias_t7, pow_bias, out=_float64_rows.pop()
     )
@@ -449,96 +456,96 @@ def all_ops(x, labels, weights, bias):
     )
     d_add_41_d_tanh_bias_t10 = np.subtract(1, sigmoid_bias, out=_float64_rows.pop())
     d_add_41_d_tanh_bias = (
-        add_1_t0 * d_add_41_d_add_bias_1
-        + add_t0 * d_add_41_d_add_bias_1
-        + d_add_41_d_add_bias_1 * d_add_41_d_tanh_bias_t10 * sigmoid_bias
-        + d_add_41_d_add_bias_1 * d_add_41_d_tanh_bias_t5
-        + d_add_41_d_add_bias_1 * d_add_41_d_tanh_bias_t8
-        + d_add_41_d_add_bias_1 * d_add_41_d_tanh_bias_t9
-        + d_add_41_d_add_bias_1 * greater_bias
-        + d_add_41_d_add_bias_1
-        + d_add_41_d_add_bias_2 * d_add_41_d_tanh_bias_t4
+        add_bias_1_t0 * d_add_41_d_add_bias_3
+        + add_bias_t0 * d_add_41_d_add_bias_3
+        + d_add_41_d_add_bias_3 * d_add_41_d_tanh_bias_t10 * sigmoid_bias
+        + d_add_41_d_add_bias_3 * d_add_41_d_tanh_bias_t5
+        + d_add_41_d_add_bias_3 * d_add_41_d_tanh_bias_t8
+        + d_add_41_d_add_bias_3 * d_add_41_d_tanh_bias_t9
+        + d_add_41_d_add_bias_3 * greater_bias
+        + d_add_41_d_add_bias_3
+        + d_add_41_d_add_bias_4 * d_add_41_d_tanh_bias_t4
         + d_add_41_d_tanh_bias_t0
         + d_add_41_d_tanh_bias_t2
         + d_add_41_d_tanh_bias_t3
-        + d_tanh_bias_via_neg_bias * reciprocal
+        + d_tanh_bias_via_neg_bias * reciprocal_bias
         + d_tanh_bias_via_neg_bias
         - d_add_41_d_tanh_bias_t6
     )
-    d_add_41_d_add_bias_3_t0 = np.subtract(1, sqrt_t0, out=sqrt_t0)
+    d_add_41_d_add_bias_5_t0 = np.subtract(1, sqrt_bias_t0, out=sqrt_bias_t0)
     # d add_41 / d add_bias
-    d_add_41_d_add_bias_3 = np.multiply(
-        d_add_41_d_add_bias_3_t0, d_add_41_d_tanh_bias, out=_float64_rows.pop()
+    d_add_41_d_add_bias_5 = np.multiply(
+        d_add_41_d_add_bias_5_t0, d_add_41_d_tanh_bias, out=_float64_rows.pop()
     )
-    d_add_41_d_weights = x.T @ d_add_41_d_add_bias_3
-    d_add_41_d_weights += x.T @ d_add_41_d_mat_mul_weights
-    d_add_41_d_bias = np.sum(d_add_41_d_add_bias, axis=0)
-    d_add_41_d_bias += np.sum(d_add_41_d_add_bias_3, axis=0)
+    d_add_41_d_weights = x.T @ d_add_41_d_add_bias_5
+    d_add_41_d_weights += x.T @ d_add_41_d_matmul_weights
+    d_add_41_d_bias = np.sum(d_add_41_d_add_bias_2, axis=0)
+    d_add_41_d_bias += np.sum(d_add_41_d_add_bias_5, axis=0)
     d_add_41_d_x_t0 = np.broadcast_to(1, np.shape(add_41_t1))
     d_add_41_d_x_t1 = [add_41_t2[0], (np.shape(mul_x))[0]]
     del mul_x
     d_add_41_d_x = (
         _concat_part(d_add_41_d_x_t0, 0, d_add_41_d_x_t1, 0)
         + 2 * _concat_part(d_add_41_d_x_t0, 0, d_add_41_d_x_t1, 1)
-        + d_add_41_d_add_bias_3 @ weights.T
-        + d_add_41_d_mat_mul_weights @ weights.T
+        + d_add_41_d_add_bias_5 @ weights.T
+        + d_add_41_d_matmul_weights @ weights.T
     )
-    _float64_rows.append(d_add_41_d_add_bias_3)
-    del d_add_41_d_mat_mul_weights
+    _float64_rows.append(d_add_41_d_add_bias_5)
+    del d_add_41_d_matmul_weights
     d_sum_5_d_d_add_41_d_add_bias = x @ np.broadcast_to(prod_weights, (3, 3))
     del prod_weights
     d_sum_5_d_d_add_41_d_tanh_bias = np.multiply(
-        d_add_41_d_add_bias_3_t0, d_sum_5_d_d_add_41_d_add_bias, out=_float64_rows.pop()
+        d_add_41_d_add_bias_5_t0, d_sum_5_d_d_add_41_d_add_bias, out=_float64_rows.pop()
     )
     # d sum_5 / d d_add_41_d_add_bias
     d_sum_5_d_d_add_41_d_add_bias_1 = np.multiply(
         d_add_41_d_tanh_bias_t4, d_sum_5_d_d_add_41_d_tanh_bias, out=_float64_rows.pop()
     )
-    d_sum_5_d_d_add_41_d_sqrt = np.multiply(
-        d_add_41_d_add_bias_2_t0,
+    d_sum_5_d_d_add_41_d_sqrt_bias = np.multiply(
+        d_add_41_d_add_bias_4_t0,
         d_sum_5_d_d_add_41_d_add_bias_1,
-        out=d_add_41_d_add_bias_2_t0,
+        out=d_add_41_d_add_bias_4_t0,
     )
-    d_sum_5_d_d_add_41_d_neg = np.negative(
-        d_sum_5_d_d_add_41_d_sqrt, out=_float64_rows.pop()
+    d_sum_5_d_d_add_41_d_neg_bias = np.negative(
+        d_sum_5_d_d_add_41_d_sqrt_bias, out=_float64_rows.pop()
     )
-    d_sum_5_d_d_add_41_d_reshape_t0 = np.multiply(
+    d_sum_5_d_d_add_41_d_reshape_bias_t0 = np.multiply(
         d_add_41_d_tanh_bias_t10, sigmoid_bias, out=_float64_rows.pop()
     )
-    d_sum_5_d_d_add_41_d_reshape = np.reshape(
+    d_sum_5_d_d_add_41_d_reshape_bias = np.reshape(
         greater_bias
         * (
-            add_1_t0 * d_sum_5_d_d_add_41_d_tanh_bias
-            + add_t0 * d_sum_5_d_d_add_41_d_tanh_bias
-            + add_t2 * d_sum_5_d_d_add_41_d_tanh_bias
-            + d_add_41_d_sqrt_t3 * d_sum_5_d_d_add_41_d_sqrt
-            + d_add_41_d_sqrt_t5 * d_sum_5_d_d_add_41_d_sqrt
-            + d_add_41_d_sqrt_t7 * d_sum_5_d_d_add_41_d_sqrt * tanh_bias
+            add_bias_1_t0 * d_sum_5_d_d_add_41_d_tanh_bias
+            + add_bias_t0 * d_sum_5_d_d_add_41_d_tanh_bias
+            + add_bias_t2 * d_sum_5_d_d_add_41_d_tanh_bias
+            + d_add_41_d_sqrt_bias_t3 * d_sum_5_d_d_add_41_d_sqrt_bias
+            + d_add_41_d_sqrt_bias_t5 * d_sum_5_d_d_add_41_d_sqrt_bias
+            + d_add_41_d_sqrt_bias_t7 * d_sum_5_d_d_add_41_d_sqrt_bias * tanh_bias
             + d_add_41_d_tanh_bias_t1 * d_sum_5_d_d_add_41_d_tanh_bias
             + d_add_41_d_tanh_bias_t5 * d_sum_5_d_d_add_41_d_tanh_bias
             + d_add_41_d_tanh_bias_t8 * d_sum_5_d_d_add_41_d_tanh_bias
             + d_add_41_d_tanh_bias_t9 * d_sum_5_d_d_add_41_d_tanh_bias
-            + d_sum_5_d_d_add_41_d_neg * exp
-            + d_sum_5_d_d_add_41_d_reshape_t0 * d_sum_5_d_d_add_41_d_tanh_bias
-            + d_sum_5_d_d_add_41_d_sqrt * reciprocal
+            + d_sum_5_d_d_add_41_d_neg_bias * exp
+            + d_sum_5_d_d_add_41_d_reshape_bias_t0 * d_sum_5_d_d_add_41_d_tanh_bias
+            + d_sum_5_d_d_add_41_d_sqrt_bias * reciprocal_bias
             + d_sum_5_d_d_add_41_d_tanh_bias * greater_bias
             + d_sum_5_d_d_add_41_d_tanh_bias * sigmoid_bias
-            - add_t1 * d_sum_5_d_d_add_41_d_tanh_bias
-            - d_add_41_d_sqrt_t0 * d_sum_5_d_d_add_41_d_sqrt
-            - d_add_41_d_sqrt_t1 * d_sum_5_d_d_add_41_d_sqrt
-            - d_sum_5_d_d_add_41_d_tanh_bias * reciprocal
+            - add_bias_t1 * d_sum_5_d_d_add_41_d_tanh_bias
+            - d_add_41_d_sqrt_bias_t0 * d_sum_5_d_d_add_41_d_sqrt_bias
+            - d_add_41_d_sqrt_bias_t1 * d_sum_5_d_d_add_41_d_sqrt_bias
+            - d_sum_5_d_d_add_41_d_tanh_bias * reciprocal_bias
         ),
-        np.shape(d_add_41_d_reshape),
+        np.shape(d_add_41_d_reshape_bias),
     )
-    del d_add_41_d_reshape
+    del d_add_41_d_reshape_bias
     d_sum_5_d_d_add_41_d_squeeze = np.reshape(
-        np.transpose(d_sum_5_d_d_add_41_d_reshape, (0, 2, 1)),
+        np.transpose(d_sum_5_d_d_add_41_d_reshape_bias, (0, 2, 1)),
         np.shape(d_add_41_d_squeeze),
     )
-    del d_add_41_d_squeeze, d_sum_5_d_d_add_41_d_reshape
-    d_sum_5_d_d_add_41_d_strided_slice_concat_t0 = np.shape(d_add_41_d_concat)
+    del d_add_41_d_squeeze, d_sum_5_d_d_add_41_d_reshape_bias
+    d_sum_5_d_d_add_41_d_slice_concat_t0 = np.shape(d_add_41_d_concat)
     del d_add_41_d_concat
-    d_sum_5_d_d_add_41_d_strided_slice_concat = (
+    d_sum_5_d_d_add_41_d_slice_concat = (
         _scatter(
             np.reshape(
                 np.sum(
@@ -550,13 +557,13 @@ def all_ops(x, labels, weights, bias):
                 ),
                 np.shape(d_add_41_d_expand),
             ),
-            d_sum_5_d_d_add_41_d_strided_slice_concat_t0,
+            d_sum_5_d_d_add_41_d_slice_concat_t0,
             np.s_[:, 3:4],
             np.float64,
         )
         + _scatter(
             _sum_to_shape(d_sum_5_d_d_add_41_d_squeeze, np.shape(d_squeeze_via_concat)),
-            d_sum_5_d_d_add_41_d_strided_slice_concat_t0,
+            d_sum_5_d_d_add_41_d_slice_concat_t0,
             np.s_[:, 0:3],
             np.float64,
         )
@@ -568,38 +575,36 @@ def all_ops(x, labels, weights, bias):
         d_sum_5_d_d_add_41_d_squeeze,
     )
     d_sum_5_d_d_add_41_d_stack = _scatter(
-        d_sum_5_d_d_add_41_d_strided_slice_concat[0], (2, 4), np.s_[0], np.float64
-    ) + _scatter(
-        d_sum_5_d_d_add_41_d_strided_slice_concat[1], (2, 4), np.s_[1], np.float64
-    )
-    del d_sum_5_d_d_add_41_d_strided_slice_concat
-    d_sum_5_d_d_add_41_d_strided_slice_stack = d_sum_5_d_d_add_41_d_stack[:, 1:4]
+        d_sum_5_d_d_add_41_d_slice_concat[0], (2, 4), np.s_[0], np.float64
+    ) + _scatter(d_sum_5_d_d_add_41_d_slice_concat[1], (2, 4), np.s_[1], np.float64)
+    del d_sum_5_d_d_add_41_d_slice_concat
+    d_sum_5_d_d_add_41_d_slice_stack = d_sum_5_d_d_add_41_d_stack[:, 1:4]
     d_sum_5_d_d_add_41_d_tile_stack = np.tile(
         d_sum_5_d_d_add_41_d_stack[:, 0:1], (1, 3)
     )
     del d_sum_5_d_d_add_41_d_stack
-    # d sum_5 / d d_mat_mul_weights_via_log_softmax_weights
-    d_sum_5_d_d_mat_mul_weights_via_log_softmax_weig = _sum_to_shape(
+    # d sum_5 / d d_matmul_weights_via_log_softmax_weights
+    d_sum_5_d_d_matmul_weights_via_log_softmax_weigh = _sum_to_shape(
         d_sum_5_d_d_add_41_d_add_bias,
-        np.shape(d_mat_mul_weights_via_log_softmax_weights),
+        np.shape(d_matmul_weights_via_log_softmax_weights),
     )
-    d_sum_5_d_d_mat_mul_weights_via_softmax_weights = _sum_to_shape(
-        d_sum_5_d_d_add_41_d_add_bias, np.shape(d_mat_mul_weights_via_softmax_weights)
+    d_sum_5_d_d_matmul_weights_via_softmax_weights = _sum_to_shape(
+        d_sum_5_d_d_add_41_d_add_bias, np.shape(d_matmul_weights_via_softmax_weights)
     )
     d_sum_5_d_softmax_d_xent_weights = _sum_to_shape(
         _sum_to_shape(
             broadcast_grad_d_xent_weights
             * _sum_to_shape(
                 d_sum_5_d_d_add_41_d_add_bias,
-                np.shape(d_mat_mul_weights_via_xent_weights),
+                np.shape(d_matmul_weights_via_xent_weights),
             ),
             np.shape(sub_d_xent_weights),
         ),
         np.shape(softmax_weights),
     )
-    del d_mat_mul_weights_via_xent_weights, sub_d_xent_weights
+    del d_matmul_weights_via_xent_weights, sub_d_xent_weights
     d_sum_5_d_sub_d_softmax_weights = np.multiply(
-        d_sum_5_d_d_mat_mul_weights_via_softmax_weights,
+        d_sum_5_d_d_matmul_weights_via_softmax_weights,
         softmax_weights,
         out=_float64_rows.pop(),
     )
@@ -607,22 +612,22 @@ def all_ops(x, labels, weights, bias):
         -d_sum_5_d_sub_d_softmax_weights, axis=1, keepdims=True
     )
     d_sum_5_d_mul_d_log_softmax_weights = np.negative(
-        d_sum_5_d_d_mat_mul_weights_via_log_softmax_weig, out=_float64_rows.pop()
+        d_sum_5_d_d_matmul_weights_via_log_softmax_weigh, out=_float64_rows.pop()
     )
     d_sum_5_d_log_softmax_weights = np.multiply(
-        d_mat_mul_weights_via_log_softmax_weights_t1,
+        d_matmul_weights_via_log_softmax_weights_t1,
         d_sum_5_d_mul_d_log_softmax_weights,
-        out=d_mat_mul_weights_via_log_softmax_weights_t1,
+        out=d_matmul_weights_via_log_softmax_weights_t1,
     )
     d_sum_5_d_log_softmax_weights += d_sum_5_d_mul_d_softmax_weights * softmax_weights
     d_sum_5_d_log_softmax_weights += d_sum_5_d_sub_d_softmax_weights
     _float64_rows.append(d_sum_5_d_sub_d_softmax_weights)
     d_sum_5_d_softmax_weights = np.multiply(
         sub_d_softmax_weights,
-        d_sum_5_d_d_mat_mul_weights_via_softmax_weights,
+        d_sum_5_d_d_matmul_weights_via_softmax_weights,
         out=sub_d_softmax_weights,
     )
-    d_sum_5_d_softmax_weights += d_sum_5_d_d_mat_mul_weights_via_log_softmax_weig
+    d_sum_5_d_softmax_weights += d_sum_5_d_d_matmul_weights_via_log_softmax_weigh
     d_sum_5_d_softmax_weights += d_sum_5_d_mul_d_softmax_weights * log_softmax_weights
     d_sum_5_d_softmax_weights += np.sum(
         d_sum_5_d_mul_d_log_softmax_weights * exp_d_log_softmax_weights,
@@ -631,8 +636,8 @@ def all_ops(x, labels, weights, bias):
     )
     _float64_rows.append(d_sum_5_d_mul_d_log_softmax_weights)
     del (
-        d_sum_5_d_d_mat_mul_weights_via_log_softmax_weig,
-        d_sum_5_d_d_mat_mul_weights_via_softmax_weights,
+        d_sum_5_d_d_matmul_weights_via_log_softmax_weigh,
+        d_sum_5_d_d_matmul_weights_via_softmax_weights,
         d_sum_5_d_mul_d_softmax_weights,
         log_softmax_weights,
     )
@@ -640,12 +645,12 @@ def all_ops(x, labels, weights, bias):
         _prod_others_vjp(
             broadcast_grad_d_prod_bias
             * np.take(
-                d_sum_5_d_d_add_41_d_strided_slice_stack * tile_stack
-                + d_sum_5_d_d_add_41_d_tile_stack * strided_slice_stack,
+                d_sum_5_d_d_add_41_d_slice_stack * tile_stack
+                + d_sum_5_d_d_add_41_d_tile_stack * slice_stack,
                 const,
                 axis=1,
             ),
-            gather_v2_bias,
+            gather_bias,
             (1,),
         ),
         const,
@@ -653,17 +658,17 @@ def all_ops(x, labels, weights, bias):
         1,
         np.float64,
     )
-    del broadcast_grad_d_prod_bias, gather_v2_bias
+    del broadcast_grad_d_prod_bias, gather_bias
     d_sum_5_d_stack = _scatter(
-        d_add_41_d_add_bias * d_sum_5_d_d_add_41_d_tile_stack
+        d_add_41_d_add_bias_2 * d_sum_5_d_d_add_41_d_tile_stack
         + d_sum_5_d_add_bias * tile_stack,
         (2, 4),
         np.s_[:, 1:4],
         np.float64,
     ) + _scatter(
         _untile(
-            d_add_41_d_add_bias * d_sum_5_d_d_add_41_d_strided_slice_stack
-            + d_sum_5_d_add_bias * strided_slice_stack,
+            d_add_41_d_add_bias_2 * d_sum_5_d_d_add_41_d_slice_stack
+            + d_sum_5_d_add_bias * slice_stack,
             (2, 1),
             (1, 3),
         ),
@@ -672,11 +677,11 @@ def all_ops(x, labels, weights, bias):
         np.float64,
     )
     del (
-        d_add_41_d_add_bias,
+        d_add_41_d_add_bias_2,
         d_sum_5_d_add_bias,
-        d_sum_5_d_d_add_41_d_strided_slice_stack,
+        d_sum_5_d_d_add_41_d_slice_stack,
         d_sum_5_d_d_add_41_d_tile_stack,
-        strided_slice_stack,
+        slice_stack,
         tile_stack,
     )
     d_sum_5_d_concat = _scatter(
@@ -696,11 +701,11 @@ def all_ops(x, labels, weights, bias):
                     np.reshape(d_sum_5_d_concat[:, 3:4], d_squeeze_via_max_t0), 1
                 )
                 + d_sum_5_d_concat[:, 0:3],
-                d_add_41_d_reshape_t0,
+                d_add_41_d_reshape_bias_t0,
             ),
             (0, 2, 1),
         ),
-        d_add_41_d_add_bias_1_t0,
+        d_add_41_d_add_bias_3_t0,
     )
     del d_squeeze_via_max_t1, d_sum_5_d_concat
     # d sum_5 / d tanh_bias, through neg_bias
@@ -708,70 +713,70 @@ def all_ops(x, labels, weights, bias):
         d_sum_5_d_add_bias_1, out=_float64_rows.pop()
     )
     d_sum_5_d_pow_bias_t0 = np.multiply(
-        d_add_41_d_add_bias_1, d_sum_5_d_d_add_41_d_tanh_bias, out=_float64_rows.pop()
+        d_add_41_d_add_bias_3, d_sum_5_d_d_add_41_d_tanh_bias, out=_float64_rows.pop()
     )
     d_sum_5_d_pow_bias = np.multiply(
         d_add_41_d_tanh_bias_t7, d_sum_5_d_pow_bias_t0, out=_float64_rows.pop()
     )
     d_sum_5_d_pow_bias += d_sum_5_d_add_bias_1
     d_sum_5_d_tanh_bias_t0 = np.multiply(
-        d_add_41_d_sqrt_t2, d_tanh_bias_via_neg_bias, out=_float64_rows.pop()
+        d_add_41_d_sqrt_bias_t2, d_tanh_bias_via_neg_bias, out=_float64_rows.pop()
     )
     d_sum_5_d_tanh_bias_t1 = np.multiply(
-        d_add_41_d_add_bias_1, d_add_41_d_sqrt_t7, out=_float64_rows.pop()
+        d_add_41_d_add_bias_3, d_add_41_d_sqrt_bias_t7, out=_float64_rows.pop()
     )
     d_sum_5_d_tanh_bias_t2 = np.multiply(
-        d_add_41_d_add_bias_1, d_sum_5_d_d_add_41_d_sqrt, out=_float64_rows.pop()
+        d_add_41_d_add_bias_3, d_sum_5_d_d_add_41_d_sqrt_bias, out=_float64_rows.pop()
     )
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         d_sum_5_d_tanh_bias = (
-            add_1_t0 * d_sum_5_d_add_bias_1
-            + add_1_t1
+            add_bias_1_t0 * d_sum_5_d_add_bias_1
+            + add_bias_1_t1
             * (
-                d_add_41_d_add_bias_1
-                * d_add_41_d_sqrt_t6
-                * d_sum_5_d_d_add_41_d_sqrt
+                d_add_41_d_add_bias_3
+                * d_add_41_d_sqrt_bias_t6
+                * d_sum_5_d_d_add_41_d_sqrt_bias
                 * tanh_bias
-                * sqrt ** (tanh_bias - 2)
-                + d_add_41_d_add_bias_1
+                * sqrt_bias ** (tanh_bias - 2)
+                + d_add_41_d_add_bias_3
                 * d_sum_5_d_d_add_41_d_tanh_bias
                 * pow_bias
-                * np.where(np.greater(sqrt, 0), reciprocal, 0)
-                + d_add_41_d_sqrt_t5 * d_sum_5_d_add_bias_1
-                + d_add_41_d_sqrt_t7 * d_sum_5_d_pow_bias * tanh_bias
-                + d_sum_5_d_add_bias_1 * reciprocal
+                * np.where(np.greater(sqrt_bias, 0), reciprocal_bias, 0)
+                + d_add_41_d_sqrt_bias_t5 * d_sum_5_d_add_bias_1
+                + d_add_41_d_sqrt_bias_t7 * d_sum_5_d_pow_bias * tanh_bias
+                + d_sum_5_d_add_bias_1 * reciprocal_bias
                 + 2
-                * d_sum_5_d_d_add_41_d_sqrt
+                * d_sum_5_d_d_add_41_d_sqrt_bias
                 * d_tanh_bias_via_neg_bias
                 * tanh_bias
-                / sqrt**3
-                - d_add_41_d_sqrt
-                * d_add_41_d_sqrt_t2
+                / sqrt_bias**3
+                - d_add_41_d_sqrt_bias
+                * d_add_41_d_sqrt_bias_t2
                 * d_sum_5_d_d_add_41_d_add_bias_1
                 / 2
-                - d_add_41_d_sqrt_t0
+                - d_add_41_d_sqrt_bias_t0
                 * (
-                    -2 * d_sum_5_d_tanh_bias_t2 * reciprocal
+                    -2 * d_sum_5_d_tanh_bias_t2 * reciprocal_bias
                     - d_tanh_bias_via_neg_bias_1
                 )
-                - d_add_41_d_sqrt_t1
+                - d_add_41_d_sqrt_bias_t1
                 * (
-                    -3 * d_sum_5_d_tanh_bias_t2 * rsqrt**2 / 2
+                    -3 * d_sum_5_d_tanh_bias_t2 * rsqrt_bias**2 / 2
                     - d_tanh_bias_via_neg_bias_1
                 )
-                - d_add_41_d_sqrt_t2 * d_sum_5_d_tanh_bias_t2
-                - d_add_41_d_sqrt_t3 * d_tanh_bias_via_neg_bias_1
+                - d_add_41_d_sqrt_bias_t2 * d_sum_5_d_tanh_bias_t2
+                - d_add_41_d_sqrt_bias_t3 * d_tanh_bias_via_neg_bias_1
                 - d_sum_5_d_d_add_41_d_tanh_bias * d_sum_5_d_tanh_bias_t0
                 - exp
                 * (
-                    d_add_41_d_add_bias_1 * d_sum_5_d_d_add_41_d_neg
+                    d_add_41_d_add_bias_3 * d_sum_5_d_d_add_41_d_neg_bias
                     + d_sum_5_d_add_bias_1
                 )
-                - d_sum_5_d_tanh_bias_t2 / d_add_41_d_sqrt_t4**2
+                - d_sum_5_d_tanh_bias_t2 / d_add_41_d_sqrt_bias_t4**2
             )
-            + add_t0 * d_sum_5_d_add_bias_1
-            + add_t2 * d_sum_5_d_add_bias_1
-            + 2 * d_add_41_d_add_bias_2 * d_sum_5_d_d_add_41_d_tanh_bias
+            + add_bias_t0 * d_sum_5_d_add_bias_1
+            + add_bias_t2 * d_sum_5_d_add_bias_1
+            + 2 * d_add_41_d_add_bias_4 * d_sum_5_d_d_add_41_d_tanh_bias
             + d_add_41_d_tanh_bias_t0
             * d_sum_5_d_d_add_41_d_tanh_bias
             * (1 - sigmoid_bias)
@@ -783,43 +788,43 @@ def all_ops(x, labels, weights, bias):
             + d_sum_5_d_add_bias_1 * greater_bias
             + d_sum_5_d_add_bias_1 * sigmoid_bias
             + d_sum_5_d_add_bias_1
-            + d_sum_5_d_d_add_41_d_reshape_t0
+            + d_sum_5_d_d_add_41_d_reshape_bias_t0
             * (
                 d_sum_5_d_add_bias_1
                 + d_sum_5_d_d_add_41_d_tanh_bias
                 * (
-                    d_add_41_d_add_bias_1 * d_add_41_d_tanh_bias_t10
-                    - d_add_41_d_add_bias_1 * sigmoid_bias
+                    d_add_41_d_add_bias_3 * d_add_41_d_tanh_bias_t10
+                    - d_add_41_d_add_bias_3 * sigmoid_bias
                 )
             )
-            + d_sum_5_d_d_add_41_d_sqrt
+            + d_sum_5_d_d_add_41_d_sqrt_bias
             * (
                 d_add_41_d_tanh_bias_t7 * d_sum_5_d_tanh_bias_t1 * tanh_bias
                 + d_sum_5_d_tanh_bias_t1
             )
             + 2 * d_sum_5_d_pow_bias_t0
-            + d_tanh_bias_via_neg_bias_1 * reciprocal
+            + d_tanh_bias_via_neg_bias_1 * reciprocal_bias
             + d_tanh_bias_via_neg_bias_1
-            - add_t1 * d_sum_5_d_add_bias_1
+            - add_bias_t1 * d_sum_5_d_add_bias_1
             - d_add_41_d_tanh_bias
             * d_add_41_d_tanh_bias_t4
             * d_sum_5_d_d_add_41_d_add_bias
             - d_add_41_d_tanh_bias_t3 * d_sum_5_d_d_add_41_d_tanh_bias
             - d_add_41_d_tanh_bias_t6 * d_sum_5_d_d_add_41_d_tanh_bias
-            - d_sum_5_d_d_add_41_d_sqrt * d_sum_5_d_tanh_bias_t0
+            - d_sum_5_d_d_add_41_d_sqrt_bias * d_sum_5_d_tanh_bias_t0
         )
-    _float64_rows.append(add_1_t1)
-    _float64_rows.append(add_t1)
-    _float64_rows.append(add_t2)
-    _float64_rows.append(d_add_41_d_add_bias_2)
-    _float64_rows.append(d_add_41_d_sqrt)
-    _float64_rows.append(d_add_41_d_sqrt_t0)
-    _float64_rows.append(d_add_41_d_sqrt_t1)
-    _float64_rows.append(d_add_41_d_sqrt_t2)
-    _float64_rows.append(d_add_41_d_sqrt_t3)
-    _float64_rows.append(d_add_41_d_sqrt_t4)
-    _float64_rows.append(d_add_41_d_sqrt_t5)
-    _float64_rows.append(d_add_41_d_sqrt_t6)
+    _float64_rows.append(add_bias_1_t1)
+    _float64_rows.append(add_bias_t1)
+    _float64_rows.append(add_bias_t2)
+    _float64_rows.append(d_add_41_d_add_bias_4)
+    _float64_rows.append(d_add_41_d_sqrt_bias)
+    _float64_rows.append(d_add_41_d_sqrt_bias_t0)
+    _float64_rows.append(d_add_41_d_sqrt_bias_t1)
+    _float64_rows.append(d_add_41_d_sqrt_bias_t2)
+    _float64_rows.append(d_add_41_d_sqrt_bias_t3)
+    _float64_rows.append(d_add_41_d_sqrt_bias_t4)
+    _float64_rows.append(d_add_41_d_sqrt_bias_t5)
+    _float64_rows.append(d_add_41_d_sqrt_bias_t6)
     _float64_rows.append(d_add_41_d_tanh_bias_t0)
     _float64_rows.append(d_add_41_d_tanh_bias_t1)
     _float64_rows.append(d_add_41_d_tanh_bias_t10)
@@ -830,9 +835,9 @@ def all_ops(x, labels, weights, bias):
     _float64_rows.append(d_add_41_d_tanh_bias_t8)
     _float64_rows.append(d_add_41_d_tanh_bias_t9)
     _float64_rows.append(d_sum_5_d_d_add_41_d_add_bias_1)
-    _float64_rows.append(d_sum_5_d_d_add_41_d_neg)
-    _float64_rows.append(d_sum_5_d_d_add_41_d_reshape_t0)
-    _float64_rows.append(d_sum_5_d_d_add_41_d_sqrt)
+    _float64_rows.append(d_sum_5_d_d_add_41_d_neg_bias)
+    _float64_rows.append(d_sum_5_d_d_add_41_d_reshape_bias_t0)
+    _float64_rows.append(d_sum_5_d_d_add_41_d_sqrt_bias)
     _float64_rows.append(d_sum_5_d_d_add_41_d_tanh_bias)
     _float64_rows.append(d_sum_5_d_pow_bias)
     _float64_rows.append(d_sum_5_d_pow_bias_t0)
@@ -842,14 +847,14 @@ def all_ops(x, labels, weights, bias):
     _float64_rows.append(d_tanh_bias_via_neg_bias)
     _float64_rows.append(d_tanh_bias_via_neg_bias_1)
     _float64_rows.append(exp)
-    _float64_rows.append(rsqrt)
-    _float64_rows.append(sqrt)
+    _float64_rows.append(rsqrt_bias)
+    _float64_rows.append(sqrt_bias)
     _float64_rows.append(tanh_bias)
     del (
-        add_1_t0,
-        add_t0,
-        d_add_41_d_add_bias_1,
-        d_add_41_d_sqrt_t7,
+        add_bias_1_t0,
+        add_bias_t0,
+        d_add_41_d_add_bias_3,
+        d_add_41_d_sqrt_bias_t7,
         d_add_41_d_tanh_bias,
         d_add_41_d_tanh_bias_t5,
         d_add_41_d_tanh_bias_t7,
@@ -857,12 +862,12 @@ def all_ops(x, labels, weights, bias):
         d_sum_5_d_d_add_41_d_add_bias,
         greater_bias,
         pow_bias,
-        reciprocal,
+        reciprocal_bias,
         sigmoid_bias,
     )
     d_sum_5_d_weights = (
         _prod_others(weights, (0,)) * np.sum(d_add_41_d_weights, axis=0)
-        + x.T @ (d_add_41_d_add_bias_3_t0 * d_sum_5_d_tanh_bias)
+        + x.T @ (d_add_41_d_add_bias_5_t0 * d_sum_5_d_tanh_bias)
         + x.T
         @ (
             d_sum_5_d_log_softmax_weights
@@ -886,7 +891,7 @@ def all_ops(x, labels, weights, bias):
             * np.sum(d_sum_5_d_log_softmax_weights, axis=1, keepdims=True)
         )
     )
-    _float64_rows.append(d_add_41_d_add_bias_3_t0)
+    _float64_rows.append(d_add_41_d_add_bias_5_t0)
     _float64_rows.append(d_sum_5_d_log_softmax_weights)
     _float64_rows.append(d_sum_5_d_softmax_weights)
     _float64_rows.append(exp_d_log_softmax_weights)
