@@ -14,7 +14,7 @@ import base64
 import contextlib
 import functools
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.str import StrPrinter
 
 from .dtypes import DType
-from .layout import format_statement
+from .formatter import format_source
 from .naming import comment_text
 from .ops import functions as F
 from .program import Program
@@ -326,20 +326,6 @@ def print_statement(
     return text
 
 
-def laid_out(statement: str, indent: str) -> str:
-    """``statement`` as ``ruff format`` lays it out at ``indent``, without the first line's indent.
-
-    The template supplies that first indent; continuation lines carry their own.
-    """
-    if statement.startswith("del "):
-        return statement  # laid out by symgrad.fast.delete_statement
-    try:
-        text = format_statement(statement, indent)
-    except ValueError:  # outside the formatter's subset: still valid Python, only less tidy
-        return statement
-    return text[len(indent) :]
-
-
 def _describe(dtype: DType, shape: Any) -> str:
     return f"{dtype.name} {'any shape' if shape is None else format_shape(shape)}"
 
@@ -385,12 +371,16 @@ def _is_blas(node: ast.AST) -> bool:
 
 
 def render(program: Program, summary: str, statement_lines: list[Line], helpers: list[str]) -> str:
-    """Fill the module template with the program's precomputed lines."""
+    """Fill the module template with the program's precomputed lines, laid out by the formatter.
+
+    Each statement is printed on one line; ``ruff format`` (pinned) breaks the
+    long ones, so the module reads as a person formatting it would leave it.
+    """
     environment = template_environment()
     template = environment.get_template(TEMPLATE)
     width = max([len(i.name) for i in program.inputs + program.outputs] + [4])  # type: ignore[operator]
     needs_base64 = any(c.value.size > ARRAY_LITERAL_LIMIT for c in program.constants)
-    return template.render(
+    source = template.render(
         version=__version__,
         template_name=TEMPLATE,
         function_name=program.name,
@@ -412,29 +402,19 @@ def render(program: Program, summary: str, statement_lines: list[Line], helpers:
             }
             for o in program.outputs
         ],
-        constants=[
-            laid_out(f"{c.name} = {_array_literal(c.value, c.dtype)}", "")
-            for c in program.constants
-        ],
-        signature=laid_out(f"def {program.name}({', '.join(i.name for i in program.inputs)}):", ""),
+        constants=[f"{c.name} = {_array_literal(c.value, c.dtype)}" for c in program.constants],
+        signature=f"def {program.name}({', '.join(i.name for i in program.inputs)}):",
         checks=[
-            laid_out(
-                f'{i.name} = _check("{i.name}", {i.name}, {_numpy_dtype(i.dtype)}, {_shape_literal(i.shape)})',
-                "    ",
-            )
+            f'{i.name} = _check("{i.name}", {i.name}, {_numpy_dtype(i.dtype)}, {_shape_literal(i.shape)})'
             for i in program.inputs
         ],
-        return_statement=laid_out(
-            f"return {', '.join(str(o.symbol) for o in program.outputs)}", "    "
-        ),
-        lines=[
-            replace(line, text=laid_out(line.text, "        " if line.guarded else "    "))
-            for line in statement_lines
-        ],
+        return_statement=f"return {', '.join(str(o.symbol) for o in program.outputs)}",
+        lines=statement_lines,
         summary=summary,
         helpers=helpers,
         needs_base64=needs_base64,
     )
+    return format_source(source)
 
 
 def guarded_statements(statements: list[Any]) -> set:

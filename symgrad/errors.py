@@ -49,3 +49,7 @@ class FailedPreconditionError(SymgradError, RuntimeError):
 
 class SessionClosedError(SymgradError, RuntimeError):
     """A closed :class:`symgrad.Session` was used."""
+
+
+class FormatterError(SymgradError, RuntimeError):
+    """The formatter of generated code is missing or rejected a module."""

@@ -40,7 +40,6 @@ from sympy.codegen.cfunctions import expm1, log1p
 from sympy.printing.precedence import PRECEDENCE
 
 from .codegen import WEAK_FLOAT, WEAK_INT, Line, Printer, guarded_statements, print_statement
-from .layout import LINE_WIDTH
 from .ops import functions as F
 from .optimize import schedule
 from .program import Program, Statement
@@ -681,7 +680,7 @@ def _with_deletes(
             if s in local and last_read[s] == index and is_array(known.get(s))
         )
         if done and index < len(statements) - 1:  # the return frees the last ones anyway
-            lines.append(Line(delete_statement(done), statement.section, False))
+            lines.append(Line(f"del {', '.join(done)}", statement.section, False))
     return lines
 
 
@@ -806,11 +805,3 @@ def _pool_name(dtype: str, number: int) -> str:
 def _sizable(signature: Signature | None, dims: dict[object, str]) -> bool:
     """Can a pool of arrays of this signature be allocated (every dim a number or an input's dim)?"""
     return is_array(signature) and all(isinstance(d, int) or d in dims for d in signature)  # type: ignore[union-attr]
-
-
-def delete_statement(names: list[str], indent: str = "    ") -> str:
-    """``del a, b`` laid out as ruff does: one line, else one name per line in parentheses."""
-    line = f"del {', '.join(names)}"
-    if len(indent) + len(line) <= LINE_WIDTH:
-        return line
-    return "del (\n" + "".join(f"{indent}    {name},\n" for name in names) + f"{indent})"

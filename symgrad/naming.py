@@ -226,7 +226,7 @@ def provenance_comment(tensor: Tensor, name: str) -> str:
         text = f"{derivative}, through {_short(provenance.via)}"
     else:
         text = f"for {derivative}"
-    return comment_text(text)
+    return comment_text(text) if text else ""
 
 
 class Namer:
@@ -277,6 +277,9 @@ def function_name(text: str | None) -> str:
 
 
 def comment_text(text: str) -> str:
-    """User text made safe for a one-line comment or docstring: printable ASCII only."""
+    """User text made safe for a one-line comment or docstring: printable ASCII only.
+
+    Surrounding blanks are dropped (the formatter would strip them from a docstring line).
+    """
     cleaned = "".join(ch if 32 <= ord(ch) < 127 else "?" for ch in str(text))
-    return cleaned.replace('"""', "'''").replace("\\", "/")[:80]
+    return cleaned.replace('"""', "'''").replace("\\", "/")[:80].strip() or "?"

@@ -73,3 +73,21 @@ def test_simplification_stops_at_its_time_budget(
     np.testing.assert_allclose(
         grad, sigmoid * (v + 1) ** 2 + 2 * np.log1p(np.exp(v)) * (v + 1), rtol=1e-12
     )
+
+
+def test_wide_sum_of_three_thousand_terms(tmp_path: Path) -> None:
+    """A Python ``sum`` over 3,000 variables (a left-deep chain of adds) and its 3,000 gradients.
+
+    The old layout engine re-parsed each statement with ``ast`` and failed with
+    RecursionError from about 600 terms; the module is now formatted by ruff.
+    """
+    size = 3000
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float64, [None], name="x")
+        variables = [sg.Variable(float(i % 7), dtype=sg.float64, name=f"v{i}") for i in range(size)]
+        y = sg.reduce_sum(sum(v * x for v in variables))
+        compiled, seconds = _compile_and_time([y, *sg.gradients(y, variables)], tmp_path)
+    assert seconds < 120
+    value, *grads = compiled(x=[1.0, 2.0])
+    assert value == 3.0 * sum(float(i % 7) for i in range(size))
+    assert all(g == 3.0 for g in grads)
