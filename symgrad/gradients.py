@@ -172,7 +172,7 @@ def gradients(
                 if result is not None and (
                     len(parts or ()) > 1
                     or (
-                        isinstance(provenance, naming.Provenance)
+                        provenance is not None
                         and provenance.kind == "part"
                         and provenance.of is tensor
                     )

@@ -132,7 +132,7 @@ def preferred_names(tensor: Tensor) -> list[str]:
         variable = op.attrs["variable"]
         return [f"new_{n}" for n in preferred_names(variable)]
     suffix = f"_{tensor.value_index}" if tensor.value_index else ""
-    if isinstance(op.provenance, Provenance):
+    if op.provenance is not None:
         return [sanitize(_gradient_base(op.provenance, tensor) + suffix)]
     if op.auto_named and op.type not in ("Placeholder", "VariableV2"):
         anchor = _anchor(tensor)
@@ -149,7 +149,15 @@ def preferred_names(tensor: Tensor) -> list[str]:
 
 def output_names(tensor: Tensor) -> list[str]:
     """Candidates for a returned value the caller did not name: TF's name of its op, the
-    name that ``gradients`` gives its derivatives too (``mean``, ``d_mean_d_W1``)."""
+    name that ``gradients`` gives its derivatives too (``mean``, ``d_mean_d_W1``).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     w = sg.Variable([1.0, 2.0], dtype=sg.float64, name="w")
+    ...     mean = sg.reduce_mean(sg.square(w))
+    >>> output_names(mean), preferred_names(mean)
+    (['mean'], ['mean_w'])
+    """
     op = tensor.op
     if op.auto_named and op.provenance is None and op.type != "Assign":
         suffix = f"_{tensor.value_index}" if tensor.value_index else ""
@@ -214,9 +222,22 @@ def provenance_comment(tensor: Tensor, name: str) -> str:
     """``d loss / d logits``: the derivative a gradient statement named ``name`` computes.
 
     Empty where the name says it all already (``d_loss_d_logits`` for that cotangent).
+
+    >>> import symgrad as sg
+    >>> from symgrad.naming import preferred_names, provenance_comment
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float64, [None], name="x")
+    ...     h = sg.tanh(x, name="h")
+    ...     loss = sg.reduce_sum(h * h + sg.sin(h), name="loss")
+    ...     _ = sg.gradients(loss, [x])
+    ...     terms = [op.outputs[0] for op in loss.graph.get_operations()
+    ...              if op.provenance is not None and op.provenance.kind == "part"
+    ...              and op.provenance.of is h]
+    >>> [provenance_comment(t, preferred_names(t)[0]) for t in terms]
+    ['d loss / d h, through sin_h', 'd loss / d h, through mul_h', 'd loss / d h, through mul_h']
     """
     provenance = tensor.op.provenance
-    if not isinstance(provenance, Provenance):
+    if provenance is None:
         return ""
     y_part = _y_part(provenance.ys)
     derivative = f"d {y_part} / d {_short(provenance.of)}"
