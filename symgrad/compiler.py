@@ -386,20 +386,7 @@ def generate_source(program: Program, fast_form: bool = True) -> str:
         lines, helpers = planner.fast_lines(fast, printer), sorted(printer.helpers_used)
     else:
         lines, helpers = emit.statement_lines(program, printer)
-    total_ops = sum(count_operations(s.expr) for s in program.statements)
-    return emit.render(program, total_ops, lines, helpers)
-
-
-def count_operations(expr: sp.Expr) -> int:
-    """Arithmetic operations and function calls in ``expr`` (``a + b + c`` is 2), like ``sympy.count_ops``
-    but in one pass over the tree."""
-    count = 0
-    for node in sp.preorder_traversal(expr):
-        if isinstance(node, (sp.Add, sp.Mul)):
-            count += len(node.args) - 1
-        elif node.args and isinstance(node, sp.Expr):
-            count += 1
-    return count
+    return emit.render(program, emit.statement_summary(lines), lines, helpers)
 
 
 def _target_path(path: str | Path | None, name: str, source: str) -> Path:

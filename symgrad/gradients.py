@@ -169,10 +169,25 @@ def gradients(
         stop_ops = {t.op for t in stops}
         totals: dict[Tensor, Tensor | None] = {}
 
+        ys_key = tuple(ys)
+
         def total(tensor: Tensor) -> Tensor | None:
             if tensor not in totals:
                 parts = cotangents.get(tensor)
                 totals[tensor] = _add_all(parts, tensor) if parts else None
+                # The sum of several terms, or the one term a rule built for this tensor
+                # (not a cotangent passed through unchanged: that keeps its own label).
+                result = totals[tensor]
+                provenance = result.op.provenance if result is not None else None
+                if result is not None and (
+                    len(parts or ()) > 1
+                    or (
+                        provenance is not None
+                        and provenance.kind == "part"
+                        and provenance.of is tensor
+                    )
+                ):
+                    result.op.provenance = naming.Provenance("total", ys_key, tensor)
             return totals[tensor]
 
         for op in sorted(between, key=lambda o: o.index, reverse=True):
@@ -182,10 +197,18 @@ def gradients(
             grad = total(output)
             if grad is None or not output.dtype.is_floating:
                 continue  # integer and bool values carry no gradient
-            for tensor, contribution in zip(
-                op.inputs, opdef_of(op).gradient(op, grad), strict=False
-            ):
+            first_new = len(graph._operations)
+            contributions = opdef_of(op).gradient(op, grad)
+            new_ops = graph._operations[first_new:]
+            for new_op in new_ops:
+                new_op.provenance = naming.Provenance("step", ys_key, output)
+            built = set(new_ops)
+            for tensor, contribution in zip(op.inputs, contributions, strict=False):
                 if contribution is not None and tensor.op in between:
+                    if contribution.op in built:
+                        contribution.op.provenance = naming.Provenance(
+                            "part", ys_key, tensor, output
+                        )
                     cotangents.setdefault(tensor, []).append(contribution)
 
         results: list[Tensor | None] = []

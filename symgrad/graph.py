@@ -47,6 +47,9 @@ class Operation:
         self.created_by_gradients = created_by_gradients
         # True when the name came from the op type rather than from the user.
         self.auto_named = False
+        # For gradient ops: which derivative this op helps compute (a naming.Provenance),
+        # so generated code can name it after that rather than after TF's op counters.
+        self.provenance: Any = None
         self.index = len(graph._operations)
         self.outputs: tuple[Tensor, ...] = tuple(
             Tensor(self, i, shape, dtype) for i, (shape, dtype) in enumerate(outputs)

@@ -4,6 +4,34 @@ Tensor names are user text. They become Python identifiers here and nowhere
 else: ASCII letters, digits and underscores only, never a keyword, never a
 name the generated module itself uses (``np``, builtins, helpers), unique
 within a module, and of bounded length.
+
+Names survive edits. TF numbers the ops it names itself with graph-wide
+counters (``add``, ``add_1``, ``add_2``...), so one op inserted near the start
+of a model would rename every later op. Generated names therefore never use
+those counters; each value is named from its *role* and from the *nearest
+user-named value*, both of which only change where the graph changes:
+
+* a tensor the user named (a placeholder, a variable, ``name="logits"``) keeps
+  its name: ``logits``; so does an unnamed placeholder or variable (TF's
+  ``variable_1``), which is a parameter of the generated function;
+* a forward value the user did not name is ``<role>_<anchor>``: the role is the
+  op's kind (``tanh``, ``add``, ``matmul``, ``xent`` for a softmax
+  cross-entropy), the anchor is the user-named tensor found first in a
+  breadth-first walk over the op's inputs (at most ``ANCHOR_DEPTH`` ops back),
+  so ``tanh(z * w3)`` is ``tanh_w3``;
+* a gradient is named after the derivative it is: the cotangent of ``x`` is
+  ``d_<y>_d_<x>`` (``d_loss_d_logits``, ``d_loss_d_tanh_w3``); one of several
+  terms summed into it is ``d_<x>_via_<consumer>``; a value a gradient
+  rule computes on the way is ``<role>_d_<x>`` (for the cotangent of ``x``);
+* ``new_<variable>`` is a variable's updated value;
+* a returned value the caller did not name keeps TF's name for it (``mean``),
+  the one ``gradients`` puts in the names of its derivatives (``d_mean_d_W1``).
+
+Where two values earn the same name the later one gets ``_1``, ``_2``: claims
+happen in program order, so names are deterministic, and the suffixes count
+only equal names, not every op of a kind. Gradient statements whose name does
+not say everything get a provenance comment (:func:`provenance_comment`), e.g.
+``# d loss / d logits, through xent_labels``.
 """
 
 from __future__ import annotations
@@ -13,6 +41,7 @@ import keyword
 import re
 import unicodedata
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from .graph import Tensor
 
@@ -26,6 +55,26 @@ _FORBIDDEN = (
 
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _NOT_IDENTIFIER = re.compile(r"[^A-Za-z0-9_]+")
+_TF_COUNTER = re.compile(r"_[0-9]+$")
+
+# How many ops back the search for a user-named anchor goes, and how many tensors it looks
+# at: enough to step over the few unnamed ops of a layer, bounded so naming stays linear.
+ANCHOR_DEPTH = 6
+ANCHOR_VISITS = 64
+# Roles whose op names are too long to read well as a prefix.
+_SHORT_ROLES = {
+    "softmax_cross_entropy_with_logits": "xent",
+    "sparse_softmax_cross_entropy_with_logits": "xent",
+    "sigmoid_cross_entropy_with_logits": "xent",
+    "mat_mul": "matmul",
+    "batch_mat_mul": "matmul",
+    "batch_mat_mul_v2": "matmul",
+    "real_div": "div",
+    "gather_v2": "gather",
+    "strided_slice": "slice",
+    "expand_dims": "expand",
+    "broadcast_to": "broadcast",
+}
 
 
 def sanitize(text: str, default: str = "tensor") -> str:
@@ -50,19 +99,155 @@ def snake_case(op_type_name: str) -> str:
     return _CAMEL_BOUNDARY.sub("_", op_type_name).lower()
 
 
-def preferred_names(tensor: Tensor) -> list:
-    """Candidate identifiers for a tensor, most readable first."""
-    if tensor.op.type == "Assign":  # the new value of a variable
-        variable = tensor.op.attrs["variable"]
+@dataclass(frozen=True)
+class Provenance:
+    """Which derivative a gradient op helps compute (recorded by ``symgrad.gradients``).
+
+    ``kind`` is ``"total"`` (the whole cotangent of ``of``), ``"part"`` (one term of it,
+    flowing back through ``via``) or ``"step"`` (a value computed on the way to the
+    cotangents that the gradient rule of ``of``'s op returns).
+    """
+
+    kind: str
+    ys: tuple[Tensor, ...]
+    of: Tensor
+    via: Tensor | None = None
+
+
+def preferred_names(tensor: Tensor) -> list[str]:
+    """Candidate identifiers for a tensor, most readable first (see the module docstring).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     z = sg.placeholder(sg.float64, [None], name="z")
+    ...     w3 = sg.Variable(2.0, dtype=sg.float64, name="w3")
+    ...     h = sg.tanh(z * w3)
+    ...     loss = sg.reduce_sum(h, name="loss")
+    ...     (grad,) = sg.gradients(loss, [w3])
+    >>> preferred_names(h)[0], gradient_name([loss], h)
+    ('tanh_w3', 'd_loss_d_tanh_w3')
+    """
+    op = tensor.op
+    if op.type == "Assign":  # the new value of a variable
+        variable = op.attrs["variable"]
         return [f"new_{n}" for n in preferred_names(variable)]
-    parts = tensor.op.name.split("/")
-    last = snake_case(parts[-1]) if tensor.op.auto_named else parts[-1]
     suffix = f"_{tensor.value_index}" if tensor.value_index else ""
-    candidates = [sanitize(last + suffix)]
+    if op.provenance is not None:
+        return [sanitize(_gradient_base(op.provenance, tensor) + suffix)]
+    if op.auto_named and op.type not in ("Placeholder", "VariableV2"):
+        anchor = _anchor(tensor)
+        role = _role(tensor)
+        return [sanitize(f"{role}_{anchor}{suffix}" if anchor else role + suffix)]
+    # A user's name, or an unnamed input's TF name (``variable_1``): parameters of the
+    # generated function and gradients named after them must agree.
+    parts = [snake_case(p) if op.auto_named else p for p in op.name.split("/")]
+    candidates = [sanitize(parts[-1] + suffix)]
     if len(parts) > 1:
-        scoped = [snake_case(p) if tensor.op.auto_named else p for p in parts]
-        candidates.append(sanitize("_".join(scoped) + suffix))
+        candidates.append(sanitize("_".join(parts) + suffix))
     return candidates
+
+
+def output_names(tensor: Tensor) -> list[str]:
+    """Candidates for a returned value the caller did not name: TF's name of its op, the
+    name that ``gradients`` gives its derivatives too (``mean``, ``d_mean_d_W1``).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     w = sg.Variable([1.0, 2.0], dtype=sg.float64, name="w")
+    ...     mean = sg.reduce_mean(sg.square(w))
+    >>> output_names(mean), preferred_names(mean)
+    (['mean'], ['mean_w'])
+    """
+    op = tensor.op
+    if op.auto_named and op.provenance is None and op.type != "Assign":
+        suffix = f"_{tensor.value_index}" if tensor.value_index else ""
+        return [sanitize(_y_part([tensor]) + suffix)]
+    return preferred_names(tensor)
+
+
+def _role(tensor: Tensor) -> str:
+    """``add`` for TF's ``add_2``: the kind of op, without TF's counter."""
+    last = tensor.op.name.split("/")[-1]
+    if tensor.op.auto_named:
+        last = _TF_COUNTER.sub("", last)
+    role = sanitize(snake_case(last), default="t")
+    return _SHORT_ROLES.get(role, role)
+
+
+def _user_named(tensor: Tensor) -> bool:
+    return not tensor.op.auto_named and tensor.op.provenance is None
+
+
+def _anchor(tensor: Tensor) -> str:
+    """The name of the user-named tensor nearest to ``tensor`` among its inputs, or ``""``.
+
+    Breadth first, inputs in order, a variable before other named tensors of the same
+    distance (a layer's weights say which layer it is; its input does not): deterministic,
+    and it depends only on the few ops just before ``tensor``, so edits elsewhere in the
+    graph do not change it.
+    """
+    level = list(tensor.op.inputs)
+    seen: set = set()
+    for _ in range(ANCHOR_DEPTH):
+        named: list[Tensor] = []
+        following: list[Tensor] = []
+        for candidate in level:
+            if candidate in seen or len(seen) >= ANCHOR_VISITS:
+                continue
+            seen.add(candidate)
+            if _user_named(candidate):
+                named.append(candidate)
+            else:
+                following.extend(candidate.op.inputs)
+        if named:
+            variables = [t for t in named if t.op.type == "VariableV2"]
+            return _short((variables or named)[0])
+        level = following
+    return ""
+
+
+def _gradient_base(provenance: Provenance, tensor: Tensor) -> str:
+    cotangent = gradient_name(provenance.ys, provenance.of)
+    if provenance.kind == "total":
+        return cotangent
+    if provenance.kind == "part" and provenance.via is not None:
+        # Without the y: the statement's comment has it, and the name stays short.
+        return f"d_{_short(provenance.of)}_via_{_short(provenance.via)}"
+    # A gradient rule's own op names repeat its forward op's (``add_2_grad``): use the kind.
+    kind = snake_case(tensor.op.type)
+    return f"{'term' if kind == 'elementwise' else kind}_d_{_short(provenance.of)}"
+
+
+def provenance_comment(tensor: Tensor, name: str) -> str:
+    """``d loss / d logits``: the derivative a gradient statement named ``name`` computes.
+
+    Empty where the name says it all already (``d_loss_d_logits`` for that cotangent).
+
+    >>> import symgrad as sg
+    >>> from symgrad.naming import preferred_names, provenance_comment
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float64, [None], name="x")
+    ...     h = sg.tanh(x, name="h")
+    ...     loss = sg.reduce_sum(h * h + sg.sin(h), name="loss")
+    ...     _ = sg.gradients(loss, [x])
+    ...     terms = [op.outputs[0] for op in loss.graph.get_operations()
+    ...              if op.provenance is not None and op.provenance.kind == "part"
+    ...              and op.provenance.of is h]
+    >>> [provenance_comment(t, preferred_names(t)[0]) for t in terms]
+    ['d loss / d h, through sin_h', 'd loss / d h, through mul_h', 'd loss / d h, through mul_h']
+    """
+    provenance = tensor.op.provenance
+    if provenance is None:
+        return ""
+    y_part = _y_part(provenance.ys)
+    derivative = f"d {y_part} / d {_short(provenance.of)}"
+    if provenance.kind == "total":
+        text = "" if name == gradient_name(provenance.ys, provenance.of) else derivative
+    elif provenance.kind == "part" and provenance.via is not None:
+        text = f"{derivative}, through {_short(provenance.via)}"
+    else:
+        text = f"for {derivative}"
+    return comment_text(text) if text else ""
 
 
 class Namer:
@@ -90,10 +275,18 @@ class Namer:
 
 
 def gradient_name(ys: Iterable[Tensor], x: Tensor) -> str:
-    """``d_loss_d_weight``: the graph name of the gradient of ``ys`` w.r.t. ``x``."""
+    """``d_loss_d_weight``: the name of the gradient of ``ys`` w.r.t. ``x``."""
+    return f"d_{_y_part(ys)}_d_{_short(x)}"
+
+
+def _y_part(ys: Iterable[Tensor]) -> str:
     ys = list(ys)
-    y_part = _short(ys[0]) if len(ys) == 1 else "ys"
-    return f"d_{y_part}_d_{_short(x)}"
+    if len(ys) != 1:
+        return "ys"
+    # The op's own name, as the outputs of ``gradients`` have always been named.
+    last = ys[0].op.name.split("/")[-1]
+    last = snake_case(last) if ys[0].op.auto_named else last
+    return sanitize(last).strip("_") or "t"
 
 
 def _short(tensor: Tensor) -> str:

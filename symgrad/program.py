@@ -54,6 +54,7 @@ class Statement:
     section: str
     tensor_name: str = ""
     temporary: bool = False
+    comment: str = ""  # provenance shown above the statement (naming.provenance_comment)
 
     def with_expr(self, expr: sp.Expr) -> Statement:
         return replace(self, expr=expr)

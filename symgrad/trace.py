@@ -22,10 +22,11 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
+from . import naming
 from .dtypes import DType
 from .errors import GraphMismatchError, NotCompilableError
 from .graph import Operation, Tensor, ancestors
-from .naming import Namer, preferred_names, sanitize
+from .naming import Namer, preferred_names, provenance_comment, sanitize
 from .ops import functions as F
 from .ops.registry import Lowered, arg_symbols, opdef_of
 from .program import ConstantArray, Input, Output, Program, Statement
@@ -107,7 +108,8 @@ class Tracer:
         self.namer = Namer([self.name])  # the function's own name is taken
         program_inputs = self._bind_inputs(ops)
         output_names = [
-            self.namer.claim([sanitize(n)] if n else preferred_names(t)) for n, t in self.outputs
+            self.namer.claim([sanitize(n)] if n else naming.output_names(t))
+            for n, t in self.outputs
         ]
         self.output_name_of = {}
         for (_, tensor), out_name in zip(self.outputs, output_names, strict=False):
@@ -341,7 +343,16 @@ class Tracer:
             else "forward"
         )
         self.statements.append(
-            Statement(name, symbol, expr, tensor.shape, tensor.dtype, section, tensor.name)
+            Statement(
+                name,
+                symbol,
+                expr,
+                tensor.shape,
+                tensor.dtype,
+                section,
+                tensor.name,
+                comment=provenance_comment(tensor, name),
+            )
         )
         witnesses = (symbol,) if exact else value.witnesses
         self._remember(symbol, natural)

@@ -71,7 +71,7 @@ def test_mlp_gradients_match_handwritten_backprop(tmp_path: Path) -> None:
         assert got.shape == want.shape
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-10 * np.abs(want).max())
     # Weight matrices stay arrays: no per-element code, a handful of statements.
-    body = compiled.source.split("# Total ops")[1]
+    body = compiled.source.split("# Statements: ")[1]
     function = next(
         node
         for node in ast.parse(compiled.source).body

@@ -134,120 +134,113 @@ def all_ops(x, labels, weights, bias):
     labels = _check("labels", labels, np.int32, (None,))
     weights = _check("weights", weights, np.float64, (3, 3))
     bias = _check("bias", bias, np.float64, (3,))
-    # Total ops: 619
+    # Statements: 249, BLAS calls: 10
     # Forward
-    _float64_rows = list(np.empty((38, x.shape[0], 3)))
-    mat_mul = x @ weights
-    tanh_arg = np.add(mat_mul, bias, out=_float64_rows.pop())
-    tanh = np.tanh(tanh_arg, out=tanh_arg)
-    del tanh_arg
-    sqrt_t0 = np.square(tanh, out=_float64_rows.pop())
-    sqrt_arg = np.add(sqrt_t0, 1, out=_float64_rows.pop())
-    sqrt = np.sqrt(sqrt_arg, out=sqrt_arg)
-    del sqrt_arg
-    exp_arg = np.negative(sqrt, out=_float64_rows.pop())
+    _float64_rows = list(np.empty((39, x.shape[0], 3)))
+    matmul_weights = x @ weights
+    tanh_bias_arg = np.add(matmul_weights, bias, out=_float64_rows.pop())
+    tanh_bias = np.tanh(tanh_bias_arg, out=tanh_bias_arg)
+    del tanh_bias_arg
+    sqrt_bias_t0 = np.square(tanh_bias, out=_float64_rows.pop())
+    sqrt_bias_arg = np.add(sqrt_bias_t0, 1, out=_float64_rows.pop())
+    sqrt_bias = np.sqrt(sqrt_bias_arg, out=sqrt_bias_arg)
+    del sqrt_bias_arg
+    exp_arg = np.negative(sqrt_bias, out=_float64_rows.pop())
     exp = np.exp(exp_arg, out=exp_arg)
     del exp_arg
-    sigmoid = np.exp(-np.logaddexp(0, -tanh))
-    rsqrt_arg = np.sqrt(sqrt, out=_float64_rows.pop())
-    rsqrt = np.reciprocal(rsqrt_arg, out=rsqrt_arg)
-    del rsqrt_arg
+    sigmoid_bias = np.exp(-np.logaddexp(0, -tanh_bias))
+    rsqrt_bias_arg = np.sqrt(sqrt_bias, out=_float64_rows.pop())
+    rsqrt_bias = np.reciprocal(rsqrt_bias_arg, out=rsqrt_bias_arg)
+    del rsqrt_bias_arg
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        reciprocal = 1 / sqrt
-    add_15_t0 = np.sign(tanh)
-    add_15_t1 = np.sin(tanh, out=_float64_rows.pop())
-    add_15_t2 = np.cos(tanh, out=_float64_rows.pop())
-    add_15 = np.abs(tanh)
-    add_15 += add_15_t0
-    add_15 += add_15_t1
-    add_15 += add_15_t2
-    add_15 += exp
-    add_15 += reciprocal
-    add_15 += rsqrt
-    add_15 += sigmoid
-    add_15 += np.floor(tanh)
-    add_15 += np.maximum(tanh, 0)
-    add_15 += np.round(tanh)
-    add_15 += np.logaddexp(0, tanh)
-    add_15 += np.log(sqrt)
-    add_15 += np.expm1(tanh)
-    add_15 += np.log1p(sqrt)
-    pow_ = sqrt**tanh
-    greater = np.greater(tanh, 0)
-    add_25_t0 = np.less_equal(tanh, 0.2)
+        reciprocal_bias = 1 / sqrt_bias
+    add_bias_t0 = np.sign(tanh_bias)
+    add_bias_t1 = np.sin(tanh_bias, out=_float64_rows.pop())
+    add_bias_t2 = np.cos(tanh_bias, out=_float64_rows.pop())
+    add_bias = np.abs(tanh_bias)
+    add_bias += add_bias_t0
+    add_bias += add_bias_t1
+    add_bias += add_bias_t2
+    add_bias += exp
+    add_bias += reciprocal_bias
+    add_bias += rsqrt_bias
+    add_bias += sigmoid_bias
+    add_bias += np.floor(tanh_bias)
+    add_bias += np.maximum(tanh_bias, 0)
+    add_bias += np.round(tanh_bias)
+    add_bias += np.logaddexp(0, tanh_bias)
+    add_bias += np.log(sqrt_bias)
+    add_bias += np.expm1(tanh_bias)
+    add_bias += np.log1p(sqrt_bias)
+    pow_bias = sqrt_bias**tanh_bias
+    greater_bias = np.greater(tanh_bias, 0)
+    add_bias_1_t0 = np.less_equal(tanh_bias, 0.2)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        add_25 = (
-            np.asarray(add_25_t0, dtype=np.float64)
-            + np.asarray(np.greater_equal(tanh, 0.3), dtype=np.float64)
-            + np.asarray(np.less(tanh, 0.1), dtype=np.float64)
+        add_bias_1 = (
+            np.asarray(add_bias_1_t0, dtype=np.float64)
+            + np.asarray(np.greater_equal(tanh_bias, 0.3), dtype=np.float64)
+            + np.asarray(np.less(tanh_bias, 0.1), dtype=np.float64)
             + np.where(
-                greater,
-                add_15
-                + pow_
-                + tanh
-                + (tanh - 0.5) ** 2
-                + np.maximum(tanh, 0.1)
-                + np.minimum(tanh, 0.2)
-                - reciprocal * tanh,
+                greater_bias,
+                add_bias
+                + pow_bias
+                + tanh_bias
+                + (tanh_bias - 0.5) ** 2
+                + np.maximum(tanh_bias, 0.1)
+                + np.minimum(tanh_bias, 0.2)
+                - reciprocal_bias * tanh_bias,
                 0,
             )
         )
-    del add_15
-    add_29 = (
-        add_25
-        + np.asarray(np.isfinite(tanh), dtype=np.float64)
-        + np.asarray(np.equal(tanh, 0), dtype=np.float64)
-        + np.asarray(np.not_equal(tanh, 1), dtype=np.float64)
+    del add_bias
+    add_bias_2 = (
+        add_bias_1
+        + np.asarray(np.isfinite(tanh_bias), dtype=np.float64)
+        + np.asarray(np.equal(tanh_bias, 0), dtype=np.float64)
+        + np.asarray(np.not_equal(tanh_bias, 1), dtype=np.float64)
         + 1
     )
-    del add_25
-    transpose = np.transpose(np.reshape(add_29, (-1, 3, 1)), (0, 2, 1))
-    squeeze = np.squeeze(transpose, (1,))
+    del add_bias_1
+    transpose_bias = np.transpose(np.reshape(add_bias_2, (-1, 3, 1)), (0, 2, 1))
+    squeeze = np.squeeze(transpose_bias, (1,))
     max_ = np.max(squeeze, axis=1)
     concat = np.concatenate([squeeze, np.expand_dims(max_, 1)], 1)
-    strided_slice = concat[:2]
-    stack = np.stack([strided_slice[0], strided_slice[1]], 0)
-    strided_slice_4 = stack[:, 1:4]
-    tile = np.tile(stack[:, 0:1], (1, 3))
+    slice_concat = concat[:2]
+    stack = np.stack([slice_concat[0], slice_concat[1]], 0)
+    slice_stack = stack[:, 1:4]
+    tile_stack = np.tile(stack[:, 0:1], (1, 3))
     del stack
-    gather_v2 = np.take(
-        strided_slice_4 * tile + np.broadcast_to(bias, (2, 3)), const, axis=1
+    gather_bias = np.take(
+        slice_stack * tile_stack + np.broadcast_to(bias, (2, 3)), const, axis=1
     )
-    min_ = np.min(gather_v2, axis=1, keepdims=True)
-    add_36 = (
+    min_bias = np.min(gather_bias, axis=1, keepdims=True)
+    add = (
         np.eye(2, 2, dtype=np.float64)
         + np.ones((2, 2), dtype=np.float64)
         + np.zeros((2, 2), dtype=np.float64)
         + np.asarray(np.full((2, 2), 0.5, dtype=np.float32), dtype=np.float64)
     )
-    one_hot = (np.eye(3, dtype=np.float64))[labels]
-    softmax_cross_entropy_with_logits_t0 = np.max(mat_mul, axis=1, keepdims=True)
-    softmax_cross_entropy_with_logits_t1_arg = np.subtract(
-        mat_mul, softmax_cross_entropy_with_logits_t0, out=_float64_rows.pop()
+    one_hot_labels = (np.eye(3, dtype=np.float64))[labels]
+    xent_weights_t0 = np.max(matmul_weights, axis=1, keepdims=True)
+    xent_weights_t1_arg = np.subtract(
+        matmul_weights, xent_weights_t0, out=_float64_rows.pop()
     )
-    softmax_cross_entropy_with_logits_t1 = np.exp(
-        softmax_cross_entropy_with_logits_t1_arg,
-        out=softmax_cross_entropy_with_logits_t1_arg,
+    xent_weights_t1 = np.exp(xent_weights_t1_arg, out=xent_weights_t1_arg)
+    del xent_weights_t1_arg
+    xent_weights_t2 = np.sum(xent_weights_t1, axis=1, keepdims=True)
+    log_softmax_weights = np.subtract(
+        matmul_weights, xent_weights_t0, out=matmul_weights
     )
-    del softmax_cross_entropy_with_logits_t1_arg
-    softmax_cross_entropy_with_logits_t2 = np.sum(
-        softmax_cross_entropy_with_logits_t1, axis=1, keepdims=True
+    log_softmax_weights -= np.log(xent_weights_t2)
+    del matmul_weights, xent_weights_t0
+    xent_weights = -np.sum(log_softmax_weights * one_hot_labels, axis=1)
+    softmax_weights = np.divide(xent_weights_t1, xent_weights_t2, out=xent_weights_t1)
+    del xent_weights_t2
+    mul_x = x * 2
+    add_41_t0 = np.multiply(
+        log_softmax_weights, softmax_weights, out=_float64_rows.pop()
     )
-    log_softmax = np.subtract(
-        mat_mul, softmax_cross_entropy_with_logits_t0, out=mat_mul
-    )
-    log_softmax -= np.log(softmax_cross_entropy_with_logits_t2)
-    del mat_mul, softmax_cross_entropy_with_logits_t0
-    softmax_cross_entropy_with_logits = -np.sum(log_softmax * one_hot, axis=1)
-    softmax = np.divide(
-        softmax_cross_entropy_with_logits_t1,
-        softmax_cross_entropy_with_logits_t2,
-        out=softmax_cross_entropy_with_logits_t1,
-    )
-    del softmax_cross_entropy_with_logits_t2
-    mul_2 = x * 2
-    add_41_t0 = np.multiply(log_softmax, softmax, out=_float64_rows.pop())
-    add_41_t1 = np.concatenate([x, mul_2], 0)
+    add_41_t1 = np.concatenate([x, mul_x], 0)
     add_41_t2 = np.shape(x)
     add_41 = (
         np.asarray(
@@ -255,288 +248,429 @@ def all_ops(x, labels, weights, bias):
             + np.sum(np.array(add_41_t2, dtype=np.int32)),
             dtype=np.float64,
         )
-        + np.mean(softmax_cross_entropy_with_logits)
+        + np.mean(xent_weights)
         + np.sum(add_41_t0)
         + np.sum(add_41_t1)
         + np.sum(
             np.einsum(
                 "ij,jk->ik",
-                add_36,
+                add,
                 (
-                    min_
-                    + np.mean(gather_v2, axis=0)
-                    + np.prod(gather_v2, axis=1, keepdims=True)
-                    + np.sum(gather_v2)
+                    min_bias
+                    + np.mean(gather_bias, axis=0)
+                    + np.prod(gather_bias, axis=1, keepdims=True)
+                    + np.sum(gather_bias)
                 )[:, :2],
             )
         )
     )
-    prod_1 = np.prod(weights, axis=0)
-    mul_4 = np.square(weights)
+    prod_weights = np.prod(weights, axis=0)
+    mul_weights = np.square(weights)
     # Gradients
-    broadcast_grad_3 = np.asarray(
-        1 / np.size(softmax_cross_entropy_with_logits), dtype=np.float64
+    # for d add_41 / d xent_weights
+    broadcast_grad_d_xent_weights = np.asarray(
+        1 / np.size(xent_weights), dtype=np.float64
     )
-    del softmax_cross_entropy_with_logits
-    gradients_exp = np.exp(log_softmax, out=_float64_rows.pop())
-    sum_ = np.sum(softmax, axis=1, keepdims=True)
-    sub_t0 = np.negative(softmax, out=_float64_rows.pop())
-    sub_t1 = np.multiply(gradients_exp, sum_, out=_float64_rows.pop())
-    del sum_
-    sub_arg = np.add(sub_t0, sub_t1, out=_float64_rows.pop())
-    sub = np.negative(sub_arg, out=sub_arg)
-    del sub_arg
-    sub_1 = np.subtract(
-        log_softmax, np.sum(add_41_t0, axis=1, keepdims=True), out=_float64_rows.pop()
+    del xent_weights
+    # for d add_41 / d log_softmax_weights
+    exp_d_log_softmax_weights = np.exp(log_softmax_weights, out=_float64_rows.pop())
+    # for d add_41 / d log_softmax_weights
+    sum_d_log_softmax_weights = np.sum(softmax_weights, axis=1, keepdims=True)
+    d_matmul_weights_via_log_softmax_weights_t0 = np.negative(
+        softmax_weights, out=_float64_rows.pop()
+    )
+    d_matmul_weights_via_log_softmax_weights_t1 = np.multiply(
+        exp_d_log_softmax_weights, sum_d_log_softmax_weights, out=_float64_rows.pop()
+    )
+    del sum_d_log_softmax_weights
+    # d add_41 / d matmul_weights, through log_softmax_weights
+    d_matmul_weights_via_log_softmax_weights_arg = np.add(
+        d_matmul_weights_via_log_softmax_weights_t0,
+        d_matmul_weights_via_log_softmax_weights_t1,
+        out=_float64_rows.pop(),
+    )
+    d_matmul_weights_via_log_softmax_weights = np.negative(
+        d_matmul_weights_via_log_softmax_weights_arg,
+        out=d_matmul_weights_via_log_softmax_weights_arg,
+    )
+    del d_matmul_weights_via_log_softmax_weights_arg
+    # for d add_41 / d softmax_weights
+    sub_d_softmax_weights = np.subtract(
+        log_softmax_weights,
+        np.sum(add_41_t0, axis=1, keepdims=True),
+        out=_float64_rows.pop(),
     )
     _float64_rows.append(add_41_t0)
-    gradients_mul_2 = np.multiply(softmax, sub_1, out=_float64_rows.pop())
-    sub_2 = -one_hot - sub_t0
-    _float64_rows.append(sub_t0)
-    del one_hot
-    mul_3 = np.multiply(sub_2, broadcast_grad_3, out=sub_2)
-    add_n = np.add(mul_3, gradients_mul_2, out=mul_3)
-    add_n += sub
-    _float64_rows.append(gradients_mul_2)
-    _float64_rows.append(sub)
-    slice_grad = _scatter(
-        np.einsum("ik,ij->jk", np.broadcast_to(1, (2, 2)), add_36),
+    # d add_41 / d matmul_weights, through softmax_weights
+    d_matmul_weights_via_softmax_weights = np.multiply(
+        softmax_weights, sub_d_softmax_weights, out=_float64_rows.pop()
+    )
+    # for d add_41 / d xent_weights
+    sub_d_xent_weights = -d_matmul_weights_via_log_softmax_weights_t0 - one_hot_labels
+    _float64_rows.append(d_matmul_weights_via_log_softmax_weights_t0)
+    del one_hot_labels
+    # d add_41 / d matmul_weights, through xent_weights
+    d_matmul_weights_via_xent_weights = np.multiply(
+        sub_d_xent_weights, broadcast_grad_d_xent_weights, out=sub_d_xent_weights
+    )
+    d_add_41_d_matmul_weights = np.add(
+        d_matmul_weights_via_xent_weights,
+        d_matmul_weights_via_log_softmax_weights,
+        out=d_matmul_weights_via_xent_weights,
+    )
+    d_add_41_d_matmul_weights += d_matmul_weights_via_softmax_weights
+    _float64_rows.append(d_matmul_weights_via_log_softmax_weights)
+    _float64_rows.append(d_matmul_weights_via_softmax_weights)
+    d_add_41_d_add_bias = _scatter(
+        np.einsum("ik,ij->jk", np.broadcast_to(1, (2, 2)), add),
         (2, 3),
         np.s_[:, :2],
         np.float64,
     )
-    del add_36
-    broadcast_grad_5 = np.sum(slice_grad, axis=1, keepdims=True)
-    sum_to_shape_1 = np.sum(slice_grad, axis=0)
-    del slice_grad
-    cast = np.asarray(np.equal(gather_v2, min_), dtype=np.float64)
-    del min_
-    scatter_add = _scatter_add(
-        broadcast_grad_5 * cast / np.sum(cast, axis=1, keepdims=True)
-        + broadcast_grad_5 * _prod_others(gather_v2, (1,))
-        + sum_to_shape_1 / 2
-        + np.sum(sum_to_shape_1),
+    del add
+    # for d add_41 / d prod_bias
+    broadcast_grad_d_prod_bias = np.sum(d_add_41_d_add_bias, axis=1, keepdims=True)
+    # d add_41 / d add_bias
+    d_add_41_d_add_bias_1 = np.sum(d_add_41_d_add_bias, axis=0)
+    del d_add_41_d_add_bias
+    # for d add_41 / d min_bias
+    cast_d_min_bias = np.asarray(np.equal(gather_bias, min_bias), dtype=np.float64)
+    del min_bias
+    # d add_41 / d add_bias
+    d_add_41_d_add_bias_2 = _scatter_add(
+        broadcast_grad_d_prod_bias
+        * cast_d_min_bias
+        / np.sum(cast_d_min_bias, axis=1, keepdims=True)
+        + broadcast_grad_d_prod_bias * _prod_others(gather_bias, (1,))
+        + d_add_41_d_add_bias_1 / 2
+        + np.sum(d_add_41_d_add_bias_1),
         const,
         (2, 3),
         1,
         np.float64,
     )
-    del cast, sum_to_shape_1
-    add_n_2 = _scatter(
-        scatter_add * tile, (2, 4), np.s_[:, 1:4], np.float64
+    del cast_d_min_bias, d_add_41_d_add_bias_1
+    d_add_41_d_stack = _scatter(
+        d_add_41_d_add_bias_2 * tile_stack, (2, 4), np.s_[:, 1:4], np.float64
     ) + _scatter(
-        _untile(scatter_add * strided_slice_4, (2, 1), (1, 3)),
+        _untile(d_add_41_d_add_bias_2 * slice_stack, (2, 1), (1, 3)),
         (2, 4),
         np.s_[:, 0:1],
         np.float64,
     )
-    slice_grad_5_t0 = np.shape(strided_slice)
-    del strided_slice
-    slice_grad_5_t1 = np.shape(concat)
+    d_add_41_d_concat_t0 = np.shape(slice_concat)
+    del slice_concat
+    d_add_41_d_concat_t1 = np.shape(concat)
     del concat
-    slice_grad_5 = _scatter(
-        _scatter(add_n_2[0], slice_grad_5_t0, np.s_[0], np.float64)
-        + _scatter(add_n_2[1], slice_grad_5_t0, np.s_[1], np.float64),
-        slice_grad_5_t1,
+    d_add_41_d_concat = _scatter(
+        _scatter(d_add_41_d_stack[0], d_add_41_d_concat_t0, np.s_[0], np.float64)
+        + _scatter(d_add_41_d_stack[1], d_add_41_d_concat_t0, np.s_[1], np.float64),
+        d_add_41_d_concat_t1,
         np.s_[:2],
         np.float64,
     )
-    del add_n_2
-    strided_slice_2 = slice_grad_5[:, 0:3]
-    strided_slice_3 = slice_grad_5[:, 3:4]
-    cast_1 = np.asarray(np.equal(squeeze, np.expand_dims(max_, 1)), dtype=np.float64)
+    del d_add_41_d_stack
+    # d add_41 / d squeeze, through concat
+    d_squeeze_via_concat = d_add_41_d_concat[:, 0:3]
+    d_add_41_d_expand = d_add_41_d_concat[:, 3:4]
+    # for d add_41 / d max
+    cast_d_max = np.asarray(
+        np.equal(squeeze, np.expand_dims(max_, 1)), dtype=np.float64
+    )
     del squeeze
-    broadcast_grad_12 = np.expand_dims(np.sum(cast_1, axis=1), 1)
-    real_div_1_t0 = np.shape(max_)
+    # for d add_41 / d max
+    broadcast_grad_d_max = np.expand_dims(np.sum(cast_d_max, axis=1), 1)
+    d_squeeze_via_max_t0 = np.shape(max_)
     del max_
-    real_div_1_t1 = cast_1 / broadcast_grad_12
-    del broadcast_grad_12, cast_1
-    real_div_1 = real_div_1_t1 * np.expand_dims(
-        np.reshape(strided_slice_3, real_div_1_t0), 1
+    d_squeeze_via_max_t1 = cast_d_max / broadcast_grad_d_max
+    del broadcast_grad_d_max, cast_d_max
+    # d add_41 / d squeeze, through max
+    d_squeeze_via_max = d_squeeze_via_max_t1 * np.expand_dims(
+        np.reshape(d_add_41_d_expand, d_squeeze_via_max_t0), 1
     )
-    add_n_4 = real_div_1 + strided_slice_2
-    gradients_transpose_t0 = np.shape(transpose)
-    del transpose
-    gradients_transpose = np.transpose(
-        np.reshape(add_n_4, gradients_transpose_t0), (0, 2, 1)
+    d_add_41_d_squeeze = d_squeeze_via_concat + d_squeeze_via_max
+    d_add_41_d_reshape_bias_t0 = np.shape(transpose_bias)
+    del transpose_bias
+    d_add_41_d_reshape_bias = np.transpose(
+        np.reshape(d_add_41_d_squeeze, d_add_41_d_reshape_bias_t0), (0, 2, 1)
     )
-    select_grad_t0 = np.shape(add_29)
-    del add_29
-    select_grad = greater * np.reshape(gradients_transpose, select_grad_t0)
-    neg_1_grad = np.negative(select_grad, out=_float64_rows.pop())
-    add_n_5_t0 = np.power(sqrt, -2, out=_float64_rows.pop())
-    add_n_5_t1 = np.multiply(add_n_5_t0, tanh, out=_float64_rows.pop())
-    add_n_5_t2 = np.add(sqrt, 1, out=_float64_rows.pop())
-    add_n_5_t3 = np.reciprocal(add_n_5_t2, out=_float64_rows.pop())
-    add_n_5_t4 = np.equal(select_grad, 0)
-    add_n_5_t5 = np.where(add_n_5_t4, 1, reciprocal)
-    add_n_5_t6 = np.square(add_n_5_t5, out=_float64_rows.pop())
-    add_n_5_t7 = np.subtract(tanh, 1, out=_float64_rows.pop())
-    add_n_5_t8 = sqrt**add_n_5_t7
-    add_n_5_t9 = np.where(add_n_5_t4, 1, rsqrt)
-    add_n_5_t10 = np.power(add_n_5_t9, 3, out=_float64_rows.pop())
-    add_n_5_t10 /= 2
-    add_n_5 = np.multiply(add_n_5_t1, neg_1_grad, out=_float64_rows.pop())
-    add_n_5 += add_n_5_t10 * select_grad
-    np.subtract(add_n_5_t3 * select_grad, add_n_5, out=add_n_5)
-    add_n_5 -= add_n_5_t6 * select_grad
-    add_n_5 += add_n_5_t8 * select_grad * tanh
-    add_n_5 -= exp * select_grad
-    add_n_5 += reciprocal * select_grad
-    sqrt_grad_t0 = np.equal(add_n_5, 0)
-    sqrt_grad_t1 = np.where(sqrt_grad_t0, 1, sqrt)
-    sqrt_grad_t2 = np.reciprocal(sqrt_grad_t1, out=_float64_rows.pop())
-    sqrt_grad_t2 /= 2
-    sqrt_grad = np.multiply(add_n_5, sqrt_grad_t2, out=_float64_rows.pop())
-    add_n_6_t0 = np.multiply(select_grad, sigmoid, out=_float64_rows.pop())
-    add_n_6_t1 = np.exp(tanh, out=_float64_rows.pop())
-    add_n_6_t2 = np.multiply(add_n_6_t1, select_grad, out=_float64_rows.pop())
-    add_n_6_t3 = np.multiply(add_15_t2, select_grad, out=_float64_rows.pop())
-    add_n_6_t4 = np.multiply(tanh, 2, out=_float64_rows.pop())
-    add_n_6_t5 = np.greater_equal(tanh, 0.1)
-    add_n_6_t6 = np.multiply(add_15_t1, select_grad, out=_float64_rows.pop())
-    add_n_6_t7 = np.greater(tanh, 0)
-    add_n_6_t8 = np.where(sqrt > 0, np.log(np.where(sqrt > 0, sqrt, 1)), 0)
-    add_n_6_t9 = np.multiply(add_n_6_t8, pow_, out=_float64_rows.pop())
-    add_n_6_t10 = np.subtract(add_n_6_t4, 1.0, out=_float64_rows.pop())
-    add_n_6_t11 = np.subtract(1, sigmoid, out=_float64_rows.pop())
-    add_n_6 = (
-        add_15_t0 * select_grad
-        + add_25_t0 * select_grad
-        + add_n_6_t0
-        + add_n_6_t10 * select_grad
-        + add_n_6_t11 * select_grad * sigmoid
-        + add_n_6_t2
-        + add_n_6_t3
-        + add_n_6_t4 * sqrt_grad
-        + add_n_6_t5 * select_grad
-        + add_n_6_t7 * select_grad
-        + add_n_6_t9 * select_grad
-        + neg_1_grad * reciprocal
-        + neg_1_grad
-        + select_grad
-        - add_n_6_t6
+    d_add_41_d_add_bias_3_t0 = np.shape(add_bias_2)
+    del add_bias_2
+    # d add_41 / d add_bias
+    d_add_41_d_add_bias_3 = greater_bias * np.reshape(
+        d_add_41_d_reshape_bias, d_add_41_d_add_bias_3_t0
     )
-    tanh_grad_t0 = np.subtract(1, sqrt_t0, out=sqrt_t0)
-    tanh_grad = np.multiply(add_n_6, tanh_grad_t0, out=_float64_rows.pop())
-    d_add_41_d_weights = x.T @ add_n
-    d_add_41_d_weights += x.T @ tanh_grad
-    d_add_41_d_bias = np.sum(scatter_add, axis=0)
-    d_add_41_d_bias += np.sum(tanh_grad, axis=0)
+    # d add_41 / d tanh_bias, through neg_bias
+    d_tanh_bias_via_neg_bias = np.negative(
+        d_add_41_d_add_bias_3, out=_float64_rows.pop()
+    )
+    d_add_41_d_sqrt_bias_t0 = np.power(sqrt_bias, -2, out=_float64_rows.pop())
+    d_add_41_d_sqrt_bias_t1 = np.multiply(
+        d_add_41_d_sqrt_bias_t0, tanh_bias, out=_float64_rows.pop()
+    )
+    d_add_41_d_sqrt_bias_t2 = np.add(sqrt_bias, 1, out=_float64_rows.pop())
+    d_add_41_d_sqrt_bias_t3 = np.reciprocal(
+        d_add_41_d_sqrt_bias_t2, out=_float64_rows.pop()
+    )
+    d_add_41_d_sqrt_bias_t4 = np.equal(d_add_41_d_add_bias_3, 0)
+    d_add_41_d_sqrt_bias_t5 = np.where(d_add_41_d_sqrt_bias_t4, 1, reciprocal_bias)
+    d_add_41_d_sqrt_bias_t6 = np.square(
+        d_add_41_d_sqrt_bias_t5, out=_float64_rows.pop()
+    )
+    d_add_41_d_sqrt_bias_t7 = np.subtract(tanh_bias, 1, out=_float64_rows.pop())
+    d_add_41_d_sqrt_bias_t8 = sqrt_bias**d_add_41_d_sqrt_bias_t7
+    d_add_41_d_sqrt_bias_t9 = np.where(d_add_41_d_sqrt_bias_t4, 1, rsqrt_bias)
+    d_add_41_d_sqrt_bias_t10 = np.power(
+        d_add_41_d_sqrt_bias_t9, 3, out=_float64_rows.pop()
+    )
+    d_add_41_d_sqrt_bias_t10 /= 2
+    d_add_41_d_sqrt_bias = np.multiply(
+        d_add_41_d_add_bias_3, d_add_41_d_sqrt_bias_t10, out=_float64_rows.pop()
+    )
+    np.subtract(
+        d_add_41_d_add_bias_3 * d_add_41_d_sqrt_bias_t3,
+        d_add_41_d_sqrt_bias,
+        out=d_add_41_d_sqrt_bias,
+    )
+    d_add_41_d_sqrt_bias -= d_add_41_d_add_bias_3 * d_add_41_d_sqrt_bias_t6
+    d_add_41_d_sqrt_bias += d_add_41_d_add_bias_3 * d_add_41_d_sqrt_bias_t8 * tanh_bias
+    d_add_41_d_sqrt_bias -= d_add_41_d_add_bias_3 * exp
+    d_add_41_d_sqrt_bias += d_add_41_d_add_bias_3 * reciprocal_bias
+    d_add_41_d_sqrt_bias -= d_add_41_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias
+    d_add_41_d_add_bias_4_t0 = np.equal(d_add_41_d_sqrt_bias, 0)
+    d_add_41_d_add_bias_4_t1 = np.where(d_add_41_d_add_bias_4_t0, 1, sqrt_bias)
+    d_add_41_d_add_bias_4_t2 = np.reciprocal(
+        d_add_41_d_add_bias_4_t1, out=_float64_rows.pop()
+    )
+    d_add_41_d_add_bias_4_t2 /= 2
+    # d add_41 / d add_bias
+    d_add_41_d_add_bias_4 = np.multiply(
+        d_add_41_d_add_bias_4_t2, d_add_41_d_sqrt_bias, out=_float64_rows.pop()
+    )
+    d_add_41_d_tanh_bias_t0 = np.multiply(
+        d_add_41_d_add_bias_3, sigmoid_bias, out=_float64_rows.pop()
+    )
+    d_add_41_d_tanh_bias_t1 = np.exp(tanh_bias, out=_float64_rows.pop())
+    d_add_41_d_tanh_bias_t2 = np.multiply(
+        d_add_41_d_add_bias_3, d_add_41_d_tanh_bias_t1, out=_float64_rows.pop()
+    )
+    d_add_41_d_tanh_bias_t3 = np.multiply(
+        add_bias_t2, d_add_41_d_add_bias_3, out=_float64_rows.pop()
+    )
+    d_add_41_d_tanh_bias_t4 = np.multiply(tanh_bias, 2, out=_float64_rows.pop())
+    d_add_41_d_tanh_bias_t5 = np.greater_equal(tanh_bias, 0.1)
+    d_add_41_d_tanh_bias_t6 = np.multiply(
+        add_bias_t1, d_add_41_d_add_bias_3, out=_float64_rows.pop()
+    )
+    d_add_41_d_tanh_bias_t7 = np.greater(tanh_bias, 0)
+    d_add_41_d_tanh_bias_t8 = np.where(
+        sqrt_bias > 0, np.log(np.where(sqrt_bias > 0, sqrt_bias, 1)), 0
+    )
+    d_add_41_d_tanh_bias_t9 = np.multiply(
+        d_add_41_d_tanh_bias_t8, pow_bias, out=_float64_rows.pop()
+    )
+    d_add_41_d_tanh_bias_t10 = np.subtract(
+        d_add_41_d_tanh_bias_t4, 1.0, out=_float64_rows.pop()
+    )
+    d_add_41_d_tanh_bias_t11 = np.subtract(1, sigmoid_bias, out=_float64_rows.pop())
+    d_add_41_d_tanh_bias = (
+        add_bias_1_t0 * d_add_41_d_add_bias_3
+        + add_bias_t0 * d_add_41_d_add_bias_3
+        + d_add_41_d_add_bias_3 * d_add_41_d_tanh_bias_t10
+        + d_add_41_d_add_bias_3 * d_add_41_d_tanh_bias_t11 * sigmoid_bias
+        + d_add_41_d_add_bias_3 * d_add_41_d_tanh_bias_t5
+        + d_add_41_d_add_bias_3 * d_add_41_d_tanh_bias_t7
+        + d_add_41_d_add_bias_3 * d_add_41_d_tanh_bias_t9
+        + d_add_41_d_add_bias_3
+        + d_add_41_d_add_bias_4 * d_add_41_d_tanh_bias_t4
+        + d_add_41_d_tanh_bias_t0
+        + d_add_41_d_tanh_bias_t2
+        + d_add_41_d_tanh_bias_t3
+        + d_tanh_bias_via_neg_bias * reciprocal_bias
+        + d_tanh_bias_via_neg_bias
+        - d_add_41_d_tanh_bias_t6
+    )
+    d_add_41_d_add_bias_5_t0 = np.subtract(1, sqrt_bias_t0, out=sqrt_bias_t0)
+    # d add_41 / d add_bias
+    d_add_41_d_add_bias_5 = np.multiply(
+        d_add_41_d_add_bias_5_t0, d_add_41_d_tanh_bias, out=_float64_rows.pop()
+    )
+    d_add_41_d_weights = x.T @ d_add_41_d_add_bias_5
+    d_add_41_d_weights += x.T @ d_add_41_d_matmul_weights
+    d_add_41_d_bias = np.sum(d_add_41_d_add_bias_2, axis=0)
+    d_add_41_d_bias += np.sum(d_add_41_d_add_bias_5, axis=0)
     d_add_41_d_x_t0 = np.broadcast_to(1, np.shape(add_41_t1))
-    d_add_41_d_x_t1 = [add_41_t2[0], (np.shape(mul_2))[0]]
-    del mul_2
+    d_add_41_d_x_t1 = [add_41_t2[0], (np.shape(mul_x))[0]]
+    del mul_x
     d_add_41_d_x = (
         _concat_part(d_add_41_d_x_t0, 0, d_add_41_d_x_t1, 0)
         + 2 * _concat_part(d_add_41_d_x_t0, 0, d_add_41_d_x_t1, 1)
-        + add_n @ weights.T
-        + tanh_grad @ weights.T
+        + d_add_41_d_add_bias_5 @ weights.T
+        + d_add_41_d_matmul_weights @ weights.T
     )
-    _float64_rows.append(tanh_grad)
-    del add_n
-    mat_mul_1 = x @ np.broadcast_to(prod_1, (3, 3))
-    del prod_1
-    tanh_grad_grad = np.multiply(mat_mul_1, tanh_grad_t0, out=_float64_rows.pop())
-    square_grad_grad = np.multiply(add_n_6_t4, tanh_grad_grad, out=_float64_rows.pop())
-    sqrt_grad_grad = np.multiply(sqrt_grad_t2, square_grad_grad, out=sqrt_grad_t2)
-    neg_grad_grad = np.negative(sqrt_grad_grad, out=_float64_rows.pop())
-    reshape_like_t0 = np.multiply(add_n_6_t11, sigmoid, out=_float64_rows.pop())
-    reshape_like = np.reshape(
-        greater
+    _float64_rows.append(d_add_41_d_add_bias_5)
+    del d_add_41_d_matmul_weights
+    d_sum_5_d_d_add_41_d_add_bias = x @ np.broadcast_to(prod_weights, (3, 3))
+    del prod_weights
+    d_sum_5_d_d_add_41_d_tanh_bias = np.multiply(
+        d_add_41_d_add_bias_5_t0, d_sum_5_d_d_add_41_d_add_bias, out=_float64_rows.pop()
+    )
+    # d sum_5 / d d_add_41_d_add_bias
+    d_sum_5_d_d_add_41_d_add_bias_1 = np.multiply(
+        d_add_41_d_tanh_bias_t4, d_sum_5_d_d_add_41_d_tanh_bias, out=_float64_rows.pop()
+    )
+    d_sum_5_d_d_add_41_d_sqrt_bias = np.multiply(
+        d_add_41_d_add_bias_4_t2,
+        d_sum_5_d_d_add_41_d_add_bias_1,
+        out=d_add_41_d_add_bias_4_t2,
+    )
+    d_sum_5_d_d_add_41_d_neg_bias = np.negative(
+        d_sum_5_d_d_add_41_d_sqrt_bias, out=_float64_rows.pop()
+    )
+    d_sum_5_d_d_add_41_d_reshape_bias_t0 = np.multiply(
+        d_add_41_d_tanh_bias_t11, sigmoid_bias, out=_float64_rows.pop()
+    )
+    d_sum_5_d_d_add_41_d_reshape_bias = np.reshape(
+        greater_bias
         * (
-            add_15_t0 * tanh_grad_grad
-            + add_15_t2 * tanh_grad_grad
-            + add_25_t0 * tanh_grad_grad
-            + add_n_5_t1 * sqrt_grad_grad
-            + add_n_5_t3 * sqrt_grad_grad
-            + add_n_5_t8 * sqrt_grad_grad * tanh
-            + add_n_6_t1 * tanh_grad_grad
-            + add_n_6_t10 * tanh_grad_grad
-            + add_n_6_t5 * tanh_grad_grad
-            + add_n_6_t7 * tanh_grad_grad
-            + add_n_6_t9 * tanh_grad_grad
-            + exp * neg_grad_grad
-            + reciprocal * sqrt_grad_grad
-            + reshape_like_t0 * tanh_grad_grad
-            + sigmoid * tanh_grad_grad
-            - add_15_t1 * tanh_grad_grad
-            - add_n_5_t10 * sqrt_grad_grad
-            - add_n_5_t6 * sqrt_grad_grad
-            - reciprocal * tanh_grad_grad
+            add_bias_1_t0 * d_sum_5_d_d_add_41_d_tanh_bias
+            + add_bias_t0 * d_sum_5_d_d_add_41_d_tanh_bias
+            + add_bias_t2 * d_sum_5_d_d_add_41_d_tanh_bias
+            + d_add_41_d_sqrt_bias_t1 * d_sum_5_d_d_add_41_d_sqrt_bias
+            + d_add_41_d_sqrt_bias_t3 * d_sum_5_d_d_add_41_d_sqrt_bias
+            + d_add_41_d_sqrt_bias_t8 * d_sum_5_d_d_add_41_d_sqrt_bias * tanh_bias
+            + d_add_41_d_tanh_bias_t1 * d_sum_5_d_d_add_41_d_tanh_bias
+            + d_add_41_d_tanh_bias_t10 * d_sum_5_d_d_add_41_d_tanh_bias
+            + d_add_41_d_tanh_bias_t5 * d_sum_5_d_d_add_41_d_tanh_bias
+            + d_add_41_d_tanh_bias_t7 * d_sum_5_d_d_add_41_d_tanh_bias
+            + d_add_41_d_tanh_bias_t9 * d_sum_5_d_d_add_41_d_tanh_bias
+            + d_sum_5_d_d_add_41_d_neg_bias * exp
+            + d_sum_5_d_d_add_41_d_reshape_bias_t0 * d_sum_5_d_d_add_41_d_tanh_bias
+            + d_sum_5_d_d_add_41_d_sqrt_bias * reciprocal_bias
+            + d_sum_5_d_d_add_41_d_tanh_bias * sigmoid_bias
+            - add_bias_t1 * d_sum_5_d_d_add_41_d_tanh_bias
+            - d_add_41_d_sqrt_bias_t10 * d_sum_5_d_d_add_41_d_sqrt_bias
+            - d_add_41_d_sqrt_bias_t6 * d_sum_5_d_d_add_41_d_sqrt_bias
+            - d_sum_5_d_d_add_41_d_tanh_bias * reciprocal_bias
         ),
-        np.shape(gradients_transpose),
+        np.shape(d_add_41_d_reshape_bias),
     )
-    _float64_rows.append(add_n_5_t10)
-    _float64_rows.append(add_n_5_t6)
-    del gradients_transpose
-    reshape_like_1 = np.reshape(
-        np.transpose(reshape_like, (0, 2, 1)), np.shape(add_n_4)
+    _float64_rows.append(d_add_41_d_sqrt_bias_t10)
+    _float64_rows.append(d_add_41_d_sqrt_bias_t6)
+    del d_add_41_d_reshape_bias
+    d_sum_5_d_d_add_41_d_squeeze = np.reshape(
+        np.transpose(d_sum_5_d_d_add_41_d_reshape_bias, (0, 2, 1)),
+        np.shape(d_add_41_d_squeeze),
     )
-    del add_n_4, reshape_like
-    gradients_1_strided_slice_t0 = np.shape(slice_grad_5)
-    del slice_grad_5
-    gradients_1_strided_slice = (
+    del d_add_41_d_squeeze, d_sum_5_d_d_add_41_d_reshape_bias
+    d_sum_5_d_d_add_41_d_slice_concat_t0 = np.shape(d_add_41_d_concat)
+    del d_add_41_d_concat
+    d_sum_5_d_d_add_41_d_slice_concat = (
         _scatter(
             np.reshape(
                 np.sum(
-                    real_div_1_t1 * _sum_to_shape(reshape_like_1, np.shape(real_div_1)),
+                    d_squeeze_via_max_t1
+                    * _sum_to_shape(
+                        d_sum_5_d_d_add_41_d_squeeze, np.shape(d_squeeze_via_max)
+                    ),
                     axis=1,
                 ),
-                np.shape(strided_slice_3),
+                np.shape(d_add_41_d_expand),
             ),
-            gradients_1_strided_slice_t0,
+            d_sum_5_d_d_add_41_d_slice_concat_t0,
             np.s_[:, 3:4],
             np.float64,
         )
         + _scatter(
-            _sum_to_shape(reshape_like_1, np.shape(strided_slice_2)),
-            gradients_1_strided_slice_t0,
+            _sum_to_shape(d_sum_5_d_d_add_41_d_squeeze, np.shape(d_squeeze_via_concat)),
+            d_sum_5_d_d_add_41_d_slice_concat_t0,
             np.s_[:, 0:3],
             np.float64,
         )
     )[:2]
-    del real_div_1, reshape_like_1, strided_slice_2, strided_slice_3
-    gradients_1_add_n_4 = _scatter(
-        gradients_1_strided_slice[0], (2, 4), np.s_[0], np.float64
-    ) + _scatter(gradients_1_strided_slice[1], (2, 4), np.s_[1], np.float64)
-    del gradients_1_strided_slice
-    gradients_1_strided_slice_4 = gradients_1_add_n_4[:, 1:4]
-    gradients_1_tile = np.tile(gradients_1_add_n_4[:, 0:1], (1, 3))
-    del gradients_1_add_n_4
-    sum_to_shape_3 = _sum_to_shape(mat_mul_1, np.shape(sub))
-    sum_to_shape_4 = _sum_to_shape(mat_mul_1, np.shape(gradients_mul_2))
-    sum_to_shape_8 = _sum_to_shape(
-        _sum_to_shape(
-            broadcast_grad_3 * _sum_to_shape(mat_mul_1, np.shape(mul_3)),
-            np.shape(sub_2),
-        ),
-        np.shape(softmax),
+    del (
+        d_add_41_d_expand,
+        d_squeeze_via_concat,
+        d_squeeze_via_max,
+        d_sum_5_d_d_add_41_d_squeeze,
     )
-    del mul_3, sub_2
-    mul_2_grad = np.multiply(softmax, sum_to_shape_4, out=_float64_rows.pop())
-    broadcast_grad_4 = np.sum(-mul_2_grad, axis=1, keepdims=True)
-    sub_grad = np.negative(sum_to_shape_3, out=_float64_rows.pop())
-    add_n_12 = np.multiply(softmax, broadcast_grad_4, out=_float64_rows.pop())
-    add_n_12 += mul_2_grad
-    add_n_12 += sub_grad * sub_t1
-    _float64_rows.append(mul_2_grad)
-    _float64_rows.append(sub_t1)
-    add_n_13 = np.multiply(log_softmax, broadcast_grad_4, out=log_softmax)
-    add_n_13 += sub_1 * sum_to_shape_4
-    add_n_13 += sum_to_shape_3
-    add_n_13 += np.sum(gradients_exp * sub_grad, axis=1, keepdims=True)
-    _float64_rows.append(sub_1)
-    _float64_rows.append(sub_grad)
-    del broadcast_grad_4, log_softmax, sum_to_shape_3, sum_to_shape_4
-    gradients_1_scatter_add = _scatter_add(
+    d_sum_5_d_d_add_41_d_stack = _scatter(
+        d_sum_5_d_d_add_41_d_slice_concat[0], (2, 4), np.s_[0], np.float64
+    ) + _scatter(d_sum_5_d_d_add_41_d_slice_concat[1], (2, 4), np.s_[1], np.float64)
+    del d_sum_5_d_d_add_41_d_slice_concat
+    d_sum_5_d_d_add_41_d_slice_stack = d_sum_5_d_d_add_41_d_stack[:, 1:4]
+    d_sum_5_d_d_add_41_d_tile_stack = np.tile(
+        d_sum_5_d_d_add_41_d_stack[:, 0:1], (1, 3)
+    )
+    del d_sum_5_d_d_add_41_d_stack
+    # d sum_5 / d d_matmul_weights_via_log_softmax_weights
+    d_sum_5_d_d_matmul_weights_via_log_softmax_weigh = _sum_to_shape(
+        d_sum_5_d_d_add_41_d_add_bias,
+        np.shape(d_matmul_weights_via_log_softmax_weights),
+    )
+    d_sum_5_d_d_matmul_weights_via_softmax_weights = _sum_to_shape(
+        d_sum_5_d_d_add_41_d_add_bias, np.shape(d_matmul_weights_via_softmax_weights)
+    )
+    d_sum_5_d_softmax_d_xent_weights = _sum_to_shape(
+        _sum_to_shape(
+            broadcast_grad_d_xent_weights
+            * _sum_to_shape(
+                d_sum_5_d_d_add_41_d_add_bias,
+                np.shape(d_matmul_weights_via_xent_weights),
+            ),
+            np.shape(sub_d_xent_weights),
+        ),
+        np.shape(softmax_weights),
+    )
+    del d_matmul_weights_via_xent_weights, sub_d_xent_weights
+    d_sum_5_d_sub_d_softmax_weights = np.multiply(
+        d_sum_5_d_d_matmul_weights_via_softmax_weights,
+        softmax_weights,
+        out=_float64_rows.pop(),
+    )
+    d_sum_5_d_mul_d_softmax_weights = np.sum(
+        -d_sum_5_d_sub_d_softmax_weights, axis=1, keepdims=True
+    )
+    d_sum_5_d_mul_d_log_softmax_weights = np.negative(
+        d_sum_5_d_d_matmul_weights_via_log_softmax_weigh, out=_float64_rows.pop()
+    )
+    d_sum_5_d_log_softmax_weights = np.multiply(
+        d_matmul_weights_via_log_softmax_weights_t1,
+        d_sum_5_d_mul_d_log_softmax_weights,
+        out=d_matmul_weights_via_log_softmax_weights_t1,
+    )
+    d_sum_5_d_log_softmax_weights += d_sum_5_d_mul_d_softmax_weights * softmax_weights
+    d_sum_5_d_log_softmax_weights += d_sum_5_d_sub_d_softmax_weights
+    _float64_rows.append(d_sum_5_d_sub_d_softmax_weights)
+    d_sum_5_d_softmax_weights = np.multiply(
+        sub_d_softmax_weights,
+        d_sum_5_d_d_matmul_weights_via_softmax_weights,
+        out=sub_d_softmax_weights,
+    )
+    d_sum_5_d_softmax_weights += d_sum_5_d_d_matmul_weights_via_log_softmax_weigh
+    d_sum_5_d_softmax_weights += d_sum_5_d_mul_d_softmax_weights * log_softmax_weights
+    d_sum_5_d_softmax_weights += np.sum(
+        d_sum_5_d_mul_d_log_softmax_weights * exp_d_log_softmax_weights,
+        axis=1,
+        keepdims=True,
+    )
+    _float64_rows.append(d_sum_5_d_mul_d_log_softmax_weights)
+    del (
+        d_sum_5_d_d_matmul_weights_via_log_softmax_weigh,
+        d_sum_5_d_d_matmul_weights_via_softmax_weights,
+        d_sum_5_d_mul_d_softmax_weights,
+        log_softmax_weights,
+    )
+    d_sum_5_d_add_bias = _scatter_add(
         _prod_others_vjp(
-            broadcast_grad_5
+            broadcast_grad_d_prod_bias
             * np.take(
-                gradients_1_strided_slice_4 * tile + gradients_1_tile * strided_slice_4,
+                d_sum_5_d_d_add_41_d_slice_stack * tile_stack
+                + d_sum_5_d_d_add_41_d_tile_stack * slice_stack,
                 const,
                 axis=1,
             ),
-            gather_v2,
+            gather_bias,
             (1,),
         ),
         const,
@@ -544,16 +678,17 @@ def all_ops(x, labels, weights, bias):
         1,
         np.float64,
     )
-    del broadcast_grad_5, gather_v2
-    add_n_17 = _scatter(
-        gradients_1_scatter_add * tile + gradients_1_tile * scatter_add,
+    del broadcast_grad_d_prod_bias, gather_bias
+    d_sum_5_d_stack = _scatter(
+        d_add_41_d_add_bias_2 * d_sum_5_d_d_add_41_d_tile_stack
+        + d_sum_5_d_add_bias * tile_stack,
         (2, 4),
         np.s_[:, 1:4],
         np.float64,
     ) + _scatter(
         _untile(
-            gradients_1_scatter_add * strided_slice_4
-            + gradients_1_strided_slice_4 * scatter_add,
+            d_add_41_d_add_bias_2 * d_sum_5_d_d_add_41_d_slice_stack
+            + d_sum_5_d_add_bias * slice_stack,
             (2, 1),
             (1, 3),
         ),
@@ -562,180 +697,260 @@ def all_ops(x, labels, weights, bias):
         np.float64,
     )
     del (
-        gradients_1_scatter_add,
-        gradients_1_strided_slice_4,
-        gradients_1_tile,
-        scatter_add,
-        strided_slice_4,
-        tile,
+        d_add_41_d_add_bias_2,
+        d_sum_5_d_add_bias,
+        d_sum_5_d_d_add_41_d_slice_stack,
+        d_sum_5_d_d_add_41_d_tile_stack,
+        slice_stack,
+        tile_stack,
     )
-    slice_grad_8 = _scatter(
-        _scatter(add_n_17[0], slice_grad_5_t0, np.s_[0], np.float64)
-        + _scatter(add_n_17[1], slice_grad_5_t0, np.s_[1], np.float64),
-        slice_grad_5_t1,
+    d_sum_5_d_concat = _scatter(
+        _scatter(d_sum_5_d_stack[0], d_add_41_d_concat_t0, np.s_[0], np.float64)
+        + _scatter(d_sum_5_d_stack[1], d_add_41_d_concat_t0, np.s_[1], np.float64),
+        d_add_41_d_concat_t1,
         np.s_[:2],
         np.float64,
     )
-    del add_n_17
-    gradients_1_select_grad = greater * np.reshape(
+    del d_sum_5_d_stack
+    # d sum_5 / d add_bias
+    d_sum_5_d_add_bias_1 = greater_bias * np.reshape(
         np.transpose(
             np.reshape(
-                real_div_1_t1
-                * np.expand_dims(np.reshape(slice_grad_8[:, 3:4], real_div_1_t0), 1)
-                + slice_grad_8[:, 0:3],
-                gradients_transpose_t0,
+                d_squeeze_via_max_t1
+                * np.expand_dims(
+                    np.reshape(d_sum_5_d_concat[:, 3:4], d_squeeze_via_max_t0), 1
+                )
+                + d_sum_5_d_concat[:, 0:3],
+                d_add_41_d_reshape_bias_t0,
             ),
             (0, 2, 1),
         ),
-        select_grad_t0,
+        d_add_41_d_add_bias_3_t0,
     )
-    del greater, real_div_1_t1, slice_grad_8
-    gradients_1_neg_1_grad = np.negative(
-        gradients_1_select_grad, out=_float64_rows.pop()
+    del d_squeeze_via_max_t1, d_sum_5_d_concat, greater_bias
+    # d sum_5 / d tanh_bias, through neg_bias
+    d_tanh_bias_via_neg_bias_1 = np.negative(
+        d_sum_5_d_add_bias_1, out=_float64_rows.pop()
     )
-    add_n_20_t0 = np.multiply(select_grad, tanh_grad_grad, out=_float64_rows.pop())
-    add_n_20 = np.multiply(add_n_20_t0, add_n_6_t8, out=_float64_rows.pop())
-    add_n_20 += gradients_1_select_grad
-    add_n_26_t0 = np.multiply(add_n_5_t0, neg_1_grad, out=_float64_rows.pop())
-    add_n_26_t1 = np.multiply(add_n_5_t8, select_grad, out=_float64_rows.pop())
-    add_n_26_t2 = np.multiply(select_grad, sqrt_grad_grad, out=_float64_rows.pop())
-    add_n_26_t3 = add_n_26_t2 * np.logical_not(add_n_5_t4)
-    del add_n_5_t4
-    add_n_26_t4 = np.multiply(add_n_5_t5, add_n_26_t3, out=add_n_5_t5)
-    add_n_26_t4 *= 2
-    np.subtract(gradients_1_select_grad, add_n_26_t4, out=add_n_26_t4)
-    del add_n_5_t5
-    add_n_26_t5 = np.square(add_n_5_t9, out=add_n_5_t9)
-    add_n_26_t5 *= add_n_26_t3
-    add_n_26_t5 *= 3
-    add_n_26_t5 /= 2
-    np.subtract(gradients_1_select_grad, add_n_26_t5, out=add_n_26_t5)
-    del add_n_26_t3, add_n_5_t9
+    d_sum_5_d_pow_bias_t0 = np.multiply(
+        d_add_41_d_add_bias_3, d_sum_5_d_d_add_41_d_tanh_bias, out=_float64_rows.pop()
+    )
+    d_sum_5_d_pow_bias = np.multiply(
+        d_add_41_d_tanh_bias_t8, d_sum_5_d_pow_bias_t0, out=_float64_rows.pop()
+    )
+    d_sum_5_d_pow_bias += d_sum_5_d_add_bias_1
+    d_sum_5_d_tanh_bias_t0 = np.multiply(
+        d_add_41_d_sqrt_bias_t0, d_tanh_bias_via_neg_bias, out=_float64_rows.pop()
+    )
+    d_sum_5_d_tanh_bias_t1 = np.multiply(
+        d_add_41_d_add_bias_3, d_add_41_d_sqrt_bias_t8, out=_float64_rows.pop()
+    )
+    d_sum_5_d_tanh_bias_t2 = np.multiply(
+        d_add_41_d_add_bias_3, d_sum_5_d_d_add_41_d_sqrt_bias, out=_float64_rows.pop()
+    )
+    d_sum_5_d_tanh_bias_t3 = d_sum_5_d_tanh_bias_t2 * np.logical_not(
+        d_add_41_d_sqrt_bias_t4
+    )
+    del d_add_41_d_sqrt_bias_t4
+    d_sum_5_d_tanh_bias_t4_arg = np.multiply(
+        d_add_41_d_sqrt_bias_t5, d_sum_5_d_tanh_bias_t3, out=d_add_41_d_sqrt_bias_t5
+    )
+    d_sum_5_d_tanh_bias_t4_arg *= 2
+    d_sum_5_d_tanh_bias_t4_arg += d_tanh_bias_via_neg_bias_1
+    d_sum_5_d_tanh_bias_t4 = np.negative(
+        d_sum_5_d_tanh_bias_t4_arg, out=d_sum_5_d_tanh_bias_t4_arg
+    )
+    del d_add_41_d_sqrt_bias_t5, d_sum_5_d_tanh_bias_t4_arg
+    d_sum_5_d_tanh_bias_t5_arg = np.square(
+        d_add_41_d_sqrt_bias_t9, out=d_add_41_d_sqrt_bias_t9
+    )
+    d_sum_5_d_tanh_bias_t5_arg *= d_sum_5_d_tanh_bias_t3
+    d_sum_5_d_tanh_bias_t5_arg *= 3
+    d_sum_5_d_tanh_bias_t5_arg /= 2
+    d_sum_5_d_tanh_bias_t5_arg += d_tanh_bias_via_neg_bias_1
+    d_sum_5_d_tanh_bias_t5 = np.negative(
+        d_sum_5_d_tanh_bias_t5_arg, out=d_sum_5_d_tanh_bias_t5_arg
+    )
+    del d_add_41_d_sqrt_bias_t9, d_sum_5_d_tanh_bias_t3, d_sum_5_d_tanh_bias_t5_arg
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        add_n_26_t6 = (
-            add_n_20 * add_n_5_t8 * tanh
-            + add_n_5_t3 * gradients_1_select_grad
-            + add_n_5_t7 * select_grad * sqrt_grad_grad * tanh * sqrt ** (tanh - 2)
-            + gradients_1_select_grad * reciprocal
-            + 2 * neg_1_grad * sqrt_grad_grad * tanh / sqrt**3
-            + pow_
-            * select_grad
-            * tanh_grad_grad
-            * np.where(np.greater(sqrt, 0), reciprocal, 0)
-            - add_n_26_t0 * tanh_grad_grad
-            - add_n_26_t2 * add_n_5_t0
-            - add_n_26_t2 / add_n_5_t2**2
-            - add_n_26_t4 * np.where(np.equal(add_n_26_t4, 0), 1, reciprocal) ** 2
-            - add_n_26_t5 * np.where(np.equal(add_n_26_t5, 0), 1, rsqrt) ** 3 / 2
-            - add_n_5
-            * square_grad_grad
-            * np.logical_not(sqrt_grad_t0)
-            / (2 * sqrt_grad_t1**2)
-            - add_n_5_t1 * gradients_1_neg_1_grad
-            - exp * (gradients_1_select_grad + neg_grad_grad * select_grad)
+        d_sum_5_d_tanh_bias_t6 = (
+            d_add_41_d_add_bias_3
+            * d_add_41_d_sqrt_bias_t7
+            * d_sum_5_d_d_add_41_d_sqrt_bias
+            * tanh_bias
+            * sqrt_bias ** (tanh_bias - 2)
+            + d_add_41_d_add_bias_3
+            * d_sum_5_d_d_add_41_d_tanh_bias
+            * pow_bias
+            * np.where(np.greater(sqrt_bias, 0), reciprocal_bias, 0)
+            + d_add_41_d_sqrt_bias_t3 * d_sum_5_d_add_bias_1
+            + d_add_41_d_sqrt_bias_t8 * d_sum_5_d_pow_bias * tanh_bias
+            + d_sum_5_d_add_bias_1 * reciprocal_bias
+            + 2
+            * d_sum_5_d_d_add_41_d_sqrt_bias
+            * d_tanh_bias_via_neg_bias
+            * tanh_bias
+            / sqrt_bias**3
+            - d_add_41_d_sqrt_bias_t0 * d_sum_5_d_tanh_bias_t2
+            - d_add_41_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias_1
+            - d_sum_5_d_d_add_41_d_tanh_bias * d_sum_5_d_tanh_bias_t0
+            - d_sum_5_d_tanh_bias_t4
+            * np.where(np.equal(d_sum_5_d_tanh_bias_t4, 0), 1, reciprocal_bias) ** 2
+            - d_sum_5_d_tanh_bias_t5
+            * np.where(np.equal(d_sum_5_d_tanh_bias_t5, 0), 1, rsqrt_bias) ** 3
+            / 2
+            - exp
+            * (
+                d_add_41_d_add_bias_3 * d_sum_5_d_d_add_41_d_neg_bias
+                + d_sum_5_d_add_bias_1
+            )
+            - d_sum_5_d_tanh_bias_t2 / d_add_41_d_sqrt_bias_t2**2
+            - d_add_41_d_sqrt_bias
+            * d_sum_5_d_d_add_41_d_add_bias_1
+            * np.logical_not(d_add_41_d_add_bias_4_t0)
+            / (2 * d_add_41_d_add_bias_4_t1**2)
         )
-    _float64_rows.append(add_n_26_t2)
-    _float64_rows.append(add_n_5)
-    _float64_rows.append(add_n_5_t0)
-    _float64_rows.append(add_n_5_t1)
-    _float64_rows.append(add_n_5_t2)
-    _float64_rows.append(add_n_5_t3)
-    _float64_rows.append(add_n_5_t7)
+    _float64_rows.append(d_add_41_d_sqrt_bias)
+    _float64_rows.append(d_add_41_d_sqrt_bias_t0)
+    _float64_rows.append(d_add_41_d_sqrt_bias_t1)
+    _float64_rows.append(d_add_41_d_sqrt_bias_t2)
+    _float64_rows.append(d_add_41_d_sqrt_bias_t3)
+    _float64_rows.append(d_add_41_d_sqrt_bias_t7)
+    _float64_rows.append(d_sum_5_d_d_add_41_d_add_bias_1)
+    _float64_rows.append(d_sum_5_d_d_add_41_d_neg_bias)
+    _float64_rows.append(d_sum_5_d_tanh_bias_t2)
+    _float64_rows.append(d_tanh_bias_via_neg_bias)
     _float64_rows.append(exp)
-    _float64_rows.append(neg_1_grad)
-    _float64_rows.append(neg_grad_grad)
-    _float64_rows.append(rsqrt)
-    _float64_rows.append(square_grad_grad)
-    del add_n_26_t4, add_n_26_t5, add_n_5_t8, pow_, sqrt_grad_t0, sqrt_grad_t1
-    add_n_26 = (
-        add_15_t0 * gradients_1_select_grad
-        + add_15_t2 * gradients_1_select_grad
-        + add_25_t0 * gradients_1_select_grad
-        + add_n_20 * add_n_6_t9
-        + 2 * add_n_20_t0
-        + add_n_26_t6 * tanh / np.where(np.equal(add_n_26_t6, 0), 1, sqrt)
-        + add_n_6_t0 * tanh_grad_grad * (1 - sigmoid)
-        + add_n_6_t1 * gradients_1_select_grad
-        + add_n_6_t10 * gradients_1_select_grad
-        + add_n_6_t2 * tanh_grad_grad
-        + add_n_6_t5 * gradients_1_select_grad
-        + add_n_6_t7 * gradients_1_select_grad
-        + gradients_1_neg_1_grad * reciprocal
-        + gradients_1_neg_1_grad
-        + gradients_1_select_grad * sigmoid
-        + gradients_1_select_grad
-        + reshape_like_t0
-        * (
-            gradients_1_select_grad
-            + tanh_grad_grad * (add_n_6_t11 * select_grad - select_grad * sigmoid)
-        )
-        + 2 * sqrt_grad * tanh_grad_grad
-        + sqrt_grad_grad * (add_n_26_t1 * add_n_6_t8 * tanh + add_n_26_t1)
-        - add_15_t1 * gradients_1_select_grad
-        - add_n_26_t0 * sqrt_grad_grad
-        - add_n_6 * add_n_6_t4 * mat_mul_1
-        - add_n_6_t3 * tanh_grad_grad
-        - add_n_6_t6 * tanh_grad_grad
-    )
-    _float64_rows.append(add_15_t1)
-    _float64_rows.append(add_15_t2)
-    _float64_rows.append(add_n_20)
-    _float64_rows.append(add_n_20_t0)
-    _float64_rows.append(add_n_26_t0)
-    _float64_rows.append(add_n_26_t1)
-    _float64_rows.append(add_n_6_t0)
-    _float64_rows.append(add_n_6_t1)
-    _float64_rows.append(add_n_6_t10)
-    _float64_rows.append(add_n_6_t11)
-    _float64_rows.append(add_n_6_t2)
-    _float64_rows.append(add_n_6_t3)
-    _float64_rows.append(add_n_6_t4)
-    _float64_rows.append(add_n_6_t6)
-    _float64_rows.append(add_n_6_t9)
-    _float64_rows.append(gradients_1_neg_1_grad)
-    _float64_rows.append(reshape_like_t0)
-    _float64_rows.append(sqrt)
-    _float64_rows.append(sqrt_grad)
-    _float64_rows.append(sqrt_grad_grad)
-    _float64_rows.append(tanh)
-    _float64_rows.append(tanh_grad_grad)
+    _float64_rows.append(rsqrt_bias)
     del (
-        add_15_t0,
-        add_25_t0,
-        add_n_26_t6,
-        add_n_6,
-        add_n_6_t5,
-        add_n_6_t7,
-        add_n_6_t8,
-        gradients_1_select_grad,
-        mat_mul_1,
-        reciprocal,
-        select_grad,
-        sigmoid,
+        d_add_41_d_add_bias_4_t0,
+        d_add_41_d_add_bias_4_t1,
+        d_add_41_d_sqrt_bias_t8,
+        d_sum_5_d_tanh_bias_t4,
+        d_sum_5_d_tanh_bias_t5,
+        pow_bias,
+    )
+    d_sum_5_d_tanh_bias = (
+        add_bias_1_t0 * d_sum_5_d_add_bias_1
+        + add_bias_t0 * d_sum_5_d_add_bias_1
+        + add_bias_t2 * d_sum_5_d_add_bias_1
+        + 2 * d_add_41_d_add_bias_4 * d_sum_5_d_d_add_41_d_tanh_bias
+        + d_add_41_d_tanh_bias_t0 * d_sum_5_d_d_add_41_d_tanh_bias * (1 - sigmoid_bias)
+        + d_add_41_d_tanh_bias_t1 * d_sum_5_d_add_bias_1
+        + d_add_41_d_tanh_bias_t10 * d_sum_5_d_add_bias_1
+        + d_add_41_d_tanh_bias_t2 * d_sum_5_d_d_add_41_d_tanh_bias
+        + d_add_41_d_tanh_bias_t5 * d_sum_5_d_add_bias_1
+        + d_add_41_d_tanh_bias_t7 * d_sum_5_d_add_bias_1
+        + d_add_41_d_tanh_bias_t9 * d_sum_5_d_pow_bias
+        + d_sum_5_d_add_bias_1 * sigmoid_bias
+        + d_sum_5_d_add_bias_1
+        + d_sum_5_d_d_add_41_d_reshape_bias_t0
+        * (
+            d_sum_5_d_add_bias_1
+            + d_sum_5_d_d_add_41_d_tanh_bias
+            * (
+                d_add_41_d_add_bias_3 * d_add_41_d_tanh_bias_t11
+                - d_add_41_d_add_bias_3 * sigmoid_bias
+            )
+        )
+        + d_sum_5_d_d_add_41_d_sqrt_bias
+        * (
+            d_add_41_d_tanh_bias_t8 * d_sum_5_d_tanh_bias_t1 * tanh_bias
+            + d_sum_5_d_tanh_bias_t1
+        )
+        + 2 * d_sum_5_d_pow_bias_t0
+        + d_sum_5_d_tanh_bias_t6
+        * tanh_bias
+        / np.where(np.equal(d_sum_5_d_tanh_bias_t6, 0), 1, sqrt_bias)
+        + d_tanh_bias_via_neg_bias_1 * reciprocal_bias
+        + d_tanh_bias_via_neg_bias_1
+        - add_bias_t1 * d_sum_5_d_add_bias_1
+        - d_add_41_d_tanh_bias * d_add_41_d_tanh_bias_t4 * d_sum_5_d_d_add_41_d_add_bias
+        - d_add_41_d_tanh_bias_t3 * d_sum_5_d_d_add_41_d_tanh_bias
+        - d_add_41_d_tanh_bias_t6 * d_sum_5_d_d_add_41_d_tanh_bias
+        - d_sum_5_d_d_add_41_d_sqrt_bias * d_sum_5_d_tanh_bias_t0
+    )
+    _float64_rows.append(add_bias_t1)
+    _float64_rows.append(add_bias_t2)
+    _float64_rows.append(d_add_41_d_add_bias_4)
+    _float64_rows.append(d_add_41_d_tanh_bias_t0)
+    _float64_rows.append(d_add_41_d_tanh_bias_t1)
+    _float64_rows.append(d_add_41_d_tanh_bias_t10)
+    _float64_rows.append(d_add_41_d_tanh_bias_t11)
+    _float64_rows.append(d_add_41_d_tanh_bias_t2)
+    _float64_rows.append(d_add_41_d_tanh_bias_t3)
+    _float64_rows.append(d_add_41_d_tanh_bias_t4)
+    _float64_rows.append(d_add_41_d_tanh_bias_t6)
+    _float64_rows.append(d_add_41_d_tanh_bias_t9)
+    _float64_rows.append(d_sum_5_d_d_add_41_d_reshape_bias_t0)
+    _float64_rows.append(d_sum_5_d_d_add_41_d_sqrt_bias)
+    _float64_rows.append(d_sum_5_d_d_add_41_d_tanh_bias)
+    _float64_rows.append(d_sum_5_d_pow_bias)
+    _float64_rows.append(d_sum_5_d_pow_bias_t0)
+    _float64_rows.append(d_sum_5_d_tanh_bias_t0)
+    _float64_rows.append(d_sum_5_d_tanh_bias_t1)
+    _float64_rows.append(d_tanh_bias_via_neg_bias_1)
+    _float64_rows.append(sqrt_bias)
+    _float64_rows.append(tanh_bias)
+    del (
+        add_bias_1_t0,
+        add_bias_t0,
+        d_add_41_d_add_bias_3,
+        d_add_41_d_tanh_bias,
+        d_add_41_d_tanh_bias_t5,
+        d_add_41_d_tanh_bias_t7,
+        d_add_41_d_tanh_bias_t8,
+        d_sum_5_d_add_bias_1,
+        d_sum_5_d_d_add_41_d_add_bias,
+        d_sum_5_d_tanh_bias_t6,
+        reciprocal_bias,
+        sigmoid_bias,
     )
     d_sum_5_d_weights = (
         _prod_others(weights, (0,)) * np.sum(d_add_41_d_weights, axis=0)
-        + x.T @ (add_n_26 * tanh_grad_t0)
+        + x.T @ (d_add_41_d_add_bias_5_t0 * d_sum_5_d_tanh_bias)
         + x.T
         @ (
-            add_n_12
-            + softmax * (add_n_13 - np.sum(add_n_13 * softmax, axis=1, keepdims=True))
-            + softmax
-            * (sum_to_shape_8 - np.sum(softmax * sum_to_shape_8, axis=1, keepdims=True))
-            - gradients_exp * np.sum(add_n_12, axis=1, keepdims=True)
+            d_sum_5_d_log_softmax_weights
+            + softmax_weights
+            * (
+                d_sum_5_d_softmax_d_xent_weights
+                - np.sum(
+                    d_sum_5_d_softmax_d_xent_weights * softmax_weights,
+                    axis=1,
+                    keepdims=True,
+                )
+            )
+            + softmax_weights
+            * (
+                d_sum_5_d_softmax_weights
+                - np.sum(
+                    d_sum_5_d_softmax_weights * softmax_weights, axis=1, keepdims=True
+                )
+            )
+            - exp_d_log_softmax_weights
+            * np.sum(d_sum_5_d_log_softmax_weights, axis=1, keepdims=True)
         )
     )
-    _float64_rows.append(add_n_12)
-    _float64_rows.append(gradients_exp)
-    _float64_rows.append(softmax)
-    _float64_rows.append(tanh_grad_t0)
-    del add_n_13, add_n_26, sum_to_shape_8
-    mul = _prod_others(mul_4, (0, 1))
-    gradients_3_mul_4_grad = weights * _prod_others_vjp(2 * weights, mul_4, (0, 1))
-    del mul_4
-    d_sum_6_d_weights = np.add(gradients_3_mul_4_grad, mul, out=gradients_3_mul_4_grad)
+    _float64_rows.append(d_add_41_d_add_bias_5_t0)
+    _float64_rows.append(d_sum_5_d_log_softmax_weights)
+    _float64_rows.append(d_sum_5_d_softmax_weights)
+    _float64_rows.append(exp_d_log_softmax_weights)
+    _float64_rows.append(softmax_weights)
+    del d_sum_5_d_softmax_d_xent_weights, d_sum_5_d_tanh_bias
+    d_prod_2_d_mul_weights = _prod_others(mul_weights, (0, 1))
+    # d sum_6 / d weights, through mul_weights
+    d_weights_via_mul_weights_1 = weights * _prod_others_vjp(
+        2 * weights, mul_weights, (0, 1)
+    )
+    del mul_weights
+    d_sum_6_d_weights = np.add(
+        d_weights_via_mul_weights_1,
+        d_prod_2_d_mul_weights,
+        out=d_weights_via_mul_weights_1,
+    )
     d_sum_6_d_weights *= 2
-    del gradients_3_mul_4_grad, mul
+    del d_prod_2_d_mul_weights, d_weights_via_mul_weights_1
     # Updates
     new_weights = np.multiply(d_add_41_d_weights, 0.1, out=d_add_41_d_weights)
     np.subtract(weights, new_weights, out=new_weights)

@@ -55,46 +55,25 @@ def logistic_regression(images, labels, W1, b1):
     labels = _check("labels", labels, np.int32, (None,))
     W1 = _check("W1", W1, np.float64, (64, 10))
     b1 = _check("b1", b1, np.float64, (10,))
-    # Total ops: 27
+    # Statements: 13, BLAS calls: 2
     # Forward
-    add = images @ W1
-    add += b1
-    one_hot = (np.eye(10, dtype=np.float64))[labels]
-    softmax_cross_entropy_with_logits_t0 = np.max(add, axis=1, keepdims=True)
-    softmax_cross_entropy_with_logits_t1_arg = (
-        add - softmax_cross_entropy_with_logits_t0
+    add_b1 = images @ W1
+    add_b1 += b1
+    one_hot_labels = (np.eye(10, dtype=np.float64))[labels]
+    xent_b1_t0 = np.max(add_b1, axis=1, keepdims=True)
+    xent_b1_t1_arg = add_b1 - xent_b1_t0
+    xent_b1_t1 = np.exp(xent_b1_t1_arg, out=xent_b1_t1_arg)
+    del xent_b1_t1_arg
+    xent_b1_t2 = np.sum(xent_b1_t1, axis=1, keepdims=True)
+    xent_b1 = -np.sum(
+        one_hot_labels * (add_b1 - xent_b1_t0 - np.log(xent_b1_t2)), axis=1
     )
-    softmax_cross_entropy_with_logits_t1 = np.exp(
-        softmax_cross_entropy_with_logits_t1_arg,
-        out=softmax_cross_entropy_with_logits_t1_arg,
-    )
-    del softmax_cross_entropy_with_logits_t1_arg
-    softmax_cross_entropy_with_logits_t2 = np.sum(
-        softmax_cross_entropy_with_logits_t1, axis=1, keepdims=True
-    )
-    softmax_cross_entropy_with_logits = -np.sum(
-        one_hot
-        * (
-            add
-            - softmax_cross_entropy_with_logits_t0
-            - np.log(softmax_cross_entropy_with_logits_t2)
-        ),
-        axis=1,
-    )
-    del add, softmax_cross_entropy_with_logits_t0
-    mean = np.mean(softmax_cross_entropy_with_logits)
+    del add_b1, xent_b1_t0
+    mean = np.mean(xent_b1)
     # Gradients
-    mul = (
-        softmax_cross_entropy_with_logits_t1 / softmax_cross_entropy_with_logits_t2
-        - one_hot
-    )
-    mul /= np.size(softmax_cross_entropy_with_logits)
-    del (
-        one_hot,
-        softmax_cross_entropy_with_logits,
-        softmax_cross_entropy_with_logits_t1,
-        softmax_cross_entropy_with_logits_t2,
-    )
-    d_mean_d_W1 = images.T @ mul
-    d_mean_d_b1 = np.sum(mul, axis=0)
+    d_mean_d_add_b1 = xent_b1_t1 / xent_b1_t2 - one_hot_labels
+    d_mean_d_add_b1 /= np.size(xent_b1)
+    del one_hot_labels, xent_b1, xent_b1_t1, xent_b1_t2
+    d_mean_d_W1 = images.T @ d_mean_d_add_b1
+    d_mean_d_b1 = np.sum(d_mean_d_add_b1, axis=0)
     return mean, d_mean_d_W1, d_mean_d_b1

@@ -7,6 +7,7 @@ The printer (``printer.py``) decides how each node reads as NumPy; the template
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,7 @@ class Line:
     # np.where evaluates both branches: the one it discards may overflow or divide by
     # zero where TF stays silent, so such lines run without floating-point warnings.
     guarded: bool = False
+    comment: str = ""  # shown above the line: which derivative a gradient statement computes
 
     @property
     def title(self) -> str:
@@ -76,9 +78,24 @@ def _describe(dtype: DType, shape: Any) -> str:
     return f"{dtype.name} {'any shape' if shape is None else format_shape(shape)}"
 
 
-def render(
-    program: Program, total_ops: int, statement_lines: list[Line], helpers: list[str]
-) -> str:
+# One BLAS product each: ``@`` and NumPy's product functions.
+_BLAS = re.compile(r"(?<![@=])@(?![@=])|\bnp\.(?:dot|vdot|matmul|inner|outer|tensordot|einsum)\(")
+
+
+def statement_summary(lines: list[Line]) -> str:
+    """``Statements: 9, BLAS calls: 3``: what the function body runs, counted the same way in
+    both forms (a ``del`` is not a statement here; every ``@`` and ``np.dot``-like call is).
+
+    >>> statement_summary([Line("h = x @ w", "forward"), Line("h += b", "forward"),
+    ...                    Line("del x", "forward")])
+    'Statements: 2, BLAS calls: 1'
+    """
+    body = [line.text for line in lines if not line.text.startswith("del ")]
+    blas = sum(len(_BLAS.findall(text)) for text in body)
+    return f"Statements: {len(body)}, BLAS calls: {blas}"
+
+
+def render(program: Program, summary: str, statement_lines: list[Line], helpers: list[str]) -> str:
     """Fill the module template with the program's precomputed lines, laid out by the formatter.
 
     Each statement is printed on one line; ``ruff format`` (pinned) breaks the
@@ -118,7 +135,7 @@ def render(
         ],
         return_statement=f"return {', '.join(str(o.symbol) for o in program.outputs)}",
         lines=statement_lines,
-        total_ops=total_ops,
+        summary=summary,
         helpers=helpers,
         needs_base64=needs_base64,
     )
@@ -149,6 +166,7 @@ def statement_lines(
             f"{s.name} = {print_statement(printer, s.expr, s.dtype, table, convert=not s.temporary)}",
             s.section,
             guarded=s.symbol in guarded,
+            comment=s.comment,
         )
         for s in program.statements
     ]

@@ -541,7 +541,10 @@ def _with_deletes(
             argument = namer.claim([f"{statement.name}_arg"])
             records, _ = named_truthfully(low.records, argument)
         texts = [record_text(record, arena.slots) for record in records]
-        lines.extend(Line(text, statement.section, guarded) for text in texts)
+        lines.extend(
+            Line(text, statement.section, guarded, statement.comment if not position else "")
+            for position, text in enumerate(texts)
+        )
         if index < len(statements) - 1:  # the return frees the last ones anyway
             lines.extend(
                 Line(text, statement.section, False)

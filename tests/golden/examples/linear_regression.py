@@ -65,13 +65,13 @@ def linear_regression(x_input, y_input, weight, biases):
     y_input = _check("y_input", y_input, np.float32, None)
     weight = _check("weight", weight, np.float32, ())
     biases = _check("biases", biases, np.float32, ())
-    # Total ops: 12
+    # Statements: 6, BLAS calls: 0
     # Forward
-    add = biases + weight * x_input
-    sub = y_input - add
-    loss = np.sum(sub**2) / 64
+    add_biases = biases + weight * x_input
+    sub_y_input = y_input - add_biases
+    loss = np.sum(sub_y_input**2) / 64
     # Gradients
-    sum_to_shape_1 = _sum_to_shape(-sub / 32, np.shape(add))
-    grad_w = np.sum(sum_to_shape_1 * x_input)
-    grad_b = np.sum(sum_to_shape_1)
+    d_real_div_d_add_biases = _sum_to_shape(-sub_y_input / 32, np.shape(add_biases))
+    grad_w = np.sum(d_real_div_d_add_biases * x_input)
+    grad_b = np.sum(d_real_div_d_add_biases)
     return loss, grad_w, grad_b

@@ -13,7 +13,7 @@ import numpy as np
 
 def intermediate_xs():
     """Forward values and gradients; see the module docstring for shapes."""
-    # Total ops: 0
+    # Statements: 2, BLAS calls: 0
     # Gradients
     d_add_d_const = np.asarray(3, dtype=np.float32)
     d_add_d_mul = np.asarray(1, dtype=np.float32)

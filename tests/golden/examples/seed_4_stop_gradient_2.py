@@ -13,7 +13,7 @@ import numpy as np
 
 def stop_gradient_2():
     """Forward values and gradients; see the module docstring for shapes."""
-    # Total ops: 0
+    # Statements: 1, BLAS calls: 0
     # Gradients
     d_add_2_d_variable_2 = np.asarray(1, dtype=np.float32)
     return d_add_2_d_variable_2, d_add_2_d_variable_2
