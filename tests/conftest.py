@@ -7,7 +7,7 @@ import shutil
 import tempfile
 
 # Scripts run by hand or in subprocesses, not test modules.
-collect_ignore = ["scripts"]
+collect_ignore = ["scripts", "jax_parity/record_jax.py"]
 
 _SCRATCH = tempfile.mkdtemp(prefix="symgrad-tests-")
 atexit.register(shutil.rmtree, _SCRATCH, ignore_errors=True)
