@@ -16,7 +16,13 @@ from . import naming
 from .errors import DTypeError, GraphMismatchError, InvalidArgumentError, ShapeError
 from .graph import Operation, Tensor
 from .ops.array_ops import broadcast_to, expand_dims, eye, reshape, stack, transpose
-from .ops.elementwise import expression_op, identity, ones_like, zeros_like
+from .ops.elementwise import (
+    ZERO_DERIVATIVE_OPS,
+    expression_op,
+    identity,
+    ones_like,
+    zeros_like,
+)
 from .ops.linalg import matmul
 from .ops.reductions import reduce_mean, reduce_sum
 from .ops.registry import arg_symbols, opdef_of
@@ -354,6 +360,8 @@ def _forward_jacobian(target: Tensor, x: Tensor, count: int) -> Tensor | None:
 def _tangent_of(op: Operation, tangents: list[Tensor | None], count: int) -> Tensor | None:
     out = op.outputs[0]
     full = [*out.shape, count]  # type: ignore[misc]
+    if op.type in ZERO_DERIVATIVE_OPS:
+        return None
     definition = opdef_of(op)
     if definition.elementwise and "expr" in op.attrs:
         return _elementwise_tangent(op, tangents, full)

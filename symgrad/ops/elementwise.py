@@ -355,6 +355,9 @@ _define("Cast", gradient=_cast_gradient)
 # An identity whose derivative TF defines as 0 (not None): the labels inside the
 # softmax cross-entropy's own gradient.
 _define("ZeroGradient", gradient=lambda op, grad: [zeros_like(op.inputs[0])])
+# Their expression is the identity (or reads only a shape), but their derivative is zero:
+# forward mode (hessians) must not carry a tangent through them either.
+ZERO_DERIVATIVE_OPS = frozenset({"StopGradient", "OnesLike", "ZerosLike", "ZeroGradient"})
 
 
 def zero_gradient(x: Tensor, name: str | None = None) -> Tensor:
