@@ -18,12 +18,6 @@ FIXTURES = load_fixtures("tf_fixtures_ported.json")
 
 # program name -> what goes wrong (TensorFlow 2.21 compat.v1 vs symgrad).
 KNOWN_BUGS: dict[str, str] = {
-    # Listed in issue 13:
-    "kt_xent_label_broadcast_static": (
-        "issue 13, errors where TF1 works (TF's label-broadcast test, here with static shapes): "
-        "softmax_cross_entropy_with_logits_v2 with labels [1, 4] and logits [3, 4] raises "
-        "ShapeError 'must have the same shape'; TF broadcasts the labels"
-    ),
     # New finding (not in issue 13):
     "kt_mean_empty_batch": (
         "reduce_mean of a [None] placeholder fed an empty batch: the gradient computes the "

@@ -14,9 +14,9 @@ import sympy as sp
 
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Operation, Tensor
-from ..shapes import format_shape, shapes_compatible
+from ..shapes import Shape, broadcast_shapes, format_shape, is_fully_defined, shapes_compatible
 from . import functions as F
-from .array_ops import one_hot_of_labels
+from .array_ops import broadcast_to, one_hot_of_labels
 from .elementwise import (
     add,
     cast,
@@ -155,6 +155,10 @@ def _cross_entropy(
             name=name,
         )
         return op.outputs[0]
+    if _broadcasts_to(labels.shape, logits.shape):
+        # TF's kernel broadcasts labels against logits (its label-broadcast test: [1, 4] labels
+        # for [3, 4] logits); the gradient of broadcast_to sums the labels' gradient back.
+        labels = broadcast_to(labels, logits.shape)
     if labels.shape is None or not shapes_compatible(labels.shape, logits.shape):
         raise ShapeError(
             f"symgrad: {op_name}: labels '{labels.name}' {format_shape(labels.shape)} and logits "
@@ -170,6 +174,16 @@ def _cross_entropy(
         name=name,
     )
     return op.outputs[0]
+
+
+def _broadcasts_to(shape: Shape, target: Shape) -> bool:
+    """A static ``shape`` that broadcasts to the fully defined ``target`` without being it."""
+    if shape is None or target is None or not is_fully_defined(target) or shape == target:
+        return False
+    try:
+        return broadcast_shapes(shape, target) == target
+    except ValueError:
+        return False
 
 
 def softmax_cross_entropy_with_logits_v2(
