@@ -27,14 +27,7 @@ FIXTURES = json.loads(
 
 
 # program name -> what goes wrong (TensorFlow 2.21 compat.v1 vs symgrad); strict xfails.
-KNOWN_BUGS: dict[str, str] = {
-    "feed_intermediate_matmul_layer": (
-        "the relu gradient's mask: TF's ReluGrad reads the relu's output (here the fed value, "
-        "all positive), symgrad's rule reads the relu's input (x @ w1 > 0). Equal unless the "
-        "relu output is fed; reading the output would materialize every relu's output in the "
-        "forward pass of generated code (golden files change), so it is left for a decision"
-    ),
-}
+KNOWN_BUGS: dict[str, str] = {}
 
 
 def _params():  # type: ignore[no-untyped-def]

@@ -115,7 +115,9 @@ class LogWherePositive(_Elementwise):
 
 class Relu(_Elementwise):
     def fdiff(self, argindex: int = 1) -> sp.Expr:
-        return ReluMask(self.args[0], 0)
+        # relu(x) > 0 exactly where x > 0; written on the output, as TF's ReluGrad reads
+        # it, so that a fed relu output decides the mask as it does in TF.
+        return ReluMask(self, 0)
 
 
 class Maximum(_Elementwise):

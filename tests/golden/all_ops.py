@@ -134,7 +134,7 @@ def all_ops(x, labels, weights, bias):
     labels = _check("labels", labels, np.int32, (None,))
     weights = _check("weights", weights, np.float64, (3, 3))
     bias = _check("bias", bias, np.float64, (3,))
-    # Statements: 249, BLAS calls: 10
+    # Statements: 251, BLAS calls: 10
     # Forward
     _float64_rows = list(np.empty((39, x.shape[0], 3)))
     matmul_weights = x @ weights
@@ -149,11 +149,13 @@ def all_ops(x, labels, weights, bias):
     exp = np.exp(exp_arg, out=exp_arg)
     del exp_arg
     sigmoid_bias = np.exp(-np.logaddexp(0, -tanh_bias))
+    relu_bias = np.maximum(tanh_bias, 0)
     rsqrt_bias_arg = np.sqrt(sqrt_bias, out=_float64_rows.pop())
     rsqrt_bias = np.reciprocal(rsqrt_bias_arg, out=rsqrt_bias_arg)
     del rsqrt_bias_arg
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         reciprocal_bias = 1 / sqrt_bias
+    pow_bias = sqrt_bias**tanh_bias
     add_bias_t0 = np.sign(tanh_bias)
     add_bias_t1 = np.sin(tanh_bias, out=_float64_rows.pop())
     add_bias_t2 = np.cos(tanh_bias, out=_float64_rows.pop())
@@ -162,17 +164,17 @@ def all_ops(x, labels, weights, bias):
     add_bias += add_bias_t1
     add_bias += add_bias_t2
     add_bias += exp
+    add_bias += pow_bias
     add_bias += reciprocal_bias
+    add_bias += relu_bias
     add_bias += rsqrt_bias
     add_bias += sigmoid_bias
     add_bias += np.floor(tanh_bias)
-    add_bias += np.maximum(tanh_bias, 0)
     add_bias += np.round(tanh_bias)
     add_bias += np.logaddexp(0, tanh_bias)
     add_bias += np.log(sqrt_bias)
     add_bias += np.expm1(tanh_bias)
     add_bias += np.log1p(sqrt_bias)
-    pow_bias = sqrt_bias**tanh_bias
     greater_bias = np.greater(tanh_bias, 0)
     add_bias_1_t0 = np.less_equal(tanh_bias, 0.2)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -183,7 +185,6 @@ def all_ops(x, labels, weights, bias):
             + np.where(
                 greater_bias,
                 add_bias
-                + pow_bias
                 + tanh_bias
                 + (tanh_bias - 0.5) ** 2
                 + np.maximum(tanh_bias, 0.1)
@@ -462,7 +463,8 @@ def all_ops(x, labels, weights, bias):
     d_add_41_d_tanh_bias_t6 = np.multiply(
         add_bias_t1, d_add_41_d_add_bias_3, out=_float64_rows.pop()
     )
-    d_add_41_d_tanh_bias_t7 = np.greater(tanh_bias, 0)
+    d_add_41_d_tanh_bias_t7 = np.greater(relu_bias, 0)
+    del relu_bias
     d_add_41_d_tanh_bias_t8 = np.where(
         sqrt_bias > 0, np.log(np.where(sqrt_bias > 0, sqrt_bias, 1)), 0
     )
