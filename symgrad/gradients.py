@@ -330,7 +330,7 @@ def _forward_jacobian(target: Tensor, x: Tensor, count: int) -> Tensor | None:
     ``target`` does not depend on x.
     """
     tangents: dict[Tensor, Tensor | None] = {
-        x: reshape(eye(count, dtype=x.dtype), [*x.shape, count])  # type: ignore[list-item]
+        x: reshape(eye(count, dtype=x.dtype), [*x.shape, count])
     }
     for op in sorted(_between([x], [target]), key=lambda o: o.index):
         if op is x.op:

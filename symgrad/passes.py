@@ -153,7 +153,7 @@ def _as_matmul(
         return None
     if any(dtype_of(f) not in (dtype, WEAK_INT, WEAK_FLOAT) for f in scalars):
         return None
-    axis = int(axes[0]) % 2  # type: ignore[arg-type]
+    axis = int(axes[0]) % 2
     rows, columns = result
     for full, factor in (arrays, arrays[::-1]):
         if natural_signature(full, known) != result:
@@ -212,7 +212,7 @@ def fold_scalar_factors(
     readers: dict[sp.Symbol, list[int]] = {}
     for index, statement in enumerate(statements):
         for symbol in statement.expr.free_symbols:
-            readers.setdefault(symbol, []).append(index)  # type: ignore[arg-type]
+            readers.setdefault(symbol, []).append(index)
     statements = list(statements)
     dropped: set[int] = set()
     for index, statement in enumerate(statements):
@@ -239,7 +239,7 @@ def fold_scalar_factors(
                 reader.xreplace({node: new for node, new in pulled.items() if new is not None})
             )
             for read in expr.free_symbols:
-                readers.setdefault(read, []).append(r)  # type: ignore[arg-type]
+                readers.setdefault(read, []).append(r)
         dropped.add(index)
     return [s for i, s in enumerate(statements) if i not in dropped]
 

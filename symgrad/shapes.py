@@ -27,7 +27,7 @@ def as_shape(shape: object) -> Shape:
     if isinstance(shape, int):
         shape = (shape,)
     dims = []
-    for dim in shape:  # type: ignore[union-attr]
+    for dim in shape:
         if dim is None:
             dims.append(None)
         elif hasattr(dim, "__index__") and not isinstance(dim, bool):
@@ -105,14 +105,14 @@ def normalize_axes(axis: object, rank: int, op: str, tensor: str) -> tuple[int, 
     """Turn an axis argument (None, int, list) into sorted non-negative axes."""
     if axis is None:
         return tuple(range(rank))
-    items: Iterable[object] = axis if isinstance(axis, (list, tuple)) else (axis,)  # type: ignore[assignment]
+    items: Iterable[object] = axis if isinstance(axis, (list, tuple)) else (axis,)
     result = []
     for item in items:
         if not hasattr(item, "__index__"):
             raise ShapeError(
                 f"symgrad: {op}: axis {axis!r} for tensor '{tensor}' is not an int or list of ints"
             )
-        value = int(item)  # type: ignore[arg-type]
+        value = int(item)
         if not -rank <= value < rank:
             raise ShapeError(
                 f"symgrad: {op}: axis {value} is out of range for tensor '{tensor}' of rank {rank}"

@@ -230,7 +230,7 @@ class Tracer:
         operands = [self.values[t] for t in self._operands(op)]
         sig = signature_of(out)
         if opdef.value_lowering:
-            lowered: Lowered = opdef.lower(op, operands)  # type: ignore[misc,arg-type]
+            lowered: Lowered = opdef.lower(op, operands)
             self._remember(lowered.expr, lowered.natural)
             exact = lowered.natural == sig
             witnesses = (lowered.expr,) if exact else lowered.witnesses
@@ -302,7 +302,7 @@ class Tracer:
         if array.ndim == 0 and not tensor.dtype.is_bool:
             number = array.item()
             if isinstance(number, float) and not np.isfinite(number):
-                expr = {np.inf: sp.oo, -np.inf: -sp.oo}.get(number, sp.nan)  # type: ignore[call-overload]
+                expr = {np.inf: sp.oo, -np.inf: -sp.oo}.get(number, sp.nan)
             elif isinstance(number, float) and not number.is_integer():
                 expr = sp.Float(number, precision=53)
             else:

@@ -152,7 +152,7 @@ class Optimizer:
         named ``var/variable_name`` (TF1's variable name, ``"w/Momentum"``)."""
         key = (var, slot_name)
         if key not in self._slots:
-            value = np.full(var.shape, initial, dtype=var.dtype.numpy)  # type: ignore[arg-type]
+            value = np.full(var.shape, initial, dtype=var.dtype.numpy)
             # TF1 names a slot after its variable, outside any scope: "w/Momentum".
             with var.graph.as_default(), var.graph.name_scope(""):
                 self._slots[key] = Variable(

@@ -577,9 +577,9 @@ def concat(values: Sequence[Any], axis: int, name: str | None = "concat") -> Ten
         shape[position] = None  # an input of unknown rank adds an unknown length
     for t in ranked[1:]:
         if len(t.shape) != rank or any(
-            a is not None and b is not None and a != b and i != position  # type: ignore[arg-type]
+            a is not None and b is not None and a != b and i != position
             for i, (a, b) in enumerate(zip(shape, t.shape, strict=False))
-        ):  # type: ignore[arg-type]
+        ):
             raise ShapeError(
                 f"symgrad: ConcatV2: shapes {format_shape(first.shape)} of '{first.name}' and "
                 f"{format_shape(t.shape)} of '{t.name}' differ off axis {position}"
@@ -588,11 +588,11 @@ def concat(values: Sequence[Any], axis: int, name: str | None = "concat") -> Ten
             None
             if shape[position] is None or t.shape[position] is None
             else shape[position] + t.shape[position]
-        )  # type: ignore[index]
+        )
         shape = [
             a if a is not None else b if i != position else a
             for i, (a, b) in enumerate(zip(shape, t.shape, strict=False))
-        ]  # type: ignore[arg-type]
+        ]
     if len(tensors) == 1:
         return identity(first, name=name if name != "concat" else None)
     return _op("ConcatV2", tensors, {"axis": position}, tuple(shape), first.dtype, name)
@@ -1252,4 +1252,4 @@ def _getitem(self: Tensor, key: Any) -> Tensor:
     return strided_slice(self, key)
 
 
-Tensor.__getitem__ = _getitem  # type: ignore[attr-defined]
+Tensor.__getitem__ = _getitem

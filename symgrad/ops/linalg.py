@@ -115,7 +115,7 @@ def _signature(op: Operation, operands: list[Any]) -> Any:
     a, b = operands
     rows, _ = _matrix_dims(a, op.attrs["transpose_a"])
     _, cols = _matrix_dims(b, op.attrs["transpose_b"])
-    return tuple(broadcast_signatures(a[:-2], b[:-2])) + (rows, cols)  # type: ignore[arg-type]
+    return tuple(broadcast_signatures(a[:-2], b[:-2])) + (rows, cols)
 
 
 register(OpDef("MatMul", lower=_lower, gradient=_gradient, signature=_signature))

@@ -105,7 +105,7 @@ def value_reads(expr: sp.Basic) -> set[sp.Symbol]:
     its contents alive.
     """
     if expr.is_Symbol:
-        return {expr}  # type: ignore[set-item]
+        return {expr}
     found: set[sp.Symbol] = set()
     for argument in _value_arguments(expr):
         found |= value_reads(argument)
@@ -115,7 +115,7 @@ def value_reads(expr: sp.Basic) -> set[sp.Symbol]:
 def aliased_arrays(expr: sp.Basic) -> set[sp.Symbol]:
     """Arrays the value of ``expr`` may be, or view: ``t``, ``np.reshape(t, s)``, ``t[1:]``."""
     if expr.is_Symbol:
-        return {expr}  # type: ignore[set-item]
+        return {expr}
     if expr.is_Number or _is_fresh(expr) or isinstance(expr, (F.ReduceSum, F.Dot, F.SizeOf)):
         return set()  # a new array or a scalar
     found: set[sp.Symbol] = set()
@@ -344,7 +344,7 @@ class _InPlace:
     def evaluate(self, expr: sp.Expr) -> None:
         """Lines leaving ``expr`` in ``target`` (a symbol is left ``pending``)."""
         if expr.is_Symbol:
-            self.pending = expr  # type: ignore[assignment]
+            self.pending = expr
         elif isinstance(expr, sp.Add):
             self._add(expr)
         elif isinstance(expr, sp.Mul):
@@ -489,7 +489,7 @@ def fast_lines(program: Program, printer: Printer) -> list[Line]:
             slot = Slot(index) if _sizable(signature, dims) else None
             lowered.append(_lower(statement, printer, known, reusable, slot))
             owned.add(statement.symbol)
-            owned.discard(lowered[-1].reused)  # type: ignore[arg-type]  # its memory is the new value's now
+            owned.discard(lowered[-1].reused)  # its memory is the new value's now
         else:
             rhs = print_statement(
                 printer, statement.expr, statement.dtype, table, not statement.temporary
@@ -640,7 +640,7 @@ class Arena:
                 arena.members.update(holders[buffer])
             shape = ", ".join(
                 [str(peak), *(str(d) if isinstance(d, int) else dims[d] for d in signature)]
-            )  # type: ignore[union-attr]
+            )
             arena.pools.append((name, shape, dtype))
         return arena
 

@@ -131,7 +131,7 @@ class Printer(NumPyPrinter):
         if coefficient.is_negative and any(self.dtype_of(f) == "bool" for f in factors):
             # ``-mask * x`` would negate the bool mask first, which NumPy refuses.
             return f"-({self._print(-expr)})"
-        return StrPrinter._print_Mul(self, expr)  # type: ignore[arg-type]
+        return StrPrinter._print_Mul(self, expr)
 
     def _print_Pow(self, expr: sp.Pow, rational: bool = False) -> str:
         base, exponent = expr.args
