@@ -15,7 +15,7 @@ Dim = int | None
 Shape = tuple[Dim, ...] | None
 
 
-def as_shape(shape: object) -> Shape:
+def as_shape(shape: Any) -> Shape:
     """Normalise a user shape (None, int, list/tuple of ints/None, a TensorShape)."""
     if shape is None:
         return None
@@ -26,7 +26,7 @@ def as_shape(shape: object) -> Shape:
             return None
     if isinstance(shape, int):
         shape = (shape,)
-    dims = []
+    dims: list[Dim] = []
     for dim in shape:
         if dim is None:
             dims.append(None)
@@ -59,10 +59,11 @@ def broadcast_shapes(*shapes: Shape) -> Shape:
     """
     if any(s is None for s in shapes):
         return None
-    rank = max((len(s) for s in shapes), default=0)  # type: ignore[arg-type]
+    known_shapes = [s for s in shapes if s is not None]  # all of them, as checked above
+    rank = max((len(s) for s in known_shapes), default=0)
     result = []
     for axis in range(rank):
-        dims = [s[len(s) - rank + axis] for s in shapes if len(s) - rank + axis >= 0]  # type: ignore[arg-type]
+        dims = [s[len(s) - rank + axis] for s in known_shapes if len(s) - rank + axis >= 0]
         known = {d for d in dims if d is not None and d != 1}
         if len(known) > 1:
             raise ValueError("incompatible")
@@ -159,10 +160,12 @@ def broadcast_signatures(*signatures: Signature) -> Signature:
             elif sig != ():
                 tokens |= {("shape", sig)}
         return tokens
-    rank = max((len(s) for s in signatures), default=0)
-    result = []
+    # No frozenset (unknown rank) is left: every signature is a tuple.
+    tuples = [s for s in signatures if isinstance(s, tuple)]
+    rank = max((len(s) for s in tuples), default=0)
+    result: list[Any] = []
     for axis in range(rank):
-        dims = [s[len(s) - rank + axis] for s in signatures if len(s) - rank + axis >= 0]
+        dims = [s[len(s) - rank + axis] for s in tuples if len(s) - rank + axis >= 0]
         known = [d for d in dims if isinstance(d, int) and d != 1]
         unknown = [d for d in dims if isinstance(d, frozenset)]
         if known:

@@ -42,7 +42,7 @@ class Value:
     expr: sp.Expr
     shape: Shape
     sig: Signature
-    natural: Signature
+    natural: Signature | None
     dtype: DType
     witnesses: tuple[sp.Expr, ...]
     size: int  # nodes in ``expr`` (bounded by FUSION_LIMIT, for fusion decisions)
@@ -111,7 +111,7 @@ class Tracer:
             self.namer.claim([sanitize(n)] if n else naming.output_names(t))
             for n, t in self.outputs
         ]
-        self.output_name_of = {}
+        self.output_name_of: dict[Tensor, str] = {}
         for (_, tensor), out_name in zip(self.outputs, output_names, strict=False):
             self.output_name_of.setdefault(tensor, out_name)
         for op in ops:
@@ -233,7 +233,7 @@ class Tracer:
             lowered: Lowered = opdef.lower(op, operands)
             self._remember(lowered.expr, lowered.natural)
             exact = lowered.natural == sig
-            witnesses = (lowered.expr,) if exact else lowered.witnesses
+            witnesses: tuple[sp.Expr, ...] = (lowered.expr,) if exact else lowered.witnesses
             return Value(
                 lowered.expr,
                 out.shape,
@@ -254,7 +254,7 @@ class Tracer:
             expr = self._keep_cancelled(expr, used, out.dtype)
             natural = self._natural(expr)
             exact = natural == sig
-            witnesses: tuple[sp.Expr, ...] = (
+            witnesses = (
                 (expr,) if exact else tuple(dict.fromkeys(w for v in operands for w in v.witnesses))
             )
             return Value(
