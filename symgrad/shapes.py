@@ -61,7 +61,7 @@ def broadcast_shapes(*shapes: Shape) -> Shape:
         return None
     known_shapes = [s for s in shapes if s is not None]  # all of them, as checked above
     rank = max((len(s) for s in known_shapes), default=0)
-    result = []
+    result: list[Dim] = []
     for axis in range(rank):
         dims = [s[len(s) - rank + axis] for s in known_shapes if len(s) - rank + axis >= 0]
         known = {d for d in dims if d is not None and d != 1}

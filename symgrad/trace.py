@@ -227,6 +227,8 @@ class Tracer:
         if op.type == "Const":
             return self._constant(out)
         opdef = opdef_of(op)
+        # Only sources (Const, Placeholder, VariableV2) and NoOp lack a lowering; none gets here.
+        assert opdef.lower is not None, op.type
         operands = [self.values[t] for t in self._operands(op)]
         sig = signature_of(out)
         if opdef.value_lowering:
@@ -245,7 +247,7 @@ class Tracer:
                 exact,
             )
         if opdef.elementwise:
-            expr = opdef.lower(op, [v.expr for v in operands])  # type: ignore[misc]
+            expr = opdef.lower(op, [v.expr for v in operands])
             used = [
                 v
                 for v, sym in zip(operands, arg_symbols(len(operands)), strict=False)
@@ -267,7 +269,7 @@ class Tracer:
                 1 + sum(v.size for v in used),
                 exact,
             )
-        expr = opdef.lower(op, [v.materialized_expr() for v in operands])  # type: ignore[misc]
+        expr = opdef.lower(op, [v.materialized_expr() for v in operands])
         self._remember(expr, sig)
         return Value(
             expr, out.shape, sig, sig, out.dtype, (expr,), 1 + sum(v.size for v in operands), True
@@ -327,6 +329,7 @@ class Tracer:
         )
         if inline or (value.expr.is_Atom and not is_output):
             return value
+        natural: Signature | None
         if is_output:
             name = self.output_name_of[tensor]
             expr = value.materialized_expr(copy=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import string
+from collections.abc import Sequence
 from typing import Any
 
 import sympy as sp
@@ -78,8 +79,9 @@ def matmul(
     return op.outputs[0]
 
 
-def _lower(op: Operation, operands: list[sp.Expr]) -> sp.Expr:
+def _lower(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
     a, b = op.inputs
+    assert a.shape is not None and b.shape is not None  # matmul() requires known ranks
     return MatMulNode(
         operands[0],
         operands[1],
@@ -111,7 +113,7 @@ def _gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     ]
 
 
-def _signature(op: Operation, operands: list[Any]) -> Any:
+def _signature(op: Operation, operands: Sequence[Any]) -> Any:
     a, b = operands
     rows, _ = _matrix_dims(a, op.attrs["transpose_a"])
     _, cols = _matrix_dims(b, op.attrs["transpose_b"])
@@ -269,6 +271,7 @@ def _onto_diagonals(
     ``local[l, i] * eye[l, m]`` as ``'lmi'``, one identity per repeated index."""
     used = set(op.attrs["equation"])
     fresh = iter(c for c in string.ascii_letters if c not in used)
+    assert tensor.shape is not None  # einsum operands have known ranks
     spelled, seen, factors, factor_letters = "", set(), [], []
     for position, letter in enumerate(letters):
         if letter not in seen:
@@ -318,7 +321,7 @@ def trace(x: Any, name: str | None = None) -> Tensor:
     return einsum("...ii->...", x, name=name or "Trace")
 
 
-def _einsum_signature(op: Operation, sigs: list[Any]) -> Any:
+def _einsum_signature(op: Operation, sigs: Sequence[Any]) -> Any:
     subscripts, output = op.attrs["equation"].split("->")
     found: dict = {}
     for sig, letters in zip(sigs, subscripts.split(","), strict=False):
