@@ -368,7 +368,7 @@ def _restructure(structure: Any, flat: list[Any]) -> Any:
     return tuple(values) if kind == "tuple" else values
 
 
-def _output_names(structure: Any, program: Program) -> list[str | None]:
+def _output_names(structure: Any, program: Program) -> list[str]:
     named = _restructure(structure, [o.name for o in program.outputs])
     if isinstance(named, dict):
         return list(named.values())

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import sympy as sp
 
@@ -191,14 +191,15 @@ def gradients(
             return totals[tensor]
 
         for op in sorted(between, key=lambda o: o.index, reverse=True):
-            if op in stop_ops or opdef_of(op).gradient is None:
+            gradient = opdef_of(op).gradient
+            if op in stop_ops or gradient is None:
                 continue
             output = op.outputs[0]
             grad = total(output)
             if grad is None or not output.dtype.is_floating:
                 continue  # integer and bool values carry no gradient
             first_new = len(graph._operations)
-            contributions = opdef_of(op).gradient(op, grad)
+            contributions = gradient(op, grad)
             new_ops = graph._operations[first_new:]
             for new_op in new_ops:
                 new_op.provenance = naming.Provenance("step", ys_key, output)
@@ -329,6 +330,7 @@ def _forward_jacobian(target: Tensor, x: Tensor, count: int) -> Tensor | None:
     all ``count`` directions (the rows of the identity) at once. ``None`` when
     ``target`` does not depend on x.
     """
+    assert x.shape is not None  # hessians() checked it is fully defined
     tangents: dict[Tensor, Tensor | None] = {
         x: reshape(eye(count, dtype=x.dtype), [*x.shape, count])
     }
@@ -399,9 +401,12 @@ def _tangent_of(op: Operation, tangents: list[Tensor | None], count: int) -> Ten
         # one 2-D matrix product over all directions at once (BLAS, unlike np.einsum):
         # a' [i, m] @ db' [m, j*k], and da' moved to [i*k, m] @ b' [m, j].
         a, b = op.inputs
-        ta, tb = op.attrs.get("transpose_a"), op.attrs.get("transpose_b")
-        a_rows, inner = (a.shape[1], a.shape[0]) if ta else (a.shape[0], a.shape[1])  # type: ignore[index]
-        b_columns = b.shape[0] if tb else b.shape[1]  # type: ignore[index]
+        ta, tb = op.attrs["transpose_a"], op.attrs["transpose_b"]
+        # Rank 2 (checked above), with the dims used here known (the shapes with a tangent and
+        # the output's are fully defined).
+        a_shape, b_shape = cast(tuple[int, int], a.shape), cast(tuple[int, int], b.shape)
+        a_rows, inner = (a_shape[1], a_shape[0]) if ta else (a_shape[0], a_shape[1])
+        b_columns = b_shape[0] if tb else b_shape[1]
         terms = []
         if tangents[0] is not None:
             da = transpose(tangents[0], [1, 2, 0] if ta else [0, 2, 1])  # [i, k, m]

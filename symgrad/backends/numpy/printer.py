@@ -108,7 +108,7 @@ class Printer(NumPyPrinter):
         terms = self._as_ordered_terms(expr, order=order)
         positive = [t for t in terms if not t.could_extract_minus_sign()]
         negative = [t for t in terms if t.could_extract_minus_sign()]
-        parts = []
+        parts: list[str] = []
         for term in positive + negative:
             shown = -term if term in negative else term
             text = self._as_number(shown, self.parenthesize(shown, PRECEDENCE["Add"], strict=False))
