@@ -85,7 +85,8 @@ def broadcast_axes_of(index: int, operands: Sequence[Signature], result: Signatu
             facing = [
                 s[len(s) - len(result) + position]
                 for s in others
-                if len(s) - len(result) + position >= 0
+                if isinstance(s, tuple)  # all are, as checked above
+                and len(s) - len(result) + position >= 0
             ]
             if any(d != 1 and d != dim for d in facing):
                 return None
