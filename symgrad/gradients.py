@@ -301,7 +301,7 @@ def hessians(
                 f"'{x.name}' (ys are linear in it), so there is no second derivative; TensorFlow raises "
                 f"here too"
             )
-        results.append(reshape(jacobian, list(x.shape) * 2))  # type: ignore[arg-type]
+        results.append(reshape(jacobian, list(x.shape) * 2))
     return results
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any, TypeGuard
 
 import sympy as sp
 
@@ -55,7 +56,7 @@ class Pass:
 # --- fast-form rewrites --------------------------------------------------------------------
 
 
-def is_array(signature: Signature | None) -> bool:
+def is_array(signature: Signature | None) -> TypeGuard[tuple[Any, ...]]:
     """A signature of rank >= 1 (NumPy gives 0-d results as scalars, which have no ``out``)."""
     return isinstance(signature, tuple) and len(signature) >= 1
 
@@ -82,7 +83,7 @@ def _is_full_reduction(node: sp.Expr, known: dict[sp.Expr, Signature]) -> bool:
     natural = natural_signature(value, known)
     if keepdims or not is_array(natural):
         return False
-    return not len(axes) or sorted(int(a) for a in axes) == list(range(len(natural)))  # type: ignore[arg-type]
+    return not len(axes) or sorted(int(a) for a in axes) == list(range(len(natural)))
 
 
 def _as_dot(

@@ -7,7 +7,7 @@ for ``placeholder(float32)`` without a shape.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 from .errors import ShapeError
 
@@ -76,7 +76,7 @@ def broadcast_shapes(*shapes: Shape) -> Shape:
     return tuple(result)
 
 
-def is_fully_defined(shape: Shape) -> bool:
+def is_fully_defined(shape: Shape) -> TypeGuard[tuple[int, ...]]:
     return shape is not None and all(d is not None for d in shape)
 
 
@@ -84,8 +84,8 @@ def num_elements(shape: Shape) -> int | None:
     if not is_fully_defined(shape):
         return None
     count = 1
-    for d in shape:  # type: ignore[union-attr]
-        count *= d  # type: ignore[operator]
+    for d in shape:
+        count *= d
     return count
 
 

@@ -59,7 +59,7 @@ class Value:
             # (int64 or float64 arrays promote nothing in a float64 or int64 computation.)
             value = F.cast(value, self.dtype.name, self.dtype.name)
         if is_fully_defined(self.shape):
-            static = sp.Tuple(*(sp.Integer(d) for d in self.shape))  # type: ignore[union-attr]
+            static = sp.Tuple(*(sp.Integer(d) for d in self.shape))
             return F.BroadcastTo(value, static, sp.Integer(int(copy)))
         return F.BroadcastTo(value, sp.Tuple(), sp.Integer(int(copy)), *self.witnesses)
 

@@ -49,7 +49,7 @@ def _op(
 
 
 def _static_shape_of(tensor: Tensor) -> tuple[int, ...] | None:
-    return tuple(tensor.shape) if is_fully_defined(tensor.shape) else None  # type: ignore[arg-type]
+    return tuple(tensor.shape) if is_fully_defined(tensor.shape) else None
 
 
 # --- NumPy calls ----------------------------------------------------------------------------

@@ -683,4 +683,4 @@ def _pool_name(dtype: str, number: int) -> str:
 
 def _sizable(signature: Signature | None, dims: dict[object, str]) -> bool:
     """Can a pool of arrays of this signature be allocated (every dim a number or an input's dim)?"""
-    return is_array(signature) and all(isinstance(d, int) or d in dims for d in signature)  # type: ignore[union-attr]
+    return is_array(signature) and all(isinstance(d, int) or d in dims for d in signature)
