@@ -193,7 +193,7 @@ def _program_text(program: Program) -> str:
 
 def _random_value(tensor: Tensor, rng: np.random.Generator) -> Any:
     if tensor.op.type == "VariableV2":
-        return compiler.evaluate_constant(tensor.initial_value)  # type: ignore[attr-defined]
+        return compiler.evaluate_constant(tensor.initial_value)  # type: ignore[attr-defined]  # a VariableV2's output is a Variable
     shape = () if tensor.shape is None else tuple(3 if d is None else d for d in tensor.shape)
     if tensor.dtype.is_floating:
         return rng.standard_normal(shape).astype(tensor.dtype.numpy)

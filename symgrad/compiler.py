@@ -494,7 +494,7 @@ def compile(
     if inputs is None:
         inputs = [t for t in sources_of([t for _, t in flat]) if t not in baked]
     else:
-        inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]  # type: ignore[list-item]
+        inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]  # type: ignore[list-item]  # a single tensor is accepted too
         for tensor in inputs:
             if not isinstance(tensor, Tensor):
                 raise InvalidArgumentError(

@@ -355,7 +355,7 @@ def _forward_jacobian(target: Tensor, x: Tensor, count: int) -> Tensor | None:
 
 def _tangent_of(op: Operation, tangents: list[Tensor | None], count: int) -> Tensor | None:
     out = op.outputs[0]
-    full = [*out.shape, count]  # type: ignore[misc]
+    full = [*out.shape, count]  # type: ignore[misc]  # fully defined (checked by _forward_jacobian)
     definition = opdef_of(op)
     if definition.elementwise and "expr" in op.attrs:
         return _elementwise_tangent(op, tangents, full)
@@ -364,20 +364,20 @@ def _tangent_of(op: Operation, tangents: list[Tensor | None], count: int) -> Ten
     if op.type in ("SumToShape", "BroadcastLike"):  # the second operand is a shape only
         if tangents[0] is None:
             return None
-        source = list(op.inputs[0].shape)  # type: ignore[arg-type]
+        source = list(op.inputs[0].shape)  # type: ignore[arg-type]  # an operand with a tangent: fully defined
         if op.type == "BroadcastLike":
             aligned = [1] * (len(full) - 1 - len(source)) + source
             return broadcast_to(reshape(tangents[0], [*aligned, count]), full)
-        lead = len(source) - len(out.shape)  # type: ignore[arg-type]
+        lead = len(source) - len(out.shape)  # type: ignore[arg-type]  # fully defined (checked by _forward_jacobian)
         axes = [
             i
             for i, d in enumerate(source)
-            if i < lead or (out.shape[i - lead] == 1 and d != 1)  # type: ignore[index]
+            if i < lead or (out.shape[i - lead] == 1 and d != 1)  # type: ignore[index]  # fully defined (checked by _forward_jacobian)
         ]
         summed = reduce_sum(tangents[0], axis=axes) if axes else tangents[0]
         return reshape(summed, full)
     if op.type in ("Sum", "Mean"):
-        rank = len(op.inputs[0].shape)  # type: ignore[arg-type]
+        rank = len(op.inputs[0].shape)  # type: ignore[arg-type]  # the one operand has a tangent: fully defined
         axes = op.attrs["axes"]
         axes = list(range(rank)) if axes is None else [a % rank for a in axes]
         reduce = reduce_mean if op.type == "Mean" else reduce_sum
@@ -387,7 +387,7 @@ def _tangent_of(op: Operation, tangents: list[Tensor | None], count: int) -> Ten
         # Its second operand gives only a shape, so its tangent does not matter.
         if tangents[0] is None:
             return None
-        like_shape = list(op.inputs[1].shape)  # type: ignore[arg-type]
+        like_shape = list(op.inputs[1].shape)  # type: ignore[arg-type]  # like's shape is the output's: fully defined
         axes = op.attrs["axes"]
         axes = list(range(len(like_shape))) if axes is None else [a % len(like_shape) for a in axes]
         kept = [1 if i in axes else d for i, d in enumerate(like_shape)]
@@ -396,7 +396,7 @@ def _tangent_of(op: Operation, tangents: list[Tensor | None], count: int) -> Ten
             return spread
         reduced = num_elements(tuple(like_shape[a] for a in axes)) or 1
         return expression_op(arg_symbols(1)[0] / reduced, [spread], like=out, name="Mean")
-    if op.type == "MatMul" and all(len(t.shape) == 2 for t in op.inputs):  # type: ignore[arg-type]
+    if op.type == "MatMul" and all(len(t.shape) == 2 for t in op.inputs):  # type: ignore[arg-type]  # MatMul operands have known ranks
         # out = a' @ b' (a' = a or a.T, likewise b'), so d out = da' @ b' + a' @ db'. Each term is
         # one 2-D matrix product over all directions at once (BLAS, unlike np.einsum):
         # a' [i, m] @ db' [m, j*k], and da' moved to [i*k, m] @ b' [m, j].
@@ -448,4 +448,4 @@ def _elementwise_tangent(
     if not terms:
         return None
     total = _add_all(terms, out)
-    return total if list(total.shape) == full else broadcast_to(total, full)  # type: ignore[arg-type]
+    return total if list(total.shape) == full else broadcast_to(total, full)  # type: ignore[arg-type]  # a tangent of the output: fully defined

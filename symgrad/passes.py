@@ -111,11 +111,11 @@ def _as_dot(
         return None
     if any(dtype_of(f) not in (dtype, WEAK_INT, WEAK_FLOAT) for f in factors):
         return None  # a float64 scalar would have made NumPy sum in float64
-    dot = F.Dot(sp.Mul(*arrays[:-1]), arrays[-1], sp.Integer(len(signature)))  # type: ignore[arg-type]
+    dot = F.Dot(sp.Mul(*arrays[:-1]), arrays[-1], sp.Integer(len(signature)))  # type: ignore[arg-type]  # an array signature (checked by the caller)
     result = sp.Mul(*scalars, dot)
     if isinstance(node, F.ReduceMean):
         count = 1
-        for dim in signature:  # type: ignore[union-attr]
+        for dim in signature:  # type: ignore[union-attr]  # an array signature (checked by the caller)
             if not isinstance(dim, int):
                 return None
             count *= dim

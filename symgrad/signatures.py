@@ -123,6 +123,6 @@ def natural_signature(expr: sp.Expr, known: dict[sp.Expr, Signature]) -> Signatu
     signatures = [natural_signature(part, known) for part in parts]
     if any(sig is None for sig in signatures):
         return None
-    natural = broadcast_signatures(*signatures)  # type: ignore[arg-type]
+    natural = broadcast_signatures(*signatures)  # type: ignore[arg-type]  # no None left (returned above)
     known[expr] = natural
     return natural

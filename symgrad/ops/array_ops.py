@@ -1186,7 +1186,7 @@ def _lower_one_hot(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
     # Indexing the identity wraps a negative index and raises on one >= depth, where TF gives
     # a row of zeros: only for indices known to be in range.
     in_range = a.get("in_range", False)
-    if in_range and a["on"] == 1 and a["off"] == 0 and a["axis"] == len(op.inputs[0].shape):  # type: ignore[arg-type]
+    if in_range and a["on"] == 1 and a["off"] == 0 and a["axis"] == len(op.inputs[0].shape):  # type: ignore[arg-type]  # one_hot requires indices of known rank
         identity = Created(
             Literal(f"np.eye({a['depth']}, dtype={_numpy_dtype_text(dtype)})"), Literal(dtype.name)
         )

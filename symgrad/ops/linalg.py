@@ -68,7 +68,7 @@ def matmul(
             f"symgrad: MatMul: batch dimensions of '{a.name}' {format_shape(a.shape)} and "
             f"'{b.name}' {format_shape(b.shape)} do not broadcast"
         ) from None
-    shape = tuple(batch) + (rows, cols)  # type: ignore[arg-type]
+    shape = tuple(batch) + (rows, cols)  # type: ignore[arg-type]  # the operands have known ranks (checked above)
     op = a.graph.create_op(
         "MatMul",
         [a, b],
@@ -105,8 +105,8 @@ def _gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
         grad_a = matmul(b, grad, transpose_a=True, transpose_b=True)
         grad_b = matmul(grad, a, transpose_a=True, transpose_b=True)
     # Leading (batch) axes broadcast like elementwise operands.
-    batches = [signature_of(a)[:-2] + (1, 1), signature_of(b)[:-2] + (1, 1)]  # type: ignore[index]
-    result = signature_of(op.outputs[0])[:-2] + (1, 1)  # type: ignore[index]
+    batches = [signature_of(a)[:-2] + (1, 1), signature_of(b)[:-2] + (1, 1)]  # type: ignore[index]  # MatMul operands have known ranks
+    result = signature_of(op.outputs[0])[:-2] + (1, 1)  # type: ignore[index]  # MatMul operands have known ranks
     return [
         sum_to_shape_of(grad_a, a, broadcast_axes_of(0, batches, result)),
         sum_to_shape_of(grad_b, b, broadcast_axes_of(1, batches, result)),

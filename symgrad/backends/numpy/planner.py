@@ -251,9 +251,11 @@ def named_truthfully(records: list[Record], argument: str) -> tuple[list[Record]
     if not unary:
         return records, False
     last = unary[-1]
-    target = records[last].target
+    record = records[last]
+    assert isinstance(record, InPlace)  # as all of ``unary`` are
+    target = record.target
     before = [_retarget(r, target, argument) for r in records[:last]]
-    bound = InPlace(target, records[last].op, (argument,), argument, binds=True)  # type: ignore[union-attr]
+    bound = InPlace(target, record.op, (argument,), argument, binds=True)
     return [*before, bound, *records[last + 1 :]], True
 
 
@@ -306,7 +308,7 @@ class _InPlace:
         """The ``out=`` of the first operation: a dead array, or the slot, if there is one."""
         if self.pending in self.reusable:
             self.reused = self.pending
-            return self.pending.name  # type: ignore[union-attr]
+            return self.pending.name  # type: ignore[union-attr]  # pending is in reusable, so not None
         if self.slot is not None:
             self.in_slot = True
             return self.slot
