@@ -21,7 +21,7 @@ import runpy
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -158,9 +158,9 @@ def _show(args: argparse.Namespace) -> None:
         for item in program.inputs:
             shape = "any shape" if item.shape is None else item.shape
             print(f"  input  {item.name}: {item.dtype.name} {shape} ({item.kind})")
-        for item in program.outputs:
-            shape = "any shape" if item.shape is None else item.shape
-            print(f"  output {item.name}: {item.dtype.name} {shape}")
+        for output in program.outputs:
+            shape = "any shape" if output.shape is None else output.shape
+            print(f"  output {output.name}: {output.dtype.name} {shape}")
         for line in module.explain().splitlines():
             print(f"  {line}")
     if args.graph:
@@ -193,7 +193,7 @@ def _program_text(program: Program) -> str:
 
 def _random_value(tensor: Tensor, rng: np.random.Generator) -> Any:
     if tensor.op.type == "VariableV2":
-        return compiler.evaluate_constant(tensor.initial_value)  # type: ignore[attr-defined]
+        return compiler.evaluate_constant(tensor.initial_value)  # type: ignore[attr-defined]  # a VariableV2's output is a Variable
     shape = () if tensor.shape is None else tuple(3 if d is None else d for d in tensor.shape)
     if tensor.dtype.is_floating:
         return rng.standard_normal(shape).astype(tensor.dtype.numpy)
@@ -218,7 +218,10 @@ def _check_module(module: compiler.CompiledModule, rng: np.random.Generator) -> 
         if _stopped_between(x, ys):
             continue  # stop_gradient makes the gradient differ from the function's derivative on purpose
         with x.graph.as_default():
-            total = reduce_sum(ys[0]) if len(ys) == 1 else sum(reduce_sum(y) for y in ys)
+            # ys has several tensors here, so the sum (from 0) is a tensor.
+            total = (
+                reduce_sum(ys[0]) if len(ys) == 1 else cast(Tensor, sum(reduce_sum(y) for y in ys))
+            )
             objective = compiler.compile(total, inputs=inputs, name="objective").function
         position = inputs.index(x)
         direction = rng.standard_normal(np.shape(values[position]))

@@ -368,7 +368,7 @@ def _restructure(structure: Any, flat: list[Any]) -> Any:
     return tuple(values) if kind == "tuple" else values
 
 
-def _output_names(structure: Any, program: Program) -> list[str | None]:
+def _output_names(structure: Any, program: Program) -> list[str]:
     named = _restructure(structure, [o.name for o in program.outputs])
     if isinstance(named, dict):
         return list(named.values())
@@ -494,7 +494,7 @@ def compile(
     if inputs is None:
         inputs = [t for t in sources_of([t for _, t in flat]) if t not in baked]
     else:
-        inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]  # type: ignore[list-item]
+        inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]  # type: ignore[list-item]  # a single tensor is accepted too
         for tensor in inputs:
             if not isinstance(tensor, Tensor):
                 raise InvalidArgumentError(

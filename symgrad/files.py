@@ -248,7 +248,7 @@ def _sync_directory(directory: Path) -> None:
 def remove_orphaned_temporaries(directory: Path) -> list[Path]:
     """Delete temporary files in ``directory`` left by writers that were killed (their process
     is gone); returns what was removed."""
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(os.scandir(directory))
     except OSError:

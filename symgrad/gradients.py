@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import sympy as sp
 
@@ -197,14 +197,15 @@ def gradients(
             return totals[tensor]
 
         for op in sorted(between, key=lambda o: o.index, reverse=True):
-            if op in stop_ops or opdef_of(op).gradient is None:
+            gradient = opdef_of(op).gradient
+            if op in stop_ops or gradient is None:
                 continue
             output = op.outputs[0]
             grad = total(output)
             if grad is None or not output.dtype.is_floating:
                 continue  # integer and bool values carry no gradient
             first_new = len(graph._operations)
-            contributions = opdef_of(op).gradient(op, grad)
+            contributions = gradient(op, grad)
             new_ops = graph._operations[first_new:]
             for new_op in new_ops:
                 new_op.provenance = naming.Provenance("step", ys_key, output)
@@ -306,7 +307,7 @@ def hessians(
                 f"'{x.name}' (ys are linear in it), so there is no second derivative; TensorFlow raises "
                 f"here too"
             )
-        results.append(reshape(jacobian, list(x.shape) * 2))  # type: ignore[arg-type]
+        results.append(reshape(jacobian, list(x.shape) * 2))
     return results
 
 
@@ -335,8 +336,9 @@ def _forward_jacobian(target: Tensor, x: Tensor, count: int) -> Tensor | None:
     all ``count`` directions (the rows of the identity) at once. ``None`` when
     ``target`` does not depend on x.
     """
+    assert x.shape is not None  # hessians() checked it is fully defined
     tangents: dict[Tensor, Tensor | None] = {
-        x: reshape(eye(count, dtype=x.dtype), [*x.shape, count])  # type: ignore[list-item]
+        x: reshape(eye(count, dtype=x.dtype), [*x.shape, count])
     }
     for op in sorted(_between([x], [target]), key=lambda o: o.index):
         if op is x.op:
@@ -359,7 +361,7 @@ def _forward_jacobian(target: Tensor, x: Tensor, count: int) -> Tensor | None:
 
 def _tangent_of(op: Operation, tangents: list[Tensor | None], count: int) -> Tensor | None:
     out = op.outputs[0]
-    full = [*out.shape, count]  # type: ignore[misc]
+    full = [*out.shape, count]  # type: ignore[misc]  # fully defined (checked by _forward_jacobian)
     if op.type in ZERO_DERIVATIVE_OPS:
         return None
     definition = opdef_of(op)
@@ -370,20 +372,20 @@ def _tangent_of(op: Operation, tangents: list[Tensor | None], count: int) -> Ten
     if op.type in ("SumToShape", "BroadcastLike"):  # the second operand is a shape only
         if tangents[0] is None:
             return None
-        source = list(op.inputs[0].shape)  # type: ignore[arg-type]
+        source = list(op.inputs[0].shape)  # type: ignore[arg-type]  # an operand with a tangent: fully defined
         if op.type == "BroadcastLike":
             aligned = [1] * (len(full) - 1 - len(source)) + source
             return broadcast_to(reshape(tangents[0], [*aligned, count]), full)
-        lead = len(source) - len(out.shape)  # type: ignore[arg-type]
+        lead = len(source) - len(out.shape)  # type: ignore[arg-type]  # fully defined (checked by _forward_jacobian)
         axes = [
             i
             for i, d in enumerate(source)
-            if i < lead or (out.shape[i - lead] == 1 and d != 1)  # type: ignore[index]
+            if i < lead or (out.shape[i - lead] == 1 and d != 1)  # type: ignore[index]  # fully defined (checked by _forward_jacobian)
         ]
         summed = reduce_sum(tangents[0], axis=axes) if axes else tangents[0]
         return reshape(summed, full)
     if op.type in ("Sum", "Mean"):
-        rank = len(op.inputs[0].shape)  # type: ignore[arg-type]
+        rank = len(op.inputs[0].shape)  # type: ignore[arg-type]  # the one operand has a tangent: fully defined
         axes = op.attrs["axes"]
         axes = list(range(rank)) if axes is None else [a % rank for a in axes]
         reduce = reduce_mean if op.type == "Mean" else reduce_sum
@@ -393,7 +395,7 @@ def _tangent_of(op: Operation, tangents: list[Tensor | None], count: int) -> Ten
         # Its second operand gives only a shape, so its tangent does not matter.
         if tangents[0] is None:
             return None
-        like_shape = list(op.inputs[1].shape)  # type: ignore[arg-type]
+        like_shape = list(op.inputs[1].shape)  # type: ignore[arg-type]  # like's shape is the output's: fully defined
         axes = op.attrs["axes"]
         axes = list(range(len(like_shape))) if axes is None else [a % len(like_shape) for a in axes]
         kept = [1 if i in axes else d for i, d in enumerate(like_shape)]
@@ -402,14 +404,17 @@ def _tangent_of(op: Operation, tangents: list[Tensor | None], count: int) -> Ten
             return spread
         reduced = num_elements(tuple(like_shape[a] for a in axes)) or 1
         return expression_op(arg_symbols(1)[0] / reduced, [spread], like=out, name="Mean")
-    if op.type == "MatMul" and all(len(t.shape) == 2 for t in op.inputs):  # type: ignore[arg-type]
+    if op.type == "MatMul" and all(len(t.shape) == 2 for t in op.inputs):  # type: ignore[arg-type]  # MatMul operands have known ranks
         # out = a' @ b' (a' = a or a.T, likewise b'), so d out = da' @ b' + a' @ db'. Each term is
         # one 2-D matrix product over all directions at once (BLAS, unlike np.einsum):
         # a' [i, m] @ db' [m, j*k], and da' moved to [i*k, m] @ b' [m, j].
         a, b = op.inputs
-        ta, tb = op.attrs.get("transpose_a"), op.attrs.get("transpose_b")
-        a_rows, inner = (a.shape[1], a.shape[0]) if ta else (a.shape[0], a.shape[1])  # type: ignore[index]
-        b_columns = b.shape[0] if tb else b.shape[1]  # type: ignore[index]
+        ta, tb = op.attrs["transpose_a"], op.attrs["transpose_b"]
+        # Rank 2 (checked above), with the dims used here known (the shapes with a tangent and
+        # the output's are fully defined).
+        a_shape, b_shape = cast(tuple[int, int], a.shape), cast(tuple[int, int], b.shape)
+        a_rows, inner = (a_shape[1], a_shape[0]) if ta else (a_shape[0], a_shape[1])
+        b_columns = b_shape[0] if tb else b_shape[1]
         terms = []
         if tangents[0] is not None:
             da = transpose(tangents[0], [1, 2, 0] if ta else [0, 2, 1])  # [i, k, m]
@@ -451,4 +456,4 @@ def _elementwise_tangent(
     if not terms:
         return None
     total = _add_all(terms, out)
-    return total if list(total.shape) == full else broadcast_to(total, full)  # type: ignore[arg-type]
+    return total if list(total.shape) == full else broadcast_to(total, full)  # type: ignore[arg-type]  # a tangent of the output: fully defined

@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any, TypeGuard
 
 import sympy as sp
 
@@ -55,7 +56,7 @@ class Pass:
 # --- fast-form rewrites --------------------------------------------------------------------
 
 
-def is_array(signature: Signature | None) -> bool:
+def is_array(signature: Signature | None) -> TypeGuard[tuple[Any, ...]]:
     """A signature of rank >= 1 (NumPy gives 0-d results as scalars, which have no ``out``)."""
     return isinstance(signature, tuple) and len(signature) >= 1
 
@@ -82,7 +83,7 @@ def _is_full_reduction(node: sp.Expr, known: dict[sp.Expr, Signature]) -> bool:
     natural = natural_signature(value, known)
     if keepdims or not is_array(natural):
         return False
-    return not len(axes) or sorted(int(a) for a in axes) == list(range(len(natural)))  # type: ignore[arg-type]
+    return not len(axes) or sorted(int(a) for a in axes) == list(range(len(natural)))
 
 
 def _as_dot(
@@ -110,11 +111,11 @@ def _as_dot(
         return None
     if any(dtype_of(f) not in (dtype, WEAK_INT, WEAK_FLOAT) for f in factors):
         return None  # a float64 scalar would have made NumPy sum in float64
-    dot = F.Dot(sp.Mul(*arrays[:-1]), arrays[-1], sp.Integer(len(signature)))  # type: ignore[arg-type]
+    dot = F.Dot(sp.Mul(*arrays[:-1]), arrays[-1], sp.Integer(len(signature)))  # type: ignore[arg-type]  # an array signature (checked by the caller)
     result = sp.Mul(*scalars, dot)
     if isinstance(node, F.ReduceMean):
         count = 1
-        for dim in signature:  # type: ignore[union-attr]
+        for dim in signature:  # type: ignore[union-attr]  # an array signature (checked by the caller)
             if not isinstance(dim, int):
                 return None
             count *= dim
@@ -153,7 +154,7 @@ def _as_matmul(
         return None
     if any(dtype_of(f) not in (dtype, WEAK_INT, WEAK_FLOAT) for f in scalars):
         return None
-    axis = int(axes[0]) % 2  # type: ignore[arg-type]
+    axis = int(axes[0]) % 2
     rows, columns = result
     for full, factor in (arrays, arrays[::-1]):
         if natural_signature(full, known) != result:
@@ -212,7 +213,7 @@ def fold_scalar_factors(
     readers: dict[sp.Symbol, list[int]] = {}
     for index, statement in enumerate(statements):
         for symbol in statement.expr.free_symbols:
-            readers.setdefault(symbol, []).append(index)  # type: ignore[arg-type]
+            readers.setdefault(symbol, []).append(index)
     statements = list(statements)
     dropped: set[int] = set()
     for index, statement in enumerate(statements):
@@ -239,7 +240,7 @@ def fold_scalar_factors(
                 reader.xreplace({node: new for node, new in pulled.items() if new is not None})
             )
             for read in expr.free_symbols:
-                readers.setdefault(read, []).append(r)  # type: ignore[arg-type]
+                readers.setdefault(read, []).append(r)
         dropped.add(index)
     return [s for i, s in enumerate(statements) if i not in dropped]
 

@@ -7,7 +7,7 @@ for ``placeholder(float32)`` without a shape.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 from .errors import ShapeError
 
@@ -15,7 +15,7 @@ Dim = int | None
 Shape = tuple[Dim, ...] | None
 
 
-def as_shape(shape: object) -> Shape:
+def as_shape(shape: Any) -> Shape:
     """Normalise a user shape (None, int, list/tuple of ints/None, a TensorShape)."""
     if shape is None:
         return None
@@ -26,8 +26,8 @@ def as_shape(shape: object) -> Shape:
             return None
     if isinstance(shape, int):
         shape = (shape,)
-    dims = []
-    for dim in shape:  # type: ignore[union-attr]
+    dims: list[Dim] = []
+    for dim in shape:
         if dim is None:
             dims.append(None)
         elif hasattr(dim, "__index__") and not isinstance(dim, bool):
@@ -59,10 +59,11 @@ def broadcast_shapes(*shapes: Shape) -> Shape:
     """
     if any(s is None for s in shapes):
         return None
-    rank = max((len(s) for s in shapes), default=0)  # type: ignore[arg-type]
-    result = []
+    known_shapes = [s for s in shapes if s is not None]  # all of them, as checked above
+    rank = max((len(s) for s in known_shapes), default=0)
+    result: list[Dim] = []
     for axis in range(rank):
-        dims = [s[len(s) - rank + axis] for s in shapes if len(s) - rank + axis >= 0]  # type: ignore[arg-type]
+        dims = [s[len(s) - rank + axis] for s in known_shapes if len(s) - rank + axis >= 0]
         known = {d for d in dims if d is not None and d != 1}
         if len(known) > 1:
             raise ValueError("incompatible")
@@ -75,7 +76,7 @@ def broadcast_shapes(*shapes: Shape) -> Shape:
     return tuple(result)
 
 
-def is_fully_defined(shape: Shape) -> bool:
+def is_fully_defined(shape: Shape) -> TypeGuard[tuple[int, ...]]:
     return shape is not None and all(d is not None for d in shape)
 
 
@@ -83,8 +84,8 @@ def num_elements(shape: Shape) -> int | None:
     if not is_fully_defined(shape):
         return None
     count = 1
-    for d in shape:  # type: ignore[union-attr]
-        count *= d  # type: ignore[operator]
+    for d in shape:
+        count *= d
     return count
 
 
@@ -105,14 +106,14 @@ def normalize_axes(axis: object, rank: int, op: str, tensor: str) -> tuple[int, 
     """Turn an axis argument (None, int, list) into sorted non-negative axes."""
     if axis is None:
         return tuple(range(rank))
-    items: Iterable[object] = axis if isinstance(axis, (list, tuple)) else (axis,)  # type: ignore[assignment]
+    items: Iterable[object] = axis if isinstance(axis, (list, tuple)) else (axis,)
     result = []
     for item in items:
         if not hasattr(item, "__index__"):
             raise ShapeError(
                 f"symgrad: {op}: axis {axis!r} for tensor '{tensor}' is not an int or list of ints"
             )
-        value = int(item)  # type: ignore[arg-type]
+        value = int(item)
         if not -rank <= value < rank:
             raise ShapeError(
                 f"symgrad: {op}: axis {value} is out of range for tensor '{tensor}' of rank {rank}"
@@ -159,10 +160,12 @@ def broadcast_signatures(*signatures: Signature) -> Signature:
             elif sig != ():
                 tokens |= {("shape", sig)}
         return tokens
-    rank = max((len(s) for s in signatures), default=0)
-    result = []
+    # No frozenset (unknown rank) is left: every signature is a tuple.
+    tuples = [s for s in signatures if isinstance(s, tuple)]
+    rank = max((len(s) for s in tuples), default=0)
+    result: list[Any] = []
     for axis in range(rank):
-        dims = [s[len(s) - rank + axis] for s in signatures if len(s) - rank + axis >= 0]
+        dims = [s[len(s) - rank + axis] for s in tuples if len(s) - rank + axis >= 0]
         known = [d for d in dims if isinstance(d, int) and d != 1]
         unknown = [d for d in dims if isinstance(d, frozenset)]
         if known:

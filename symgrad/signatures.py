@@ -85,7 +85,8 @@ def broadcast_axes_of(index: int, operands: Sequence[Signature], result: Signatu
             facing = [
                 s[len(s) - len(result) + position]
                 for s in others
-                if len(s) - len(result) + position >= 0
+                if isinstance(s, tuple)  # all are, as checked above
+                and len(s) - len(result) + position >= 0
             ]
             if any(d != 1 and d != dim for d in facing):
                 return None
@@ -122,6 +123,6 @@ def natural_signature(expr: sp.Expr, known: dict[sp.Expr, Signature]) -> Signatu
     signatures = [natural_signature(part, known) for part in parts]
     if any(sig is None for sig in signatures):
         return None
-    natural = broadcast_signatures(*signatures)  # type: ignore[arg-type]
+    natural = broadcast_signatures(*signatures)  # type: ignore[arg-type]  # no None left (returned above)
     known[expr] = natural
     return natural

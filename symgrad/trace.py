@@ -42,7 +42,7 @@ class Value:
     expr: sp.Expr
     shape: Shape
     sig: Signature
-    natural: Signature
+    natural: Signature | None
     dtype: DType
     witnesses: tuple[sp.Expr, ...]
     size: int  # nodes in ``expr`` (bounded by FUSION_LIMIT, for fusion decisions)
@@ -59,7 +59,7 @@ class Value:
             # (int64 or float64 arrays promote nothing in a float64 or int64 computation.)
             value = F.cast(value, self.dtype.name, self.dtype.name)
         if is_fully_defined(self.shape):
-            static = sp.Tuple(*(sp.Integer(d) for d in self.shape))  # type: ignore[union-attr]
+            static = sp.Tuple(*(sp.Integer(d) for d in self.shape))
             return F.BroadcastTo(value, static, sp.Integer(int(copy)))
         return F.BroadcastTo(value, sp.Tuple(), sp.Integer(int(copy)), *self.witnesses)
 
@@ -111,7 +111,7 @@ class Tracer:
             self.namer.claim([sanitize(n)] if n else naming.output_names(t))
             for n, t in self.outputs
         ]
-        self.output_name_of = {}
+        self.output_name_of: dict[Tensor, str] = {}
         for (_, tensor), out_name in zip(self.outputs, output_names, strict=False):
             self.output_name_of.setdefault(tensor, out_name)
         for op in ops:
@@ -227,13 +227,15 @@ class Tracer:
         if op.type == "Const":
             return self._constant(out)
         opdef = opdef_of(op)
+        # Only sources (Const, Placeholder, VariableV2) and NoOp lack a lowering; none gets here.
+        assert opdef.lower is not None, op.type
         operands = [self.values[t] for t in self._operands(op)]
         sig = signature_of(out)
         if opdef.value_lowering:
-            lowered: Lowered = opdef.lower(op, operands)  # type: ignore[misc,arg-type]
+            lowered: Lowered = opdef.lower(op, operands)
             self._remember(lowered.expr, lowered.natural)
             exact = lowered.natural == sig
-            witnesses = (lowered.expr,) if exact else lowered.witnesses
+            witnesses: tuple[sp.Expr, ...] = (lowered.expr,) if exact else lowered.witnesses
             return Value(
                 lowered.expr,
                 out.shape,
@@ -245,7 +247,7 @@ class Tracer:
                 exact,
             )
         if opdef.elementwise:
-            expr = opdef.lower(op, [v.expr for v in operands])  # type: ignore[misc]
+            expr = opdef.lower(op, [v.expr for v in operands])
             used = [
                 v
                 for v, sym in zip(operands, arg_symbols(len(operands)), strict=False)
@@ -254,7 +256,7 @@ class Tracer:
             expr = self._keep_cancelled(expr, used, out.dtype)
             natural = self._natural(expr)
             exact = natural == sig
-            witnesses: tuple[sp.Expr, ...] = (
+            witnesses = (
                 (expr,) if exact else tuple(dict.fromkeys(w for v in operands for w in v.witnesses))
             )
             return Value(
@@ -267,7 +269,7 @@ class Tracer:
                 1 + sum(v.size for v in used),
                 exact,
             )
-        expr = opdef.lower(op, [v.materialized_expr() for v in operands])  # type: ignore[misc]
+        expr = opdef.lower(op, [v.materialized_expr() for v in operands])
         self._remember(expr, sig)
         return Value(
             expr, out.shape, sig, sig, out.dtype, (expr,), 1 + sum(v.size for v in operands), True
@@ -302,7 +304,7 @@ class Tracer:
         if array.ndim == 0 and not tensor.dtype.is_bool:
             number = array.item()
             if isinstance(number, float) and not np.isfinite(number):
-                expr = {np.inf: sp.oo, -np.inf: -sp.oo}.get(number, sp.nan)  # type: ignore[call-overload]
+                expr = {np.inf: sp.oo, -np.inf: -sp.oo}.get(number, sp.nan)
             elif isinstance(number, float) and not number.is_integer():
                 expr = sp.Float(number, precision=53)
             else:
@@ -327,6 +329,7 @@ class Tracer:
         )
         if inline or (value.expr.is_Atom and not is_output):
             return value
+        natural: Signature | None
         if is_output:
             name = self.output_name_of[tensor]
             expr = value.materialized_expr(copy=True)

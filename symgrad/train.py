@@ -8,6 +8,7 @@ of the run, so fetching ``[train_op, loss]`` gives the loss before the update.
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Sequence
 from typing import Any
 
@@ -152,7 +153,8 @@ class Optimizer:
         named ``var/variable_name`` (TF1's variable name, ``"w/Momentum"``)."""
         key = (var, slot_name)
         if key not in self._slots:
-            value = np.full(var.shape, initial, dtype=var.dtype.numpy)  # type: ignore[arg-type]
+            shape = typing.cast(tuple[int, ...], var.shape)  # a variable's shape is fully defined
+            value = np.full(shape, initial, dtype=var.dtype.numpy)
             # TF1 names a slot after its variable, outside any scope: "w/Momentum".
             with var.graph.as_default(), var.graph.name_scope(""):
                 self._slots[key] = Variable(
@@ -166,7 +168,7 @@ class Optimizer:
     def get_slot_names(self) -> list[str]:
         return sorted({name for _, name in self._slots})
 
-    def _prepare(self, pairs: GradsAndVars) -> None:
+    def _prepare(self, pairs: list[tuple[Tensor, Variable]]) -> None:
         """Create non-slot state before the updates (Adam's beta powers)."""
 
     def _finish(self) -> list[Tensor]:
@@ -262,7 +264,7 @@ class AdamOptimizer(Optimizer):
         self._beta1, self._beta2, self._epsilon = beta1, beta2, epsilon
         self._beta_powers: tuple[Variable, Variable] | None = None
 
-    def _prepare(self, pairs: GradsAndVars) -> None:
+    def _prepare(self, pairs: list[tuple[Tensor, Variable]]) -> None:
         if self._beta_powers is None:
             first = min((v for _, v in pairs), key=lambda v: v.op.index)
             graph = first.graph

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+import typing
 from collections.abc import Sequence
 from typing import Any
 
@@ -48,7 +49,7 @@ def _op(
 
 
 def _static_shape_of(tensor: Tensor) -> tuple[int, ...] | None:
-    return tuple(tensor.shape) if is_fully_defined(tensor.shape) else None  # type: ignore[arg-type]
+    return tuple(tensor.shape) if is_fully_defined(tensor.shape) else None
 
 
 # --- NumPy calls ----------------------------------------------------------------------------
@@ -379,7 +380,7 @@ def _key_text(key: tuple[Any, ...]) -> str:
 
 def _normalize_key(x: Tensor, key: Any) -> tuple[tuple[Any, ...], Shape]:
     items = key if isinstance(key, tuple) else (key,)
-    normalized = []
+    normalized: list[Any] = []
     for item in items:
         value = constant_value(item)
         if value is not None and value.ndim == 0 and item.dtype.is_integer:
@@ -515,6 +516,7 @@ def _lower_slice_gradient(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr
 def _slice_signature(op: Operation, sigs: Sequence[Any]) -> Any:
     source, out, axis = sigs[0], [], 0
     fresh = signature(op.outputs[0].shape, op.name)
+    assert isinstance(fresh, tuple)  # slicing needs a known rank
     for item in op.attrs["key"]:
         if item is None:
             out.append(1)
@@ -570,29 +572,33 @@ def concat(values: Sequence[Any], axis: int, name: str | None = "concat") -> Ten
             return identity(tensors[0], name=name if name != "concat" else None)
         return _op("ConcatV2", tensors, {"axis": int(axis)}, None, tensors[0].dtype, name)
     first = ranked[0]
-    rank = len(first.shape)  # type: ignore[arg-type]
+    first_shape = first.shape
+    assert first_shape is not None  # ranked
+    rank = len(first_shape)
     position = _axis(axis, rank, "ConcatV2", first.name)
-    shape: list[Any] = list(first.shape)  # type: ignore[arg-type]
+    shape: list[Any] = list(first_shape)
     if len(ranked) < len(tensors):
         shape[position] = None  # an input of unknown rank adds an unknown length
     for t in ranked[1:]:
-        if len(t.shape) != rank or any(
-            a is not None and b is not None and a != b and i != position  # type: ignore[arg-type]
-            for i, (a, b) in enumerate(zip(shape, t.shape, strict=False))
-        ):  # type: ignore[arg-type]
+        t_shape = t.shape
+        assert t_shape is not None  # ranked
+        if len(t_shape) != rank or any(
+            a is not None and b is not None and a != b and i != position
+            for i, (a, b) in enumerate(zip(shape, t_shape, strict=False))
+        ):
             raise ShapeError(
                 f"symgrad: ConcatV2: shapes {format_shape(first.shape)} of '{first.name}' and "
                 f"{format_shape(t.shape)} of '{t.name}' differ off axis {position}"
             )
         shape[position] = (
             None
-            if shape[position] is None or t.shape[position] is None
-            else shape[position] + t.shape[position]
-        )  # type: ignore[index]
+            if shape[position] is None or t_shape[position] is None
+            else shape[position] + t_shape[position]
+        )
         shape = [
             a if a is not None else b if i != position else a
-            for i, (a, b) in enumerate(zip(shape, t.shape, strict=False))
-        ]  # type: ignore[arg-type]
+            for i, (a, b) in enumerate(zip(shape, t_shape, strict=False))
+        ]
     if len(tensors) == 1:
         return identity(first, name=name if name != "concat" else None)
     return _op("ConcatV2", tensors, {"axis": position}, tuple(shape), first.dtype, name)
@@ -617,9 +623,10 @@ def _concat_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
             )
             for i, t in enumerate(op.inputs)
         ]
-    results = []
+    results: list[Tensor | None] = []
     start = 0
     for size in sizes:
+        assert size is not None  # None is not in sizes
         key = (slice(None),) * axis + (slice(start, start + size),)
         results.append(strided_slice(grad, key))
         start += size
@@ -742,7 +749,8 @@ def split(
             )
     # Parts after a -1 (an unknown size) are counted from the end of the axis.
     cut = sizes.index(-1) if -1 in sizes else len(sizes)
-    bounds, start = [], 0
+    bounds: list[tuple[int, int | None]] = []
+    start = 0
     for part in sizes[:cut]:
         bounds.append((start, start + part))
         start += part
@@ -906,9 +914,13 @@ def _batch_gather(
             f"symgrad: GatherV2: batch_dims={batch_dims} needs equal static batch axes of "
             f"params {format_shape(params.shape)} and indices {format_shape(indices.shape)}"
         )
-    count = int(np.prod(batch))
-    flat = reshape(params, [count * size, *params.shape[axis + 1 :]])  # type: ignore[operator]
-    offsets = (np.arange(count) * size).reshape(batch + (1,) * (len(indices.shape) - batch_dims))
+    # Fully defined, as checked above.
+    known_batch, known_size = typing.cast(tuple[int, ...], batch), typing.cast(int, size)
+    count = int(np.prod(known_batch))
+    flat = reshape(params, [count * known_size, *params.shape[axis + 1 :]])
+    offsets = (np.arange(count) * known_size).reshape(
+        known_batch + (1,) * (len(indices.shape) - batch_dims)
+    )
     shifted = indices + constant(offsets.astype(indices.dtype.numpy))
     return gather(flat, shifted, axis=0, name=name)
 
@@ -1174,7 +1186,7 @@ def _lower_one_hot(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
     # Indexing the identity wraps a negative index and raises on one >= depth, where TF gives
     # a row of zeros: only for indices known to be in range.
     in_range = a.get("in_range", False)
-    if in_range and a["on"] == 1 and a["off"] == 0 and a["axis"] == len(op.inputs[0].shape):  # type: ignore[arg-type]
+    if in_range and a["on"] == 1 and a["off"] == 0 and a["axis"] == len(op.inputs[0].shape):  # type: ignore[arg-type]  # one_hot requires indices of known rank
         identity = Created(
             Literal(f"np.eye({a['depth']}, dtype={_numpy_dtype_text(dtype)})"), Literal(dtype.name)
         )
@@ -1252,4 +1264,4 @@ def _getitem(self: Tensor, key: Any) -> Tensor:
     return strided_slice(self, key)
 
 
-Tensor.__getitem__ = _getitem  # type: ignore[attr-defined]
+Tensor.__getitem__ = _getitem  # type: ignore[method-assign]  # declared on Tensor, defined here

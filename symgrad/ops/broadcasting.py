@@ -47,7 +47,9 @@ def _lower_sum_to_shape(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
     if axes == ALL_AXES:
         return F.ReduceSum(grad, sp.Tuple(), sp.Integer(0))
     target = op.inputs[1].shape
-    out_rank = len(op.inputs[0].shape)
+    source = op.inputs[0].shape
+    assert source is not None and target is not None  # explicit axes come from known ranks
+    out_rank = len(source)
     lead = out_rank - len(target)
     leading = tuple(a for a in axes if a < lead)
     stretched = tuple(a - lead for a in axes if a >= lead)

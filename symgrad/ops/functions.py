@@ -428,7 +428,9 @@ class MatMulNode(_Structural):
             return None
         rows = left[-1] if transpose_a else left[-2]
         columns = right[-2] if transpose_b else right[-1]
-        return broadcast_signatures(left[:-2], right[:-2]) + (rows, columns)
+        batch = broadcast_signatures(left[:-2], right[:-2])
+        assert isinstance(batch, tuple)  # the broadcast of tuples is a tuple
+        return batch + (rows, columns)
 
 
 class Dot(_Structural):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import string
+from collections.abc import Sequence
 from typing import Any
 
 import sympy as sp
@@ -67,7 +68,7 @@ def matmul(
             f"symgrad: MatMul: batch dimensions of '{a.name}' {format_shape(a.shape)} and "
             f"'{b.name}' {format_shape(b.shape)} do not broadcast"
         ) from None
-    shape = tuple(batch) + (rows, cols)  # type: ignore[arg-type]
+    shape = tuple(batch) + (rows, cols)  # type: ignore[arg-type]  # the operands have known ranks (checked above)
     op = a.graph.create_op(
         "MatMul",
         [a, b],
@@ -78,8 +79,9 @@ def matmul(
     return op.outputs[0]
 
 
-def _lower(op: Operation, operands: list[sp.Expr]) -> sp.Expr:
+def _lower(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
     a, b = op.inputs
+    assert a.shape is not None and b.shape is not None  # matmul() requires known ranks
     return MatMulNode(
         operands[0],
         operands[1],
@@ -103,19 +105,19 @@ def _gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
         grad_a = matmul(b, grad, transpose_a=True, transpose_b=True)
         grad_b = matmul(grad, a, transpose_a=True, transpose_b=True)
     # Leading (batch) axes broadcast like elementwise operands.
-    batches = [signature_of(a)[:-2] + (1, 1), signature_of(b)[:-2] + (1, 1)]  # type: ignore[index]
-    result = signature_of(op.outputs[0])[:-2] + (1, 1)  # type: ignore[index]
+    batches = [signature_of(a)[:-2] + (1, 1), signature_of(b)[:-2] + (1, 1)]  # type: ignore[index]  # MatMul operands have known ranks
+    result = signature_of(op.outputs[0])[:-2] + (1, 1)  # type: ignore[index]  # MatMul operands have known ranks
     return [
         sum_to_shape_of(grad_a, a, broadcast_axes_of(0, batches, result)),
         sum_to_shape_of(grad_b, b, broadcast_axes_of(1, batches, result)),
     ]
 
 
-def _signature(op: Operation, operands: list[Any]) -> Any:
+def _signature(op: Operation, operands: Sequence[Any]) -> Any:
     a, b = operands
     rows, _ = _matrix_dims(a, op.attrs["transpose_a"])
     _, cols = _matrix_dims(b, op.attrs["transpose_b"])
-    return tuple(broadcast_signatures(a[:-2], b[:-2])) + (rows, cols)  # type: ignore[arg-type]
+    return tuple(broadcast_signatures(a[:-2], b[:-2])) + (rows, cols)
 
 
 register(OpDef("MatMul", lower=_lower, gradient=_gradient, signature=_signature))
@@ -269,6 +271,7 @@ def _onto_diagonals(
     ``local[l, i] * eye[l, m]`` as ``'lmi'``, one identity per repeated index."""
     used = set(op.attrs["equation"])
     fresh = iter(c for c in string.ascii_letters if c not in used)
+    assert tensor.shape is not None  # einsum operands have known ranks
     spelled, seen, factors, factor_letters = "", set(), [], []
     for position, letter in enumerate(letters):
         if letter not in seen:
@@ -318,7 +321,7 @@ def trace(x: Any, name: str | None = None) -> Tensor:
     return einsum("...ii->...", x, name=name or "Trace")
 
 
-def _einsum_signature(op: Operation, sigs: list[Any]) -> Any:
+def _einsum_signature(op: Operation, sigs: Sequence[Any]) -> Any:
     subscripts, output = op.attrs["equation"].split("->")
     found: dict = {}
     for sig, letters in zip(sigs, subscripts.split(","), strict=False):

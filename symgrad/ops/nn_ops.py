@@ -165,7 +165,7 @@ def _cross_entropy(
             f"'{logits.name}' {format_shape(logits.shape)} must have the same shape"
         )
     position = _class_axis(logits, axis, op_name)
-    shape = tuple(d for i, d in enumerate(logits.shape) if i != position)  # type: ignore[union-attr]
+    shape = tuple(d for i, d in enumerate(logits.shape) if i != position)
     op = logits.graph.create_op(
         "SoftmaxCrossEntropyWithLogits",
         [labels, logits],

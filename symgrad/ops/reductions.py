@@ -14,7 +14,7 @@ import sympy as sp
 
 from ..errors import DTypeError, InvalidArgumentError
 from ..graph import Operation, Tensor
-from ..shapes import is_fully_defined, normalize_axes, num_elements, squeeze_axes
+from ..shapes import Shape, is_fully_defined, normalize_axes, num_elements, squeeze_axes
 from . import functions as F
 from .broadcasting import like_signature
 from .elementwise import (
@@ -54,6 +54,7 @@ def _reduce(
         raise InvalidArgumentError(
             f"symgrad: {op_type}: axis must be a Python int or list, not tensor '{axis.name}'"
         )
+    shape: Shape
     if x.shape is None:
         if axis is not None:
             raise InvalidArgumentError(

@@ -14,7 +14,7 @@ from typing import Any
 import sympy as sp
 
 from ..graph import Operation, Tensor
-from ..shapes import Shape
+from ..shapes import Signature
 
 # lower(op, operand_exprs) -> expression of the op's output in terms of its operands.
 LowerFn = Callable[[Operation, Sequence[sp.Expr]], sp.Expr]
@@ -74,7 +74,9 @@ class Lowered:
     expressions whose run-time shapes broadcast to the op's shape.
     """
 
-    def __init__(self, expr: sp.Expr, natural: Shape, witnesses: Sequence[sp.Expr]) -> None:
+    def __init__(
+        self, expr: sp.Expr, natural: Signature | None, witnesses: Sequence[sp.Expr]
+    ) -> None:
         self.expr = expr
         self.natural = natural
         self.witnesses = tuple(witnesses)

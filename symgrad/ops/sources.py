@@ -74,9 +74,9 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None 
                 f"symgrad: constant: shape {format_shape(wanted)} must be fully defined"
             )
         if array.size == 1:
-            array = np.full(wanted, array.reshape(()), dtype=array.dtype)  # type: ignore[arg-type]
-        elif array.size == int(np.prod(wanted)):  # type: ignore[arg-type]
-            array = array.reshape(wanted)  # type: ignore[arg-type]
+            array = np.full(wanted, array.reshape(()), dtype=array.dtype)
+        elif array.size == int(np.prod(wanted)):
+            array = array.reshape(wanted)
         else:
             raise ShapeError(
                 f"symgrad: constant: a value of shape {format_shape(array.shape)} "

@@ -103,7 +103,7 @@ def render(program: Program, summary: str, statement_lines: list[Line], helpers:
     """
     environment = template_environment()
     template = environment.get_template(TEMPLATE)
-    width = max([len(i.name) for i in program.inputs + program.outputs] + [4])  # type: ignore[operator]
+    width = max([len(i.name) for i in program.inputs + program.outputs] + [4])
     needs_base64 = any(c.value.size > ARRAY_LITERAL_LIMIT for c in program.constants)
     source = template.render(
         version=__version__,

@@ -105,7 +105,7 @@ def value_reads(expr: sp.Basic) -> set[sp.Symbol]:
     its contents alive.
     """
     if expr.is_Symbol:
-        return {expr}  # type: ignore[set-item]
+        return {expr}
     found: set[sp.Symbol] = set()
     for argument in _value_arguments(expr):
         found |= value_reads(argument)
@@ -115,7 +115,7 @@ def value_reads(expr: sp.Basic) -> set[sp.Symbol]:
 def aliased_arrays(expr: sp.Basic) -> set[sp.Symbol]:
     """Arrays the value of ``expr`` may be, or view: ``t``, ``np.reshape(t, s)``, ``t[1:]``."""
     if expr.is_Symbol:
-        return {expr}  # type: ignore[set-item]
+        return {expr}
     if expr.is_Number or _is_fresh(expr) or isinstance(expr, (F.ReduceSum, F.Dot, F.SizeOf)):
         return set()  # a new array or a scalar
     found: set[sp.Symbol] = set()
@@ -251,9 +251,11 @@ def named_truthfully(records: list[Record], argument: str) -> tuple[list[Record]
     if not unary:
         return records, False
     last = unary[-1]
-    target = records[last].target
+    record = records[last]
+    assert isinstance(record, InPlace)  # as all of ``unary`` are
+    target = record.target
     before = [_retarget(r, target, argument) for r in records[:last]]
-    bound = InPlace(target, records[last].op, (argument,), argument, binds=True)  # type: ignore[union-attr]
+    bound = InPlace(target, record.op, (argument,), argument, binds=True)
     return [*before, bound, *records[last + 1 :]], True
 
 
@@ -306,7 +308,7 @@ class _InPlace:
         """The ``out=`` of the first operation: a dead array, or the slot, if there is one."""
         if self.pending in self.reusable:
             self.reused = self.pending
-            return self.pending.name  # type: ignore[union-attr]
+            return self.pending.name  # type: ignore[union-attr]  # pending is in reusable, so not None
         if self.slot is not None:
             self.in_slot = True
             return self.slot
@@ -344,7 +346,7 @@ class _InPlace:
     def evaluate(self, expr: sp.Expr) -> None:
         """Lines leaving ``expr`` in ``target`` (a symbol is left ``pending``)."""
         if expr.is_Symbol:
-            self.pending = expr  # type: ignore[assignment]
+            self.pending = expr
         elif isinstance(expr, sp.Add):
             self._add(expr)
         elif isinstance(expr, sp.Mul):
@@ -489,7 +491,7 @@ def fast_lines(program: Program, printer: Printer) -> list[Line]:
             slot = Slot(index) if _sizable(signature, dims) else None
             lowered.append(_lower(statement, printer, known, reusable, slot))
             owned.add(statement.symbol)
-            owned.discard(lowered[-1].reused)  # type: ignore[arg-type]  # its memory is the new value's now
+            owned.discard(lowered[-1].reused)  # its memory is the new value's now
         else:
             rhs = print_statement(
                 printer, statement.expr, statement.dtype, table, not statement.temporary
@@ -640,7 +642,7 @@ class Arena:
                 arena.members.update(holders[buffer])
             shape = ", ".join(
                 [str(peak), *(str(d) if isinstance(d, int) else dims[d] for d in signature)]
-            )  # type: ignore[union-attr]
+            )
             arena.pools.append((name, shape, dtype))
         return arena
 
@@ -683,4 +685,4 @@ def _pool_name(dtype: str, number: int) -> str:
 
 def _sizable(signature: Signature | None, dims: dict[object, str]) -> bool:
     """Can a pool of arrays of this signature be allocated (every dim a number or an input's dim)?"""
-    return is_array(signature) and all(isinstance(d, int) or d in dims for d in signature)  # type: ignore[union-attr]
+    return is_array(signature) and all(isinstance(d, int) or d in dims for d in signature)

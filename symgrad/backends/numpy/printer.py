@@ -108,7 +108,7 @@ class Printer(NumPyPrinter):
         terms = self._as_ordered_terms(expr, order=order)
         positive = [t for t in terms if not t.could_extract_minus_sign()]
         negative = [t for t in terms if t.could_extract_minus_sign()]
-        parts = []
+        parts: list[str] = []
         for term in positive + negative:
             shown = -term if term in negative else term
             text = self._as_number(shown, self.parenthesize(shown, PRECEDENCE["Add"], strict=False))
@@ -131,7 +131,7 @@ class Printer(NumPyPrinter):
         if coefficient.is_negative and any(self.dtype_of(f) == "bool" for f in factors):
             # ``-mask * x`` would negate the bool mask first, which NumPy refuses.
             return f"-({self._print(-expr)})"
-        return StrPrinter._print_Mul(self, expr)  # type: ignore[arg-type]
+        return StrPrinter._print_Mul(self, expr)
 
     def _print_Pow(self, expr: sp.Pow, rational: bool = False) -> str:
         base, exponent = expr.args
