@@ -313,4 +313,5 @@ def test_fast_names_hold_only_the_value_they_name() -> None:
     assert _unary_calls_in_place(source) == []
     assert "tanh_b1 = np.tanh(tanh_b1_arg, out=tanh_b1_arg)" in lines
     assert lines.index("tanh_b1_arg = images @ W1") < lines.index("tanh_b1_arg += b1")
-    assert "del tanh_b1_arg" in lines  # the alias would keep the array alive past tanh_b1's last read
+    # The alias would keep the array alive past tanh_b1's last read.
+    assert "del tanh_b1_arg" in lines
