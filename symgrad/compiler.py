@@ -21,8 +21,8 @@ import numpy as np
 import sympy as sp
 
 from . import display, files, naming
-from .backends.numpy import emit, planner
-from .backends.numpy.printer import Printer, formula_text
+from .backends.numpy import NUMPY, emit, planner
+from .backends.numpy.printer import formula_text
 from .errors import (
     CallError,
     DTypeError,
@@ -380,8 +380,9 @@ def _output_names(structure: Any, program: Program) -> list[str]:
 
 def generate_source(program: Program, fast_form: bool = True) -> str:
     """The module's text: the fast form (``symgrad.backends.numpy.planner``) or one readable expression per statement."""
-    printer = Printer()
-    if fast_form:
+    printer = NUMPY.printer()
+    # The fast form plans writes into existing arrays: only for a library that has them.
+    if fast_form and NUMPY.has_out:
         fast = run_passes(program, passes=FAST_PASSES)
         lines, helpers = planner.fast_lines(fast, printer), sorted(printer.helpers_used)
     else:

@@ -21,6 +21,7 @@ from ...ops import functions as F
 from ...program import Program
 from ...shapes import format_shape
 from ...version import __version__
+from . import NUMPY
 from .printer import (
     ARRAY_LITERAL_LIMIT,
     Printer,
@@ -30,8 +31,9 @@ from .printer import (
     print_statement,
 )
 
-TEMPLATE = "module.py.jinja"  # named in each generated module's first line
-BACKEND_FOLDER = "numpy"
+# ``numpy/module.py.jinja``: the folder under templates/, and the file named in each
+# generated module's first line.
+BACKEND_FOLDER, TEMPLATE = NUMPY.template.split("/")
 
 
 def template_directory() -> Path:

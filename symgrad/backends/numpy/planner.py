@@ -42,7 +42,7 @@ from sympy.printing.precedence import PRECEDENCE
 from ...expression_dtypes import WEAK_FLOAT, WEAK_INT
 from ...naming import Namer
 from ...ops import functions as F
-from ...passes import FLOATS, is_array, statement_naturals
+from ...passes import is_array, statement_naturals
 from ...program import Program, Statement
 from ...shapes import Signature
 from ...signatures import natural_signature
@@ -428,7 +428,7 @@ def _in_place_candidate(
     """An elementwise statement over arrays of one float dtype, computed without conversion."""
     expr = statement.expr
     dtype = _dtype_name(statement.dtype)
-    if dtype not in FLOATS or not is_array(known.get(statement.symbol)):
+    if dtype not in NUMPY.in_place_dtypes or not is_array(known.get(statement.symbol)):
         return False
     if not isinstance(expr, (sp.Add, sp.Mul, sp.Pow)) and type(expr) not in UFUNCS:
         return False
@@ -500,7 +500,7 @@ def fast_lines(program: Program, printer: Printer) -> list[Line]:
             if (
                 _is_fresh(statement.expr)
                 and is_array(signature)
-                and dtype in FLOATS
+                and dtype in NUMPY.in_place_dtypes
                 and printer.dtype_of(statement.expr) == dtype
             ):
                 owned.add(statement.symbol)
