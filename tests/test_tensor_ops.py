@@ -31,6 +31,7 @@ Every case seeds its own ``np.random.default_rng`` from its id.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -1549,3 +1550,32 @@ def test_second_derivatives_through_reduce_prod_with_zeros() -> None:
     # d2 (y00*y01*y02) / dy0i dy0j: the third element for i != j, 0 on the diagonal.
     np.testing.assert_allclose(hessian[0, :, 0, :], [[0, 2, -1], [2, 0, 0.5], [-1, 0.5, 0]])
     assert not hessian[1:].any() and not hessian[:, :, 1:].any()
+
+
+@pytest.mark.parametrize("optimize", [True, False], ids=["fast", "readable"])
+def test_reductions_of_an_empty_batch_give_tensorflows_values(optimize: bool) -> None:
+    """An empty ``[None]`` feed: TF gives max -inf, min +inf, logsumexp -inf, int32 max
+    INT_MIN, mean NaN and an empty mean gradient (TF's _MeanGrad divides by at least 1)."""
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [None], name="x")
+        i = sg.placeholder(sg.int32, [None], name="i")
+        mean = sg.reduce_mean(x)
+        fetches = [
+            sg.reduce_max(x),
+            sg.reduce_min(x),
+            sg.reduce_logsumexp(x),
+            sg.reduce_max(i),
+            sg.reduce_min(i),
+            mean,
+            sg.gradients(mean, x)[0],
+            sg.gradients(sg.reduce_max(x), x)[0],
+        ]
+        compiled = sg.compile(fetches, optimize=optimize)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # log(0) and 0/0, as TF computes them
+        values = compiled(np.zeros(0, np.float32), np.zeros(0, np.int32))
+    top, bottom, logsumexp, int_top, int_bottom, average, d_mean, d_max = values
+    assert top == -np.inf and bottom == np.inf and logsumexp == -np.inf
+    assert int_top == np.iinfo(np.int32).min and int_bottom == np.iinfo(np.int32).max
+    assert np.isnan(average)
+    assert d_mean.shape == (0,) and d_max.shape == (0,) and d_mean.dtype == np.float32

@@ -17,14 +17,7 @@ from tests.tf_parity.programs_ported import PROGRAMS
 FIXTURES = load_fixtures("tf_fixtures_ported.json")
 
 # program name -> what goes wrong (TensorFlow 2.21 compat.v1 vs symgrad).
-KNOWN_BUGS: dict[str, str] = {
-    # New finding (not in issue 13):
-    "kt_mean_empty_batch": (
-        "reduce_mean of a [None] placeholder fed an empty batch: the gradient computes the "
-        "Python '1 / np.size(x)' and raises ZeroDivisionError (both forms); TF gives the mean "
-        "NaN and an empty gradient"
-    ),
-}
+KNOWN_BUGS: dict[str, str] = {}
 
 
 def test_known_bugs_are_programs() -> None:

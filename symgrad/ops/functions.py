@@ -394,7 +394,11 @@ class BroadcastTo(_Structural):
 
 
 class SizeOf(_Structural):
-    """Number of elements of ``x`` over ``axes`` (all axes if empty), at run time."""
+    """Number of elements of ``x`` over ``axes`` (all axes if empty) at run time, at least 1.
+
+    The divisor of ``reduce_mean``'s gradient; at least 1 as in TF's ``_MeanGrad``
+    (``_safe_shape_div``), so an empty batch gets an empty gradient, not a division by 0.
+    """
 
     nargs = 2
 

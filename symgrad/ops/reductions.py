@@ -335,7 +335,7 @@ def _count(op: Operation, like: sp.Expr) -> sp.Expr:
             tuple(shape[a] for a in (axes if axes is not None else range(len(shape))))
         )
         if static is not None:
-            return sp.Integer(static)
+            return sp.Integer(max(static, 1))  # TF's _safe_shape_div, as in SizeOf
     all_axes = axes is None or (shape is not None and len(axes) == len(shape))
     return F.SizeOf(like, sp.Tuple() if all_axes else F.axes_tuple(axes))
 

@@ -204,7 +204,7 @@ def all_ops(x, labels, weights, bias):
     del add_bias_1
     transpose_bias = np.transpose(np.reshape(add_bias_2, (-1, 3, 1)), (0, 2, 1))
     squeeze = np.squeeze(transpose_bias, (1,))
-    max_ = np.max(squeeze, axis=1)
+    max_ = np.max(squeeze, axis=1, initial=-np.inf)
     concat = np.concatenate([squeeze, np.expand_dims(max_, 1)], 1)
     slice_concat = concat[:2]
     stack = np.stack([slice_concat[0], slice_concat[1]], 0)
@@ -214,7 +214,7 @@ def all_ops(x, labels, weights, bias):
     gather_bias = np.take(
         slice_stack * tile_stack + np.broadcast_to(bias, (2, 3)), const, axis=1
     )
-    min_bias = np.min(gather_bias, axis=1, keepdims=True)
+    min_bias = np.min(gather_bias, axis=1, keepdims=True, initial=np.inf)
     add = (
         np.eye(2, 2, dtype=np.float64)
         + np.ones((2, 2), dtype=np.float64)
@@ -222,7 +222,7 @@ def all_ops(x, labels, weights, bias):
         + np.asarray(np.full((2, 2), 0.5, dtype=np.float32), dtype=np.float64)
     )
     one_hot_labels = (np.eye(3, dtype=np.float64))[labels]
-    xent_weights_t0 = np.max(matmul_weights, axis=1, keepdims=True)
+    xent_weights_t0 = np.max(matmul_weights, axis=1, keepdims=True, initial=-np.inf)
     xent_weights_t1_arg = np.subtract(
         matmul_weights, xent_weights_t0, out=_float64_rows.pop()
     )
@@ -270,7 +270,7 @@ def all_ops(x, labels, weights, bias):
     # Gradients
     # for d add_41 / d xent_weights
     broadcast_grad_d_xent_weights = np.asarray(
-        1 / np.size(xent_weights), dtype=np.float64
+        1 / max(np.size(xent_weights), 1), dtype=np.float64
     )
     del xent_weights
     # for d add_41 / d log_softmax_weights

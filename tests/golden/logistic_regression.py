@@ -60,7 +60,7 @@ def logistic_regression(images, labels, W1, b1):
     add_b1 = images @ W1
     add_b1 += b1
     one_hot_labels = (np.eye(10, dtype=np.float64))[labels]
-    xent_b1_t0 = np.max(add_b1, axis=1, keepdims=True)
+    xent_b1_t0 = np.max(add_b1, axis=1, keepdims=True, initial=-np.inf)
     xent_b1_t1_arg = add_b1 - xent_b1_t0
     xent_b1_t1 = np.exp(xent_b1_t1_arg, out=xent_b1_t1_arg)
     del xent_b1_t1_arg
@@ -72,7 +72,7 @@ def logistic_regression(images, labels, W1, b1):
     mean = np.mean(xent_b1)
     # Gradients
     d_mean_d_add_b1 = xent_b1_t1 / xent_b1_t2 - one_hot_labels
-    d_mean_d_add_b1 /= np.size(xent_b1)
+    d_mean_d_add_b1 /= max(np.size(xent_b1), 1)
     del one_hot_labels, xent_b1, xent_b1_t1, xent_b1_t2
     d_mean_d_W1 = images.T @ d_mean_d_add_b1
     d_mean_d_b1 = np.sum(d_mean_d_add_b1, axis=0)

@@ -80,7 +80,7 @@ def mlp(images, labels, W1, b1, W2, b2, W3, b3):
     add_b3 = tanh_b2 @ W3
     add_b3 += b3
     one_hot_labels = (np.eye(10, dtype=np.float64))[labels]
-    xent_b3_t0 = np.max(add_b3, axis=1, keepdims=True)
+    xent_b3_t0 = np.max(add_b3, axis=1, keepdims=True, initial=-np.inf)
     xent_b3_t1_arg = add_b3 - xent_b3_t0
     xent_b3_t1 = np.exp(xent_b3_t1_arg, out=xent_b3_t1_arg)
     del xent_b3_t1_arg
@@ -92,7 +92,7 @@ def mlp(images, labels, W1, b1, W2, b2, W3, b3):
     mean = np.mean(xent_b3)
     # Gradients
     d_mean_d_add_b3 = xent_b3_t1 / xent_b3_t2 - one_hot_labels
-    d_mean_d_add_b3 /= np.size(xent_b3)
+    d_mean_d_add_b3 /= max(np.size(xent_b3), 1)
     del one_hot_labels, xent_b3, xent_b3_t1, xent_b3_t2
     d_mean_d_add_b2 = d_mean_d_add_b3 @ W3.T
     d_mean_d_add_b2 *= 1 - tanh_b2**2

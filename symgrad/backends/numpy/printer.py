@@ -251,6 +251,11 @@ class Printer(NumPyPrinter):
             parts.append(f"axis={_axis_text(axes)}")
         if keepdims:
             parts.append("keepdims=True")
+        identity = _empty_reduction(expr.numpy_name, self.dtype_of(value))
+        if identity:
+            # TF's max of no elements is -inf (the dtype's least value for integers), its
+            # min +inf; NumPy raises on an empty batch unless given that value.
+            parts.append(f"initial={identity}")
         return f"{self._module_format('numpy.' + expr.numpy_name)}({', '.join(parts)})"
 
     def _print_SumToShape(self, expr: F.SumToShape) -> str:
@@ -283,10 +288,11 @@ class Printer(NumPyPrinter):
     def _print_SizeOf(self, expr: F.SizeOf) -> str:
         value, axes = expr.args
         if not len(axes):
-            return f"{self._module_format('numpy.size')}({self._print(value)})"
-        shape = f"{self._module_format('numpy.shape')}({self._print(value)})"
-        dims = " * ".join(f"{shape}[{int(a)}]" for a in axes)
-        return dims if len(axes) == 1 else f"({dims})"
+            count = f"{self._module_format('numpy.size')}({self._print(value)})"
+        else:
+            shape = f"{self._module_format('numpy.shape')}({self._print(value)})"
+            count = " * ".join(f"{shape}[{int(a)}]" for a in axes)
+        return f"max({count}, 1)"
 
     def _print_MatMulNode(self, expr: F.MatMulNode) -> str:
         a, b, transpose_a, transpose_b, rank_a, rank_b = expr.args
@@ -369,6 +375,18 @@ class FormulaPrinter(StrPrinter):
 def formula_text(expr: sp.Expr) -> str:
     """``expr`` as text, structural nodes written like NumPy without ``np.``."""
     return FormulaPrinter().doprint(expr)
+
+
+def _empty_reduction(reduction: str, dtype: str) -> str | None:
+    """What TF's ``reduce_max``/``reduce_min`` of no elements gives, as code (None: no rule)."""
+    if reduction not in ("max", "min"):
+        return None
+    if dtype in ("float16", "float32", "float64", "weak_float"):
+        return "-np.inf" if reduction == "max" else "np.inf"
+    if dtype in ("int32", "int64", "weak_int"):
+        integer = "int64" if dtype == "weak_int" else dtype
+        return f"np.iinfo(np.{integer}).{'min' if reduction == 'max' else 'max'}"
+    return None
 
 
 def _shape_literal(shape: Any) -> str:
