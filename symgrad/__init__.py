@@ -129,6 +129,28 @@ from .ops.state import (
     trainable_variables,
     variables_initializer,
 )
+
+# Randomness: random ops, seeds, initializers (tf.random, tf.initializers)
+from . import initializers, random
+from .ops.init_ops import (
+    constant_initializer,
+    glorot_normal_initializer,
+    glorot_uniform_initializer,
+    ones_initializer,
+    random_normal_initializer,
+    random_uniform_initializer,
+    truncated_normal_initializer,
+    variance_scaling_initializer,
+    zeros_initializer,
+)
+from .ops.random_ops import (
+    multinomial,
+    random_normal,
+    random_shuffle,
+    random_uniform,
+    set_random_seed,
+    truncated_normal,
+)
 from .session import InteractiveSession, Session
 from .tracing import Function, TensorSpec, TracedFunction, function, grad, value_and_grad
 
@@ -265,4 +287,22 @@ __all__ = [
     "function",
     "grad",
     "value_and_grad",
+    # randomness
+    "initializers",
+    "random",
+    "constant_initializer",
+    "glorot_normal_initializer",
+    "glorot_uniform_initializer",
+    "ones_initializer",
+    "random_normal_initializer",
+    "random_uniform_initializer",
+    "truncated_normal_initializer",
+    "variance_scaling_initializer",
+    "zeros_initializer",
+    "multinomial",
+    "random_normal",
+    "random_shuffle",
+    "random_uniform",
+    "set_random_seed",
+    "truncated_normal",
 ]

@@ -38,6 +38,7 @@ from .errors import (
 from .explain import formulas, readable
 from .files import cache_directory as cache_directory  # re-exported: compiler.cache_directory
 from .graph import Tensor, ancestors, sources_of
+from .ops.random_ops import generator_for, random_ops_of
 from .ops.state import Variable
 from .passes import FAST_PASSES, PASSES, run_passes
 from .picture import GraphPicture, graph_picture
@@ -95,6 +96,9 @@ class CompiledModule:
         self.output_tensors: list[Tensor] = []
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # A module with random ops draws from ``rng`` (see its docstring); left out, each call
+        # draws from fresh streams seeded by the ops' seeds (unseeded ops: by the system).
+        rng = kwargs.pop("rng", None)
         if len(args) > len(self.input_names):
             raise CallError(
                 f"symgrad: {self.program.name}() takes {len(self.input_names)} inputs "
@@ -120,8 +124,12 @@ class CompiledModule:
         for name in defaulted:
             values[name] = self._initial_value(name)
         arguments = [values[n] for n in self.input_names]
+        streams = self.program.random_streams
+        if streams and rng is None:
+            graph = self.output_tensors[0].graph
+            rng = [generator_for(op) for op in random_ops_of(streams, graph)]
         try:
-            flat = self.function(*arguments)
+            flat = self.function(*arguments, *([rng] if streams else []))
         except (ValueError, IndexError, ArithmeticError) as error:
             explained = self.execution_error(error)
             if explained is None:

@@ -159,6 +159,8 @@ class Graph:
         self._name_stack: list[str] = []
         self._gradient_depth = 0
         self._collections: dict[str, list] = {}
+        # The graph-level random seed (TF1's ``set_random_seed``); see symgrad.ops.random_ops.
+        self.seed: int | None = None
 
     # -- building -------------------------------------------------------------
     def create_op(

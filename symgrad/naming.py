@@ -48,7 +48,9 @@ from .graph import Tensor
 MAX_LENGTH = 48
 
 # Names the generated module binds or reads itself.
-RESERVED = frozenset({"np", "numpy", "base64", "math", "_sum_to_shape", "_check"})
+RESERVED = frozenset(
+    {"np", "numpy", "base64", "math", "_sum_to_shape", "_check", "rng", "_generators"}
+)
 _FORBIDDEN = (
     RESERVED | frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)
 )

@@ -81,6 +81,9 @@ class Program:
     # The run-time shape signature of each input, constant and traced statement
     # (symgrad.shapes.Signature), where the tracer could tell it.
     naturals: dict[sp.Symbol, Any] = field(default_factory=dict)
+    # The names of the random ops whose draws the function makes, one per stream of its
+    # ``rng`` argument, in order (symgrad.ops.random_ops).
+    random_streams: list[str] = field(default_factory=list)
 
     def dtypes_by_symbol(self) -> dict:
         table = {i.symbol: i.dtype for i in self.inputs}

@@ -39,6 +39,7 @@ from .graph import (
     get_default_graph,
     sources_of,
 )
+from .ops.random_ops import generator_for, random_ops_of
 from .ops.state import Variable
 
 _FLAT_LIST = ("flat list",)  # the structure of a fetched list of tensors and ops
@@ -65,6 +66,7 @@ class _Plan:
     path: Path | None
     trains: tuple[Variable, ...] = ()  # variables the run changes other than by initializers
     compiled: CompiledModule | None = None
+    random_ops: tuple[Operation, ...] = ()  # one stream of the function's ``rng`` each
 
 
 class Session:
@@ -113,6 +115,9 @@ class Session:
         directory = codegen_dir or os.environ.get("SYMGRAD_CODEGEN_DIR")
         self.codegen_dir = Path(directory) if directory else None
         self.generated_files: list[Path] = []
+        # Each random op's stream, made at its first run: later runs draw on from it (new
+        # numbers every run, as TF1's stateful random kernels); a new Session starts over.
+        self._generators: dict[Operation, np.random.Generator] = {}
 
     # -- context --------------------------------------------------------------------------
     def __enter__(self) -> Session:
@@ -135,6 +140,7 @@ class Session:
         with self._lock:
             self._closed = True
             self._values.clear()
+            self._generators.clear()
 
     # -- running --------------------------------------------------------------------------
     def run(
@@ -214,8 +220,9 @@ class Session:
                         f"or {tensor.op.name}.initializer first"
                     )
                 arguments.append(value)
+            streams = [self._generator(op) for op in plan.random_ops]
         try:
-            outputs = plan.function(*arguments)
+            outputs = plan.function(*arguments, *([streams] if streams else []))
         except ValueError as error:
             explained = self._explain_input_error(plan, error)
             if explained is not None:
@@ -246,6 +253,12 @@ class Session:
         # storage (a fetched variable, an assignment's new value) or a fed array.
         kept = arguments + [value for _, value in stored]
         return [unshared(v, kept) for v in outputs]
+
+    def _generator(self, op: Operation) -> np.random.Generator:
+        generator = self._generators.get(op)
+        if generator is None:
+            generator = self._generators[op] = generator_for(op)
+        return generator
 
     def _execution_error(self, plan: _Plan, error: BaseException) -> BaseException:
         """The run-time NumPy error, as a symgrad error naming the op and tensor that failed."""
@@ -390,6 +403,7 @@ class Session:
             compiled.path,
             tuple(op.attrs["variable"] for op in assigns if op not in initializers),
             compiled,
+            tuple(random_ops_of(compiled.program.random_streams, self.graph)),
         )
 
     @staticmethod

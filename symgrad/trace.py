@@ -92,6 +92,8 @@ class Tracer:
         self.statements: list[Statement] = []
         self.constants: list[ConstantArray] = []
         self.float_symbols: dict[sp.Symbol, DType] = {}  # symbols of floating-point arrays
+        # The names of the random ops, in the order of their streams in ``rng``.
+        self.random_streams: list[str] = []
 
     def run(self) -> Program:
         graph = self.outputs[0][1].graph
@@ -140,6 +142,7 @@ class Tracer:
             self.statements,
             program_outputs,
             naturals=naturals,
+            random_streams=self.random_streams,
         )
 
     # -- bookkeeping ------------------------------------------------------------------
@@ -187,6 +190,10 @@ class Tracer:
             for position, tensor in enumerate(self._operands(op)):
                 if position not in opdef.shape_only_inputs:
                     self.uses[tensor] = self.uses.get(tensor, 0) + 1
+            if opdef.random:
+                # A draw is a statement of its own: inlined into two expressions it would
+                # be drawn twice, and its line shows where the randomness comes from.
+                self.forced.add(op.outputs[0])
             if (
                 op.type not in ("Const", "Placeholder", "VariableV2")
                 and op.outputs[0] not in self.given
@@ -270,6 +277,10 @@ class Tracer:
                 exact,
             )
         expr = opdef.lower(op, [v.materialized_expr() for v in operands])
+        if opdef.random:
+            # The op's stream: its position in the function's ``rng`` argument.
+            expr = expr.func(sp.Integer(len(self.random_streams)), *expr.args[1:])
+            self.random_streams.append(op.name)
         self._remember(expr, sig)
         return Value(
             expr, out.shape, sig, sig, out.dtype, (expr,), 1 + sum(v.size for v in operands), True

@@ -36,6 +36,8 @@ class OpDef:
     ``signature(op, operand_signatures)`` gives the output's shape with the
     origins of its unknown dims (see :mod:`symgrad.shapes`); without it,
     elementwise ops broadcast and other ops get fresh unknown dims.
+    A ``random`` op draws from the generated function's random source: the
+    tracer numbers it (its stream in ``rng``) and always binds it to a name.
     """
 
     type: str
@@ -46,6 +48,7 @@ class OpDef:
     shape_only_inputs: tuple[int, ...] = ()
     value_lowering: bool = False
     signature: Callable[[Operation, Sequence[Any]], Any] | None = None
+    random: bool = False
 
 
 REGISTRY: dict[str, OpDef] = {}

@@ -16,7 +16,9 @@ NUMPY = Backend(
     has_out=True,
     in_place_dtypes=("float32", "float64"),
     # The template's imports and helpers; symgrad.naming keeps user names off them.
-    reserved=frozenset({"np", "numpy", "base64", "math", "_sum_to_shape", "_check"}),
+    reserved=frozenset(
+        {"np", "numpy", "base64", "math", "_sum_to_shape", "_check", "rng", "_generators"}
+    ),
     printer=Printer,
 )
 

@@ -107,6 +107,10 @@ def render(program: Program, summary: str, statement_lines: list[Line], helpers:
     template = environment.get_template(TEMPLATE)
     width = max([len(i.name) for i in program.inputs + program.outputs] + [4])
     needs_base64 = any(c.value.size > ARRAY_LITERAL_LIMIT for c in program.constants)
+    # A function with random ops takes its random source as its last argument, ``rng``
+    # (symgrad.ops.random_ops); one without keeps exactly its inputs.
+    streams = program.random_streams
+    parameters = [i.name for i in program.inputs] + (["rng"] if streams else [])
     source = template.render(
         version=__version__,
         template_name=TEMPLATE,
@@ -130,11 +134,13 @@ def render(program: Program, summary: str, statement_lines: list[Line], helpers:
             for o in program.outputs
         ],
         constants=[f"{c.name} = {_array_literal(c.value, c.dtype)}" for c in program.constants],
-        signature=f"def {program.name}({', '.join(i.name for i in program.inputs)}):",
+        signature=f"def {program.name}({', '.join(parameters)}):",
         checks=[
             f'{i.name} = _check("{i.name}", {i.name}, {_numpy_dtype(i.dtype)}, {_shape_literal(i.shape)})'
             for i in program.inputs
-        ],
+        ]
+        + ([f"rng = _generators(rng, {len(streams)})"] if streams else []),
+        random_streams=[f"rng[{k}]  {comment_text(name)}" for k, name in enumerate(streams)],
         return_statement=f"return {', '.join(str(o.symbol) for o in program.outputs)}",
         lines=statement_lines,
         summary=summary,

@@ -26,6 +26,7 @@ from ...expression_dtypes import expression_dtype
 from ...ops import array_ops as A
 from ...ops import functions as F
 from ...ops import linalg as L
+from ...ops import random_ops as R
 
 
 def _call(printer: Any, fn: str, *args: Any) -> str:
@@ -342,6 +343,28 @@ class Printer(NumPyPrinter):
         subscripts, *operands = expr.args
         listed = ", ".join(self._print(o) for o in operands)
         return f"{self._module_format('numpy.einsum')}({subscripts}, {listed})"
+
+    def _print_RandomDraw(self, expr: R.RandomDraw) -> str:
+        stream, kind, dtype, size, *rest = expr.args
+        generator = f"rng[{int(stream)}]"
+        name = str(dtype)
+        # Generator draws float32 and float64 only: a float16 draw is a float32 one, rounded.
+        drawn = "float32" if name == "float16" else name
+        after = f".astype({_np(self, name)})" if drawn != name else ""
+        kind = str(kind)
+        if kind == "permutation":
+            return f"{generator}.permutation({self._print(rest[0])})"
+        if kind in ("truncated_normal", "categorical"):
+            self.helpers_used.add(kind)
+            operands = [self._print(r) for r in rest] if rest else [self._print(size)]
+            return f"_{kind}({generator}, {', '.join(operands)}, {_np(self, name)})"
+        if kind == "integers":
+            low, high = (self._print(r) for r in rest)
+            return (
+                f"{generator}.integers({low}, {high}, {self._print(size)}, dtype={_np(self, name)})"
+            )
+        method = {"normal": "standard_normal", "uniform": "random"}[kind]
+        return f"{generator}.{method}({self._print(size)}, dtype={_np(self, drawn)}){after}"
 
     # SymPy looks up ``_print_<class name>`` for the concrete class only (not for a
     # Function's intermediate base classes), so subclasses name their base's rule.

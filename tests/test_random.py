@@ -1,0 +1,349 @@
+"""Random ops, TF1's seeding rules and the initializers.
+
+The numbers cannot equal TensorFlow's; what is checked is what TF1 promises: the
+distributions (with tolerances that a wrong distribution fails), the seeding rules
+(``tensorflow/python/framework/random_seed.py``) and the initializers' scales
+(``tensorflow/python/ops/init_ops.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import symgrad as sg
+from symgrad.ops.init_ops import compute_fans, xavier_initializer
+from symgrad.ops.random_ops import DEFAULT_GRAPH_SEED, get_seed
+
+N = 200_000  # samples: the standard error of a mean of unit variance is 0.0022
+
+
+def _draw(tensor: sg.Tensor) -> np.ndarray:
+    with sg.Session(graph=tensor.graph) as sess:
+        return sess.run(tensor)
+
+
+# --- distributions ------------------------------------------------------------------------------
+
+
+def test_random_normal_has_its_mean_and_stddev() -> None:
+    with sg.Graph().as_default():
+        value = _draw(sg.random_normal([N], mean=1.5, stddev=2.0, seed=1))
+    assert value.dtype == np.float32 and value.shape == (N,)
+    assert abs(value.mean() - 1.5) < 0.02
+    assert abs(value.std() - 2.0) < 0.02
+    # a normal, not a uniform of that mean and spread: its 4th standardized moment is 3
+    assert abs((((value - 1.5) / 2.0) ** 4).mean() - 3.0) < 0.1
+
+
+def test_random_uniform_float_bounds_mean_and_spread() -> None:
+    with sg.Graph().as_default():
+        value = _draw(sg.random_uniform([N], minval=-2.0, maxval=3.0, dtype=sg.float64, seed=2))
+    assert value.dtype == np.float64
+    assert value.min() >= -2.0 and value.max() < 3.0
+    assert value.min() < -1.99 and value.max() > 2.99
+    assert abs(value.mean() - 0.5) < 0.02
+    assert abs(value.std() - 5.0 / np.sqrt(12.0)) < 0.01
+
+
+def test_random_uniform_defaults_to_the_unit_interval() -> None:
+    with sg.Graph().as_default():
+        value = _draw(sg.random_uniform([1000], seed=3))
+    assert value.dtype == np.float32 and value.min() >= 0.0 and value.max() < 1.0
+
+
+def test_random_uniform_int_covers_minval_to_maxval_exclusive() -> None:
+    with sg.Graph().as_default():
+        value = _draw(sg.random_uniform([60_000], minval=-3, maxval=3, dtype=sg.int32, seed=4))
+    assert value.dtype == np.int32
+    counts = np.bincount(value + 3)
+    assert len(counts) == 6 and counts.min() > 9_000 and counts.max() < 11_000
+
+
+def test_random_uniform_int_needs_maxval() -> None:
+    with sg.Graph().as_default(), pytest.raises(sg.InvalidArgumentError, match="maxval"):
+        sg.random_uniform([3], dtype=sg.int32)
+
+
+def test_truncated_normal_redraws_beyond_two_stddev() -> None:
+    with sg.Graph().as_default():
+        value = _draw(sg.truncated_normal([N], mean=1.0, stddev=0.5, seed=5))
+    assert value.min() >= 0.0 and value.max() <= 2.0
+    # redrawn, not clipped: no mass piles up at the bounds
+    assert np.mean(np.abs(value - 1.0) > 0.999) < 0.001
+    # the standard deviation of a unit normal truncated to [-2, 2] is 0.87962566
+    assert abs(value.std() - 0.5 * 0.87962566) < 0.004
+    assert abs(value.mean() - 1.0) < 0.005
+
+
+def test_random_shuffle_permutes_rows() -> None:
+    rows = np.arange(20, dtype=np.float32).reshape(10, 2)
+    with sg.Graph().as_default():
+        value = _draw(sg.random_shuffle(rows, seed=6))
+    assert not np.array_equal(value, rows)
+    assert sorted(map(tuple, value.tolist())) == sorted(map(tuple, rows.tolist()))
+
+
+def test_multinomial_frequencies_follow_the_softmax_of_the_logits() -> None:
+    logits = np.log(np.array([[0.2, 0.3, 0.5], [0.9, 0.05, 0.05]]))
+    with sg.Graph().as_default():
+        draws = sg.multinomial(logits, 20_000, seed=7)
+        categorical = sg.random.categorical(logits, 5, dtype=sg.int32, seed=7)
+        value = _draw(draws)
+        assert categorical.dtype == sg.int32 and categorical.shape == (2, 5)
+    assert value.dtype == np.int64 and value.shape == (2, 20_000)
+    for row, probabilities in zip(value, np.exp(logits), strict=True):
+        frequencies = np.bincount(row, minlength=3) / row.size
+        np.testing.assert_allclose(frequencies, probabilities, atol=0.015)
+
+
+def test_random_ops_take_a_tensor_shape() -> None:
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [None, 3])
+        noise = sg.random_normal(sg.shape(x), seed=1)
+        fixed = sg.random_uniform(sg.constant([2, 2]), seed=1)
+        assert noise.shape == (None, 3) and fixed.shape == (2, 2)
+        with sg.Session() as sess:
+            assert sess.run(noise, {x: np.zeros((5, 3))}).shape == (5, 3)
+        with pytest.raises(sg.ShapeError, match="unknown dim"):
+            sg.random_normal([None, 3])
+
+
+# --- seeding rules -----------------------------------------------------------------------------------
+
+
+def test_get_seed_follows_tf1_rules() -> None:
+    with sg.Graph().as_default() as graph:
+        assert get_seed(None) == (None, None)
+        assert get_seed(5) == (DEFAULT_GRAPH_SEED, 5)
+        sg.set_random_seed(10)
+        sg.constant(1.0)
+        sg.constant(2.0)
+        assert get_seed(None) == (10, 2)  # the op counter: two ops made so far
+        assert get_seed(5) == (10, 5)
+        graph.seed = 0
+        assert get_seed(0) == (0, 2**31 - 1)
+
+
+def _program(graph_seed: int | None, op_seed: int | None) -> list[np.ndarray]:
+    with sg.Graph().as_default():
+        if graph_seed is not None:
+            sg.set_random_seed(graph_seed)
+        a = sg.random_normal([4], seed=op_seed)
+        b = sg.random_uniform([4], seed=op_seed)
+        with sg.Session() as sess:
+            return sess.run([a, b])
+
+
+def test_same_seeds_give_the_same_numbers() -> None:
+    for seeds in [(1, 2), (1, None), (None, 2)]:
+        first, second = _program(*seeds), _program(*seeds)
+        np.testing.assert_array_equal(first[0], second[0])
+        np.testing.assert_array_equal(first[1], second[1])
+
+
+def test_other_seeds_give_other_numbers() -> None:
+    assert not np.array_equal(_program(1, 2)[0], _program(1, 3)[0])
+    assert not np.array_equal(_program(1, None)[0], _program(2, None)[0])
+    # no seed at all: numbers from the operating system
+    assert not np.array_equal(_program(None, None)[0], _program(None, None)[0])
+
+
+def test_graph_seed_alone_gives_two_ops_different_numbers() -> None:
+    with sg.Graph().as_default():
+        sg.set_random_seed(3)
+        a, b = sg.random_normal([5]), sg.random_normal([5])
+        with sg.Session() as sess:
+            first, second = sess.run([a, b])
+    assert not np.array_equal(first, second)
+
+
+def test_two_ops_with_the_same_seeds_draw_the_same_numbers() -> None:
+    with sg.Graph().as_default():
+        a, b = sg.random_normal([5], seed=9), sg.random_normal([5], seed=9)
+        with sg.Session() as sess:
+            first, second = sess.run([a, b])
+    np.testing.assert_array_equal(first, second)
+
+
+def test_each_run_draws_new_numbers_and_a_new_session_starts_over() -> None:
+    with sg.Graph().as_default():
+        sg.set_random_seed(4)
+        noise = sg.random_normal([3])
+        with sg.Session() as sess:
+            runs = [sess.run(noise) for _ in range(3)]
+        with sg.Session() as sess:
+            again = [sess.run(noise) for _ in range(3)]
+    assert not np.array_equal(runs[0], runs[1])
+    assert not np.array_equal(runs[1], runs[2])
+    for first, second in zip(runs, again, strict=True):
+        np.testing.assert_array_equal(first, second)
+
+
+def test_initial_values_are_reproducible_in_a_new_session() -> None:
+    with sg.Graph().as_default():
+        sg.set_random_seed(5)
+        w = sg.Variable(sg.random_normal([784, 10]), name="w")
+        b = sg.Variable(sg.glorot_uniform_initializer()([10, 3]), name="b")
+        values = []
+        for _ in range(2):
+            with sg.Session() as sess:
+                sess.run(sg.global_variables_initializer())
+                values.append(sess.run([w, b]))
+    np.testing.assert_array_equal(values[0][0], values[1][0])
+    np.testing.assert_array_equal(values[0][1], values[1][1])
+    assert values[0][0].shape == (784, 10) and abs(values[0][0].std() - 1.0) < 0.03
+    # initializing one variable alone gives it the same value: each op has its own stream
+    with sg.Session(graph=w.graph) as sess:
+        sess.run(w.initializer)
+        np.testing.assert_array_equal(sess.run(w), values[0][0])
+
+
+_SCRIPT = textwrap.dedent(
+    """
+    import symgrad as sg
+    {seed_line}
+    a = sg.random_normal([3], seed={op_seed})
+    b = sg.truncated_normal([3], seed={op_seed})
+    with sg.Session() as sess:
+        print(sess.run([a, b]))
+    """
+)
+
+
+def _in_fresh_process(seed_line: str, op_seed: int | None, hash_seed: str) -> str:
+    script = _SCRIPT.format(seed_line=seed_line, op_seed=op_seed)
+    environment = dict(os.environ, PYTHONHASHSEED=hash_seed)
+    return subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, env=environment
+    ).stdout
+
+
+@pytest.mark.parametrize(
+    ("seed_line", "op_seed"),
+    [("sg.set_random_seed(1)", None), ("", 7), ("sg.set_random_seed(1)", 7)],
+    ids=["graph-seed", "op-seed", "both"],
+)
+def test_seeded_programs_draw_the_same_numbers_in_every_process(
+    seed_line: str, op_seed: int | None
+) -> None:
+    first = _in_fresh_process(seed_line, op_seed, "1")
+    assert first == _in_fresh_process(seed_line, op_seed, "2")
+
+
+def test_unseeded_programs_draw_other_numbers_in_every_process() -> None:
+    assert _in_fresh_process("", None, "1") != _in_fresh_process("", None, "1")
+
+
+# --- initializers ------------------------------------------------------------------------------------
+
+
+def test_compute_fans_as_tf() -> None:
+    assert compute_fans([]) == (1, 1)
+    assert compute_fans([7]) == (7, 7)
+    assert compute_fans([784, 10]) == (784, 10)
+    assert compute_fans([5, 5, 3, 32]) == (75, 800)
+
+
+def _initial(initializer: object, shape: list[int]) -> np.ndarray:
+    with sg.Graph().as_default():
+        w = sg.Variable(initializer(shape), name="w")  # type: ignore[operator]
+        with sg.Session() as sess:
+            sess.run(sg.global_variables_initializer())
+            return sess.run(w)
+
+
+def test_constant_initializers() -> None:
+    assert _initial(sg.zeros_initializer(), [2, 3]).tolist() == [[0.0] * 3] * 2
+    assert _initial(sg.ones_initializer(), [2]).tolist() == [1.0, 1.0]
+    assert _initial(sg.constant_initializer(0.5), [2]).tolist() == [0.5, 0.5]
+    assert _initial(sg.constant_initializer([1, 2, 3]), [5]).tolist() == [1, 2, 3, 3, 3]
+    with sg.Graph().as_default(), pytest.raises(sg.ShapeError):
+        sg.constant_initializer([1, 2, 3])([2])
+    with sg.Graph().as_default():
+        assert sg.zeros_initializer(dtype=sg.int32)([2]).dtype == sg.int32
+        assert sg.ones_initializer()([2], dtype=sg.float64).dtype == sg.float64
+
+
+def test_random_initializers_have_their_parameters() -> None:
+    normal = _initial(sg.random_normal_initializer(mean=1.0, stddev=0.1, seed=1), [400, 500])
+    assert abs(normal.mean() - 1.0) < 0.001 and abs(normal.std() - 0.1) < 0.001
+    uniform = _initial(sg.random_uniform_initializer(-0.2, 0.2, seed=1), [400, 500])
+    assert uniform.min() >= -0.2 and uniform.max() < 0.2 and uniform.max() > 0.199
+    truncated = _initial(sg.truncated_normal_initializer(stddev=0.1, seed=1), [400, 500])
+    assert abs(truncated).max() <= 0.2 and abs(truncated.std() - 0.087962566) < 0.001
+
+
+@pytest.mark.parametrize("shape", [[300, 200], [5, 5, 16, 32]])
+def test_glorot_uniform_limits_come_from_the_fans(shape: list[int]) -> None:
+    fan_in, fan_out = compute_fans(shape)
+    limit = np.sqrt(6.0 / (fan_in + fan_out))
+    value = _initial(sg.glorot_uniform_initializer(seed=2), shape)
+    assert abs(value).max() <= limit and abs(value).max() > 0.99 * limit
+    assert abs(value.std() - limit / np.sqrt(3.0)) < 0.01 * limit
+
+
+def test_glorot_normal_is_a_corrected_truncated_normal() -> None:
+    shape = [300, 200]
+    stddev = np.sqrt(2.0 / 500)
+    value = _initial(sg.glorot_normal_initializer(seed=3), shape)
+    # truncated at 2 of the uncorrected stddev; standard deviation the wanted one
+    assert abs(value).max() <= 2 * stddev / 0.87962566 + 1e-6
+    assert abs(value.std() - stddev) < 0.01 * stddev
+
+
+@pytest.mark.parametrize(
+    ("mode", "n"), [("fan_in", 5 * 5 * 16), ("fan_out", 5 * 5 * 32), ("fan_avg", 5 * 5 * 24)]
+)
+def test_variance_scaling_modes(mode: str, n: int) -> None:
+    shape = [5, 5, 16, 32]
+    uniform = _initial(sg.variance_scaling_initializer(2.0, mode, "uniform", seed=4), shape)
+    assert abs(uniform).max() <= np.sqrt(6.0 / n) and abs(uniform).max() > 0.99 * np.sqrt(6.0 / n)
+    for distribution in ("normal", "truncated_normal", "untruncated_normal"):
+        init = sg.variance_scaling_initializer(2.0, mode, distribution, seed=4)
+        value = _initial(init, shape)
+        assert abs(value.std() - np.sqrt(2.0 / n)) < 0.02 * np.sqrt(2.0 / n), distribution
+
+
+def test_variance_scaling_rejects_bad_arguments() -> None:
+    with pytest.raises(sg.InvalidArgumentError, match="mode"):
+        sg.variance_scaling_initializer(mode="fan_median")
+    with pytest.raises(sg.InvalidArgumentError, match="distribution"):
+        sg.variance_scaling_initializer(distribution="cauchy")
+    with pytest.raises(sg.InvalidArgumentError, match="scale"):
+        sg.variance_scaling_initializer(scale=0.0)
+
+
+def test_xavier_initializer_is_contribs_variant() -> None:
+    shape = [5, 5, 16, 32]
+    n = (5 * 5 * 16 + 5 * 5 * 32) / 2
+    uniform = _initial(xavier_initializer(seed=5), shape)
+    assert abs(uniform).max() <= np.sqrt(3.0 / n) and abs(uniform).max() > 0.99 * np.sqrt(3.0 / n)
+    normal = _initial(xavier_initializer(uniform=False, seed=5), shape)
+    # contrib's normal form: truncated normal of stddev sqrt(1.3 / n), without the correction
+    assert abs(normal.std() - np.sqrt(1.3 / n) * 0.87962566) < 0.02 * np.sqrt(1.3 / n)
+
+
+def test_initializers_follow_the_tf1_call_protocol() -> None:
+    with sg.Graph().as_default():
+        init = sg.glorot_uniform_initializer()
+        w = init([3, 4], dtype=sg.float64, partition_info=None)
+        assert isinstance(w, sg.Tensor) and w.shape == (3, 4) and w.dtype == sg.float64
+        assert sg.initializers.glorot_uniform is sg.glorot_uniform_initializer
+        assert sg.initializers.variance_scaling(seed=1).get_config()["mode"] == "fan_in"
+        with pytest.raises(sg.DTypeError):
+            sg.random_normal_initializer()([2], dtype=sg.int32)
+
+
+def test_tf_random_namespace() -> None:
+    with sg.Graph().as_default() as graph:
+        sg.random.set_random_seed(11)
+        assert graph.seed == 11
+        for make in (sg.random.normal, sg.random.uniform, sg.random.truncated_normal):
+            assert make([2, 3]).shape == (2, 3)
+        assert sg.random.shuffle(sg.constant([1, 2, 3])).shape == (3,)
