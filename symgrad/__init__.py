@@ -131,7 +131,7 @@ from .ops.state import (
 )
 
 # Randomness: random ops, seeds, initializers (tf.random, tf.initializers)
-from . import initializers, random
+from . import initializers, layers, random
 from .ops.init_ops import (
     constant_initializer,
     glorot_normal_initializer,
@@ -289,6 +289,7 @@ __all__ = [
     "value_and_grad",
     # randomness
     "initializers",
+    "layers",
     "random",
     "constant_initializer",
     "glorot_normal_initializer",

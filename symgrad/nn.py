@@ -12,6 +12,9 @@ from .ops.nn_ops import (
     sparse_softmax_cross_entropy_with_logits,
 )
 
+# Randomness
+from .ops.random_ops import dropout
+
 __all__ = [
     "relu",
     "sigmoid",
@@ -25,4 +28,6 @@ __all__ = [
     "softmax_cross_entropy_with_logits",
     "softmax_cross_entropy_with_logits_v2",
     "sparse_softmax_cross_entropy_with_logits",
+    # randomness
+    "dropout",
 ]

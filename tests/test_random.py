@@ -8,10 +8,12 @@ distributions (with tolerances that a wrong distribution fails), the seeding rul
 
 from __future__ import annotations
 
+import inspect
 import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,7 +21,9 @@ import pytest
 import symgrad as sg
 from symgrad.ops.init_ops import compute_fans, xavier_initializer
 from symgrad.ops.random_ops import DEFAULT_GRAPH_SEED, get_seed
+from symgrad.ops.registry import REGISTRY
 
+GOLDEN = Path(__file__).resolve().parent / "golden"
 N = 200_000  # samples: the standard error of a mean of unit variance is 0.0022
 
 
@@ -347,3 +351,224 @@ def test_tf_random_namespace() -> None:
         for make in (sg.random.normal, sg.random.uniform, sg.random.truncated_normal):
             assert make([2, 3]).shape == (2, 3)
         assert sg.random.shuffle(sg.constant([1, 2, 3])).shape == (3,)
+
+
+# --- dropout: random ops inside a computed graph -----------------------------------------------------
+
+
+def test_dropout_keeps_keep_prob_of_the_elements_scaled_by_its_inverse() -> None:
+    ones = np.ones((200, 500), dtype=np.float32)
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [None, 500], name="x")
+        by_keep = sg.nn.dropout(x, keep_prob=0.7, seed=1)
+        by_rate = sg.nn.dropout(x, rate=0.3, seed=2)
+        with sg.Session() as sess:
+            for value in sess.run([by_keep, by_rate], {x: ones}):
+                kept = value != 0
+                assert abs(kept.mean() - 0.7) < 0.005
+                np.testing.assert_allclose(value[kept], 1 / 0.7, rtol=1e-6)
+                # rows are independent: no row is all kept or all dropped
+                assert kept.mean(axis=1).min() > 0.6 and kept.mean(axis=1).max() < 0.8
+
+
+def test_dropout_with_keep_prob_fed_as_one_is_the_identity() -> None:
+    data = np.random.default_rng(0).standard_normal((6, 4)).astype(np.float32)
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [None, 4], name="x")
+        keep = sg.placeholder(sg.float32, [], name="keep_prob")
+        h = sg.nn.dropout(x, keep, seed=3)
+        grad = sg.gradients(sg.reduce_sum(h * h), x)[0]
+        with sg.Session() as sess:
+            value, gradient = sess.run([h, grad], {x: data, keep: 1.0})
+            np.testing.assert_array_equal(value, data)
+            np.testing.assert_array_equal(gradient, 2 * data)
+            dropped = sess.run(h, {x: data, keep: 0.5})
+            assert (dropped == 0).any() and not (dropped == 0).all()
+        assert sg.nn.dropout(x, rate=0.0) is x
+
+
+def test_dropout_checks_its_arguments() -> None:
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [None, 4])
+        with pytest.raises(sg.InvalidArgumentError, match="not both"):
+            sg.nn.dropout(x, keep_prob=0.5, rate=0.5)
+        with pytest.raises(sg.InvalidArgumentError, match="keep_prob or rate"):
+            sg.nn.dropout(x)
+        with pytest.raises(sg.InvalidArgumentError, match="keep_prob"):
+            sg.nn.dropout(x, keep_prob=0.0)
+        with pytest.raises(sg.InvalidArgumentError, match="rate"):
+            sg.nn.dropout(x, rate=1.0)
+        with pytest.raises(sg.DTypeError, match="floating"):
+            sg.nn.dropout(sg.constant([1, 2]), keep_prob=0.5)
+
+
+def test_dropout_noise_shape_broadcasts_one_decision() -> None:
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [8, 50], name="x")
+        rows = sg.nn.dropout(x, keep_prob=0.5, noise_shape=[8, 1], seed=4)
+        columns = sg.nn.dropout(x, keep_prob=0.5, noise_shape=[1, None], seed=5)
+        with sg.Session() as sess:
+            by_row, by_column = sess.run([rows, columns], {x: np.ones((8, 50))})
+    assert all(len(set(row)) == 1 for row in by_row.tolist())
+    assert all(len(set(column)) == 1 for column in by_column.T.tolist())
+    assert set(by_row.ravel()) == {0.0, 2.0}
+
+
+def _dropout_model(optimize: bool = True):  # type: ignore[no-untyped-def]
+    x = sg.placeholder(sg.float64, [None, 5], name="x")
+    keep = sg.placeholder(sg.float64, [], name="keep_prob")
+    w = sg.Variable(np.linspace(-1.0, 1.0, 15).reshape(5, 3), name="w")
+    h = sg.nn.dropout(sg.tanh(x @ w), keep_prob=keep, seed=7)
+    loss = sg.reduce_sum(h * h * np.array([1.0, 2.0, 3.0]))
+    grads = sg.gradients(loss, [x, w])
+    compiled = sg.compile(
+        [loss, *grads], inputs=[x, keep, w], name="dropout_mlp", optimize=optimize
+    )
+    return compiled, h
+
+
+def test_dropout_gradient_is_exact_with_the_mask_fixed() -> None:
+    data = np.random.default_rng(1).standard_normal((4, 5))
+    weights = np.linspace(-1.0, 1.0, 15).reshape(5, 3)
+    with sg.Graph().as_default():
+        fast, _ = _dropout_model(optimize=True)
+        readable, _ = _dropout_model(optimize=False)
+    for compiled in (fast, readable):
+        loss, d_x, d_w = compiled(data, 0.6, weights, rng=11)
+        # the same rng gives the same mask: finite differences see a smooth function
+        epsilon = 1e-6
+        direction = np.random.default_rng(2).standard_normal(data.shape)
+        plus = compiled(data + epsilon * direction, 0.6, weights, rng=11)[0]
+        minus = compiled(data - epsilon * direction, 0.6, weights, rng=11)[0]
+        numeric = (plus - minus) / (2 * epsilon)
+        assert abs(numeric - np.sum(d_x * direction)) < 1e-6 * max(1.0, abs(numeric))
+        direction_w = np.random.default_rng(3).standard_normal(weights.shape)
+        plus = compiled(data, 0.6, weights + epsilon * direction_w, rng=11)[0]
+        minus = compiled(data, 0.6, weights - epsilon * direction_w, rng=11)[0]
+        numeric = (plus - minus) / (2 * epsilon)
+        assert abs(numeric - np.sum(d_w * direction_w)) < 1e-6 * max(1.0, abs(numeric))
+    # both forms draw the same mask from the same rng
+    for a, b in zip(
+        fast(data, 0.6, weights, rng=5), readable(data, 0.6, weights, rng=5), strict=True
+    ):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+def test_dropout_value_and_gradient_of_one_run_share_the_mask() -> None:
+    data = np.random.default_rng(4).standard_normal((50, 5))
+    with sg.Graph().as_default():
+        _, h = _dropout_model()
+        x = sg.get_default_graph().get_tensor_by_name("x:0")
+        keep = sg.get_default_graph().get_tensor_by_name("keep_prob:0")
+        (d_x,) = sg.gradients(sg.reduce_sum(h), x)
+        with sg.Session() as sess:
+            sess.run(sg.global_variables_initializer())
+            value, gradient = sess.run([h, d_x], {x: data, keep: 0.5})
+            again, _ = sess.run([h, d_x], {x: data, keep: 0.5})
+    weights = np.linspace(-1.0, 1.0, 15).reshape(5, 3)
+    mask = value != 0
+    # d/dx sum(tanh(x @ w) * mask * 2) = (mask * 2 * (1 - tanh^2)) @ w.T
+    expected = (mask * 2.0 * (1 - np.tanh(data @ weights) ** 2)) @ weights.T
+    np.testing.assert_allclose(gradient, expected, rtol=1e-12)
+    assert not np.array_equal(mask, again != 0)  # the next run draws a new mask
+
+
+def test_the_generated_function_takes_its_random_source_explicitly() -> None:
+    with sg.Graph().as_default():
+        compiled, _ = _dropout_model()
+        x = sg.placeholder(sg.float32, [3], name="plain")
+        plain = sg.compile(x * 2.0, name="doubled")
+    assert list(inspect.signature(compiled.function).parameters) == ["x", "keep_prob", "w", "rng"]
+    assert list(inspect.signature(plain.function).parameters) == ["plain"]
+    assert compiled.program.random_streams == ["dropout/random_uniform"]
+    data, weights = np.ones((3, 5)), np.ones((5, 3))
+    by_seed = compiled.function(data, 0.5, weights, 3)
+    by_generator = compiled.function(data, 0.5, weights, np.random.default_rng(3))
+    by_list = compiled.function(data, 0.5, weights, [np.random.default_rng(3)])
+    for a, b, c in zip(by_seed, by_generator, by_list, strict=True):
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a, c)
+    with pytest.raises(ValueError, match="rng"):
+        compiled.function(data, 0.5, weights, [np.random.default_rng(3)] * 2)
+    # without rng, a CompiledModule draws from the ops' seeds (seed=7): call after call alike
+    np.testing.assert_array_equal(compiled(data, 0.5, weights)[0], compiled(data, 0.5, weights)[0])
+
+
+def test_layers_dropout_applies_only_when_training() -> None:
+    data = np.ones((20, 30), dtype=np.float32)
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [None, 30], name="x")
+        training = sg.placeholder(sg.bool, [], name="training")
+        off = sg.layers.dropout(x, rate=0.4)
+        on = sg.layers.dropout(x, rate=0.4, training=True, seed=1)
+        fed = sg.layers.dropout(x, rate=0.4, training=training, seed=2)
+        with sg.Session() as sess:
+            np.testing.assert_array_equal(sess.run(off, {x: data}), data)
+            assert set(sess.run(on, {x: data}).ravel()) == {0.0, np.float32(1 / 0.6)}
+            np.testing.assert_array_equal(sess.run(fed, {x: data, training: False}), data)
+            assert set(sess.run(fed, {x: data, training: True}).ravel()) == {
+                0.0,
+                np.float32(1 / 0.6),
+            }
+
+
+def test_an_mlp_with_dropout_trains() -> None:
+    rng = np.random.default_rng(0)
+    data = rng.standard_normal((256, 4)).astype(np.float32)
+    labels = (data[:, 0] + data[:, 1] > 0).astype(np.int32)
+    with sg.Graph().as_default():
+        sg.set_random_seed(1)
+        x = sg.placeholder(sg.float32, [None, 4], name="x")
+        y = sg.placeholder(sg.int32, [None], name="y")
+        keep = sg.placeholder(sg.float32, name="keep_prob")
+        w1 = sg.Variable(sg.truncated_normal([4, 32], stddev=0.5), name="w1")
+        b1 = sg.Variable(sg.zeros([32]), name="b1")
+        w2 = sg.Variable(sg.glorot_uniform_initializer()([32, 2]), name="w2")
+        hidden = sg.nn.dropout(sg.nn.relu(x @ w1 + b1), keep)
+        logits = hidden @ w2
+        loss = sg.reduce_mean(
+            sg.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits)
+        )
+        train = sg.train.GradientDescentOptimizer(0.5).minimize(loss)
+        with sg.Session() as sess:
+            sess.run(sg.global_variables_initializer())
+            before = sess.run(loss, {x: data, y: labels, keep: 1.0})
+            for _ in range(150):
+                sess.run(train, {x: data, y: labels, keep: 0.8})
+            after, predictions = sess.run([loss, logits], {x: data, y: labels, keep: 1.0})
+    assert after < 0.5 * before
+    assert (predictions.argmax(axis=1) == labels).mean() > 0.9
+
+
+# --- generated code -----------------------------------------------------------------------------------
+
+
+def test_dropout_module_matches_its_snapshots(symgrad_snapshot) -> None:  # type: ignore[no-untyped-def]
+    for optimize, golden in ((True, "dropout_mlp.py"), (False, "dropout_mlp_readable.py")):
+        with sg.Graph().as_default():
+            compiled, _ = _dropout_model(optimize)
+        symgrad_snapshot(compiled, GOLDEN / golden)
+
+
+def test_random_ops_module_matches_its_snapshot(symgrad_snapshot) -> None:  # type: ignore[no-untyped-def]
+    """Every random op in one module (the all-ops module has none: it takes no ``rng``)."""
+    with sg.Graph().as_default() as graph:
+        sg.set_random_seed(1)
+        x = sg.placeholder(sg.float32, [None, 3], name="x")
+        drawn = [
+            sg.random_normal([2, 3], mean=1.0, stddev=2.0, name="normal"),
+            sg.random_uniform(sg.shape(x), name="uniform"),
+            sg.random_uniform([4], 0, 10, dtype=sg.int32, name="integers"),
+            sg.truncated_normal([3], stddev=0.1, name="truncated"),
+            sg.random_shuffle(x, name="shuffled"),
+            sg.multinomial(x, 2, name="samples"),
+            sg.random.categorical(x, 1, dtype=sg.int32, name="sampled"),
+        ]
+        used = {op.type for op in graph.get_operations()}
+        compiled = sg.compile(drawn, inputs=[x], name="random_ops")
+    random_types = {name for name, opdef in REGISTRY.items() if opdef.random}
+    assert random_types <= used
+    symgrad_snapshot(compiled, GOLDEN / "random_ops.py")
+    values = compiled(np.arange(6, dtype=np.float32).reshape(2, 3), rng=0)
+    assert [v.shape for v in values] == [(2, 3), (2, 3), (4,), (3,), (2, 3), (2, 2), (2, 1)]
+    assert values[2].dtype == np.int32 and values[5].dtype == np.int64

@@ -30,8 +30,9 @@ from .. import dtypes as _dtypes
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Graph, Operation, Tensor, get_default_graph
 from ..shapes import Shape, format_shape, signature
-from .array_ops import ShapeOf, _static_dims, constant_value
-from .elementwise import add, multiply
+from .array_ops import ShapeOf, _static_dims, constant_value, reshape
+from .array_ops import shape as shape_of
+from .elementwise import add, cast, greater_equal, multiply, subtract, truediv
 from .functions import Literal, _Structural, literal
 from .registry import OpDef, register
 from .sources import convert_to_tensor
@@ -221,10 +222,13 @@ def _draw(
 def _scaled(
     draw: Tensor, scale: Any, offset: Any, dtype: _dtypes.DType, name: str, base: str
 ) -> Tensor:
-    """``draw * scale + offset`` as TF builds it (the ops skipped where they change nothing)."""
+    """``draw * scale + offset`` as TF builds it (the ops skipped where they change nothing);
+    the last op gets the name the user gave."""
+    shift = not (isinstance(offset, (int, float)) and offset == 0)
     if not (isinstance(scale, (int, float)) and scale == 1):
-        draw = multiply(draw, convert_to_tensor(scale, dtype=dtype), name=f"{base}/mul")
-    if not (isinstance(offset, (int, float)) and offset == 0):
+        scale = convert_to_tensor(scale, dtype=dtype)
+        draw = multiply(draw, scale, name=f"{base}/mul" if shift else name)
+    if shift:
         return add(draw, convert_to_tensor(offset, dtype=dtype), name=name)
     return draw
 
@@ -259,7 +263,7 @@ def random_normal(
         shape,
         dtype,
         seed,
-        base if plain else f"{base}/RandomStandardNormal",
+        base if plain else f"{base}/standard_normal",
     )
     return _scaled(draw, stddev, mean, dtype, base, base)
 
@@ -292,7 +296,7 @@ def truncated_normal(
         shape,
         dtype,
         seed,
-        base if plain else f"{base}/TruncatedNormal",
+        base if plain else f"{base}/truncated_normal",
     )
     return _scaled(draw, stddev, mean, dtype, base, base)
 
@@ -342,7 +346,7 @@ def random_uniform(
     plain = isinstance(minval, (int, float)) and minval == 0
     plain = plain and isinstance(maxval, (int, float)) and maxval == 1
     draw = _draw(
-        "RandomUniform", "uniform", shape, dtype, seed, base if plain else f"{base}/RandomUniform"
+        "RandomUniform", "uniform", shape, dtype, seed, base if plain else f"{base}/uniform"
     )
     if plain:
         return draw
@@ -438,8 +442,106 @@ def categorical(
     return multinomial(logits, num_samples, seed=seed, name=name, output_dtype=dtype)
 
 
+# --- random ops inside a computed graph ------------------------------------------------------------
+
+
+def _noise_shape(x: Tensor, noise_shape: Any) -> Any:
+    """TF's ``_get_noise_shape``: x's run-time shape, or ``noise_shape`` with its unknown
+    dims taken from x's static shape."""
+    if noise_shape is None:
+        return shape_of(x)
+    if isinstance(noise_shape, Tensor):
+        return noise_shape
+    dims = list(noise_shape.as_list() if hasattr(noise_shape, "as_list") else noise_shape)
+    if x.shape is not None and len(x.shape) == len(dims):
+        dims = [x.shape[i] if d is None else d for i, d in enumerate(dims)]
+    if any(d is None for d in dims):
+        raise ShapeError(
+            f"symgrad: dropout: noise_shape {list(noise_shape)} has a dim that '{x.name}' "
+            f"{format_shape(x.shape)} does not fix; give every dim of noise_shape"
+        )
+    return dims
+
+
+def dropout(
+    x: Any,
+    keep_prob: Any = None,
+    noise_shape: Any = None,
+    seed: int | None = None,
+    name: str | None = None,
+    rate: Any = None,
+) -> Tensor:
+    """Each element of ``x`` zeroed with probability ``rate`` (= 1 - ``keep_prob``), the
+    others scaled by ``1 / keep_prob`` (TF1's ``tf.nn.dropout``).
+
+    ``keep_prob`` or ``rate`` may be a placeholder, fed per run (``keep_prob: 1.0`` to
+    evaluate: then the result is ``x``). ``noise_shape`` draws one decision per element
+    of a shape that broadcasts to x's (``[batch, 1]``: whole rows). The mask is drawn once
+    per run: a value and its gradient fetched together use the same one; the gradient is
+    the mask times the scale.
+
+    >>> import numpy as np
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float32, [None, 4], name="x")
+    ...     keep = sg.placeholder(sg.float32, [], name="keep_prob")
+    ...     h = sg.nn.dropout(x, keep_prob=keep, seed=1)
+    ...     with sg.Session() as sess:
+    ...         print(sess.run(h, {x: np.ones((2, 4)), keep: 1.0}))
+    ...         print(sorted(set(sess.run(h, {x: np.ones((2, 4)), keep: 0.5}).ravel())))
+    [[1. 1. 1. 1.]
+     [1. 1. 1. 1.]]
+    [np.float32(0.0), np.float32(2.0)]
+    """
+    if keep_prob is not None and rate is not None:
+        raise InvalidArgumentError("symgrad: dropout: give keep_prob or rate, not both")
+    if keep_prob is None and rate is None:
+        raise InvalidArgumentError("symgrad: dropout: give keep_prob or rate")
+    x = convert_to_tensor(x)
+    if not x.dtype.is_floating:
+        raise DTypeError(
+            f"symgrad: dropout: x must be a floating tensor, got '{x.name}' of {x.dtype.name}"
+        )
+    base = name or "dropout"
+    if keep_prob is not None:
+        if isinstance(keep_prob, (int, float)) and not 0 < keep_prob <= 1:
+            raise InvalidArgumentError(
+                f"symgrad: dropout: keep_prob must be in (0, 1], got {keep_prob}"
+            )
+        rate = (
+            1.0 - keep_prob
+            if isinstance(keep_prob, (int, float))
+            else subtract(1.0, convert_to_tensor(keep_prob, dtype=x.dtype), name=f"{base}/sub")
+        )
+    if isinstance(rate, (int, float)):
+        if not 0 <= rate < 1:
+            raise InvalidArgumentError(
+                f"symgrad: dropout: rate must be a scalar tensor or a float in [0, 1), got {rate}"
+            )
+        if rate == 0:  # nothing is dropped (TF returns x itself)
+            return x
+    rate_tensor = convert_to_tensor(rate, dtype=x.dtype)
+    if rate_tensor.shape is None:
+        # ``tf.placeholder(tf.float32)`` for keep_prob, as TF1 programs write it: a scalar at
+        # run time; TF gives the result x's shape (``set_shape``), so does this reshape.
+        rate_tensor = reshape(rate_tensor, [], name=f"{base}/rate")
+    if rate_tensor.shape != ():
+        raise ShapeError(
+            f"symgrad: dropout: rate must be a scalar, got '{rate_tensor.name}' "
+            f"{format_shape(rate_tensor.shape)}"
+        )
+    uniform = random_uniform(
+        _noise_shape(x, noise_shape), dtype=x.dtype, seed=seed, name=f"{base}/random_uniform"
+    )
+    # TF keeps an element where the draw is >= rate, and scales the kept ones by 1/keep_prob.
+    keep = cast(greater_equal(uniform, rate_tensor), x.dtype, name=f"{base}/mask")
+    scale = truediv(1.0, subtract(1.0, rate_tensor), name=f"{base}/scale")
+    return multiply(multiply(x, scale), keep, name=base)
+
+
 __all__ = [
     "categorical",
+    "dropout",
     "get_seed",
     "multinomial",
     "random_normal",
