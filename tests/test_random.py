@@ -572,3 +572,29 @@ def test_random_ops_module_matches_its_snapshot(symgrad_snapshot) -> None:  # ty
     values = compiled(np.arange(6, dtype=np.float32).reshape(2, 3), rng=0)
     assert [v.shape for v in values] == [(2, 3), (2, 3), (4,), (3,), (2, 3), (2, 2), (2, 1)]
     assert values[2].dtype == np.int32 and values[5].dtype == np.int64
+
+
+def test_symgrad_check_holds_the_mask_fixed(tmp_path: Path) -> None:
+    program = tmp_path / "dropout_program.py"
+    program.write_text(
+        textwrap.dedent(
+            """
+            import numpy as np
+            import symgrad as sg
+
+            x = sg.placeholder(sg.float64, [4, 5], name="x")
+            w = sg.Variable(np.linspace(-1.0, 1.0, 15).reshape(5, 3), name="w")
+            h = sg.nn.dropout(sg.tanh(x @ w), keep_prob=0.5)
+            loss = sg.reduce_sum(h * h)
+            compiled = sg.compile([loss, *sg.gradients(loss, [x, w])], name="step")
+            """
+        )
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "symgrad", "check", str(program)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "symgrad check: PASS" in result.stdout
