@@ -1,0 +1,192 @@
+"""Corpus of TF1 programs with random ops and initializers (TensorFlow parity tests).
+
+Same conventions as ``programs.py``. symgrad's numbers come from NumPy and cannot equal
+TensorFlow's, so these programs fetch what both must agree on: statistics of large draws
+(compared with the ``rtol`` each program gives, some ten standard errors wide: a wrong
+distribution, scale or bound is off by far more), and exact identities (dropout's kept
+values and its gradient). ``tf_fixtures_random.json`` is written by
+``record_tf.py programs_random``.
+"""
+
+import numpy as np
+
+PROGRAMS = []
+N = 100_000
+
+
+def _program(fn):
+    """Register ``fn`` in PROGRAMS (definition order, unique names)."""
+    if any(p.__name__ == fn.__name__ for p in PROGRAMS):
+        raise ValueError(f"duplicate program name: {fn.__name__}")
+    PROGRAMS.append(fn)
+    return fn
+
+
+def _moments(tf, t):
+    """[mean, standard deviation, max |t|] of a tensor, in float64."""
+    t = tf.cast(t, tf.float64)
+    mean = tf.reduce_mean(t)
+    std = tf.sqrt(tf.reduce_mean(tf.square(t - mean)))
+    return [mean, std, tf.reduce_max(tf.abs(t))]
+
+
+@_program
+def random_normal_moments(tf):
+    t = tf.random_normal([N], mean=1.5, stddev=2.0, seed=1)
+    mean, std, _ = _moments(tf, t)
+    return {"fetches": [mean, std], "feeds": {}, "rtol": 0.02}
+
+
+@_program
+def truncated_normal_moments(tf):
+    t = tf.truncated_normal([N], mean=0.0, stddev=0.5, seed=2)
+    _, std, largest = _moments(tf, t)
+    return {"fetches": [std, largest], "feeds": {}, "rtol": 0.01}
+
+
+@_program
+def random_uniform_bounds(tf):
+    t = tf.random_uniform([N], minval=-2.0, maxval=3.0, seed=3)
+    mean, std, _ = _moments(tf, t)
+    return {
+        "fetches": [tf.reduce_min(t), tf.reduce_max(t), mean, std],
+        "feeds": {},
+        "rtol": 0.02,
+    }
+
+
+@_program
+def random_uniform_int_bounds(tf):
+    t = tf.random_uniform([N], minval=1, maxval=7, dtype=tf.int32, seed=4)
+    mean, _, _ = _moments(tf, t)
+    return {"fetches": [tf.reduce_min(t), tf.reduce_max(t), mean], "feeds": {}, "rtol": 0.01}
+
+
+@_program
+def glorot_uniform_conv_kernel(tf):
+    w = tf.Variable(tf.glorot_uniform_initializer(seed=5)([5, 5, 16, 32]))
+    _, std, largest = _moments(tf, w)
+    return {"fetches": [std, largest], "feeds": {}, "rtol": 0.01}
+
+
+@_program
+def glorot_normal_matrix(tf):
+    w = tf.Variable(tf.glorot_normal_initializer(seed=6)([400, 300]))
+    _, std, largest = _moments(tf, w)
+    return {"fetches": [std, largest], "feeds": {}, "rtol": 0.02}
+
+
+@_program
+def variance_scaling_fan_in_normal(tf):
+    init = tf.variance_scaling_initializer(2.0, mode="fan_in", distribution="normal", seed=7)
+    w = tf.Variable(init([3, 3, 64, 128]))
+    _, std, largest = _moments(tf, w)
+    return {"fetches": [std, largest], "feeds": {}, "rtol": 0.02}
+
+
+@_program
+def variance_scaling_fan_out_untruncated(tf):
+    init = tf.variance_scaling_initializer(
+        0.5, mode="fan_out", distribution="untruncated_normal", seed=8
+    )
+    w = tf.Variable(init([500, 200]))
+    _, std, _ = _moments(tf, w)
+    return {"fetches": [std], "feeds": {}, "rtol": 0.02}
+
+
+@_program
+def variance_scaling_fan_avg_uniform(tf):
+    init = tf.variance_scaling_initializer(3.0, mode="fan_avg", distribution="uniform", seed=9)
+    w = tf.Variable(init([300, 500]))
+    _, std, largest = _moments(tf, w)
+    return {"fetches": [std, largest], "feeds": {}, "rtol": 0.01}
+
+
+@_program
+def random_initializers(tf):
+    normal = tf.random_normal_initializer(mean=0.5, stddev=0.1, seed=10)([N])
+    uniform = tf.random_uniform_initializer(-0.3, 0.2, seed=11)([N])
+    truncated = tf.truncated_normal_initializer(mean=1.0, stddev=0.2, seed=12)([N])
+    fetches = _moments(tf, normal)[:2] + [tf.reduce_min(uniform), tf.reduce_max(uniform)]
+    fetches += _moments(tf, truncated)[:2] + [tf.reduce_max(truncated)]
+    return {"fetches": fetches, "feeds": {}, "rtol": 0.02}
+
+
+@_program
+def constant_initializers(tf):
+    return {
+        "fetches": [
+            tf.zeros_initializer()([2, 3]),
+            tf.ones_initializer(dtype=tf.float64)([2]),
+            tf.constant_initializer(0.25)([3]),
+            tf.constant_initializer([1.0, 2.0, 3.0])([2, 3]),
+        ],
+        "feeds": {},
+    }
+
+
+@_program
+def dropout_keeps_and_scales(tf):
+    x = tf.placeholder(tf.float32, [None, 500], name="x")
+    h = tf.nn.dropout(x, keep_prob=0.7, seed=13)
+    kept = tf.cast(tf.not_equal(h, 0.0), tf.float64)
+    return {
+        "fetches": [tf.reduce_mean(kept), tf.reduce_max(h)],
+        "feeds": {x: np.ones((200, 500), np.float32)},
+        "rtol": 0.01,
+    }
+
+
+@_program
+def dropout_gradient_is_mask_times_scale(tf):
+    x = tf.placeholder(tf.float32, [None, 50], name="x")
+    h = tf.nn.dropout(x, rate=0.4, seed=14)
+    (grad,) = tf.gradients(tf.reduce_sum(h * 3.0), x)
+    # with x = 1, h is the mask times the scale, and the gradient 3 times that
+    return {
+        "fetches": [tf.reduce_max(tf.abs(grad - 3.0 * h)), tf.reduce_max(grad)],
+        "feeds": {x: np.ones((40, 50), np.float32)},
+        "rtol": 1e-6,
+    }
+
+
+@_program
+def dropout_keep_prob_fed_as_one(tf):
+    x = tf.placeholder(tf.float32, [None, 4], name="x")
+    keep = tf.placeholder(tf.float32, name="keep_prob")
+    h = tf.nn.dropout(x, keep, seed=15)
+    (grad,) = tf.gradients(tf.reduce_sum(h * h), x)
+    data = np.arange(12, dtype=np.float32).reshape(3, 4) - 5.0
+    return {"fetches": [h, grad], "feeds": {x: data, keep: np.float32(1.0)}}
+
+
+@_program
+def dropout_noise_shape_rows(tf):
+    x = tf.placeholder(tf.float32, [100, 30], name="x")
+    h = tf.nn.dropout(x, keep_prob=0.5, noise_shape=[100, 1], seed=16)
+    per_row = tf.reduce_max(h, axis=1) - tf.reduce_min(h, axis=1)
+    return {
+        "fetches": [tf.reduce_max(per_row)],
+        "feeds": {x: np.ones((100, 30), np.float32)},
+    }
+
+
+@_program
+def multinomial_frequencies(tf):
+    logits = tf.constant(np.log([[0.2, 0.3, 0.5]]), dtype=tf.float32)
+    draws = tf.multinomial(logits, N, seed=17)
+    frequencies = [tf.reduce_mean(tf.cast(tf.equal(draws, k), tf.float64)) for k in range(3)]
+    return {"fetches": frequencies, "feeds": {}, "rtol": 0.03}
+
+
+@_program
+def random_shuffle_keeps_the_rows(tf):
+    rows = tf.constant(np.arange(40, dtype=np.float32).reshape(20, 2))
+    shuffled = tf.random_shuffle(rows, seed=18)
+    return {
+        "fetches": [
+            tf.reduce_sum(shuffled, axis=0),
+            tf.reduce_sum(shuffled[:, 1] - shuffled[:, 0]),
+        ],
+        "feeds": {},
+    }
