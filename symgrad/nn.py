@@ -1,5 +1,6 @@
 """``symgrad.nn``: the neural-network ops of ``tf.nn``."""
 
+from .ops.candidate_sampling import log_uniform_candidate_sampler, nce_loss, sampled_softmax_loss
 from .ops.elementwise import relu, sigmoid, softplus, tanh
 from .ops.nn_ops import (
     bias_add,
@@ -11,8 +12,6 @@ from .ops.nn_ops import (
     softmax_cross_entropy_with_logits_v2,
     sparse_softmax_cross_entropy_with_logits,
 )
-
-# Randomness
 from .ops.random_ops import dropout
 
 __all__ = [
@@ -30,4 +29,7 @@ __all__ = [
     "sparse_softmax_cross_entropy_with_logits",
     # randomness
     "dropout",
+    "log_uniform_candidate_sampler",
+    "nce_loss",
+    "sampled_softmax_loss",
 ]

@@ -563,6 +563,9 @@ def test_random_ops_module_matches_its_snapshot(symgrad_snapshot) -> None:  # ty
             sg.random_shuffle(x, name="shuffled"),
             sg.multinomial(x, 2, name="samples"),
             sg.random.categorical(x, 1, dtype=sg.int32, name="sampled"),
+            sg.nn.log_uniform_candidate_sampler(
+                sg.constant([[1]], dtype=sg.int64), 1, 3, True, 10, name="candidates"
+            )[0],
         ]
         used = {op.type for op in graph.get_operations()}
         compiled = sg.compile(drawn, inputs=[x], name="random_ops")
@@ -570,7 +573,8 @@ def test_random_ops_module_matches_its_snapshot(symgrad_snapshot) -> None:  # ty
     assert random_types <= used
     symgrad_snapshot(compiled, GOLDEN / "random_ops.py")
     values = compiled(np.arange(6, dtype=np.float32).reshape(2, 3), rng=0)
-    assert [v.shape for v in values] == [(2, 3), (2, 3), (4,), (3,), (2, 3), (2, 2), (2, 1)]
+    shapes = [(2, 3), (2, 3), (4,), (3,), (2, 3), (2, 2), (2, 1), (3,)]
+    assert [v.shape for v in values] == shapes
     assert values[2].dtype == np.int32 and values[5].dtype == np.int64
 
 
@@ -598,3 +602,61 @@ def test_symgrad_check_holds_the_mask_fixed(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "symgrad check: PASS" in result.stdout
+
+
+# --- sampled losses -------------------------------------------------------------------------------------
+
+
+def test_log_uniform_sampler_expected_counts_follow_the_draws_it_took() -> None:
+    with sg.Graph().as_default():
+        labels = sg.constant([[2], [30]], dtype=sg.int64)
+        sampled, true_count, sampled_count = sg.nn.log_uniform_candidate_sampler(
+            labels, 1, 20, True, 40, seed=1
+        )
+        draws = sg.get_default_graph().get_operation_by_name("log_uniform_candidate_sampler")
+        ids, tries, true_value, sampled_value = sg.compile(
+            [sampled, draws.outputs[0][20], true_count, sampled_count]
+        )()
+    assert len(set(ids.tolist())) == 20 and ids.min() >= 0 and ids.max() < 40
+    assert tries > 20  # distinct classes out of 40 took redraws
+
+    def expected(classes: np.ndarray) -> np.ndarray:
+        p = np.log((classes + 2.0) / (classes + 1.0)) / np.log(41.0)
+        return -np.expm1(tries * np.log1p(-p))
+
+    np.testing.assert_allclose(true_value, expected(np.array([[2.0], [30.0]])), rtol=1e-6)
+    np.testing.assert_allclose(sampled_value, expected(ids.astype(np.float64)), rtol=1e-6)
+    with sg.Graph().as_default(), pytest.raises(sg.InvalidArgumentError, match="distinct"):
+        sg.nn.log_uniform_candidate_sampler(labels_of_one(), 1, 11, True, 10)
+
+
+def labels_of_one() -> sg.Tensor:
+    return sg.constant([[0]], dtype=sg.int64)
+
+
+def test_word2vec_with_nce_loss_trains() -> None:
+    """Skip-gram pairs of a tiny corpus: each word's context is the next word in a cycle."""
+    vocabulary, dim = 40, 8
+    centers = np.arange(vocabulary)
+    contexts = (centers + 1) % vocabulary
+    with sg.Graph().as_default():
+        sg.set_random_seed(2)
+        x = sg.placeholder(sg.int32, [None], name="x")
+        y = sg.placeholder(sg.int64, [None, 1], name="y")
+        embeddings = sg.Variable(sg.random_uniform([vocabulary, dim], -1.0, 1.0), name="emb")
+        nce_w = sg.Variable(sg.truncated_normal([vocabulary, dim], stddev=0.3), name="nce_w")
+        nce_b = sg.Variable(sg.zeros([vocabulary]), name="nce_b")
+        embedded = sg.gather(embeddings, x)
+        loss = sg.reduce_mean(sg.nn.nce_loss(nce_w, nce_b, y, embedded, 8, vocabulary))
+        train = sg.train.GradientDescentOptimizer(1.0).minimize(loss)
+        scores = embedded @ sg.transpose(nce_w) + nce_b
+        feed = {x: centers, y: contexts[:, None]}
+        with sg.Session() as sess:
+            sess.run(sg.global_variables_initializer())
+            before = np.mean([sess.run(loss, feed) for _ in range(5)])
+            for _ in range(300):
+                sess.run(train, feed)
+            after = np.mean([sess.run(loss, feed) for _ in range(5)])
+            predicted = sess.run(scores, feed).argmax(axis=1)
+    assert after < 0.5 * before
+    assert (predicted == contexts).mean() > 0.8

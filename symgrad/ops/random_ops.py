@@ -132,6 +132,16 @@ def _lower(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
         return RandomDraw(
             stream, Literal(kind), dtype, literal(None), operands[0], literal(op.attrs["samples"])
         )
+    if kind == "log_uniform_candidates":
+        return RandomDraw(
+            stream,
+            Literal(kind),
+            dtype,
+            literal(None),
+            literal(op.attrs["samples"]),
+            literal(op.attrs["range_max"]),
+            literal(op.attrs["unique"]),
+        )
     extra = [literal(op.attrs["low"]), literal(op.attrs["high"])] if kind == "integers" else []
     return RandomDraw(stream, Literal(kind), dtype, _size_argument(op, operands), *extra)
 
@@ -151,6 +161,7 @@ for _type in (
     "TruncatedNormal",
     "RandomShuffle",
     "Multinomial",
+    "LogUniformCandidateSampler",
 ):
     register(
         OpDef(

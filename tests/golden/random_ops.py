@@ -2,15 +2,16 @@
 
 Graph: random_ops
 Inputs:
-    x          float32 (None, 3)         placeholder
+    x              float32 (None, 3)         placeholder
 Outputs:
-    normal     float32 (2, 3)
-    uniform    float32 (None, 3)
-    integers   int32 (4,)
-    truncated  float32 (3,)
-    shuffled   float32 (None, 3)
-    samples    int64 (None, 2)
-    sampled    int32 (None, 1)
+    normal         float32 (2, 3)
+    uniform        float32 (None, 3)
+    integers       int32 (4,)
+    truncated      float32 (3,)
+    shuffled       float32 (None, 3)
+    samples        int64 (None, 2)
+    sampled        int32 (None, 1)
+    strided_slice  int64 (3,)
 Random source (the argument ``rng``: a numpy.random.Generator per random op, or one
 Generator or int seed that all of them share; the same rng gives the same numbers):
     rng[0]  normal/standard_normal
@@ -20,6 +21,7 @@ Generator or int seed that all of them share; the same rng gives the same number
     rng[4]  shuffled
     rng[5]  samples
     rng[6]  sampled
+    rng[7]  candidates
 """
 
 import numpy as np
@@ -97,11 +99,27 @@ def _categorical(generator, logits, num_samples, dtype):
     return np.argmax(logits[:, None, :] + gumbel, axis=-1).astype(dtype)
 
 
+def _log_uniform_candidates(generator, num_sampled, range_max, unique):
+    """``num_sampled`` classes drawn with P(c) = log((c + 2) / (c + 1)) / log(range_max + 1),
+    distinct ones if ``unique`` (a class drawn again is drawn anew), followed by the number
+    of draws that took (TF's log-uniform candidate sampler)."""
+    log_range = np.log(range_max + 1)
+    drawn, seen, tries = [], set(), 0
+    while len(drawn) < num_sampled:
+        value = int(np.exp(generator.random() * log_range)) - 1
+        tries += 1
+        if unique and value in seen:
+            continue
+        seen.add(value)
+        drawn.append(value)
+    return np.array(drawn + [tries], dtype=np.int64)
+
+
 def random_ops(x, rng):
     """Forward values and gradients; see the module docstring for shapes."""
     x = _check("x", x, np.float32, (None, 3))
-    rng = _generators(rng, 7)
-    # Statements: 10, BLAS calls: 0
+    rng = _generators(rng, 8)
+    # Statements: 12, BLAS calls: 0
     # Forward
     standard_normal = rng[0].standard_normal((2, 3), dtype=np.float32)
     normal = standard_normal * 2
@@ -115,4 +133,15 @@ def random_ops(x, rng):
     shuffled = rng[4].permutation(x)
     samples = _categorical(rng[5], x, 2, np.int64)
     sampled = _categorical(rng[6], x, 1, np.int32)
-    return normal, uniform, integers, truncated, shuffled, samples, sampled
+    candidates = _log_uniform_candidates(rng[7], 3, 10, True)
+    strided_slice = candidates[:3]
+    return (
+        normal,
+        uniform,
+        integers,
+        truncated,
+        shuffled,
+        samples,
+        sampled,
+        strided_slice,
+    )

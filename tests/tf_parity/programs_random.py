@@ -190,3 +190,100 @@ def random_shuffle_keeps_the_rows(tf):
         ],
         "feeds": {},
     }
+
+
+def _sampled_model(tf):
+    rng = np.random.RandomState(0)
+    weights = tf.Variable(rng.uniform(-1, 1, (30, 4)).astype(np.float32), name="weights")
+    biases = tf.Variable(rng.uniform(-1, 1, 30).astype(np.float32), name="biases")
+    inputs = tf.placeholder(tf.float32, [None, 4], name="inputs")
+    labels = tf.placeholder(tf.int64, [None, 2], name="labels")
+    # given samples (one of them, 7, is also a true class of the first example)
+    sampled = (
+        tf.constant([3, 7, 11, 0, 25], dtype=tf.int64),
+        tf.constant([[0.5, 0.25], [0.125, 0.75], [0.3, 0.2]], dtype=tf.float32),
+        tf.constant([0.2, 0.4, 0.1, 0.9, 0.05], dtype=tf.float32),
+    )
+    feeds = {
+        inputs: rng.uniform(-1, 1, (3, 4)).astype(np.float32),
+        labels: np.array([[7, 1], [2, 29], [5, 5]], np.int64),
+    }
+    return weights, biases, inputs, labels, sampled, feeds
+
+
+def _with_gradients(tf, loss, variables):
+    grads = tf.gradients(tf.reduce_sum(loss), variables)
+    return [loss] + [tf.convert_to_tensor(g) for g in grads]
+
+
+@_program
+def nce_loss_given_samples(tf):
+    weights, biases, inputs, labels, sampled, feeds = _sampled_model(tf)
+    loss = tf.nn.nce_loss(
+        weights, biases, labels, inputs, 5, 30, num_true=2, sampled_values=sampled
+    )
+    return {"fetches": _with_gradients(tf, loss, [weights, biases, inputs]), "feeds": feeds}
+
+
+@_program
+def nce_loss_removing_accidental_hits(tf):
+    weights, biases, inputs, labels, sampled, feeds = _sampled_model(tf)
+    loss = tf.nn.nce_loss(
+        weights,
+        biases,
+        labels,
+        inputs,
+        5,
+        30,
+        num_true=2,
+        sampled_values=sampled,
+        remove_accidental_hits=True,
+    )
+    return {"fetches": _with_gradients(tf, loss, [weights, biases, inputs]), "feeds": feeds}
+
+
+@_program
+def sampled_softmax_loss_given_samples(tf):
+    weights, biases, inputs, labels, sampled, feeds = _sampled_model(tf)
+    loss = tf.nn.sampled_softmax_loss(
+        weights, biases, labels, inputs, 5, 30, num_true=2, sampled_values=sampled
+    )
+    return {"fetches": _with_gradients(tf, loss, [weights, biases, inputs]), "feeds": feeds}
+
+
+@_program
+def log_uniform_sampler_expected_counts(tf):
+    labels = tf.constant([[0, 1], [9, 99], [500, 999]], dtype=tf.int64)
+    _, true_count, _ = tf.nn.log_uniform_candidate_sampler(labels, 2, 64, False, 1000, seed=19)
+    # without unique, an expected count is num_sampled times the class's probability
+    return {"fetches": [true_count], "feeds": {}, "rtol": 1e-6}
+
+
+@_program
+def log_uniform_sampler_frequencies(tf):
+    labels = tf.constant([[0]], dtype=tf.int64)
+    sampled, _, _ = tf.nn.log_uniform_candidate_sampler(labels, 1, N, False, 1000, seed=20)
+    as_float = tf.cast(sampled, tf.float64)
+    return {
+        "fetches": [
+            tf.reduce_mean(tf.cast(tf.equal(sampled, 0), tf.float64)),
+            tf.reduce_mean(tf.cast(tf.less(sampled, 10), tf.float64)),
+            tf.reduce_mean(tf.math.log1p(as_float)),
+            tf.reduce_min(sampled),
+            tf.reduce_max(sampled),
+        ],
+        "feeds": {},
+        "rtol": 0.02,
+    }
+
+
+@_program
+def log_uniform_sampler_unique(tf):
+    labels = tf.constant([[3]], dtype=tf.int64)
+    sampled, true_count, _ = tf.nn.log_uniform_candidate_sampler(labels, 1, 40, True, 50, seed=21)
+    # equal pairs: only each class with itself when the 40 are distinct
+    pairs = tf.reduce_sum(
+        tf.cast(tf.equal(tf.expand_dims(sampled, 0), tf.expand_dims(sampled, 1)), tf.int32)
+    )
+    # 40 distinct classes of 50 take many draws: class 3's expected count is close to 1
+    return {"fetches": [pairs, true_count], "feeds": {}, "rtol": 0.02}

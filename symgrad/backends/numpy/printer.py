@@ -354,6 +354,9 @@ class Printer(NumPyPrinter):
         kind = str(kind)
         if kind == "permutation":
             return f"{generator}.permutation({self._print(rest[0])})"
+        if kind == "log_uniform_candidates":
+            self.helpers_used.add(kind)
+            return f"_{kind}({generator}, {', '.join(self._print(r) for r in rest)})"
         if kind in ("truncated_normal", "categorical"):
             self.helpers_used.add(kind)
             operands = [self._print(r) for r in rest] if rest else [self._print(size)]

@@ -1,0 +1,256 @@
+"""Sampled losses for large vocabularies (word2vec): the log-uniform candidate sampler,
+``nce_loss`` and ``sampled_softmax_loss`` with TF1's semantics
+(``tensorflow/python/ops/nn_impl.py``, ``candidate_sampling_ops.py``).
+
+The sampler is a random op (:mod:`symgrad.ops.random_ops`): it draws from the generated
+function's ``rng``. Its draws and their expected counts carry no gradient, as in TF.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes as _dtypes
+from ..errors import InvalidArgumentError, ShapeError
+from ..graph import Tensor, get_default_graph
+from ..shapes import format_shape
+from .array_ops import concat, expand_dims, gather, reshape, where
+from .elementwise import (
+    cast,
+    equal,
+    expm1,
+    log,
+    log1p,
+    ones_like,
+    stop_gradient,
+    zeros_like,
+)
+from .linalg import matmul
+from .nn_ops import sigmoid_cross_entropy_with_logits, softmax_cross_entropy_with_logits_v2
+from .random_ops import get_seed
+from .reductions import reduce_max, reduce_sum
+from .sources import convert_to_tensor
+
+# What TF adds to the logit of a sampled class that is also a true class.
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def _log_uniform_probability(classes: Tensor, range_max: int) -> Tensor:
+    """P(c) = log((c + 2) / (c + 1)) / log(range_max + 1), in float64 as TF's kernel."""
+    c = cast(classes, _dtypes.float64)
+    return log1p(1.0 / (c + 1.0)) / math.log(range_max + 1)
+
+
+def _expected_count(probability: Tensor, num_sampled: int, tries: Tensor) -> Tensor:
+    """TF's ExpectedCountHelper: p * num_sampled without rejections, else the chance
+    that a class shows up in ``tries`` draws, 1 - (1 - p)^tries."""
+    tries = cast(tries, _dtypes.float64)
+    repeated = -expm1(tries * log1p(-probability))
+    plain = probability * float(num_sampled)
+    return cast(where(equal(tries, float(num_sampled)), plain, repeated), _dtypes.float32)
+
+
+def log_uniform_candidate_sampler(
+    true_classes: Any,
+    num_true: int,
+    num_sampled: int,
+    unique: bool,
+    range_max: int,
+    seed: int | None = None,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor, Tensor]:
+    """``num_sampled`` classes of ``[0, range_max)`` drawn from the log-uniform (Zipfian)
+    distribution, with the expected counts of the true and the sampled classes (TF1's
+    ``tf.nn.log_uniform_candidate_sampler``).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     labels = sg.constant([[0], [5]], dtype=sg.int64)
+    ...     sampled, true_count, _ = sg.nn.log_uniform_candidate_sampler(
+    ...         labels, 1, 4, True, 100, seed=1)
+    ...     ids, counts = sg.compile([sampled, true_count])()
+    >>> len(set(ids.tolist())), counts.shape
+    (4, (2, 1))
+    """
+    labels = convert_to_tensor(true_classes)
+    if not labels.dtype.is_integer or labels.shape is None or len(labels.shape) != 2:
+        raise ShapeError(
+            f"symgrad: log_uniform_candidate_sampler: true_classes must be an int "
+            f"[batch, num_true] matrix, got '{labels.name}' {labels.dtype.name}"
+            f"{format_shape(labels.shape)}"
+        )
+    num_sampled, range_max = int(num_sampled), int(range_max)
+    if unique and num_sampled > range_max:
+        raise InvalidArgumentError(
+            f"symgrad: log_uniform_candidate_sampler: cannot draw {num_sampled} distinct "
+            f"classes out of {range_max}"
+        )
+    graph = get_default_graph()
+    base = name or "log_uniform_candidate_sampler"
+    draws = graph.create_op(
+        "LogUniformCandidateSampler",
+        [],
+        {
+            "kind": "log_uniform_candidates",
+            "seed": get_seed(seed, graph),
+            "like": False,
+            "stream": base,
+            "samples": num_sampled,
+            "range_max": range_max,
+            "unique": bool(unique),
+        },
+        [((num_sampled + 1,), _dtypes.int64)],
+        name=base,
+    ).outputs[0]
+    # The op's last element is the number of draws the unique classes took.
+    sampled = draws[:num_sampled]
+    tries = draws[num_sampled]
+    true_count = _expected_count(_log_uniform_probability(labels, range_max), num_sampled, tries)
+    sampled_count = _expected_count(
+        _log_uniform_probability(sampled, range_max), num_sampled, tries
+    )
+    return sampled, true_count, sampled_count
+
+
+def _one_weight(weights: Any, what: str) -> Tensor:
+    if isinstance(weights, (list, tuple)):
+        if len(weights) != 1:
+            raise InvalidArgumentError(
+                f"symgrad: {what}: partitioned weights (a list of {len(weights)}) are not "
+                f"supported; pass one [num_classes, dim] tensor"
+            )
+        weights = weights[0]
+    return convert_to_tensor(weights)
+
+
+def _compute_sampled_logits(
+    weights: Any,
+    biases: Any,
+    labels: Any,
+    inputs: Any,
+    num_sampled: int,
+    num_classes: int,
+    num_true: int,
+    sampled_values: Any,
+    subtract_log_q: bool,
+    remove_accidental_hits: bool,
+    what: str,
+    seed: int | None = None,
+) -> tuple[Tensor, Tensor]:
+    """TF's ``_compute_sampled_logits``: the logits of the true and the sampled classes,
+    ``[batch, num_true + num_sampled]``, and their labels (1/num_true, then 0)."""
+    w = _one_weight(weights, what)
+    b = _one_weight(biases, what)
+    x = convert_to_tensor(inputs)
+    labels = cast(convert_to_tensor(labels), _dtypes.int64)
+    if sampled_values is None:
+        sampled_values = log_uniform_candidate_sampler(
+            labels, num_true, num_sampled, True, num_classes, seed=seed
+        )
+    sampled, true_count, sampled_count = (stop_gradient(v) for v in sampled_values)
+    sampled = cast(sampled, _dtypes.int64)
+    dim = w.shape[1] if w.shape is not None and len(w.shape) == 2 else None
+    if dim is None:
+        raise ShapeError(f"symgrad: {what}: weights must be a [num_classes, dim] matrix")
+    labels_flat = reshape(labels, [-1])
+    true_w = reshape(gather(w, labels_flat), [-1, num_true, dim])
+    # each example's dot product with the weights of each of its true classes
+    true_logits = reduce_sum(expand_dims(x, 1) * true_w, axis=2)
+    true_logits = true_logits + reshape(gather(b, labels_flat), [-1, num_true])
+    sampled_logits = matmul(x, gather(w, sampled), transpose_b=True) + gather(b, sampled)
+    if remove_accidental_hits:
+        # a sampled class that is one of the example's true classes must not count as noise
+        hits = equal(expand_dims(labels, 2), reshape(sampled, [1, 1, -1]))
+        accidental = reduce_max(cast(hits, x.dtype), axis=1)
+        sampled_logits = sampled_logits + accidental * (-_FLOAT32_MAX)
+    if subtract_log_q:
+        true_logits = true_logits - log(cast(true_count, x.dtype))
+        sampled_logits = sampled_logits - log(cast(sampled_count, x.dtype))
+    logits = concat([true_logits, sampled_logits], 1)
+    targets = concat([ones_like(true_logits) / float(num_true), zeros_like(sampled_logits)], 1)
+    return logits, targets
+
+
+def nce_loss(
+    weights: Any,
+    biases: Any,
+    labels: Any,
+    inputs: Any,
+    num_sampled: int,
+    num_classes: int,
+    num_true: int = 1,
+    sampled_values: Any = None,
+    remove_accidental_hits: bool = False,
+    partition_strategy: str = "mod",
+    name: str = "nce_loss",
+) -> Tensor:
+    """Noise-contrastive estimation loss per example, ``[batch]`` (TF1's ``tf.nn.nce_loss``):
+    a logistic regression telling the true classes from ``num_sampled`` classes drawn
+    log-uniformly (or given by ``sampled_values``).
+
+    >>> import numpy as np
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     w = sg.Variable(np.zeros((50, 4), np.float32))
+    ...     b = sg.Variable(np.zeros(50, np.float32))
+    ...     x = sg.constant(np.ones((3, 4), np.float32))
+    ...     loss = sg.nn.nce_loss(w, b, [[1], [2], [3]], x, num_sampled=5, num_classes=50)
+    >>> loss.shape
+    (3,)
+    """
+    logits, targets = _compute_sampled_logits(
+        weights,
+        biases,
+        labels,
+        inputs,
+        num_sampled,
+        num_classes,
+        num_true,
+        sampled_values,
+        True,
+        remove_accidental_hits,
+        "nce_loss",
+    )
+    losses = sigmoid_cross_entropy_with_logits(labels=targets, logits=logits)
+    return reduce_sum(losses, axis=1, name=name)
+
+
+def sampled_softmax_loss(
+    weights: Any,
+    biases: Any,
+    labels: Any,
+    inputs: Any,
+    num_sampled: int,
+    num_classes: int,
+    num_true: int = 1,
+    sampled_values: Any = None,
+    remove_accidental_hits: bool = True,
+    partition_strategy: str = "mod",
+    name: str = "sampled_softmax_loss",
+    seed: int | None = None,
+) -> Tensor:
+    """Softmax cross entropy per example, ``[batch]``, over the true classes and
+    ``num_sampled`` sampled ones (TF1's ``tf.nn.sampled_softmax_loss``)."""
+    logits, targets = _compute_sampled_logits(
+        weights,
+        biases,
+        labels,
+        inputs,
+        num_sampled,
+        num_classes,
+        num_true,
+        sampled_values,
+        True,
+        remove_accidental_hits,
+        "sampled_softmax_loss",
+        seed=seed,
+    )
+    return softmax_cross_entropy_with_logits_v2(
+        labels=stop_gradient(targets), logits=logits, name=name
+    )
+
+
+__all__ = ["log_uniform_candidate_sampler", "nce_loss", "sampled_softmax_loss"]
