@@ -132,6 +132,21 @@ from .ops.state import (
 from .session import InteractiveSession, Session
 from .tracing import Function, TensorSpec, TracedFunction, function, grad, value_and_grad
 
+# Variables the TF1 way: variable scopes, get_variable, collections.
+from . import contrib
+from .ops.variable_scope import (
+    AUTO_REUSE,
+    GraphKeys,
+    VariableScope,
+    add_to_collection,
+    add_to_collections,
+    get_collection,
+    get_collection_ref,
+    get_variable,
+    get_variable_scope,
+    variable_scope,
+)
+
 __all__ = [
     "__version__",
     "math",
@@ -265,4 +280,16 @@ __all__ = [
     "function",
     "grad",
     "value_and_grad",
+    # Variables the TF1 way.
+    "contrib",
+    "AUTO_REUSE",
+    "GraphKeys",
+    "VariableScope",
+    "add_to_collection",
+    "add_to_collections",
+    "get_collection",
+    "get_collection_ref",
+    "get_variable",
+    "get_variable_scope",
+    "variable_scope",
 ]

@@ -1,0 +1,5 @@
+"""``symgrad.contrib``: the few ``tf.contrib`` names TF1 programs use most (``contrib.layers``)."""
+
+from . import layers
+
+__all__ = ["layers"]
