@@ -11,6 +11,8 @@
 
 from .version import __version__  # noqa: I001  (first: codegen reads it)
 
+from typing import TYPE_CHECKING, Any
+
 from . import operators as _operators  # noqa: F401  (attaches + - * / ... to Tensor)
 from . import linalg, losses, math, nn, summary, train
 from .compiler import CompiledModule, compile
@@ -146,6 +148,7 @@ from .ops.variable_scope import (
     get_variable_scope,
     variable_scope,
 )
+from .tf1_names import missing_attribute
 
 __all__ = [
     "__version__",
@@ -293,3 +296,10 @@ __all__ = [
     "get_variable_scope",
     "variable_scope",
 ]
+
+
+# A TF1 name symgrad lacks says so, and what to use instead (symgrad.tf1_names).
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Any:
+        raise missing_attribute(__name__, "", name)

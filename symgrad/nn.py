@@ -1,5 +1,7 @@
 """``symgrad.nn``: the neural-network ops of ``tf.nn``."""
 
+from typing import TYPE_CHECKING, Any
+
 from .ops.elementwise import relu, sigmoid, softplus, tanh
 from .ops.nn_ops import (
     bias_add,
@@ -11,6 +13,7 @@ from .ops.nn_ops import (
     softmax_cross_entropy_with_logits_v2,
     sparse_softmax_cross_entropy_with_logits,
 )
+from .tf1_names import missing_attribute
 
 __all__ = [
     "relu",
@@ -26,3 +29,10 @@ __all__ = [
     "softmax_cross_entropy_with_logits_v2",
     "sparse_softmax_cross_entropy_with_logits",
 ]
+
+
+# A TF1 name this module lacks says so, and what to use instead (symgrad.tf1_names).
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Any:
+        raise missing_attribute(__name__, "nn", name)

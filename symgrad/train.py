@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import typing
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -44,6 +44,7 @@ from .ops.elementwise import (
 )
 from .ops.sources import constant, convert_to_tensor
 from .ops.state import Variable, assign, assign_add, group, trainable_variables
+from .tf1_names import missing_attribute
 
 __all__ = [
     "AdadeltaOptimizer",
@@ -655,3 +656,10 @@ create_global_step = get_or_create_global_step
 def global_step(sess: Any, global_step_tensor: Tensor) -> int:
     """The current value of the global step, as a Python int."""
     return int(sess.run(global_step_tensor))
+
+
+# A TF1 name this module lacks says so, and what to use instead (symgrad.tf1_names).
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Any:
+        raise missing_attribute(__name__, "train", name)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -12,6 +12,7 @@ from ..ops.array_ops import reshape
 from ..ops.sources import convert_to_tensor
 from ..ops.variable_scope import l1_regularizer, l2_regularizer
 from ..shapes import format_shape, is_fully_defined
+from ..tf1_names import missing_attribute
 
 
 def flatten(inputs: Any, outputs_collections: Any = None, scope: str | None = None) -> Tensor:
@@ -37,3 +38,10 @@ def flatten(inputs: Any, outputs_collections: Any = None, scope: str | None = No
 
 
 __all__ = ["flatten", "l1_regularizer", "l2_regularizer"]
+
+
+# A TF1 name this module lacks says so, and what to use instead (symgrad.tf1_names).
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Any:
+        raise missing_attribute(__name__, "contrib.layers", name)
