@@ -11,6 +11,8 @@
 
 from .version import __version__  # noqa: I001  (first: codegen reads it)
 
+from typing import TYPE_CHECKING, Any
+
 from . import operators as _operators  # noqa: F401  (attaches + - * / ... to Tensor)
 from . import linalg, losses, math, nn, summary, train
 from .compiler import CompiledModule, compile
@@ -153,6 +155,22 @@ from .ops.random_ops import (
 )
 from .session import InteractiveSession, Session
 from .tracing import Function, TensorSpec, TracedFunction, function, grad, value_and_grad
+
+# Variables the TF1 way: variable scopes, get_variable, collections.
+from . import contrib
+from .ops.variable_scope import (
+    AUTO_REUSE,
+    GraphKeys,
+    VariableScope,
+    add_to_collection,
+    add_to_collections,
+    get_collection,
+    get_collection_ref,
+    get_variable,
+    get_variable_scope,
+    variable_scope,
+)
+from .tf1_names import missing_attribute
 
 __all__ = [
     "__version__",
@@ -306,4 +324,23 @@ __all__ = [
     "random_uniform",
     "set_random_seed",
     "truncated_normal",
+    # Variables the TF1 way.
+    "contrib",
+    "AUTO_REUSE",
+    "GraphKeys",
+    "VariableScope",
+    "add_to_collection",
+    "add_to_collections",
+    "get_collection",
+    "get_collection_ref",
+    "get_variable",
+    "get_variable_scope",
+    "variable_scope",
 ]
+
+
+# A TF1 name symgrad lacks says so, and what to use instead (symgrad.tf1_names).
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Any:
+        raise missing_attribute(__name__, "", name)

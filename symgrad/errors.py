@@ -71,6 +71,10 @@ class StaleValueWarning(SymgradWarning):
     """A compiled module used a variable's initial value after a Session had changed it."""
 
 
+class MissingTF1NameError(SymgradError, AttributeError):
+    """A TF1 name that symgrad does not provide; the message says what to use instead."""
+
+
 class ArgumentTypeError(SymgradError, TypeError):
     """An argument of the wrong kind (a ``feed_dict`` that is not a dict, ...)."""
 

@@ -211,13 +211,22 @@ class Graph:
 
     @contextlib.contextmanager
     def name_scope(self, name: str) -> Iterator[str]:
-        scope = self.unique_name(name) if name else ""
+        """Prefix new op names with ``name/`` (made unique); a name that ends in ``/`` is an
+        absolute scope re-entered as it is (TF's rule, how a scope is re-entered)."""
+        if name and name.endswith("/"):
+            scope = name.rstrip("/")
+        else:
+            scope = self.unique_name(name) if name else ""
         saved = self._name_stack
         self._name_stack = scope.split("/") if scope else []
         try:
             yield scope + "/" if scope else ""
         finally:
             self._name_stack = saved
+
+    def get_name_scope(self) -> str:
+        """The current name scope, without a trailing ``/`` (``""`` at the top)."""
+        return "/".join(self._name_stack)
 
     @contextlib.contextmanager
     def _building_gradients(self) -> Iterator[None]:
@@ -246,11 +255,29 @@ class Graph:
             raise NotFoundError(f"symgrad: operation {op_name!r} has no output {index}")
         return op.outputs[int(index)]
 
-    def add_to_collection(self, key: str, value: Any) -> None:
+    def add_to_collection(self, key: Any, value: Any) -> None:
         self._collections.setdefault(key, []).append(value)
 
-    def get_collection(self, key: str) -> list:
-        return list(self._collections.get(key, []))
+    def get_collection(self, key: Any, scope: str | None = None) -> list:
+        """A copy of collection ``key``; with ``scope``, the items whose ``name`` matches it
+        from the start (TF's rule: ``scope`` is a regular expression)."""
+        items = list(self._collections.get(key, []))
+        if scope is None:
+            return items
+        pattern = re.compile(scope)
+        return [
+            item
+            for item in items
+            if isinstance(getattr(item, "name", None), str) and pattern.match(item.name)
+        ]
+
+    def get_collection_ref(self, key: Any) -> list:
+        """Collection ``key`` itself (created empty if needed), to change in place."""
+        return self._collections.setdefault(key, [])
+
+    def get_all_collection_keys(self) -> list:
+        """The string keys of the collections that exist."""
+        return [key for key in self._collections if isinstance(key, str)]
 
     @contextlib.contextmanager
     def as_default(self) -> Iterator[Graph]:

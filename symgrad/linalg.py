@@ -1,5 +1,15 @@
 """``symgrad.linalg``: matrix ops under their ``tf.linalg`` names."""
 
+from typing import TYPE_CHECKING, Any
+
 from .ops.linalg import einsum, matmul, matvec, tensordot, trace
+from .tf1_names import missing_attribute
 
 __all__ = ["einsum", "matmul", "matvec", "tensordot", "trace"]
+
+
+# A TF1 name this module lacks says so, and what to use instead (symgrad.tf1_names).
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Any:
+        raise missing_attribute(__name__, "linalg", name)

@@ -1,5 +1,16 @@
 """``symgrad.losses``: TF1's ``tf.losses`` (scalar weights)."""
 
-from .ops.nn_ops import mean_squared_error
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["mean_squared_error"]
+from .ops.nn_ops import mean_squared_error
+from .ops.variable_scope import get_regularization_loss, get_regularization_losses
+from .tf1_names import missing_attribute
+
+__all__ = ["mean_squared_error", "get_regularization_loss", "get_regularization_losses"]
+
+
+# A TF1 name this module lacks says so, and what to use instead (symgrad.tf1_names).
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Any:
+        raise missing_attribute(__name__, "losses", name)

@@ -1,5 +1,7 @@
 """``symgrad.math``: the math ops under their ``tf.math`` names."""
 
+from typing import TYPE_CHECKING, Any
+
 from .ops.elementwise import (
     abs,
     add,
@@ -45,6 +47,7 @@ from .ops.reductions import (
     reduce_prod,
     reduce_sum,
 )
+from .tf1_names import missing_attribute
 
 __all__ = [
     "abs",
@@ -89,3 +92,10 @@ __all__ = [
     "reduce_min",
     "reduce_prod",
 ]
+
+
+# A TF1 name this module lacks says so, and what to use instead (symgrad.tf1_names).
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Any:
+        raise missing_attribute(__name__, "math", name)

@@ -13,7 +13,9 @@ user-named value*, both of which only change where the graph changes:
 
 * a tensor the user named (a placeholder, a variable, ``name="logits"``) keeps
   its name: ``logits``; so does an unnamed placeholder or variable (TF's
-  ``variable_1``), which is a parameter of the generated function;
+  ``variable_1``), which is a parameter of the generated function; a variable
+  keeps its scopes too (``layer1/W`` is ``layer1_W``, its slot ``layer1/W/Adam``
+  is ``layer1_W_Adam``);
 * a forward value the user did not name is ``<role>_<anchor>``: the role is the
   op's kind (``tanh``, ``add``, ``matmul``, ``xent`` for a softmax
   cross-entropy), the anchor is the user-named tensor found first in a
@@ -143,6 +145,10 @@ def preferred_names(tensor: Tensor) -> list[str]:
     # A user's name, or an unnamed input's TF name (``variable_1``): parameters of the
     # generated function and gradients named after them must agree.
     parts = [snake_case(p) if op.auto_named else p for p in op.name.split("/")]
+    if op.type == "VariableV2" and len(parts) > 1:
+        # A variable's scopes are part of its name (``layer1/W`` is ``layer1_W``), so that
+        # every layer's ``W`` and every optimizer slot (``layer1/W/Adam``) is named alike.
+        return [sanitize("_".join(parts) + suffix)]
     candidates = [sanitize(parts[-1] + suffix)]
     if len(parts) > 1:
         candidates.append(sanitize("_".join(parts) + suffix))

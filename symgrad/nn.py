@@ -1,6 +1,8 @@
 """``symgrad.nn``: the neural-network ops of ``tf.nn``."""
 
 from .ops.candidate_sampling import log_uniform_candidate_sampler, nce_loss, sampled_softmax_loss
+from typing import TYPE_CHECKING, Any
+
 from .ops.elementwise import relu, sigmoid, softplus, tanh
 from .ops.nn_ops import (
     bias_add,
@@ -13,6 +15,7 @@ from .ops.nn_ops import (
     sparse_softmax_cross_entropy_with_logits,
 )
 from .ops.random_ops import dropout
+from .tf1_names import missing_attribute
 
 __all__ = [
     "relu",
@@ -33,3 +36,10 @@ __all__ = [
     "nce_loss",
     "sampled_softmax_loss",
 ]
+
+
+# A TF1 name this module lacks says so, and what to use instead (symgrad.tf1_names).
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Any:
+        raise missing_attribute(__name__, "nn", name)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import typing
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -25,14 +25,37 @@ from .checkpoint import (
     load_variable,
     update_checkpoint_state,
 )
-from .errors import InvalidArgumentError
+from .errors import DTypeError, InvalidArgumentError
 from .gradients import gradients
 from .graph import Operation, Tensor, get_default_graph
-from .ops.elementwise import cast, sqrt
+from .ops.array_ops import where
+from .ops.elementwise import (
+    cast,
+    equal,
+    exp,
+    floor,
+    less_equal,
+    minimum,
+    multiply,
+    negative,
+    pow,
+    sqrt,
+    truediv,
+)
+from .ops.sources import constant, convert_to_tensor
 from .ops.state import Variable, assign, assign_add, group, trainable_variables
+from .tf1_names import missing_attribute
 
 __all__ = [
+    "AdadeltaOptimizer",
+    "AdagradOptimizer",
     "AdamOptimizer",
+    "RMSPropOptimizer",
+    "exponential_decay",
+    "inverse_time_decay",
+    "natural_exp_decay",
+    "piecewise_constant",
+    "polynomial_decay",
     "CheckpointState",
     "GradientDescentOptimizer",
     "MomentumOptimizer",
@@ -150,7 +173,9 @@ class Optimizer:
         self, var: Variable, slot_name: str, variable_name: str, initial: Any = 0.0
     ) -> Variable:
         """The slot ``slot_name`` of ``var`` (TF1's key, ``"momentum"``), a variable
-        named ``var/variable_name`` (TF1's variable name, ``"w/Momentum"``)."""
+        named ``var/variable_name`` (TF1's variable name, ``"w/Momentum"``), filled with
+        ``initial`` in the variable's dtype (TF1's ``constant_initializer``: no float32
+        rounding)."""
         key = (var, slot_name)
         if key not in self._slots:
             shape = typing.cast(tuple[int, ...], var.shape)  # a variable's shape is fully defined
@@ -304,6 +329,306 @@ class AdamOptimizer(Optimizer):
         ]
 
 
+class RMSPropOptimizer(Optimizer):
+    """TF1's ApplyRMSProp: ``ms ← ms + (g² − ms)·(1 − decay)``,
+    ``mom ← momentum·mom + lr·g/√(ms + ε)``, ``var ← var − mom``.
+
+    With ``centered``, ApplyCenteredRMSProp: ``mg ← mg + (g − mg)·(1 − decay)`` and the
+    denominator is ``√(ms − mg² + ε)``. Slots: ``"rms"`` (starts at ones), ``"mg"``
+    (centered only) and ``"momentum"``, named ``var/RMSProp``, ``var/RMSProp_1``...
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     w = sg.Variable([1.0, 2.0], dtype=sg.float64, name="w")
+    ...     opt = sg.train.RMSPropOptimizer(0.1)
+    ...     step = opt.minimize(sg.reduce_sum(w * w))
+    ...     with sg.Session() as sess:
+    ...         sess.run(sg.global_variables_initializer())
+    ...         sess.run(step)
+    ...         print(sess.run(w).round(6), opt.get_slot_names())
+    [0.824588 1.747018] ['momentum', 'rms']
+    """
+
+    def __init__(
+        self,
+        learning_rate: Any,
+        decay: Any = 0.9,
+        momentum: Any = 0.0,
+        epsilon: Any = 1e-10,
+        use_locking: bool = False,
+        centered: bool = False,
+        name: str = "RMSProp",
+    ) -> None:
+        super().__init__(use_locking, name)
+        self._learning_rate = learning_rate
+        self._decay, self._momentum, self._epsilon = decay, momentum, epsilon
+        self._centered = centered
+
+    def _updates(self, grad: Tensor, var: Variable) -> list[Tensor]:
+        lr, rho = _hyper(self._learning_rate, var), _hyper(self._decay, var)
+        momentum, epsilon = _hyper(self._momentum, var), _hyper(self._epsilon, var)
+        # TF1 creates the slots in this order, so their variable names count up alike.
+        ms = self._slot(var, "rms", self._name, initial=1.0)
+        mg = self._slot(var, "mg", f"{self._name}_1") if self._centered else None
+        mom = self._slot(var, "momentum", f"{self._name}_{2 if self._centered else 1}")
+        ms_t = ms + (grad * grad - ms) * (1 - rho)
+        updates = [assign(ms, ms_t)]
+        if mg is not None:
+            mg_t = mg + (grad - mg) * (1 - rho)
+            updates.append(assign(mg, mg_t))
+            denominator = sqrt(ms_t - mg_t * mg_t + epsilon)
+        else:
+            denominator = sqrt(ms_t + epsilon)
+        mom_t = mom * momentum + grad * lr / denominator
+        return [*updates, assign(mom, mom_t), assign(var, var - mom_t)]
+
+
+class AdagradOptimizer(Optimizer):
+    """TF1's ApplyAdagrad: ``accum ← accum + g²``, ``var ← var − lr·g/√accum``.
+
+    The slot ``"accumulator"`` (``var/Adagrad``) starts at ``initial_accumulator_value``.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     w = sg.Variable([1.0, 2.0], dtype=sg.float64, name="w")
+    ...     step = sg.train.AdagradOptimizer(0.1).minimize(sg.reduce_sum(w * w))
+    ...     with sg.Session() as sess:
+    ...         sess.run(sg.global_variables_initializer())
+    ...         sess.run(step)
+    ...         print(sess.run(w).round(6))
+    [0.901227 1.900311]
+    """
+
+    def __init__(
+        self,
+        learning_rate: Any,
+        initial_accumulator_value: float = 0.1,
+        use_locking: bool = False,
+        name: str = "Adagrad",
+    ) -> None:
+        if initial_accumulator_value <= 0.0:
+            raise InvalidArgumentError(
+                "symgrad: AdagradOptimizer: initial_accumulator_value must be positive: "
+                f"{initial_accumulator_value}"
+            )
+        super().__init__(use_locking, name)
+        self._learning_rate = learning_rate
+        self._initial_accumulator_value = initial_accumulator_value
+
+    def _updates(self, grad: Tensor, var: Variable) -> list[Tensor]:
+        lr = _hyper(self._learning_rate, var)
+        accum = self._slot(var, "accumulator", self._name, self._initial_accumulator_value)
+        accum_t = accum + grad * grad
+        return [assign(accum, accum_t), assign(var, var - grad * lr / sqrt(accum_t))]
+
+
+class AdadeltaOptimizer(Optimizer):
+    """TF1's ApplyAdadelta: ``accum ← ρ·accum + (1 − ρ)·g²``,
+    ``update = √(accum_update + ε)/√(accum + ε)·g``, ``var ← var − lr·update``,
+    ``accum_update ← ρ·accum_update + (1 − ρ)·update²``.
+
+    Slots ``"accum"`` (``var/Adadelta``) and ``"accum_update"`` (``var/Adadelta_1``).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     w = sg.Variable([1.0, 2.0], dtype=sg.float64, name="w")
+    ...     step = sg.train.AdadeltaOptimizer(1.0).minimize(sg.reduce_sum(w * w))
+    ...     with sg.Session() as sess:
+    ...         sess.run(sg.global_variables_initializer())
+    ...         sess.run(step)
+    ...         print(sess.run(w).round(6))
+    [0.999553 1.999553]
+    """
+
+    def __init__(
+        self,
+        learning_rate: Any = 0.001,
+        rho: Any = 0.95,
+        epsilon: Any = 1e-08,
+        use_locking: bool = False,
+        name: str = "Adadelta",
+    ) -> None:
+        super().__init__(use_locking, name)
+        self._learning_rate, self._rho, self._epsilon = learning_rate, rho, epsilon
+
+    def _updates(self, grad: Tensor, var: Variable) -> list[Tensor]:
+        lr, rho = _hyper(self._learning_rate, var), _hyper(self._rho, var)
+        epsilon = _hyper(self._epsilon, var)
+        accum = self._slot(var, "accum", self._name)
+        accum_update = self._slot(var, "accum_update", f"{self._name}_1")
+        accum_t = accum * rho + grad * grad * (1 - rho)
+        update = sqrt(accum_update + epsilon) / sqrt(accum_t + epsilon) * grad
+        return [
+            assign(accum, accum_t),
+            assign(var, var - update * lr),
+            assign(accum_update, accum_update * rho + update * update * (1 - rho)),
+        ]
+
+
+# --- learning-rate schedules (TF1's learning_rate_decay) -------------------------------------
+#
+# Each takes the global step (a variable that minimize(..., global_step=...) increments) and
+# gives a tensor to pass as any optimizer's learning_rate. TF1 converts the initial rate to a
+# tensor (float32 from a Python float) and casts the step and every other number to its dtype.
+
+
+def _schedule_start(learning_rate: Any, global_step: Any, op: str) -> tuple[Tensor, Tensor]:
+    if global_step is None:
+        raise InvalidArgumentError(f"symgrad: {op}: global_step is required")
+    rate = convert_to_tensor(learning_rate, name="learning_rate")
+    if not rate.dtype.is_floating:
+        rate = cast(rate, _dtypes.float32)
+    return rate, cast(convert_to_tensor(global_step), rate.dtype)
+
+
+def _as(value: Any, dtype: _dtypes.DType) -> Tensor:
+    """TF1's ``math_ops.cast(value, dtype)``: a Python float becomes a float32 tensor first,
+    so 0.9 on a float64 rate is float32(0.9); NumPy values keep their precision."""
+    if isinstance(value, Tensor):
+        return value if value.dtype == dtype else cast(value, dtype)
+    if isinstance(value, float):
+        value = np.float32(value)
+    return constant(np.asarray(value).astype(dtype.numpy), dtype=dtype)
+
+
+def exponential_decay(
+    learning_rate: Any,
+    global_step: Any,
+    decay_steps: Any,
+    decay_rate: Any,
+    staircase: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    """``learning_rate · decay_rate^(global_step / decay_steps)`` (the exponent floored
+    with ``staircase``).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     step = sg.train.get_or_create_global_step()
+    ...     lr = sg.train.exponential_decay(0.1, step, 10, 0.5, staircase=True)
+    ...     with sg.Session() as sess:
+    ...         sess.run(sg.global_variables_initializer())
+    ...         step.load(25, sess)
+    ...         print(round(float(sess.run(lr)), 6))
+    0.025
+    """
+    rate, step = _schedule_start(learning_rate, global_step, "exponential_decay")
+    exponent = step / _as(decay_steps, rate.dtype)
+    if staircase:
+        exponent = floor(exponent)
+    return multiply(rate, pow(_as(decay_rate, rate.dtype), exponent), name=name)
+
+
+def natural_exp_decay(
+    learning_rate: Any,
+    global_step: Any,
+    decay_steps: Any,
+    decay_rate: Any,
+    staircase: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    """``learning_rate · exp(−decay_rate · global_step / decay_steps)`` (TF1: an exponential
+    decay by ``exp(−decay_rate)``, the exponent floored with ``staircase``)."""
+    rate, step = _schedule_start(learning_rate, global_step, "natural_exp_decay")
+    exponent = step / _as(decay_steps, rate.dtype)
+    if staircase:
+        exponent = floor(exponent)
+    factor = exp(negative(_as(decay_rate, rate.dtype)))
+    return multiply(rate, pow(factor, exponent), name=name)
+
+
+def inverse_time_decay(
+    learning_rate: Any,
+    global_step: Any,
+    decay_steps: Any,
+    decay_rate: Any,
+    staircase: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    """``learning_rate / (1 + decay_rate · global_step / decay_steps)`` (the ratio floored
+    with ``staircase``)."""
+    rate, step = _schedule_start(learning_rate, global_step, "inverse_time_decay")
+    ratio = step / _as(decay_steps, rate.dtype)
+    if staircase:
+        ratio = floor(ratio)
+    denominator = _as(1, rate.dtype) + _as(decay_rate, rate.dtype) * ratio
+    return truediv(rate, denominator, name=name)
+
+
+def polynomial_decay(
+    learning_rate: Any,
+    global_step: Any,
+    decay_steps: Any,
+    end_learning_rate: Any = 0.0001,
+    power: Any = 1.0,
+    cycle: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    """From ``learning_rate`` to ``end_learning_rate`` over ``decay_steps`` steps:
+    ``(lr − end)·(1 − step/decay_steps)^power + end``, the step capped at ``decay_steps``;
+    with ``cycle``, ``decay_steps`` grows to the next multiple of itself instead.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     step = sg.train.get_or_create_global_step()
+    ...     lr = sg.train.polynomial_decay(0.1, step, 10, end_learning_rate=0.01)
+    ...     with sg.Session() as sess:
+    ...         sess.run(sg.global_variables_initializer())
+    ...         step.load(5, sess)
+    ...         print(round(float(sess.run(lr)), 6))
+    0.055
+    """
+    rate, step = _schedule_start(learning_rate, global_step, "polynomial_decay")
+    end = _as(end_learning_rate, rate.dtype)
+    exponent = _as(power, rate.dtype)
+    steps = _as(decay_steps, rate.dtype)
+    if cycle:
+        # ceil(step / decay_steps), and 1 at step 0: ceil(x) = -floor(-x).
+        ceiling = negative(floor(negative(step / steps)))
+        multiplier = where(equal(step, _as(0, rate.dtype)), _as(1, rate.dtype), ceiling)
+        steps = steps * multiplier
+    else:
+        step = minimum(step, steps)
+    fraction = step / steps
+    return multiply(rate - end, pow(_as(1, rate.dtype) - fraction, exponent)) + end
+
+
+def piecewise_constant(
+    x: Any, boundaries: Sequence[Any], values: Sequence[Any], name: str | None = None
+) -> Tensor:
+    """``values[0]`` while ``x <= boundaries[0]``, ``values[i]`` while
+    ``boundaries[i-1] < x <= boundaries[i]``, ``values[-1]`` after the last boundary.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     step = sg.train.get_or_create_global_step()
+    ...     lr = sg.train.piecewise_constant(step, [10, 20], [1.0, 0.5, 0.1])
+    ...     with sg.Session() as sess:
+    ...         sess.run(sg.global_variables_initializer())
+    ...         print([float(sess.run(lr)) for _ in [step.load(10, sess)]],
+    ...               [float(sess.run(lr)) for _ in [step.load(11, sess)]])
+    [1.0] [0.5]
+    """
+    if len(values) != len(boundaries) + 1:
+        raise InvalidArgumentError(
+            f"symgrad: piecewise_constant: the length of boundaries ({len(boundaries)}) should "
+            f"be 1 less than the length of values ({len(values)})"
+        )
+    x = convert_to_tensor(x)
+    tensors = [convert_to_tensor(v) for v in values]
+    for value in tensors[1:]:
+        if value.dtype != tensors[0].dtype:
+            raise DTypeError(
+                "symgrad: piecewise_constant: values must have the same dtype, got "
+                f"{tensors[0].dtype.name} and {value.dtype.name}"
+            )
+    result = tensors[-1]
+    # From the last boundary back: the first boundary x is not past decides.
+    for boundary, value in zip(reversed(boundaries), reversed(tensors[:-1]), strict=True):
+        result = where(less_equal(x, _as(boundary, x.dtype)), value, result)
+    return result if name is None else multiply(result, _as(1, result.dtype), name=name)
+
+
 # --- global step -----------------------------------------------------------------------------
 
 
@@ -331,3 +656,10 @@ create_global_step = get_or_create_global_step
 def global_step(sess: Any, global_step_tensor: Tensor) -> int:
     """The current value of the global step, as a Python int."""
     return int(sess.run(global_step_tensor))
+
+
+# A TF1 name this module lacks says so, and what to use instead (symgrad.tf1_names).
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Any:
+        raise missing_attribute(__name__, "train", name)

@@ -37,6 +37,7 @@ CORPORA = {
     "programs_feeding": "tf_fixtures_feeding.json",
     "programs_hessians": "tf_fixtures_hessians.json",
     "programs_random": "tf_fixtures_random.json",
+    "programs_train": "tf_fixtures_train.json",
 }
 
 

@@ -1,0 +1,47 @@
+"""``symgrad.contrib.layers``: TF1's ``tf.contrib.layers`` regularizers and ``flatten``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import ShapeError
+from ..graph import Tensor
+from ..ops.array_ops import reshape
+from ..ops.sources import convert_to_tensor
+from ..ops.variable_scope import l1_regularizer, l2_regularizer
+from ..shapes import format_shape, is_fully_defined
+from ..tf1_names import missing_attribute
+
+
+def flatten(inputs: Any, outputs_collections: Any = None, scope: str | None = None) -> Tensor:
+    """``inputs`` reshaped to ``[batch, -1]``: every axis but the first folded into one.
+
+    The dims after the first must be known when the graph is built (they are in the
+    programs this serves: images of a known size).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float32, [None, 7, 7, 64])
+    ...     sg.contrib.layers.flatten(x).shape
+    (None, 3136)
+    """
+    x = convert_to_tensor(inputs)
+    rest = x.shape[1:] if x.shape is not None and len(x.shape) >= 2 else None
+    if not is_fully_defined(rest):
+        raise ShapeError(
+            f"symgrad: flatten: '{x.name}' has shape {format_shape(x.shape)}; it needs rank "
+            "2 or more and known dims after the first"
+        )
+    return reshape(x, [-1, int(np.prod(rest))], name=scope)
+
+
+__all__ = ["flatten", "l1_regularizer", "l2_regularizer"]
+
+
+# A TF1 name this module lacks says so, and what to use instead (symgrad.tf1_names).
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Any:
+        raise missing_attribute(__name__, "contrib.layers", name)

@@ -1,0 +1,149 @@
+"""The TF1 names symgrad does not provide, and what to use instead: one table.
+
+Each TF1 namespace symgrad mirrors (``symgrad``, ``symgrad.nn``, ``symgrad.train``...) has a
+module ``__getattr__`` that calls :func:`missing_attribute`: a TF1 name the module lacks
+raises :class:`symgrad.errors.MissingTF1NameError` (an ``AttributeError``) that says so, with
+the nearest substitute from :data:`SUBSTITUTES` where there is one and a pointer to the
+README's list; any other name gets Python's usual ``AttributeError`` text. The README's
+"Coming from TF1" table is this table (a test keeps them equal).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from ._tf1_api import NAMES
+from .errors import MissingTF1NameError
+
+README_SECTION = "the README's 'Coming from TF1' section"
+
+# ``tf.<name>`` -> the nearest thing symgrad offers (the README prints this table).
+SUBSTITUTES: dict[str, str] = {
+    # Control flow and Python-side computation.
+    "cond": "`tf.where(pred, a, b)` (both branches are computed)",
+    "while_loop": "a Python loop that unrolls a fixed number of steps",
+    "scan": "a Python loop over `tf.unstack(x)`, then `tf.stack`",
+    "map_fn": "a Python loop over `tf.unstack(x)`, then `tf.stack`",
+    "foldl": "a Python loop over `tf.unstack(x)`",
+    "py_func": "compute it with NumPy before feeding it",
+    "numpy_function": "compute it with NumPy before feeding it",
+    "Print": "fetch the tensor with `Session.run`",
+    "print": "fetch the tensor with `Session.run`",
+    "Assert": "fetch the values and check them in Python",
+    "check_numerics": "fetch the values and check them with `np.isfinite`",
+    "TensorArray": "a Python list of tensors and `tf.stack`",
+    # Input pipelines, data, strings, images.
+    "data": "feed NumPy batches through `feed_dict`",
+    "FIFOQueue": "feed NumPy batches through `feed_dict`",
+    "train.batch": "feed NumPy batches through `feed_dict`",
+    "train.shuffle_batch": "shuffle with NumPy and feed batches through `feed_dict`",
+    "train.start_queue_runners": "feed NumPy batches through `feed_dict` (no queues)",
+    "train.Coordinator": "feed NumPy batches through `feed_dict` (no queues)",
+    "image": "preprocess images with NumPy before feeding them",
+    "io": "read files with NumPy and feed the arrays",
+    "gfile": "Python's `open` and `os`/`pathlib`",
+    "strings": "no string tensors: encode text as integer ids with NumPy",
+    "string_to_number": "convert with NumPy before feeding",
+    "sparse": "dense tensors (`tf.one_hot`, `tf.gather`)",
+    "SparseTensor": "dense tensors (`tf.one_hot`, `tf.gather`)",
+    "sparse_placeholder": "a dense `tf.placeholder`",
+    "placeholder_with_default": "a `tf.placeholder` fed every run, or a `tf.constant`",
+    # Models, layers and losses.
+    "contrib.rnn": "not available: unroll the cell by hand (`tf.matmul`, `tf.tanh`, `tf.sigmoid`)",
+    "nn.rnn_cell": "not available: unroll the cell by hand (`tf.matmul`, `tf.tanh`, `tf.sigmoid`)",
+    "nn.dynamic_rnn": "not available: unroll the recurrence over time steps in Python",
+    "nn.static_rnn": "not available: unroll the recurrence over time steps in Python",
+    "nn.bidirectional_dynamic_rnn": "not available: unroll both directions in Python",
+    "nn.ctc_loss": "not available",
+    "nn.top_k": "`tf.argmax` for k = 1; otherwise sort the fetched values with NumPy",
+    "math.top_k": "`tf.argmax` for k = 1; otherwise sort the fetched values with NumPy",
+    "nn.in_top_k": "`tf.equal(tf.argmax(logits, 1), labels)` for k = 1",
+    "math.in_top_k": "`tf.equal(tf.argmax(logits, 1), labels)` for k = 1",
+    "sort": "sort the fetched values with NumPy",
+    "argsort": "sort the fetched values with NumPy",
+    "unique": "`np.unique` on the fetched or fed values",
+    "keras": "`tf.layers` and `tf.nn` with a `Session` loop",
+    "estimator": "a `Session` training loop",
+    "contrib.learn": "a `Session` training loop; data from scikit-learn's loaders",
+    "contrib.slim": "`tf.layers`, `tf.contrib.layers` and `tf.nn` names symgrad has",
+    "contrib.seq2seq": "not available",
+    "contrib.legacy_seq2seq": "not available",
+    "contrib.crf": "not available",
+    "contrib.distributions": "not available",
+    "distributions": "not available",
+    "contrib.metrics": "`tf.reduce_mean(tf.cast(tf.equal(...), tf.float32))`",
+    "metrics": "`tf.reduce_mean(tf.cast(tf.equal(...), tf.float32))`",
+    "contrib.framework": "`tf.get_collection` and `tf.global_variables`",
+    "contrib.layers.fully_connected": "`tf.layers.dense`",
+    "contrib.layers.batch_norm": "`tf.layers.batch_normalization`",
+    "contrib.layers.optimize_loss": "`tf.train.<Optimizer>(...).minimize(loss)`",
+    "contrib.layers.embed_sequence": "`tf.get_variable` and `tf.nn.embedding_lookup`",
+    "contrib.layers.layer_norm": "`tf.nn.moments` over the last axis and the formula",
+    "make_template": "`tf.variable_scope(name, reuse=tf.AUTO_REUSE)`",
+    "losses.softmax_cross_entropy": "`tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(...))`",
+    "losses.sparse_softmax_cross_entropy": (
+        "`tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(...))`"
+    ),
+    "losses.sigmoid_cross_entropy": "`tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(...))`",
+    "losses.absolute_difference": "`tf.reduce_mean(tf.abs(labels - predictions))`",
+    "losses.hinge_loss": "`tf.reduce_mean(tf.maximum(0.0, 1.0 - (2 * labels - 1) * logits))`",
+    # Linear algebra and signals.
+    "linalg.inv": "not available: compute it with NumPy outside the graph",
+    "matrix_inverse": "not available: compute it with NumPy outside the graph",
+    "linalg.det": "not available: compute it with NumPy outside the graph",
+    "matrix_determinant": "not available: compute it with NumPy outside the graph",
+    "linalg.solve": "not available: compute it with NumPy outside the graph",
+    "linalg.svd": "not available: compute it with NumPy outside the graph",
+    "linalg.cholesky": "not available: compute it with NumPy outside the graph",
+    "norm": "`tf.sqrt(tf.reduce_sum(tf.square(x)))`",
+    "linalg.norm": "`tf.sqrt(tf.reduce_sum(tf.square(x)))`",
+    "signal": "not available",
+    "spectral": "not available",
+    # Training machinery.
+    "train.FtrlOptimizer": "`tf.train.AdagradOptimizer`",
+    "train.ProximalAdagradOptimizer": "`tf.train.AdagradOptimizer`",
+    "train.ProximalGradientDescentOptimizer": "`tf.train.GradientDescentOptimizer`",
+    "train.AdagradDAOptimizer": "`tf.train.AdagradOptimizer`",
+    "train.cosine_decay": "`tf.train.polynomial_decay`, or the formula with `tf.cos` of the step",
+    "train.ExponentialMovingAverage": "keep the average with `assign` ops or in NumPy",
+    "train.MonitoredTrainingSession": "`tf.Session` and a training loop",
+    "train.Supervisor": "`tf.Session` and a training loop",
+    "train.import_meta_graph": "rebuild the graph in Python and restore it with `tf.train.Saver`",
+    "import_graph_def": "rebuild the graph in Python and restore it with `tf.train.Saver`",
+    "train.init_from_checkpoint": "`tf.train.Saver().restore`",
+    "saved_model": "`tf.train.Saver` checkpoints, or the generated module itself",
+    "ConfigProto": "leave it out: `tf.Session(config=...)` accepts and ignores it",
+    "GPUOptions": "leave it out: generated code runs on the CPU with NumPy",
+    "app": "`argparse` and a `main()` function",
+    "flags": "`argparse`",
+    "logging": "Python's `logging`",
+}
+
+
+@cache
+def tf1_names(namespace: str) -> frozenset[str]:
+    """The public names of TF1's namespace (``""`` is ``tf``, ``"nn"`` is ``tf.nn``)."""
+    return frozenset(NAMES.get(namespace, "").split())
+
+
+def missing_attribute(module: str, namespace: str, name: str) -> AttributeError:
+    """The error for ``<module>.<name>`` missing; ``namespace`` is its TF1 namespace.
+
+    >>> str(missing_attribute("symgrad.contrib", "contrib", "rnn"))[:62]
+    'symgrad: tf.contrib.rnn is a TF1 name that symgrad does not pr'
+    >>> str(missing_attribute("symgrad", "", "no_such_name"))
+    "module 'symgrad' has no attribute 'no_such_name'"
+    """
+    qualified = f"{namespace}.{name}" if namespace else name
+    if name.startswith("__") or name not in tf1_names(namespace):
+        # Dunder probes (pickle, doctest, copy) and non-TF1 names: Python's own message.
+        return AttributeError(f"module {module!r} has no attribute {name!r}")
+    substitute = SUBSTITUTES.get(qualified)
+    instead = f" Instead: {substitute}." if substitute else ""
+    return MissingTF1NameError(
+        f"symgrad: tf.{qualified} is a TF1 name that symgrad does not provide.{instead} "
+        f"See {README_SECTION} for what is missing and what to use instead."
+    )
+
+
+__all__ = ["README_SECTION", "SUBSTITUTES", "missing_attribute", "tf1_names"]

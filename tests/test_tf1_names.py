@@ -1,0 +1,96 @@
+"""A TF1 name symgrad does not provide raises an AttributeError that says so and what to use
+instead; every other missing name gets Python's usual message (issue 15, item 8)."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import pickle
+import re
+from pathlib import Path
+
+import pytest
+
+import symgrad as sg
+from symgrad.errors import MissingTF1NameError, SymgradError
+from symgrad.tf1_names import SUBSTITUTES, tf1_names
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+# TF1 namespace -> the symgrad module that mirrors it.
+MODULES = {
+    "": "symgrad",
+    "nn": "symgrad.nn",
+    "math": "symgrad.math",
+    "train": "symgrad.train",
+    "losses": "symgrad.losses",
+    "linalg": "symgrad.linalg",
+    "contrib": "symgrad.contrib",
+    "contrib.layers": "symgrad.contrib.layers",
+}
+
+
+@pytest.mark.parametrize(
+    "module, name, substitute",
+    [
+        (sg.contrib, "rnn", "unroll the cell by hand"),
+        (sg, "while_loop", "a Python loop"),
+        (sg.nn, "dynamic_rnn", "unroll the recurrence"),
+        (sg.train, "MonitoredTrainingSession", "`tf.Session` and a training loop"),
+        (sg.contrib.layers, "fully_connected", "`tf.layers.dense`"),
+        (sg.linalg, "inv", "NumPy outside the graph"),
+        (sg.losses, "softmax_cross_entropy", "softmax_cross_entropy_with_logits_v2"),
+        (sg.math, "in_top_k", "tf.argmax"),
+    ],
+)
+def test_a_missing_tf1_name_says_what_to_use(module, name: str, substitute: str) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(AttributeError) as caught:
+        getattr(module, name)
+    error = caught.value
+    assert isinstance(error, MissingTF1NameError) and isinstance(error, SymgradError)
+    text = str(error)
+    assert "is a TF1 name that symgrad does not provide" in text
+    assert substitute in text and "Coming from TF1" in text
+
+
+def test_a_tf1_name_without_an_entry_still_points_to_the_readme() -> None:
+    assert "Variable" not in SUBSTITUTES and "GraphDef" in tf1_names("")
+    with pytest.raises(MissingTF1NameError, match=r"tf\.GraphDef is a TF1 name.*Coming from TF1"):
+        sg.GraphDef  # noqa: B018
+
+
+@pytest.mark.parametrize("module_name", sorted(set(MODULES.values())))
+def test_other_names_get_pythons_message(module_name: str) -> None:
+    module = importlib.import_module(module_name)
+    with pytest.raises(AttributeError) as caught:
+        module.no_such_tf1_name  # noqa: B018
+    assert not isinstance(caught.value, SymgradError)
+    assert str(caught.value) == f"module {module_name!r} has no attribute 'no_such_tf1_name'"
+    # Dunder probes (pickle, copy, doctest, inspect) are ordinary misses too.
+    assert not hasattr(module, "__wrapped__")
+    assert not hasattr(module, "__test__")
+
+
+def test_introspection_keeps_working() -> None:
+    assert hasattr(sg, "get_variable") and not hasattr(sg, "while_loop")
+    assert "get_variable" in dir(sg) and "RMSPropOptimizer" in dir(sg.train)
+    namespace: dict = {}
+    exec("from symgrad import *", namespace)
+    assert namespace["variable_scope"] is sg.variable_scope
+    assert pickle.loads(pickle.dumps(sg.train.exponential_decay)) is sg.train.exponential_decay
+    assert doctest.DocTestFinder().find(sg.contrib.layers)
+
+
+@pytest.mark.parametrize("qualified", sorted(SUBSTITUTES))
+def test_the_table_lists_tf1_names_symgrad_lacks(qualified: str) -> None:
+    namespace, _, name = qualified.rpartition(".")
+    assert name in tf1_names(namespace), f"tf.{qualified} is not a TF1 name"
+    module = importlib.import_module(MODULES[namespace])
+    # A name symgrad gained must leave the table (and the README's copy of it).
+    assert not hasattr(module, name), f"symgrad has tf.{qualified} now: drop it from the table"
+
+
+def test_the_readme_prints_the_table() -> None:
+    text = README.read_text(encoding="utf-8")
+    section = text.split("## Coming from TF1", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `tf\.([A-Za-z0-9_.]+)` \| (.+) \|$", section, re.MULTILINE)
+    assert dict(rows) == SUBSTITUTES

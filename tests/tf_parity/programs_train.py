@@ -1,0 +1,295 @@
+"""Corpus of TF1 programs for optimizers, learning-rate schedules and variable scopes.
+
+Same conventions as ``programs.py``: every program is ``fn(tf)`` taking the graph-API module
+(``tensorflow.compat.v1`` when recording, ``symgrad`` when testing) and returning
+``{"fetches": [...], "feeds": {...}, "before": [ops run in order first]}``. The recorder
+(``record_tf.py``) and ``tests/test_tf_parity_train.py`` run the ``"before"`` ops (training
+steps) in a Session, then the fetches.
+
+Covered: ``RMSPropOptimizer`` (plain, momentum, centered), ``AdagradOptimizer``,
+``AdadeltaOptimizer`` on float32 and float64 variables over a few steps with their slots;
+``exponential_decay`` (smooth and staircase), ``piecewise_constant``, ``polynomial_decay``
+(power, cycle), ``inverse_time_decay``, ``natural_exp_decay`` driven by a global step that
+``minimize(..., global_step=...)`` increments and used as an optimizer's learning rate; a
+two-layer model built with ``variable_scope``/``get_variable`` (shared weights through
+``reuse``, L2 regularization losses) trained a few steps.
+"""
+
+import numpy as np
+
+PROGRAMS = []
+
+
+def _program(fn):
+    if any(p.__name__ == fn.__name__ for p in PROGRAMS):
+        raise ValueError(f"duplicate program name: {fn.__name__}")
+    PROGRAMS.append(fn)
+    return fn
+
+
+def _arr(seed, shape, low=-1.0, high=1.0, dtype=np.float64):
+    return np.random.RandomState(seed).uniform(low, high, size=shape).astype(dtype)
+
+
+# ---------------------------------------------------------------------------
+# Optimizers: a few steps on a small least-squares problem
+# ---------------------------------------------------------------------------
+
+
+def _optimizer_program(tf, make, steps, dtype=np.float64, slots=()):
+    x = tf.constant(_arr(1, (6, 3), dtype=dtype))
+    y = tf.constant(_arr(2, (6, 1), dtype=dtype))
+    w = tf.Variable(_arr(3, (3, 1), dtype=dtype), name="w")
+    b = tf.Variable(np.array([0.5], dtype), name="b")
+    loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
+    opt = make(tf)
+    step = opt.minimize(loss)
+    return {
+        "fetches": [loss, w, b] + [opt.get_slot(v, name) for v in (w, b) for name in slots],
+        "feeds": {},
+        "before": [step] * steps,
+    }
+
+
+@_program
+def rmsprop_float32_four_steps(tf):
+    return _optimizer_program(
+        tf, lambda tf: tf.train.RMSPropOptimizer(0.05), 4, np.float32, ["rms", "momentum"]
+    )
+
+
+@_program
+def rmsprop_momentum_float64_four_steps(tf):
+    return _optimizer_program(
+        tf,
+        lambda tf: tf.train.RMSPropOptimizer(0.05, decay=0.8, momentum=0.7, epsilon=1e-6),
+        4,
+        slots=["rms", "momentum"],
+    )
+
+
+@_program
+def rmsprop_centered_float32_four_steps(tf):
+    return _optimizer_program(
+        tf,
+        lambda tf: tf.train.RMSPropOptimizer(0.05, momentum=0.5, centered=True),
+        4,
+        np.float32,
+        ["rms", "mg", "momentum"],
+    )
+
+
+@_program
+def rmsprop_centered_float64_three_steps(tf):
+    return _optimizer_program(
+        tf,
+        lambda tf: tf.train.RMSPropOptimizer(0.01, decay=0.95, centered=True),
+        3,
+        slots=["rms", "mg", "momentum"],
+    )
+
+
+@_program
+def adagrad_float32_four_steps(tf):
+    return _optimizer_program(
+        tf, lambda tf: tf.train.AdagradOptimizer(0.3), 4, np.float32, ["accumulator"]
+    )
+
+
+@_program
+def adagrad_initial_accumulator_float64_three_steps(tf):
+    return _optimizer_program(
+        tf,
+        lambda tf: tf.train.AdagradOptimizer(0.3, initial_accumulator_value=0.7),
+        3,
+        slots=["accumulator"],
+    )
+
+
+@_program
+def adadelta_float32_four_steps(tf):
+    return _optimizer_program(
+        tf, lambda tf: tf.train.AdadeltaOptimizer(1.0), 4, np.float32, ["accum", "accum_update"]
+    )
+
+
+@_program
+def adadelta_float64_three_steps(tf):
+    return _optimizer_program(
+        tf,
+        lambda tf: tf.train.AdadeltaOptimizer(0.5, rho=0.9, epsilon=1e-4),
+        3,
+        slots=["accum", "accum_update"],
+    )
+
+
+# ---------------------------------------------------------------------------
+# Schedules: the rate after some steps, and as an optimizer's learning rate
+# ---------------------------------------------------------------------------
+
+
+def _schedule_program(tf, make_rate, steps, dtype=np.float32):
+    step = tf.train.get_or_create_global_step()
+    rate = make_rate(tf, step)
+    w = tf.Variable(np.array([1.0, -2.0, 3.0], dtype), name="w")
+    loss = tf.reduce_sum(tf.square(w))
+    train_op = tf.train.GradientDescentOptimizer(rate).minimize(loss, global_step=step)
+    return {"fetches": [rate, step, w], "feeds": {}, "before": [train_op] * steps}
+
+
+@_program
+def exponential_decay_seven_steps(tf):
+    return _schedule_program(tf, lambda tf, step: tf.train.exponential_decay(0.1, step, 3, 0.7), 7)
+
+
+@_program
+def exponential_decay_staircase_seven_steps(tf):
+    return _schedule_program(
+        tf, lambda tf, step: tf.train.exponential_decay(0.1, step, 3, 0.7, staircase=True), 7
+    )
+
+
+@_program
+def exponential_decay_float64_rate_five_steps(tf):
+    return _schedule_program(
+        tf,
+        lambda tf, step: tf.train.exponential_decay(np.float64(0.1), step, 2, 0.9),
+        5,
+        np.float64,
+    )
+
+
+@_program
+def piecewise_constant_at_boundary(tf):
+    return _schedule_program(
+        tf, lambda tf, step: tf.train.piecewise_constant(step, [2, 4], [0.1, 0.05, 0.01]), 4
+    )
+
+
+@_program
+def piecewise_constant_past_boundaries(tf):
+    return _schedule_program(
+        tf, lambda tf, step: tf.train.piecewise_constant(step, [2, 4], [0.1, 0.05, 0.01]), 6
+    )
+
+
+@_program
+def polynomial_decay_power_two(tf):
+    return _schedule_program(
+        tf,
+        lambda tf, step: tf.train.polynomial_decay(0.1, step, 8, end_learning_rate=0.01, power=2.0),
+        5,
+    )
+
+
+@_program
+def polynomial_decay_past_the_end(tf):
+    return _schedule_program(
+        tf, lambda tf, step: tf.train.polynomial_decay(0.1, step, 3, end_learning_rate=0.02), 5
+    )
+
+
+@_program
+def polynomial_decay_cycle(tf):
+    return _schedule_program(
+        tf,
+        lambda tf, step: tf.train.polynomial_decay(
+            0.1, step, 3, end_learning_rate=0.02, power=0.5, cycle=True
+        ),
+        5,
+    )
+
+
+@_program
+def polynomial_decay_cycle_at_zero(tf):
+    return _schedule_program(
+        tf,
+        lambda tf, step: tf.train.polynomial_decay(0.1, step, 3, cycle=True),
+        0,
+    )
+
+
+@_program
+def inverse_time_decay_six_steps(tf):
+    return _schedule_program(tf, lambda tf, step: tf.train.inverse_time_decay(0.1, step, 2, 0.5), 6)
+
+
+@_program
+def inverse_time_decay_staircase(tf):
+    return _schedule_program(
+        tf, lambda tf, step: tf.train.inverse_time_decay(0.1, step, 2, 0.5, staircase=True), 5
+    )
+
+
+@_program
+def natural_exp_decay_five_steps(tf):
+    return _schedule_program(tf, lambda tf, step: tf.train.natural_exp_decay(0.1, step, 2, 0.3), 5)
+
+
+@_program
+def adam_with_exponential_decay(tf):
+    step = tf.train.get_or_create_global_step()
+    rate = tf.train.exponential_decay(0.2, step, 2, 0.5, staircase=True)
+    w = tf.Variable(np.array([1.0, -2.0], np.float32), name="w")
+    loss = tf.reduce_sum(tf.square(w - 0.5))
+    train_op = tf.train.AdamOptimizer(rate).minimize(loss, global_step=step)
+    return {"fetches": [rate, step, w, loss], "feeds": {}, "before": [train_op] * 5}
+
+
+# ---------------------------------------------------------------------------
+# variable_scope / get_variable models
+# ---------------------------------------------------------------------------
+
+
+def _dense(tf, x, units, name, reuse=None):
+    # A fixed initial value through an initializer callable (TF1's signature).
+    value = _arr(7 + units, (int(x.shape[1]), units), dtype=np.float32)
+    with tf.variable_scope(name, reuse=reuse):
+        w = tf.get_variable(
+            "W",
+            [int(x.shape[1]), units],
+            initializer=lambda shape, dtype=None, partition_info=None: tf.constant(value),
+            regularizer=lambda v: tf.multiply(0.01, tf.nn.l2_loss(v)),
+        )
+        b = tf.get_variable("b", initializer=np.zeros(units, np.float32))
+        return tf.matmul(x, w) + b
+
+
+@_program
+def scoped_model_with_shared_layer_and_l2(tf):
+    # The recorder runs "before" ops without feeds: the data are constants.
+    x = tf.constant(_arr(11, (5, 4), dtype=np.float32), name="x")
+    y = tf.constant(_arr(12, (5, 1), dtype=np.float32), name="y")
+    hidden = tf.tanh(_dense(tf, x, 3, "layer1"))
+    # The same layer applied to a second input shares its variables.
+    other = tf.tanh(_dense(tf, x * 0.5, 3, "layer1", reuse=True))
+    out = _dense(tf, hidden + other, 1, "layer2")
+    data = tf.reduce_mean(tf.square(out - y))
+    regularization = tf.losses.get_regularization_loss()
+    loss = data + regularization
+    step = tf.train.MomentumOptimizer(0.1, 0.9).minimize(loss)
+    variables = tf.trainable_variables()
+    return {
+        "fetches": [loss, regularization, tf.get_collection("regularization_losses"), variables],
+        "feeds": {},
+        "before": [step] * 3,
+    }
+
+
+@_program
+def scoped_model_gradients_of_regularized_loss(tf):
+    x = tf.placeholder(tf.float64, [None, 2], name="x")
+
+    def init(shape, dtype=None, partition_info=None):
+        return tf.constant(_arr(21, shape), dtype=dtype)
+
+    with tf.variable_scope("model", initializer=init, dtype=tf.float64):
+        with tf.variable_scope("inner"):
+            w = tf.get_variable("w", [2, 2], regularizer=lambda v: tf.reduce_sum(tf.abs(v)) * 0.5)
+        v = tf.get_variable("v", [2])
+    (regularization,) = tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)
+    loss = tf.reduce_sum(tf.tanh(tf.matmul(x, w)) * v) + regularization
+    return {
+        "fetches": [loss, tf.gradients(loss, [w, v])],
+        "feeds": {x: _arr(22, (3, 2))},
+    }
