@@ -1,8 +1,8 @@
 """``symgrad.nn``: the neural-network ops of ``tf.nn``."""
 
-from .ops.candidate_sampling import log_uniform_candidate_sampler, nce_loss, sampled_softmax_loss
 from typing import TYPE_CHECKING, Any
 
+from .ops.candidate_sampling import log_uniform_candidate_sampler, nce_loss, sampled_softmax_loss
 from .ops.elementwise import relu, sigmoid, softplus, tanh
 from .ops.nn_ops import (
     bias_add,
