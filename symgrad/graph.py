@@ -182,9 +182,9 @@ class Graph:
         for _, dtype in outputs:
             if dtype == _dtypes.string:
                 raise DTypeError(
-                    f"symgrad: {op_type} '{name or op_type}': string tensors are not supported "
-                    "(tf.string is a dtype name only); encode text as integer ids with NumPy "
-                    "and feed those"
+                    f"symgrad: {op_type} '{name or op_type}': dtype 'string': string tensors are not "
+                    "supported (tf.string is a dtype name only); encode text as integer ids "
+                    "with NumPy and feed those"
                 )
         for tensor in inputs:
             if tensor.graph is not self:
