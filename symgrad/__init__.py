@@ -171,6 +171,8 @@ from .ops.variable_scope import (
     variable_scope,
 )
 from .tf1_names import missing_attribute
+from .shapes import Dimension, TensorShape
+from .dtypes import string
 
 __all__ = [
     "__version__",
@@ -336,6 +338,9 @@ __all__ = [
     "get_variable",
     "get_variable_scope",
     "variable_scope",
+    "Dimension",
+    "TensorShape",
+    "string",
 ]
 
 

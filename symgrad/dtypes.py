@@ -54,6 +54,9 @@ bool_ = DType("bool")
 
 ALL_DTYPES = (float16, float32, float64, int32, int64, bool_)
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
+# TF1's ``tf.string``: a name only, so that programs that mention it import; an op that
+# would compute a string tensor is an error (Graph.create_op says so).
+string = DType("string")
 # TF1's own spellings: NumPy reads "float" as float64, TF1 (``tf.as_dtype``) as float32.
 _TF_ALIASES = {"float": float32, "double": float64, "half": float16}
 
@@ -76,6 +79,8 @@ def as_dtype(value: Any) -> DType:
         return int32
     if isinstance(value, str) and value in _TF_ALIASES:
         return _TF_ALIASES[value]
+    if (isinstance(value, str) and value == "string") or getattr(value, "name", None) == "string":
+        return string
     name = getattr(value, "name", None)
     if isinstance(name, str) and name in _BY_NAME:  # e.g. a tf.DType
         return _BY_NAME[name]

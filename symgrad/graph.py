@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import dtypes as _dtypes
 from .errors import DTypeError, GraphMismatchError, InvalidArgumentError, NotFoundError
-from .shapes import Shape, format_shape
+from .shapes import Shape, TensorShape, format_shape
 
 _VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
 
@@ -80,7 +80,8 @@ class Tensor:
     def __init__(self, op: Operation, value_index: int, shape: Shape, dtype: _dtypes.DType) -> None:
         self.op = op
         self.value_index = value_index
-        self.shape = shape
+        # TF1's TensorShape (a tuple of ints and None); None for an unknown rank.
+        self.shape: TensorShape | None = None if shape is None else TensorShape(shape)
         self.dtype = dtype
 
     @property
@@ -91,7 +92,15 @@ class Tensor:
     def name(self) -> str:
         return f"{self.op.name}:{self.value_index}"
 
-    def get_shape(self) -> Shape:
+    def get_shape(self) -> TensorShape | None:
+        """The static shape, a :class:`symgrad.TensorShape` (``None`` for an unknown rank).
+
+        >>> import symgrad as sg
+        >>> with sg.Graph().as_default():
+        ...     x = sg.placeholder(sg.float32, [None, 784])
+        >>> x.get_shape().as_list(), x.get_shape()[1].value, x.shape.ndims
+        ([None, 784], 784, 2)
+        """
         return self.shape
 
     def eval(self, feed_dict: dict | None = None, session: Any = None) -> Any:
@@ -120,6 +129,7 @@ class Tensor:
         def __abs__(self) -> Tensor: ...
         # Installed by symgrad.ops.array_ops.
         def __getitem__(self, key: Any) -> Tensor: ...
+        def __index__(self) -> int: ...
 
     def __repr__(self) -> str:
         return (
@@ -171,6 +181,13 @@ class Graph:
         outputs: Sequence[tuple[Shape, _dtypes.DType]],
         name: str | None = None,
     ) -> Operation:
+        for _, dtype in outputs:
+            if dtype == _dtypes.string:
+                raise DTypeError(
+                    f"symgrad: {op_type} '{name or op_type}': dtype 'string': string tensors are not "
+                    "supported (tf.string is a dtype name only); encode text as integer ids "
+                    "with NumPy and feed those"
+                )
         for tensor in inputs:
             if tensor.graph is not self:
                 raise GraphMismatchError(

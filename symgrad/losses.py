@@ -3,10 +3,23 @@
 from typing import TYPE_CHECKING, Any
 
 from .ops.nn_ops import mean_squared_error
-from .ops.variable_scope import get_regularization_loss, get_regularization_losses
+from .ops.variable_scope import (
+    add_loss,
+    get_losses,
+    get_regularization_loss,
+    get_regularization_losses,
+    get_total_loss,
+)
 from .tf1_names import missing_attribute
 
-__all__ = ["mean_squared_error", "get_regularization_loss", "get_regularization_losses"]
+__all__ = [
+    "mean_squared_error",
+    "add_loss",
+    "get_losses",
+    "get_regularization_loss",
+    "get_regularization_losses",
+    "get_total_loss",
+]
 
 
 # A TF1 name this module lacks says so, and what to use instead (symgrad.tf1_names).

@@ -6,7 +6,7 @@ for ``placeholder(float32)`` without a shape.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, TypeGuard
 
 from .errors import ShapeError
@@ -41,6 +41,127 @@ def as_shape(shape: Any) -> Shape:
         else:
             raise ShapeError(f"symgrad: {shape!r} is not a shape (dims must be ints or None)")
     return tuple(dims)
+
+
+class Dimension(int):
+    """A known dimension of a :class:`TensorShape`: an ``int`` with TF1's ``.value``.
+
+    >>> TensorShape([None, 3])[1].value, TensorShape([None, 3])[1] * 2
+    (3, 6)
+    """
+
+    @property
+    def value(self) -> int:
+        return int(self)
+
+    def __repr__(self) -> str:
+        return int.__repr__(self)
+
+
+class TensorShape(tuple):
+    """A tensor's static shape, TF1's ``TensorShape``: a tuple of ints and ``None``.
+
+    ``shape[i]`` is a :class:`Dimension` (an int with ``.value``) where the dim is known and
+    ``None`` where it is not (TF1 gives ``Dimension(None)``, whose ``.value`` is ``None``; here
+    ``shape[i] is None`` says it). It compares equal to a list or tuple of the same dims.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     s = sg.placeholder(sg.float32, [None, 28, 28]).get_shape()
+    >>> s.as_list(), s.ndims, s[1].value, s.is_fully_defined(), s == [None, 28, 28]
+    ([None, 28, 28], 3, 28, False, True)
+    >>> s.merge_with([5, None, 28]).as_list(), s[1:].num_elements()
+    ([5, 28, 28], 784)
+    """
+
+    def __new__(cls, dims: Any = ()) -> TensorShape:
+        normalised = as_shape(dims)
+        if normalised is None:
+            raise ShapeError(
+                "symgrad: TensorShape: a shape of unknown rank has no dims (the tensor's "
+                ".shape is None)"
+            )
+        return super().__new__(cls, normalised)
+
+    def __getitem__(self, key: Any) -> Any:
+        item = tuple.__getitem__(self, key)
+        if isinstance(key, slice):
+            return TensorShape(item)
+        return None if item is None else Dimension(item)
+
+    def __iter__(self) -> Iterator[Any]:
+        for dim in tuple.__iter__(self):
+            yield None if dim is None else Dimension(dim)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, tuple)):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    __hash__ = tuple.__hash__
+
+    @property
+    def ndims(self) -> int:
+        return len(self)
+
+    rank = ndims
+
+    @property
+    def dims(self) -> list[Dimension | None]:
+        return list(self)
+
+    def as_list(self) -> list[int | None]:
+        return [None if d is None else int(d) for d in tuple.__iter__(self)]
+
+    def is_fully_defined(self) -> bool:
+        return all(d is not None for d in tuple.__iter__(self))
+
+    def num_elements(self) -> int | None:
+        return num_elements(tuple(self))
+
+    def is_compatible_with(self, other: Any) -> bool:
+        return shapes_compatible(tuple(self), as_shape(other))
+
+    def assert_is_compatible_with(self, other: Any) -> None:
+        if not self.is_compatible_with(other):
+            raise ShapeError(
+                f"symgrad: Shapes {format_shape(tuple(self))} and "
+                f"{format_shape(as_shape(other))} are incompatible"
+            )
+
+    def merge_with(self, other: Any) -> TensorShape:
+        """The most specific shape compatible with both (a ValueError if there is none)."""
+        theirs = as_shape(other)
+        if theirs is None:
+            return self
+        self.assert_is_compatible_with(theirs)
+        return TensorShape(
+            [a if a is not None else b for a, b in zip(tuple.__iter__(self), theirs, strict=True)]
+        )
+
+    def concatenate(self, other: Any) -> TensorShape:
+        return TensorShape(tuple(self.as_list()) + tuple(as_shape(other) or ()))
+
+    def assert_has_rank(self, rank: int) -> None:
+        if len(self) != rank:
+            raise ShapeError(f"symgrad: Shape {format_shape(tuple(self))} must have rank {rank}")
+
+    def with_rank(self, rank: int) -> TensorShape:
+        self.assert_has_rank(rank)
+        return self
+
+    def assert_is_fully_defined(self) -> None:
+        if not self.is_fully_defined():
+            raise ShapeError(f"symgrad: Shape {format_shape(tuple(self))} is not fully defined")
+
+
+def unknown_shape() -> None:
+    """TF1's ``tensor_shape.unknown_shape()``: symgrad spells an unknown rank ``None``."""
+    return None
 
 
 def format_shape(shape: Shape) -> str:

@@ -274,3 +274,27 @@ def test_contrib_flatten_and_pickling_of_scopes() -> None:
             sg.contrib.layers.flatten(sg.placeholder(sg.float32, [None]))
     assert pickle.loads(pickle.dumps(sg.GraphKeys.UPDATE_OPS)) == "update_ops"
     assert pickle.loads(pickle.dumps(sg.AUTO_REUSE)) is sg.AUTO_REUSE
+
+
+def test_loss_collections_and_combined_regularizers() -> None:
+    layers = sg.contrib.layers
+    with sg.Graph().as_default():
+        w = sg.get_variable(
+            "w", initializer=[1.0, -2.0], regularizer=layers.l1_l2_regularizer(0.5, 0.1)
+        )
+        v = sg.get_variable("v", initializer=[3.0])
+        data = sg.reduce_sum(w * w)
+        sg.losses.add_loss(data)
+        assert sg.losses.get_losses() == [data]
+        applied = layers.apply_regularization(layers.l2_regularizer(1.0), [v])
+        total = sg.losses.get_total_loss()
+        assert total.op.name == "total_loss"
+        with sg.Session() as sess:
+            sess.run(sg.global_variables_initializer())
+            got = sess.run([sg.losses.get_regularization_losses(), applied, total])
+    # l1: 0.5 * 3, l2: 0.1 * 5 / 2; v: 9 / 2; data: 5
+    np.testing.assert_allclose(got[0], [1.75, 4.5], rtol=1e-6)
+    np.testing.assert_allclose([got[1], got[2]], [4.5, 5.0 + 1.75 + 4.5], rtol=1e-6)
+    assert layers.sum_regularizer([layers.l2_regularizer(0.0)])(sg.constant(1.0)) is None
+    with sg.Graph().as_default(), pytest.raises(ValueError, match="no losses"):
+        sg.losses.get_total_loss()

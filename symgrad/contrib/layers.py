@@ -10,7 +10,13 @@ from ..errors import ShapeError
 from ..graph import Tensor
 from ..ops.array_ops import reshape
 from ..ops.sources import convert_to_tensor
-from ..ops.variable_scope import l1_regularizer, l2_regularizer
+from ..ops.variable_scope import (
+    apply_regularization,
+    l1_l2_regularizer,
+    l1_regularizer,
+    l2_regularizer,
+    sum_regularizer,
+)
 from ..shapes import format_shape, is_fully_defined
 from ..tf1_names import missing_attribute
 
@@ -37,7 +43,14 @@ def flatten(inputs: Any, outputs_collections: Any = None, scope: str | None = No
     return reshape(x, [-1, int(np.prod(rest))], name=scope)
 
 
-__all__ = ["flatten", "l1_regularizer", "l2_regularizer"]
+__all__ = [
+    "apply_regularization",
+    "flatten",
+    "l1_l2_regularizer",
+    "l1_regularizer",
+    "l2_regularizer",
+    "sum_regularizer",
+]
 
 
 # A TF1 name this module lacks says so, and what to use instead (symgrad.tf1_names).

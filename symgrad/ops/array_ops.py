@@ -29,7 +29,7 @@ from ..shapes import (
 )
 from ..signatures import reduced_axes_of
 from .broadcasting import sum_to_shape_of
-from .elementwise import cast, identity
+from .elementwise import add, cast, identity, multiply, ones_like, zeros_like
 from .elementwise import where as _select
 from .functions import Literal, _Structural, helper, literal
 from .registry import OpDef, register
@@ -155,6 +155,16 @@ def _ints(values: Any, op: str, what: str, tensor: Tensor | None = None) -> list
     """``values`` (a list or one value) as Python ints; anything else (a string, a float) is a
     DTypeError naming the op, the argument and the tensor, as TF's TypeError does."""
     items = list(values) if isinstance(values, (list, tuple, np.ndarray)) else [values]
+    for position, item in enumerate(items):
+        if isinstance(item, Tensor):
+            known = constant_value(item)
+            if known is None or known.ndim or not item.dtype.is_integer:
+                of = f" of '{tensor.name}'" if tensor is not None else ""
+                raise InvalidArgumentError(
+                    f"symgrad: {op}: {what}{of} must be ints or constant int tensors, not "
+                    f"tensor '{item.name}' (computed at run time)"
+                )
+            items[position] = int(known)
     try:
         return [operator.index(v) for v in items]
     except TypeError:
@@ -378,6 +388,14 @@ def _key_text(key: tuple[Any, ...]) -> str:
     return ", ".join(parts)
 
 
+def _folded_index(part: Any) -> Any:
+    """A scalar int tensor whose value the graph fixes, as an int; anything else as it is."""
+    value = constant_value(part)
+    if value is not None and value.ndim == 0 and part.dtype.is_integer:
+        return int(value)
+    return part
+
+
 def _normalize_key(x: Tensor, key: Any) -> tuple[tuple[Any, ...], Shape]:
     items = key if isinstance(key, tuple) else (key,)
     normalized: list[Any] = []
@@ -391,6 +409,8 @@ def _normalize_key(x: Tensor, key: Any) -> tuple[tuple[Any, ...], Shape]:
                 f"'{item.name}' is not supported; use symgrad.gather"
             )
         if isinstance(item, slice):
+            # Slice bounds the graph fixes (``a[tf.constant(1):]``) are ints too.
+            item = slice(*(_folded_index(part) for part in (item.start, item.stop, item.step)))
             for part in (item.start, item.stop, item.step):
                 if part is not None and not isinstance(part, (int, np.integer)):
                     raise InvalidArgumentError(
@@ -770,7 +790,7 @@ def tile(input: Any, multiples: Sequence[int], name: str | None = None) -> Tenso
     """Repeat ``input`` ``multiples[i]`` times along axis i."""
     x = convert_to_tensor(input)
     if isinstance(multiples, Tensor):
-        raise InvalidArgumentError("symgrad: Tile: multiples must be a list of ints")
+        multiples = _shape_argument(multiples, "Tile", x)
     multiples = tuple(_ints(multiples, "Tile", "multiples", x))
     if x.shape is None or len(multiples) != len(x.shape):
         raise ShapeError(
@@ -810,8 +830,12 @@ register(
 
 
 def broadcast_to(input: Any, shape: Any, name: str | None = None) -> Tensor:
-    """``np.broadcast_to`` to a static shape (a list, or a constant int tensor)."""
+    """``np.broadcast_to`` to a static shape (a list, or a constant int tensor), or to
+    ``tf.shape(t)``: then ``t``'s run-time shape (any other run-time tensor is an error)."""
     x = convert_to_tensor(input)
+    like = _run_time_shape_of(shape)
+    if like is not None:
+        return add(x, zeros_like(like, dtype=x.dtype), name=name)
     target = tuple(_ints(_shape_argument(shape, "BroadcastTo", x), "BroadcastTo", "the shape", x))
     try:
         if broadcast_shapes(x.shape, target) != target:
@@ -991,6 +1015,24 @@ def constant_value(tensor: Any) -> np.ndarray | None:
     if op.type in ("Identity", "Cast") and op.inputs:
         inner = constant_value(op.inputs[0])
         return None if inner is None else inner.astype(tensor.dtype.numpy)
+    # Indexing and stacking of known values are known too (``tf.shape(c)[0]``,
+    # ``tf.stack([2, n])``), so such tensors serve as static shapes and indices.
+    if op.type == "StridedSlice" and op.inputs and "key" in op.attrs:
+        inner = constant_value(op.inputs[0])
+        return None if inner is None else np.asarray(inner[op.attrs["key"]])
+    if op.type == "Pack":
+        parts = [constant_value(t) for t in op.inputs]
+        if any(p is None for p in parts):
+            return None
+        return np.stack(typing.cast(list[np.ndarray], parts), axis=op.attrs["axis"])
+    return None
+
+
+def _run_time_shape_of(shape: Any) -> Tensor | None:
+    """``t`` when ``shape`` is ``tf.shape(t)`` of a tensor whose shape is known only at run
+    time: then ``zeros``/``ones``/``fill``/``broadcast_to`` follow ``t``'s run-time shape."""
+    if isinstance(shape, Tensor) and shape.op.type == "Shape" and shape.op.inputs:
+        return shape.op.inputs[0]
     return None
 
 
@@ -1026,7 +1068,11 @@ def _numpy_dtype_text(dtype: _dtypes.DType) -> str:
 
 
 def zeros(shape: Any, dtype: Any = _dtypes.float32, name: str | None = None) -> Tensor:
-    """Zeros of a static shape."""
+    """Zeros of a static shape: a list, a constant int tensor, or ``tf.shape(t)`` (then
+    ``t``'s run-time shape). Any other tensor computed at run time is an error."""
+    like = _run_time_shape_of(shape)
+    if like is not None:
+        return zeros_like(like, dtype=dtype, name=name)
     dims, dtype = _static_dims(shape, "Zeros"), _dtypes.as_dtype(dtype)
     return _created(
         "Zeros", f"np.zeros({dims!r}, dtype={_numpy_dtype_text(dtype)})", dims, dtype, name
@@ -1034,7 +1080,10 @@ def zeros(shape: Any, dtype: Any = _dtypes.float32, name: str | None = None) -> 
 
 
 def ones(shape: Any, dtype: Any = _dtypes.float32, name: str | None = None) -> Tensor:
-    """Ones of a static shape."""
+    """Ones of a static shape, given as for :func:`zeros`."""
+    like = _run_time_shape_of(shape)
+    if like is not None:
+        return ones_like(like, dtype=dtype, name=name)
     dims, dtype = _static_dims(shape, "Ones"), _dtypes.as_dtype(dtype)
     return _created(
         "Ones", f"np.ones({dims!r}, dtype={_numpy_dtype_text(dtype)})", dims, dtype, name
@@ -1042,7 +1091,22 @@ def ones(shape: Any, dtype: Any = _dtypes.float32, name: str | None = None) -> T
 
 
 def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
-    """``value`` repeated over a static shape."""
+    """``value`` repeated over a static shape, given as for :func:`zeros`.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float32, [None, 2])
+    ...     filled = sg.fill(sg.shape(x), 7.0)
+    ...     with sg.Session() as sess:
+    ...         print(sess.run(filled, {x: [[1, 2], [3, 4], [5, 6]]}).tolist())
+    [[7.0, 7.0], [7.0, 7.0], [7.0, 7.0]]
+    """
+    like = _run_time_shape_of(dims)
+    if like is not None:
+        filler = convert_to_tensor(value)
+        if filler.shape != ():
+            raise ShapeError("symgrad: Fill: value must be a scalar")
+        return multiply(ones_like(like, dtype=filler.dtype), filler, name=name)
     shape = _static_dims(dims, "Fill")
     array = np.asarray(value)
     dtype = _dtypes.infer_dtype(value, "Fill")
@@ -1265,3 +1329,18 @@ def _getitem(self: Tensor, key: Any) -> Tensor:
 
 
 Tensor.__getitem__ = _getitem  # type: ignore[method-assign]  # declared on Tensor, defined here
+
+
+def _index(self: Tensor) -> int:
+    """A scalar int tensor whose value the graph fixes is an int wherever Python wants one
+    (``tf.expand_dims(x, tf.constant(0))``, ``reduce_sum(x, axis=tf.constant(1))``)."""
+    value = constant_value(self)
+    if value is None or value.ndim or not self.dtype.is_integer:
+        raise DTypeError(
+            f"symgrad: tensor '{self.name}' is used as an int (an axis, a dim, an index), "
+            "but its value is computed at run time; give a Python int or a constant int tensor"
+        )
+    return int(value)
+
+
+Tensor.__index__ = _index  # type: ignore[method-assign]  # declared on Tensor, defined here

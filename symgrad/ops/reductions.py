@@ -7,6 +7,7 @@ adjoints of NumPy broadcasting are in :mod:`symgrad.ops.broadcasting`.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -51,9 +52,13 @@ def _reduce(
     if x.dtype.is_bool:
         raise DTypeError(f"symgrad: {op_type}: cannot reduce bool tensor '{x.name}'; cast it first")
     if isinstance(axis, Tensor):
-        raise InvalidArgumentError(
-            f"symgrad: {op_type}: axis must be a Python int or list, not tensor '{axis.name}'"
-        )
+        if axis.shape != ():
+            raise InvalidArgumentError(
+                f"symgrad: {op_type}: axis must be a Python int or list, not tensor '{axis.name}'"
+            )
+        # A scalar int tensor the graph fixes (tf.constant(1)) is that int (Tensor.__index__,
+        # a clear error if it is computed at run time).
+        axis = operator.index(axis)
     shape: Shape
     if x.shape is None:
         if axis is not None:

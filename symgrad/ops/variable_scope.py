@@ -31,7 +31,7 @@ from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Graph, Tensor, get_default_graph
 from ..shapes import as_shape, format_shape, is_fully_defined, shapes_compatible
 from .elementwise import abs as _abs
-from .elementwise import cast, multiply
+from .elementwise import cast, identity, multiply
 from .nn_ops import l2_loss
 from .reductions import reduce_sum
 from .sources import constant
@@ -563,6 +563,79 @@ def l1_regularizer(scale: float, scope: str | None = None) -> Callable[[Tensor],
     return l1
 
 
+def l1_l2_regularizer(
+    scale_l1: float = 1.0, scale_l2: float = 1.0, scope: str | None = None
+) -> Callable[[Tensor], Tensor | None]:
+    """TF1's ``contrib.layers.l1_l2_regularizer``: the sum of both (``None`` if both are 0)."""
+    return sum_regularizer([l1_regularizer(scale_l1), l2_regularizer(scale_l2)])
+
+
+def sum_regularizer(
+    regularizer_list: list[Any], scope: str | None = None
+) -> Callable[[Tensor], Tensor | None]:
+    """TF1's ``contrib.layers.sum_regularizer``: the sum of the regularizers' losses."""
+    regularizers = [r for r in regularizer_list if r is not None]
+
+    def total(weights: Tensor) -> Tensor | None:
+        losses = [loss for r in regularizers if (loss := r(weights)) is not None]
+        if not losses:
+            return None
+        result = losses[0]
+        for loss in losses[1:]:
+            result = result + loss
+        return result
+
+    return total
+
+
+def apply_regularization(regularizer: Any, weights_list: list[Any] | None = None) -> Tensor:
+    """TF1's ``contrib.layers.apply_regularization``: ``regularizer`` summed over
+    ``weights_list`` (default: the trainable variables), also added to
+    ``GraphKeys.REGULARIZATION_LOSSES``."""
+    weights = (
+        list(weights_list)
+        if weights_list is not None
+        else get_collection(GraphKeys.TRAINABLE_VARIABLES)
+    )
+    if not weights:
+        raise InvalidArgumentError("symgrad: apply_regularization: no weights to regularize")
+    losses = [loss for w in weights if (loss := regularizer(w)) is not None]
+    if not losses:
+        return constant(0.0, dtype=weights[0].dtype)
+    total = losses[0]
+    for loss in losses[1:]:
+        total = total + loss
+    add_to_collection(GraphKeys.REGULARIZATION_LOSSES, total)
+    return total
+
+
+def add_loss(loss: Tensor, loss_collection: Any = GraphKeys.LOSSES) -> None:
+    """TF1's ``losses.add_loss``: put ``loss`` in ``loss_collection``."""
+    if loss_collection is not None:
+        add_to_collection(loss_collection, loss)
+
+
+def get_losses(scope: str | None = None, loss_collection: Any = GraphKeys.LOSSES) -> list:
+    """TF1's ``losses.get_losses``: the losses in ``loss_collection``."""
+    return get_collection(loss_collection, scope)
+
+
+def get_total_loss(
+    add_regularization_losses: bool = True, name: str = "total_loss", scope: str | None = None
+) -> Tensor:
+    """TF1's ``losses.get_total_loss``: the sum of ``GraphKeys.LOSSES`` and (by default) of
+    the regularization losses; a ValueError when there are none."""
+    losses = get_losses(scope)
+    if add_regularization_losses:
+        losses += get_regularization_losses(scope)
+    if not losses:
+        raise InvalidArgumentError("symgrad: get_total_loss: no losses to add")
+    total = losses[0]
+    for loss in losses[1:]:
+        total = total + loss
+    return identity(total, name=name)
+
+
 def get_regularization_losses(scope: str | None = None) -> list:
     """The losses in ``GraphKeys.REGULARIZATION_LOSSES`` (under ``scope`` if given)."""
     return get_collection(GraphKeys.REGULARIZATION_LOSSES, scope)
@@ -594,7 +667,13 @@ __all__ = [
     "get_regularization_losses",
     "get_variable",
     "get_variable_scope",
+    "add_loss",
+    "apply_regularization",
+    "get_losses",
+    "get_total_loss",
+    "l1_l2_regularizer",
     "l1_regularizer",
     "l2_regularizer",
+    "sum_regularizer",
     "variable_scope",
 ]

@@ -293,3 +293,43 @@ def scoped_model_gradients_of_regularized_loss(tf):
         "fetches": [loss, tf.gradients(loss, [w, v])],
         "feeds": {x: _arr(22, (3, 2))},
     }
+
+
+# ---------------------------------------------------------------------------
+# Tensors as shape, axis and index arguments; TF1's dtype names
+# ---------------------------------------------------------------------------
+
+
+@_program
+def tensors_as_static_shapes_and_indices(tf):
+    c = tf.constant(_arr(31, (2, 3), dtype=np.float32))
+    return {
+        "fetches": [
+            tf.reshape(c, tf.shape(tf.zeros([3, 2]))),
+            tf.broadcast_to(tf.constant(1.5), tf.constant([2, 3])),
+            c[tf.constant(1)],
+            c[tf.constant(0) : tf.constant(1)],
+            tf.zeros(tf.shape(c)),
+            tf.fill(tf.shape(c), 7.0),
+            tf.reduce_sum(c, tf.constant(1)),
+            tf.expand_dims(c, tf.constant(0)),
+            tf.tile(c, tf.constant([2, 1])),
+            tf.reshape(c, [tf.shape(c)[1], -1]),
+            tf.reshape(c, tf.stack([tf.shape(c)[1], 2])),
+            tf.cast(c, "double"),
+            tf.cast(tf.cast(c * 10.0, tf.int32), "float"),
+        ],
+        "feeds": {},
+    }
+
+
+@_program
+def run_time_shapes_follow_the_fed_batch(tf):
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    w = tf.constant(_arr(32, (3,), dtype=np.float32))
+    y = tf.fill(tf.shape(x), 2.0) * x + tf.broadcast_to(w, tf.shape(x)) + tf.ones(tf.shape(x))
+    loss = tf.reduce_sum(y * y) + tf.reduce_sum(tf.zeros(tf.shape(x)))
+    return {
+        "fetches": [y, loss, tf.gradients(loss, [x, w])],
+        "feeds": {x: _arr(33, (4, 3), dtype=np.float32)},
+    }

@@ -1,0 +1,76 @@
+"""Shapes and dtypes as TF1 has them (issue 15, item 6): TensorShape, dtype names, tensors as
+shape, axis and index arguments. Values are TensorFlow 2.21's (``tf.compat.v1``), from running
+the same statements; the tensor-argument ops are in the recorded corpus
+(``tf_parity/programs_train.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import symgrad as sg
+from symgrad.errors import SymgradError
+
+
+def test_tensor_shape_api_is_tf1s() -> None:
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [None, 28, 28])
+        s = x.get_shape()
+    # TF 2.21: [None, 28, 28] 3 28 None False True [5, 28, 28] 784 [None, 28, 28, 3]
+    assert isinstance(s, sg.TensorShape) and x.shape is s
+    assert s.as_list() == [None, 28, 28] and s.ndims == 3 and s.rank == 3
+    assert s[1].value == 28 and s[0] is None and not s.is_fully_defined()
+    assert s == [None, 28, 28] and s == (None, 28, 28) and s != [None, 28, 27]
+    assert s.merge_with([5, None, 28]).as_list() == [5, 28, 28]
+    assert s[1:].num_elements() == 784 and s[1:].is_fully_defined()
+    assert s.concatenate([3]).as_list() == [None, 28, 28, 3]
+    assert [d if d is None else d.value for d in s] == [None, 28, 28]
+    assert s.dims[2].value == 28 and int(s[2]) * 2 == 56
+    assert repr(s) == "(None, 28, 28)" and hash(s) == hash((None, 28, 28))
+    with pytest.raises(ValueError, match="incompatible"):
+        s.merge_with([5, 27, 28])
+    with pytest.raises(ValueError, match="must have rank 2"):
+        s.with_rank(2)
+    assert sg.TensorShape([2, 3]).is_fully_defined()
+    with sg.Graph().as_default():
+        assert sg.placeholder(sg.float32).get_shape() is None  # unknown rank
+
+
+def test_dtype_names() -> None:
+    with sg.Graph().as_default():
+        c = sg.constant([1, 2])
+        assert sg.cast(c, "float").dtype == sg.float32  # TF 2.21: float32
+        assert sg.cast(c, "double").dtype == sg.float64  # TF 2.21: float64
+        assert sg.as_dtype("string") is sg.string
+        with pytest.raises(TypeError, match="string tensors are not supported") as caught:
+            sg.placeholder(sg.string, [None], name="text")
+        assert isinstance(caught.value, SymgradError) and "'text'" in str(caught.value)
+        with pytest.raises(TypeError, match="string tensors are not supported"):
+            sg.cast(c, sg.string)
+
+
+def test_run_time_tensors_as_static_arguments_are_clear_errors() -> None:
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [None, 3], name="x")
+        n = sg.placeholder(sg.int32, [], name="n")
+        with pytest.raises(ValueError, match=r"Reshape: .*not tensor 'StridedSlice.*run time"):
+            sg.reshape(x, [sg.shape(x)[0], -1])
+        with pytest.raises(TypeError, match="tensor 'n:0' is used as an int.*run time"):
+            sg.expand_dims(x, n)
+        with pytest.raises(TypeError, match="run time"):
+            sg.reduce_sum(x, n)
+        with pytest.raises(ValueError, match="computed at run time"):
+            sg.zeros(sg.stack([n, 2]))
+
+
+def test_run_time_shapes_work_dynamically() -> None:
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [None, 2], name="x")
+        made = [sg.zeros(sg.shape(x)), sg.ones(sg.shape(x), sg.int32), sg.fill(sg.shape(x), 3.0)]
+        made.append(sg.broadcast_to(sg.constant([1.0, 2.0]), sg.shape(x)))
+        assert [t.shape for t in made] == [(None, 2)] * 4
+        with sg.Session() as sess:
+            values = sess.run(made, {x: np.zeros((3, 2), np.float32)})
+    assert [v.shape for v in values] == [(3, 2)] * 4
+    assert values[1].dtype == np.int32 and values[2].tolist() == [[3.0, 3.0]] * 3
+    assert values[3].tolist() == [[1.0, 2.0]] * 3
