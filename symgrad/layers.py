@@ -65,13 +65,15 @@ def dropout(
 # --- dense, flatten --------------------------------------------------------------------------------
 def _known_rank(x: Tensor, layer: str) -> tuple[int | None, ...]:
     """The static shape of ``x``; a layer must know its input's rank (TF1 says so too)."""
-    shape = x.shape.dims if hasattr(x.shape, "dims") else x.shape
-    if shape is None:
+    shape: Any = x.shape
+    dims = getattr(shape, "dims", shape)  # a TensorShape's dimensions, or a plain tuple
+    if dims is None:
         raise ShapeError(
             f"layers.{layer}: the input {x.name!r} has no known rank; give its placeholder a "
             "shape such as [None, 784]"
         )
-    return tuple(None if d is None else int(d) for d in shape)
+    sizes = [getattr(d, "value", d) for d in dims]
+    return tuple(None if d is None else int(d) for d in sizes)
 
 
 def _activate(y: Tensor, activation: Callable[[Tensor], Tensor] | None) -> Tensor:
