@@ -1,24 +1,45 @@
 """``symgrad.layers``: TF1's ``tf.layers`` functions.
 
+Each layer makes its variables with :func:`symgrad.get_variable` inside a variable scope
+named after the layer (``dense``, ``dense_1``, ... or the ``name`` given), so that
+variables are named as in TF1 (``dense/kernel``, ``batch_normalization/moving_mean``)
+and ``reuse=True`` shares them.
+
 >>> import numpy as np
 >>> import symgrad as sg
 >>> with sg.Graph().as_default():
 ...     x = sg.placeholder(sg.float32, [None, 3], name="x")
 ...     y = sg.layers.dropout(x, rate=0.5, training=False)
+...     h = sg.layers.dense(x, 2, activation=sg.nn.relu, kernel_initializer=sg.ones_initializer())
 ...     with sg.Session() as sess:
-...         print(sess.run(y, {x: np.ones((1, 3))}))
-[[1. 1. 1.]]
+...         sess.run(sg.global_variables_initializer())
+...         print(sess.run(y, {x: np.ones((1, 3))}), sess.run(h, {x: np.ones((1, 3))}))
+...     print([v.op.name for v in sg.trainable_variables()])
+[[1. 1. 1.]] [[3. 3.]]
+['dense/kernel', 'dense/bias']
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from .graph import Tensor
-from .ops.array_ops import where
-from .ops.elementwise import identity
+import numpy as np
+
+from . import dtypes as _dtypes
+from .errors import InvalidArgumentError, ShapeError
+from .graph import Tensor, name_scope
+from .ops.array_ops import reshape, where
+from .ops.elementwise import add, cast, identity, multiply, rsqrt, subtract
+from .ops.init_ops import ones_initializer, zeros_initializer
+from .ops.linalg import matmul, tensordot
+from .ops.nn_ops import bias_add
 from .ops.random_ops import dropout as _nn_dropout
+from .ops.reductions import reduce_mean
 from .ops.sources import convert_to_tensor
+from .ops.state import Variable, assign_sub
+from .ops.variable_scope import GraphKeys, add_to_collection, get_variable, variable_scope
+from .shapes import format_shape
 
 
 # --- dropout (randomness) ----------------------------------------------------------------------------
@@ -41,4 +62,286 @@ def dropout(
     return _nn_dropout(x, noise_shape=noise_shape, seed=seed, name=name, rate=rate)
 
 
-__all__ = ["dropout"]
+# --- dense, flatten --------------------------------------------------------------------------------
+def _known_rank(x: Tensor, layer: str) -> tuple[int | None, ...]:
+    """The static shape of ``x``; a layer must know its input's rank (TF1 says so too)."""
+    shape: Any = x.shape
+    dims = getattr(shape, "dims", shape)  # a TensorShape's dimensions, or a plain tuple
+    if dims is None:
+        raise ShapeError(
+            f"layers.{layer}: the input {x.name!r} has no known rank; give its placeholder a "
+            "shape such as [None, 784]"
+        )
+    sizes = [getattr(d, "value", d) for d in dims]
+    return tuple(None if d is None else int(d) for d in sizes)
+
+
+def _activate(y: Tensor, activation: Callable[[Tensor], Tensor] | None) -> Tensor:
+    return y if activation is None else activation(y)
+
+
+def _regularize(output: Tensor, activity_regularizer: Callable[[Tensor], Any] | None) -> None:
+    if activity_regularizer is not None:
+        loss = activity_regularizer(output)
+        if loss is not None:
+            add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
+
+
+def dense(
+    inputs: Any,
+    units: int,
+    activation: Callable[[Tensor], Tensor] | None = None,
+    use_bias: bool = True,
+    kernel_initializer: Any = None,
+    bias_initializer: Any = None,
+    kernel_regularizer: Any = None,
+    bias_regularizer: Any = None,
+    activity_regularizer: Any = None,
+    kernel_constraint: Any = None,
+    bias_constraint: Any = None,
+    trainable: bool = True,
+    name: str | None = None,
+    reuse: Any = None,
+) -> Tensor:
+    """``tf.layers.dense``: ``activation(inputs @ kernel + bias)``, TF1's names and defaults.
+
+    The variables are ``<name>/kernel`` (``[in, units]``, Glorot uniform unless
+    ``kernel_initializer`` says otherwise) and ``<name>/bias`` (zeros); ``name`` defaults
+    to ``dense``, made unique (``dense_1``, ...). Inputs of rank above 2 are multiplied
+    along their last axis, as TF1 does.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float32, [None, 4])
+    ...     y = sg.layers.dense(x, 3, name="hidden")
+    ...     [v.op.name for v in sg.global_variables()]
+    ['hidden/kernel', 'hidden/bias']
+    """
+    if kernel_constraint is not None or bias_constraint is not None:
+        raise InvalidArgumentError(
+            "layers.dense: kernel_constraint/bias_constraint are not supported"
+        )
+    x = convert_to_tensor(inputs)
+    shape = _known_rank(x, "dense")
+    if len(shape) < 2 or shape[-1] is None:
+        raise ShapeError(
+            f"layers.dense: the input {x.name!r} of shape {format_shape(shape)} needs rank 2 or "
+            "more and a known last dimension"
+        )
+    with variable_scope(name, default_name="dense", reuse=reuse):
+        kernel = get_variable(
+            "kernel",
+            [shape[-1], int(units)],
+            dtype=x.dtype,
+            initializer=kernel_initializer,
+            regularizer=kernel_regularizer,
+            trainable=trainable,
+        )
+        y = matmul(x, kernel) if len(shape) == 2 else tensordot(x, kernel, [[len(shape) - 1], [0]])
+        if use_bias:
+            bias = get_variable(
+                "bias",
+                [int(units)],
+                dtype=x.dtype,
+                initializer=zeros_initializer() if bias_initializer is None else bias_initializer,
+                regularizer=bias_regularizer,
+                trainable=trainable,
+            )
+            y = bias_add(y, bias)
+        output = _activate(y, activation)
+        _regularize(output, activity_regularizer)
+        return output
+
+
+def flatten(inputs: Any, name: str | None = None, data_format: str = "channels_last") -> Tensor:
+    """``tf.layers.flatten``: ``[batch, d1, d2, ...]`` to ``[batch, d1 * d2 * ...]``.
+
+    >>> import numpy as np
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float32, [None, 7, 7, 64])
+    ...     with sg.Session() as sess:
+    ...         sess.run(sg.layers.flatten(x), {x: np.zeros((2, 7, 7, 64))}).shape
+    (2, 3136)
+    """
+    x = convert_to_tensor(inputs)
+    shape = _known_rank(x, "flatten")
+    with name_scope(name or "flatten"):
+        if len(shape) <= 1:
+            return reshape(x, [-1, 1])
+        rest = shape[1:]
+        if any(d is None for d in rest):
+            raise ShapeError(
+                f"layers.flatten: the input {x.name!r} of shape {format_shape(shape)} needs "
+                "known sizes after the batch axis"
+            )
+        size = 1
+        for d in rest:
+            size *= int(d)  # type: ignore[arg-type]  # None excluded just above
+        return reshape(x, [-1, size])
+
+
+# --- batch normalization ---------------------------------------------------------------------------
+def _moving_average_update(variable: Variable, value: Tensor, momentum: float) -> Tensor:
+    """TF1's update of a moving statistic: ``variable -= (variable - value) * (1 - momentum)``."""
+    # TF1 converts the Python ``1 - momentum`` to a float32 tensor before casting it.
+    decay = cast(np.float32(1.0 - momentum), variable.dtype)
+    return assign_sub(variable, multiply(subtract(variable, value), decay))
+
+
+def batch_normalization(
+    inputs: Any,
+    axis: int | Sequence[int] = -1,
+    momentum: float = 0.99,
+    epsilon: float = 1e-3,
+    center: bool = True,
+    scale: bool = True,
+    beta_initializer: Any = None,
+    gamma_initializer: Any = None,
+    moving_mean_initializer: Any = None,
+    moving_variance_initializer: Any = None,
+    beta_regularizer: Any = None,
+    gamma_regularizer: Any = None,
+    beta_constraint: Any = None,
+    gamma_constraint: Any = None,
+    training: Any = False,
+    trainable: bool = True,
+    name: str | None = None,
+    reuse: Any = None,
+    renorm: bool = False,
+    renorm_clipping: Any = None,
+    renorm_momentum: float = 0.99,
+    fused: Any = None,
+    virtual_batch_size: Any = None,
+    adjustment: Any = None,
+) -> Tensor:
+    """``tf.layers.batch_normalization``: TF1's layer, in training and inference modes.
+
+    ``training=True`` normalizes with the batch's mean and variance and puts the updates of
+    ``moving_mean`` and ``moving_variance`` into ``GraphKeys.UPDATE_OPS`` (run them with
+    the train step, as TF1 programs do); ``training=False`` normalizes with the moving
+    statistics; a boolean placeholder chooses per run. The moving variance is updated with the
+    batch's biased variance, as TensorFlow 2.21's ``compat.v1`` layer does for 2-D and 4-D
+    inputs alike (``fused`` changes nothing in the numbers and is accepted for that reason).
+
+    >>> import numpy as np
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float64, [None, 2])
+    ...     y = sg.layers.batch_normalization(x, training=True)
+    ...     with sg.Session() as sess:
+    ...         sess.run(sg.global_variables_initializer())
+    ...         out = sess.run(y, {x: np.array([[0.0, 1.0], [2.0, 3.0]])})
+    ...     np.round(out, 3).tolist(), len(sg.get_collection(sg.GraphKeys.UPDATE_OPS))
+    ([[-1.0, -1.0], [1.0, 1.0]], 2)
+    """
+    unsupported = {
+        "renorm": renorm,
+        "virtual_batch_size": virtual_batch_size,
+        "adjustment": adjustment,
+        "beta_constraint": beta_constraint,
+        "gamma_constraint": gamma_constraint,
+    }
+    for option, value in unsupported.items():
+        if value:
+            raise InvalidArgumentError(f"layers.batch_normalization: {option}= is not supported")
+    x = convert_to_tensor(inputs)
+    shape = _known_rank(x, "batch_normalization")
+    rank = len(shape)
+    axes = [axis] if isinstance(axis, int) else list(axis)
+    if not axes or any(not -rank <= a < rank for a in axes):
+        raise ShapeError(
+            f"layers.batch_normalization: axis={axis} is out of range for the input {x.name!r} "
+            f"of shape {format_shape(shape)}"
+        )
+    axes = sorted({a % rank for a in axes})
+    if any(shape[a] is None for a in axes):
+        raise ShapeError(
+            f"layers.batch_normalization: the input {x.name!r} of shape {format_shape(shape)} "
+            f"needs a known size along axis {axis}"
+        )
+    param_shape = [int(shape[a]) for a in axes]  # type: ignore[arg-type]  # known, checked above
+    reduction_axes = [a for a in range(rank) if a not in axes]
+    # How the parameters broadcast against the input (TF1 reshapes them the same way).
+    broadcast_shape = [int(shape[a]) if a in axes else 1 for a in range(rank)]  # type: ignore[arg-type]
+    dtype = x.dtype if x.dtype != _dtypes.float16 else _dtypes.float32
+    with variable_scope(name, default_name="batch_normalization", reuse=reuse):
+        gamma = (
+            get_variable(
+                "gamma",
+                param_shape,
+                dtype=dtype,
+                initializer=ones_initializer() if gamma_initializer is None else gamma_initializer,
+                regularizer=gamma_regularizer,
+                trainable=trainable,
+            )
+            if scale
+            else None
+        )
+        beta = (
+            get_variable(
+                "beta",
+                param_shape,
+                dtype=dtype,
+                initializer=zeros_initializer() if beta_initializer is None else beta_initializer,
+                regularizer=beta_regularizer,
+                trainable=trainable,
+            )
+            if center
+            else None
+        )
+        moving_mean = get_variable(
+            "moving_mean",
+            param_shape,
+            dtype=dtype,
+            initializer=zeros_initializer()
+            if moving_mean_initializer is None
+            else moving_mean_initializer,
+            trainable=False,
+        )
+        moving_variance = get_variable(
+            "moving_variance",
+            param_shape,
+            dtype=dtype,
+            initializer=ones_initializer()
+            if moving_variance_initializer is None
+            else moving_variance_initializer,
+            trainable=False,
+        )
+
+        def normalize(mean: Tensor, variance: Tensor) -> Tensor:
+            inv = rsqrt(add(variance, cast(epsilon, dtype)))
+            if gamma is not None:
+                inv = multiply(inv, gamma)
+            inv = reshape(inv, broadcast_shape)
+            offset = multiply(reshape(mean, broadcast_shape), inv)
+            if beta is not None:
+                offset = subtract(reshape(beta, broadcast_shape), offset)
+            else:
+                offset = subtract(cast(0.0, dtype), offset)
+            return add(multiply(x, inv), offset)
+
+        if training is None or (isinstance(training, bool) and not training):
+            return normalize(moving_mean, moving_variance)
+        batch_mean = reduce_mean(x, axis=reduction_axes)
+        centered = subtract(x, reshape(batch_mean, broadcast_shape))
+        batch_variance = reduce_mean(multiply(centered, centered), axis=reduction_axes)
+        update_variance = batch_variance
+        if isinstance(training, Tensor):
+            mean_used = where(training, batch_mean, moving_mean)
+            variance_used = where(training, batch_variance, moving_variance)
+            new_mean = where(training, batch_mean, moving_mean)
+            new_variance = where(training, update_variance, moving_variance)
+        else:
+            mean_used, variance_used = batch_mean, batch_variance
+            new_mean, new_variance = batch_mean, update_variance
+        add_to_collection(
+            GraphKeys.UPDATE_OPS, _moving_average_update(moving_mean, new_mean, momentum)
+        )
+        add_to_collection(
+            GraphKeys.UPDATE_OPS, _moving_average_update(moving_variance, new_variance, momentum)
+        )
+        return normalize(mean_used, variance_used)
+
+
+__all__ = ["batch_normalization", "dense", "dropout", "flatten"]

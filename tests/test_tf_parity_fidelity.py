@@ -38,7 +38,7 @@ def _run_in_session(program) -> tuple[list, dict]:  # type: ignore[no-untyped-de
         with sg.Session() as sess:
             sess.run(sg.global_variables_initializer())
             for op in built["before"]:
-                sess.run(op)
+                sess.run(op, feed_dict=built["feeds"])
             values = iter(sess.run(live, feed_dict=built["feeds"]) if live else [])
         return [None if f is None else next(values) for f in fetches], built
 

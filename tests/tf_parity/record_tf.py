@@ -38,6 +38,7 @@ CORPORA = {
     "programs_hessians": "tf_fixtures_hessians.json",
     "programs_random": "tf_fixtures_random.json",
     "programs_train": "tf_fixtures_train.json",
+    "programs_layers": "tf_fixtures_layers.json",
 }
 
 
@@ -81,7 +82,7 @@ def run_program(tf, flatten_fetches, fn):
         with tf.Session(graph=graph) as sess:
             sess.run(init)
             for op in spec.get("before", []):  # e.g. optimizer steps, in order
-                sess.run(op)
+                sess.run(op, feed_dict=feeds)
             values = sess.run(live, feed_dict=feeds) if live else []
     out = []
     it = iter(values)
@@ -109,6 +110,8 @@ def record(tf, corpus):
 
 def main(corpora):
     os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    # tf.layers needs the legacy Keras in TensorFlow 2.16+ (pip install tf-keras).
+    os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
     if _HERE not in sys.path:
         sys.path.insert(0, _HERE)
 

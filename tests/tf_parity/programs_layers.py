@@ -1,0 +1,129 @@
+"""Corpus of TF1 programs for ``tf.layers``: dense, flatten, batch_normalization.
+
+Same conventions as ``programs.py`` (``fn(tf)`` returning fetches, feeds and optional
+``"before"`` ops run first in a Session). Initializers are constants so that the numbers do
+not depend on a random generator. Recording needs the legacy Keras that ``tf.layers`` is
+built on in TensorFlow 2.21: ``pip install tf-keras==2.21.0`` and ``TF_USE_LEGACY_KERAS=1``.
+
+Covered: ``layers.dense`` (rank 2 and rank 3 inputs, activation, no bias, names made unique,
+``reuse=True``) with its gradients; ``layers.flatten``; ``layers.batch_normalization`` in
+training mode (2-D and 4-D inputs, the moving-statistics updates of ``UPDATE_OPS`` run as
+TF1 programs run them), in inference mode,
+with ``center``/``scale`` off, and its gradients with respect to the input, gamma and beta.
+"""
+
+import numpy as np
+
+PROGRAMS = []
+
+
+def _program(fn):
+    if any(p.__name__ == fn.__name__ for p in PROGRAMS):
+        raise ValueError(f"duplicate program name: {fn.__name__}")
+    PROGRAMS.append(fn)
+    return fn
+
+
+def _arr(seed, shape, low=-1.0, high=1.0, dtype=np.float64):
+    return np.random.RandomState(seed).uniform(low, high, size=shape).astype(dtype)
+
+
+def _kernel(seed, shape, dtype=np.float64):
+    return _arr(seed, shape, dtype=dtype)
+
+
+@_program
+def dense_relu_and_gradients(tf):
+    x = tf.placeholder(tf.float64, [None, 4], name="x")
+    h = tf.layers.dense(
+        x, 3, activation=tf.nn.relu, kernel_initializer=tf.constant_initializer(_kernel(1, (4, 3)))
+    )
+    y = tf.layers.dense(
+        h,
+        2,
+        kernel_initializer=tf.constant_initializer(_kernel(2, (3, 2))),
+        bias_initializer=tf.constant_initializer(0.25),
+    )
+    loss = tf.reduce_sum(tf.square(y))
+    variables = tf.trainable_variables()
+    return {
+        "fetches": [h, y, loss] + tf.gradients(loss, [x] + variables),
+        "feeds": {x: _arr(3, (5, 4))},
+    }
+
+
+@_program
+def dense_rank3_no_bias(tf):
+    x = tf.placeholder(tf.float32, [None, 3, 4], name="x")
+    y = tf.layers.dense(
+        x, 2, use_bias=False, kernel_initializer=tf.constant_initializer(_kernel(4, (4, 2)))
+    )
+    loss = tf.reduce_sum(tf.tanh(y))
+    return {
+        "fetches": [y, loss] + tf.gradients(loss, [x] + tf.trainable_variables()),
+        "feeds": {x: _arr(5, (2, 3, 4), dtype=np.float32)},
+    }
+
+
+@_program
+def dense_reuse_shares_kernel(tf):
+    x = tf.placeholder(tf.float64, [None, 2], name="x")
+    init = tf.constant_initializer(_kernel(6, (2, 2)))
+    a = tf.layers.dense(x, 2, name="shared", kernel_initializer=init)
+    b = tf.layers.dense(a, 2, name="shared", reuse=True)
+    loss = tf.reduce_sum(b * b)
+    return {
+        "fetches": [b, loss] + tf.gradients(loss, tf.trainable_variables()),
+        "feeds": {x: _arr(7, (3, 2))},
+    }
+
+
+@_program
+def flatten_then_dense(tf):
+    x = tf.placeholder(tf.float64, [None, 2, 3, 2], name="x")
+    f = tf.layers.flatten(x)
+    y = tf.layers.dense(f, 1, kernel_initializer=tf.constant_initializer(_kernel(8, (12, 1))))
+    loss = tf.reduce_mean(y)
+    return {"fetches": [f, y, loss] + tf.gradients(loss, [x]), "feeds": {x: _arr(9, (3, 2, 3, 2))}}
+
+
+def _batch_norm_program(tf, shape, steps, **kwargs):
+    x = tf.placeholder(tf.float64, [None] + list(shape[1:]), name="x")
+    y = tf.layers.batch_normalization(x, training=True, momentum=0.9, **kwargs)
+    update_ops = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+    variables = tf.global_variables()
+    loss = tf.reduce_sum(tf.square(y) * _arr(10, shape))
+    return {
+        "fetches": [y, loss] + tf.gradients(loss, [x] + tf.trainable_variables()) + variables,
+        "feeds": {x: _arr(11, shape, -2.0, 3.0)},
+        "before": [tf.group(*update_ops)] * steps,
+    }
+
+
+@_program
+def batch_norm_training_2d(tf):
+    return _batch_norm_program(tf, (6, 3), 2)
+
+
+@_program
+def batch_norm_training_4d(tf):
+    return _batch_norm_program(tf, (2, 3, 3, 2), 2)
+
+
+@_program
+def batch_norm_training_no_center_no_scale(tf):
+    return _batch_norm_program(tf, (5, 4), 1, center=False, scale=False, epsilon=0.01)
+
+
+@_program
+def batch_norm_inference_after_updates(tf):
+    x = tf.placeholder(tf.float64, [None, 3], name="x")
+    train_out = tf.layers.batch_normalization(x, training=True, momentum=0.5, name="bn")
+    test_out = tf.layers.batch_normalization(x, training=False, name="bn", reuse=True)
+    update_ops = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+    loss = tf.reduce_sum(tf.square(test_out))
+    return {
+        "fetches": [train_out, test_out] + tf.gradients(loss, [x]) + tf.global_variables(),
+        "feeds": {x: _arr(12, (4, 3), -1.0, 4.0)},
+        "before": [tf.group(*update_ops)] * 3,
+    }
