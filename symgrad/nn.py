@@ -12,6 +12,17 @@ from .ops.nn_ops import (
     sparse_softmax_cross_entropy_with_logits,
 )
 
+# convolutions and pooling
+from .ops.conv_ops import (
+    atrous_conv2d,
+    avg_pool,
+    avg_pool2d,
+    conv2d,
+    conv2d_transpose,
+    max_pool,
+    max_pool2d,
+)
+
 __all__ = [
     "relu",
     "sigmoid",
@@ -25,4 +36,12 @@ __all__ = [
     "softmax_cross_entropy_with_logits",
     "softmax_cross_entropy_with_logits_v2",
     "sparse_softmax_cross_entropy_with_logits",
+    # convolutions and pooling
+    "atrous_conv2d",
+    "avg_pool",
+    "avg_pool2d",
+    "conv2d",
+    "conv2d_transpose",
+    "max_pool",
+    "max_pool2d",
 ]
