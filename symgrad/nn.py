@@ -1,5 +1,15 @@
 """``symgrad.nn``: the neural-network ops of ``tf.nn``."""
 
+# convolutions and pooling
+from .ops.conv_ops import (
+    atrous_conv2d,
+    avg_pool,
+    avg_pool2d,
+    conv2d,
+    conv2d_transpose,
+    max_pool,
+    max_pool2d,
+)
 from .ops.elementwise import relu, sigmoid, softplus, tanh
 from .ops.nn_ops import (
     bias_add,
@@ -10,17 +20,6 @@ from .ops.nn_ops import (
     softmax_cross_entropy_with_logits,
     softmax_cross_entropy_with_logits_v2,
     sparse_softmax_cross_entropy_with_logits,
-)
-
-# convolutions and pooling
-from .ops.conv_ops import (
-    atrous_conv2d,
-    avg_pool,
-    avg_pool2d,
-    conv2d,
-    conv2d_transpose,
-    max_pool,
-    max_pool2d,
 )
 
 __all__ = [

@@ -5,8 +5,17 @@ reductions → array_ops → state → linalg → nn_ops → conv_ops (``functio
 and ``registry`` the OpDef table, below them all).
 """
 
-from . import array_ops, broadcasting, elementwise, linalg, nn_ops, reductions, sources, state  # noqa: F401  (registers the ops)
-from . import conv_ops  # noqa: F401  (registers the convolution and pooling ops)
+from . import (  # noqa: F401  (registers the ops)
+    array_ops,
+    broadcasting,
+    conv_ops,
+    elementwise,
+    linalg,
+    nn_ops,
+    reductions,
+    sources,
+    state,
+)
 from .registry import REGISTRY, OpDef
 
 __all__ = ["REGISTRY", "OpDef"]

@@ -21,6 +21,7 @@ TF's rules followed here (``tensorflow/python/ops/nn_ops.py``, ``nn_grad.py``):
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -48,7 +49,7 @@ def _pair(value: Any, op: str, what: str, default: int | None = None) -> tuple[i
         return default, default
     items = list(value) if isinstance(value, (list, tuple)) else [value]
     try:
-        numbers = [int(v) for v in items]
+        numbers = [operator.index(v) for v in items]
     except (TypeError, ValueError):
         raise InvalidArgumentError(
             f"symgrad: {op}: {what} must be ints, got {value!r:.60}"
@@ -198,11 +199,13 @@ def conv2d(
     _nhwc(data_format, op_name)
     x = _image(input, op_name, "input")
     w = convert_to_tensor(filters if filter is None else filter, dtype=x.dtype)
-    if w.shape is None or len(w.shape) != 4 or not is_fully_defined(w.shape[:2]):
+    kernel = w.shape[:2] if w.shape is not None and len(w.shape) == 4 else None
+    if not is_fully_defined(kernel):
         raise ShapeError(
             f"symgrad: {op_name}: filter '{w.name}' must be 4-D [height, width, in_channels, "
             f"out_channels] with a static height and width, got shape {format_shape(w.shape)}"
         )
+    assert w.shape is not None  # its kernel size is static
     assert x.shape is not None  # _image checked the rank
     if None not in (x.shape[3], w.shape[2]) and x.shape[3] != w.shape[2]:
         raise ShapeError(
@@ -220,7 +223,7 @@ def conv2d(
             f"cannot both be greater than 1"
         )
     pad = _padding(padding, op_name)
-    height, width = _spatial(x, (w.shape[0], w.shape[1]), stride, dilation, pad, op_name)
+    height, width = _spatial(x, (kernel[0], kernel[1]), stride, dilation, pad, op_name)
     attrs = {"strides": stride, "dilations": dilation, "padding": pad}
     return _op(op_name, [x, w], attrs, (x.shape[0], height, width, w.shape[3]), name)
 
