@@ -78,6 +78,9 @@ _SHORT_ROLES = {
     "strided_slice": "slice",
     "expand_dims": "expand",
     "broadcast_to": "broadcast",
+    "conv2_d": "conv",
+    "conv2_dbackprop_input": "conv_transpose",
+    "conv2_dbackprop_filter": "conv_filter_grad",
 }
 
 

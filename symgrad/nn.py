@@ -3,6 +3,17 @@
 from typing import TYPE_CHECKING, Any
 
 from .ops.candidate_sampling import log_uniform_candidate_sampler, nce_loss, sampled_softmax_loss
+
+# convolutions and pooling
+from .ops.conv_ops import (
+    atrous_conv2d,
+    avg_pool,
+    avg_pool2d,
+    conv2d,
+    conv2d_transpose,
+    max_pool,
+    max_pool2d,
+)
 from .ops.elementwise import relu, sigmoid, softplus, tanh
 from .ops.nn_ops import (
     bias_add,
@@ -35,6 +46,14 @@ __all__ = [
     "log_uniform_candidate_sampler",
     "nce_loss",
     "sampled_softmax_loss",
+    # convolutions and pooling
+    "atrous_conv2d",
+    "avg_pool",
+    "avg_pool2d",
+    "conv2d",
+    "conv2d_transpose",
+    "max_pool",
+    "max_pool2d",
 ]
 
 

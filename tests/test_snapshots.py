@@ -118,7 +118,12 @@ def build_all_ops():  # type: ignore[no-untyped-def]
         + sg.cast(sg.reduce_sum(sg.shape(x)) + sg.size(x), sg.float64)
     )
     unknown = sg.concat([x, x * 2.0], axis=0)  # along an axis of unknown size
-    loss = losses + sg.reduce_sum(unknown)
+    image = sg.reshape(w, [1, 3, 3, 1])
+    kernel = sg.reshape(w[:2, :2], [2, 2, 1, 1])
+    convolved = sg.nn.conv2d(image, kernel, [1, 1, 1, 1], "SAME")
+    pooled = sg.nn.avg_pool(sg.nn.max_pool(convolved, 2, 1, "SAME"), 2, 2, "SAME")
+    spread = sg.nn.conv2d_transpose(pooled, kernel, [1, 3, 3, 1], [1, 2, 2, 1], "SAME")
+    loss = losses + sg.reduce_sum(unknown) + sg.reduce_sum(spread * spread)
     grads = sg.gradients(loss, [w, b, x])
     hvp = sg.gradients(sg.reduce_sum(grads[0] * sg.reduce_prod(w, axis=0)), w)[0]
     second = sg.gradients(sg.reduce_sum(sg.gradients(sg.reduce_prod(w * w), w)[0]), w)[0]
@@ -176,6 +181,7 @@ def corpus_modules(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
 
     from tests.test_tf_parity import run_program
     from tests.tf_parity.programs import PROGRAMS
+    from tests.tf_parity.programs_conv import PROGRAMS as CONV_PROGRAMS
     from tests.tf_parity.programs_tensor import PROGRAMS as TENSOR_PROGRAMS
 
     folder = tmp_path_factory.mktemp("generated")
@@ -186,7 +192,7 @@ def corpus_modules(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
 
         sg.compiler._observers.append(keep)
         try:
-            for program in PROGRAMS + TENSOR_PROGRAMS:
+            for program in PROGRAMS + TENSOR_PROGRAMS + CONV_PROGRAMS:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
                     # The corpus's one unsupported program (einsum with '...') raises.

@@ -7,11 +7,11 @@ Inputs:
     weights            float64 (3, 3)            variable
     bias               float64 (3,)              variable
 Outputs:
-    add_41             float64 ()
-    d_add_41_d_bias    float64 (3,)
-    d_add_41_d_x       float64 (None, 3)
-    d_sum_5_d_weights  float64 (3, 3)
+    add_42             float64 ()
+    d_add_42_d_bias    float64 (3,)
+    d_add_42_d_x       float64 (None, 3)
     d_sum_6_d_weights  float64 (3, 3)
+    d_sum_7_d_weights  float64 (3, 3)
     new_weights        float64 (3, 3)
 """
 
@@ -118,6 +118,107 @@ def _prod_others_vjp(cotangent, value, axes):
     return np.moveaxis(np.reshape(result, front.shape), last, axes)
 
 
+def _pads(size, extent, stride, padding):
+    """TF's padding before and after one spatial axis: SAME puts the odd element after."""
+    if padding == "VALID":
+        return 0, 0
+    total = max((-(-size // stride) - 1) * stride + extent - size, 0)
+    return total // 2, total - total // 2
+
+
+def _windows(x, kernel, strides, dilations, padding, fill):
+    """The windows of NHWC ``x`` a convolution or pooling reads, as a strided view of
+    shape (batch, out_height, out_width, channels, kernel_height, kernel_width)."""
+    extent = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
+    pads = [_pads(np.shape(x)[1 + a], extent[a], strides[a], padding) for a in (0, 1)]
+    if pads != [(0, 0), (0, 0)]:
+        x = np.pad(x, [(0, 0), pads[0], pads[1], (0, 0)], constant_values=fill)
+    view = np.lib.stride_tricks.sliding_window_view(x, extent, axis=(1, 2))
+    return view[:, :: strides[0], :: strides[1], :, :: dilations[0], :: dilations[1]]
+
+
+def _add_windows(columns, shape, strides, dilations, padding):
+    """The adjoint of ``_windows``: adds each window's values back where they were read
+    (one strided slice per kernel tap), giving an array of NHWC ``shape``."""
+    n, out_h, out_w, c, kh, kw = np.shape(columns)
+    (h, w), (sh, sw), (dh, dw) = shape[1:3], strides, dilations
+    top, bottom = _pads(h, (kh - 1) * dh + 1, sh, padding)
+    left, right = _pads(w, (kw - 1) * dw + 1, sw, padding)
+    total = np.zeros((n, top + h + bottom, left + w + right, c), dtype=columns.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            rows = slice(i * dh, i * dh + (out_h - 1) * sh + 1, sh)
+            cols = slice(j * dw, j * dw + (out_w - 1) * sw + 1, sw)
+            total[:, rows, cols] += columns[..., i, j]
+    return total[:, top : top + h, left : left + w]
+
+
+def _conv2d(x, filters, strides, dilations, padding):
+    """TF's conv2d: each window of NHWC ``x`` contracted with the HWIO ``filters``."""
+    windows = _windows(x, np.shape(filters)[:2], strides, dilations, padding, 0)
+    return np.tensordot(windows, filters, axes=((4, 5, 3), (0, 1, 2)))
+
+
+def _conv2d_backprop_input(dy, filters, shape, strides, dilations, padding):
+    """The gradient of ``_conv2d`` in its input of ``shape`` (TF's conv2d_transpose)."""
+    columns = np.tensordot(dy, filters, axes=((3,), (3,)))  # (n, oh, ow, kh, kw, c)
+    return _add_windows(np.moveaxis(columns, 5, 3), shape, strides, dilations, padding)
+
+
+def _conv2d_backprop_filter(x, dy, kernel, strides, dilations, padding):
+    """The gradient of ``_conv2d`` in its filter of spatial size ``kernel``."""
+    windows = _windows(x, kernel, strides, dilations, padding, 0)
+    return np.moveaxis(np.tensordot(windows, dy, axes=((0, 1, 2), (0, 1, 2))), 0, 2)
+
+
+def _max_pool(x, ksize, strides, padding):
+    """TF's max_pool: the maximum of each window (padding never wins)."""
+    return np.max(_windows(x, ksize, strides, (1, 1), padding, -np.inf), axis=(4, 5))
+
+
+def _first_max(x, ksize, strides, padding):
+    """In each pooling window of ``x``, the row-major position of its first maximum
+    (where TF's max_pool gradient goes when several elements tie)."""
+    windows = _windows(x, ksize, strides, (1, 1), padding, -np.inf)
+    return np.argmax(np.reshape(windows, np.shape(windows)[:4] + (-1,)), axis=-1)
+
+
+def _max_pool_grad(x, dy, ksize, strides, padding):
+    """The gradient of ``_max_pool``: each window's ``dy`` goes to its first maximum."""
+    first = _first_max(x, ksize, strides, padding)
+    taps = np.arange(ksize[0] * ksize[1])
+    routed = np.where(first[..., None] == taps, dy[..., None], 0)
+    columns = np.reshape(routed, np.shape(routed)[:4] + tuple(ksize))
+    return _add_windows(columns, np.shape(x), strides, (1, 1), padding)
+
+
+def _max_pool_grad_grad(x, g, ksize, strides, padding):
+    """The gradient of ``_max_pool_grad`` in ``dy``: ``g`` read at each window's first maximum."""
+    first = _first_max(x, ksize, strides, padding)
+    windows = _windows(g, ksize, strides, (1, 1), padding, 0)
+    flat = np.reshape(windows, np.shape(windows)[:4] + (-1,))
+    return np.take_along_axis(flat, first[..., None], axis=-1)[..., 0]
+
+
+def _pool_counts(shape, ksize, strides, padding, dtype):
+    """How many elements of an input of NHWC ``shape`` each pooling window covers."""
+    ones = np.ones((1,) + tuple(shape[1:3]) + (1,), dtype=dtype)
+    return np.sum(_windows(ones, ksize, strides, (1, 1), padding, 0), axis=(4, 5))
+
+
+def _avg_pool(x, ksize, strides, padding):
+    """TF's avg_pool: the mean of each window over its elements inside ``x``."""
+    total = np.sum(_windows(x, ksize, strides, (1, 1), padding, 0), axis=(4, 5))
+    return total / _pool_counts(np.shape(x), ksize, strides, padding, x.dtype)
+
+
+def _avg_pool_grad(dy, shape, ksize, strides, padding):
+    """The gradient of ``_avg_pool``: each window's ``dy`` shared by its elements."""
+    share = dy / _pool_counts(shape, ksize, strides, padding, dy.dtype)
+    columns = np.broadcast_to(share[..., None, None], np.shape(share) + tuple(ksize))
+    return _add_windows(columns, shape, strides, (1, 1), padding)
+
+
 def _sum_to_shape(value, shape):
     """Sum ``value`` over the axes that NumPy broadcasting added to ``shape``."""
     if np.shape(value) == shape:
@@ -134,7 +235,7 @@ def all_ops(x, labels, weights, bias):
     labels = _check("labels", labels, np.int32, (None,))
     weights = _check("weights", weights, np.float64, (3, 3))
     bias = _check("bias", bias, np.float64, (3,))
-    # Statements: 251, BLAS calls: 10
+    # Statements: 265, BLAS calls: 11
     # Forward
     _float64_rows = list(np.empty((39, x.shape[0], 3)))
     matmul_weights = x @ weights
@@ -238,20 +339,30 @@ def all_ops(x, labels, weights, bias):
     softmax_weights = np.divide(xent_weights_t1, xent_weights_t2, out=xent_weights_t1)
     del xent_weights_t2
     mul_x = x * 2
-    add_41_t0 = np.multiply(
+    reshape_weights = np.reshape(weights, (1, 3, 3, 1))
+    reshape_weights_1 = np.reshape(weights[:2, :2], (2, 2, 1, 1))
+    conv_weights = _conv2d(reshape_weights, reshape_weights_1, (1, 1), (1, 1), "SAME")
+    avg_pool_weights = _avg_pool(
+        _max_pool(conv_weights, (2, 2), (1, 1), "SAME"), (2, 2), (2, 2), "SAME"
+    )
+    conv_transpose_weights = _conv2d_backprop_input(
+        avg_pool_weights, reshape_weights_1, (1, 3, 3, 1), (2, 2), (1, 1), "SAME"
+    )
+    add_42_t0 = np.multiply(
         log_softmax_weights, softmax_weights, out=_float64_rows.pop()
     )
-    add_41_t1 = np.concatenate([x, mul_x], 0)
-    add_41_t2 = np.shape(x)
-    add_41 = (
+    add_42_t1 = np.concatenate([x, mul_x], 0)
+    add_42_t2 = np.shape(x)
+    add_42 = (
         np.asarray(
             np.asarray(np.int64(np.size(x)), dtype=np.int32)
-            + np.sum(np.array(add_41_t2, dtype=np.int32)),
+            + np.sum(np.array(add_42_t2, dtype=np.int32)),
             dtype=np.float64,
         )
+        + np.vdot(conv_transpose_weights, conv_transpose_weights)
         + np.mean(xent_weights)
-        + np.sum(add_41_t0)
-        + np.sum(add_41_t1)
+        + np.sum(add_42_t0)
+        + np.sum(add_42_t1)
         + np.sum(
             np.einsum(
                 "ij,jk->ik",
@@ -268,14 +379,35 @@ def all_ops(x, labels, weights, bias):
     prod_weights = np.prod(weights, axis=0)
     mul_weights = np.square(weights)
     # Gradients
-    # for d add_41 / d xent_weights
+    # for d add_42 / d xent_weights
     broadcast_grad_d_xent_weights = np.asarray(
         1 / max(np.size(xent_weights), 1), dtype=np.float64
     )
     del xent_weights
-    # for d add_41 / d log_softmax_weights
+    d_add_42_d_conv_transpose_weights = conv_transpose_weights * 2
+    del conv_transpose_weights
+    d_add_42_d_conv_weights = _max_pool_grad(
+        conv_weights,
+        _avg_pool_grad(
+            _conv2d(
+                d_add_42_d_conv_transpose_weights,
+                reshape_weights_1,
+                (2, 2),
+                (1, 1),
+                "SAME",
+            ),
+            (1, 3, 3, 1),
+            (2, 2),
+            (2, 2),
+            "SAME",
+        ),
+        (2, 2),
+        (1, 1),
+        "SAME",
+    )
+    # for d add_42 / d log_softmax_weights
     exp_d_log_softmax_weights = np.exp(log_softmax_weights, out=_float64_rows.pop())
-    # for d add_41 / d log_softmax_weights
+    # for d add_42 / d log_softmax_weights
     sum_d_log_softmax_weights = np.sum(softmax_weights, axis=1, keepdims=True)
     d_matmul_weights_via_log_softmax_weights_t0 = np.negative(
         softmax_weights, out=_float64_rows.pop()
@@ -284,7 +416,7 @@ def all_ops(x, labels, weights, bias):
         exp_d_log_softmax_weights, sum_d_log_softmax_weights, out=_float64_rows.pop()
     )
     del sum_d_log_softmax_weights
-    # d add_41 / d matmul_weights, through log_softmax_weights
+    # d add_42 / d matmul_weights, through log_softmax_weights
     d_matmul_weights_via_log_softmax_weights_arg = np.add(
         d_matmul_weights_via_log_softmax_weights_t0,
         d_matmul_weights_via_log_softmax_weights_t1,
@@ -295,329 +427,367 @@ def all_ops(x, labels, weights, bias):
         out=d_matmul_weights_via_log_softmax_weights_arg,
     )
     del d_matmul_weights_via_log_softmax_weights_arg
-    # for d add_41 / d softmax_weights
+    # for d add_42 / d softmax_weights
     sub_d_softmax_weights = np.subtract(
         log_softmax_weights,
-        np.sum(add_41_t0, axis=1, keepdims=True),
+        np.sum(add_42_t0, axis=1, keepdims=True),
         out=_float64_rows.pop(),
     )
-    _float64_rows.append(add_41_t0)
-    # d add_41 / d matmul_weights, through softmax_weights
+    _float64_rows.append(add_42_t0)
+    # d add_42 / d matmul_weights, through softmax_weights
     d_matmul_weights_via_softmax_weights = np.multiply(
         softmax_weights, sub_d_softmax_weights, out=_float64_rows.pop()
     )
-    # for d add_41 / d xent_weights
+    # for d add_42 / d xent_weights
     sub_d_xent_weights = -d_matmul_weights_via_log_softmax_weights_t0 - one_hot_labels
     _float64_rows.append(d_matmul_weights_via_log_softmax_weights_t0)
     del one_hot_labels
-    # d add_41 / d matmul_weights, through xent_weights
+    # d add_42 / d matmul_weights, through xent_weights
     d_matmul_weights_via_xent_weights = np.multiply(
         sub_d_xent_weights, broadcast_grad_d_xent_weights, out=sub_d_xent_weights
     )
-    d_add_41_d_matmul_weights = np.add(
+    d_add_42_d_matmul_weights = np.add(
         d_matmul_weights_via_xent_weights,
         d_matmul_weights_via_log_softmax_weights,
         out=d_matmul_weights_via_xent_weights,
     )
-    d_add_41_d_matmul_weights += d_matmul_weights_via_softmax_weights
+    d_add_42_d_matmul_weights += d_matmul_weights_via_softmax_weights
     _float64_rows.append(d_matmul_weights_via_log_softmax_weights)
     _float64_rows.append(d_matmul_weights_via_softmax_weights)
-    d_add_41_d_add_bias = _scatter(
+    d_add_42_d_add_bias = _scatter(
         np.einsum("ik,ij->jk", np.broadcast_to(1, (2, 2)), add),
         (2, 3),
         np.s_[:, :2],
         np.float64,
     )
     del add
-    # for d add_41 / d prod_bias
-    broadcast_grad_d_prod_bias = np.sum(d_add_41_d_add_bias, axis=1, keepdims=True)
-    # d add_41 / d add_bias
-    d_add_41_d_add_bias_1 = np.sum(d_add_41_d_add_bias, axis=0)
-    del d_add_41_d_add_bias
-    # for d add_41 / d min_bias
+    # for d add_42 / d prod_bias
+    broadcast_grad_d_prod_bias = np.sum(d_add_42_d_add_bias, axis=1, keepdims=True)
+    # d add_42 / d add_bias
+    d_add_42_d_add_bias_1 = np.sum(d_add_42_d_add_bias, axis=0)
+    del d_add_42_d_add_bias
+    # for d add_42 / d min_bias
     cast_d_min_bias = np.asarray(np.equal(gather_bias, min_bias), dtype=np.float64)
     del min_bias
-    # d add_41 / d add_bias
-    d_add_41_d_add_bias_2 = _scatter_add(
+    # d add_42 / d add_bias
+    d_add_42_d_add_bias_2 = _scatter_add(
         broadcast_grad_d_prod_bias
         * cast_d_min_bias
         / np.sum(cast_d_min_bias, axis=1, keepdims=True)
         + broadcast_grad_d_prod_bias * _prod_others(gather_bias, (1,))
-        + d_add_41_d_add_bias_1 / 2
-        + np.sum(d_add_41_d_add_bias_1),
+        + d_add_42_d_add_bias_1 / 2
+        + np.sum(d_add_42_d_add_bias_1),
         const,
         (2, 3),
         1,
         np.float64,
     )
-    del cast_d_min_bias, d_add_41_d_add_bias_1
-    d_add_41_d_stack = _scatter(
-        d_add_41_d_add_bias_2 * tile_stack, (2, 4), np.s_[:, 1:4], np.float64
+    del cast_d_min_bias, d_add_42_d_add_bias_1
+    d_add_42_d_stack = _scatter(
+        d_add_42_d_add_bias_2 * tile_stack, (2, 4), np.s_[:, 1:4], np.float64
     ) + _scatter(
-        _untile(d_add_41_d_add_bias_2 * slice_stack, (2, 1), (1, 3)),
+        _untile(d_add_42_d_add_bias_2 * slice_stack, (2, 1), (1, 3)),
         (2, 4),
         np.s_[:, 0:1],
         np.float64,
     )
-    d_add_41_d_concat_t0 = np.shape(slice_concat)
+    d_add_42_d_concat_t0 = np.shape(slice_concat)
     del slice_concat
-    d_add_41_d_concat_t1 = np.shape(concat)
+    d_add_42_d_concat_t1 = np.shape(concat)
     del concat
-    d_add_41_d_concat = _scatter(
-        _scatter(d_add_41_d_stack[0], d_add_41_d_concat_t0, np.s_[0], np.float64)
-        + _scatter(d_add_41_d_stack[1], d_add_41_d_concat_t0, np.s_[1], np.float64),
-        d_add_41_d_concat_t1,
+    d_add_42_d_concat = _scatter(
+        _scatter(d_add_42_d_stack[0], d_add_42_d_concat_t0, np.s_[0], np.float64)
+        + _scatter(d_add_42_d_stack[1], d_add_42_d_concat_t0, np.s_[1], np.float64),
+        d_add_42_d_concat_t1,
         np.s_[:2],
         np.float64,
     )
-    del d_add_41_d_stack
-    # d add_41 / d squeeze, through concat
-    d_squeeze_via_concat = d_add_41_d_concat[:, 0:3]
-    d_add_41_d_expand = d_add_41_d_concat[:, 3:4]
-    # for d add_41 / d max
+    del d_add_42_d_stack
+    # d add_42 / d squeeze, through concat
+    d_squeeze_via_concat = d_add_42_d_concat[:, 0:3]
+    d_add_42_d_expand = d_add_42_d_concat[:, 3:4]
+    # for d add_42 / d max
     cast_d_max = np.asarray(
         np.equal(squeeze, np.expand_dims(max_, 1)), dtype=np.float64
     )
     del squeeze
-    # for d add_41 / d max
+    # for d add_42 / d max
     broadcast_grad_d_max = np.expand_dims(np.sum(cast_d_max, axis=1), 1)
     d_squeeze_via_max_t0 = np.shape(max_)
     del max_
     d_squeeze_via_max_t1 = cast_d_max / broadcast_grad_d_max
     del broadcast_grad_d_max, cast_d_max
-    # d add_41 / d squeeze, through max
+    # d add_42 / d squeeze, through max
     d_squeeze_via_max = d_squeeze_via_max_t1 * np.expand_dims(
-        np.reshape(d_add_41_d_expand, d_squeeze_via_max_t0), 1
+        np.reshape(d_add_42_d_expand, d_squeeze_via_max_t0), 1
     )
-    d_add_41_d_squeeze = d_squeeze_via_concat + d_squeeze_via_max
-    d_add_41_d_reshape_bias_t0 = np.shape(transpose_bias)
+    d_add_42_d_squeeze = d_squeeze_via_concat + d_squeeze_via_max
+    d_add_42_d_reshape_bias_t0 = np.shape(transpose_bias)
     del transpose_bias
-    d_add_41_d_reshape_bias = np.transpose(
-        np.reshape(d_add_41_d_squeeze, d_add_41_d_reshape_bias_t0), (0, 2, 1)
+    d_add_42_d_reshape_bias = np.transpose(
+        np.reshape(d_add_42_d_squeeze, d_add_42_d_reshape_bias_t0), (0, 2, 1)
     )
-    d_add_41_d_add_bias_3_t0 = np.shape(add_bias_2)
+    d_add_42_d_add_bias_3_t0 = np.shape(add_bias_2)
     del add_bias_2
-    # d add_41 / d add_bias
-    d_add_41_d_add_bias_3 = greater_bias * np.reshape(
-        d_add_41_d_reshape_bias, d_add_41_d_add_bias_3_t0
+    # d add_42 / d add_bias
+    d_add_42_d_add_bias_3 = greater_bias * np.reshape(
+        d_add_42_d_reshape_bias, d_add_42_d_add_bias_3_t0
     )
-    # d add_41 / d tanh_bias, through neg_bias
+    # d add_42 / d tanh_bias, through neg_bias
     d_tanh_bias_via_neg_bias = np.negative(
-        d_add_41_d_add_bias_3, out=_float64_rows.pop()
+        d_add_42_d_add_bias_3, out=_float64_rows.pop()
     )
-    d_add_41_d_sqrt_bias_t0 = np.power(sqrt_bias, -2, out=_float64_rows.pop())
-    d_add_41_d_sqrt_bias_t1 = np.multiply(
-        d_add_41_d_sqrt_bias_t0, tanh_bias, out=_float64_rows.pop()
+    d_add_42_d_sqrt_bias_t0 = np.power(sqrt_bias, -2, out=_float64_rows.pop())
+    d_add_42_d_sqrt_bias_t1 = np.multiply(
+        d_add_42_d_sqrt_bias_t0, tanh_bias, out=_float64_rows.pop()
     )
-    d_add_41_d_sqrt_bias_t2 = np.add(sqrt_bias, 1, out=_float64_rows.pop())
-    d_add_41_d_sqrt_bias_t3 = np.reciprocal(
-        d_add_41_d_sqrt_bias_t2, out=_float64_rows.pop()
+    d_add_42_d_sqrt_bias_t2 = np.add(sqrt_bias, 1, out=_float64_rows.pop())
+    d_add_42_d_sqrt_bias_t3 = np.reciprocal(
+        d_add_42_d_sqrt_bias_t2, out=_float64_rows.pop()
     )
-    d_add_41_d_sqrt_bias_t4 = np.equal(d_add_41_d_add_bias_3, 0)
-    d_add_41_d_sqrt_bias_t5 = np.where(d_add_41_d_sqrt_bias_t4, 1, reciprocal_bias)
-    d_add_41_d_sqrt_bias_t6 = np.square(
-        d_add_41_d_sqrt_bias_t5, out=_float64_rows.pop()
+    d_add_42_d_sqrt_bias_t4 = np.equal(d_add_42_d_add_bias_3, 0)
+    d_add_42_d_sqrt_bias_t5 = np.where(d_add_42_d_sqrt_bias_t4, 1, reciprocal_bias)
+    d_add_42_d_sqrt_bias_t6 = np.square(
+        d_add_42_d_sqrt_bias_t5, out=_float64_rows.pop()
     )
-    d_add_41_d_sqrt_bias_t7 = np.subtract(tanh_bias, 1, out=_float64_rows.pop())
-    d_add_41_d_sqrt_bias_t8 = sqrt_bias**d_add_41_d_sqrt_bias_t7
-    d_add_41_d_sqrt_bias_t9 = np.where(d_add_41_d_sqrt_bias_t4, 1, rsqrt_bias)
-    d_add_41_d_sqrt_bias_t10 = np.power(
-        d_add_41_d_sqrt_bias_t9, 3, out=_float64_rows.pop()
+    d_add_42_d_sqrt_bias_t7 = np.subtract(tanh_bias, 1, out=_float64_rows.pop())
+    d_add_42_d_sqrt_bias_t8 = sqrt_bias**d_add_42_d_sqrt_bias_t7
+    d_add_42_d_sqrt_bias_t9 = np.where(d_add_42_d_sqrt_bias_t4, 1, rsqrt_bias)
+    d_add_42_d_sqrt_bias_t10 = np.power(
+        d_add_42_d_sqrt_bias_t9, 3, out=_float64_rows.pop()
     )
-    d_add_41_d_sqrt_bias_t10 /= 2
-    d_add_41_d_sqrt_bias = np.multiply(
-        d_add_41_d_add_bias_3, d_add_41_d_sqrt_bias_t10, out=_float64_rows.pop()
+    d_add_42_d_sqrt_bias_t10 /= 2
+    d_add_42_d_sqrt_bias = np.multiply(
+        d_add_42_d_add_bias_3, d_add_42_d_sqrt_bias_t10, out=_float64_rows.pop()
     )
     np.subtract(
-        d_add_41_d_add_bias_3 * d_add_41_d_sqrt_bias_t3,
-        d_add_41_d_sqrt_bias,
-        out=d_add_41_d_sqrt_bias,
+        d_add_42_d_add_bias_3 * d_add_42_d_sqrt_bias_t3,
+        d_add_42_d_sqrt_bias,
+        out=d_add_42_d_sqrt_bias,
     )
-    d_add_41_d_sqrt_bias -= d_add_41_d_add_bias_3 * d_add_41_d_sqrt_bias_t6
-    d_add_41_d_sqrt_bias += d_add_41_d_add_bias_3 * d_add_41_d_sqrt_bias_t8 * tanh_bias
-    d_add_41_d_sqrt_bias -= d_add_41_d_add_bias_3 * exp
-    d_add_41_d_sqrt_bias += d_add_41_d_add_bias_3 * reciprocal_bias
-    d_add_41_d_sqrt_bias -= d_add_41_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias
-    d_add_41_d_add_bias_4_t0 = np.equal(d_add_41_d_sqrt_bias, 0)
-    d_add_41_d_add_bias_4_t1 = np.where(d_add_41_d_add_bias_4_t0, 1, sqrt_bias)
-    d_add_41_d_add_bias_4_t2 = np.reciprocal(
-        d_add_41_d_add_bias_4_t1, out=_float64_rows.pop()
+    d_add_42_d_sqrt_bias -= d_add_42_d_add_bias_3 * d_add_42_d_sqrt_bias_t6
+    d_add_42_d_sqrt_bias += d_add_42_d_add_bias_3 * d_add_42_d_sqrt_bias_t8 * tanh_bias
+    d_add_42_d_sqrt_bias -= d_add_42_d_add_bias_3 * exp
+    d_add_42_d_sqrt_bias += d_add_42_d_add_bias_3 * reciprocal_bias
+    d_add_42_d_sqrt_bias -= d_add_42_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias
+    d_add_42_d_add_bias_4_t0 = np.equal(d_add_42_d_sqrt_bias, 0)
+    d_add_42_d_add_bias_4_t1 = np.where(d_add_42_d_add_bias_4_t0, 1, sqrt_bias)
+    d_add_42_d_add_bias_4_t2 = np.reciprocal(
+        d_add_42_d_add_bias_4_t1, out=_float64_rows.pop()
     )
-    d_add_41_d_add_bias_4_t2 /= 2
-    # d add_41 / d add_bias
-    d_add_41_d_add_bias_4 = np.multiply(
-        d_add_41_d_add_bias_4_t2, d_add_41_d_sqrt_bias, out=_float64_rows.pop()
+    d_add_42_d_add_bias_4_t2 /= 2
+    # d add_42 / d add_bias
+    d_add_42_d_add_bias_4 = np.multiply(
+        d_add_42_d_add_bias_4_t2, d_add_42_d_sqrt_bias, out=_float64_rows.pop()
     )
-    d_add_41_d_tanh_bias_t0 = np.multiply(
-        d_add_41_d_add_bias_3, sigmoid_bias, out=_float64_rows.pop()
+    d_add_42_d_tanh_bias_t0 = np.multiply(
+        d_add_42_d_add_bias_3, sigmoid_bias, out=_float64_rows.pop()
     )
-    d_add_41_d_tanh_bias_t1 = np.exp(tanh_bias, out=_float64_rows.pop())
-    d_add_41_d_tanh_bias_t2 = np.multiply(
-        d_add_41_d_add_bias_3, d_add_41_d_tanh_bias_t1, out=_float64_rows.pop()
+    d_add_42_d_tanh_bias_t1 = np.exp(tanh_bias, out=_float64_rows.pop())
+    d_add_42_d_tanh_bias_t2 = np.multiply(
+        d_add_42_d_add_bias_3, d_add_42_d_tanh_bias_t1, out=_float64_rows.pop()
     )
-    d_add_41_d_tanh_bias_t3 = np.multiply(
-        add_bias_t2, d_add_41_d_add_bias_3, out=_float64_rows.pop()
+    d_add_42_d_tanh_bias_t3 = np.multiply(
+        add_bias_t2, d_add_42_d_add_bias_3, out=_float64_rows.pop()
     )
-    d_add_41_d_tanh_bias_t4 = np.multiply(tanh_bias, 2, out=_float64_rows.pop())
-    d_add_41_d_tanh_bias_t5 = np.greater_equal(tanh_bias, 0.1)
-    d_add_41_d_tanh_bias_t6 = np.multiply(
-        add_bias_t1, d_add_41_d_add_bias_3, out=_float64_rows.pop()
+    d_add_42_d_tanh_bias_t4 = np.multiply(tanh_bias, 2, out=_float64_rows.pop())
+    d_add_42_d_tanh_bias_t5 = np.greater_equal(tanh_bias, 0.1)
+    d_add_42_d_tanh_bias_t6 = np.multiply(
+        add_bias_t1, d_add_42_d_add_bias_3, out=_float64_rows.pop()
     )
-    d_add_41_d_tanh_bias_t7 = np.greater(relu_bias, 0)
+    d_add_42_d_tanh_bias_t7 = np.greater(relu_bias, 0)
     del relu_bias
-    d_add_41_d_tanh_bias_t8 = np.where(
+    d_add_42_d_tanh_bias_t8 = np.where(
         sqrt_bias > 0, np.log(np.where(sqrt_bias > 0, sqrt_bias, 1)), 0
     )
-    d_add_41_d_tanh_bias_t9 = np.multiply(
-        d_add_41_d_tanh_bias_t8, pow_bias, out=_float64_rows.pop()
+    d_add_42_d_tanh_bias_t9 = np.multiply(
+        d_add_42_d_tanh_bias_t8, pow_bias, out=_float64_rows.pop()
     )
-    d_add_41_d_tanh_bias_t10 = np.subtract(
-        d_add_41_d_tanh_bias_t4, 1.0, out=_float64_rows.pop()
+    d_add_42_d_tanh_bias_t10 = np.subtract(
+        d_add_42_d_tanh_bias_t4, 1.0, out=_float64_rows.pop()
     )
-    d_add_41_d_tanh_bias_t11 = np.subtract(1, sigmoid_bias, out=_float64_rows.pop())
-    d_add_41_d_tanh_bias = (
-        add_bias_1_t0 * d_add_41_d_add_bias_3
-        + add_bias_t0 * d_add_41_d_add_bias_3
-        + d_add_41_d_add_bias_3 * d_add_41_d_tanh_bias_t10
-        + d_add_41_d_add_bias_3 * d_add_41_d_tanh_bias_t11 * sigmoid_bias
-        + d_add_41_d_add_bias_3 * d_add_41_d_tanh_bias_t5
-        + d_add_41_d_add_bias_3 * d_add_41_d_tanh_bias_t7
-        + d_add_41_d_add_bias_3 * d_add_41_d_tanh_bias_t9
-        + d_add_41_d_add_bias_3
-        + d_add_41_d_add_bias_4 * d_add_41_d_tanh_bias_t4
-        + d_add_41_d_tanh_bias_t0
-        + d_add_41_d_tanh_bias_t2
-        + d_add_41_d_tanh_bias_t3
+    d_add_42_d_tanh_bias_t11 = np.subtract(1, sigmoid_bias, out=_float64_rows.pop())
+    d_add_42_d_tanh_bias = (
+        add_bias_1_t0 * d_add_42_d_add_bias_3
+        + add_bias_t0 * d_add_42_d_add_bias_3
+        + d_add_42_d_add_bias_3 * d_add_42_d_tanh_bias_t10
+        + d_add_42_d_add_bias_3 * d_add_42_d_tanh_bias_t11 * sigmoid_bias
+        + d_add_42_d_add_bias_3 * d_add_42_d_tanh_bias_t5
+        + d_add_42_d_add_bias_3 * d_add_42_d_tanh_bias_t7
+        + d_add_42_d_add_bias_3 * d_add_42_d_tanh_bias_t9
+        + d_add_42_d_add_bias_3
+        + d_add_42_d_add_bias_4 * d_add_42_d_tanh_bias_t4
+        + d_add_42_d_tanh_bias_t0
+        + d_add_42_d_tanh_bias_t2
+        + d_add_42_d_tanh_bias_t3
         + d_tanh_bias_via_neg_bias * reciprocal_bias
         + d_tanh_bias_via_neg_bias
-        - d_add_41_d_tanh_bias_t6
+        - d_add_42_d_tanh_bias_t6
     )
-    d_add_41_d_add_bias_5_t0 = np.subtract(1, sqrt_bias_t0, out=sqrt_bias_t0)
-    # d add_41 / d add_bias
-    d_add_41_d_add_bias_5 = np.multiply(
-        d_add_41_d_add_bias_5_t0, d_add_41_d_tanh_bias, out=_float64_rows.pop()
+    d_add_42_d_add_bias_5_t0 = np.subtract(1, sqrt_bias_t0, out=sqrt_bias_t0)
+    # d add_42 / d add_bias
+    d_add_42_d_add_bias_5 = np.multiply(
+        d_add_42_d_add_bias_5_t0, d_add_42_d_tanh_bias, out=_float64_rows.pop()
     )
-    d_add_41_d_weights = x.T @ d_add_41_d_add_bias_5
-    d_add_41_d_weights += x.T @ d_add_41_d_matmul_weights
-    d_add_41_d_bias = np.sum(d_add_41_d_add_bias_2, axis=0)
-    d_add_41_d_bias += np.sum(d_add_41_d_add_bias_5, axis=0)
-    d_add_41_d_x_t0 = np.broadcast_to(1, np.shape(add_41_t1))
-    d_add_41_d_x_t1 = [add_41_t2[0], (np.shape(mul_x))[0]]
+    d_add_42_d_weights = (
+        np.reshape(
+            _conv2d_backprop_input(
+                d_add_42_d_conv_weights,
+                reshape_weights_1,
+                (1, 3, 3, 1),
+                (1, 1),
+                (1, 1),
+                "SAME",
+            ),
+            (3, 3),
+        )
+        + _scatter(
+            np.reshape(
+                _conv2d_backprop_filter(
+                    d_add_42_d_conv_transpose_weights,
+                    avg_pool_weights,
+                    (2, 2),
+                    (2, 2),
+                    (1, 1),
+                    "SAME",
+                )
+                + _conv2d_backprop_filter(
+                    reshape_weights,
+                    d_add_42_d_conv_weights,
+                    (2, 2),
+                    (1, 1),
+                    (1, 1),
+                    "SAME",
+                ),
+                (2, 2),
+            ),
+            (3, 3),
+            np.s_[:2, :2],
+            np.float64,
+        )
+        + x.T @ d_add_42_d_add_bias_5
+        + x.T @ d_add_42_d_matmul_weights
+    )
+    d_add_42_d_bias = np.sum(d_add_42_d_add_bias_2, axis=0)
+    d_add_42_d_bias += np.sum(d_add_42_d_add_bias_5, axis=0)
+    d_add_42_d_x_t0 = np.broadcast_to(1, np.shape(add_42_t1))
+    d_add_42_d_x_t1 = [add_42_t2[0], (np.shape(mul_x))[0]]
     del mul_x
-    d_add_41_d_x = (
-        _concat_part(d_add_41_d_x_t0, 0, d_add_41_d_x_t1, 0)
-        + 2 * _concat_part(d_add_41_d_x_t0, 0, d_add_41_d_x_t1, 1)
-        + d_add_41_d_add_bias_5 @ weights.T
-        + d_add_41_d_matmul_weights @ weights.T
+    d_add_42_d_x = (
+        _concat_part(d_add_42_d_x_t0, 0, d_add_42_d_x_t1, 0)
+        + 2 * _concat_part(d_add_42_d_x_t0, 0, d_add_42_d_x_t1, 1)
+        + d_add_42_d_add_bias_5 @ weights.T
+        + d_add_42_d_matmul_weights @ weights.T
     )
-    _float64_rows.append(d_add_41_d_add_bias_5)
-    del d_add_41_d_matmul_weights
-    d_sum_5_d_d_add_41_d_add_bias = x @ np.broadcast_to(prod_weights, (3, 3))
+    _float64_rows.append(d_add_42_d_add_bias_5)
+    del d_add_42_d_matmul_weights
+    d_sum_6_d_d_add_42_d_add_bias_t0 = np.broadcast_to(prod_weights, (3, 3))
     del prod_weights
-    d_sum_5_d_d_add_41_d_tanh_bias = np.multiply(
-        d_add_41_d_add_bias_5_t0, d_sum_5_d_d_add_41_d_add_bias, out=_float64_rows.pop()
+    d_sum_6_d_d_add_42_d_add_bias = x @ d_sum_6_d_d_add_42_d_add_bias_t0
+    d_sum_6_d_d_add_42_d_tanh_bias = np.multiply(
+        d_add_42_d_add_bias_5_t0, d_sum_6_d_d_add_42_d_add_bias, out=_float64_rows.pop()
     )
-    # d sum_5 / d d_add_41_d_add_bias
-    d_sum_5_d_d_add_41_d_add_bias_1 = np.multiply(
-        d_add_41_d_tanh_bias_t4, d_sum_5_d_d_add_41_d_tanh_bias, out=_float64_rows.pop()
+    # d sum_6 / d d_add_42_d_add_bias
+    d_sum_6_d_d_add_42_d_add_bias_1 = np.multiply(
+        d_add_42_d_tanh_bias_t4, d_sum_6_d_d_add_42_d_tanh_bias, out=_float64_rows.pop()
     )
-    d_sum_5_d_d_add_41_d_sqrt_bias = np.multiply(
-        d_add_41_d_add_bias_4_t2,
-        d_sum_5_d_d_add_41_d_add_bias_1,
-        out=d_add_41_d_add_bias_4_t2,
+    d_sum_6_d_d_add_42_d_sqrt_bias = np.multiply(
+        d_add_42_d_add_bias_4_t2,
+        d_sum_6_d_d_add_42_d_add_bias_1,
+        out=d_add_42_d_add_bias_4_t2,
     )
-    d_sum_5_d_d_add_41_d_neg_bias = np.negative(
-        d_sum_5_d_d_add_41_d_sqrt_bias, out=_float64_rows.pop()
+    d_sum_6_d_d_add_42_d_neg_bias = np.negative(
+        d_sum_6_d_d_add_42_d_sqrt_bias, out=_float64_rows.pop()
     )
-    d_sum_5_d_d_add_41_d_reshape_bias_t0 = np.multiply(
-        d_add_41_d_tanh_bias_t11, sigmoid_bias, out=_float64_rows.pop()
+    d_sum_6_d_d_add_42_d_reshape_bias_t0 = np.multiply(
+        d_add_42_d_tanh_bias_t11, sigmoid_bias, out=_float64_rows.pop()
     )
-    d_sum_5_d_d_add_41_d_reshape_bias = np.reshape(
+    d_sum_6_d_d_add_42_d_reshape_bias = np.reshape(
         greater_bias
         * (
-            add_bias_1_t0 * d_sum_5_d_d_add_41_d_tanh_bias
-            + add_bias_t0 * d_sum_5_d_d_add_41_d_tanh_bias
-            + add_bias_t2 * d_sum_5_d_d_add_41_d_tanh_bias
-            + d_add_41_d_sqrt_bias_t1 * d_sum_5_d_d_add_41_d_sqrt_bias
-            + d_add_41_d_sqrt_bias_t3 * d_sum_5_d_d_add_41_d_sqrt_bias
-            + d_add_41_d_sqrt_bias_t8 * d_sum_5_d_d_add_41_d_sqrt_bias * tanh_bias
-            + d_add_41_d_tanh_bias_t1 * d_sum_5_d_d_add_41_d_tanh_bias
-            + d_add_41_d_tanh_bias_t10 * d_sum_5_d_d_add_41_d_tanh_bias
-            + d_add_41_d_tanh_bias_t5 * d_sum_5_d_d_add_41_d_tanh_bias
-            + d_add_41_d_tanh_bias_t7 * d_sum_5_d_d_add_41_d_tanh_bias
-            + d_add_41_d_tanh_bias_t9 * d_sum_5_d_d_add_41_d_tanh_bias
-            + d_sum_5_d_d_add_41_d_neg_bias * exp
-            + d_sum_5_d_d_add_41_d_reshape_bias_t0 * d_sum_5_d_d_add_41_d_tanh_bias
-            + d_sum_5_d_d_add_41_d_sqrt_bias * reciprocal_bias
-            + d_sum_5_d_d_add_41_d_tanh_bias * sigmoid_bias
-            - add_bias_t1 * d_sum_5_d_d_add_41_d_tanh_bias
-            - d_add_41_d_sqrt_bias_t10 * d_sum_5_d_d_add_41_d_sqrt_bias
-            - d_add_41_d_sqrt_bias_t6 * d_sum_5_d_d_add_41_d_sqrt_bias
-            - d_sum_5_d_d_add_41_d_tanh_bias * reciprocal_bias
+            add_bias_1_t0 * d_sum_6_d_d_add_42_d_tanh_bias
+            + add_bias_t0 * d_sum_6_d_d_add_42_d_tanh_bias
+            + add_bias_t2 * d_sum_6_d_d_add_42_d_tanh_bias
+            + d_add_42_d_sqrt_bias_t1 * d_sum_6_d_d_add_42_d_sqrt_bias
+            + d_add_42_d_sqrt_bias_t3 * d_sum_6_d_d_add_42_d_sqrt_bias
+            + d_add_42_d_sqrt_bias_t8 * d_sum_6_d_d_add_42_d_sqrt_bias * tanh_bias
+            + d_add_42_d_tanh_bias_t1 * d_sum_6_d_d_add_42_d_tanh_bias
+            + d_add_42_d_tanh_bias_t10 * d_sum_6_d_d_add_42_d_tanh_bias
+            + d_add_42_d_tanh_bias_t5 * d_sum_6_d_d_add_42_d_tanh_bias
+            + d_add_42_d_tanh_bias_t7 * d_sum_6_d_d_add_42_d_tanh_bias
+            + d_add_42_d_tanh_bias_t9 * d_sum_6_d_d_add_42_d_tanh_bias
+            + d_sum_6_d_d_add_42_d_neg_bias * exp
+            + d_sum_6_d_d_add_42_d_reshape_bias_t0 * d_sum_6_d_d_add_42_d_tanh_bias
+            + d_sum_6_d_d_add_42_d_sqrt_bias * reciprocal_bias
+            + d_sum_6_d_d_add_42_d_tanh_bias * sigmoid_bias
+            - add_bias_t1 * d_sum_6_d_d_add_42_d_tanh_bias
+            - d_add_42_d_sqrt_bias_t10 * d_sum_6_d_d_add_42_d_sqrt_bias
+            - d_add_42_d_sqrt_bias_t6 * d_sum_6_d_d_add_42_d_sqrt_bias
+            - d_sum_6_d_d_add_42_d_tanh_bias * reciprocal_bias
         ),
-        np.shape(d_add_41_d_reshape_bias),
+        np.shape(d_add_42_d_reshape_bias),
     )
-    _float64_rows.append(d_add_41_d_sqrt_bias_t10)
-    _float64_rows.append(d_add_41_d_sqrt_bias_t6)
-    del d_add_41_d_reshape_bias
-    d_sum_5_d_d_add_41_d_squeeze = np.reshape(
-        np.transpose(d_sum_5_d_d_add_41_d_reshape_bias, (0, 2, 1)),
-        np.shape(d_add_41_d_squeeze),
+    _float64_rows.append(d_add_42_d_sqrt_bias_t10)
+    _float64_rows.append(d_add_42_d_sqrt_bias_t6)
+    del d_add_42_d_reshape_bias
+    d_sum_6_d_d_add_42_d_squeeze = np.reshape(
+        np.transpose(d_sum_6_d_d_add_42_d_reshape_bias, (0, 2, 1)),
+        np.shape(d_add_42_d_squeeze),
     )
-    del d_add_41_d_squeeze, d_sum_5_d_d_add_41_d_reshape_bias
-    d_sum_5_d_d_add_41_d_slice_concat_t0 = np.shape(d_add_41_d_concat)
-    del d_add_41_d_concat
-    d_sum_5_d_d_add_41_d_slice_concat = (
+    del d_add_42_d_squeeze, d_sum_6_d_d_add_42_d_reshape_bias
+    d_sum_6_d_d_add_42_d_slice_concat_t0 = np.shape(d_add_42_d_concat)
+    del d_add_42_d_concat
+    d_sum_6_d_d_add_42_d_slice_concat = (
         _scatter(
             np.reshape(
                 np.sum(
                     d_squeeze_via_max_t1
                     * _sum_to_shape(
-                        d_sum_5_d_d_add_41_d_squeeze, np.shape(d_squeeze_via_max)
+                        d_sum_6_d_d_add_42_d_squeeze, np.shape(d_squeeze_via_max)
                     ),
                     axis=1,
                 ),
-                np.shape(d_add_41_d_expand),
+                np.shape(d_add_42_d_expand),
             ),
-            d_sum_5_d_d_add_41_d_slice_concat_t0,
+            d_sum_6_d_d_add_42_d_slice_concat_t0,
             np.s_[:, 3:4],
             np.float64,
         )
         + _scatter(
-            _sum_to_shape(d_sum_5_d_d_add_41_d_squeeze, np.shape(d_squeeze_via_concat)),
-            d_sum_5_d_d_add_41_d_slice_concat_t0,
+            _sum_to_shape(d_sum_6_d_d_add_42_d_squeeze, np.shape(d_squeeze_via_concat)),
+            d_sum_6_d_d_add_42_d_slice_concat_t0,
             np.s_[:, 0:3],
             np.float64,
         )
     )[:2]
     del (
-        d_add_41_d_expand,
+        d_add_42_d_expand,
         d_squeeze_via_concat,
         d_squeeze_via_max,
-        d_sum_5_d_d_add_41_d_squeeze,
+        d_sum_6_d_d_add_42_d_squeeze,
     )
-    d_sum_5_d_d_add_41_d_stack = _scatter(
-        d_sum_5_d_d_add_41_d_slice_concat[0], (2, 4), np.s_[0], np.float64
-    ) + _scatter(d_sum_5_d_d_add_41_d_slice_concat[1], (2, 4), np.s_[1], np.float64)
-    del d_sum_5_d_d_add_41_d_slice_concat
-    d_sum_5_d_d_add_41_d_slice_stack = d_sum_5_d_d_add_41_d_stack[:, 1:4]
-    d_sum_5_d_d_add_41_d_tile_stack = np.tile(
-        d_sum_5_d_d_add_41_d_stack[:, 0:1], (1, 3)
+    d_sum_6_d_d_add_42_d_stack = _scatter(
+        d_sum_6_d_d_add_42_d_slice_concat[0], (2, 4), np.s_[0], np.float64
+    ) + _scatter(d_sum_6_d_d_add_42_d_slice_concat[1], (2, 4), np.s_[1], np.float64)
+    del d_sum_6_d_d_add_42_d_slice_concat
+    d_sum_6_d_d_add_42_d_slice_stack = d_sum_6_d_d_add_42_d_stack[:, 1:4]
+    d_sum_6_d_d_add_42_d_tile_stack = np.tile(
+        d_sum_6_d_d_add_42_d_stack[:, 0:1], (1, 3)
     )
-    del d_sum_5_d_d_add_41_d_stack
-    # d sum_5 / d d_matmul_weights_via_log_softmax_weights
-    d_sum_5_d_d_matmul_weights_via_log_softmax_weigh = _sum_to_shape(
-        d_sum_5_d_d_add_41_d_add_bias,
+    del d_sum_6_d_d_add_42_d_stack
+    # d sum_6 / d d_matmul_weights_via_log_softmax_weights
+    d_sum_6_d_d_matmul_weights_via_log_softmax_weigh = _sum_to_shape(
+        d_sum_6_d_d_add_42_d_add_bias,
         np.shape(d_matmul_weights_via_log_softmax_weights),
     )
-    d_sum_5_d_d_matmul_weights_via_softmax_weights = _sum_to_shape(
-        d_sum_5_d_d_add_41_d_add_bias, np.shape(d_matmul_weights_via_softmax_weights)
+    d_sum_6_d_d_matmul_weights_via_softmax_weights = _sum_to_shape(
+        d_sum_6_d_d_add_42_d_add_bias, np.shape(d_matmul_weights_via_softmax_weights)
     )
-    d_sum_5_d_softmax_d_xent_weights = _sum_to_shape(
+    d_sum_6_d_softmax_d_xent_weights = _sum_to_shape(
         _sum_to_shape(
             broadcast_grad_d_xent_weights
             * _sum_to_shape(
-                d_sum_5_d_d_add_41_d_add_bias,
+                d_sum_6_d_d_add_42_d_add_bias,
                 np.shape(d_matmul_weights_via_xent_weights),
             ),
             np.shape(sub_d_xent_weights),
@@ -625,50 +795,131 @@ def all_ops(x, labels, weights, bias):
         np.shape(softmax_weights),
     )
     del d_matmul_weights_via_xent_weights, sub_d_xent_weights
-    d_sum_5_d_sub_d_softmax_weights = np.multiply(
-        d_sum_5_d_d_matmul_weights_via_softmax_weights,
+    d_sum_6_d_sub_d_softmax_weights = np.multiply(
+        d_sum_6_d_d_matmul_weights_via_softmax_weights,
         softmax_weights,
         out=_float64_rows.pop(),
     )
-    d_sum_5_d_mul_d_softmax_weights = np.sum(
-        -d_sum_5_d_sub_d_softmax_weights, axis=1, keepdims=True
+    d_sum_6_d_mul_d_softmax_weights = np.sum(
+        -d_sum_6_d_sub_d_softmax_weights, axis=1, keepdims=True
     )
-    d_sum_5_d_mul_d_log_softmax_weights = np.negative(
-        d_sum_5_d_d_matmul_weights_via_log_softmax_weigh, out=_float64_rows.pop()
+    d_sum_6_d_mul_d_log_softmax_weights = np.negative(
+        d_sum_6_d_d_matmul_weights_via_log_softmax_weigh, out=_float64_rows.pop()
     )
-    d_sum_5_d_log_softmax_weights = np.multiply(
+    d_sum_6_d_d_add_42_d_reshape_weights = np.reshape(
+        d_sum_6_d_d_add_42_d_add_bias_t0, (1, 3, 3, 1)
+    )
+    # d sum_6 / d d_add_42_d_reshape_weights
+    d_sum_6_d_d_add_42_d_reshape_weights_1 = np.reshape(
+        d_sum_6_d_d_add_42_d_add_bias_t0[:2, :2], (2, 2, 1, 1)
+    )
+    d_sum_6_d_d_add_42_d_avg_pool_weights = _avg_pool(
+        _max_pool_grad_grad(
+            conv_weights,
+            _conv2d(
+                d_sum_6_d_d_add_42_d_reshape_weights,
+                reshape_weights_1,
+                (1, 1),
+                (1, 1),
+                "SAME",
+            )
+            + _conv2d(
+                reshape_weights,
+                d_sum_6_d_d_add_42_d_reshape_weights_1,
+                (1, 1),
+                (1, 1),
+                "SAME",
+            ),
+            (2, 2),
+            (1, 1),
+            "SAME",
+        ),
+        (2, 2),
+        (2, 2),
+        "SAME",
+    )
+    # d sum_6 / d conv_transpose_weights, through d_conv_transpose_weights_via_mul_wei
+    d_conv_transpose_weights_via_d_conv_transpose_we = _conv2d_backprop_input(
+        avg_pool_weights,
+        d_sum_6_d_d_add_42_d_reshape_weights_1,
+        (1, 3, 3, 1),
+        (2, 2),
+        (1, 1),
+        "SAME",
+    ) + _conv2d_backprop_input(
+        d_sum_6_d_d_add_42_d_avg_pool_weights,
+        reshape_weights_1,
+        (1, 3, 3, 1),
+        (2, 2),
+        (1, 1),
+        "SAME",
+    )
+    d_sum_6_d_conv_transpose_weights = np.multiply(
+        d_conv_transpose_weights_via_d_conv_transpose_we,
+        2,
+        out=d_conv_transpose_weights_via_d_conv_transpose_we,
+    )
+    del d_conv_transpose_weights_via_d_conv_transpose_we
+    d_sum_6_d_conv_weights = _max_pool_grad(
+        conv_weights,
+        _avg_pool_grad(
+            _conv2d(
+                d_add_42_d_conv_transpose_weights,
+                d_sum_6_d_d_add_42_d_reshape_weights_1,
+                (2, 2),
+                (1, 1),
+                "SAME",
+            )
+            + _conv2d(
+                d_sum_6_d_conv_transpose_weights,
+                reshape_weights_1,
+                (2, 2),
+                (1, 1),
+                "SAME",
+            ),
+            (1, 3, 3, 1),
+            (2, 2),
+            (2, 2),
+            "SAME",
+        ),
+        (2, 2),
+        (1, 1),
+        "SAME",
+    )
+    del conv_weights
+    d_sum_6_d_log_softmax_weights = np.multiply(
         d_matmul_weights_via_log_softmax_weights_t1,
-        d_sum_5_d_mul_d_log_softmax_weights,
+        d_sum_6_d_mul_d_log_softmax_weights,
         out=d_matmul_weights_via_log_softmax_weights_t1,
     )
-    d_sum_5_d_log_softmax_weights += d_sum_5_d_mul_d_softmax_weights * softmax_weights
-    d_sum_5_d_log_softmax_weights += d_sum_5_d_sub_d_softmax_weights
-    _float64_rows.append(d_sum_5_d_sub_d_softmax_weights)
-    d_sum_5_d_softmax_weights = np.multiply(
+    d_sum_6_d_log_softmax_weights += d_sum_6_d_mul_d_softmax_weights * softmax_weights
+    d_sum_6_d_log_softmax_weights += d_sum_6_d_sub_d_softmax_weights
+    _float64_rows.append(d_sum_6_d_sub_d_softmax_weights)
+    d_sum_6_d_softmax_weights = np.multiply(
         sub_d_softmax_weights,
-        d_sum_5_d_d_matmul_weights_via_softmax_weights,
+        d_sum_6_d_d_matmul_weights_via_softmax_weights,
         out=sub_d_softmax_weights,
     )
-    d_sum_5_d_softmax_weights += d_sum_5_d_d_matmul_weights_via_log_softmax_weigh
-    d_sum_5_d_softmax_weights += d_sum_5_d_mul_d_softmax_weights * log_softmax_weights
-    d_sum_5_d_softmax_weights += np.sum(
-        d_sum_5_d_mul_d_log_softmax_weights * exp_d_log_softmax_weights,
+    d_sum_6_d_softmax_weights += d_sum_6_d_d_matmul_weights_via_log_softmax_weigh
+    d_sum_6_d_softmax_weights += d_sum_6_d_mul_d_softmax_weights * log_softmax_weights
+    d_sum_6_d_softmax_weights += np.sum(
+        d_sum_6_d_mul_d_log_softmax_weights * exp_d_log_softmax_weights,
         axis=1,
         keepdims=True,
     )
-    _float64_rows.append(d_sum_5_d_mul_d_log_softmax_weights)
+    _float64_rows.append(d_sum_6_d_mul_d_log_softmax_weights)
     del (
-        d_sum_5_d_d_matmul_weights_via_log_softmax_weigh,
-        d_sum_5_d_d_matmul_weights_via_softmax_weights,
-        d_sum_5_d_mul_d_softmax_weights,
+        d_sum_6_d_d_matmul_weights_via_log_softmax_weigh,
+        d_sum_6_d_d_matmul_weights_via_softmax_weights,
+        d_sum_6_d_mul_d_softmax_weights,
         log_softmax_weights,
     )
-    d_sum_5_d_add_bias = _scatter_add(
+    d_sum_6_d_add_bias = _scatter_add(
         _prod_others_vjp(
             broadcast_grad_d_prod_bias
             * np.take(
-                d_sum_5_d_d_add_41_d_slice_stack * tile_stack
-                + d_sum_5_d_d_add_41_d_tile_stack * slice_stack,
+                d_sum_6_d_d_add_42_d_slice_stack * tile_stack
+                + d_sum_6_d_d_add_42_d_tile_stack * slice_stack,
                 const,
                 axis=1,
             ),
@@ -681,16 +932,16 @@ def all_ops(x, labels, weights, bias):
         np.float64,
     )
     del broadcast_grad_d_prod_bias, gather_bias
-    d_sum_5_d_stack = _scatter(
-        d_add_41_d_add_bias_2 * d_sum_5_d_d_add_41_d_tile_stack
-        + d_sum_5_d_add_bias * tile_stack,
+    d_sum_6_d_stack = _scatter(
+        d_add_42_d_add_bias_2 * d_sum_6_d_d_add_42_d_tile_stack
+        + d_sum_6_d_add_bias * tile_stack,
         (2, 4),
         np.s_[:, 1:4],
         np.float64,
     ) + _scatter(
         _untile(
-            d_add_41_d_add_bias_2 * d_sum_5_d_d_add_41_d_slice_stack
-            + d_sum_5_d_add_bias * slice_stack,
+            d_add_42_d_add_bias_2 * d_sum_6_d_d_add_42_d_slice_stack
+            + d_sum_6_d_add_bias * slice_stack,
             (2, 1),
             (1, 3),
         ),
@@ -699,268 +950,343 @@ def all_ops(x, labels, weights, bias):
         np.float64,
     )
     del (
-        d_add_41_d_add_bias_2,
-        d_sum_5_d_add_bias,
-        d_sum_5_d_d_add_41_d_slice_stack,
-        d_sum_5_d_d_add_41_d_tile_stack,
+        d_add_42_d_add_bias_2,
+        d_sum_6_d_add_bias,
+        d_sum_6_d_d_add_42_d_slice_stack,
+        d_sum_6_d_d_add_42_d_tile_stack,
         slice_stack,
         tile_stack,
     )
-    d_sum_5_d_concat = _scatter(
-        _scatter(d_sum_5_d_stack[0], d_add_41_d_concat_t0, np.s_[0], np.float64)
-        + _scatter(d_sum_5_d_stack[1], d_add_41_d_concat_t0, np.s_[1], np.float64),
-        d_add_41_d_concat_t1,
+    d_sum_6_d_concat = _scatter(
+        _scatter(d_sum_6_d_stack[0], d_add_42_d_concat_t0, np.s_[0], np.float64)
+        + _scatter(d_sum_6_d_stack[1], d_add_42_d_concat_t0, np.s_[1], np.float64),
+        d_add_42_d_concat_t1,
         np.s_[:2],
         np.float64,
     )
-    del d_sum_5_d_stack
-    # d sum_5 / d add_bias
-    d_sum_5_d_add_bias_1 = greater_bias * np.reshape(
+    del d_sum_6_d_stack
+    # d sum_6 / d add_bias
+    d_sum_6_d_add_bias_1 = greater_bias * np.reshape(
         np.transpose(
             np.reshape(
                 d_squeeze_via_max_t1
                 * np.expand_dims(
-                    np.reshape(d_sum_5_d_concat[:, 3:4], d_squeeze_via_max_t0), 1
+                    np.reshape(d_sum_6_d_concat[:, 3:4], d_squeeze_via_max_t0), 1
                 )
-                + d_sum_5_d_concat[:, 0:3],
-                d_add_41_d_reshape_bias_t0,
+                + d_sum_6_d_concat[:, 0:3],
+                d_add_42_d_reshape_bias_t0,
             ),
             (0, 2, 1),
         ),
-        d_add_41_d_add_bias_3_t0,
+        d_add_42_d_add_bias_3_t0,
     )
-    del d_squeeze_via_max_t1, d_sum_5_d_concat, greater_bias
-    # d sum_5 / d tanh_bias, through neg_bias
+    del d_squeeze_via_max_t1, d_sum_6_d_concat, greater_bias
+    # d sum_6 / d tanh_bias, through neg_bias
     d_tanh_bias_via_neg_bias_1 = np.negative(
-        d_sum_5_d_add_bias_1, out=_float64_rows.pop()
+        d_sum_6_d_add_bias_1, out=_float64_rows.pop()
     )
-    d_sum_5_d_pow_bias_t0 = np.multiply(
-        d_add_41_d_add_bias_3, d_sum_5_d_d_add_41_d_tanh_bias, out=_float64_rows.pop()
+    d_sum_6_d_pow_bias_t0 = np.multiply(
+        d_add_42_d_add_bias_3, d_sum_6_d_d_add_42_d_tanh_bias, out=_float64_rows.pop()
     )
-    d_sum_5_d_pow_bias = np.multiply(
-        d_add_41_d_tanh_bias_t8, d_sum_5_d_pow_bias_t0, out=_float64_rows.pop()
+    d_sum_6_d_pow_bias = np.multiply(
+        d_add_42_d_tanh_bias_t8, d_sum_6_d_pow_bias_t0, out=_float64_rows.pop()
     )
-    d_sum_5_d_pow_bias += d_sum_5_d_add_bias_1
-    d_sum_5_d_tanh_bias_t0 = np.multiply(
-        d_add_41_d_sqrt_bias_t0, d_tanh_bias_via_neg_bias, out=_float64_rows.pop()
+    d_sum_6_d_pow_bias += d_sum_6_d_add_bias_1
+    d_sum_6_d_tanh_bias_t0 = np.multiply(
+        d_add_42_d_sqrt_bias_t0, d_tanh_bias_via_neg_bias, out=_float64_rows.pop()
     )
-    d_sum_5_d_tanh_bias_t1 = np.multiply(
-        d_add_41_d_add_bias_3, d_add_41_d_sqrt_bias_t8, out=_float64_rows.pop()
+    d_sum_6_d_tanh_bias_t1 = np.multiply(
+        d_add_42_d_add_bias_3, d_add_42_d_sqrt_bias_t8, out=_float64_rows.pop()
     )
-    d_sum_5_d_tanh_bias_t2 = np.multiply(
-        d_add_41_d_add_bias_3, d_sum_5_d_d_add_41_d_sqrt_bias, out=_float64_rows.pop()
+    d_sum_6_d_tanh_bias_t2 = np.multiply(
+        d_add_42_d_add_bias_3, d_sum_6_d_d_add_42_d_sqrt_bias, out=_float64_rows.pop()
     )
-    d_sum_5_d_tanh_bias_t3 = d_sum_5_d_tanh_bias_t2 * np.logical_not(
-        d_add_41_d_sqrt_bias_t4
+    d_sum_6_d_tanh_bias_t3 = d_sum_6_d_tanh_bias_t2 * np.logical_not(
+        d_add_42_d_sqrt_bias_t4
     )
-    del d_add_41_d_sqrt_bias_t4
-    d_sum_5_d_tanh_bias_t4_arg = np.multiply(
-        d_add_41_d_sqrt_bias_t5, d_sum_5_d_tanh_bias_t3, out=d_add_41_d_sqrt_bias_t5
+    del d_add_42_d_sqrt_bias_t4
+    d_sum_6_d_tanh_bias_t4_arg = np.multiply(
+        d_add_42_d_sqrt_bias_t5, d_sum_6_d_tanh_bias_t3, out=d_add_42_d_sqrt_bias_t5
     )
-    d_sum_5_d_tanh_bias_t4_arg *= 2
-    d_sum_5_d_tanh_bias_t4_arg += d_tanh_bias_via_neg_bias_1
-    d_sum_5_d_tanh_bias_t4 = np.negative(
-        d_sum_5_d_tanh_bias_t4_arg, out=d_sum_5_d_tanh_bias_t4_arg
+    d_sum_6_d_tanh_bias_t4_arg *= 2
+    d_sum_6_d_tanh_bias_t4_arg += d_tanh_bias_via_neg_bias_1
+    d_sum_6_d_tanh_bias_t4 = np.negative(
+        d_sum_6_d_tanh_bias_t4_arg, out=d_sum_6_d_tanh_bias_t4_arg
     )
-    del d_add_41_d_sqrt_bias_t5, d_sum_5_d_tanh_bias_t4_arg
-    d_sum_5_d_tanh_bias_t5_arg = np.square(
-        d_add_41_d_sqrt_bias_t9, out=d_add_41_d_sqrt_bias_t9
+    del d_add_42_d_sqrt_bias_t5, d_sum_6_d_tanh_bias_t4_arg
+    d_sum_6_d_tanh_bias_t5_arg = np.square(
+        d_add_42_d_sqrt_bias_t9, out=d_add_42_d_sqrt_bias_t9
     )
-    d_sum_5_d_tanh_bias_t5_arg *= d_sum_5_d_tanh_bias_t3
-    d_sum_5_d_tanh_bias_t5_arg *= 3
-    d_sum_5_d_tanh_bias_t5_arg /= 2
-    d_sum_5_d_tanh_bias_t5_arg += d_tanh_bias_via_neg_bias_1
-    d_sum_5_d_tanh_bias_t5 = np.negative(
-        d_sum_5_d_tanh_bias_t5_arg, out=d_sum_5_d_tanh_bias_t5_arg
+    d_sum_6_d_tanh_bias_t5_arg *= d_sum_6_d_tanh_bias_t3
+    d_sum_6_d_tanh_bias_t5_arg *= 3
+    d_sum_6_d_tanh_bias_t5_arg /= 2
+    d_sum_6_d_tanh_bias_t5_arg += d_tanh_bias_via_neg_bias_1
+    d_sum_6_d_tanh_bias_t5 = np.negative(
+        d_sum_6_d_tanh_bias_t5_arg, out=d_sum_6_d_tanh_bias_t5_arg
     )
-    del d_add_41_d_sqrt_bias_t9, d_sum_5_d_tanh_bias_t3, d_sum_5_d_tanh_bias_t5_arg
+    del d_add_42_d_sqrt_bias_t9, d_sum_6_d_tanh_bias_t3, d_sum_6_d_tanh_bias_t5_arg
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        d_sum_5_d_tanh_bias_t6 = (
-            d_add_41_d_add_bias_3
-            * d_add_41_d_sqrt_bias_t7
-            * d_sum_5_d_d_add_41_d_sqrt_bias
+        d_sum_6_d_tanh_bias_t6 = (
+            d_add_42_d_add_bias_3
+            * d_add_42_d_sqrt_bias_t7
+            * d_sum_6_d_d_add_42_d_sqrt_bias
             * tanh_bias
             * sqrt_bias ** (tanh_bias - 2)
-            + d_add_41_d_add_bias_3
-            * d_sum_5_d_d_add_41_d_tanh_bias
+            + d_add_42_d_add_bias_3
+            * d_sum_6_d_d_add_42_d_tanh_bias
             * pow_bias
             * np.where(np.greater(sqrt_bias, 0), reciprocal_bias, 0)
-            + d_add_41_d_sqrt_bias_t3 * d_sum_5_d_add_bias_1
-            + d_add_41_d_sqrt_bias_t8 * d_sum_5_d_pow_bias * tanh_bias
-            + d_sum_5_d_add_bias_1 * reciprocal_bias
+            + d_add_42_d_sqrt_bias_t3 * d_sum_6_d_add_bias_1
+            + d_add_42_d_sqrt_bias_t8 * d_sum_6_d_pow_bias * tanh_bias
+            + d_sum_6_d_add_bias_1 * reciprocal_bias
             + 2
-            * d_sum_5_d_d_add_41_d_sqrt_bias
+            * d_sum_6_d_d_add_42_d_sqrt_bias
             * d_tanh_bias_via_neg_bias
             * tanh_bias
             / sqrt_bias**3
-            - d_add_41_d_sqrt_bias_t0 * d_sum_5_d_tanh_bias_t2
-            - d_add_41_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias_1
-            - d_sum_5_d_d_add_41_d_tanh_bias * d_sum_5_d_tanh_bias_t0
-            - d_sum_5_d_tanh_bias_t4
-            * np.where(np.equal(d_sum_5_d_tanh_bias_t4, 0), 1, reciprocal_bias) ** 2
-            - d_sum_5_d_tanh_bias_t5
-            * np.where(np.equal(d_sum_5_d_tanh_bias_t5, 0), 1, rsqrt_bias) ** 3
+            - d_add_42_d_sqrt_bias_t0 * d_sum_6_d_tanh_bias_t2
+            - d_add_42_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias_1
+            - d_sum_6_d_d_add_42_d_tanh_bias * d_sum_6_d_tanh_bias_t0
+            - d_sum_6_d_tanh_bias_t4
+            * np.where(np.equal(d_sum_6_d_tanh_bias_t4, 0), 1, reciprocal_bias) ** 2
+            - d_sum_6_d_tanh_bias_t5
+            * np.where(np.equal(d_sum_6_d_tanh_bias_t5, 0), 1, rsqrt_bias) ** 3
             / 2
             - exp
             * (
-                d_add_41_d_add_bias_3 * d_sum_5_d_d_add_41_d_neg_bias
-                + d_sum_5_d_add_bias_1
+                d_add_42_d_add_bias_3 * d_sum_6_d_d_add_42_d_neg_bias
+                + d_sum_6_d_add_bias_1
             )
-            - d_sum_5_d_tanh_bias_t2 / d_add_41_d_sqrt_bias_t2**2
-            - d_add_41_d_sqrt_bias
-            * d_sum_5_d_d_add_41_d_add_bias_1
-            * np.logical_not(d_add_41_d_add_bias_4_t0)
-            / (2 * d_add_41_d_add_bias_4_t1**2)
+            - d_sum_6_d_tanh_bias_t2 / d_add_42_d_sqrt_bias_t2**2
+            - d_add_42_d_sqrt_bias
+            * d_sum_6_d_d_add_42_d_add_bias_1
+            * np.logical_not(d_add_42_d_add_bias_4_t0)
+            / (2 * d_add_42_d_add_bias_4_t1**2)
         )
-    _float64_rows.append(d_add_41_d_sqrt_bias)
-    _float64_rows.append(d_add_41_d_sqrt_bias_t0)
-    _float64_rows.append(d_add_41_d_sqrt_bias_t1)
-    _float64_rows.append(d_add_41_d_sqrt_bias_t2)
-    _float64_rows.append(d_add_41_d_sqrt_bias_t3)
-    _float64_rows.append(d_add_41_d_sqrt_bias_t7)
-    _float64_rows.append(d_sum_5_d_d_add_41_d_add_bias_1)
-    _float64_rows.append(d_sum_5_d_d_add_41_d_neg_bias)
-    _float64_rows.append(d_sum_5_d_tanh_bias_t2)
+    _float64_rows.append(d_add_42_d_sqrt_bias)
+    _float64_rows.append(d_add_42_d_sqrt_bias_t0)
+    _float64_rows.append(d_add_42_d_sqrt_bias_t1)
+    _float64_rows.append(d_add_42_d_sqrt_bias_t2)
+    _float64_rows.append(d_add_42_d_sqrt_bias_t3)
+    _float64_rows.append(d_add_42_d_sqrt_bias_t7)
+    _float64_rows.append(d_sum_6_d_d_add_42_d_add_bias_1)
+    _float64_rows.append(d_sum_6_d_d_add_42_d_neg_bias)
+    _float64_rows.append(d_sum_6_d_tanh_bias_t2)
     _float64_rows.append(d_tanh_bias_via_neg_bias)
     _float64_rows.append(exp)
     _float64_rows.append(rsqrt_bias)
     del (
-        d_add_41_d_add_bias_4_t0,
-        d_add_41_d_add_bias_4_t1,
-        d_add_41_d_sqrt_bias_t8,
-        d_sum_5_d_tanh_bias_t4,
-        d_sum_5_d_tanh_bias_t5,
+        d_add_42_d_add_bias_4_t0,
+        d_add_42_d_add_bias_4_t1,
+        d_add_42_d_sqrt_bias_t8,
+        d_sum_6_d_tanh_bias_t4,
+        d_sum_6_d_tanh_bias_t5,
         pow_bias,
     )
-    d_sum_5_d_tanh_bias = (
-        add_bias_1_t0 * d_sum_5_d_add_bias_1
-        + add_bias_t0 * d_sum_5_d_add_bias_1
-        + add_bias_t2 * d_sum_5_d_add_bias_1
-        + 2 * d_add_41_d_add_bias_4 * d_sum_5_d_d_add_41_d_tanh_bias
-        + d_add_41_d_tanh_bias_t0 * d_sum_5_d_d_add_41_d_tanh_bias * (1 - sigmoid_bias)
-        + d_add_41_d_tanh_bias_t1 * d_sum_5_d_add_bias_1
-        + d_add_41_d_tanh_bias_t10 * d_sum_5_d_add_bias_1
-        + d_add_41_d_tanh_bias_t2 * d_sum_5_d_d_add_41_d_tanh_bias
-        + d_add_41_d_tanh_bias_t5 * d_sum_5_d_add_bias_1
-        + d_add_41_d_tanh_bias_t7 * d_sum_5_d_add_bias_1
-        + d_add_41_d_tanh_bias_t9 * d_sum_5_d_pow_bias
-        + d_sum_5_d_add_bias_1 * sigmoid_bias
-        + d_sum_5_d_add_bias_1
-        + d_sum_5_d_d_add_41_d_reshape_bias_t0
+    d_sum_6_d_tanh_bias = (
+        add_bias_1_t0 * d_sum_6_d_add_bias_1
+        + add_bias_t0 * d_sum_6_d_add_bias_1
+        + add_bias_t2 * d_sum_6_d_add_bias_1
+        + 2 * d_add_42_d_add_bias_4 * d_sum_6_d_d_add_42_d_tanh_bias
+        + d_add_42_d_tanh_bias_t0 * d_sum_6_d_d_add_42_d_tanh_bias * (1 - sigmoid_bias)
+        + d_add_42_d_tanh_bias_t1 * d_sum_6_d_add_bias_1
+        + d_add_42_d_tanh_bias_t10 * d_sum_6_d_add_bias_1
+        + d_add_42_d_tanh_bias_t2 * d_sum_6_d_d_add_42_d_tanh_bias
+        + d_add_42_d_tanh_bias_t5 * d_sum_6_d_add_bias_1
+        + d_add_42_d_tanh_bias_t7 * d_sum_6_d_add_bias_1
+        + d_add_42_d_tanh_bias_t9 * d_sum_6_d_pow_bias
+        + d_sum_6_d_add_bias_1 * sigmoid_bias
+        + d_sum_6_d_add_bias_1
+        + d_sum_6_d_d_add_42_d_reshape_bias_t0
         * (
-            d_sum_5_d_add_bias_1
-            + d_sum_5_d_d_add_41_d_tanh_bias
+            d_sum_6_d_add_bias_1
+            + d_sum_6_d_d_add_42_d_tanh_bias
             * (
-                d_add_41_d_add_bias_3 * d_add_41_d_tanh_bias_t11
-                - d_add_41_d_add_bias_3 * sigmoid_bias
+                d_add_42_d_add_bias_3 * d_add_42_d_tanh_bias_t11
+                - d_add_42_d_add_bias_3 * sigmoid_bias
             )
         )
-        + d_sum_5_d_d_add_41_d_sqrt_bias
+        + d_sum_6_d_d_add_42_d_sqrt_bias
         * (
-            d_add_41_d_tanh_bias_t8 * d_sum_5_d_tanh_bias_t1 * tanh_bias
-            + d_sum_5_d_tanh_bias_t1
+            d_add_42_d_tanh_bias_t8 * d_sum_6_d_tanh_bias_t1 * tanh_bias
+            + d_sum_6_d_tanh_bias_t1
         )
-        + 2 * d_sum_5_d_pow_bias_t0
-        + d_sum_5_d_tanh_bias_t6
+        + 2 * d_sum_6_d_pow_bias_t0
+        + d_sum_6_d_tanh_bias_t6
         * tanh_bias
-        / np.where(np.equal(d_sum_5_d_tanh_bias_t6, 0), 1, sqrt_bias)
+        / np.where(np.equal(d_sum_6_d_tanh_bias_t6, 0), 1, sqrt_bias)
         + d_tanh_bias_via_neg_bias_1 * reciprocal_bias
         + d_tanh_bias_via_neg_bias_1
-        - add_bias_t1 * d_sum_5_d_add_bias_1
-        - d_add_41_d_tanh_bias * d_add_41_d_tanh_bias_t4 * d_sum_5_d_d_add_41_d_add_bias
-        - d_add_41_d_tanh_bias_t3 * d_sum_5_d_d_add_41_d_tanh_bias
-        - d_add_41_d_tanh_bias_t6 * d_sum_5_d_d_add_41_d_tanh_bias
-        - d_sum_5_d_d_add_41_d_sqrt_bias * d_sum_5_d_tanh_bias_t0
+        - add_bias_t1 * d_sum_6_d_add_bias_1
+        - d_add_42_d_tanh_bias * d_add_42_d_tanh_bias_t4 * d_sum_6_d_d_add_42_d_add_bias
+        - d_add_42_d_tanh_bias_t3 * d_sum_6_d_d_add_42_d_tanh_bias
+        - d_add_42_d_tanh_bias_t6 * d_sum_6_d_d_add_42_d_tanh_bias
+        - d_sum_6_d_d_add_42_d_sqrt_bias * d_sum_6_d_tanh_bias_t0
     )
     _float64_rows.append(add_bias_t1)
     _float64_rows.append(add_bias_t2)
-    _float64_rows.append(d_add_41_d_add_bias_4)
-    _float64_rows.append(d_add_41_d_tanh_bias_t0)
-    _float64_rows.append(d_add_41_d_tanh_bias_t1)
-    _float64_rows.append(d_add_41_d_tanh_bias_t10)
-    _float64_rows.append(d_add_41_d_tanh_bias_t11)
-    _float64_rows.append(d_add_41_d_tanh_bias_t2)
-    _float64_rows.append(d_add_41_d_tanh_bias_t3)
-    _float64_rows.append(d_add_41_d_tanh_bias_t4)
-    _float64_rows.append(d_add_41_d_tanh_bias_t6)
-    _float64_rows.append(d_add_41_d_tanh_bias_t9)
-    _float64_rows.append(d_sum_5_d_d_add_41_d_reshape_bias_t0)
-    _float64_rows.append(d_sum_5_d_d_add_41_d_sqrt_bias)
-    _float64_rows.append(d_sum_5_d_d_add_41_d_tanh_bias)
-    _float64_rows.append(d_sum_5_d_pow_bias)
-    _float64_rows.append(d_sum_5_d_pow_bias_t0)
-    _float64_rows.append(d_sum_5_d_tanh_bias_t0)
-    _float64_rows.append(d_sum_5_d_tanh_bias_t1)
+    _float64_rows.append(d_add_42_d_add_bias_4)
+    _float64_rows.append(d_add_42_d_tanh_bias_t0)
+    _float64_rows.append(d_add_42_d_tanh_bias_t1)
+    _float64_rows.append(d_add_42_d_tanh_bias_t10)
+    _float64_rows.append(d_add_42_d_tanh_bias_t11)
+    _float64_rows.append(d_add_42_d_tanh_bias_t2)
+    _float64_rows.append(d_add_42_d_tanh_bias_t3)
+    _float64_rows.append(d_add_42_d_tanh_bias_t4)
+    _float64_rows.append(d_add_42_d_tanh_bias_t6)
+    _float64_rows.append(d_add_42_d_tanh_bias_t9)
+    _float64_rows.append(d_sum_6_d_d_add_42_d_reshape_bias_t0)
+    _float64_rows.append(d_sum_6_d_d_add_42_d_sqrt_bias)
+    _float64_rows.append(d_sum_6_d_d_add_42_d_tanh_bias)
+    _float64_rows.append(d_sum_6_d_pow_bias)
+    _float64_rows.append(d_sum_6_d_pow_bias_t0)
+    _float64_rows.append(d_sum_6_d_tanh_bias_t0)
+    _float64_rows.append(d_sum_6_d_tanh_bias_t1)
     _float64_rows.append(d_tanh_bias_via_neg_bias_1)
     _float64_rows.append(sqrt_bias)
     _float64_rows.append(tanh_bias)
     del (
         add_bias_1_t0,
         add_bias_t0,
-        d_add_41_d_add_bias_3,
-        d_add_41_d_tanh_bias,
-        d_add_41_d_tanh_bias_t5,
-        d_add_41_d_tanh_bias_t7,
-        d_add_41_d_tanh_bias_t8,
-        d_sum_5_d_add_bias_1,
-        d_sum_5_d_d_add_41_d_add_bias,
-        d_sum_5_d_tanh_bias_t6,
+        d_add_42_d_add_bias_3,
+        d_add_42_d_tanh_bias,
+        d_add_42_d_tanh_bias_t5,
+        d_add_42_d_tanh_bias_t7,
+        d_add_42_d_tanh_bias_t8,
+        d_sum_6_d_add_bias_1,
+        d_sum_6_d_d_add_42_d_add_bias,
+        d_sum_6_d_tanh_bias_t6,
         reciprocal_bias,
         sigmoid_bias,
     )
-    d_sum_5_d_weights = (
-        _prod_others(weights, (0,)) * np.sum(d_add_41_d_weights, axis=0)
-        + x.T @ (d_add_41_d_add_bias_5_t0 * d_sum_5_d_tanh_bias)
+    # d sum_6 / d weights
+    d_sum_6_d_weights_1 = (
+        np.reshape(
+            _conv2d_backprop_input(
+                d_add_42_d_conv_weights,
+                d_sum_6_d_d_add_42_d_reshape_weights_1,
+                (1, 3, 3, 1),
+                (1, 1),
+                (1, 1),
+                "SAME",
+            )
+            + _conv2d_backprop_input(
+                d_sum_6_d_conv_weights,
+                reshape_weights_1,
+                (1, 3, 3, 1),
+                (1, 1),
+                (1, 1),
+                "SAME",
+            ),
+            (3, 3),
+        )
+        + _prod_others(weights, (0,)) * np.sum(d_add_42_d_weights, axis=0)
+        + _scatter(
+            np.reshape(
+                _conv2d_backprop_filter(
+                    d_add_42_d_conv_transpose_weights,
+                    d_sum_6_d_d_add_42_d_avg_pool_weights,
+                    (2, 2),
+                    (2, 2),
+                    (1, 1),
+                    "SAME",
+                )
+                + _conv2d_backprop_filter(
+                    d_sum_6_d_conv_transpose_weights,
+                    avg_pool_weights,
+                    (2, 2),
+                    (2, 2),
+                    (1, 1),
+                    "SAME",
+                )
+                + _conv2d_backprop_filter(
+                    d_sum_6_d_d_add_42_d_reshape_weights,
+                    d_add_42_d_conv_weights,
+                    (2, 2),
+                    (1, 1),
+                    (1, 1),
+                    "SAME",
+                )
+                + _conv2d_backprop_filter(
+                    reshape_weights,
+                    d_sum_6_d_conv_weights,
+                    (2, 2),
+                    (1, 1),
+                    (1, 1),
+                    "SAME",
+                ),
+                (2, 2),
+            ),
+            (3, 3),
+            np.s_[:2, :2],
+            np.float64,
+        )
+        + x.T @ (d_add_42_d_add_bias_5_t0 * d_sum_6_d_tanh_bias)
         + x.T
         @ (
-            d_sum_5_d_log_softmax_weights
+            d_sum_6_d_log_softmax_weights
             + softmax_weights
             * (
-                d_sum_5_d_softmax_d_xent_weights
+                d_sum_6_d_softmax_d_xent_weights
                 - np.sum(
-                    d_sum_5_d_softmax_d_xent_weights * softmax_weights,
+                    d_sum_6_d_softmax_d_xent_weights * softmax_weights,
                     axis=1,
                     keepdims=True,
                 )
             )
             + softmax_weights
             * (
-                d_sum_5_d_softmax_weights
+                d_sum_6_d_softmax_weights
                 - np.sum(
-                    d_sum_5_d_softmax_weights * softmax_weights, axis=1, keepdims=True
+                    d_sum_6_d_softmax_weights * softmax_weights, axis=1, keepdims=True
                 )
             )
             - exp_d_log_softmax_weights
-            * np.sum(d_sum_5_d_log_softmax_weights, axis=1, keepdims=True)
+            * np.sum(d_sum_6_d_log_softmax_weights, axis=1, keepdims=True)
         )
     )
-    _float64_rows.append(d_add_41_d_add_bias_5_t0)
-    _float64_rows.append(d_sum_5_d_log_softmax_weights)
-    _float64_rows.append(d_sum_5_d_softmax_weights)
+    _float64_rows.append(d_add_42_d_add_bias_5_t0)
+    _float64_rows.append(d_sum_6_d_log_softmax_weights)
+    _float64_rows.append(d_sum_6_d_softmax_weights)
     _float64_rows.append(exp_d_log_softmax_weights)
     _float64_rows.append(softmax_weights)
-    del d_sum_5_d_softmax_d_xent_weights, d_sum_5_d_tanh_bias
+    del (
+        avg_pool_weights,
+        d_add_42_d_conv_transpose_weights,
+        d_add_42_d_conv_weights,
+        d_sum_6_d_conv_transpose_weights,
+        d_sum_6_d_conv_weights,
+        d_sum_6_d_d_add_42_d_avg_pool_weights,
+        d_sum_6_d_d_add_42_d_reshape_weights,
+        d_sum_6_d_d_add_42_d_reshape_weights_1,
+        d_sum_6_d_softmax_d_xent_weights,
+        d_sum_6_d_tanh_bias,
+        reshape_weights,
+        reshape_weights_1,
+    )
+    d_sum_6_d_weights = d_sum_6_d_weights_1
+    del d_sum_6_d_weights_1
     d_prod_2_d_mul_weights = _prod_others(mul_weights, (0, 1))
-    # d sum_6 / d weights, through mul_weights
+    # d sum_7 / d weights, through mul_weights
     d_weights_via_mul_weights_1 = weights * _prod_others_vjp(
         2 * weights, mul_weights, (0, 1)
     )
     del mul_weights
-    d_sum_6_d_weights = np.add(
+    d_sum_7_d_weights = np.add(
         d_weights_via_mul_weights_1,
         d_prod_2_d_mul_weights,
         out=d_weights_via_mul_weights_1,
     )
-    d_sum_6_d_weights *= 2
+    d_sum_7_d_weights *= 2
     del d_prod_2_d_mul_weights, d_weights_via_mul_weights_1
     # Updates
-    new_weights = np.multiply(d_add_41_d_weights, 0.1, out=d_add_41_d_weights)
+    new_weights = np.multiply(d_add_42_d_weights, 0.1, out=d_add_42_d_weights)
     np.subtract(weights, new_weights, out=new_weights)
     return (
-        add_41,
-        d_add_41_d_bias,
-        d_add_41_d_x,
-        d_sum_5_d_weights,
+        add_42,
+        d_add_42_d_bias,
+        d_add_42_d_x,
         d_sum_6_d_weights,
+        d_sum_7_d_weights,
         new_weights,
     )

@@ -39,6 +39,7 @@ CORPORA = {
     "programs_random": "tf_fixtures_random.json",
     "programs_train": "tf_fixtures_train.json",
     "programs_layers": "tf_fixtures_layers.json",
+    "programs_conv": "tf_fixtures_conv.json",
 }
 
 

@@ -1,0 +1,245 @@
+"""Convolutions and pooling beyond the TF parity corpus (``tf_parity/programs_conv.py``):
+finite differences, one module fed with two batch sizes, shape errors, and the goldens of a
+small conv-pool-dense module in both forms."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import symgrad as sg
+from tests.test_tf_parity import compare_fetches, load_fixtures
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+FIXTURES = load_fixtures("tf_fixtures_conv.json")
+
+
+# --- finite differences ----------------------------------------------------------------------
+
+
+def _directional_check(build, shapes, seed: int, step: float = 1e-6) -> None:  # type: ignore[no-untyped-def]
+    """The gradient of ``sum(build(*xs) * W)`` along a random direction, against central
+    differences of the compiled value."""
+    rng = np.random.default_rng(seed)
+    with sg.Graph().as_default():
+        xs = [sg.placeholder(sg.float64, shape, name=f"x{i}") for i, shape in enumerate(shapes)]
+        y = build(*xs)
+        weight = rng.standard_normal(y.shape)
+        loss = sg.reduce_sum(y * weight)
+        f = sg.compile([loss, *sg.gradients(loss, xs)], name="checked")
+    values = [rng.standard_normal(shape) for shape in shapes]
+    direction = [rng.standard_normal(shape) for shape in shapes]
+    _, *grads = f(*values)
+    analytic = sum(float(np.vdot(g, d)) for g, d in zip(grads, direction, strict=True))
+    plus = f(*[v + step * d for v, d in zip(values, direction, strict=True)])[0]
+    minus = f(*[v - step * d for v, d in zip(values, direction, strict=True)])[0]
+    numeric = (plus - minus) / (2 * step)
+    assert numeric == pytest.approx(analytic, rel=1e-6, abs=1e-6)
+
+
+CASES = {
+    "conv_same_stride2": (
+        lambda x, w: sg.nn.conv2d(x, w, [1, 2, 2, 1], "SAME"),
+        [(2, 7, 6, 3), (3, 4, 3, 2)],
+    ),
+    "conv_valid_dilated": (
+        lambda x, w: sg.nn.conv2d(x, w, 1, "VALID", dilations=[1, 2, 3, 1]),
+        [(1, 8, 9, 2), (2, 3, 2, 2)],
+    ),
+    "conv_transpose_same_stride2": (
+        lambda v, w: sg.nn.conv2d_transpose(v, w, [1, 7, 6, 2], [1, 2, 2, 1], "SAME"),
+        [(3, 4, 3, 3), (3, 3, 2, 3)],
+    ),
+    # random values: no ties, and a step far smaller than the gaps between them
+    "max_pool_same_overlap": (
+        lambda x: sg.nn.max_pool(x, [1, 3, 3, 1], [1, 2, 1, 1], "SAME"),
+        [(2, 5, 6, 2)],
+    ),
+    "avg_pool_same_edges": (
+        lambda x: sg.nn.avg_pool(x, [1, 3, 2, 1], [1, 2, 2, 1], "SAME"),
+        [(2, 5, 7, 2)],
+    ),
+    "conv_pool_chain": (
+        lambda x, w: sg.nn.avg_pool(
+            sg.nn.max_pool(sg.tanh(sg.nn.conv2d(x, w, 1, "SAME")), 2, 2, "SAME"), 2, 1, "VALID"
+        ),
+        [(2, 7, 7, 1), (3, 3, 1, 4)],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_gradients_match_finite_differences(case: str) -> None:
+    build, shapes = CASES[case]
+    _directional_check(build, shapes, seed=sorted(CASES).index(case))
+
+
+def test_second_derivative_of_conv_matches_finite_differences() -> None:
+    """d/dw of (d sum(conv(x, w)**3) / dx) . v: through both backprop ops' own gradients."""
+    rng = np.random.default_rng(7)
+    xv, wv, v = rng.standard_normal((1, 5, 5, 2)), rng.standard_normal((3, 3, 2, 2)), None
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float64, xv.shape, name="x")
+        w = sg.placeholder(sg.float64, wv.shape, name="w")
+        v = rng.standard_normal(xv.shape)
+        inner = sg.reduce_sum(sg.nn.conv2d(x, w, [1, 2, 2, 1], "SAME") ** 3)
+        outer = sg.reduce_sum(sg.gradients(inner, x)[0] * v)
+        f = sg.compile([outer, *sg.gradients(outer, [x, w])], name="second")
+    _, gx, gw = f(xv, wv)
+    step = 1e-6
+    dx, dw = rng.standard_normal(xv.shape), rng.standard_normal(wv.shape)
+    numeric = (f(xv + step * dx, wv + step * dw)[0] - f(xv - step * dx, wv - step * dw)[0]) / (
+        2 * step
+    )
+    assert numeric == pytest.approx(np.vdot(gx, dx) + np.vdot(gw, dw), rel=1e-6)
+
+
+# --- a [None, h, w, c] placeholder, one module, two batch sizes -----------------------------
+
+
+@pytest.mark.parametrize("optimize", [True, False], ids=["fast", "readable"])
+def test_one_module_takes_two_batch_sizes(optimize: bool) -> None:
+    from tests.tf_parity.programs_conv import conv_none_batch_2, conv_none_batch_5
+
+    with sg.Graph().as_default():
+        built = conv_none_batch_2(sg)
+        x = next(iter(built["feeds"]))
+        y, loss, grads = built["fetches"]
+        f = sg.compile([y, loss, *grads], name="batched", optimize=optimize)
+    # the other program's feed, of batch 5, goes into the module compiled for batch 2's graph
+    with sg.Graph().as_default():
+        other = next(iter(conv_none_batch_5(sg)["feeds"].values()))
+    for feed, program in ((built["feeds"][x], "conv_none_batch_2"), (other, "conv_none_batch_5")):
+        compare_fetches(program, list(f(feed)), FIXTURES[program]["fetches"])
+
+
+def test_an_empty_batch_gives_empty_values_and_gradients() -> None:
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [None, 6, 6, 1], name="x")
+        w = sg.constant(np.ones((3, 3, 1, 2), np.float32))
+        y = sg.nn.max_pool(sg.nn.conv2d(x, w, 1, "SAME"), 2, 2, "VALID")
+        f = sg.compile([y, sg.gradients(sg.reduce_sum(y), x)[0]], name="empty")
+    value, grad = f(np.zeros((0, 6, 6, 1), np.float32))
+    assert value.shape == (0, 3, 3, 2) and value.dtype == np.float32
+    assert grad.shape == (0, 6, 6, 1) and grad.dtype == np.float32
+
+
+def test_static_shapes() -> None:
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [None, 28, 28, 1])
+        h = sg.nn.conv2d(x, sg.zeros([5, 5, 1, 32]), [1, 1, 1, 1], "SAME")
+        assert h.shape == (None, 28, 28, 32)
+        p = sg.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+        assert p.shape == (None, 14, 14, 32)
+        assert sg.nn.conv2d(p, sg.zeros([5, 5, 32, 64]), 2, "VALID").shape == (None, 5, 5, 64)
+        assert sg.nn.avg_pool(p, 3, 2, "SAME").shape == (None, 7, 7, 32)
+        assert sg.nn.bias_add(h, sg.zeros([32])).shape == (None, 28, 28, 32)
+        unknown = sg.placeholder(sg.float32, [None, None, None, 3])
+        assert sg.nn.conv2d(unknown, sg.zeros([3, 3, 3, 8]), 2, "SAME").shape == (
+            None,
+            None,
+            None,
+            8,
+        )
+
+
+# --- errors ------------------------------------------------------------------------------------
+
+
+def _error(build) -> str:  # type: ignore[no-untyped-def]
+    with sg.Graph().as_default(), pytest.raises(sg.SymgradError) as failure:
+        build()
+    return str(failure.value)
+
+
+def test_mismatched_channels_name_the_op_tensors_and_shapes() -> None:
+    def build() -> None:
+        x = sg.placeholder(sg.float32, [None, 28, 28, 1], name="images")
+        sg.nn.conv2d(x, sg.zeros([5, 5, 3, 32], name="kernel"), 1, "SAME")
+
+    message = _error(build)
+    assert "Conv2D" in message and "images" in message and "kernel" in message
+    assert "(None, 28, 28, 1)" in message and "(5, 5, 3, 32)" in message
+
+
+def test_shape_errors_are_value_errors() -> None:
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [None, 4, 4, 2], name="small")
+        w = sg.zeros([5, 5, 2, 1])
+        with pytest.raises(sg.ShapeError, match=r"Conv2D.*'VALID'.*small.*\(None, 4, 4, 2\)"):
+            sg.nn.conv2d(x, w, 1, "VALID")
+        with pytest.raises(ValueError, match="MaxPool.*'VALID'.*window"):
+            sg.nn.max_pool(x, 5, 1, "VALID")
+        with pytest.raises(sg.ShapeError, match="4-D"):
+            sg.nn.conv2d(sg.placeholder(sg.float32, [None, 4, 4]), w, 1, "SAME")
+        with pytest.raises(sg.ShapeError, match="filter"):
+            sg.nn.conv2d(x, sg.zeros([5, 2, 1]), 1, "SAME")
+
+
+@pytest.mark.parametrize(
+    "strides, match",
+    [
+        ([2, 1, 1, 1], "batch and channel"),
+        ([1, 0, 1, 1], "positive"),
+        ([1, 2, 2], "positive int or a list of 1, 2 or 4"),
+        ("2", "ints"),
+    ],
+)
+def test_bad_strides(strides: object, match: str) -> None:
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [None, 8, 8, 1])
+        with pytest.raises(sg.InvalidArgumentError, match=match):
+            sg.nn.conv2d(x, sg.zeros([3, 3, 1, 1]), strides, "SAME")
+        with pytest.raises(sg.InvalidArgumentError, match=match):
+            sg.nn.max_pool(x, 2, strides, "SAME")
+
+
+def test_other_argument_errors() -> None:
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [None, 8, 8, 1])
+        w = sg.zeros([3, 3, 1, 1])
+        with pytest.raises(sg.InvalidArgumentError, match="padding"):
+            sg.nn.conv2d(x, w, 1, "FULL")
+        with pytest.raises(sg.InvalidArgumentError, match="NHWC"):
+            sg.nn.conv2d(x, w, 1, "SAME", data_format="NCHW")
+        with pytest.raises(sg.InvalidArgumentError, match="cannot both"):
+            sg.nn.conv2d(x, w, 2, "SAME", dilations=2)
+        with pytest.raises(sg.DTypeError, match="floating"):
+            sg.nn.max_pool(sg.placeholder(sg.int32, [1, 4, 4, 1]), 2, 2, "SAME")
+        with pytest.raises(sg.ShapeError, match="conv2d_transpose.*gives"):
+            sg.nn.conv2d_transpose(sg.zeros([1, 3, 3, 1]), w, [1, 8, 8, 1], 2, "SAME")
+
+
+# --- goldens: a small conv-pool-dense module ---------------------------------------------------
+
+
+def _conv_pool_dense():  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(0)
+    images = sg.placeholder(sg.float32, [None, 8, 8, 1], name="images")
+    labels = sg.placeholder(sg.float32, [None, 3], name="labels")
+    kernel = sg.Variable(rng.standard_normal((3, 3, 1, 4)).astype(np.float32), name="kernel")
+    bias = sg.Variable(np.zeros(4, np.float32), name="bias")
+    dense = sg.Variable(rng.standard_normal((4 * 4 * 4, 3)).astype(np.float32), name="dense")
+    hidden = sg.nn.relu(sg.nn.bias_add(sg.nn.conv2d(images, kernel, 1, "SAME"), bias))
+    pooled = sg.nn.max_pool(hidden, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+    logits = sg.matmul(sg.reshape(pooled, [-1, 4 * 4 * 4]), dense)
+    loss = sg.reduce_mean(
+        sg.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits), name="loss"
+    )
+    return [loss, *sg.gradients(loss, [kernel, bias, dense])]
+
+
+@pytest.mark.parametrize("optimize", [True, False], ids=["fast", "readable"])
+def test_conv_pool_dense_module_matches_its_snapshot(symgrad_snapshot, optimize: bool) -> None:  # type: ignore[no-untyped-def]
+    with sg.Graph().as_default():
+        compiled = sg.compile(_conv_pool_dense(), name="conv_pool_dense", optimize=optimize)
+    form = "fast" if optimize else "readable"
+    symgrad_snapshot(compiled, GOLDEN / f"conv_pool_dense_{form}.py")
+    rng = np.random.default_rng(1)
+    images = rng.uniform(0, 1, (5, 8, 8, 1)).astype(np.float32)
+    labels = np.eye(3, dtype=np.float32)[[0, 1, 2, 0, 1]]
+    loss, *grads = compiled(images, labels)
+    assert loss.dtype == np.float32 and np.isfinite(loss)
+    assert [g.shape for g in grads] == [(3, 3, 1, 4), (4,), (64, 3)]
