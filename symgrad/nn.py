@@ -26,3 +26,32 @@ __all__ = [
     "softmax_cross_entropy_with_logits_v2",
     "sparse_softmax_cross_entropy_with_logits",
 ]
+
+# issue 15, item 5: the everyday elementwise, reduction and activation ops
+from .ops.elementwise import (
+    elu,
+    leaky_relu,
+    relu6,
+    selu,
+    softsign,
+)
+from .ops.nn_ops import (
+    batch_normalization,
+    l2_normalize,
+    moments,
+    weighted_cross_entropy_with_logits,
+    xw_plus_b,
+)
+
+__all__ += [
+    "elu",
+    "leaky_relu",
+    "relu6",
+    "selu",
+    "softsign",
+    "batch_normalization",
+    "l2_normalize",
+    "moments",
+    "weighted_cross_entropy_with_logits",
+    "xw_plus_b",
+]
