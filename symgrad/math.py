@@ -99,3 +99,82 @@ if not TYPE_CHECKING:
 
     def __getattr__(name: str) -> Any:
         raise missing_attribute(__name__, "math", name)
+
+
+# issue 15, item 5: the everyday elementwise, reduction and activation ops
+from .ops.elementwise import (
+    accumulate_n,
+    acos,
+    acosh,
+    add_n,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    ceil,
+    cosh,
+    div_no_nan,
+    floordiv,
+    floormod,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    mod,
+    sinh,
+    softsign,
+    tan,
+    truncatediv,
+    truncatemod,
+    xdivy,
+    xlogy,
+)
+from .ops.nn_ops import (
+    l2_normalize,
+)
+from .ops.reductions import (
+    argmax,
+    argmin,
+    count_nonzero,
+    reduce_all,
+    reduce_any,
+)
+
+__all__ += [
+    "acos",
+    "acosh",
+    "add_n",
+    "accumulate_n",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
+    "ceil",
+    "cosh",
+    "div_no_nan",
+    "divide_no_nan",
+    "floordiv",
+    "floormod",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
+    "mod",
+    "sinh",
+    "softsign",
+    "tan",
+    "truncatediv",
+    "truncatemod",
+    "xdivy",
+    "xlogy",
+    "argmax",
+    "argmin",
+    "count_nonzero",
+    "reduce_all",
+    "reduce_any",
+    "l2_normalize",
+]
+
+divide_no_nan = div_no_nan

@@ -62,3 +62,33 @@ if not TYPE_CHECKING:
 
     def __getattr__(name: str) -> Any:
         raise missing_attribute(__name__, "nn", name)
+
+
+# issue 15, item 5: the everyday elementwise, reduction and activation ops
+from .ops.elementwise import (
+    elu,
+    leaky_relu,
+    relu6,
+    selu,
+    softsign,
+)
+from .ops.nn_ops import (
+    batch_normalization,
+    l2_normalize,
+    moments,
+    weighted_cross_entropy_with_logits,
+    xw_plus_b,
+)
+
+__all__ += [
+    "elu",
+    "leaky_relu",
+    "relu6",
+    "selu",
+    "softsign",
+    "batch_normalization",
+    "l2_normalize",
+    "moments",
+    "weighted_cross_entropy_with_logits",
+    "xw_plus_b",
+]

@@ -323,6 +323,21 @@ UNARY = {
     "Floor": F.Floor,
     "Round": F.Round,
     "Identity": lambda x: x,
+    # issue 15, item 5: TF1's other elementwise math and activations
+    "Tan": sp.tan,
+    "Sinh": sp.sinh,
+    "Cosh": sp.cosh,
+    "Asin": sp.asin,
+    "Acos": sp.acos,
+    "Atan": sp.atan,
+    "Asinh": sp.asinh,
+    "Acosh": sp.acosh,
+    "Atanh": sp.atanh,
+    "Ceil": F.Ceil,
+    "Relu6": F.Relu6,
+    "Elu": F.Elu,
+    "Selu": F.Selu,
+    "Softsign": lambda x: x / (1 + F.Abs(x)),
 }
 BINARY = {
     "Add": lambda x, y: x + y,
@@ -333,6 +348,21 @@ BINARY = {
     "Maximum": F.Maximum,
     "Minimum": F.Minimum,
     "SquaredDifference": lambda x, y: (x - y) ** 2,
+    # issue 15, item 5
+    "Atan2": sp.atan2,
+    "FloorDiv": F.FloorDiv,
+    "FloorMod": F.FloorMod,
+    "TruncateDiv": F.TruncateDiv,
+    "TruncateMod": F.TruncateMod,
+    "DivNoNan": F.DivNoNan,
+    "Xlogy": F.Xlogy,
+    "Xdivy": F.Xdivy,
+}
+LOGICAL = {
+    "LogicalAnd": F.LogicalAnd,
+    "LogicalOr": F.LogicalOr,
+    "LogicalXor": F.LogicalXor,
+    "LogicalNot": F.LogicalNot,
 }
 PREDICATES = {
     "IsFinite": F.IsFinite,
@@ -345,7 +375,16 @@ COMPARISONS = {
     "Equal": F.Equal,
     "NotEqual": F.NotEqual,
 }
-for _type in [*UNARY, *BINARY, *COMPARISONS, *PREDICATES, "Select"]:
+for _type in [
+    *UNARY,
+    *BINARY,
+    *COMPARISONS,
+    *PREDICATES,
+    "Select",
+    *LOGICAL,
+    "AddN",
+    "ClipByValue",
+]:
     _define(_type)
 # Ops through which no gradient flows.
 _define("StopGradient", gradient=_no_gradient)
@@ -568,3 +607,252 @@ def zeros_like(
     <symgrad.Tensor 'ZerosLike:0' shape=(2,) dtype=float32>
     """
     return _filled_like("ZerosLike", sp.S.Zero, tensor, dtype, name, optimize)
+
+
+# --- issue 15, item 5: TF1's other elementwise ops -----------------------------------------
+
+tan, sinh, cosh = _unary("Tan"), _unary("Sinh"), _unary("Cosh")
+asin, acos, atan = _unary("Asin"), _unary("Acos"), _unary("Atan")
+asinh, acosh, atanh = _unary("Asinh"), _unary("Acosh"), _unary("Atanh")
+ceil = _unary("Ceil")
+relu6, elu, selu = _unary("Relu6"), _unary("Elu"), _unary("Selu")
+softsign = _unary("Softsign")
+
+
+def _binary_float(op_type: str, tf_name: str) -> Callable[..., Tensor]:
+    rule = BINARY[op_type]
+
+    def apply(x: Any, y: Any, name: str | None = None) -> Tensor:
+        return make_elementwise(op_type, rule, [x, y], name, allowed="float")
+
+    apply.__name__ = tf_name
+    apply.__doc__ = f"Elementwise ``{op_type}`` of two float tensors, as TF1's ``tf.{tf_name}``."
+    return apply
+
+
+def atan2(y: Any, x: Any, name: str | None = None) -> Tensor:
+    """The angle of the point ``(x, y)``: ``arctan(y / x)`` in the right quadrant.
+
+    Both arguments get gradients (``x / (x**2 + y**2)`` and ``-y / (x**2 + y**2)``), as in TF.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     print(round(float(sg.compile(sg.atan2(sg.constant(1.0), sg.constant(-1.0)))()), 4))
+    2.3562
+    """
+    return make_elementwise("Atan2", BINARY["Atan2"], [y, x], name, allowed="float")
+
+
+div_no_nan = _binary_float("DivNoNan", "div_no_nan")
+xlogy = _binary_float("Xlogy", "math.xlogy")
+xdivy = _binary_float("Xdivy", "math.xdivy")
+
+
+def floordiv(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """``x // y``, rounding towards minus infinity as Python does; no gradient, as in TF.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     print(sg.compile(sg.floordiv(sg.constant([7, -7]), 2))())
+    [ 3 -4]
+    """
+    return make_elementwise("FloorDiv", BINARY["FloorDiv"], [x, y], name)
+
+
+def floormod(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """``x % y`` with the sign of ``y``, as Python; TF's gradient (``-floordiv(x, y)`` for y).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     print(sg.compile(sg.mod(sg.constant([7, -7]), 3))())
+    [1 2]
+    """
+    return make_elementwise("FloorMod", BINARY["FloorMod"], [x, y], name)
+
+
+mod = floormod
+
+
+def truncatediv(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """Integer ``x / y`` rounded towards zero (C's division); no gradient, as in TF."""
+    return _integer_op("TruncateDiv", x, y, name)
+
+
+def truncatemod(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """The remainder of :func:`truncatediv`, with the sign of ``x`` (C's ``fmod``)."""
+    return make_elementwise("TruncateMod", BINARY["TruncateMod"], [x, y], name)
+
+
+def _integer_op(op_type: str, x: Any, y: Any, name: str | None) -> Tensor:
+    out = make_elementwise(op_type, BINARY[op_type], [x, y], name)
+    if not out.dtype.is_integer:
+        raise DTypeError(
+            f"symgrad: {op_type}: takes integer tensors, got '{out.op.inputs[0].name}' of dtype "
+            f"{out.dtype.name}; use symgrad.floordiv or symgrad.truediv for floats"
+        )
+    return out
+
+
+def div(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """TF1's ``tf.div``: Python 2 division, floor division for integers, true division else.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     print(sg.compile([sg.div(sg.constant(-7), 2), sg.div(sg.constant(-7.0), 2)])())
+    [np.int32(-4), np.float32(-3.5)]
+    """
+    dtype = next((v.dtype for v in (x, y) if isinstance(v, Tensor)), None)
+    if dtype is None:
+        dtype = _dtypes.infer_dtype(x, "Div")
+    if dtype.is_integer:
+        return floordiv(x, y, name)
+    return make_elementwise("RealDiv", BINARY["RealDiv"], [x, y], name)
+
+
+def _logical(op_type: str, tf_name: str) -> Callable[..., Tensor]:
+    rule = LOGICAL[op_type]
+
+    def apply(*operands: Any, name: str | None = None) -> Tensor:
+        out = make_elementwise(op_type, rule, list(operands), name, allowed="any")
+        if not out.dtype.is_bool:
+            tensor = next(t for t in out.op.inputs)
+            raise DTypeError(
+                f"symgrad: {op_type}: takes bool tensors, got '{tensor.name}' of dtype "
+                f"{tensor.dtype.name}; compare or cast it first"
+            )
+        return out
+
+    apply.__name__ = tf_name
+    apply.__doc__ = f"Elementwise ``{tf_name}`` of bool tensors (TF1's ``tf.{tf_name}``)."
+    return apply
+
+
+_logical_and, _logical_or = (
+    _logical("LogicalAnd", "logical_and"),
+    _logical("LogicalOr", "logical_or"),
+)
+_logical_xor, _logical_not = (
+    _logical("LogicalXor", "logical_xor"),
+    _logical("LogicalNot", "logical_not"),
+)
+
+
+def logical_and(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """``x and y`` elementwise, for bool tensors.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     print(sg.compile(sg.logical_and(sg.constant([True, True]), [True, False]))())
+    [ True False]
+    """
+    return _logical_and(x, y, name=name)
+
+
+def logical_or(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """``x or y`` elementwise, for bool tensors."""
+    return _logical_or(x, y, name=name)
+
+
+def logical_xor(x: Any, y: Any, name: str | None = "LogicalXor") -> Tensor:
+    """``x != y`` elementwise, for bool tensors."""
+    return _logical_xor(x, y, name=name)
+
+
+def logical_not(x: Any, name: str | None = None) -> Tensor:
+    """``not x`` elementwise, for a bool tensor."""
+    return _logical_not(x, name=name)
+
+
+def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Tensor:
+    """``x`` where ``x > 0``, else ``alpha * x``; the gradient at 0 is ``alpha``, as in TF.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     print(sg.compile(sg.nn.leaky_relu(sg.constant([-1.0, 2.0])))())
+    [-0.2  2. ]
+    """
+    if isinstance(features, Tensor) and features.dtype.is_integer:
+        features = cast(features, _dtypes.float32)  # as TF: integer features become float32
+    # ReluMask, not Greater: TF's LeakyReluGrad differentiates to zeros, not None.
+    return make_elementwise(
+        "LeakyRelu",
+        lambda x: F.Where(
+            F.ReluMask(x, 0), x, _number_for(alpha, _dtype_of(features), "LeakyRelu") * x
+        ),
+        [features],
+        name,
+        allowed="float",
+    )
+
+
+def _dtype_of(value: Any) -> _dtypes.DType:
+    return value.dtype if isinstance(value, Tensor) else _dtypes.infer_dtype(value, "op")
+
+
+_define("LeakyRelu")
+
+
+def add_n(inputs: Sequence[Any], name: str | None = None) -> Tensor:
+    """The sum of a list of tensors of one shape and dtype; each gets the whole gradient.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     print(sg.compile(sg.add_n([sg.constant(1.0), sg.constant(2.0), 3.0]))())
+    6.0
+    """
+    values = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+    if not values:
+        raise InvalidArgumentError("symgrad: AddN: inputs must be a non-empty list of tensors")
+    known = [v.shape for v in values if isinstance(v, Tensor) and is_fully_defined(v.shape)]
+    if any(s != known[0] for s in known):
+        listing = ", ".join(format_shape(s) for s in known)
+        raise ShapeError(f"symgrad: AddN: inputs must have one shape, got {listing}")
+    return make_elementwise("AddN", lambda *xs: sp.Add(*xs), values, name)
+
+
+def accumulate_n(
+    inputs: Sequence[Any], shape: Any = None, tensor_dtype: Any = None, name: str | None = None
+) -> Tensor:
+    """TF1's ``accumulate_n``: the same sum as :func:`add_n`."""
+    return add_n(inputs, name=name)
+
+
+def clip_by_value(
+    t: Any, clip_value_min: Any, clip_value_max: Any, name: str | None = None
+) -> Tensor:
+    """``t`` clipped into ``[clip_value_min, clip_value_max]``.
+
+    Computed as TF does, ``maximum(minimum(t, max), min)``: at a bound the gradient goes to ``t``
+    (ties of minimum and maximum go to their first argument), elsewhere to the bound it clips to.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     print(sg.compile(sg.clip_by_value(sg.constant([-2.0, 0.5, 2.0]), -1.0, 1.0))())
+    [-1.   0.5  1. ]
+    """
+    return make_elementwise(
+        "ClipByValue",
+        lambda x, low, high: F.Maximum(F.Minimum(x, high), low),
+        [t, clip_value_min, clip_value_max],
+        name,
+    )
+
+
+def to_float(x: Any, name: str = "ToFloat") -> Tensor:
+    """``cast(x, float32)``."""
+    return cast(x, _dtypes.float32, name=name)
+
+
+def to_double(x: Any, name: str = "ToDouble") -> Tensor:
+    """``cast(x, float64)``."""
+    return cast(x, _dtypes.float64, name=name)
+
+
+def to_int32(x: Any, name: str = "ToInt32") -> Tensor:
+    """``cast(x, int32)``."""
+    return cast(x, _dtypes.int32, name=name)
+
+
+def to_int64(x: Any, name: str = "ToInt64") -> Tensor:
+    """``cast(x, int64)``."""
+    return cast(x, _dtypes.int64, name=name)

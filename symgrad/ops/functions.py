@@ -471,3 +471,160 @@ def helper(name: str, *arguments: Any, dtype: str = "") -> Helper:
         Literal(dtype),
         *(a if isinstance(a, sp.Basic) else literal(a) for a in arguments),
     )
+
+
+# --- elementwise math and activations of TF1 (issue 15, item 5) ------------------------------
+
+
+class Ceil(_Elementwise):
+    """Round towards plus infinity; TF registers no gradient for it (None)."""
+
+
+class FloorDiv(_Elementwise):
+    """``x // y``: floor division as Python does it (TF's FloorDiv); no gradient, as in TF."""
+
+    nargs = 2
+    precedence = PRECEDENCE["Mul"]  # printed with ``//``
+
+
+class FloorMod(_Elementwise):
+    """``x % y`` with the sign of the divisor, as Python and TF's FloorMod.
+
+    TF's gradient: ``g`` for x and ``-g * floor_div(x, y)`` for y.
+    """
+
+    nargs = 2
+    precedence = PRECEDENCE["Mul"]  # printed with ``%``
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        x, y = self.args
+        return sp.S.One if argindex == 1 else -FloorDiv(x, y)
+
+
+class TruncateDiv(_Elementwise):
+    """Integer division rounding towards zero (C's ``/``); no gradient, as in TF."""
+
+    nargs = 2
+
+
+class TruncateMod(_Elementwise):
+    """The remainder with the sign of the dividend (C's ``fmod``); TF's gradient as FloorMod's
+    with truncating division."""
+
+    nargs = 2
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        x, y = self.args
+        return sp.S.One if argindex == 1 else -TruncateDiv(x, y)
+
+
+class Xlogy(_Elementwise):
+    """``x * log(y)``, 0 where x is 0 (even where y is 0): TF's Xlogy and its gradient."""
+
+    nargs = 2
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        x, y = self.args
+        if argindex == 1:
+            return Xlogy(NotEqual(x, 0), y)
+        return Xdivy(x, y)
+
+
+class Xdivy(_Elementwise):
+    """``x / y``, 0 where x is 0 (even where y is 0): TF's Xdivy and its gradient."""
+
+    nargs = 2
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        x, y = self.args
+        if argindex == 1:
+            return Xdivy(NotEqual(x, 0), y)
+        return Xdivy(-x, y**2)
+
+
+class DivNoNan(_Elementwise):
+    """``x / y``, 0 where y is 0: TF's DivNoNan, and its gradient (``_DivNoNanGrad``)."""
+
+    nargs = 2
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        x, y = self.args
+        if argindex == 1:
+            return DivNoNan(1, y)
+        return DivNoNan(DivNoNan(-x, y), y)
+
+
+class Relu6(_Elementwise):
+    """min(max(x, 0), 6); the gradient passes where 0 < x < 6, as TF's Relu6Grad."""
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        # ReluMask, not Greater: TF differentiates Relu6Grad to zeros, not None.
+        x = self.args[0]
+        return ReluMask(x, 0) * ReluMask(6, x)
+
+
+class Elu(_Elementwise):
+    """x where x > 0, else exp(x) - 1; TF's EluGrad reads the output: 1 or (y + 1)."""
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return Where(Greater(self.args[0], 0), 1, self + 1)
+
+
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+class Selu(_Elementwise):
+    """scale * (x where x > 0, else alpha * (exp(x) - 1)); TF's SeluGrad reads the output."""
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        scale = sp.Float(SELU_SCALE, 17)
+        return Where(Greater(self.args[0], 0), scale, self + scale * sp.Float(SELU_ALPHA, 17))
+
+
+class _Logical(_Elementwise):
+    """A logical operation on bool arrays (no gradient: its operands are bool)."""
+
+    nargs = 2
+    numpy_name = ""
+    boolean = True
+
+
+class LogicalAnd(_Logical):
+    numpy_name = "logical_and"
+
+
+class LogicalOr(_Logical):
+    numpy_name = "logical_or"
+
+
+class LogicalXor(_Logical):
+    numpy_name = "logical_xor"
+
+
+class ReduceAny(ReduceSum):
+    numpy_name = "any"
+
+    def result_dtype(self, dtype_of: Any) -> str:
+        return "bool"
+
+
+class ReduceAll(ReduceAny):
+    numpy_name = "all"
+
+
+class ArgMax(_Structural):
+    """``np.argmax(x, axis=a)`` (int64; ties give the first index, as in TF)."""
+
+    nargs = 2  # value, axis
+    numpy_name = "argmax"
+
+    def result_dtype(self, dtype_of: Any) -> str:
+        return "int64"
+
+
+class ArgMin(ArgMax):
+    numpy_name = "argmin"
+
+
+BOOLEAN_FUNCTIONS = (*BOOLEAN_FUNCTIONS, LogicalAnd, LogicalOr, LogicalXor)

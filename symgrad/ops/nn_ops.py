@@ -16,20 +16,32 @@ from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Operation, Tensor
 from ..shapes import Shape, broadcast_shapes, format_shape, is_fully_defined, shapes_compatible
 from . import functions as F
-from .array_ops import broadcast_to, one_hot_of_labels
+from .array_ops import broadcast_to, one_hot_of_labels, squeeze, stack
 from .elementwise import (
+    abs,
     add,
     cast,
     exp,
+    greater,
     greater_equal,
     identity,
+    log1p,
+    maximum,
+    minimum,
+    multiply,
+    ones_like,
+    relu,
+    rsqrt,
     softplus,
+    sqrt,
     square,
     squared_difference,
+    stop_gradient,
     where,
     zero_gradient,
     zeros_like,
 )
+from .linalg import matmul
 from .reductions import broadcast_gradient, reduce_mean, reduce_sum
 from .registry import OpDef, register
 from .sources import convert_to_tensor
@@ -373,3 +385,198 @@ __all__ = [
     "bias_add",
     "mean_squared_error",
 ]
+
+
+# --- issue 15, item 5: normalizations, weighted cross-entropy, clipping by norm ------------
+# Each is written as TensorFlow writes it (nn_impl.py, clip_ops.py), so that its value and
+# its gradient at special points (zero norms, ties of maximum/minimum) are TF's.
+
+
+def _same_dtype(value: Any, like: Tensor) -> Tensor:
+    return convert_to_tensor(value, dtype=like.dtype) if not isinstance(value, Tensor) else value
+
+
+def l2_normalize(
+    x: Any,
+    axis: Any = None,
+    epsilon: float = 1e-12,
+    name: str | None = None,
+    dim: Any = None,
+) -> Tensor:
+    """``x / sqrt(max(sum(x**2, axis), epsilon))``; ``dim`` is TF1's old name of ``axis``.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     print(sg.compile(sg.nn.l2_normalize(sg.constant([3.0, 4.0]), 0))())
+    [0.6 0.8]
+    """
+    x = convert_to_tensor(x)
+    axis = dim if axis is None else axis
+    square_sum = reduce_sum(square(x), axis, keepdims=True)
+    return multiply(x, rsqrt(maximum(square_sum, epsilon)), name=name)
+
+
+def moments(
+    x: Any,
+    axes: Any,
+    shift: Any = None,
+    name: str | None = None,
+    keep_dims: bool | None = None,
+    keepdims: bool | None = None,
+) -> tuple[Tensor, Tensor]:
+    """Mean and variance of ``x`` over ``axes``; the variance's gradient does not flow through
+    the mean (TF's ``stop_gradient``), float16 is computed in float32.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     mean, variance = sg.nn.moments(sg.constant([1.0, 2.0, 3.0, 6.0]), axes=[0])
+    ...     print(sg.compile([mean, variance])())
+    [np.float32(3.0), np.float32(3.5)]
+    """
+    x = convert_to_tensor(x)
+    keep = bool(keepdims if keepdims is not None else keep_dims)
+    y = cast(x, "float32") if x.dtype.name == "float16" else x
+    mean = reduce_mean(y, axes, keepdims=True, name="mean")
+    variance = reduce_mean(
+        squared_difference(y, stop_gradient(mean)), axes, keepdims=True, name="variance"
+    )
+    if not keep:
+        mean, variance = squeeze(mean, axes), squeeze(variance, axes)
+    if x.dtype.name == "float16":
+        mean, variance = cast(mean, x.dtype), cast(variance, x.dtype)
+    return mean, variance
+
+
+def batch_normalization(
+    x: Any,
+    mean: Any,
+    variance: Any,
+    offset: Any,
+    scale: Any,
+    variance_epsilon: float,
+    name: str | None = None,
+) -> Tensor:
+    """``scale * (x - mean) / sqrt(variance + epsilon) + offset``, arranged as TF computes it.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     y = sg.nn.batch_normalization(sg.constant([1.0, 3.0]), 2.0, 1.0, None, None, 0.0)
+    ...     print(sg.compile(y)())
+    [-1.  1.]
+    """
+    x = convert_to_tensor(x)
+    mean, variance = _same_dtype(mean, x), _same_dtype(variance, x)
+    inv = rsqrt(variance + variance_epsilon)
+    if scale is not None:
+        inv = inv * _same_dtype(scale, x)
+    shift = -mean * inv if offset is None else _same_dtype(offset, x) - mean * inv
+    return add(x * inv, shift, name=name)
+
+
+def weighted_cross_entropy_with_logits(
+    labels: Any = None,
+    logits: Any = None,
+    pos_weight: Any = None,
+    name: str | None = None,
+    targets: Any = None,
+) -> Tensor:
+    """Sigmoid cross-entropy with positive examples weighted by ``pos_weight``, finite for any
+    logits (TF's ``(1 - z) * x + (1 + (q - 1) * z) * (log1p(exp(-|x|)) + relu(-x))``).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     loss = sg.nn.weighted_cross_entropy_with_logits([1.0], [0.0], pos_weight=2.0)
+    ...     print(round(float(sg.compile(loss)()[0]), 4))
+    1.3863
+    """
+    labels = targets if labels is None else labels
+    if labels is None or logits is None or pos_weight is None:
+        raise InvalidArgumentError(
+            "symgrad: weighted_cross_entropy_with_logits: needs labels (or targets), logits "
+            "and pos_weight"
+        )
+    logits = convert_to_tensor(logits)
+    _floating(logits, "weighted_cross_entropy_with_logits")
+    labels = _same_dtype(labels, logits)
+    log_weight = 1 + (_same_dtype(pos_weight, logits) - 1) * labels
+    return add(
+        (1 - labels) * logits,
+        log_weight * (log1p(exp(-abs(logits))) + relu(-logits)),
+        name=name,
+    )
+
+
+def xw_plus_b(x: Any, weights: Any, biases: Any, name: str | None = None) -> Tensor:
+    """``matmul(x, weights) + biases`` (TF1's ``nn.xw_plus_b``).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     y = sg.nn.xw_plus_b(sg.constant([[1.0, 2.0]]), sg.constant([[1.0], [1.0]]), [0.5])
+    ...     print(sg.compile(y)())
+    [[3.5]]
+    """
+    return bias_add(matmul(x, weights), biases, name=name)
+
+
+def global_norm(t_list: Sequence[Any], name: str | None = None) -> Tensor:
+    """``sqrt(sum of squares of every element of every tensor)``; None entries are skipped.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     print(sg.compile(sg.global_norm([sg.constant([3.0]), sg.constant([[4.0]])]))())
+    5.0
+    """
+    values = [convert_to_tensor(t) for t in t_list if t is not None]
+    if not values:
+        raise InvalidArgumentError("symgrad: global_norm: t_list has no tensors")
+    half_squared_norm = reduce_sum(stack([l2_loss(v) for v in values]))
+    return sqrt(half_squared_norm * 2, name=name or "global_norm")
+
+
+def clip_by_global_norm(
+    t_list: Sequence[Any], clip_norm: Any, use_norm: Any = None, name: str | None = None
+) -> tuple[list[Tensor | None], Tensor]:
+    """Scale every tensor of ``t_list`` by ``clip_norm / max(global_norm, clip_norm)``.
+
+    Returns the scaled list (None stays None) and the global norm; an infinite norm gives NaN
+    tensors, as in TF.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     (clipped,), norm = sg.clip_by_global_norm([sg.constant([3.0, 4.0])], 1.0)
+    ...     print(sg.compile([clipped, norm])())
+    [array([0.6, 0.8], dtype=float32), np.float32(5.0)]
+    """
+    values = list(t_list)
+    if use_norm is None:
+        use_norm = global_norm(values)
+    use_norm = convert_to_tensor(use_norm)
+    clip = _same_dtype(clip_norm, use_norm)
+    scale_for_finite = clip * minimum(1.0 / use_norm, 1.0 / clip)
+    scale = scale_for_finite + (use_norm - use_norm)  # NaN if the norm is not finite
+    clipped: list[Tensor | None] = []
+    for v in values:
+        if v is None:
+            clipped.append(None)
+            continue
+        v = convert_to_tensor(v)
+        clipped.append(identity(v * (scale if v.dtype == scale.dtype else cast(scale, v.dtype))))
+    return clipped, use_norm
+
+
+def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: str | None = None) -> Tensor:
+    """``t * clip_norm / max(l2norm(t, axes), clip_norm)``; a zero ``t`` stays zero, as in TF.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     print(sg.compile(sg.clip_by_norm(sg.constant([3.0, 4.0]), 1.0))())
+    [0.6 0.8]
+    """
+    t = convert_to_tensor(t)
+    clip = _same_dtype(clip_norm, t)
+    l2sum = reduce_sum(t * t, axes, keepdims=True)
+    positive = greater(l2sum, 0)
+    # sqrt only of positive sums (TF's "safe sqrt"): its gradient at 0 would be inf * 0.
+    l2sum_safe = where(positive, l2sum, ones_like(l2sum))
+    l2norm = where(positive, sqrt(l2sum_safe), l2sum)
+    return identity(t * clip / maximum(l2norm, clip), name=name)

@@ -13,6 +13,7 @@ from typing import Any
 
 import sympy as sp
 
+from .. import dtypes as _dtypes
 from ..errors import DTypeError, InvalidArgumentError
 from ..graph import Operation, Tensor
 from ..shapes import Shape, is_fully_defined, normalize_axes, num_elements, squeeze_axes
@@ -25,6 +26,7 @@ from .elementwise import (
     identity,
     is_finite,
     log,
+    not_equal,
     stop_gradient,
     where,
     zeros_like,
@@ -34,6 +36,8 @@ from .registry import Lowered, OpDef, register
 from .sources import convert_to_tensor
 
 # --- reduce_sum / reduce_mean -------------------------------------------------------------
+
+LOGICAL_REDUCTIONS = ("Any", "All")  # reductions of bool tensors
 
 
 def _reduce(
@@ -49,8 +53,12 @@ def _reduce(
     if axis is None:
         axis = reduction_indices
     keepdims = bool(keepdims if keepdims is not None else keep_dims)
-    if x.dtype.is_bool:
+    if x.dtype.is_bool and op_type not in LOGICAL_REDUCTIONS:
         raise DTypeError(f"symgrad: {op_type}: cannot reduce bool tensor '{x.name}'; cast it first")
+    if op_type in LOGICAL_REDUCTIONS and not x.dtype.is_bool:
+        raise DTypeError(
+            f"symgrad: {op_type}: reduces bool tensors, got '{x.name}' of dtype {x.dtype.name}"
+        )
     if isinstance(axis, Tensor):
         if axis.shape != ():
             raise InvalidArgumentError(
@@ -387,4 +395,164 @@ register(
         value_lowering=True,
         signature=like_signature,
     )
+)
+
+
+# --- issue 15, item 5: reduce_any / reduce_all / count_nonzero / argmax / argmin ----------
+
+
+def reduce_any(
+    input_tensor: Any,
+    axis: Any = None,
+    keepdims: bool | None = None,
+    name: str | None = None,
+    reduction_indices: Any = None,
+    keep_dims: bool | None = None,
+) -> Tensor:
+    """Logical or of a bool tensor over ``axis`` (all axes by default), like ``tf.reduce_any``.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     print(sg.compile(sg.reduce_any(sg.constant([[True, False], [False, False]]), 1))())
+    [ True False]
+    """
+    return _reduce("Any", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_all(
+    input_tensor: Any,
+    axis: Any = None,
+    keepdims: bool | None = None,
+    name: str | None = None,
+    reduction_indices: Any = None,
+    keep_dims: bool | None = None,
+) -> Tensor:
+    """Logical and of a bool tensor over ``axis`` (all axes by default), like ``tf.reduce_all``."""
+    return _reduce("All", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def _no_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
+    return [None] * len(op.inputs)
+
+
+register(
+    OpDef(
+        "Any", lower=_lower_reduce(F.ReduceAny), gradient=_no_gradient, signature=_reduce_signature
+    )
+)
+register(
+    OpDef(
+        "All", lower=_lower_reduce(F.ReduceAll), gradient=_no_gradient, signature=_reduce_signature
+    )
+)
+
+
+def count_nonzero(
+    input_tensor: Any = None,
+    axis: Any = None,
+    keepdims: bool | None = None,
+    dtype: Any = _dtypes.int64,
+    name: str | None = None,
+    reduction_indices: Any = None,
+    keep_dims: bool | None = None,
+    input: Any = None,
+) -> Tensor:
+    """How many elements are not zero over ``axis``, as ``dtype`` (int64), like TF1's.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     print(sg.compile(sg.count_nonzero(sg.constant([[0.0, 1.5], [2.0, 3.0]]), axis=1))())
+    [1 2]
+    """
+    value = convert_to_tensor(input_tensor if input_tensor is not None else input)
+    zero = False if value.dtype.is_bool else 0
+    nonzero = cast(not_equal(value, zero), _dtypes.int64)
+    if _dtypes.as_dtype(dtype) == _dtypes.int64:
+        return reduce_sum(nonzero, axis, keepdims, name, reduction_indices, keep_dims)
+    count = reduce_sum(nonzero, axis, keepdims, None, reduction_indices, keep_dims)
+    return cast(count, dtype, name=name)
+
+
+def _arg_reduce(
+    op_type: str, input: Any, axis: Any, name: str | None, dimension: Any, output_type: Any
+) -> Tensor:
+    x = convert_to_tensor(input)
+    if axis is not None and dimension is not None:
+        raise InvalidArgumentError(
+            f"symgrad: {op_type}: give axis or its old name dimension, not both"
+        )
+    axis = dimension if axis is None else axis
+    if isinstance(axis, Tensor):
+        if axis.op.type != "Const":
+            raise InvalidArgumentError(
+                f"symgrad: {op_type}: axis must be known when the graph is built, not "
+                f"computed tensor '{axis.name}'"
+            )
+        axis = axis.op.attrs["value"]
+    axis = 0 if axis is None else int(axis)  # TF1: axis None means 0
+    out_dtype = _dtypes.as_dtype(output_type)
+    if not out_dtype.is_integer:
+        raise DTypeError(f"symgrad: {op_type}: output_type must be int32 or int64, got {out_dtype}")
+    if x.dtype.is_bool:
+        raise DTypeError(f"symgrad: {op_type}: takes a numeric tensor, got bool '{x.name}'")
+    if x.shape is None:
+        raise InvalidArgumentError(
+            f"symgrad: {op_type}: tensor '{x.name}' needs a known rank; give its placeholder a shape"
+        )
+    if not x.shape:
+        raise InvalidArgumentError(f"symgrad: {op_type}: tensor '{x.name}' is a scalar")
+    axes = normalize_axes(axis, len(x.shape), op_type, x.name)
+    shape = squeeze_axes(x.shape, axes, False)
+    indices = x.graph.create_op(
+        op_type,
+        [x],
+        {"axes": axes, "keepdims": False},
+        [(shape, _dtypes.int64)],
+        name=None if out_dtype != _dtypes.int64 else name,
+    ).outputs[0]
+    return indices if out_dtype == _dtypes.int64 else cast(indices, out_dtype, name=name)
+
+
+def argmax(
+    input: Any,
+    axis: Any = None,
+    name: str | None = None,
+    dimension: Any = None,
+    output_type: Any = _dtypes.int64,
+) -> Tensor:
+    """The index of the largest value along ``axis`` (0 if None, as TF1); ties give the first.
+
+    No gradient flows through it.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     print(sg.compile(sg.argmax(sg.constant([[1.0, 3.0, 3.0], [2.0, 0.0, 1.0]]), 1))())
+    [1 0]
+    """
+    return _arg_reduce("ArgMax", input, axis, name, dimension, output_type)
+
+
+def argmin(
+    input: Any,
+    axis: Any = None,
+    name: str | None = None,
+    dimension: Any = None,
+    output_type: Any = _dtypes.int64,
+) -> Tensor:
+    """The index of the smallest value along ``axis`` (0 if None, as TF1); ties give the first."""
+    return _arg_reduce("ArgMin", input, axis, name, dimension, output_type)
+
+
+def _lower_arg(node: type) -> Any:
+    def lower(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
+        return node(operands[0], sp.Integer(op.attrs["axes"][0]))
+
+    return lower
+
+
+register(
+    OpDef("ArgMax", lower=_lower_arg(F.ArgMax), gradient=_no_gradient, signature=_reduce_signature)
+)
+register(
+    OpDef("ArgMin", lower=_lower_arg(F.ArgMin), gradient=_no_gradient, signature=_reduce_signature)
 )

@@ -369,6 +369,79 @@ class Printer(NumPyPrinter):
         method = {"normal": "standard_normal", "uniform": "random"}[kind]
         return f"{generator}.{method}({self._print(size)}, dtype={_np(self, drawn)}){after}"
 
+    # --- elementwise math, activations, logical ops, argmax (issue 15, item 5) ---
+
+    def _print_Ceil(self, expr: F.Ceil) -> str:
+        return _call(self, "ceil", expr.args[0])
+
+    def _print_FloorDiv(self, expr: F.FloorDiv) -> str:
+        return _call(self, "floor_divide", *expr.args)
+
+    def _print_FloorMod(self, expr: F.FloorMod) -> str:
+        return _call(self, "mod", *expr.args)
+
+    def _print_TruncateMod(self, expr: F.TruncateMod) -> str:
+        return _call(self, "fmod", *expr.args)
+
+    def _print_TruncateDiv(self, expr: F.TruncateDiv) -> str:
+        # x - fmod(x, y) is an exact multiple of y: floor division of it truncates x / y.
+        x, y = (self.parenthesize(a, PRECEDENCE["Mul"], strict=True) for a in expr.args)
+        return f"({x} - {_call(self, 'fmod', *expr.args)}) // {y}"
+
+    def _guarded(self, expr: sp.Expr, combine: str) -> str:
+        """``x <combine> y`` where x (Xlogy, Xdivy) or y (DivNoNan) is not 0, else 0; the other
+        branch sees 1 in place of y, so np.where discards no inf or NaN and NumPy warns of none."""
+        x, y = expr.args
+        zero_at = x if combine != "div_no_nan" else y
+        np_ = self._module_format("numpy")
+        test = f"{_call(self, 'equal', zero_at, 0)}"
+        safe_y = f"{np_}.where({test}, 1, {self._print(y)})"
+        if combine == "log":
+            value = f"{self.parenthesize(x, PRECEDENCE['Mul'], strict=False)}*{np_}.log({safe_y})"
+        else:
+            value = f"{self.parenthesize(x, PRECEDENCE['Mul'], strict=False)}/{safe_y}"
+        return f"{np_}.where({test}, 0, {value})"
+
+    def _print_Xlogy(self, expr: F.Xlogy) -> str:
+        return self._guarded(expr, "log")
+
+    def _print_Xdivy(self, expr: F.Xdivy) -> str:
+        return self._guarded(expr, "div")
+
+    def _print_DivNoNan(self, expr: F.DivNoNan) -> str:
+        return self._guarded(expr, "div_no_nan")
+
+    def _print_Relu6(self, expr: F.Relu6) -> str:
+        return _call(self, "clip", expr.args[0], 0, 6)
+
+    def _print_Elu(self, expr: F.Elu) -> str:
+        # expm1 of the negative part only: no overflow warning for large positive x.
+        x = expr.args[0]
+        negative = _call(self, "expm1", F.Minimum(x, 0))
+        return f"{_np(self, 'where')}({self._print(F.Greater(x, 0))}, {self._print(x)}, {negative})"
+
+    def _print_Selu(self, expr: F.Selu) -> str:
+        x = expr.args[0]
+        np_ = self._module_format("numpy")
+        scale = self._float_literal(F.SELU_SCALE)
+        alpha = self._float_literal(F.SELU_ALPHA)
+        negative = f"{alpha}*{_call(self, 'expm1', F.Minimum(x, 0))}"
+        return f"{scale}*{np_}.where({self._print(F.Greater(x, 0))}, {self._print(x)}, {negative})"
+
+    def _print__Logical(self, expr: F._Logical) -> str:
+        return _call(self, expr.numpy_name, *expr.args)
+
+    def _print_ArgMax(self, expr: F.ArgMax) -> str:
+        value, axis = expr.args
+        return f"{_np(self, expr.numpy_name)}({self._print(value)}, axis={int(axis)})"
+
+    _print_ArgMin = _print_ArgMax
+    _print_LogicalAnd = _print__Logical
+    _print_LogicalOr = _print__Logical
+    _print_LogicalXor = _print__Logical
+    _print_ReduceAny = _print_ReduceSum
+    _print_ReduceAll = _print_ReduceSum
+
     # SymPy looks up ``_print_<class name>`` for the concrete class only (not for a
     # Function's intermediate base classes), so subclasses name their base's rule.
     _print_ReduceMean = _print_ReduceSum
