@@ -240,7 +240,9 @@ def test_sigkill_during_save_always_leaves_the_last_complete_checkpoint(tmp_path
         logged = {int(p[1]): p[2] for p in (ln.split() for ln in lines) if p[0] == "start"}
         finished = [int(ln.split()[1]) for ln in lines if ln.startswith("done")]
         latest = sg.train.latest_checkpoint(folder)
-        assert latest is not None
+        if latest is None:  # killed inside the very first save (a loaded machine is slow)
+            assert not finished
+            continue
         arrays = sg.checkpoint.read_checkpoint(latest)
         saved_step = int(arrays["global_step"])
         assert saved_step <= max(logged)
