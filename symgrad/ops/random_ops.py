@@ -181,6 +181,8 @@ for _type in (
 
 def _draw_shape(shape: Any, op: str) -> tuple[Shape, Tensor | None]:
     """(static shape, tensor whose run-time shape it is): ``tf.shape(x)`` keeps x's shape."""
+    if hasattr(shape, "as_list"):  # a TensorShape (``x.get_shape()``)
+        shape = shape.as_list()
     if isinstance(shape, Tensor) and shape.op.type == "Shape":
         like = shape.op.inputs[0]
         return like.shape, like
