@@ -30,6 +30,8 @@ from . import dtypes as _dtypes
 from .errors import InvalidArgumentError, ShapeError
 from .graph import Tensor, name_scope
 from .ops.array_ops import reshape, where
+from .ops.conv_ops import avg_pool, max_pool
+from .ops.conv_ops import conv2d as _nn_conv2d
 from .ops.elementwise import add, cast, identity, multiply, rsqrt, subtract
 from .ops.init_ops import ones_initializer, zeros_initializer
 from .ops.linalg import matmul, tensordot
@@ -179,6 +181,169 @@ def flatten(inputs: Any, name: str | None = None, data_format: str = "channels_l
         for d in rest:
             size *= int(d)  # type: ignore[arg-type]  # None excluded just above
         return reshape(x, [-1, size])
+
+
+# --- convolution and pooling ------------------------------------------------------------------------
+def _pair(value: Any, what: str, layer: str) -> tuple[int, int]:
+    """TF1's ``normalize_tuple``: an int or a pair of ints."""
+    pair = (value, value) if isinstance(value, int) else tuple(value)
+    if len(pair) != 2 or not all(isinstance(v, int) and v > 0 for v in pair):
+        raise InvalidArgumentError(
+            f"layers.{layer}: {what} must be a positive int or a pair of them, not {value!r}"
+        )
+    return int(pair[0]), int(pair[1])
+
+
+def _padding(padding: str, layer: str) -> str:
+    mode = str(padding).upper()
+    if mode not in ("SAME", "VALID"):
+        raise InvalidArgumentError(
+            f"layers.{layer}: padding must be 'same' or 'valid', not {padding!r}"
+        )
+    return mode
+
+
+def _channels_last(data_format: str, layer: str) -> None:
+    if data_format != "channels_last":
+        raise InvalidArgumentError(
+            f"layers.{layer}: only data_format='channels_last' (NHWC) is supported, not {data_format!r}"
+        )
+
+
+def conv2d(
+    inputs: Any,
+    filters: int,
+    kernel_size: Any,
+    strides: Any = (1, 1),
+    padding: str = "valid",
+    data_format: str = "channels_last",
+    dilation_rate: Any = (1, 1),
+    activation: Callable[[Tensor], Tensor] | None = None,
+    use_bias: bool = True,
+    kernel_initializer: Any = None,
+    bias_initializer: Any = None,
+    kernel_regularizer: Any = None,
+    bias_regularizer: Any = None,
+    activity_regularizer: Any = None,
+    kernel_constraint: Any = None,
+    bias_constraint: Any = None,
+    trainable: bool = True,
+    name: str | None = None,
+    reuse: Any = None,
+) -> Tensor:
+    """``tf.layers.conv2d``: ``activation(nn.conv2d(inputs, kernel) + bias)`` on NHWC inputs.
+
+    The variables are ``<name>/kernel`` (``[kh, kw, in_channels, filters]``, Glorot uniform
+    unless ``kernel_initializer`` says otherwise) and ``<name>/bias`` (zeros); ``name``
+    defaults to ``conv2d``, made unique. ``padding`` is ``"valid"`` (TF1's default) or
+    ``"same"``.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float32, [None, 28, 28, 1])
+    ...     y = sg.layers.conv2d(x, 32, 5, padding="same", activation=sg.nn.relu)
+    ...     [v.op.name for v in sg.global_variables()], tuple(y.shape)
+    (['conv2d/kernel', 'conv2d/bias'], (None, 28, 28, 32))
+    """
+    if kernel_constraint is not None or bias_constraint is not None:
+        raise InvalidArgumentError(
+            "layers.conv2d: kernel_constraint/bias_constraint are not supported"
+        )
+    _channels_last(data_format, "conv2d")
+    x = convert_to_tensor(inputs)
+    shape = _known_rank(x, "conv2d")
+    if len(shape) != 4 or shape[-1] is None:
+        raise ShapeError(
+            f"layers.conv2d: the input {x.name!r} of shape {format_shape(shape)} must be "
+            "[batch, height, width, channels] with known channels"
+        )
+    kh, kw = _pair(kernel_size, "kernel_size", "conv2d")
+    sh, sw = _pair(strides, "strides", "conv2d")
+    dh, dw = _pair(dilation_rate, "dilation_rate", "conv2d")
+    with variable_scope(name, default_name="conv2d", reuse=reuse):
+        kernel = get_variable(
+            "kernel",
+            [kh, kw, shape[-1], int(filters)],
+            dtype=x.dtype,
+            initializer=kernel_initializer,
+            regularizer=kernel_regularizer,
+            trainable=trainable,
+        )
+        y = _nn_conv2d(
+            x, kernel, [1, sh, sw, 1], _padding(padding, "conv2d"), dilations=[1, dh, dw, 1]
+        )
+        if use_bias:
+            bias = get_variable(
+                "bias",
+                [int(filters)],
+                dtype=x.dtype,
+                initializer=zeros_initializer() if bias_initializer is None else bias_initializer,
+                regularizer=bias_regularizer,
+                trainable=trainable,
+            )
+            y = bias_add(y, bias)
+        output = _activate(y, activation)
+        _regularize(output, activity_regularizer)
+        return output
+
+
+def _pooling2d(
+    pool: Callable[..., Tensor],
+    layer: str,
+    inputs: Any,
+    pool_size: Any,
+    strides: Any,
+    padding: str,
+    data_format: str,
+    name: str | None,
+) -> Tensor:
+    _channels_last(data_format, layer)
+    ph, pw = _pair(pool_size, "pool_size", layer)
+    sh, sw = _pair(strides, "strides", layer)
+    with name_scope(name or layer):
+        return pool(inputs, [1, ph, pw, 1], [1, sh, sw, 1], _padding(padding, layer))
+
+
+def max_pooling2d(
+    inputs: Any,
+    pool_size: Any,
+    strides: Any,
+    padding: str = "valid",
+    data_format: str = "channels_last",
+    name: str | None = None,
+) -> Tensor:
+    """``tf.layers.max_pooling2d``: :func:`symgrad.nn.max_pool` with TF1's layer arguments.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float32, [None, 28, 28, 32])
+    ...     tuple(sg.layers.max_pooling2d(x, 2, 2).shape)
+    (None, 14, 14, 32)
+    """
+    return _pooling2d(
+        max_pool, "max_pooling2d", inputs, pool_size, strides, padding, data_format, name
+    )
+
+
+def average_pooling2d(
+    inputs: Any,
+    pool_size: Any,
+    strides: Any,
+    padding: str = "valid",
+    data_format: str = "channels_last",
+    name: str | None = None,
+) -> Tensor:
+    """``tf.layers.average_pooling2d``: :func:`symgrad.nn.avg_pool` with TF1's layer arguments.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float32, [None, 5, 5, 3])
+    ...     tuple(sg.layers.average_pooling2d(x, 2, 2, padding="same").shape)
+    (None, 3, 3, 3)
+    """
+    return _pooling2d(
+        avg_pool, "average_pooling2d", inputs, pool_size, strides, padding, data_format, name
+    )
 
 
 # --- batch normalization ---------------------------------------------------------------------------
@@ -344,4 +509,12 @@ def batch_normalization(
         return normalize(mean_used, variance_used)
 
 
-__all__ = ["batch_normalization", "dense", "dropout", "flatten"]
+__all__ = [
+    "average_pooling2d",
+    "batch_normalization",
+    "conv2d",
+    "dense",
+    "dropout",
+    "flatten",
+    "max_pooling2d",
+]

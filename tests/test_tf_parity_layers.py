@@ -94,3 +94,27 @@ def test_batch_norm_training_placeholder_chooses_per_run() -> None:
     np.testing.assert_allclose(normalized.mean(axis=0), [0.0, 0.0], atol=1e-12)
     np.testing.assert_allclose(normalized.std(axis=0), [1.0, 1.0], rtol=1e-12)
     np.testing.assert_allclose(inference, data)  # moving mean 0, moving variance 1
+
+
+def test_conv_layers_name_and_check_their_arguments() -> None:
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [None, 8, 8, 3])
+        sg.layers.conv2d(x, 4, 3)
+        sg.layers.conv2d(x, 4, 3)
+        assert [v.op.name for v in sg.trainable_variables()] == [
+            "conv2d/kernel",
+            "conv2d/bias",
+            "conv2d_1/kernel",
+            "conv2d_1/bias",
+        ]
+        assert tuple(sg.trainable_variables()[0].shape) == (3, 3, 3, 4)
+        with pytest.raises(sg.InvalidArgumentError, match="padding must be 'same' or 'valid'"):
+            sg.layers.conv2d(x, 4, 3, padding="full")
+        with pytest.raises(sg.InvalidArgumentError, match="channels_last"):
+            sg.layers.max_pooling2d(x, 2, 2, data_format="channels_first")
+        with pytest.raises(sg.InvalidArgumentError, match="pool_size must be a positive int"):
+            sg.layers.average_pooling2d(x, 0, 2)
+        with pytest.raises(
+            sg.ShapeError, match=r"layers\.conv2d.*\[batch, height, width, channels\]"
+        ):
+            sg.layers.conv2d(sg.placeholder(sg.float32, [None, 8]), 4, 3)

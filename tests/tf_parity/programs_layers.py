@@ -127,3 +127,67 @@ def batch_norm_inference_after_updates(tf):
         "feeds": {x: _arr(12, (4, 3), -1.0, 4.0)},
         "before": [tf.group(*update_ops)] * 3,
     }
+
+
+@_program
+def conv2d_same_relu_max_pooling(tf):
+    x = tf.placeholder(tf.float64, [None, 6, 6, 2], name="x")
+    c = tf.layers.conv2d(
+        x,
+        3,
+        3,
+        padding="same",
+        activation=tf.nn.relu,
+        kernel_initializer=tf.constant_initializer(_kernel(13, (3, 3, 2, 3))),
+        bias_initializer=tf.constant_initializer(0.1),
+    )
+    p = tf.layers.max_pooling2d(c, 2, 2)
+    loss = tf.reduce_sum(tf.square(p))
+    return {
+        "fetches": [c, p, loss] + tf.gradients(loss, [x] + tf.trainable_variables()),
+        "feeds": {x: _arr(14, (2, 6, 6, 2))},
+    }
+
+
+@_program
+def conv2d_valid_strided_average_pooling_same(tf):
+    x = tf.placeholder(tf.float32, [None, 7, 7, 1], name="x")
+    c = tf.layers.conv2d(
+        x,
+        2,
+        (3, 2),
+        strides=2,
+        kernel_initializer=tf.constant_initializer(_kernel(15, (3, 2, 1, 2))),
+    )
+    p = tf.layers.average_pooling2d(c, 2, 1, padding="same")
+    loss = tf.reduce_mean(tf.tanh(p))
+    return {
+        "fetches": [c, p, loss] + tf.gradients(loss, [x] + tf.trainable_variables()),
+        "feeds": {x: _arr(16, (3, 7, 7, 1), dtype=np.float32)},
+    }
+
+
+@_program
+def layers_cnn_adam_steps(tf):
+    x = tf.placeholder(tf.float64, [None, 8, 8, 1], name="x")
+    labels = tf.placeholder(tf.int64, [None], name="labels")
+    c = tf.layers.conv2d(
+        x,
+        4,
+        3,
+        padding="same",
+        activation=tf.nn.relu,
+        kernel_initializer=tf.constant_initializer(_kernel(17, (3, 3, 1, 4))),
+    )
+    p = tf.layers.max_pooling2d(c, 2, 2)
+    f = tf.layers.flatten(p)
+    logits = tf.layers.dense(f, 3, kernel_initializer=tf.constant_initializer(_kernel(18, (64, 3))))
+    loss = tf.reduce_mean(
+        tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+    )
+    step = tf.train.AdamOptimizer(0.01).minimize(loss)
+    return {
+        "fetches": [loss] + tf.trainable_variables(),
+        "feeds": {x: _arr(19, (5, 8, 8, 1)), labels: np.array([0, 1, 2, 1, 0])},
+        "before": [step] * 3,
+    }
