@@ -22,7 +22,7 @@ and ``reuse=True`` shares them.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -42,6 +42,7 @@ from .ops.sources import convert_to_tensor
 from .ops.state import Variable, assign_sub
 from .ops.variable_scope import GraphKeys, add_to_collection, get_variable, variable_scope
 from .shapes import format_shape
+from .tf1_names import missing_attribute
 
 
 # --- dropout (randomness) ----------------------------------------------------------------------------
@@ -518,3 +519,10 @@ __all__ = [
     "flatten",
     "max_pooling2d",
 ]
+
+
+# A TF1 name this module lacks says so, and what to use instead (symgrad.tf1_names).
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Any:
+        raise missing_attribute(__name__, "layers", name)

@@ -9,6 +9,8 @@ import numpy as np
 from ..errors import ShapeError
 from ..graph import Tensor
 from ..ops.array_ops import reshape
+from ..ops.init_ops import contrib_variance_scaling_initializer as variance_scaling_initializer
+from ..ops.init_ops import xavier_initializer, xavier_initializer_conv2d
 from ..ops.sources import convert_to_tensor
 from ..ops.variable_scope import (
     apply_regularization,
@@ -46,6 +48,9 @@ def flatten(inputs: Any, outputs_collections: Any = None, scope: str | None = No
 __all__ = [
     "apply_regularization",
     "flatten",
+    "variance_scaling_initializer",
+    "xavier_initializer",
+    "xavier_initializer_conv2d",
     "l1_l2_regularizer",
     "l1_regularizer",
     "l2_regularizer",

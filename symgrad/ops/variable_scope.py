@@ -335,32 +335,12 @@ def variable_scope(
 # --- get_variable -----------------------------------------------------------------------------
 
 
-def _default_initializer(name: str, shape: tuple[int, ...], dtype: _dtypes.DType) -> Any:
-    """THE SEAM for TF1's default initializer (``initializer=None`` everywhere).
-
-    TF1: ``glorot_uniform_initializer()`` for floating variables, zeros otherwise.
-    Until the initializers module lands, the Glorot-uniform draw is made here from a
-    NumPy generator seeded by the variable's name (reproducible from run to run).
-    """
+def _default_initializer(shape: tuple[int, ...], dtype: _dtypes.DType) -> Any:
+    """TF1's default initializer: ``glorot_uniform_initializer()`` for floating variables
+    (a random op, so ``set_random_seed`` decides its numbers), zeros otherwise."""
     if not dtype.is_floating:
         return np.zeros(shape, dtype=dtype.numpy)
-    fan_in, fan_out = _fans(shape)
-    limit = np.sqrt(6.0 / max(1.0, (fan_in + fan_out) / 2.0) / 2.0)
-    seed = int.from_bytes(name.encode("utf-8")[:8].ljust(8, b"\0"), "little")
-    rng = np.random.default_rng(seed)
-    return rng.uniform(-limit, limit, size=shape).astype(dtype.numpy)
-
-
-def _fans(shape: tuple[int, ...]) -> tuple[float, float]:
-    """TF1's ``_compute_fans``: receptive field times input/output channels."""
-    if len(shape) < 1:
-        return 1.0, 1.0
-    if len(shape) == 1:
-        return float(shape[0]), float(shape[0])
-    if len(shape) == 2:
-        return float(shape[0]), float(shape[1])
-    receptive = float(np.prod(shape[:-2]))
-    return shape[-2] * receptive, shape[-1] * receptive
+    return GlorotUniform()(list(shape), dtype=dtype)
 
 
 def _is_value(initializer: Any) -> bool:
@@ -483,7 +463,7 @@ def get_variable(
             else:
                 assert is_fully_defined(wanted_shape)
                 if initializer is None:
-                    value = _default_initializer(full_name, wanted_shape, var_dtype)
+                    value = _default_initializer(wanted_shape, var_dtype)
                 else:
                     value = _call_initializer(initializer, wanted_shape, var_dtype)
                 initial = value if isinstance(value, Tensor) else constant(value, dtype=var_dtype)
