@@ -32,6 +32,7 @@ from ..graph import Graph, Tensor, get_default_graph
 from ..shapes import as_shape, format_shape, is_fully_defined, shapes_compatible
 from .elementwise import abs as _abs
 from .elementwise import cast, identity, multiply
+from .init_ops import GlorotUniform
 from .nn_ops import l2_loss
 from .reductions import reduce_sum
 from .sources import constant
