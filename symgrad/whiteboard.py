@@ -40,7 +40,6 @@ dW = x.T @ (sigmoid(z) - y) / N  # (3, 1)
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -228,6 +227,8 @@ class WhiteboardPrinter(StrPrinter):
         if kind in self._comparisons:
             left, right = (self._print(a) for a in expr.args)
             return f"({left} {self._comparisons[kind]} {right})"
+        if isinstance(expr, F.Cast):  # a dtype conversion changes no value a person writes
+            return self._print(expr.args[0])
         if isinstance(expr, F.MatMulNode):
             a, b, ta, tb, _, _ = expr.args
             left = self.parenthesize(a, PRECEDENCE["Func"]) + _rank_suffix(ta)
@@ -296,6 +297,8 @@ class WhiteboardLatexPrinter(LatexPrinter):
         if kind in self._comparisons:
             left, right = (self._print(a) for a in expr.args)
             return f"\\left[{left} {self._comparisons[kind]} {right}\\right]"
+        if isinstance(expr, F.Cast):
+            return self._print(expr.args[0])
         if isinstance(expr, F.MatMulNode):
             a, b, ta, tb, _, _ = expr.args
             left = self._operand(a) + ("^{\\top}" if ta else "")
@@ -376,7 +379,7 @@ class _Probe:
         scope[N.name] = self.size
         with np.errstate(all="ignore"):
             try:
-                value = eval(code, self.namespace, scope)  # noqa: S307 (code printed by us)
+                value = eval(code, self.namespace, scope)
             except Exception as error:  # any failure means: no display, never a wrong one
                 raise _CannotDisplay(f"cannot evaluate {code}: {error}") from error
         self._memo[expr] = value
@@ -436,6 +439,8 @@ class _Plumbing:
         return self.memo[expr]
 
     def _rewrite(self, expr: sp.Expr) -> tuple[sp.Expr, _Shapes]:
+        if expr.is_Symbol and expr.name not in self.probes[0].values:
+            return expr, ((), ())  # an attribute spelled as a symbol (a dtype name)
         if expr.is_Number or isinstance(expr, (F.Literal, sp.Tuple)) or not expr.args:
             return expr, (((), ()) if expr.is_Number else self.shape(expr))
         if isinstance(expr, F.BroadcastTo):
@@ -454,6 +459,13 @@ class _Plumbing:
             if text.startswith("np.eye(") and len(expr.args) == 2:
                 depth = self.shape(expr)[0][-1]
                 return OneHot(expr.args[1], sp.Integer(depth)), self.shape(expr)
+        if type(expr) in (F.ReduceSum, F.ReduceMean) and not expr.args[2]:
+            new, shapes = self(expr.args[0])
+            if shapes == ((), ()):  # the sum of a broadcast scalar: the scalar times a count
+                if type(expr) is F.ReduceMean:
+                    return new, shapes
+                counted = F.SizeOf(expr.args[0], expr.args[1])
+                return new * self._size(counted), self.shape(expr)
         if isinstance(expr, sp.Function):  # structural: its operands must keep their shapes
             args = []
             for arg in expr.args:
@@ -599,7 +611,7 @@ def _same_function(first: sp.Expr, second: sp.Expr) -> bool:
         code = _Evaluator({}).doprint(expr.xreplace(stand_ins))
         with np.errstate(all="ignore"):
             try:
-                values.append(np.broadcast_to(eval(code, {"np": np}, dict(scope)), (64,)))  # noqa: S307
+                values.append(np.broadcast_to(eval(code, {"np": np}, dict(scope)), (64,)))
             except Exception:
                 return False
     finite = np.isfinite(values[0])
@@ -626,9 +638,7 @@ def _pull_scalars(expr: sp.Expr, scalars: set[sp.Symbol]) -> sp.Expr:
     """Scalar factors out of matrix products and sums: ``x.T @ (d / N)`` as ``x.T @ d / N``."""
 
     def scalar(factor: sp.Expr) -> bool:
-        return factor.is_number or (
-            factor.free_symbols <= scalars | {N} and not _has_atom(factor)
-        )
+        return factor.is_number or (factor.free_symbols <= scalars | {N} and not _has_atom(factor))
 
     def split(operand: sp.Expr) -> tuple[list[sp.Expr], sp.Expr]:
         factors = sp.Mul.make_args(operand)
@@ -822,9 +832,7 @@ def _layer_reading(
     return None
 
 
-def _finish(
-    drafts: list[_Draft], program: Program, probes: tuple[_Probe, _Probe]
-) -> list[Formula]:
+def _finish(drafts: list[_Draft], program: Program, probes: tuple[_Probe, _Probe]) -> list[Formula]:
     """Stable forms folded, scalars pulled out; the budget of a whiteboard line enforced."""
     scalars = {i.symbol for i in program.inputs if i.shape == ()}
     scalars |= {sp.Symbol(d.name) for d in drafts if d.shape == ()}
@@ -848,7 +856,9 @@ def _check(formulas: list[Formula], drafts: list[_Draft], probes: tuple[_Probe, 
             code = _Evaluator(probe.table).doprint(formula.expr)
             with np.errstate(all="ignore"):
                 try:
-                    value = eval(code, probe.namespace, {**probe.values, **scope, N.name: probe.size})  # noqa: S307
+                    value = eval(
+                        code, probe.namespace, {**probe.values, **scope, N.name: probe.size}
+                    )
                 except Exception as error:
                     raise _CannotDisplay(f"{formula.name}: {error}") from error
             scope[formula.name] = value
