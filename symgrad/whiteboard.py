@@ -615,7 +615,10 @@ def _same_function(first: sp.Expr, second: sp.Expr) -> bool:
             except Exception:
                 return False
     finite = np.isfinite(values[0])
-    return bool(finite.mean() > 0.5 and np.allclose(*values, rtol=1e-9, atol=1e-12, equal_nan=True))
+    return bool(
+        finite.mean() > 0.5
+        and np.allclose(values[0], values[1], rtol=1e-9, atol=1e-12, equal_nan=True)
+    )
 
 
 def _fold_branches(expr: sp.Expr) -> sp.Expr:
