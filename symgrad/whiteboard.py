@@ -169,6 +169,19 @@ def _constant_text(value: float) -> str:
     return repr(value)
 
 
+def _value_preserving(cast: F.Cast) -> bool:
+    """A conversion that changes no value: bool to a number, or to a wider float."""
+    floats = ("float16", "float32", "float64")
+    widths = {name: i for i, name in enumerate(floats)}
+    if cast.source == "bool" or (cast.source.startswith("int") and cast.target in widths):
+        return True
+    return (
+        cast.source in widths
+        and cast.target in widths
+        and widths[cast.target] >= widths[cast.source]
+    )
+
+
 def _rank_suffix(transpose: Any) -> str:
     return ".T" if transpose else ""
 
@@ -227,8 +240,15 @@ class WhiteboardPrinter(StrPrinter):
         if kind in self._comparisons:
             left, right = (self._print(a) for a in expr.args)
             return f"({left} {self._comparisons[kind]} {right})"
-        if isinstance(expr, F.Cast):  # a dtype conversion changes no value a person writes
-            return self._print(expr.args[0])
+        if isinstance(expr, F.Cast):
+            if _value_preserving(expr):  # a mask as 0/1, a float widened: nothing to write
+                return self._print(expr.args[0])
+            return (
+                f"{'bool_' if expr.target == 'bool' else expr.target}({self._print(expr.args[0])})"
+            )
+        if isinstance(expr, F.Power):
+            base, exponent = expr.args
+            return f"{self.parenthesize(base, PRECEDENCE['Pow'], strict=True)} ** {self.parenthesize(exponent, PRECEDENCE['Pow'], strict=True)}"
         if isinstance(expr, F.MatMulNode):
             a, b, ta, tb, _, _ = expr.args
             left = self.parenthesize(a, PRECEDENCE["Func"]) + _rank_suffix(ta)
@@ -298,7 +318,12 @@ class WhiteboardLatexPrinter(LatexPrinter):
             left, right = (self._print(a) for a in expr.args)
             return f"\\left[{left} {self._comparisons[kind]} {right}\\right]"
         if isinstance(expr, F.Cast):
-            return self._print(expr.args[0])
+            if _value_preserving(expr):
+                return self._print(expr.args[0])
+            return f"\\operatorname{{{expr.target}}}\\left({self._print(expr.args[0])}\\right)"
+        if isinstance(expr, F.Power):
+            base = self.parenthesize(expr.args[0], PRECEDENCE["Pow"], strict=True)
+            return f"{{{base}}}^{{{self._print(expr.args[1])}}}"
         if isinstance(expr, F.MatMulNode):
             a, b, ta, tb, _, _ = expr.args
             left = self._operand(a) + ("^{\\top}" if ta else "")
@@ -875,7 +900,8 @@ def _check(formulas: list[Formula], drafts: list[_Draft], probes: tuple[_Probe, 
             if expected.dtype.kind in "biu":
                 same = np.array_equal(got, expected)
             else:
-                scale = max(1.0, float(np.nanmax(np.abs(expected), initial=0.0)))
+                finite = np.abs(expected[np.isfinite(expected)])
+                scale = max(1.0, float(finite.max(initial=0.0)))
                 same = np.allclose(got, expected, rtol=1e-3, atol=1e-5 * scale, equal_nan=True)
             if not same:
                 raise _CannotDisplay(f"{formula.name}: the display does not reproduce the value")

@@ -12,6 +12,7 @@ import pytest
 import symgrad as sg
 from symgrad.ops import functions as F
 from symgrad.whiteboard import _Plumbing, whiteboard
+from tests.tf_parity.programs import PROGRAMS, flatten_fetches
 
 # --- the textbook models ----------------------------------------------------------------------
 
@@ -158,6 +159,10 @@ def _softmax(z: np.ndarray) -> np.ndarray:
     return shifted / shifted.sum(axis=-1, keepdims=True)
 
 
+def _as(dtype: str) -> Callable[[Any], np.ndarray]:
+    return lambda value: np.asarray(value).astype(dtype)
+
+
 # The display's function names as NumPy computes them, written here independently of symgrad.
 READING = {
     "np": np,
@@ -179,7 +184,20 @@ READING = {
     "where": np.where,
     "maximum": np.maximum,
     "minimum": np.minimum,
-    "not_": np.logical_not,
+    "not_": lambda mask: np.logical_not(mask).astype(float),  # a mask in arithmetic is 0/1
+    "sin": np.sin,
+    "cos": np.cos,
+    "tan": np.tan,
+    "log1p": np.log1p,
+    "expm1": np.expm1,
+    "floor": np.floor,
+    "round": np.round,
+    "broadcast_to": np.broadcast_to,
+    **{name: _as(name) for name in ("int32", "int64", "float32", "float64", "bool_")},
+    # Forms the display shows as they run (no textbook spelling), read as they are defined.
+    "OneWhere": lambda mask, x: np.where(mask, 1, x),
+    "NanUnlessFinite": lambda *values: 0 * sum(values),
+    "LogWherePositive": lambda x: np.where(x > 0, np.log(np.where(x > 0, x, 1)), 0),
 }
 
 
@@ -281,3 +299,46 @@ def test_a_display_that_would_be_wrong_is_not_shown(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(_Plumbing, "_rewrite", naive)
     assert whiteboard(module.program, vars(module.module)) is None
     assert module.explain().startswith("db = 1  ")  # computed before, and cached
+
+
+def test_parity_programs_read_back_to_their_values() -> None:
+    """The TF parity corpus (its feeds, not random inputs): every display shown reads back."""
+    shown = 0
+    for program in PROGRAMS:
+        with sg.Graph().as_default():
+            built = program(sg)
+            tensors = [t for t in flatten_fetches(built["fetches"]) if t is not None]
+            if not tensors:
+                continue
+            module = sg.compile(tensors, name=program.__name__)
+            fed = {t.name: v for t, v in built["feeds"].items()}
+        board = module.whiteboard()
+        if board is None:
+            continue
+        scope: dict[str, Any] = {c.symbol.name: c.value for c in module.program.constants}
+        sizes = set()
+        for item in module.program.inputs:
+            value = np.asarray(
+                fed[item.tensor_name]
+                if item.tensor_name in fed
+                else module._initial_value(item.name)
+            )
+            scope[item.name] = value
+            sizes |= {value.shape[k] for k, d in enumerate(item.shape or ()) if d is None}
+        if len(sizes) > 1:
+            continue  # N stands for one batch size; this program feeds several
+        scope["N"] = sizes.pop() if sizes else 1
+        with np.errstate(all="ignore"):
+            results = module(**{i.name: scope[i.name] for i in module.program.inputs})
+        results = dict(zip(module.output_names, results, strict=True))
+        shown += 1
+        for formula, (_, text, _) in zip(board.formulas, board.lines(), strict=True):
+            with np.errstate(all="ignore"):
+                scope[formula.name] = eval(text, dict(READING), scope)
+            if formula.output:
+                expected = np.asarray(results[formula.name])
+                got = np.broadcast_to(scope[formula.name], expected.shape)
+                np.testing.assert_allclose(
+                    got, expected, rtol=1e-4, atol=1e-6, err_msg=f"{program.__name__}: {text}"
+                )
+    assert shown > 100
