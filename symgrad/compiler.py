@@ -44,6 +44,7 @@ from .passes import FAST_PASSES, PASSES, run_passes
 from .picture import GraphPicture, graph_picture
 from .program import Program
 from .trace import trace
+from .whiteboard import Whiteboard, whiteboard
 
 Outputs = Tensor | Sequence[Tensor | None] | dict[str, Tensor | None]
 
@@ -93,6 +94,8 @@ class CompiledModule:
         self.input_tensors: list[Tensor] = []
         self.traced: Program | None = None  # the Program before the passes (program_after)
         self.simplified = True
+        self._whiteboard: Whiteboard | None = None
+        self._whiteboard_done = False
         self.output_tensors: list[Tensor] = []
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -251,18 +254,48 @@ class CompiledModule:
         """Each output as a SymPy expression of the inputs and the named intermediates."""
         return formulas(self.program)
 
-    def explain(self, expand: bool = True, latex: bool = False) -> str:
-        """The formula of every output, as text (or LaTeX); ``expand`` writes them in the inputs.
+    def whiteboard(self) -> Whiteboard | None:
+        """The outputs as a person writes them (see :mod:`symgrad.whiteboard`), or None where
+        no display could be derived and checked against this module's values.
+
+        >>> import symgrad as sg
+        >>> with sg.Graph().as_default():
+        ...     x = sg.placeholder(sg.float64, shape=[None], name="x")
+        ...     w = sg.Variable(2.0, dtype=sg.float64, name="weight")
+        ...     loss = sg.reduce_mean(sg.square(x * w - 1.0))
+        ...     f = sg.compile({"d_weight": sg.gradients(loss, w)[0]})
+        >>> print(f.whiteboard().text())
+        d_weight = 2 * sum(x * (weight * x - 1)) / N  # ()
+        """
+        if not self._whiteboard_done:
+            self._whiteboard = whiteboard(self.program, vars(self.module))
+            self._whiteboard_done = True
+        return self._whiteboard
+
+    def explain(self, expand: bool = True, latex: bool = False, verbose: bool = False) -> str:
+        """The formula of every output, as text (or LaTeX), as a person writes it.
+
+        Broadcasting plumbing is hidden (each shape is shown once, beside its formula), the
+        batch size is ``N``, stable forms read as the function they compute and layers are
+        named (:mod:`symgrad.whiteboard`). ``verbose`` (or a program the display does not
+        cover) gives the formulas as they run, ``expand`` writing them in the inputs.
 
         >>> import symgrad as sg
         >>> with sg.Graph().as_default():
         ...     x = sg.placeholder(sg.float64, shape=[], name="x")
         ...     w = sg.Variable(2.0, dtype=sg.float64, name="weight")
         ...     loss = sg.square(x * w - 1.0)
-        ...     print(sg.compile({"loss": loss, "d_weight": sg.gradients(loss, w)[0]}).explain())
+        ...     f = sg.compile({"loss": loss, "d_weight": sg.gradients(loss, w)[0]})
+        >>> print(f.explain())
+        loss = (weight * x - 1) ** 2      # ()
+        d_weight = 2 * x * (weight * x - 1)  # ()
+        >>> print(f.explain(verbose=True))
         loss = (weight*x - 1)**2
         d_weight = 2*x*(weight*x - 1)
         """
+        board = None if verbose else self.whiteboard()
+        if board is not None:
+            return board.latex() if latex else board.text()
         lines = []
         for name, expr in formulas(self.program, expand=expand).items():
             expr = readable(expr)
@@ -271,11 +304,11 @@ class CompiledModule:
 
     def _repr_latex_(self) -> str:
         """The formulas of the outputs, for notebooks (see :mod:`symgrad.display`)."""
-        return display.module_latex(self.program)
+        return display.module_latex(self.program, self.whiteboard())
 
     def _repr_html_(self) -> str:
         """Inputs, outputs and formulas as HTML, for notebooks (see :mod:`symgrad.display`)."""
-        return display.module_html(self.program, self.path)
+        return display.module_html(self.program, self.path, self.whiteboard())
 
     def graph(self) -> GraphPicture:
         """A picture of the graph behind this module: DOT text, and SVG where Graphviz is installed.

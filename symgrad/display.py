@@ -10,7 +10,7 @@ typeset by the notebook's MathJax.
 ...     x = sg.placeholder(sg.float64, shape=[], name="x")
 ...     f = sg.compile({"y": sg.sin(x)}, name="sine")
 >>> print(f._repr_latex_())
-$\\begin{aligned}\\texttt{y} &= \\sin{\\left(x \\right)}\\end{aligned}$
+$\\begin{aligned}\\texttt{y} &= \\sin{\\left(x \\right)} \\quad \\text{()}\\end{aligned}$
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import sympy as sp
 
 from .explain import formulas, readable
 from .program import Program
+from .whiteboard import Whiteboard
 
 
 def _latex_name(name: str) -> str:
@@ -30,16 +31,22 @@ def _latex_name(name: str) -> str:
     return "\\texttt{" + "".join(specials.get(ch, ch) for ch in name) + "}"
 
 
-def formula_lines(program: Program) -> list[tuple[str, str]]:
-    """``(output name, LaTeX of its formula)`` for every output, written in the inputs."""
+def formula_lines(program: Program, board: Whiteboard | None = None) -> list[tuple[str, str]]:
+    """``(name, LaTeX of its formula)``: the whiteboard's formulas, each with its shape, where
+    there is one, else every output written in the inputs."""
+    if board is not None:
+        return [
+            (formula.name, f"{tex} \\quad \\text{{{shape}}}")
+            for formula, (_, tex, shape) in zip(board.formulas, board.latex_lines(), strict=True)
+        ]
     return [
         (name, sp.latex(readable(expr))) for name, expr in formulas(program, expand=True).items()
     ]
 
 
-def module_latex(program: Program) -> str:
+def module_latex(program: Program, board: Whiteboard | None = None) -> str:
     """The formulas of ``program``'s outputs as one aligned LaTeX block."""
-    rows = " \\\\ ".join(f"{_latex_name(n)} &= {tex}" for n, tex in formula_lines(program))
+    rows = " \\\\ ".join(f"{_latex_name(n)} &= {tex}" for n, tex in formula_lines(program, board))
     return f"$\\begin{{aligned}}{rows}\\end{{aligned}}$"
 
 
@@ -47,7 +54,7 @@ def _shape_text(shape: Any) -> str:
     return "any shape" if shape is None else str(tuple(shape))
 
 
-def module_html(program: Program, path: Any) -> str:
+def module_html(program: Program, path: Any, board: Whiteboard | None = None) -> str:
     """An HTML summary: the function's name, a table of inputs and outputs, the formulas."""
     rows = []
     for item in program.inputs:
@@ -63,7 +70,7 @@ def module_html(program: Program, path: Any) -> str:
     )
     formulas_html = "".join(
         f"<div>$${html.escape(_latex_name(n))} = {html.escape(tex)}$$</div>"
-        for n, tex in formula_lines(program)
+        for n, tex in formula_lines(program, board)
     )
     return (
         f"<div><p><b>symgrad module</b> <code>{html.escape(program.name)}</code> "
