@@ -28,7 +28,7 @@ def test_smoke_run_checks_and_times_every_workload(tmp_path: Path) -> None:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=600,  # the smoke run starts a process per system (about 40 of them)
     )
     assert completed.returncode == 0, completed.stderr[-4000:]
 
