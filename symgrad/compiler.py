@@ -160,9 +160,11 @@ class CompiledModule:
         # The innermost frame of this module's function: where it was when NumPy raised.
         frame, lineno = None, None
         trace_entry = error.__traceback__
+        # The function, or its body for inputs of equal sizes (emit.Specialized), which it calls.
+        names = (self.program.name, f"_{self.program.name}_same_shapes")
         while trace_entry is not None:
             code = trace_entry.tb_frame.f_code
-            if code.co_filename == str(self.path) and code.co_name == self.program.name:
+            if code.co_filename == str(self.path) and code.co_name in names:
                 frame, lineno = trace_entry.tb_frame, trace_entry.tb_lineno
             trace_entry = trace_entry.tb_next
         if frame is None or lineno is None:

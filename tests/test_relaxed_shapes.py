@@ -271,3 +271,15 @@ def test_one_compiled_function_called_from_threads_at_once() -> None:
     for thread in threads:
         thread.join()
     assert not failures, failures
+
+
+def test_an_error_in_the_equal_sizes_body_names_its_op() -> None:
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float64, [None], name="x")
+        i = sg.placeholder(sg.int32, [None], name="i")
+        w = sg.Variable(np.ones(3), name="w")
+        y = sg.reduce_sum(sg.gather(w, i) * x)
+        compiled = sg.compile([y, sg.gradients(y, w)[0]], name="gathered")
+    assert "_gathered_same_shapes" in compiled.source
+    with pytest.raises(sg.errors.ExecutionIndexError, match="index 7 is out of bounds"):
+        compiled(np.ones(2), np.array([0, 7], np.int32))
