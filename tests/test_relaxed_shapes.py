@@ -13,6 +13,8 @@ variants of every corpus in both forms (about 1,300 programs)::
 
     SYMGRAD_SHAPES_PROFILE=full python -m pytest tests/test_relaxed_shapes.py -q
 
+The random-program property runs ``SYMGRAD_SHAPES_EXAMPLES`` examples (default 40).
+
 A program whose graph cannot be built without static shapes (an op needs a known rank or
 size at graph time, in TF as here) is skipped with the error it raised.
 """
@@ -206,7 +208,7 @@ def _value_and_gradients(program: Any, variant: str, optimize: bool, feeds: dict
     return [np.asarray(v) for v in compiled(*(feeds[i] for i in program.placeholders))]
 
 
-@settings(max_examples=int(os.environ.get("SYMGRAD_SHAPES_EXAMPLES", "15")), **_COMMON)
+@settings(max_examples=int(os.environ.get("SYMGRAD_SHAPES_EXAMPLES", "40")), **_COMMON)
 @given(
     program=random_programs(max_ops=5),
     variant=st.sampled_from(["none", "shapeless"]),
