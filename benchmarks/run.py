@@ -59,6 +59,7 @@ import json  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable, Sequence  # noqa: E402
+from dataclasses import replace  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 BENCHMARKS = Path(__file__).resolve().parent
@@ -103,6 +104,14 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--sympy-cap", type=float, help="seconds SymPy may take per model (default 120; smoke 20)"
     )
+    parser.add_argument(
+        "--allocator",
+        choices=["fresh", "warmed", "both"],
+        help="the memory allocator's state when each system starts: a fresh process, one "
+        "that has allocated and freed large arrays before (warmed), or both, one after the "
+        "other (the default, except with --smoke: fresh; the warmed tables are named "
+        "W2-warmed, ...)",
+    )
     parser.add_argument("--json", type=Path, default=RESULTS / "latest.json")
     parser.add_argument("--markdown", type=Path, default=RESULTS / "latest.md")
     parser.add_argument("--chart", type=Path, default=RESULTS / "latest.png")
@@ -143,6 +152,8 @@ def _names(allowed: Sequence[str]) -> Callable[[str], list[str]]:
 
 def make_settings(arguments: argparse.Namespace, work_dir: Path) -> Settings:
     smoke = arguments.smoke
+    if arguments.allocator is None:
+        arguments.allocator = "fresh" if smoke else "both"
     return Settings(
         sizes=SMOKE if smoke else FULL,
         smoke=smoke,
@@ -154,15 +165,31 @@ def make_settings(arguments: argparse.Namespace, work_dir: Path) -> Settings:
         work_dir=work_dir,
         script=Path(__file__).resolve(),
         isolated=not arguments.in_process,
+        allocator="fresh" if arguments.allocator == "both" else arguments.allocator,
     )
 
 
-def run_workloads(settings: Settings, selected: Sequence[str]) -> dict[str, WorkloadResult]:
+# Workloads whose times depend on the allocator's state (they allocate large arrays); with
+# --allocator both they run a second time, warmed. W1 and W5 allocate nothing large.
+ALLOCATING = ("W2", "W3", "W4")
+
+
+def run_workloads(
+    settings: Settings, selected: Sequence[str], allocator: str = "fresh"
+) -> dict[str, WorkloadResult]:
     results: dict[str, WorkloadResult] = {}
-    for name in selected:
+    print(report.simd_line(), flush=True)
+    states = ["fresh", "warmed"] if allocator == "both" else [allocator]
+    runs = [(name, state) for name in selected for state in states]
+    runs = [(n, s) for n, s in runs if s == states[0] or n in ALLOCATING]
+    for name, state in runs:
         started = time.perf_counter()
-        print(f"[{name}] running ...", file=sys.stderr, flush=True)
-        for result in WORKLOADS[name](settings):
+        print(f"[{name}] running ({state} allocator) ...", file=sys.stderr, flush=True)
+        for result in WORKLOADS[name](replace(settings, allocator=state)):
+            if state == "warmed" and allocator == "both":
+                result.id = f"{result.id}-warmed"
+            if state == "warmed":
+                result.title += " [allocator warmed: large arrays allocated and freed first]"
             results[result.id] = result
             print(report.console_table(result) + "\n", flush=True)
         print(
@@ -186,6 +213,7 @@ def write_outputs(
         "workloads": list(arguments.only),
         "sympy_cap_seconds": settings.sympy_cap_seconds,
         "sizes": settings.sizes.__dict__,
+        "allocator": arguments.allocator,
     }
     report.write_text(arguments.json, report.json_report(results, summary, machine, described))
     report.write_text(arguments.markdown, report.markdown(results, summary, machine, described))
@@ -221,7 +249,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         work_dir = arguments.codegen_dir or Path(temporary)
         work_dir.mkdir(parents=True, exist_ok=True)
         settings = make_settings(arguments, work_dir)
-        results = run_workloads(settings, arguments.only)
+        results = run_workloads(settings, arguments.only, arguments.allocator)
         write_outputs(arguments, settings, results)
     return 0
 

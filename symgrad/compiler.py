@@ -43,6 +43,7 @@ from .ops.state import Variable
 from .passes import FAST_PASSES, PASSES, run_passes
 from .picture import GraphPicture, graph_picture
 from .program import Program
+from .signatures import assuming, equal_dims
 from .trace import trace
 from .whiteboard import Whiteboard, whiteboard
 
@@ -170,9 +171,11 @@ class CompiledModule:
         # The innermost frame of this module's function: where it was when NumPy raised.
         frame, lineno = None, None
         trace_entry = error.__traceback__
+        # The function, or its body for inputs of equal sizes (emit.Specialized), which it calls.
+        names = (self.program.name, f"_{self.program.name}_same_shapes")
         while trace_entry is not None:
             code = trace_entry.tb_frame.f_code
-            if code.co_filename == str(self.path) and code.co_name == self.program.name:
+            if code.co_filename == str(self.path) and code.co_name in names:
                 frame, lineno = trace_entry.tb_frame, trace_entry.tb_lineno
             trace_entry = trace_entry.tb_next
         if frame is None or lineno is None:
@@ -419,16 +422,32 @@ def _output_names(structure: Any, program: Program) -> list[str]:
 # --- the pipeline ---------------------------------------------------------------------------------
 
 
-def generate_source(program: Program, fast_form: bool = True) -> str:
-    """The module's text: the fast form (``symgrad.backends.numpy.planner``) or one readable expression per statement."""
+def generate_source(
+    program: Program,
+    fast_form: bool = True,
+    specialized: Program | None = None,
+    guard: str = "",
+) -> str:
+    """The module's text: the fast form (``symgrad.backends.numpy.planner``) or one readable expression per statement.
+
+    ``specialized`` is the program traced under the shape assumption that ``guard`` checks
+    (``signatures.equal_dims``); the fast form runs its body for inputs that pass the guard,
+    where it differs from the general one.
+    """
     printer = NUMPY.printer()
     # The fast form plans writes into existing arrays: only for a library that has them.
-    if fast_form and NUMPY.has_out:
-        fast = run_passes(program, passes=FAST_PASSES)
-        lines, helpers = planner.fast_lines(fast, printer), sorted(printer.helpers_used)
-    else:
+    if not (fast_form and NUMPY.has_out):
         lines, helpers = emit.statement_lines(program, printer)
-    return emit.render(program, emit.statement_summary(lines), lines, helpers)
+        return emit.render(program, emit.statement_summary(lines), lines, helpers)
+    lines = planner.fast_lines(run_passes(program, passes=FAST_PASSES), printer)
+    special = None
+    if specialized is not None:
+        fast = run_passes(specialized, passes=FAST_PASSES)
+        special_lines = planner.fast_lines(fast, printer)
+        if special_lines != lines:
+            special = emit.Specialized(fast, guard, special_lines)
+    helpers = sorted(printer.helpers_used)
+    return emit.render(program, emit.statement_summary(lines), lines, helpers, special)
 
 
 def _target_path(path: str | Path | None, name: str, source: str) -> Path:
@@ -573,7 +592,17 @@ def compile(
         traced = trace(flat, inputs, function_name, baked)
         traced.graph_name = name or function_name
         program = run_passes(traced, simplify=simplify, passes=PASSES)
-        source = generate_source(program, fast_form=optimize)
+        specialized, guard = None, ""
+        assumption = equal_dims(inputs) if optimize else None
+        if assumption is not None:
+            # The same function for inputs of equal sizes: the shapes TF1 programs are fed.
+            with assuming(assumption.signatures):
+                same = trace(flat, inputs, function_name, baked)
+            same.graph_name = traced.graph_name
+            same.naturals = assumption.vectors_known(same.naturals)
+            specialized = run_passes(same, simplify=simplify, passes=PASSES)
+            guard = emit.guard_text(assumption, [i.name for i in program.inputs])
+        source = generate_source(program, optimize, specialized, guard)
     finally:
         progress.cancel()
     target = _target_path(path, function_name, source)

@@ -117,7 +117,10 @@ def _as_dot(
         count = 1
         for dim in signature:  # type: ignore[union-attr]  # an array signature (checked by the caller)
             if not isinstance(dim, int):
-                return None
+                # Known at run time only: the size of an operand that is a name (printing
+                # ``np.size`` of an expression would evaluate it).
+                named = [a for a in arrays if a.is_Symbol]
+                return result / F.Count(named[0]) if named else None
             count *= dim
         result = result / count
     return result
@@ -199,6 +202,13 @@ def _reduced_only(expr: sp.Basic, symbol: sp.Symbol, reduced: bool = False) -> b
     return all(_reduced_only(a, symbol) for a in expr.args)
 
 
+def _count(factor: sp.Expr) -> bool:
+    """A run-time element count of a name, or its reciprocal (the divisor of a mean's gradient)."""
+    if isinstance(factor, sp.Pow) and factor.exp == -1:
+        factor = factor.base
+    return isinstance(factor, (F.SizeOf, F.Count)) and factor.args[0].is_Symbol
+
+
 def fold_scalar_factors(
     statements: list[Statement],
     known: dict[sp.Expr, Signature],
@@ -223,7 +233,7 @@ def fold_scalar_factors(
         scalars = [
             f
             for f in expr.args
-            if natural_signature(f, known) == () and (f.is_Symbol or f.is_Number)
+            if natural_signature(f, known) == () and (f.is_Symbol or f.is_Number or _count(f))
         ]
         arrays = [f for f in expr.args if f not in scalars]
         if not scalars or len(arrays) != 1 or not arrays[0].is_Symbol or not readers.get(symbol):

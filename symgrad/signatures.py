@@ -9,7 +9,10 @@ unknown dims, which is always sound).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import contextvars
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import sympy as sp
@@ -21,10 +24,130 @@ from .shapes import ALL_AXES, Signature, broadcast_signatures, signature
 
 _SOURCES = ("Placeholder", "VariableV2", "Const")
 
+# Signatures assumed for some tensors (see :func:`assuming`), with the cache of the
+# signatures that follow from them; None outside an ``assuming`` block.
+_ASSUMED: contextvars.ContextVar[tuple[Mapping[Tensor, Signature], dict[int, Signature]] | None] = (
+    contextvars.ContextVar("symgrad_assumed_signatures", default=None)
+)
+
+
+@contextlib.contextmanager
+def assuming(signatures: Mapping[Tensor, Signature]) -> Iterator[None]:
+    """Within the block, ``signature_of`` gives these tensors these signatures, and every
+    tensor computed from them what follows.
+
+    The compiler traces a graph a second time under the assumption that the unknown dims
+    of its placeholders are equal (``x`` and ``y`` of shape ``[None]`` then have one
+    signature), for the body that a run-time shape check selects. Only tracing may run in
+    the block: gradient ops built here would bake the assumption into the graph.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float64, [None], name="x")
+    ...     y = sg.placeholder(sg.float64, [None], name="y")
+    ...     d = y - x
+    ...     with assuming({x: signature_of(x), y: signature_of(x)}):
+    ...         same = signature_of(d) == signature_of(x)
+    ...     same, signature_of(d) == signature_of(x)
+    (True, False)
+    """
+    # The mapping is kept with the cache so that no tensor's id is reused while the block runs.
+    token = _ASSUMED.set((dict(signatures), {id(t): s for t, s in signatures.items()}))
+    try:
+        yield
+    finally:
+        _ASSUMED.reset(token)
+
+
+@dataclass(frozen=True)
+class EqualDims:
+    """An assumption about the run-time shapes of a function's inputs, and the signatures it gives.
+
+    ``classes`` are groups of ``(input position, axis)`` whose sizes are assumed equal;
+    ``vectors`` are the positions of inputs of unknown rank, assumed to be vectors of
+    one length (their axis 0 is in the first class). They keep an unknown rank while the
+    graph is traced (the ops' shape rules need ranks that agree with the static shapes),
+    with one signature, ``vector``; :meth:`vectors_known` then makes it ``vector_as``.
+    """
+
+    signatures: dict[Tensor, Signature]
+    classes: tuple[tuple[tuple[int, int], ...], ...]
+    vectors: tuple[int, ...]
+    vector: Signature = frozenset()
+    vector_as: Signature = ()
+
+    def vectors_known(self, naturals: Mapping[Any, Signature]) -> dict[Any, Signature]:
+        """``naturals`` of a program traced under the assumption, with the inputs of unknown
+        rank, and all values of their shape, known to be vectors."""
+        if not self.vectors:
+            return dict(naturals)
+        return {k: self.vector_as if v == self.vector else v for k, v in naturals.items()}
+
+
+def equal_dims(inputs: Sequence[Tensor]) -> EqualDims | None:
+    """Assume that the unknown dims of ``inputs`` are equal axis by axis, and that inputs of
+    unknown rank are vectors; None where that assumes nothing.
+
+    This is how TF1 programs are fed: ``x`` and ``y`` of shape ``[None]`` (or of no shape
+    at all) get arrays of one length, ``[None, 784]`` images and ``[None, 10]`` labels one
+    batch size. Under the assumption their signatures are equal, so the compiler can prove
+    that ``y - x`` keeps ``x``'s shape (compute it in place, no run-time unbroadcast). The
+    generated function checks the assumption on each call and runs the general code where
+    it does not hold (a size-1 feed that broadcasts as in TF1).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float64, name="x")
+    ...     y = sg.placeholder(sg.float64, [None], name="y")
+    ...     w = sg.Variable(1.0, name="w")
+    ...     found = equal_dims([x, y, w])
+    >>> found.classes, found.vectors
+    ((((0, 0), (1, 0)),), (0,))
+    """
+    classes: dict[int, list[tuple[int, int]]] = {}
+    vectors = tuple(p for p, t in enumerate(inputs) if t.shape is None)
+    for position, tensor in enumerate(inputs):
+        for axis, dim in enumerate((None,) if tensor.shape is None else tensor.shape):
+            if dim is None:
+                classes.setdefault(axis, []).append((position, axis))
+    shared = {axis: members for axis, members in sorted(classes.items()) if len(members) > 1}
+    if not shared and not vectors:
+        return None
+    signatures: dict[Tensor, Signature] = {}
+    origins: dict[int, Any] = {}
+    for axis, members in shared.items():
+        ranked = [(p, a) for p, a in members if inputs[p].shape is not None] or members
+        origins[axis] = (inputs[ranked[0][0]].name, ranked[0][1])
+        for position, _ in members:
+            tensor = inputs[position]
+            if tensor.shape is not None:
+                dims = list(signatures.get(tensor) or signature(tensor.shape, tensor.name))
+                dims[axis] = frozenset({origins[axis]})
+                signatures[tensor] = tuple(dims)
+    vector: Signature = frozenset()
+    vector_as: Signature = ()
+    if vectors:
+        first = inputs[vectors[0]]
+        vector = signature(None, first.name)
+        vector_as = (frozenset({origins.get(0, (first.name, 0))}),)
+        for position in vectors:
+            signatures[inputs[position]] = vector
+    return EqualDims(
+        signatures,
+        tuple(tuple(members) for members in shared.values()),
+        vectors,
+        vector,
+        vector_as,
+    )
+
 
 def signature_of(tensor: Tensor) -> Signature:
     """The signature of ``tensor``, computed once per tensor (iteratively: graphs may be deep)."""
-    cache: dict[int, Signature] = tensor.graph.__dict__.setdefault("_signatures", {})
+    assumed = _ASSUMED.get()
+    if assumed is not None:
+        cache = assumed[1]
+    else:
+        cache = tensor.graph.__dict__.setdefault("_signatures", {})
     if id(tensor) in cache:
         return cache[id(tensor)]
     stack = [tensor]

@@ -28,7 +28,7 @@ from .errors import GraphMismatchError, NotCompilableError
 from .graph import Operation, Tensor, ancestors
 from .naming import Namer, preferred_names, provenance_comment, sanitize
 from .ops import functions as F
-from .ops.registry import Lowered, arg_symbols, opdef_of
+from .ops.registry import Lowered, OpDef, arg_symbols, opdef_of
 from .program import ConstantArray, Input, Output, Program, Statement
 from .shapes import Shape, Signature, is_fully_defined
 from .signatures import natural_signature, signature_of
@@ -185,6 +185,11 @@ class Tracer:
     def _count_uses(self, ops: Sequence[Operation]) -> None:
         self.uses: dict[Tensor, int] = {}
         self.forced: set = set()
+        # An op that reads only the shape of a value with an input's signature reads the
+        # input's shape instead (``max(np.size(x), 1)``), so the value need not be kept.
+        self.input_of_signature: dict[Signature, Tensor] = {}
+        for tensor in self.inputs:
+            self.input_of_signature.setdefault(signature_of(tensor), tensor)
         for op in ops:
             opdef = opdef_of(op)
             for position, tensor in enumerate(self._operands(op)):
@@ -199,8 +204,16 @@ class Tracer:
                 and op.outputs[0] not in self.given
             ):
                 for position in opdef.materialized_inputs(op):
-                    self.forced.add(self._operands(op)[position])
+                    tensor = self._operands(op)[position]
+                    if self._shape_from_input(opdef, position, tensor) is None:
+                        self.forced.add(tensor)
         self.forced.update(t for _, t in self.outputs)
+
+    def _shape_from_input(self, opdef: OpDef, position: int, tensor: Tensor) -> Tensor | None:
+        """The input whose shape operand ``position`` of an op may be read from, if any."""
+        if position not in opdef.shape_only_inputs or tensor in self.given:
+            return None
+        return self.input_of_signature.get(signature_of(tensor))
 
     def _bind_inputs(self, ops: Sequence[Operation]) -> list[Input]:
         given = self.given
@@ -236,8 +249,16 @@ class Tracer:
         opdef = opdef_of(op)
         # Only sources (Const, Placeholder, VariableV2) and NoOp lack a lowering; none gets here.
         assert opdef.lower is not None, op.type
-        operands = [self.values[t] for t in self._operands(op)]
+        operands = [
+            self.values[t if shape_source is None else shape_source]
+            for position, t in enumerate(self._operands(op))
+            for shape_source in [self._shape_from_input(opdef, position, t)]
+        ]
         sig = signature_of(out)
+        if op.type == "SumToShape" and operands[0].sig == operands[1].sig:
+            # Equal signatures are equal shapes at run time: nothing to sum. (A gradient built
+            # for ``[None]`` operands is traced so under ``signatures.assuming``.)
+            return operands[0]
         if opdef.value_lowering:
             lowered: Lowered = opdef.lower(op, operands)
             self._remember(lowered.expr, lowered.natural)

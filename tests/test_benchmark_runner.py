@@ -28,7 +28,7 @@ def test_smoke_run_checks_and_times_every_workload(tmp_path: Path) -> None:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=600,  # the smoke run starts a process per system (about 40 of them)
     )
     assert completed.returncode == 0, completed.stderr[-4000:]
 
@@ -46,6 +46,11 @@ def test_smoke_run_checks_and_times_every_workload(tmp_path: Path) -> None:
         for row in rows:  # no system of any workload computed something else
             assert row["status"] != "gradients differ", (name, row)
     assert "cpu" in report["machine"] and "numpy" in report["machine"]["versions"]
+    assert report["machine"]["simd"] in ("AVX-512", "AVX2", "no AVX2", "unknown")
+    assert "SIMD: " in completed.stdout
+    w2 = {row["key"]: row for row in report["workloads"]["W2"]["rows"]}
+    for key in ("symgrad-none", "symgrad-shapeless", "symgrad-session", "numpy-step"):
+        assert w2[key]["status"] == "ok" and w2[key]["gradient_check"] == "ok", w2[key]
     summary = {item["name"]: item for item in report["acceptance"]}
     assert summary["W2 symgrad / naive NumPy"]["value"] > 0
     assert summary["W4 compile time 20 / 5 layers"]["value"] > 0

@@ -143,7 +143,8 @@ def test_the_summary_counts_statements_and_blas_calls_alike_in_both_forms() -> N
             source = sg.compile(outputs, inputs=inputs, optimize=optimize).source
         summary = re.search(r"# Statements: (\d+), BLAS calls: (\d+)", source)
         assert summary is not None and "Total ops" not in source
-        body = source.split(summary.group(0))[1].splitlines()[1:]
+        # up to the next function: the fast form may add a body for inputs of equal sizes
+        body = source.split(summary.group(0))[1].split("\ndef ")[0].splitlines()[1:]
         statements = [
             line for line in body if re.match(r"    \w", line) and not line.startswith("    del ")
         ]

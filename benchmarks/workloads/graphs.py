@@ -102,6 +102,21 @@ def symgrad_candidates(
     ]
 
 
+def symgrad_shape_candidate(
+    key: str,
+    name: str,
+    builder: Builder,
+    data: Sequence[Any],
+    param_values: Sequence[Any],
+    settings: Settings,
+    module_name: str,
+) -> Candidate:
+    """The fast form of a variant of the workload's graph (its placeholders declared otherwise)."""
+    return _symgrad_candidate(
+        key, name, builder, data, param_values, settings, module_name, _unchanged, {}
+    )
+
+
 def symgrad_forward_candidate(
     builder: Builder,
     data: Sequence[Any],

@@ -65,9 +65,21 @@ class Settings:
     work_dir: Path  # where generated modules of this run are written
     script: Path  # benchmarks/run.py, re-run in subprocesses for the probes
     isolated: bool = True  # each system in a process of its own (workloads/isolation.py)
+    # The allocator's state when a system starts: "fresh" (a new process) or "warmed" (the
+    # process first allocated and freed large arrays, as a program does before it trains).
+    allocator: str = "fresh"
 
     def wants(self, system: str) -> bool:
         return system == "numpy" or system in self.systems
+
+
+def warm_allocator() -> None:
+    """Allocate and free arrays of the sizes other work would: glibc then raises its mmap and
+    trim thresholds (to 32 MiB at most) and keeps freed memory mapped, so arrays of up to that
+    size no longer fault their pages in afresh on each call."""
+    for megabytes in (1, 4, 16, 30):
+        block = np.ones(megabytes << 17)  # 8-byte values
+        del block
 
 
 class PeerUnavailable(Exception):

@@ -20,7 +20,14 @@ import subprocess
 import sys
 from typing import Any, BinaryIO
 
-from .harness import Settings, build_report, calls_per_sample, candidate_group, sample
+from .harness import (
+    Settings,
+    build_report,
+    calls_per_sample,
+    candidate_group,
+    sample,
+    warm_allocator,
+)
 
 Built = dict[str, Any]  # a worker's first message: harness.build_report's
 
@@ -44,6 +51,7 @@ class Worker:
         ]
         if settings.smoke:
             command.append("--smoke")
+        command += ["--allocator", settings.allocator]
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 
     def _request(self, message: tuple[Any, ...]) -> Any:
@@ -94,6 +102,8 @@ def serve(group: str, key: str, settings: Settings) -> int:
         sys.stderr.fileno(), sys.stdout.fileno()
     )  # a library's prints must not corrupt the pickles
     requests = sys.stdin.buffer
+    if settings.allocator == "warmed":
+        warm_allocator()
     candidate = next(c for c in candidate_group(group)(settings) if c.key == key)
     report, prepared = build_report(candidate.prepare)
 

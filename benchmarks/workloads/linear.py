@@ -188,11 +188,16 @@ def w2_data(n: int) -> list[np.ndarray]:
     return [x, 3 * x + 2 + 0.1 * rng.standard_normal(n)]
 
 
-def build_w2(api: Any, n: int | None) -> graphs.GraphModel:
-    # A static length tells symgrad that x and y have one shape, so the residual is computed in
-    # place; with two [None] placeholders either could broadcast against the other at run time.
-    x = api.placeholder(api.float64, shape=[n], name="x")
-    y = api.placeholder(api.float64, shape=[n], name="y")
+# How the W2 rows declare x and y: a static length, [None] (the shape TF1 programs write), or no
+# shape at all (the tutorial's way). symgrad's generated function checks that x and y have one
+# length and then runs the code that computes in place.
+W2_SHAPES = {"static": "shape=[n]", "none": "shape=[None]", "shapeless": "no shape"}
+
+
+def build_w2(api: Any, n: int | None, declared: str = "static") -> graphs.GraphModel:
+    shape = {"static": [n], "none": [None], "shapeless": None}[declared]
+    x = api.placeholder(api.float64, shape=shape, name="x")
+    y = api.placeholder(api.float64, shape=shape, name="y")
     w = api.Variable(2.0, dtype=api.float64, name="weight")
     b = api.Variable(1.0, dtype=api.float64, name="biases")
     loss = api.reduce_mean(api.pow(y - (x * w + b), 2))
@@ -208,6 +213,60 @@ def w2_naive(x: np.ndarray, y: np.ndarray, w: float, b: float) -> Outputs:
     """The obvious NumPy: what the generated code has to beat."""
     r = x * w + b - y
     return np.mean(r**2), [np.mean(2 * r * x), np.mean(2 * r)]
+
+
+def w2_naive_step_candidate(data: list[np.ndarray]) -> Candidate:
+    """The naive NumPy value and gradients plus the gradient-descent update: a training step."""
+
+    def prepare() -> Prepared:
+        state = list(W2_INITIAL)
+
+        def call() -> Outputs:
+            loss, (grad_w, grad_b) = w2_naive(*data, *state)
+            state[:] = [state[0] - LEARNING_RATE * grad_w, state[1] - LEARNING_RATE * grad_b]
+            return loss, [grad_w, grad_b]
+
+        def evaluate() -> Outputs:
+            return w2_naive(*data, *W2_INITIAL)
+
+        return Prepared(call=call, evaluate=evaluate)
+
+    return Candidate("numpy-step", "numpy", "NumPy naive step (+ GD update)", prepare)
+
+
+def w2_session_candidate(settings: Settings, data: list[np.ndarray]) -> Candidate:
+    """The tutorial's loop: shape-less placeholders, ``sess.run([train, loss, grads], feed_dict)``."""
+
+    def prepare() -> Prepared:
+        import symgrad as sg
+
+        start = time.perf_counter()
+        graph = sg.Graph()
+        with graph.as_default():
+            model = build_w2(sg, None, "shapeless")
+            train = sg.train.GradientDescentOptimizer(LEARNING_RATE).minimize(model.loss)
+            fetches = [train, model.gradients, model.loss]
+            session = sg.Session(graph=graph, codegen_dir=settings.work_dir / "w2_session")
+            session.run(sg.global_variables_initializer())
+        feed_dict = dict(zip(model.feeds, data, strict=False))
+
+        def call() -> Any:
+            return session.run(fetches, feed_dict=feed_dict)
+
+        first = time.perf_counter()
+        _, gradients, loss = call()  # the first run compiles; its outputs are the initial state's
+        first_seconds = time.perf_counter() - first
+        return Prepared(
+            call=call,
+            evaluate=lambda: (loss, list(gradients)),
+            build_seconds=first - start,
+            first_call_seconds=first_seconds,
+            note="build = graph + session + first run - steady run",
+        )
+
+    return Candidate(
+        "symgrad-session", "symgrad", "symgrad Session.run, shape-less feeds (+ GD update)", prepare
+    )
 
 
 def w2_optimized(x: np.ndarray, y: np.ndarray, w: float, b: float, scratch: np.ndarray) -> Outputs:
@@ -261,6 +320,20 @@ def w2_candidates(settings: Settings) -> list[Candidate]:
         *graphs.symgrad_candidates(
             functools.partial(build_w2, n=n), data, W2_INITIAL, settings, "w2"
         ),
+        *(
+            graphs.symgrad_shape_candidate(
+                f"symgrad-{declared}",
+                f"symgrad, x and y with {W2_SHAPES[declared]}",
+                functools.partial(build_w2, n=n, declared=declared),
+                data,
+                W2_INITIAL,
+                settings,
+                f"w2_{declared}",
+            )
+            for declared in ("none", "shapeless")
+        ),
+        w2_naive_step_candidate(data),
+        w2_session_candidate(settings, data),
         graphs.tf1_candidate(functools.partial(build_w2, n=n), data),
         *peers.functional_candidates(peers.Problem(w2_loss, W2_INITIAL, data, np.float64)),
     ]
@@ -272,7 +345,9 @@ def run_w2(settings: Settings) -> list[WorkloadResult]:
         id="W2",
         title=f"W2: linear regression on {n:,} float64 values",
         description="loss = reduce_mean((y - (x*w + b))**2) with d/dw, d/db; x and y are "
-        f"placeholders of shape [{n}].",
+        f"placeholders of shape [{n}], of shape [None], or of no shape (the rows say which). "
+        "Step rows also apply the gradient-descent update; the Session row feeds x and y "
+        "through feed_dict each call, as the tutorial's loop does.",
         reference_name="NumPy naive",
     )
     result.rows = run_candidates("W2", settings, rtol=FLOAT64_RTOL)

@@ -48,10 +48,15 @@ def make_problem(sizes: Sizes) -> tuple:
     return [images, labels], params
 
 
-def mlp_builder(sizes: Sizes, param_values: Sequence[np.ndarray]) -> graphs.Builder:
+def mlp_builder(
+    sizes: Sizes, param_values: Sequence[np.ndarray], batch: int | None = None
+) -> graphs.Builder:
+    """The MLP's graph; images and labels are ``[None, ...]`` as TF1 programs write them, or
+    ``[batch, ...]``."""
+
     def build(api: Any) -> graphs.GraphModel:
-        x = api.placeholder(api.float64, [None, sizes.mlp_layers[0]], name="images")
-        y = api.placeholder(api.float64, [None, sizes.mlp_layers[-1]], name="labels")
+        x = api.placeholder(api.float64, [batch, sizes.mlp_layers[0]], name="images")
+        y = api.placeholder(api.float64, [batch, sizes.mlp_layers[-1]], name="labels")
         params, h = [], x
         layers = len(param_values) // 2
         for layer in range(1, layers + 1):
@@ -113,6 +118,15 @@ def w3_candidates(settings: Settings) -> list[Candidate]:
         _backprop_candidate(data, params),
         *graphs.symgrad_candidates(builder, data, params, settings, "w3_mlp"),
         graphs.symgrad_forward_candidate(builder, data, params, settings, "w3_mlp"),
+        graphs.symgrad_shape_candidate(
+            "symgrad-static",
+            "symgrad, static batch size",
+            mlp_builder(settings.sizes, params, settings.sizes.mlp_batch),
+            data,
+            params,
+            settings,
+            "w3_mlp_static",
+        ),
         graphs.tf1_candidate(builder, data),
         *peers.functional_candidates(peers.Problem(mlp_loss, params, data, np.float64)),
     ]

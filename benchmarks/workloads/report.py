@@ -149,7 +149,29 @@ def acceptance(results: dict[str, WorkloadResult]) -> list[dict[str, Any]]:
             "W4 cheap gradient: symgrad value+grad / forward",
         ),
         *_compile_items(results),
+        # The shapes users write (issue 17): [None] and shape-less placeholders, Session feeds.
+        _ratio(results, "W2", "symgrad-none", "symgrad", "W2 [None] / static shapes"),
+        _ratio(results, "W2", "symgrad-none", "numpy", "W2 [None] / naive NumPy"),
+        _ratio(results, "W2", "symgrad-shapeless", "numpy", "W2 shape-less / naive NumPy"),
+        _ratio(
+            results,
+            "W2",
+            "symgrad-session",
+            "numpy-step",
+            "W2 Session.run step, shape-less feeds / naive NumPy step",
+        ),
+        _ratio(results, "W3", "symgrad", "symgrad-static", "W3 [None, ...] / static batch"),
     ]
+    for suffix in ("", "-warmed"):
+        items.append(
+            _ratio(
+                results,
+                f"W4{suffix}",
+                "symgrad",
+                "numpy-optimized",
+                f"W4{suffix} symgrad / hand-optimized NumPy",
+            )
+        )
     for workload in ("W1", "W2", "W3", "W4"):
         if results.get(workload) and results[workload].row("symgrad-readable"):
             items.append(
@@ -358,6 +380,28 @@ def _ratio_bars(axis: Any, rows: list[Row], ticker: Any) -> None:
 # --- the machine ----------------------------------------------------------------------------------
 
 
+def simd_level() -> str:
+    """The widest x86 vector extension of this CPU, as NumPy's dispatch sees it.
+
+    NumPy's float64 ``tanh``/``exp`` are vectorized only with AVX-512 (AVX512F/AVX512_SKX),
+    so W4 and every ``tanh`` or ``exp`` heavy row depend on it.
+    """
+    import numpy as np
+
+    features = getattr(np._core._multiarray_umath, "__cpu_features__", {})
+    if features.get("AVX512_SKX") or features.get("AVX512F"):
+        return "AVX-512"
+    if features.get("AVX2"):
+        return "AVX2"
+    return "no AVX2" if features else "unknown"
+
+
+def simd_line() -> str:
+    level = simd_level()
+    vectorized = "vectorized" if level == "AVX-512" else "not vectorized (scalar loops)"
+    return f"SIMD: {level} on {_cpu_model()}; NumPy's float64 tanh/exp are {vectorized} here."
+
+
 def machine_info() -> dict[str, Any]:
     """What the numbers depend on; taken after the run, so every loaded BLAS and OpenMP shows."""
     import numpy as np
@@ -365,6 +409,7 @@ def machine_info() -> dict[str, Any]:
     return {
         "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
         "cpu": _cpu_model(),
+        "simd": simd_level(),
         "cores": os.cpu_count(),
         "cpus_available": len(os.sched_getaffinity(0))
         if hasattr(os, "sched_getaffinity")

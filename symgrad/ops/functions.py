@@ -412,6 +412,25 @@ class SizeOf(_Structural):
         return (0,)
 
 
+class Count(_Structural):
+    """Number of elements of the array ``x`` at run time (0 if it is empty).
+
+    The divisor of a mean that the fast form computes as a dot product
+    (``(r @ r) / np.size(r)``) when the size is known only at run time.
+    """
+
+    nargs = 1
+
+    def result_dtype(self, dtype_of: Any) -> str:
+        return "weak_int"
+
+    def natural(self, signature_of: Any) -> Any:
+        return ()
+
+    def shape_only_arguments(self) -> tuple[int, ...]:
+        return (0,)
+
+
 class MatMulNode(_Structural):
     """``a @ b`` with optional transposes of the last two axes; args: a, b, ta, tb, rank_a, rank_b."""
 

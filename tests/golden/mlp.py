@@ -67,6 +67,10 @@ def mlp(images, labels, W1, b1, W2, b2, W3, b3):
     b2 = _check("b2", b2, np.float64, (64,))
     W3 = _check("W3", W3, np.float64, (64, 10))
     b3 = _check("b3", b3, np.float64, (10,))
+    if images.shape[0] == labels.shape[0]:
+        # The shapes TF1 programs are fed: equal sizes, so arrays can be reused in place.
+        return _mlp_same_shapes(images, labels, W1, b1, W2, b2, W3, b3)
+    # Any other shapes, broadcast as TF1 broadcasts them.
     # Statements: 27, BLAS calls: 8
     # Forward
     tanh_b1_arg = images @ W1
@@ -94,6 +98,59 @@ def mlp(images, labels, W1, b1, W2, b2, W3, b3):
     d_mean_d_add_b3 = xent_b3_t1 / xent_b3_t2 - one_hot_labels
     d_mean_d_add_b3 /= max(np.size(xent_b3), 1)
     del one_hot_labels, xent_b3, xent_b3_t1, xent_b3_t2
+    d_mean_d_add_b2 = d_mean_d_add_b3 @ W3.T
+    d_mean_d_add_b2 *= 1 - tanh_b2**2
+    d_mean_d_add_b1 = d_mean_d_add_b2 @ W2.T
+    d_mean_d_add_b1 *= 1 - tanh_b1**2
+    d_mean_d_W1 = images.T @ d_mean_d_add_b1
+    d_mean_d_b1 = np.sum(d_mean_d_add_b1, axis=0)
+    del d_mean_d_add_b1
+    d_mean_d_W2 = tanh_b1.T @ d_mean_d_add_b2
+    del tanh_b1
+    d_mean_d_b2 = np.sum(d_mean_d_add_b2, axis=0)
+    del d_mean_d_add_b2
+    d_mean_d_W3 = tanh_b2.T @ d_mean_d_add_b3
+    del tanh_b2
+    d_mean_d_b3 = np.sum(d_mean_d_add_b3, axis=0)
+    return (
+        mean,
+        d_mean_d_W1,
+        d_mean_d_b1,
+        d_mean_d_W2,
+        d_mean_d_b2,
+        d_mean_d_W3,
+        d_mean_d_b3,
+    )
+
+
+def _mlp_same_shapes(images, labels, W1, b1, W2, b2, W3, b3):
+    """``mlp`` for the inputs that pass its shape check: sizes known equal."""
+    # Statements: 26, BLAS calls: 8
+    # Forward
+    tanh_b1_arg = images @ W1
+    tanh_b1_arg += b1
+    tanh_b1 = np.tanh(tanh_b1_arg, out=tanh_b1_arg)
+    del tanh_b1_arg
+    tanh_b2_arg = tanh_b1 @ W2
+    tanh_b2_arg += b2
+    tanh_b2 = np.tanh(tanh_b2_arg, out=tanh_b2_arg)
+    del tanh_b2_arg
+    add_b3 = tanh_b2 @ W3
+    add_b3 += b3
+    one_hot_labels = (np.eye(10, dtype=np.float64))[labels]
+    mean_t0 = np.max(add_b3, axis=1, keepdims=True, initial=-np.inf)
+    mean_t1_arg = add_b3 - mean_t0
+    mean_t1 = np.exp(mean_t1_arg, out=mean_t1_arg)
+    del mean_t1_arg
+    mean_t2 = np.sum(mean_t1, axis=1, keepdims=True)
+    mean = np.mean(
+        -np.sum(one_hot_labels * (add_b3 - mean_t0 - np.log(mean_t2)), axis=1)
+    )
+    del add_b3, mean_t0
+    # Gradients
+    d_mean_d_add_b3 = mean_t1 / mean_t2 - one_hot_labels
+    d_mean_d_add_b3 /= max(np.size(labels), 1)
+    del mean_t1, mean_t2, one_hot_labels
     d_mean_d_add_b2 = d_mean_d_add_b3 @ W3.T
     d_mean_d_add_b2 *= 1 - tanh_b2**2
     d_mean_d_add_b1 = d_mean_d_add_b2 @ W2.T

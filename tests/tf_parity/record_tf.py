@@ -40,6 +40,7 @@ CORPORA = {
     "programs_train": "tf_fixtures_train.json",
     "programs_layers": "tf_fixtures_layers.json",
     "programs_conv": "tf_fixtures_conv.json",
+    "programs_shapes": "tf_fixtures_shapes.json",
 }
 
 

@@ -20,6 +20,7 @@ from ...naming import comment_text
 from ...ops import functions as F
 from ...program import Program
 from ...shapes import format_shape
+from ...signatures import EqualDims
 from ...version import __version__
 from . import NUMPY
 from .printer import (
@@ -97,11 +98,38 @@ def statement_summary(lines: list[Line]) -> str:
     return f"Statements: {len(body)}, BLAS calls: {blas}"
 
 
-def render(program: Program, summary: str, statement_lines: list[Line], helpers: list[str]) -> str:
+@dataclass(frozen=True)
+class Specialized:
+    """A second body of the function, run when ``guard`` holds for its (checked) inputs."""
+
+    program: Program  # the same function, traced under the assumption the guard checks
+    guard: str  # ``x.shape[0] == y.shape[0]``
+    lines: list[Line]
+
+
+def guard_text(assumption: EqualDims, names: list[str]) -> str:
+    """The run-time check of ``assumption`` over the inputs called ``names``.
+
+    >>> guard_text(EqualDims({}, (((0, 0), (1, 0), (2, 0)),), (0,)), ["x", "y", "z"])
+    'x.ndim == 1 and x.shape[0] == y.shape[0] == z.shape[0]'
+    """
+    parts = [f"{names[p]}.ndim == 1" for p in assumption.vectors]
+    parts += [" == ".join(f"{names[p]}.shape[{a}]" for p, a in c) for c in assumption.classes]
+    return " and ".join(parts)
+
+
+def render(
+    program: Program,
+    summary: str,
+    statement_lines: list[Line],
+    helpers: list[str],
+    special: Specialized | None = None,
+) -> str:
     """Fill the module template with the program's precomputed lines, laid out by the formatter.
 
     Each statement is printed on one line; ``ruff format`` (pinned) breaks the
     long ones, so the module reads as a person formatting it would leave it.
+    ``special`` adds the body for inputs that pass its guard.
     """
     environment = template_environment()
     template = environment.get_template(TEMPLATE)
@@ -146,8 +174,24 @@ def render(program: Program, summary: str, statement_lines: list[Line], helpers:
         summary=summary,
         helpers=helpers,
         needs_base64=needs_base64,
+        special=_special_fields(program, special),
     )
     return format_source(source)
+
+
+def _special_fields(program: Program, special: Specialized | None) -> dict[str, Any] | None:
+    if special is None:
+        return None
+    names = ", ".join(i.name for i in program.inputs)
+    name = f"_{program.name}_same_shapes"
+    return {
+        "guard": special.guard,
+        "call": f"{name}({names})",
+        "signature": f"def {name}({names}):",
+        "lines": special.lines,
+        "summary": statement_summary(special.lines),
+        "return_statement": (f"return {', '.join(str(o.symbol) for o in special.program.outputs)}"),
+    }
 
 
 def guarded_statements(statements: list[Any]) -> set:

@@ -295,6 +295,9 @@ class Printer(NumPyPrinter):
             count = " * ".join(f"{shape}[{int(a)}]" for a in axes)
         return f"max({count}, 1)"
 
+    def _print_Count(self, expr: F.Count) -> str:
+        return f"{self._module_format('numpy.size')}({self._print(expr.args[0])})"
+
     def _print_MatMulNode(self, expr: F.MatMulNode) -> str:
         a, b, transpose_a, transpose_b, rank_a, rank_b = expr.args
 

@@ -65,13 +65,30 @@ def linear_regression(x_input, y_input, weight, biases):
     y_input = _check("y_input", y_input, np.float32, None)
     weight = _check("weight", weight, np.float32, ())
     biases = _check("biases", biases, np.float32, ())
-    # Statements: 6, BLAS calls: 0
+    if x_input.ndim == 1 and y_input.ndim == 1 and x_input.shape[0] == y_input.shape[0]:
+        # The shapes TF1 programs are fed: equal sizes, so arrays can be reused in place.
+        return _linear_regression_same_shapes(x_input, y_input, weight, biases)
+    # Any other shapes, broadcast as TF1 broadcasts them.
+    # Statements: 5, BLAS calls: 0
     # Forward
-    add_biases = biases + weight * x_input
-    sub_y_input = y_input - add_biases
+    sub_y_input = y_input - biases - weight * x_input
     loss = np.sum(sub_y_input**2) / 64
     # Gradients
-    d_real_div_d_add_biases = _sum_to_shape(-sub_y_input / 32, np.shape(add_biases))
+    d_real_div_d_add_biases = _sum_to_shape(-sub_y_input / 32, np.shape(x_input))
     grad_w = np.sum(d_real_div_d_add_biases * x_input)
     grad_b = np.sum(d_real_div_d_add_biases)
+    return loss, grad_w, grad_b
+
+
+def _linear_regression_same_shapes(x_input, y_input, weight, biases):
+    """``linear_regression`` for the inputs that pass its shape check: sizes known equal."""
+    # Statements: 6, BLAS calls: 2
+    # Forward
+    sub_y_input = x_input * weight
+    sub_y_input += biases
+    np.subtract(y_input, sub_y_input, out=sub_y_input)
+    loss = (sub_y_input @ sub_y_input) / 64
+    # Gradients
+    grad_w = -(sub_y_input @ x_input) / 32
+    grad_b = -np.sum(sub_y_input) / 32
     return loss, grad_w, grad_b
