@@ -149,8 +149,11 @@ def acceptance(results: dict[str, WorkloadResult]) -> list[dict[str, Any]]:
             "W4 cheap gradient: symgrad value+grad / forward",
         ),
         *_compile_items(results),
+        _ratio(results, "W6", "symgrad", "numpy", "W6 CNN symgrad / hand-written NumPy"),
+        _ratio(results, "W6", "tf1", "symgrad", "W6 CNN TF1 Session.run / symgrad"),
+        _ratio(results, "W6", "symgrad", "jax", "W6 CNN symgrad / JAX"),
     ]
-    for workload in ("W1", "W2", "W3", "W4"):
+    for workload in ("W1", "W2", "W3", "W4", "W6"):
         if results.get(workload) and results[workload].row("symgrad-readable"):
             items.append(
                 _ratio(
@@ -377,6 +380,7 @@ def machine_info() -> dict[str, Any]:
         "python": sys.version.split()[0],
         "numpy": np.__version__,
         "numpy_blas": _numpy_blas(np),
+        "simd": simd_level(),
         "threadpools": _threadpools(),
         "versions": peers.installed_versions(),
         "thread_environment": {
@@ -392,6 +396,17 @@ def machine_info() -> dict[str, Any]:
         },
         "symgrad_commit": _git_commit(),
     }
+
+
+def simd_level() -> str:
+    """The SIMD extensions NumPy found on this CPU (its baseline and dispatched ones), e.g.
+    ``AVX2 AVX512F``: what vectorised NumPy and BLAS kernels can use here."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__ as features
+    except ImportError:
+        return "unknown"
+    wide = ("SSE42", "AVX", "AVX2", "FMA3", "AVX512F", "AVX512_SKX", "AVX512_SPR", "ASIMD", "SVE")
+    return " ".join(name for name in wide if features.get(name)) or "none of " + " ".join(wide)
 
 
 def _cpu_model() -> str:
