@@ -773,12 +773,12 @@ def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Te
     """
     if isinstance(features, Tensor) and features.dtype.is_integer:
         features = cast(features, _dtypes.float32)  # as TF: integer features become float32
+    # TF keeps alpha in a float attribute: float64 features are scaled by float32(alpha).
+    _alpha = _number_for(float(np.float32(alpha)), _dtype_of(features), "LeakyRelu")
     # ReluMask, not Greater: TF's LeakyReluGrad differentiates to zeros, not None.
     return make_elementwise(
         "LeakyRelu",
-        lambda x: F.Where(
-            F.ReluMask(x, 0), x, _number_for(alpha, _dtype_of(features), "LeakyRelu") * x
-        ),
+        lambda x: F.Where(F.ReluMask(x, 0), x, _alpha * x),
         [features],
         name,
         allowed="float",
