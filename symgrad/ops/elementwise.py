@@ -753,7 +753,7 @@ def logical_or(x: Any, y: Any, name: str | None = None) -> Tensor:
     return _logical_or(x, y, name=name)
 
 
-def logical_xor(x: Any, y: Any, name: str | None = "LogicalXor") -> Tensor:
+def logical_xor(x: Any, y: Any, name: str | None = None) -> Tensor:
     """``x != y`` elementwise, for bool tensors."""
     return _logical_xor(x, y, name=name)
 

@@ -451,7 +451,16 @@ class Dot(_Structural):
         return ()
 
 
-BOOLEAN_FUNCTIONS = (Greater, GreaterEqual, Less, LessEqual, Equal, NotEqual, LogicalNot, IsFinite)
+BOOLEAN_FUNCTIONS: tuple[type[sp.Function], ...] = (
+    Greater,
+    GreaterEqual,
+    Less,
+    LessEqual,
+    Equal,
+    NotEqual,
+    LogicalNot,
+    IsFinite,
+)
 
 
 class Helper(_Structural):
