@@ -37,6 +37,7 @@ from .ops.elementwise import (
 )
 from .ops.nn_ops import (
     batch_normalization,
+    in_top_k,
     l2_normalize,
     moments,
     weighted_cross_entropy_with_logits,
@@ -50,6 +51,7 @@ __all__ += [
     "selu",
     "softsign",
     "batch_normalization",
+    "in_top_k",
     "l2_normalize",
     "moments",
     "weighted_cross_entropy_with_logits",

@@ -491,3 +491,17 @@ def xw_plus_b_layer(tf):
         "fetches": [y, tf.gradients(loss, [x, w, b])],
         "feeds": {x: np.array([[1.0, 2.0, 3.0], [-1.0, 0.0, 0.5]], np.float32)},
     }
+
+
+@_program
+def in_top_k_ties_and_non_finite(tf):
+    p = tf.placeholder(tf.float32, shape=[None, 4], name="p")
+    t = tf.placeholder(tf.int32, shape=[None], name="t")
+    scores = np.array(
+        [[1, 3, 3, 0], [1, 2, 3, 4], [np.inf, 1, 2, 3], [5, 5, 5, 5], [0, 1, np.nan, 2]],
+        np.float32,
+    )
+    return {
+        "fetches": [tf.nn.in_top_k(p, t, 1), tf.nn.in_top_k(p, t, 2), tf.nn.in_top_k(p, t, 4)],
+        "feeds": {p: scores, t: np.array([0, 1, 1, 2, 3], np.int32)},
+    }
