@@ -637,7 +637,8 @@ def atan2(y: Any, x: Any, name: str | None = None) -> Tensor:
 
     >>> import symgrad as sg
     >>> with sg.Graph().as_default():
-    ...     print(round(float(sg.compile(sg.atan2(sg.constant(1.0), sg.constant(-1.0)))()), 4))
+    ...     angle = sg.compile(sg.atan2(sg.constant(1.0), sg.constant(-1.0)))()
+    >>> print(f"{float(angle):.4f}")
     2.3562
     """
     return make_elementwise("Atan2", BINARY["Atan2"], [y, x], name, allowed="float")
