@@ -74,6 +74,7 @@ from .ops.elementwise import (
 )
 from .ops.nn_ops import (
     batch_normalization,
+    in_top_k,
     l2_normalize,
     moments,
     weighted_cross_entropy_with_logits,
@@ -87,6 +88,7 @@ __all__ += [
     "selu",
     "softsign",
     "batch_normalization",
+    "in_top_k",
     "l2_normalize",
     "moments",
     "weighted_cross_entropy_with_logits",

@@ -637,7 +637,8 @@ def atan2(y: Any, x: Any, name: str | None = None) -> Tensor:
 
     >>> import symgrad as sg
     >>> with sg.Graph().as_default():
-    ...     print(round(float(sg.compile(sg.atan2(sg.constant(1.0), sg.constant(-1.0)))()), 4))
+    ...     angle = sg.compile(sg.atan2(sg.constant(1.0), sg.constant(-1.0)))()
+    >>> print(f"{float(angle):.4f}")
     2.3562
     """
     return make_elementwise("Atan2", BINARY["Atan2"], [y, x], name, allowed="float")
@@ -753,7 +754,7 @@ def logical_or(x: Any, y: Any, name: str | None = None) -> Tensor:
     return _logical_or(x, y, name=name)
 
 
-def logical_xor(x: Any, y: Any, name: str | None = "LogicalXor") -> Tensor:
+def logical_xor(x: Any, y: Any, name: str | None = None) -> Tensor:
     """``x != y`` elementwise, for bool tensors."""
     return _logical_xor(x, y, name=name)
 
@@ -773,12 +774,12 @@ def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Te
     """
     if isinstance(features, Tensor) and features.dtype.is_integer:
         features = cast(features, _dtypes.float32)  # as TF: integer features become float32
+    # TF keeps alpha in a float attribute: float64 features are scaled by float32(alpha).
+    _alpha = _number_for(float(np.float32(alpha)), _dtype_of(features), "LeakyRelu")
     # ReluMask, not Greater: TF's LeakyReluGrad differentiates to zeros, not None.
     return make_elementwise(
         "LeakyRelu",
-        lambda x: F.Where(
-            F.ReluMask(x, 0), x, _number_for(alpha, _dtype_of(features), "LeakyRelu") * x
-        ),
+        lambda x: F.Where(F.ReluMask(x, 0), x, _alpha * x),
         [features],
         name,
         allowed="float",

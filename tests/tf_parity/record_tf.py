@@ -41,6 +41,7 @@ CORPORA = {
     "programs_layers": "tf_fixtures_layers.json",
     "programs_conv": "tf_fixtures_conv.json",
     "programs_shapes": "tf_fixtures_shapes.json",
+    "programs_elemops": "tf_fixtures_elemops.json",
 }
 
 
