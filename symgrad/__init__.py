@@ -132,6 +132,39 @@ from .ops.state import (
 from .session import InteractiveSession, Session
 from .tracing import Function, TensorSpec, TracedFunction, function, grad, value_and_grad
 
+# The everyday structural ops and graph plumbing (pad, slice, segment sums, control, ...).
+from .ops.control import (
+    Print,
+    control_dependencies,
+    custom_gradient,
+    device,
+    no_op,
+    placeholder_with_default,
+    print_ as print,
+    tuple,
+)
+from .ops.structural import (
+    boolean_mask,
+    cumprod,
+    cumsum,
+    diag,
+    diag_part,
+    lin_space,
+    linspace,
+    matrix_band_part,
+    matrix_diag,
+    matrix_diag_part,
+    pad,
+    reverse,
+    reverse_v2,
+    segment_mean,
+    segment_sum,
+    slice,
+    unsorted_segment_sum,
+)
+
+newaxis = None
+
 __all__ = [
     "__version__",
     "math",
@@ -265,4 +298,31 @@ __all__ = [
     "function",
     "grad",
     "value_and_grad",
+    # structural ops and graph plumbing
+    "Print",
+    "control_dependencies",
+    "custom_gradient",
+    "device",
+    "no_op",
+    "placeholder_with_default",
+    "print",
+    "tuple",
+    "boolean_mask",
+    "cumprod",
+    "cumsum",
+    "diag",
+    "diag_part",
+    "lin_space",
+    "linspace",
+    "matrix_band_part",
+    "matrix_diag",
+    "matrix_diag_part",
+    "pad",
+    "reverse",
+    "reverse_v2",
+    "segment_mean",
+    "segment_sum",
+    "slice",
+    "unsorted_segment_sum",
+    "newaxis",
 ]

@@ -45,6 +45,7 @@ from .ops.reductions import (
     reduce_prod,
     reduce_sum,
 )
+from .ops.structural import cumprod, cumsum, segment_mean, segment_sum, unsorted_segment_sum
 
 __all__ = [
     "abs",
@@ -88,4 +89,9 @@ __all__ = [
     "reduce_max",
     "reduce_min",
     "reduce_prod",
+    "cumprod",
+    "cumsum",
+    "segment_mean",
+    "segment_sum",
+    "unsorted_segment_sum",
 ]

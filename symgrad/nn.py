@@ -11,6 +11,7 @@ from .ops.nn_ops import (
     softmax_cross_entropy_with_logits_v2,
     sparse_softmax_cross_entropy_with_logits,
 )
+from .ops.structural import embedding_lookup, local_response_normalization, lrn
 
 __all__ = [
     "relu",
@@ -25,4 +26,7 @@ __all__ = [
     "softmax_cross_entropy_with_logits",
     "softmax_cross_entropy_with_logits_v2",
     "sparse_softmax_cross_entropy_with_logits",
+    "embedding_lookup",
+    "local_response_normalization",
+    "lrn",
 ]
