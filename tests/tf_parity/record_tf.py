@@ -36,6 +36,7 @@ CORPORA = {
     "programs_ported": "tf_fixtures_ported.json",
     "programs_feeding": "tf_fixtures_feeding.json",
     "programs_hessians": "tf_fixtures_hessians.json",
+    "programs_structops": "tf_fixtures_structops.json",
 }
 
 
