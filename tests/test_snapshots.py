@@ -18,6 +18,7 @@ import pytest
 
 import symgrad as sg
 from symgrad.ops.registry import REGISTRY
+from tests.test_structural_snapshots import STRUCTURAL_OPS
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -131,7 +132,8 @@ def test_all_ops_module_matches_its_snapshot(symgrad_snapshot, tmp_path: Path) -
         outputs, inputs = build_all_ops()
         used = {op.type for op in graph.get_operations()}
         compiled = sg.compile(outputs, inputs=inputs, name="all_ops", path=tmp_path / "all_ops.py")
-    missing = set(REGISTRY) - used - {"NoOp"}
+    # The structural ops have their own module: tests/test_structural_snapshots.py.
+    missing = set(REGISTRY) - used - {"NoOp"} - STRUCTURAL_OPS
     assert not missing, f"the all-ops module does not use: {sorted(missing)}"
     symgrad_snapshot(compiled, GOLDEN / "all_ops.py")
     rng = np.random.default_rng(1)
@@ -173,6 +175,7 @@ def corpus_modules(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
 
     from tests.test_tf_parity import run_program
     from tests.tf_parity.programs import PROGRAMS
+    from tests.tf_parity.programs_structops import PROGRAMS as STRUCTURAL_PROGRAMS
     from tests.tf_parity.programs_tensor import PROGRAMS as TENSOR_PROGRAMS
 
     folder = tmp_path_factory.mktemp("generated")
@@ -183,7 +186,7 @@ def corpus_modules(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
 
         sg.compiler._observers.append(keep)
         try:
-            for program in PROGRAMS + TENSOR_PROGRAMS:
+            for program in PROGRAMS + TENSOR_PROGRAMS + STRUCTURAL_PROGRAMS:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
                     # The corpus's one unsupported program (einsum with '...') raises.

@@ -481,7 +481,14 @@ def strided_slice(
         key = begin
     else:
         key = _key_of_masks(
-            x, begin, end, strides, begin_mask, end_mask, ellipsis_mask, new_axis_mask,
+            x,
+            begin,
+            end,
+            strides,
+            begin_mask,
+            end_mask,
+            ellipsis_mask,
+            new_axis_mask,
             shrink_axis_mask,
         )
     if isinstance(key, Tensor) and key.dtype.is_bool:

@@ -87,9 +87,7 @@ def no_op(name: str | None = None) -> Operation:
     return group(name=name or "NoOp")
 
 
-def tuple(
-    tensors: Sequence[Any], name: str | None = None, control_inputs: Any = None
-) -> list[Any]:
+def tuple(tensors: Sequence[Any], name: str | None = None, control_inputs: Any = None) -> list[Any]:
     """The ``tensors``, each passed through an identity that runs after all of them (and
     after ``control_inputs``); ``None`` entries stay ``None``.
 
@@ -118,7 +116,9 @@ def placeholder_with_default(input: Any, shape: Any, name: str | None = None) ->
     0.5 0.1
     """
     x = convert_to_tensor(input)
-    declared = None if shape is None else builtins.tuple(None if d is None else int(d) for d in shape)
+    declared = (
+        None if shape is None else builtins.tuple(None if d is None else int(d) for d in shape)
+    )
     if declared is not None and (x.shape is None or not shapes_compatible(x.shape, declared)):
         raise InvalidArgumentError(
             f"symgrad: PlaceholderWithDefault: the default '{x.name}' of shape "

@@ -17,7 +17,6 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from .. import dtypes as _dtypes
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Operation, Tensor
 from ..shapes import format_shape, is_fully_defined
@@ -84,6 +83,7 @@ def pad(
     """
     x = convert_to_tensor(tensor)
     rank = _known_rank(x, "Pad")
+    assert x.shape is not None
     flat = _static_ints(paddings, "Pad", "paddings", x)
     if len(flat) != 2 * rank or any(p < 0 for p in flat):
         raise ShapeError(
@@ -114,7 +114,9 @@ def pad(
             )
         fill = fixed
     fill = np.asarray(fill).astype(x.dtype.numpy).item()
-    shape = tuple(None if d is None else d + b + a for d, (b, a) in zip(x.shape, pairs, strict=True))
+    shape = tuple(
+        None if d is None else d + b + a for d, (b, a) in zip(x.shape, pairs, strict=True)
+    )
     attrs = {"paddings": pairs, "mode": numpy_mode, "constant_values": fill}
     return _op("Pad", [x], attrs, shape, x.dtype, name)
 
@@ -142,7 +144,10 @@ register(
     OpDef(
         "MirrorPadGrad",
         lower=lambda op, xs: helper(
-            "_mirror_pad_grad", xs[0], literal(op.attrs["paddings"]), Literal(repr(op.attrs["mode"]))
+            "_mirror_pad_grad",
+            xs[0],
+            literal(op.attrs["paddings"]),
+            Literal(repr(op.attrs["mode"])),
         ),
         # Folding the mirrored borders back is the transpose of mirror-padding.
         gradient=lambda op, g: [_op("Pad", [g], dict(op.attrs), op.inputs[0].shape, g.dtype, None)],
@@ -165,6 +170,7 @@ def slice(input_: Any, begin: Any, size: Any, name: str | None = None) -> Tensor
     """
     x = convert_to_tensor(input_)
     rank = _known_rank(x, "Slice")
+    assert x.shape is not None
     starts = _static_ints(begin, "Slice", "begin", x)
     sizes = _static_ints(size, "Slice", "size", x)
     if len(starts) != rank or len(sizes) != rank:
@@ -195,7 +201,9 @@ def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
     """
     x = convert_to_tensor(tensor)
     rank = _known_rank(x, "ReverseV2")
-    axes = tuple(_axis(a, rank, "ReverseV2", x.name) for a in _static_ints(axis, "ReverseV2", "axis"))
+    axes = tuple(
+        _axis(a, rank, "ReverseV2", x.name) for a in _static_ints(axis, "ReverseV2", "axis")
+    )
     if len(set(axes)) != len(axes):
         raise InvalidArgumentError(f"symgrad: ReverseV2: axis {list(axes)} repeats an axis")
     return _op("ReverseV2", [x], {"axes": axes}, x.shape, x.dtype, name)
@@ -215,7 +223,9 @@ reverse_v2 = reverse
 # --- cumsum, cumprod ---------------------------------------------------------------------------
 
 
-def _cumulative(op_type: str, x: Any, axis: Any, exclusive: bool, reverse: bool, name: Any) -> Tensor:
+def _cumulative(
+    op_type: str, x: Any, axis: Any, exclusive: bool, reverse: bool, name: Any
+) -> Tensor:
     x = convert_to_tensor(x)
     rank = _known_rank(x, op_type)
     (position,) = _static_ints(axis, op_type, "axis", x)
@@ -273,12 +283,24 @@ def _cumsum_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
 def _cumprod_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     # TF's _CumprodGrad: cumsum(prod * grad) in the other direction, divided by x.
     a, x = op.attrs, op.inputs[0]
-    summed = cumsum(op.outputs[0] * grad, a["axis"], exclusive=a["exclusive"], reverse=not a["reverse"])
+    summed = cumsum(
+        op.outputs[0] * grad, a["axis"], exclusive=a["exclusive"], reverse=not a["reverse"]
+    )
     return [summed / x]
 
 
-register(OpDef("Cumsum", lower=_lower_cumulative("_cumsum"), gradient=_cumsum_gradient))
-register(OpDef("Cumprod", lower=_lower_cumulative("_cumprod"), gradient=_cumprod_gradient))
+for _type, _name, _rule in (
+    ("Cumsum", "_cumsum", _cumsum_gradient),
+    ("Cumprod", "_cumprod", _cumprod_gradient),
+):
+    register(
+        OpDef(
+            _type,
+            lower=_lower_cumulative(_name),
+            gradient=_rule,
+            signature=lambda op, sigs: sigs[0],
+        )
+    )
 
 
 # --- linspace ----------------------------------------------------------------------------------
@@ -315,6 +337,7 @@ def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int
 
 def _concat_last(values: Tensor, last: Tensor) -> Tensor:
     # Through ``pad`` and a one-hot constant: ``stop`` lands exactly on the last place.
+    assert values.shape is not None
     count = values.shape[0]
     assert count is not None
     end = np.zeros(count + 1, dtype=values.dtype.numpy)
@@ -340,6 +363,7 @@ def diag(diagonal: Any, name: str | None = None) -> Tensor:
     d = convert_to_tensor(diagonal)
     if _known_rank(d, "Diag") < 1:
         raise ShapeError(f"symgrad: Diag: '{d.name}' must have rank >= 1")
+    assert d.shape is not None
     return _op("Diag", [d], {}, tuple(d.shape) * 2, d.dtype, name)
 
 
@@ -355,9 +379,13 @@ def diag_part(input: Any, name: str | None = None) -> Tensor:
     rank = _known_rank(x, "DiagPart")
     half = rank // 2
     assert x.shape is not None
-    if rank == 0 or rank % 2 or any(
-        a is not None and b is not None and a != b
-        for a, b in zip(x.shape[:half], x.shape[half:], strict=True)
+    if (
+        rank == 0
+        or rank % 2
+        or any(
+            a is not None and b is not None and a != b
+            for a, b in zip(x.shape[:half], x.shape[half:], strict=True)
+        )
     ):
         raise ShapeError(
             f"symgrad: DiagPart: '{x.name}' of shape {format_shape(x.shape)} must have even "
@@ -367,7 +395,9 @@ def diag_part(input: Any, name: str | None = None) -> Tensor:
 
 
 register(
-    OpDef("Diag", lower=lambda op, xs: helper("_diag", xs[0]), gradient=lambda op, g: [diag_part(g)])
+    OpDef(
+        "Diag", lower=lambda op, xs: helper("_diag", xs[0]), gradient=lambda op, g: [diag_part(g)]
+    )
 )
 register(
     OpDef(
@@ -516,8 +546,13 @@ def boolean_mask(
     start = 0 if axis is None else _axis(axis, rank, "BooleanMask", x.name)
     assert x.shape is not None and m.shape is not None
     covered = tuple(x.shape[start : start + depth])
-    if depth == 0 or len(covered) != depth or any(
-        a is not None and b is not None and a != b for a, b in zip(covered, m.shape, strict=True)
+    if (
+        depth == 0
+        or len(covered) != depth
+        or any(
+            a is not None and b is not None and a != b
+            for a, b in zip(covered, m.shape, strict=True)
+        )
     ):
         raise ShapeError(
             f"symgrad: BooleanMask: mask '{m.name}' {format_shape(m.shape)} does not match axes "
@@ -574,8 +609,12 @@ def _segment_ids(data: Tensor, segment_ids: Any, op: str, flat: bool) -> Tensor:
     if data.shape is None or ids.shape is None:
         raise ShapeError(f"symgrad: {op}: data and segment_ids need known ranks")
     lead = tuple(data.shape[: len(ids.shape)])
-    if (flat and len(ids.shape) != 1) or len(lead) != len(ids.shape) or any(
-        a is not None and b is not None and a != b for a, b in zip(lead, ids.shape, strict=True)
+    if (
+        (flat and len(ids.shape) != 1)
+        or len(lead) != len(ids.shape)
+        or any(
+            a is not None and b is not None and a != b for a, b in zip(lead, ids.shape, strict=True)
+        )
     ):
         raise ShapeError(
             f"symgrad: {op}: segment_ids '{ids.name}' {format_shape(ids.shape)} must match the "
@@ -637,7 +676,11 @@ def _segment_sum_op(op_type: str, x: Tensor, ids: Tensor, count: int | None, nam
 def _lower_segment_sum(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
     count = op.attrs["num_segments"]
     return helper(
-        "_segment_sum", operands[0], operands[1], literal(count), Literal(_numpy_dtype_text(op.outputs[0].dtype))
+        "_segment_sum",
+        operands[0],
+        operands[1],
+        literal(count),
+        Literal(_numpy_dtype_text(op.outputs[0].dtype)),
     )
 
 
@@ -666,6 +709,7 @@ register(
         "SegmentGather",
         lower=lambda op, xs: helper("_segment_gather", xs[0], xs[1]),
         gradient=_segment_gather_gradient,
+        signature=lambda op, sigs: tuple(sigs[1]) + tuple(sigs[0][1:]),
     )
 )
 
@@ -784,9 +828,7 @@ register(
     OpDef(
         "DepthWindowSum",
         lower=lambda op, xs: helper("_depth_window_sum", xs[0], op.attrs["radius"]),
-        gradient=lambda op, g: [
-            _op("DepthWindowSum", [g], dict(op.attrs), g.shape, g.dtype, None)
-        ],
+        gradient=lambda op, g: [_op("DepthWindowSum", [g], dict(op.attrs), g.shape, g.dtype, None)],
         signature=lambda op, sigs: sigs[0],
     )
 )
