@@ -160,6 +160,7 @@ from .ops.structural import (
     segment_mean,
     segment_sum,
     slice,
+    unsorted_segment_max,
     unsorted_segment_sum,
 )
 
@@ -323,6 +324,7 @@ __all__ = [
     "segment_mean",
     "segment_sum",
     "slice",
+    "unsorted_segment_max",
     "unsorted_segment_sum",
     "newaxis",
 ]

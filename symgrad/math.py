@@ -45,7 +45,14 @@ from .ops.reductions import (
     reduce_prod,
     reduce_sum,
 )
-from .ops.structural import cumprod, cumsum, segment_mean, segment_sum, unsorted_segment_sum
+from .ops.structural import (
+    cumprod,
+    cumsum,
+    segment_mean,
+    segment_sum,
+    unsorted_segment_max,
+    unsorted_segment_sum,
+)
 
 __all__ = [
     "abs",
@@ -93,5 +100,6 @@ __all__ = [
     "cumsum",
     "segment_mean",
     "segment_sum",
+    "unsorted_segment_max",
     "unsorted_segment_sum",
 ]

@@ -56,6 +56,8 @@ CASES: list[tuple[str, Build, np.ndarray, Callable[[np.ndarray], np.ndarray] | N
      lambda v: np.stack([0 * v[0], 0 * v[0], v[0] + v[2], 0 * v[0]])),
     ("segment_sum", lambda x: sg.segment_sum(x, [0, 0, 2]), X34,
      lambda v: np.stack([v[0] + v[1], 0 * v[0], v[2]])),
+    ("unsorted_segment_max", lambda x: sg.unsorted_segment_max(x, [1, 0, 1], 2), X34,
+     lambda v: np.stack([v[1], np.maximum(v[0], v[2])])),
     ("segment_mean", lambda x: sg.segment_mean(x, [0, 0, 2]), X34,
      lambda v: np.stack([(v[0] + v[1]) / 2, 0 * v[0], v[2]])),
     ("embedding_lookup", lambda x: sg.nn.embedding_lookup(x, [[0, 2, 0], [1, 1, 1]]), X34,

@@ -33,6 +33,7 @@ STRUCTURAL_OPS = frozenset(
         "BooleanMaskGrad",
         "SegmentSum",
         "UnsortedSegmentSum",
+        "UnsortedSegmentMax",
         "SegmentGather",
         "DepthWindowSum",
         "PlaceholderWithDefault",
@@ -60,7 +61,11 @@ def build_structural_ops():  # type: ignore[no-untyped-def]
     squares = sg.diag_part(sg.diag(w)) + sg.linalg.diag_part(sg.linalg.diag(w))
     band = sg.linalg.band_part(w, 1, 0) + sg.reduce_sum(sg.linalg.diag_part(w[:3]))
     masked = sg.boolean_mask(running, running > 0.0)
-    segments = sg.unsorted_segment_sum(h, ids, 3) + sg.segment_sum(h[:3], [0, 1, 2])
+    segments = (
+        sg.unsorted_segment_sum(h, ids, 3)
+        + sg.segment_sum(h[:3], [0, 1, 2])
+        + sg.unsorted_segment_max(h, [0, 1, 2, 2, 0], 3)
+    )
     normalized = sg.nn.lrn(sg.reshape(h, [1, 1, -1, 4]), depth_radius=1)
     fed = sg.placeholder_with_default(w, [4, 4])
     loss = (

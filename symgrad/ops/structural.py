@@ -34,7 +34,7 @@ from .array_ops import (
     shape_argument,
     strided_slice,
 )
-from .elementwise import cast, identity, maximum, sqrt, where
+from .elementwise import cast, equal, identity, maximum, sqrt, where
 from .functions import Literal, helper, literal
 from .reductions import reduce_sum
 from .registry import OpDef, register
@@ -714,6 +714,53 @@ register(
 )
 
 
+def unsorted_segment_max(
+    data: Any, segment_ids: Any, num_segments: Any, name: str | None = None
+) -> Tensor:
+    """Maxima of the rows of ``data`` with equal ``segment_ids`` (an id < 0 drops its row); an
+    empty segment holds the dtype's lowest value, as in TF. Ties share the gradient equally
+    (TF's ``_UnsortedSegmentMinOrMaxGrad``).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     data = sg.constant([1.0, 5.0, 3.0])
+    ...     print(sg.compile(sg.unsorted_segment_max(data, [1, 1, 0], 2))())
+    [3. 5.]
+    """
+    x = convert_to_tensor(data)
+    ids = _segment_ids(x, segment_ids, "UnsortedSegmentMax", flat=False)
+    (count,) = _static_ints(num_segments, "UnsortedSegmentMax", "num_segments", x)
+    return _segment_sum_op("UnsortedSegmentMax", x, ids, count, name)
+
+
+def _segment_max_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
+    x, ids = op.inputs
+    count = op.attrs["num_segments"]
+    # Each row takes its segment's maximum; the rows equal to it share the cotangent.
+    gathered = _op("SegmentGather", [op.outputs[0], ids], {}, x.shape, x.dtype, None)
+    selected = cast(equal(x, gathered), x.dtype)
+    shares = _segment_sum_op("UnsortedSegmentSum", selected, ids, count, None)
+    # An empty segment has no share and no row reads it: divide by at least 1 there.
+    shares = maximum(shares, np.asarray(1, dtype=x.dtype.numpy))
+    weighted = _op("SegmentGather", [grad / shares, ids], {}, x.shape, x.dtype, None)
+    return [weighted * selected, None]
+
+
+register(
+    OpDef(
+        "UnsortedSegmentMax",
+        lower=lambda op, xs: helper(
+            "_segment_max",
+            xs[0],
+            xs[1],
+            op.attrs["num_segments"],
+            Literal(_numpy_dtype_text(op.outputs[0].dtype)),
+        ),
+        gradient=_segment_max_gradient,
+    )
+)
+
+
 def segment_mean(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
     """Means of the rows of ``data`` with equal sorted ``segment_ids`` (0 for an empty one).
 
@@ -854,5 +901,6 @@ __all__ = [
     "segment_mean",
     "segment_sum",
     "slice",
+    "unsorted_segment_max",
     "unsorted_segment_sum",
 ]

@@ -10,7 +10,8 @@ Covered: ``pad`` in its three modes (and mode spelling), ``slice`` (size -1),
 ``newaxis``, ``boolean_mask`` (constant and fed masks, ``axis``), ``linspace``,
 ``cumsum``/``cumprod`` (exclusive, reverse), ``reverse``, ``diag``/``diag_part``,
 ``linalg.diag``/``diag_part`` (square and not), ``trace``, ``matrix_band_part``,
-``segment_sum``/``unsorted_segment_sum``/``segment_mean`` (empty segments, dropped ids),
+``segment_sum``/``unsorted_segment_sum``/``segment_mean``/``unsorted_segment_max`` (empty
+segments, dropped ids, ties),
 ``nn.embedding_lookup`` (repeated ids, ids of rank 2, ``max_norm``), ``nn.lrn``,
 ``custom_gradient``, ``placeholder_with_default``, ``tuple``, ``control_dependencies`` with
 ``no_op``, ``[None]`` placeholders, and second derivatives where TF has them.
@@ -343,6 +344,17 @@ def unsorted_segment_sum_rank2_ids(tf):
     x = tf.constant(_arr(23, (2, 3, 4)))
     y = tf.math.unsorted_segment_sum(x, [[0, 2, 0], [1, 2, 2]], 4)
     return _vg(tf, y, [x])
+
+
+@_program
+def unsorted_segment_max_ties_empty_dropped(tf):
+    rows = _arr(34, (6, 3))
+    rows[3] = rows[0]  # a tie within segment 2
+    x = tf.constant(rows)
+    y = tf.unsorted_segment_max(x, [2, 0, -1, 2, 0, 2], 4)
+    # the empty segment 1 holds float64's lowest value: fetched as it is, kept out of the loss
+    loss = _loss(tf, tf.gather(y, [0, 2, 3]) * tf.constant([[1.0], [1.0], [0.0]], tf.float64))
+    return {"fetches": [y, loss, tf.gradients(loss, [x])], "feeds": {}}
 
 
 @_program
