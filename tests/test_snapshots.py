@@ -18,6 +18,7 @@ import pytest
 
 import symgrad as sg
 from symgrad.ops.registry import REGISTRY
+from tests.test_structural_snapshots import STRUCTURAL_OPS
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -196,7 +197,8 @@ def test_all_ops_module_matches_its_snapshot(symgrad_snapshot, tmp_path: Path) -
     # Random ops have a golden of their own (test_random_module_matches_its_snapshot), so that
     # this module keeps its signature without an ``rng`` argument.
     random = {name for name, opdef in REGISTRY.items() if opdef.random}
-    missing = set(REGISTRY) - used - {"NoOp"} - random
+    # The structural ops have their own module: tests/test_structural_snapshots.py.
+    missing = set(REGISTRY) - used - {"NoOp"} - random - STRUCTURAL_OPS
     assert not missing, f"the all-ops module does not use: {sorted(missing)}"
     symgrad_snapshot(compiled, GOLDEN / "all_ops.py")
     symgrad_snapshot(elemops, GOLDEN / "all_ops_elemops.py")
@@ -242,6 +244,7 @@ def corpus_modules(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
     from tests.test_tf_parity import run_program
     from tests.tf_parity.programs import PROGRAMS
     from tests.tf_parity.programs_conv import PROGRAMS as CONV_PROGRAMS
+    from tests.tf_parity.programs_structops import PROGRAMS as STRUCTURAL_PROGRAMS
     from tests.tf_parity.programs_tensor import PROGRAMS as TENSOR_PROGRAMS
 
     folder = tmp_path_factory.mktemp("generated")
@@ -252,7 +255,7 @@ def corpus_modules(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
 
         sg.compiler._observers.append(keep)
         try:
-            for program in PROGRAMS + TENSOR_PROGRAMS + CONV_PROGRAMS:
+            for program in PROGRAMS + TENSOR_PROGRAMS + CONV_PROGRAMS + STRUCTURAL_PROGRAMS:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
                     # The corpus's one unsupported program (einsum with '...') raises.

@@ -323,7 +323,7 @@ UNARY = {
     "Floor": F.Floor,
     "Round": F.Round,
     "Identity": lambda x: x,
-    # issue 15, item 5: TF1's other elementwise math and activations
+    # TF1's other elementwise math and activations
     "Tan": sp.tan,
     "Sinh": sp.sinh,
     "Cosh": sp.cosh,
@@ -348,7 +348,7 @@ BINARY = {
     "Maximum": F.Maximum,
     "Minimum": F.Minimum,
     "SquaredDifference": lambda x, y: (x - y) ** 2,
-    # issue 15, item 5
+    # TF1's other elementwise ops
     "Atan2": sp.atan2,
     "FloorDiv": F.FloorDiv,
     "FloorMod": F.FloorMod,
@@ -609,7 +609,7 @@ def zeros_like(
     return _filled_like("ZerosLike", sp.S.Zero, tensor, dtype, name, optimize)
 
 
-# --- issue 15, item 5: TF1's other elementwise ops -----------------------------------------
+# --- TF1's other elementwise ops -----------------------------------------
 
 tan, sinh, cosh = _unary("Tan"), _unary("Sinh"), _unary("Cosh")
 asin, acos, atan = _unary("Asin"), _unary("Acos"), _unary("Atan")

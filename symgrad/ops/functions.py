@@ -501,7 +501,7 @@ def helper(name: str, *arguments: Any, dtype: str = "") -> Helper:
     )
 
 
-# --- elementwise math and activations of TF1 (issue 15, item 5) ------------------------------
+# --- elementwise math and activations of TF1 ------------------------------
 
 
 class Ceil(_Elementwise):

@@ -392,7 +392,7 @@ __all__ = [
 ]
 
 
-# --- issue 15, item 5: normalizations, weighted cross-entropy, clipping by norm ------------
+# --- normalizations, weighted cross-entropy, clipping by norm ------------
 # Each is written as TensorFlow writes it (nn_impl.py, clip_ops.py), so that its value and
 # its gradient at special points (zero norms, ties of maximum/minimum) are TF's.
 

@@ -398,7 +398,7 @@ register(
 )
 
 
-# --- issue 15, item 5: reduce_any / reduce_all / count_nonzero / argmax / argmin ----------
+# --- reduce_any / reduce_all / count_nonzero / argmax / argmin ----------
 
 
 def reduce_any(

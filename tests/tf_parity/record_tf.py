@@ -42,6 +42,7 @@ CORPORA = {
     "programs_conv": "tf_fixtures_conv.json",
     "programs_shapes": "tf_fixtures_shapes.json",
     "programs_elemops": "tf_fixtures_elemops.json",
+    "programs_structops": "tf_fixtures_structops.json",
 }
 
 

@@ -378,7 +378,7 @@ class Printer(NumPyPrinter):
         method = {"normal": "standard_normal", "uniform": "random"}[kind]
         return f"{generator}.{method}({self._print(size)}, dtype={_np(self, drawn)}){after}"
 
-    # --- elementwise math, activations, logical ops, argmax (issue 15, item 5) ---
+    # --- elementwise math, activations, logical ops, argmax ---
 
     def _print_Ceil(self, expr: F.Ceil) -> str:
         return _call(self, "ceil", expr.args[0])
