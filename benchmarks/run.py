@@ -10,7 +10,9 @@ Workloads (benchmarks/workloads/): W1 the seed's linear regression step, float32
 call (generated module and Session.run); W2 the same model on 100,000 float64 values; W3 a
 784-256-256-10 tanh MLP with softmax cross-entropy, batch 128 (plus peak memory of one call);
 W4 a 100-layer tanh chain with 200 scalar parameters (plus compile time at 100 and 1,000
-layers); W5 the obvious SymPy diff + lambdify approach on W1 and W4, under a time cap.
+layers); W5 the obvious SymPy diff + lambdify approach on W1 and W4, under a time cap; W6 a
+small CNN (conv-pool-conv-pool-dense on 28x28x1, batch 64, float32) against TF1 Session.run,
+JAX and hand-written NumPy.
 
 Every system's loss and gradients are checked against the hand-written NumPy result before it
 is timed. Each system is built and timed in a fresh process of its own (systems sharing a process
@@ -66,7 +68,7 @@ BENCHMARKS = Path(__file__).resolve().parent
 # The working tree's symgrad is the one under test, installed or not.
 sys.path[:0] = [str(BENCHMARKS), str(BENCHMARKS.parent)]
 
-from workloads import chain, isolation, linear, mlp, report, sympy_baseline  # noqa: E402
+from workloads import chain, cnn, isolation, linear, mlp, report, sympy_baseline  # noqa: E402
 from workloads.harness import FULL, SMOKE, SYSTEMS, Settings, WorkloadResult  # noqa: E402
 
 WORKLOADS: dict[str, Callable[[Settings], list[WorkloadResult]]] = {
@@ -75,6 +77,7 @@ WORKLOADS: dict[str, Callable[[Settings], list[WorkloadResult]]] = {
     "W3": mlp.run_w3,
     "W4": chain.run_w4,
     "W5": sympy_baseline.run_w5,
+    "W6": cnn.run_w6,
 }
 RESULTS = BENCHMARKS / "results"
 

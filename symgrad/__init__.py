@@ -174,6 +174,86 @@ from .tf1_names import missing_attribute
 from .shapes import Dimension, TensorShape
 from .dtypes import string
 
+# The everyday structural ops and graph plumbing (pad, slice, segment sums, control, ...).
+from .ops.control import (
+    Print,
+    control_dependencies,
+    custom_gradient,
+    device,
+    no_op,
+    placeholder_with_default,
+    print_ as print,
+    tuple,
+)
+from .ops.structural import (
+    boolean_mask,
+    cumprod,
+    cumsum,
+    diag,
+    diag_part,
+    lin_space,
+    linspace,
+    matrix_band_part,
+    matrix_diag,
+    matrix_diag_part,
+    pad,
+    reverse,
+    reverse_v2,
+    segment_mean,
+    segment_sum,
+    slice,
+    unsorted_segment_max,
+    unsorted_segment_sum,
+)
+
+# The everyday elementwise, reduction and activation ops.
+from .ops.elementwise import (
+    accumulate_n,
+    acos,
+    acosh,
+    add_n,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    ceil,
+    clip_by_value,
+    cosh,
+    div,
+    div_no_nan,
+    floordiv,
+    floormod,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    mod,
+    sinh,
+    tan,
+    to_double,
+    to_float,
+    to_int32,
+    to_int64,
+    truncatediv,
+    truncatemod,
+)
+from .ops.nn_ops import (
+    clip_by_global_norm,
+    clip_by_norm,
+    global_norm,
+)
+from .ops.reductions import (
+    argmax,
+    argmin,
+    count_nonzero,
+    reduce_all,
+    reduce_any,
+)
+
+# ``x[tf.newaxis]`` adds an axis, as NumPy's None does.
+newaxis = None
+
 __all__ = [
     "__version__",
     "math",
@@ -344,58 +424,6 @@ __all__ = [
 ]
 
 
-# A TF1 name symgrad lacks says so, and what to use instead (symgrad.tf1_names).
-if not TYPE_CHECKING:
-
-    def __getattr__(name: str) -> Any:
-        raise missing_attribute(__name__, "", name)
-
-
-# issue 15, item 5: the everyday elementwise, reduction and activation ops
-from .ops.elementwise import (
-    accumulate_n,
-    acos,
-    acosh,
-    add_n,
-    asin,
-    asinh,
-    atan,
-    atan2,
-    atanh,
-    ceil,
-    clip_by_value,
-    cosh,
-    div,
-    div_no_nan,
-    floordiv,
-    floormod,
-    logical_and,
-    logical_not,
-    logical_or,
-    logical_xor,
-    mod,
-    sinh,
-    tan,
-    to_double,
-    to_float,
-    to_int32,
-    to_int64,
-    truncatediv,
-    truncatemod,
-)
-from .ops.nn_ops import (
-    clip_by_global_norm,
-    clip_by_norm,
-    global_norm,
-)
-from .ops.reductions import (
-    argmax,
-    argmin,
-    count_nonzero,
-    reduce_all,
-    reduce_any,
-)
-
 __all__ += [
     "acos",
     "acosh",
@@ -434,4 +462,39 @@ __all__ += [
     "clip_by_global_norm",
     "clip_by_norm",
     "global_norm",
+    # structural ops and graph plumbing
+    "Print",
+    "control_dependencies",
+    "custom_gradient",
+    "device",
+    "no_op",
+    "placeholder_with_default",
+    "print",
+    "tuple",
+    "boolean_mask",
+    "cumprod",
+    "cumsum",
+    "diag",
+    "diag_part",
+    "lin_space",
+    "linspace",
+    "matrix_band_part",
+    "matrix_diag",
+    "matrix_diag_part",
+    "pad",
+    "reverse",
+    "reverse_v2",
+    "segment_mean",
+    "segment_sum",
+    "slice",
+    "unsorted_segment_max",
+    "unsorted_segment_sum",
+    "newaxis",
 ]
+
+
+# A TF1 name symgrad lacks says so, and what to use instead (symgrad.tf1_names).
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Any:
+        raise missing_attribute(__name__, "", name)

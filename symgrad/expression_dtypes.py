@@ -82,7 +82,8 @@ def _expression_dtype(
     if isinstance(expr, sp.Add) and "bool" in argument_types:
         return WEAK_FLOAT  # the printer turns masks into numbers of the statement's dtype
     if isinstance(expr, sp.Mul):
-        coefficient, factors = expr.as_coeff_mul()
+        coefficient, rest = expr.as_coeff_Mul()  # a Float coefficient too (0.2 * mask)
+        factors = sp.Mul.make_args(rest)
         if coefficient != 1 and all(expression_dtype(f, table, memo) == "bool" for f in factors):
             return WEAK_FLOAT  # printed as numbers, see Printer._print_Mul
     if isinstance(expr, (sp.Add, sp.Mul, _PRESERVING)):

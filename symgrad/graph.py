@@ -171,6 +171,8 @@ class Graph:
         self._collections: dict[str, list] = {}
         # The graph-level random seed (TF1's ``set_random_seed``); see symgrad.ops.random_ops.
         self.seed: int | None = None
+        # The ops of the enclosing ``control_dependencies`` blocks, innermost last.
+        self._control_stack: list[list[Operation]] = []
 
     # -- building -------------------------------------------------------------
     def create_op(
@@ -194,6 +196,10 @@ class Graph:
                     f"symgrad: {op_type}: tensor '{tensor.name}' belongs to another graph; "
                     f"all inputs of an op must come from the same graph"
                 )
+        if self._control_stack:
+            pending = [c for block in self._control_stack for c in block]
+            listed = list(attrs.get("control", ()))
+            attrs = {**attrs, "control": listed + [c for c in pending if c not in listed]}
         op = Operation(
             self,
             op_type,
@@ -244,6 +250,16 @@ class Graph:
     def get_name_scope(self) -> str:
         """The current name scope, without a trailing ``/`` (``""`` at the top)."""
         return "/".join(self._name_stack)
+
+    @contextlib.contextmanager
+    def control_dependencies(self, control_inputs: Sequence[Operation] | None) -> Iterator[None]:
+        """Ops created inside run after ``control_inputs`` (``None``: clear the outer blocks)."""
+        saved = self._control_stack
+        self._control_stack = [] if control_inputs is None else saved + [list(control_inputs)]
+        try:
+            yield
+        finally:
+            self._control_stack = saved
 
     @contextlib.contextmanager
     def _building_gradients(self) -> Iterator[None]:

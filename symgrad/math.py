@@ -47,6 +47,14 @@ from .ops.reductions import (
     reduce_prod,
     reduce_sum,
 )
+from .ops.structural import (
+    cumprod,
+    cumsum,
+    segment_mean,
+    segment_sum,
+    unsorted_segment_max,
+    unsorted_segment_sum,
+)
 from .tf1_names import missing_attribute
 
 __all__ = [
@@ -91,6 +99,12 @@ __all__ = [
     "reduce_max",
     "reduce_min",
     "reduce_prod",
+    "cumprod",
+    "cumsum",
+    "segment_mean",
+    "segment_sum",
+    "unsorted_segment_max",
+    "unsorted_segment_sum",
 ]
 
 
@@ -101,7 +115,7 @@ if not TYPE_CHECKING:
         raise missing_attribute(__name__, "math", name)
 
 
-# issue 15, item 5: the everyday elementwise, reduction and activation ops
+# The everyday elementwise, reduction and activation ops.
 from .ops.elementwise import (
     accumulate_n,
     acos,

@@ -26,6 +26,7 @@ from .ops.nn_ops import (
     sparse_softmax_cross_entropy_with_logits,
 )
 from .ops.random_ops import dropout
+from .ops.structural import embedding_lookup, local_response_normalization, lrn
 from .tf1_names import missing_attribute
 
 __all__ = [
@@ -64,7 +65,7 @@ if not TYPE_CHECKING:
         raise missing_attribute(__name__, "nn", name)
 
 
-# issue 15, item 5: the everyday elementwise, reduction and activation ops
+# The everyday elementwise, reduction and activation ops.
 from .ops.elementwise import (
     elu,
     leaky_relu,
@@ -74,6 +75,7 @@ from .ops.elementwise import (
 )
 from .ops.nn_ops import (
     batch_normalization,
+    in_top_k,
     l2_normalize,
     moments,
     weighted_cross_entropy_with_logits,
@@ -87,8 +89,12 @@ __all__ += [
     "selu",
     "softsign",
     "batch_normalization",
+    "in_top_k",
     "l2_normalize",
     "moments",
     "weighted_cross_entropy_with_logits",
     "xw_plus_b",
+    "embedding_lookup",
+    "local_response_normalization",
+    "lrn",
 ]

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-WORKLOADS = ["W1", "W2", "W3", "W4", "W5-W1", "W5-W4"]
+WORKLOADS = ["W1", "W2", "W3", "W4", "W5-W1", "W5-W4", "W6"]
 
 
 def test_smoke_run_checks_and_times_every_workload(tmp_path: Path) -> None:

@@ -276,6 +276,37 @@ UNARY_OPS = [
         lambda x: np.abs(x) + np.maximum(x, 0.0),
         NONZERO,
     ),
+    # issue 15, item 5: TF1's other elementwise math and activations
+    Op("tan", sg.tan, np.tan, unary(real(-1.2, 1.2))),
+    Op("sinh", sg.sinh, np.sinh, REAL),
+    Op("cosh", sg.cosh, np.cosh, REAL),
+    Op("asin", sg.asin, np.arcsin, unary(real(-0.9, 0.9))),
+    Op("acos", sg.acos, np.arccos, unary(real(-0.9, 0.9))),
+    Op("atan", sg.atan, np.arctan, unary(real(-3.0, 3.0))),
+    Op("asinh", sg.asinh, np.arcsinh, unary(real(-3.0, 3.0))),
+    Op("acosh", sg.acosh, np.arccosh, unary(real(1.2, 3.0))),
+    Op("atanh", sg.atanh, np.arctanh, unary(real(-0.9, 0.9))),
+    Op("nn.relu6", sg.nn.relu6, lambda x: np.clip(x, 0.0, 6.0), unary(real(-2.0, 8.0))),
+    Op("nn.elu", sg.nn.elu, lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0))), NONZERO),
+    Op(
+        "nn.selu",
+        sg.nn.selu,
+        lambda x: (
+            1.0507009873554805 * np.where(x > 0, x, 1.6732632423543772 * np.expm1(np.minimum(x, 0)))
+        ),
+        NONZERO,
+    ),
+    Op("nn.softsign", sg.nn.softsign, lambda x: x / (1 + np.abs(x)), REAL),
+    Op(
+        "nn.leaky_relu",
+        sg.nn.leaky_relu,
+        lambda x: np.where(x > 0, x, float(np.float32(0.2)) * x),
+        NONZERO,
+    ),
+    Op(
+        "clip_by_value", lambda x: sg.clip_by_value(x, -1.0, 1.0), lambda x: np.clip(x, -1, 1), REAL
+    ),
+    Op("add_n", lambda x: sg.add_n([x, 2.0 * x, x * x]), lambda x: 3 * x + x * x, REAL),
 ]
 
 DIVISOR = each(real(), nonzero(0.3, 2.0))
@@ -304,6 +335,13 @@ BINARY_OPS = [
     Op2("x*y", lambda x, y: x * y, np.multiply, REAL2),
     Op2("x/y", lambda x, y: x / y, np.divide, DIVISOR),
     Op2("x**y", lambda x, y: x**y, np.power, POW_TENSOR),
+    # issue 15, item 5
+    Op2("atan2", sg.atan2, np.arctan2, each(nonzero(), nonzero())),
+    Op2("div", sg.div, np.divide, DIVISOR),
+    Op2("floormod", sg.floormod, np.mod, DIVISOR),
+    Op2("div_no_nan", sg.div_no_nan, np.divide, DIVISOR),
+    Op2("math.xlogy", sg.math.xlogy, lambda x, y: x * np.log(y), each(real(), positive())),
+    Op2("math.xdivy", sg.math.xdivy, np.divide, DIVISOR),
 ]
 
 
@@ -860,6 +898,15 @@ SECOND_ORDER_OPS = [
         "pow(x,2.7)",
         "2.5**x",
         "x**-2",
+        "tan",
+        "sinh",
+        "asin",
+        "atan",
+        "asinh",
+        "atanh",
+        "nn.elu",
+        "nn.selu",
+        "nn.softsign",
     }
 ]
 SECOND_ORDER_SHAPES = [arg([]), arg([2, 3]), arg([None], [5]), arg(None, [3])]
@@ -912,7 +959,19 @@ def test_second_derivative_unary(case_id: str, op: Op, a: Arg, weighting: str) -
 
 
 SECOND_ORDER_BINARY_OPS = [
-    op for op in BINARY_OPS if op.name in {"multiply", "divide", "pow", "squared_difference", "x/y"}
+    op
+    for op in BINARY_OPS
+    if op.name
+    in {
+        "multiply",
+        "divide",
+        "pow",
+        "squared_difference",
+        "x/y",
+        "atan2",
+        "math.xlogy",
+        "div_no_nan",
+    }
 ]
 SECOND_ORDER_BINARY_SHAPES = [
     (arg([2, 3, 5]), arg([3, 1])),
@@ -961,6 +1020,7 @@ def test_second_derivative_binary(case_id: str, op: Op, a: Arg, b: Arg, weightin
 NO_GRADIENT_OPS = [
     Op("floor", sg.floor, np.floor, unary(real(-3.0, 3.0))),
     Op("round", sg.round, np.round, unary(real(-3.0, 3.0))),
+    Op("ceil", sg.ceil, np.ceil, unary(real(-3.0, 3.0))),
     Op("stop_gradient", sg.stop_gradient, lambda x: x, REAL),
     Op("ones_like", sg.ones_like, np.ones_like, REAL),
     Op("zeros_like", sg.zeros_like, np.zeros_like, REAL),
@@ -977,7 +1037,11 @@ def test_no_gradient(case_id: str, op: Op, a: Arg) -> None:
     """TF1 gives no gradient (None) through floor, round, stop_gradient, ones_like, zeros_like."""
     rng = _rng(case_id)
     (x,) = op.sampler(rng, [a.feed])
-    if op.name in ("floor", "round"):  # fractional parts near 0.25 and 0.75: away from both jumps
+    if op.name in (
+        "floor",
+        "round",
+        "ceil",
+    ):  # fractional parts near 0.25 and 0.75: away from both jumps
         x = (
             np.floor(x)
             + rng.choice([0.25, 0.75], size=a.feed)
@@ -1095,6 +1159,42 @@ COVERED_ELEMENTWISE = {
     "nn.sigmoid",
     "nn.softplus",
     "nn.tanh",
+    # issue 15, item 5 (the integer, bool and cast ops among them are checked against
+    # TensorFlow in tests/test_tf_parity_elemops.py)
+    "acos",
+    "acosh",
+    "accumulate_n",
+    "add_n",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
+    "ceil",
+    "clip_by_value",
+    "cosh",
+    "div",
+    "div_no_nan",
+    "floordiv",
+    "floormod",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
+    "mod",
+    "sinh",
+    "tan",
+    "to_double",
+    "to_float",
+    "to_int32",
+    "to_int64",
+    "truncatediv",
+    "truncatemod",
+    "nn.elu",
+    "nn.leaky_relu",
+    "nn.relu6",
+    "nn.selu",
+    "nn.softsign",
 }
 
 
@@ -1121,7 +1221,8 @@ def test_tables_cover_every_exported_elementwise_op() -> None:
     exported = _elementwise_exports(sg) | _elementwise_exports(sg.nn, "nn.")
     assert sorted(exported ^ COVERED_ELEMENTWISE) == []
     for name in _elementwise_exports(sg.math):  # tf.math names are the same functions
-        assert getattr(sg.math, name) is getattr(sg, name), name
+        if hasattr(sg, name):  # (xlogy, xdivy, softsign: TF1 has them under tf.math only)
+            assert getattr(sg.math, name) is getattr(sg, name), name
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,7 @@ import pytest
 
 import symgrad as sg
 from symgrad.ops.registry import REGISTRY
+from tests.test_structural_snapshots import STRUCTURAL_OPS
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -131,17 +132,78 @@ def build_all_ops():  # type: ignore[no-untyped-def]
     return [loss, grads[1], grads[2], hvp, second, update], [x, labels, w, b]
 
 
+def build_elemops():  # type: ignore[no-untyped-def]
+    """The elementwise, reduction and activation ops of issue 15, item 5, in a module of their
+    own (so that all_ops.py stays as it was): values, gradients and second derivatives."""
+    x = sg.placeholder(sg.float64, [None, 3], name="x")
+    n = sg.placeholder(sg.int32, [None], name="n")
+    unit = sg.tanh(x) * 0.9
+    positive = sg.square(x) + 1.0
+    smooth = sg.add_n(
+        [
+            sg.tan(unit),
+            sg.sinh(x),
+            sg.cosh(unit),
+            sg.asin(unit),
+            sg.acos(unit),
+            sg.atan(x),
+            sg.asinh(x),
+            sg.acosh(positive),
+            sg.atanh(unit),
+            sg.atan2(x, positive),
+            sg.nn.elu(x),
+            sg.nn.selu(x),
+            sg.nn.softsign(x),
+            sg.nn.leaky_relu(x),
+            sg.nn.relu6(x),
+            sg.clip_by_value(x, -0.5, 0.5),
+            sg.div_no_nan(x, unit),
+            sg.math.xlogy(x, positive),
+            sg.math.xdivy(x, positive),
+            sg.floormod(x, 0.7),
+            sg.ceil(x) + sg.floordiv(x, 0.7),
+        ]
+    )
+    loss = sg.reduce_sum(smooth)
+    (grad,) = sg.gradients(loss, x)
+    (second,) = sg.gradients(sg.reduce_sum(grad), x)
+    flags = sg.logical_xor(
+        sg.logical_or(sg.logical_and(x > 0.0, x < 1.0), sg.logical_not(x > -1.0)), x > 0.5
+    )
+    integers = sg.truncatediv(n, 3) + sg.truncatemod(n, 3) + sg.div(n, 2) + sg.mod(n, -3)
+    return [
+        loss,
+        grad,
+        second,
+        sg.argmax(x, 1),
+        sg.argmin(x, 0, output_type=sg.int32),
+        sg.reduce_any(flags, 1),
+        sg.reduce_all(flags, 0),
+        integers,
+    ], [x, n]
+
+
 def test_all_ops_module_matches_its_snapshot(symgrad_snapshot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     with sg.Graph().as_default() as graph:
         outputs, inputs = build_all_ops()
         used = {op.type for op in graph.get_operations()}
         compiled = sg.compile(outputs, inputs=inputs, name="all_ops", path=tmp_path / "all_ops.py")
+    with sg.Graph().as_default() as graph:
+        elemops_outputs, elemops_inputs = build_elemops()
+        used |= {op.type for op in graph.get_operations()}
+        elemops = sg.compile(
+            elemops_outputs, inputs=elemops_inputs, name="elemops", path=tmp_path / "elemops.py"
+        )
     # Random ops have a golden of their own (test_random_module_matches_its_snapshot), so that
     # this module keeps its signature without an ``rng`` argument.
     random = {name for name, opdef in REGISTRY.items() if opdef.random}
-    missing = set(REGISTRY) - used - {"NoOp"} - random
+    # The structural ops have their own module: tests/test_structural_snapshots.py.
+    missing = set(REGISTRY) - used - {"NoOp"} - random - STRUCTURAL_OPS
     assert not missing, f"the all-ops module does not use: {sorted(missing)}"
     symgrad_snapshot(compiled, GOLDEN / "all_ops.py")
+    symgrad_snapshot(elemops, GOLDEN / "all_ops_elemops.py")
+    values = elemops(np.random.default_rng(2).standard_normal((4, 3)), np.array([-7, 7, 0, 5]))
+    assert all(np.all(np.isfinite(v)) for v in values)
     rng = np.random.default_rng(1)
     values = compiled(rng.standard_normal((4, 3)), np.array([0, 2, 1, 1]))
     assert all(np.all(np.isfinite(v)) for v in values)
@@ -182,6 +244,7 @@ def corpus_modules(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
     from tests.test_tf_parity import run_program
     from tests.tf_parity.programs import PROGRAMS
     from tests.tf_parity.programs_conv import PROGRAMS as CONV_PROGRAMS
+    from tests.tf_parity.programs_structops import PROGRAMS as STRUCTURAL_PROGRAMS
     from tests.tf_parity.programs_tensor import PROGRAMS as TENSOR_PROGRAMS
 
     folder = tmp_path_factory.mktemp("generated")
@@ -192,7 +255,7 @@ def corpus_modules(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
 
         sg.compiler._observers.append(keep)
         try:
-            for program in PROGRAMS + TENSOR_PROGRAMS + CONV_PROGRAMS:
+            for program in PROGRAMS + TENSOR_PROGRAMS + CONV_PROGRAMS + STRUCTURAL_PROGRAMS:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
                     # The corpus's one unsupported program (einsum with '...') raises.

@@ -31,6 +31,9 @@ class Sizes:
     chain_layers: int  # W4: depth of z = tanh(z * w_k + b_k)
     chain_n: int  # W4: elements of z
     compile_layers: tuple[int, int]  # W4: compile time at these two depths
+    cnn_batch: int  # W6: images per batch
+    cnn_side: int  # W6: image height and width (a multiple of 4)
+    cnn_channels: tuple[int, int]  # W6: output channels of the two convolutions
 
 
 FULL = Sizes(
@@ -40,6 +43,9 @@ FULL = Sizes(
     chain_layers=100,
     chain_n=10_000,
     compile_layers=(100, 1000),
+    cnn_batch=64,
+    cnn_side=28,
+    cnn_channels=(32, 64),
 )
 SMOKE = Sizes(
     linear_n=1_000,
@@ -48,6 +54,9 @@ SMOKE = Sizes(
     chain_layers=5,
     chain_n=1_000,
     compile_layers=(5, 20),
+    cnn_batch=4,
+    cnn_side=8,
+    cnn_channels=(2, 3),
 )
 
 

@@ -161,6 +161,9 @@ def acceptance(results: dict[str, WorkloadResult]) -> list[dict[str, Any]]:
             "W2 Session.run step, shape-less feeds / naive NumPy step",
         ),
         _ratio(results, "W3", "symgrad", "symgrad-static", "W3 [None, ...] / static batch"),
+        _ratio(results, "W6", "symgrad", "numpy", "W6 CNN symgrad / hand-written NumPy"),
+        _ratio(results, "W6", "tf1", "symgrad", "W6 CNN TF1 Session.run / symgrad"),
+        _ratio(results, "W6", "symgrad", "jax", "W6 CNN symgrad / JAX"),
     ]
     for suffix in ("", "-warmed"):
         items.append(
@@ -172,7 +175,7 @@ def acceptance(results: dict[str, WorkloadResult]) -> list[dict[str, Any]]:
                 f"W4{suffix} symgrad / hand-optimized NumPy",
             )
         )
-    for workload in ("W1", "W2", "W3", "W4"):
+    for workload in ("W1", "W2", "W3", "W4", "W6"):
         if results.get(workload) and results[workload].row("symgrad-readable"):
             items.append(
                 _ratio(

@@ -471,14 +471,95 @@ def _normalize_key(x: Tensor, key: Any) -> tuple[tuple[Any, ...], Shape]:
     return tuple(normalized), tuple(shape)
 
 
-def strided_slice(x: Any, key: Any, name: str | None = None) -> Tensor:
-    """``x[key]`` with ints, slices, ``...`` and ``None`` (``tensor[...]`` calls this); also a
-    constant int tensor as an index, and a constant bool tensor as a mask (``x[mask]``)."""
-    x = convert_to_tensor(x)
+def strided_slice(
+    input_: Any,
+    begin: Any,
+    end: Any = None,
+    strides: Any = None,
+    begin_mask: int = 0,
+    end_mask: int = 0,
+    ellipsis_mask: int = 0,
+    new_axis_mask: int = 0,
+    shrink_axis_mask: int = 0,
+    var: Any = None,
+    name: str | None = None,
+) -> Tensor:
+    """TF1's ``strided_slice(input_, begin, end, strides, *_mask)``, or ``x[key]`` when only a
+    key is given (``strided_slice(x, key)``; ``tensor[...]`` calls this) with ints, slices,
+    ``...`` and ``None``; also a constant int tensor as an index, and a constant bool tensor
+    as a mask (``x[mask]``).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.constant([[1, 2, 3], [4, 5, 6]])
+    ...     print(sg.compile(sg.strided_slice(x, [0, 2], [0, 0], [1, -1], begin_mask=1, end_mask=3))())
+    [[3 2 1]
+     [6 5 4]]
+    """
+    x = convert_to_tensor(input_)
+    if end is None and strides is None:
+        key = begin
+    else:
+        key = _key_of_masks(
+            x,
+            begin,
+            end,
+            strides,
+            begin_mask,
+            end_mask,
+            ellipsis_mask,
+            new_axis_mask,
+            shrink_axis_mask,
+        )
     if isinstance(key, Tensor) and key.dtype.is_bool:
         return _masked(x, key, name)
     normalized, shape = _normalize_key(x, key)
     return _op("StridedSlice", [x], {"key": normalized}, shape, x.dtype, name)
+
+
+def _key_of_masks(
+    x: Tensor,
+    begin: Any,
+    end: Any,
+    strides: Any,
+    begin_mask: int,
+    end_mask: int,
+    ellipsis_mask: int,
+    new_axis_mask: int,
+    shrink_axis_mask: int,
+) -> tuple[Any, ...]:
+    """The Python key that TF's begin/end/strides vectors and bit masks stand for: bit i of
+    a mask speaks of entry i (an ellipsis, a new axis, an index, or an open start/end)."""
+    starts = _ints(_shape_argument(begin, "StridedSlice", x), "StridedSlice", "begin", x)
+    ends = _ints(_shape_argument(end, "StridedSlice", x), "StridedSlice", "end", x)
+    steps = (
+        [1] * len(starts)
+        if strides is None
+        else _ints(_shape_argument(strides, "StridedSlice", x), "StridedSlice", "strides", x)
+    )
+    if not len(starts) == len(ends) == len(steps):
+        raise ShapeError(
+            f"symgrad: StridedSlice: begin {starts}, end {ends} and strides {steps} of "
+            f"'{x.name}' must have equal lengths"
+        )
+    key: list[Any] = []
+    for i, (start, stop, step) in enumerate(zip(starts, ends, steps, strict=True)):
+        bit = 1 << i
+        if ellipsis_mask & bit:
+            key.append(Ellipsis)
+        elif new_axis_mask & bit:
+            key.append(None)
+        elif shrink_axis_mask & bit:
+            key.append(start)
+        else:
+            key.append(
+                slice(
+                    None if begin_mask & bit else start,
+                    None if end_mask & bit else stop,
+                    None if step == 1 else step,
+                )
+            )
+    return tuple(key)
 
 
 def _masked(x: Tensor, mask: Tensor, name: str | None) -> Tensor:

@@ -323,7 +323,7 @@ UNARY = {
     "Floor": F.Floor,
     "Round": F.Round,
     "Identity": lambda x: x,
-    # issue 15, item 5: TF1's other elementwise math and activations
+    # TF1's other elementwise math and activations
     "Tan": sp.tan,
     "Sinh": sp.sinh,
     "Cosh": sp.cosh,
@@ -348,7 +348,7 @@ BINARY = {
     "Maximum": F.Maximum,
     "Minimum": F.Minimum,
     "SquaredDifference": lambda x, y: (x - y) ** 2,
-    # issue 15, item 5
+    # TF1's other elementwise ops
     "Atan2": sp.atan2,
     "FloorDiv": F.FloorDiv,
     "FloorMod": F.FloorMod,
@@ -609,7 +609,7 @@ def zeros_like(
     return _filled_like("ZerosLike", sp.S.Zero, tensor, dtype, name, optimize)
 
 
-# --- issue 15, item 5: TF1's other elementwise ops -----------------------------------------
+# --- TF1's other elementwise ops -----------------------------------------
 
 tan, sinh, cosh = _unary("Tan"), _unary("Sinh"), _unary("Cosh")
 asin, acos, atan = _unary("Asin"), _unary("Acos"), _unary("Atan")
@@ -637,7 +637,8 @@ def atan2(y: Any, x: Any, name: str | None = None) -> Tensor:
 
     >>> import symgrad as sg
     >>> with sg.Graph().as_default():
-    ...     print(round(float(sg.compile(sg.atan2(sg.constant(1.0), sg.constant(-1.0)))()), 4))
+    ...     angle = sg.compile(sg.atan2(sg.constant(1.0), sg.constant(-1.0)))()
+    >>> print(f"{float(angle):.4f}")
     2.3562
     """
     return make_elementwise("Atan2", BINARY["Atan2"], [y, x], name, allowed="float")
@@ -753,7 +754,7 @@ def logical_or(x: Any, y: Any, name: str | None = None) -> Tensor:
     return _logical_or(x, y, name=name)
 
 
-def logical_xor(x: Any, y: Any, name: str | None = "LogicalXor") -> Tensor:
+def logical_xor(x: Any, y: Any, name: str | None = None) -> Tensor:
     """``x != y`` elementwise, for bool tensors."""
     return _logical_xor(x, y, name=name)
 
@@ -773,12 +774,12 @@ def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Te
     """
     if isinstance(features, Tensor) and features.dtype.is_integer:
         features = cast(features, _dtypes.float32)  # as TF: integer features become float32
+    # TF keeps alpha in a float attribute: float64 features are scaled by float32(alpha).
+    _alpha = _number_for(float(np.float32(alpha)), _dtype_of(features), "LeakyRelu")
     # ReluMask, not Greater: TF's LeakyReluGrad differentiates to zeros, not None.
     return make_elementwise(
         "LeakyRelu",
-        lambda x: F.Where(
-            F.ReluMask(x, 0), x, _number_for(alpha, _dtype_of(features), "LeakyRelu") * x
-        ),
+        lambda x: F.Where(F.ReluMask(x, 0), x, _alpha * x),
         [features],
         name,
         allowed="float",

@@ -470,7 +470,16 @@ class Dot(_Structural):
         return ()
 
 
-BOOLEAN_FUNCTIONS = (Greater, GreaterEqual, Less, LessEqual, Equal, NotEqual, LogicalNot, IsFinite)
+BOOLEAN_FUNCTIONS: tuple[type[sp.Function], ...] = (
+    Greater,
+    GreaterEqual,
+    Less,
+    LessEqual,
+    Equal,
+    NotEqual,
+    LogicalNot,
+    IsFinite,
+)
 
 
 class Helper(_Structural):
@@ -492,7 +501,7 @@ def helper(name: str, *arguments: Any, dtype: str = "") -> Helper:
     )
 
 
-# --- elementwise math and activations of TF1 (issue 15, item 5) ------------------------------
+# --- elementwise math and activations of TF1 ------------------------------
 
 
 class Ceil(_Elementwise):
@@ -583,10 +592,11 @@ class Relu6(_Elementwise):
 
 
 class Elu(_Elementwise):
-    """x where x > 0, else exp(x) - 1; TF's EluGrad reads the output: 1 or (y + 1)."""
+    """x where x > 0, else exp(x) - 1; TF's EluGrad reads the output: y + 1 where y < 0, else 1
+    (so its own derivative is 0 at x = 0, as TF's EluGradGrad)."""
 
     def fdiff(self, argindex: int = 1) -> sp.Expr:
-        return Where(Greater(self.args[0], 0), 1, self + 1)
+        return Where(Less(self, 0), self + 1, 1)
 
 
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -594,11 +604,12 @@ SELU_SCALE = 1.0507009873554804934193349852946
 
 
 class Selu(_Elementwise):
-    """scale * (x where x > 0, else alpha * (exp(x) - 1)); TF's SeluGrad reads the output."""
+    """scale * (x where x > 0, else alpha * (exp(x) - 1)); TF's SeluGrad reads the output:
+    y + scale * alpha where y < 0, else scale (also at x = 0)."""
 
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         scale = sp.Float(SELU_SCALE, 17)
-        return Where(Greater(self.args[0], 0), scale, self + scale * sp.Float(SELU_ALPHA, 17))
+        return Where(Less(self, 0), self + scale * sp.Float(SELU_ALPHA, 17), scale)
 
 
 class _Logical(_Elementwise):

@@ -16,16 +16,21 @@ from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Operation, Tensor
 from ..shapes import Shape, broadcast_shapes, format_shape, is_fully_defined, shapes_compatible
 from . import functions as F
-from .array_ops import broadcast_to, one_hot_of_labels, squeeze, stack
+from .array_ops import broadcast_to, expand_dims, one_hot_of_labels, squeeze, stack
+from .array_ops import range as _range
 from .elementwise import (
     abs,
     add,
     cast,
+    equal,
     exp,
     greater,
     greater_equal,
     identity,
+    is_finite,
+    less,
     log1p,
+    logical_and,
     maximum,
     minimum,
     multiply,
@@ -42,7 +47,7 @@ from .elementwise import (
     zeros_like,
 )
 from .linalg import matmul
-from .reductions import broadcast_gradient, reduce_mean, reduce_sum
+from .reductions import broadcast_gradient, reduce_all, reduce_max, reduce_mean, reduce_sum
 from .registry import OpDef, register
 from .sources import convert_to_tensor
 
@@ -387,7 +392,7 @@ __all__ = [
 ]
 
 
-# --- issue 15, item 5: normalizations, weighted cross-entropy, clipping by norm ------------
+# --- normalizations, weighted cross-entropy, clipping by norm ------------
 # Each is written as TensorFlow writes it (nn_impl.py, clip_ops.py), so that its value and
 # its gradient at special points (zero norms, ties of maximum/minimum) are TF's.
 
@@ -580,3 +585,33 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: str | None = No
     l2sum_safe = where(positive, l2sum, ones_like(l2sum))
     l2norm = where(positive, sqrt(l2sum_safe), l2sum)
     return identity(t * clip / maximum(l2norm, clip), name=name)
+
+
+def in_top_k(predictions: Any, targets: Any, k: Any, name: str | None = None) -> Tensor:
+    """Whether each row's target class is among its ``k`` largest predictions (TF's InTopK).
+
+    Ties with the k-th largest count as in; a row with a non-finite prediction, or a target
+    outside ``[0, classes)``, is False, as in TF's kernel.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     scores = sg.constant([[0.1, 0.5, 0.4], [0.3, 0.3, 0.3]])
+    ...     print(sg.compile(sg.nn.in_top_k(scores, [2, 0], 1))())
+    [False  True]
+    """
+    predictions = convert_to_tensor(predictions)
+    targets = convert_to_tensor(targets)
+    _floating(predictions, "InTopK")
+    if not targets.dtype.is_integer:
+        raise DTypeError(f"symgrad: InTopK: targets '{targets.name}' must be int32 or int64")
+    if predictions.shape is None or len(predictions.shape) != 2 or predictions.shape[1] is None:
+        raise ShapeError(
+            f"symgrad: InTopK: predictions '{predictions.name}' must be [batch, classes] with a "
+            f"known number of classes, got {format_shape(predictions.shape)}"
+        )
+    classes = _range(predictions.shape[1], dtype=targets.dtype)
+    chosen = equal(expand_dims(classes, 0), expand_dims(targets, 1))
+    target = reduce_max(where(chosen, predictions, float("-inf")), axis=1, keepdims=True)
+    above = reduce_sum(cast(greater(predictions, target), "int32"), axis=1)
+    finite = logical_and(is_finite(squeeze(target, [1])), reduce_all(is_finite(predictions), 1))
+    return logical_and(less(above, k), finite, name=name)

@@ -398,7 +398,7 @@ register(
 )
 
 
-# --- issue 15, item 5: reduce_any / reduce_all / count_nonzero / argmax / argmin ----------
+# --- reduce_any / reduce_all / count_nonzero / argmax / argmin ----------
 
 
 def reduce_any(
@@ -465,8 +465,7 @@ def count_nonzero(
     [1 2]
     """
     value = convert_to_tensor(input_tensor if input_tensor is not None else input)
-    zero = False if value.dtype.is_bool else 0
-    nonzero = cast(not_equal(value, zero), _dtypes.int64)
+    nonzero = cast(value if value.dtype.is_bool else not_equal(value, 0), _dtypes.int64)
     if _dtypes.as_dtype(dtype) == _dtypes.int64:
         return reduce_sum(nonzero, axis, keepdims, name, reduction_indices, keep_dims)
     count = reduce_sum(nonzero, axis, keepdims, None, reduction_indices, keep_dims)

@@ -180,7 +180,8 @@ def _first_max(x, ksize, strides, padding):
     """In each pooling window of ``x``, the row-major position of its first maximum
     (where TF's max_pool gradient goes when several elements tie)."""
     windows = _windows(x, ksize, strides, (1, 1), padding, -np.inf)
-    return np.argmax(np.reshape(windows, np.shape(windows)[:4] + (-1,)), axis=-1)
+    flat = np.reshape(windows, np.shape(windows)[:4] + (ksize[0] * ksize[1],))
+    return np.argmax(flat, axis=-1)
 
 
 def _max_pool_grad(x, dy, ksize, strides, padding):
@@ -196,7 +197,7 @@ def _max_pool_grad_grad(x, g, ksize, strides, padding):
     """The gradient of ``_max_pool_grad`` in ``dy``: ``g`` read at each window's first maximum."""
     first = _first_max(x, ksize, strides, padding)
     windows = _windows(g, ksize, strides, (1, 1), padding, 0)
-    flat = np.reshape(windows, np.shape(windows)[:4] + (-1,))
+    flat = np.reshape(windows, np.shape(windows)[:4] + (ksize[0] * ksize[1],))
     return np.take_along_axis(flat, first[..., None], axis=-1)[..., 0]
 
 

@@ -41,6 +41,8 @@ CORPORA = {
     "programs_layers": "tf_fixtures_layers.json",
     "programs_conv": "tf_fixtures_conv.json",
     "programs_shapes": "tf_fixtures_shapes.json",
+    "programs_elemops": "tf_fixtures_elemops.json",
+    "programs_structops": "tf_fixtures_structops.json",
 }
 
 

@@ -120,7 +120,9 @@ class Printer(NumPyPrinter):
         return " ".join(parts)
 
     def _print_Mul(self, expr: sp.Mul) -> str:
-        coefficient, factors = expr.as_coeff_mul()
+        # as_coeff_Mul, not as_coeff_mul: a Float coefficient (0.2 * mask) is one too.
+        coefficient, rest = expr.as_coeff_Mul()
+        factors = sp.Mul.make_args(rest)
         if all(self.dtype_of(f) == "bool" for f in factors):
             # Only masks: -mask or 2*mask would negate or scale bools; make them numbers first.
             masks = [self._as_number(f, self._print(f)) for f in factors]
@@ -136,6 +138,10 @@ class Printer(NumPyPrinter):
 
     def _print_Pow(self, expr: sp.Pow, rational: bool = False) -> str:
         base, exponent = expr.args
+        if base.is_Number and exponent.is_Rational:
+            # sqrt(2 * x) becomes sqrt(2) * sqrt(x): np.sqrt(2) would be a float64 that makes a
+            # float32 statement float64; a Python number keeps the statement's dtype.
+            return self._float_literal(float(expr))
         if exponent == sp.S.Half:
             return f"np.sqrt({self._print(base)})"
         if exponent == -sp.S.Half:
@@ -372,7 +378,7 @@ class Printer(NumPyPrinter):
         method = {"normal": "standard_normal", "uniform": "random"}[kind]
         return f"{generator}.{method}({self._print(size)}, dtype={_np(self, drawn)}){after}"
 
-    # --- elementwise math, activations, logical ops, argmax (issue 15, item 5) ---
+    # --- elementwise math, activations, logical ops, argmax ---
 
     def _print_Ceil(self, expr: F.Ceil) -> str:
         return _call(self, "ceil", expr.args[0])

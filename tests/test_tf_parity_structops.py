@@ -1,0 +1,38 @@
+"""symgrad against TensorFlow 1 for the everyday structural ops (pad, slice, strided_slice,
+boolean_mask, cumsum, diagonals, segment sums, embedding_lookup, lrn, custom_gradient,
+control_dependencies, ...): the corpus in tf_parity/programs_structops.py, recorded by
+tf_parity/record_tf.py into tf_parity/tf_fixtures_structops.json.
+
+The comparison is that of tests/test_tf_parity.py. Programs with ``"before"`` ops
+(optimizer steps) run in a ``Session``, as in tests/test_tf_parity_fidelity.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import symgrad as sg
+from tests.test_tf_parity import FORMS, assert_matches_tensorflow, compare_fetches, load_fixtures
+from tests.test_tf_parity_fidelity import _run_in_session
+from tests.tf_parity.programs_structops import PROGRAMS
+
+FIXTURES = load_fixtures("tf_fixtures_structops.json")
+
+
+def test_fixtures_cover_corpus() -> None:
+    assert set(FIXTURES) == {p.__name__ for p in PROGRAMS}
+
+
+@FORMS
+@pytest.mark.parametrize("program", PROGRAMS, ids=[p.__name__ for p in PROGRAMS])
+def test_matches_tensorflow(program, optimize: bool) -> None:  # type: ignore[no-untyped-def]
+    expected = FIXTURES[program.__name__]["fetches"]
+    with sg.Graph().as_default():
+        stateful = "before" in program(sg)
+    if not stateful:
+        assert_matches_tensorflow(program, expected, optimize)
+        return
+    if not optimize:
+        pytest.skip("a Session runs the fast form only")
+    actual, built = _run_in_session(program)
+    compare_fetches(program.__name__, actual, expected, built.get("rtol"))
