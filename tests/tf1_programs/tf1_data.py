@@ -117,3 +117,17 @@ def zoo_like_csv() -> np.ndarray:
     keep = data.target <= 6
     small = data.images[keep].reshape(-1, 4, 2, 4, 2).mean(axis=(2, 4)) / 16.0
     return np.column_stack([small.reshape(len(small), 16), data.target[keep]]).astype(np.float32)
+
+
+def iris_csv() -> np.ndarray:
+    """float32 rows: the 4 iris measurements (cm), then the class 0..2 (150 rows)."""
+    return np.loadtxt(_sklearn_data("iris.csv"), delimiter=",", skiprows=1).astype(np.float32)
+
+
+def diabetes_csv() -> np.ndarray:
+    """float32 rows: the 10 diabetes features min-max scaled to [0, 1], then the disease
+    progression a year later divided by 100 (442 rows)."""
+    x = np.loadtxt(_sklearn_data("diabetes_data_raw.csv.gz"))
+    y = np.loadtxt(_sklearn_data("diabetes_target.csv.gz"))
+    x = (x - x.min(axis=0)) / (x.max(axis=0) - x.min(axis=0))
+    return np.column_stack([x, y / 100.0]).astype(np.float32)
