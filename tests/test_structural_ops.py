@@ -181,6 +181,22 @@ def test_control_dependencies_run_the_update_ops_with_the_train_op() -> None:
             assert sess.run(steps) == 3.0
 
 
+def test_slots_created_under_control_dependencies_initialize_alone() -> None:
+    """Adam's slots are created inside the block: initializing them must not run the update
+    (TF1 builds a variable's initial value in an init scope, outside the block)."""
+    with sg.Graph().as_default():
+        w = sg.Variable(np.array([1.0, 2.0]), name="w")
+        steps = sg.Variable(0.0, dtype=sg.float64, name="steps")
+        update = sg.assign_add(steps, 1.0)
+        with sg.control_dependencies([update]):
+            train = sg.train.AdamOptimizer(0.1).minimize(sg.reduce_sum(w * w))
+        with sg.Session() as sess:
+            sess.run(sg.global_variables_initializer())
+            assert sess.run(steps) == 0.0
+            sess.run(train)
+            assert sess.run(steps) == 1.0
+
+
 def test_custom_gradient_replaces_the_derived_one() -> None:
     @sg.custom_gradient
     def straight_through_round(x):  # type: ignore[no-untyped-def]

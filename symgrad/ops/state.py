@@ -48,9 +48,13 @@ class Variable(Tensor):
             if target is not None and target != initial.dtype:
                 initial = cast(initial, target)
         else:
-            initial = constant(
-                initial_value, dtype=target, name=f"{name or 'Variable'}/initial_value"
-            )
+            # Outside any control_dependencies block, as TF1's init_scope does: a slot that an
+            # optimizer creates under control_dependencies(UPDATE_OPS) must not make
+            # global_variables_initializer run those updates too.
+            with graph.control_dependencies(None):
+                initial = constant(
+                    initial_value, dtype=target, name=f"{name or 'Variable'}/initial_value"
+                )
         if not is_fully_defined(initial.shape):
             raise ShapeError(
                 f"symgrad: Variable: the initial value '{initial.name}' has shape "
