@@ -28,54 +28,23 @@ PROGRAMS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "program
 # TF1 names (as the programs spell them) that symgrad does not have yet. Kept by hand, so that
 # when a name lands the programs that need it turn from xfail into XPASS (a strict failure) and
 # tests/test_tf1_programs.py::test_not_yet_names_are_missing names it: then delete it here.
+# No program uses these now; they stay listed as the TF1 names the tutorials use that are missing.
 NOT_YET = frozenset(
     {
-        "tf.contrib.layers.flatten",
-        "tf.contrib.layers.xavier_initializer",
-        "tf.device",
-        "tf.get_collection",
-        "tf.get_variable",
-        "tf.GraphKeys.TRAINABLE_VARIABLES",
-        "tf.GraphKeys.UPDATE_OPS",
-        "tf.layers.batch_normalization",
-        "tf.layers.conv2d",
-        "tf.layers.dense",
-        "tf.layers.dropout",
-        "tf.layers.max_pooling2d",
         "tf.local_variables_initializer",
         "tf.losses.sparse_softmax_cross_entropy",
         "tf.metrics.accuracy",
-        "tf.nn.conv2d",
-        "tf.nn.dropout",
-        "tf.nn.embedding_lookup",
-        "tf.nn.max_pool",
-        "tf.nn.nce_loss",
-        "tf.random_normal",
-        "tf.random_normal_initializer",
-        "tf.random_uniform",
-        "tf.set_random_seed",
-        "tf.train.RMSPropOptimizer",
-        "tf.variable_scope",
-        "tf.argmax",
-        "tf.constant_initializer",
-        "tf.control_dependencies",
-        "tf.contrib.layers.l2_regularizer",
-        "tf.no_op",
         "tf.train.ExponentialMovingAverage",
-        "tf.train.exponential_decay",
-        "tf.truncated_normal",
     }
 )
 
 # Programs that fail under symgrad for a reason other than a missing name, with the reason.
 # Each is an expected failure (strict) like the ones above: fix the gap, then delete the entry.
 GAPS: dict[str, str] = {
-    "golbin_04_02_deep_nn": "matmul of placeholders declared without a shape (TF1 allows unknown rank)",
-    "aymericdamien_convolutional_network_raw": "Tensor.get_shape().as_list() (a TensorShape)",
-    "nlintz_05_convolutional_net": "Tensor.get_shape().as_list() (a TensorShape)",
-    "hunkim_lab_06_2_softmax_zoo_classifier": (
-        "a Python list of tensors as an op's argument, which TF1 packs into one tensor"
-        " (stop_gradient([Y_one_hot]))"
+    "morvan_501_dropout": (
+        "tf.where with a condition of unknown rank (a placeholder declared without a shape, as"
+        " layers.dropout(training=is_training) gets it) loses its branches' shape, so the next"
+        " layers.dense cannot see its input's rank; TF1 keeps the branches' shape"
     ),
 }
 
@@ -113,113 +82,80 @@ def _loss(stdout: str | None = None, expr: str | None = None, tol: float | None 
 
 _PRINTED_ACCURACY = r"Accuracy:\s*([0-9.]+)"
 _NLINTZ_ACCURACY = r"(?m)^\d+ ([0-9.]+)$"  # "epoch accuracy" lines; the last one counts
-_GOLBIN_ACCURACY = r"정확도:\s*([0-9.]+)"  # "accuracy:" in Korean
+
+
+def _mnist(acc_tol: float | None = None, cost_tol: float | None = None) -> dict[str, Metric]:
+    """The printed test accuracy and the last epoch's average cost (``avg_cost``)."""
+    return {
+        "accuracy": _acc(_PRINTED_ACCURACY, tol=acc_tol),
+        "cost": _loss(expr="float(avg_cost)", tol=cost_tol),
+    }
+
 
 PROGRAMS: dict[str, Program] = {
-    "hunkim_lab_04_2_multi_variable_matmul_linear_regression": Program(
-        {"cost": _loss(expr="cost_val", tol=2.0)}
-    ),
-    "hunkim_lab_05_2_logistic_regression_diabetes": Program(
-        {"accuracy": _acc(expr="a"), "cost": _loss(expr="cost_val")}
-    ),
-    "hunkim_lab_06_2_softmax_zoo_classifier": Program(
-        {"accuracy": _acc(expr="acc_val"), "cost": _loss(expr="cost_val")}
-    ),
-    "hunkim_lab_07_1_learning_rate_and_evaluation": Program({"cost": _loss(expr="cost_val")}),
-    "hunkim_lab_09_3_xor_nn_wide_deep": Program(
-        {"accuracy": _acc(expr="a"), "cost": _loss(expr="cost_val")}
-    ),
-    "hunkim_lab_10_1_mnist_softmax": Program(
-        {"accuracy": _acc(_PRINTED_ACCURACY), "cost": _loss(expr="avg_cost")}
-    ),
-    "hunkim_lab_10_2_mnist_nn": Program(
-        {"accuracy": _acc(_PRINTED_ACCURACY), "cost": _loss(expr="avg_cost", tol=0.5)},
-        notes="random_normal weights of stddev 1: the cost is large and varies",
-    ),
-    "hunkim_lab_10_3_mnist_nn_xavier": Program(
-        {"accuracy": _acc(_PRINTED_ACCURACY), "cost": _loss(expr="avg_cost")}
-    ),
-    "hunkim_lab_10_5_mnist_nn_dropout": Program(
-        {"accuracy": _acc(_PRINTED_ACCURACY), "cost": _loss(expr="avg_cost")}
-    ),
-    "hunkim_lab_11_1_mnist_cnn": Program(
-        {"accuracy": _acc(_PRINTED_ACCURACY), "cost": _loss(expr="avg_cost")}
-    ),
-    "hunkim_lab_11_3_mnist_cnn_class": Program(
-        {"accuracy": _acc(_PRINTED_ACCURACY), "cost": _loss(expr="avg_cost")}
-    ),
-    "hunkim_lab_11_4_mnist_cnn_layers": Program(
-        {"accuracy": _acc(_PRINTED_ACCURACY), "cost": _loss(expr="avg_cost")}
-    ),
-    "hunkim_lab_13_1_mnist_using_scope": Program(
-        {"accuracy": _acc(_PRINTED_ACCURACY), "cost": _loss(expr="avg_cost")}
-    ),
-    "nlintz_02_logistic_regression": Program({"accuracy": _acc(_NLINTZ_ACCURACY)}),
-    "nlintz_03_net": Program({"accuracy": _acc(_NLINTZ_ACCURACY)}),
-    "nlintz_04_modern_net": Program({"accuracy": _acc(_NLINTZ_ACCURACY)}),
-    "nlintz_05_convolutional_net": Program(
-        {"accuracy": _acc(_NLINTZ_ACCURACY, tol=0.05)},
-        notes="tested on 256 random test images",
-    ),
-    "nlintz_08_word2vec": Program(
-        {"loss": _loss(expr="float(loss_val)", tol=1.0)},
-        notes="nce_loss samples its negative classes: the last batch's loss is noisy",
-    ),
     "aymericdamien_linear_regression": Program(
         {
             "training_cost": _loss(expr="float(training_cost)"),
             "testing_cost": _loss(expr="float(testing_cost)"),
         }
     ),
-    "aymericdamien_logistic_regression": Program(
-        {"accuracy": _acc(_PRINTED_ACCURACY), "cost": _loss(expr="avg_cost")}
-    ),
+    "aymericdamien_logistic_regression": Program(_mnist()),
     "aymericdamien_multilayer_perceptron": Program(
-        {"accuracy": _acc(_PRINTED_ACCURACY), "cost": _loss(expr="avg_cost", tol=5.0)},
-        notes="linear layers with random_normal weights of stddev 1: the cost is large",
-    ),
-    "aymericdamien_convolutional_network_raw": Program(
-        {"accuracy": _acc(_PRINTED_ACCURACY, tol=0.06)},
-        notes="30 steps from random_normal weights of stddev 1; 256 test images",
+        _mnist(acc_tol=0.08, cost_tol=20.0),
+        notes="linear layers with random_normal weights of stddev 1: the cost is large and varies",
     ),
     "golbin_04_02_deep_nn": Program(
+        {"accuracy": _acc(_PRINTED_ACCURACY, tol=3.0), "cost": _loss(expr="final_cost")},
+        notes="the accuracy is printed in percent",
+    ),
+    "hunkim_lab04_multi_variable_regression": Program({"cost": _loss(expr="float(cost_val)")}),
+    "hunkim_lab05_logistic_diabetes": Program(
+        {"accuracy": _acc(expr="float(a)"), "cost": _loss(expr="float(cost_val)")}
+    ),
+    "hunkim_lab06_softmax_zoo": Program(
+        {"accuracy": _acc(expr="float(acc_val)"), "cost": _loss(expr="float(cost_val)")}
+    ),
+    "hunkim_lab09_xor_nn": Program(
         {
-            "accuracy": _acc(expr="float(sess.run(accuracy, feed_dict={X: x_data, Y: y_data}))"),
-            "cost": _loss(expr="float(sess.run(cost, feed_dict={X: x_data, Y: y_data}))", tol=0.1),
-        }
+            "accuracy": _acc(expr="float(a)", tol=0.26),
+            "cost": _loss(expr="float(cost_val)", tol=0.6),
+        },
+        notes="a 2-2-1 sigmoid net can stall on XOR from some initial weights",
     ),
-    "golbin_07_02_tf_layers": Program(
-        {"accuracy": _acc(_GOLBIN_ACCURACY), "cost": _loss(expr="total_cost / total_batch")}
+    "hunkim_lab10_mnist_nn": Program(
+        _mnist(acc_tol=0.08, cost_tol=100.0),
+        notes="random_normal weights of stddev 1: the cost is large and varies",
     ),
-    "morvan_302_simple_classification": Program(
-        {
-            "accuracy": _acc(expr="float(acc)"),
-            "loss": _loss(expr="float(sess.run(loss, {tf_x: x, tf_y: y}))"),
-        }
-    ),
+    "hunkim_lab10_mnist_xavier": Program(_mnist()),
+    "hunkim_lab10_mnist_dropout": Program(_mnist()),
+    "hunkim_lab11_mnist_cnn": Program(_mnist(acc_tol=0.06, cost_tol=0.1)),
+    "hunkim_lab11_mnist_cnn_class": Program(_mnist(acc_tol=0.06, cost_tol=0.1)),
+    "hunkim_lab11_mnist_cnn_layers": Program(_mnist(acc_tol=0.06, cost_tol=0.1)),
+    "hunkim_lab13_mnist_scope": Program(_mnist()),
     "morvan_304_optimizer": Program(
         {
             f"loss_{label}": _loss(expr=f"float(np.mean(losses_his[{i}][-50:]))", tol=0.005)
             for i, label in enumerate(["sgd", "momentum", "rmsprop", "adam"])
         }
     ),
-    "morvan_406_gan": Program(
-        {"d_loss": Metric("band", expr="float(Dl)", tol=0.15)},
-        notes="a GAN: the discriminator's loss has no direction, it should stay where TF's does",
-    ),
     "morvan_501_dropout": Program(
         {"overfit_loss": _loss(expr="float(o_loss_)"), "dropout_loss": _loss(expr="float(d_loss_)")}
     ),
     "morvan_502_batch_normalization": Program(
         {
-            "loss": _loss(expr="float(losses[0][-1])", tol=5.0),
-            "bn_loss": _loss(expr="float(losses[1][-1])", tol=5.0),
-        }
+            "loss": _loss(expr="float(losses[0][-1])", tol=20.0),
+            "bn_loss": _loss(expr="float(losses[1][-1])", tol=40.0),
+        },
+        notes="a deep tanh net on y = x^2: the loss is in the hundreds and varies",
     ),
-    "yhzhao_learning_rate": Program({"x": _loss(expr="float(x_value)", tol=1e-4)}),
-    "yhzhao_mnist_train": Program(
-        {"accuracy": _acc(r"test accuracy, using average model is ([0-9.]+)")},
-        notes="exponential_decay, ExponentialMovingAverage, l2_regularizer, control_dependencies",
+    "nlintz_03_net": Program({"accuracy": _acc(_NLINTZ_ACCURACY)}),
+    "nlintz_04_modern_net": Program({"accuracy": _acc(_NLINTZ_ACCURACY, tol=0.08)}),
+    "nlintz_08_word2vec": Program(
+        {"loss": _loss(expr="mean_loss", tol=0.3)},
+        notes="nce_loss samples its negative classes: the loss is averaged over 50 steps",
+    ),
+    "tensorflow_mnist_fully_connected": Program(
+        {"accuracy": _acc(_PRINTED_ACCURACY), "loss": _loss(expr="final_loss", tol=0.1)}
     ),
 }
 
@@ -241,7 +177,7 @@ def read_metrics(program: Program, stdout: str, namespace: dict) -> dict[str, fl
 def tf_names(name: str) -> list[str]:
     """The ``tf.`` names a program uses (longest attribute chains), sorted.
 
-    >>> "tf.placeholder" in tf_names("hunkim_lab_09_3_xor_nn_wide_deep")
+    >>> "tf.placeholder" in tf_names("hunkim_lab09_xor_nn")
     True
     """
     with open(os.path.join(PROGRAMS_DIR, name + ".py"), encoding="utf-8") as f:

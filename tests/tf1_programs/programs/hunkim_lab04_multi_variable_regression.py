@@ -1,7 +1,8 @@
 # Modeled on hunkim/DeepLearningZeroToAll/lab-04-2-multi_variable_matmul_linear_regression.py (linear regression with matmul); written for symgrad's tests, not copied.
 # Data: scikit-learn's diabetes features (min-max scaled) predict the progression / 100.
-import symgrad as tf
 from tf1_data import diabetes_csv
+
+import symgrad as tf
 
 tf.set_random_seed(777)
 

@@ -1,7 +1,8 @@
 # Modeled on hunkim/DeepLearningZeroToAll/lab-05-2-logistic_regression_diabetes.py (logistic regression, cast accuracy); written for symgrad's tests, not copied.
 # Data: scikit-learn's breast-cancer data (8 scaled features, 0/1 label) replaces the CSV.
-import symgrad as tf
 from tf1_data import breast_cancer_csv
+
+import symgrad as tf
 
 tf.set_random_seed(777)
 

@@ -1,7 +1,8 @@
 # Modeled on hunkim/DeepLearningZeroToAll/lab-06-2-softmax_zoo_classifier.py (softmax with one_hot labels and argmax); written for symgrad's tests, not copied.
 # Data: 16 features and a class 0..6 from scikit-learn's digits (tf1_data.zoo_like_csv) replace the zoo CSV.
-import symgrad as tf
 from tf1_data import zoo_like_csv
+
+import symgrad as tf
 
 tf.set_random_seed(777)
 

@@ -1,7 +1,8 @@
 # Modeled on hunkim/DeepLearningZeroToAll/lab-10-5-mnist_nn_dropout.py (xavier MLP with nn.dropout and a keep_prob placeholder); written for symgrad's tests, not copied.
 # Data: tf1_data's digits at 28x28 stand in for MNIST; three layers of 256 instead of four of 512.
-import symgrad as tf
 from tf1_data import input_data
+
+import symgrad as tf
 
 tf.set_random_seed(777)
 mnist = input_data.read_data_sets("MNIST_data/", one_hot=True)

@@ -1,7 +1,8 @@
 # Modeled on hunkim/DeepLearningZeroToAll/lab-10-2-mnist_nn.py (three-layer ReLU MLP, random_normal weights, argmax accuracy); written for symgrad's tests, not copied.
 # Data: tf1_data's digits at 28x28 stand in for MNIST; two epochs instead of fifteen.
-import symgrad as tf
 from tf1_data import input_data
+
+import symgrad as tf
 
 tf.set_random_seed(777)
 mnist = input_data.read_data_sets("MNIST_data/", one_hot=True)
@@ -35,7 +36,7 @@ for epoch in range(n_epochs):
         xs, ys = mnist.train.next_batch(batch)
         c, _ = sess.run([cost, optimizer], feed_dict={X: xs, Y: ys})
         avg_cost += c / steps
-    print("Epoch:", "%04d" % (epoch + 1), "cost =", "{:.9f}".format(avg_cost))
+    print("Epoch:", f"{epoch + 1:04d}", "cost =", f"{avg_cost:.9f}")
 
 right = tf.equal(tf.argmax(logits, 1), tf.argmax(Y, 1))
 accuracy = tf.reduce_mean(tf.cast(right, tf.float32))

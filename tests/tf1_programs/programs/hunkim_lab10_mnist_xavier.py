@@ -1,7 +1,8 @@
 # Modeled on hunkim/DeepLearningZeroToAll/lab-10-3-mnist_nn_xavier.py (get_variable with contrib xavier_initializer); written for symgrad's tests, not copied.
 # Data: tf1_data's digits at 28x28 stand in for MNIST; a few epochs.
-import symgrad as tf
 from tf1_data import input_data
+
+import symgrad as tf
 
 tf.set_random_seed(777)
 mnist = input_data.read_data_sets("MNIST_data/", one_hot=True)
@@ -11,7 +12,9 @@ Y = tf.placeholder(tf.float32, [None, 10])
 
 
 def fully_connected(name, inputs, n_in, n_out, relu=True):
-    w = tf.get_variable(name, shape=[n_in, n_out], initializer=tf.contrib.layers.xavier_initializer())
+    w = tf.get_variable(
+        name, shape=[n_in, n_out], initializer=tf.contrib.layers.xavier_initializer()
+    )
     b = tf.Variable(tf.random_normal([n_out]))
     z = tf.matmul(inputs, w) + b
     return tf.nn.relu(z) if relu else z

@@ -1,7 +1,8 @@
 # Modeled on hunkim/DeepLearningZeroToAll/lab-11-2-mnist_deep_cnn.py (raw nn.conv2d / max_pool CNN with nn.dropout); written for symgrad's tests, not copied.
 # Data: tf1_data's digits, every second pixel kept (14x14); 8 and 16 filters instead of 32 and 64.
-import symgrad as tf
 from tf1_data import input_data
+
+import symgrad as tf
 
 tf.set_random_seed(777)
 mnist = input_data.read_data_sets("MNIST_data/", one_hot=True)
@@ -27,7 +28,9 @@ P2 = tf.nn.max_pool(C2, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="SAME"
 P2 = tf.nn.dropout(P2, keep_prob=keep_prob)
 flat = tf.reshape(P2, [-1, 4 * 4 * 16])
 
-W3 = tf.get_variable("W3", shape=[4 * 4 * 16, 10], initializer=tf.contrib.layers.xavier_initializer())
+W3 = tf.get_variable(
+    "W3", shape=[4 * 4 * 16, 10], initializer=tf.contrib.layers.xavier_initializer()
+)
 b3 = tf.Variable(tf.random_normal([10]))
 logits = tf.matmul(flat, W3) + b3
 

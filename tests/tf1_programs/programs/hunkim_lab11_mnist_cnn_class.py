@@ -1,7 +1,8 @@
 # Modeled on hunkim/DeepLearningZeroToAll/lab-11-3-mnist_cnn_class.py (a CNN built by a Python class inside its own variable_scope); written for symgrad's tests, not copied.
 # Data: tf1_data's digits at 14x14 (every second pixel); one conv layer of 8 filters.
-import symgrad as tf
 from tf1_data import input_data
+
+import symgrad as tf
 
 tf.set_random_seed(777)
 mnist = input_data.read_data_sets("MNIST_data/", one_hot=True)
@@ -25,7 +26,9 @@ class Model:
             pool = tf.nn.max_pool(conv, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="SAME")
             pool = tf.nn.dropout(pool, keep_prob=self.keep_prob)
             flat = tf.reshape(pool, [-1, 7 * 7 * 8])
-            w = tf.get_variable("W_out", shape=[7 * 7 * 8, 10], initializer=tf.contrib.layers.xavier_initializer())
+            w = tf.get_variable(
+                "W_out", shape=[7 * 7 * 8, 10], initializer=tf.contrib.layers.xavier_initializer()
+            )
             b = tf.Variable(tf.random_normal([10]))
             self.logits = tf.matmul(flat, w) + b
         self.cost = tf.reduce_mean(
@@ -36,7 +39,9 @@ class Model:
         self.accuracy = tf.reduce_mean(tf.cast(hit, tf.float32))
 
     def get_accuracy(self, x_test, y_test, keep_prop=1.0):
-        return self.sess.run(self.accuracy, feed_dict={self.X: x_test, self.Y: y_test, self.keep_prob: keep_prop})
+        return self.sess.run(
+            self.accuracy, feed_dict={self.X: x_test, self.Y: y_test, self.keep_prob: keep_prop}
+        )
 
     def train(self, x_data, y_data, keep_prop=0.8):
         return self.sess.run(

@@ -1,7 +1,8 @@
 # Modeled on hunkim/DeepLearningZeroToAll/lab-11-4-mnist_cnn_layers.py (a CNN of tf.layers: conv2d, max_pooling2d, dropout(training=...), dense); written for symgrad's tests, not copied.
 # Data: tf1_data's digits at 14x14 (every second pixel); smaller filters and dense layer.
-import symgrad as tf
 from tf1_data import input_data
+
+import symgrad as tf
 
 tf.set_random_seed(777)
 mnist = input_data.read_data_sets("MNIST_data/", one_hot=True)
@@ -18,11 +19,15 @@ X = tf.placeholder(tf.float32, [None, 196])
 Y = tf.placeholder(tf.float32, [None, 10])
 image = tf.reshape(X, [-1, 14, 14, 1])
 
-conv1 = tf.layers.conv2d(inputs=image, filters=8, kernel_size=[3, 3], padding="SAME", activation=tf.nn.relu)
+conv1 = tf.layers.conv2d(
+    inputs=image, filters=8, kernel_size=[3, 3], padding="SAME", activation=tf.nn.relu
+)
 pool1 = tf.layers.max_pooling2d(inputs=conv1, pool_size=[2, 2], padding="SAME", strides=2)
 drop1 = tf.layers.dropout(inputs=pool1, rate=0.3, training=training)
 
-conv2 = tf.layers.conv2d(inputs=drop1, filters=16, kernel_size=[3, 3], padding="SAME", activation=tf.nn.relu)
+conv2 = tf.layers.conv2d(
+    inputs=drop1, filters=16, kernel_size=[3, 3], padding="SAME", activation=tf.nn.relu
+)
 pool2 = tf.layers.max_pooling2d(inputs=conv2, pool_size=[2, 2], padding="SAME", strides=2)
 drop2 = tf.layers.dropout(inputs=pool2, rate=0.3, training=training)
 

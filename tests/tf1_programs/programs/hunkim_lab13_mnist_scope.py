@@ -1,8 +1,9 @@
 # Modeled on hunkim/DeepLearningZeroToAll/lab-13-1-mnist_using_scope.py (layers written in variable_scope with get_variable); written for symgrad's tests, not copied.
 # Adds what scoped code is for: the same network is built twice, the second time with reuse=True.
 # Data: tf1_data's digits at 28x28 stand in for MNIST.
-import symgrad as tf
 from tf1_data import input_data
+
+import symgrad as tf
 
 tf.set_random_seed(777)
 mnist = input_data.read_data_sets("MNIST_data/", one_hot=True)
@@ -10,11 +11,15 @@ mnist = input_data.read_data_sets("MNIST_data/", one_hot=True)
 
 def network(inputs, reuse=False):
     with tf.variable_scope("layer1", reuse=reuse):
-        w = tf.get_variable("W", shape=[784, 128], initializer=tf.contrib.layers.xavier_initializer())
+        w = tf.get_variable(
+            "W", shape=[784, 128], initializer=tf.contrib.layers.xavier_initializer()
+        )
         b = tf.get_variable("b", shape=[128], initializer=tf.zeros_initializer())
         hidden = tf.nn.relu(tf.matmul(inputs, w) + b)
     with tf.variable_scope("layer2", reuse=reuse):
-        w = tf.get_variable("W", shape=[128, 10], initializer=tf.contrib.layers.xavier_initializer())
+        w = tf.get_variable(
+            "W", shape=[128, 10], initializer=tf.contrib.layers.xavier_initializer()
+        )
         b = tf.get_variable("b", shape=[10], initializer=tf.zeros_initializer())
         return tf.matmul(hidden, w) + b
 
@@ -43,4 +48,6 @@ with tf.Session() as sess:
             c, _ = sess.run([cost, optimizer], feed_dict={X: xs, Y: ys})
             avg_cost += c / total_batch
         print("Epoch:", epoch + 1, "cost =", avg_cost)
-    print("Accuracy:", sess.run(accuracy, feed_dict={X_eval: mnist.test.images, Y: mnist.test.labels}))
+    print(
+        "Accuracy:", sess.run(accuracy, feed_dict={X_eval: mnist.test.images, Y: mnist.test.labels})
+    )
