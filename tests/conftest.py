@@ -7,7 +7,13 @@ import shutil
 import tempfile
 
 # Scripts run by hand or in subprocesses, not test modules.
-collect_ignore = ["scripts", "jax_parity/record_jax.py"]
+collect_ignore = [
+    "scripts",
+    "jax_parity/record_jax.py",
+    # TF1 programs run one per process by tests/test_tf1_programs.py, and their TF recorder.
+    "tf1_programs/programs",
+    "tf1_programs/record_tf.py",
+]
 
 _SCRATCH = tempfile.mkdtemp(prefix="symgrad-tests-")
 atexit.register(shutil.rmtree, _SCRATCH, ignore_errors=True)
