@@ -145,6 +145,7 @@ from .ops.elementwise import (
     xlogy,
 )
 from .ops.nn_ops import (
+    in_top_k,
     l2_normalize,
 )
 from .ops.reductions import (
@@ -156,6 +157,7 @@ from .ops.reductions import (
 )
 
 __all__ += [
+    "in_top_k",
     "acos",
     "acosh",
     "add_n",
