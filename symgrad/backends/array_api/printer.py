@@ -58,7 +58,7 @@ RENAMED = {
 # Functions of the standard whose ``axis`` is keyword-only.
 AXIS_KEYWORD = frozenset({"concat", "stack", "flip", "expand_dims", "squeeze", "take"})
 # NumPy functions that the standard does not have; the portable template defines a helper.
-HELPER_CALLS = {"pad": "_pad", "tile": "_tile"}
+HELPER_CALLS = {"pad": "_pad"}
 # What the standard has (2023.12), as the generated code may call it.
 STANDARD = frozenset(
     [
@@ -446,6 +446,10 @@ class Printer(NumPyCodePrinter):
             parts.append("keepdims=True")
         name = expr.numpy_name
         dtype = self.dtype_of(value)
+        if dtype == "bool" and name in ("sum", "mean", "prod"):
+            # NumPy counts True as 1; the standard sums numbers only.
+            parts[0] = f"xp.astype({parts[0]}, xp.int64)"
+            dtype = "int64"
         if name in ("sum", "prod") and dtype.startswith(("int", "uint", "weak_int")):
             # NumPy sums int32 into int64 like the standard's default; say so explicitly.
             parts.append(f"dtype={self._dtype_text(expression_dtype(expr, self.table))}")
@@ -529,12 +533,20 @@ class Printer(NumPyCodePrinter):
     _print_ArgMin = _print_ArgMax
 
     def _print_EinsumNode(self, expr: L.EinsumNode) -> str:
-        raise BackendError(
-            f"symgrad: the {BACKEND} backend has no portable form of einsum (op Einsum); "
-            f'compile this graph with backend="numpy"'
-        )
+        self.helpers_used.add("einsum")
+        subscripts, *operands = expr.args
+        listed = ", ".join(self._print(o) for o in operands)
+        return f"_einsum(xp, {subscripts}, {listed})"
 
     # --- calls, helpers, literals ----------------------------------------------------------
+
+    def _print_Index(self, expr: A.Index) -> str:
+        value, key = expr.args
+        text = self._print(key)
+        if not isinstance(value, A.ShapeOf) and "..." not in text:
+            # The standard indexes every axis or says ``...`` for the rest (NumPy assumes it).
+            text = f"{text}, ..." if text.strip() else "..."
+        return f"{self.parenthesize(value, PRECEDENCE['Func'], strict=False)}[{text}]"
 
     def _print_Call(self, expr: A.Call) -> str:
         function, value, *rest = expr.args
@@ -611,7 +623,26 @@ def _slice_tuple(key: str) -> str:
 
 # Helpers of the NumPy template that have a portable twin in templates/array_api.
 PORTABLE_HELPERS = frozenset(
-    {"sum_to_shape", "truncated_normal", "categorical", "log_uniform_candidates"}
+    {
+        "sum_to_shape",
+        "truncated_normal",
+        "categorical",
+        "log_uniform_candidates",
+        "scatter",
+        "scatter_add",
+        "untile",
+        "concat_part",
+        "one_hot",
+        "prod_others",
+        "conv2d",
+        "conv2d_backprop_input",
+        "conv2d_backprop_filter",
+        "max_pool",
+        "max_pool_grad",
+        "max_pool_grad_grad",
+        "avg_pool",
+        "avg_pool_grad",
+    }
 )
 # The op behind each helper, for error messages.
 _HELPER_OPS = {
