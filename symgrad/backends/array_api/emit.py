@@ -46,7 +46,7 @@ def print_statement(printer: Printer, expr: sp.Expr, dtype: Any, convert: bool =
     with printer.float_context(name):
         text = printer.doprint(expr)
     if convert and printer.dtype_of(expr) != name:
-        if expr.free_symbols:
+        if not printer.is_scalar(expr):
             return f"xp.astype({text}, {portable_dtype(dtype)})"
         return f"xp.asarray({text}, dtype={portable_dtype(dtype)}, device=device)"
     return text

@@ -56,7 +56,7 @@ RENAMED = {
     "bool_": "bool",
 }
 # Functions of the standard whose ``axis`` is keyword-only.
-AXIS_KEYWORD = frozenset({"concat", "stack", "flip", "expand_dims", "squeeze", "take"})
+AXIS_KEYWORD = frozenset({"concat", "stack", "flip", "expand_dims", "squeeze"})
 # NumPy functions that the standard does not have; the portable template defines a helper.
 HELPER_CALLS = {"pad": "_pad"}
 # What the standard has (2023.12), as the generated code may call it.
@@ -192,6 +192,10 @@ STANDARD = frozenset(
 )
 
 
+_INTEGER = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"})
+_FLOAT = frozenset({"float16", "float32", "float64", "weak_float"})
+
+
 class AsNumber(sp.Function):
     """A bool mask taken as 0/1 of the statement's float dtype (printing only)."""
 
@@ -238,6 +242,14 @@ class Printer(NumPyCodePrinter):
         text = _float_text(value, self._float_dtype)
         return text.replace("np.", "math.")
 
+    def _print_Pow(self, expr: sp.Pow, rational: bool = False) -> str:
+        base, exponent = expr.args
+        if exponent == sp.S.Half and not base.is_Number:
+            return f"xp.sqrt({self._print(base)})"
+        if exponent == -sp.S.Half and not base.is_Number:
+            return f"1/xp.sqrt({self._print(base)})"
+        return super()._print_Pow(expr, rational)
+
     def _print_Infinity(self, expr: Any) -> str:
         return "math.inf"
 
@@ -264,34 +276,54 @@ class Printer(NumPyCodePrinter):
         return text
 
     def _print_AsNumber(self, expr: AsNumber) -> str:
-        return self._as_number(expr.args[0], self._print(expr.args[0]))
+        return f"xp.astype({self._print(expr.args[0])}, xp.{self._float_dtype})"
+
+    def _needs_number(self, whole: sp.Expr, part: sp.Expr) -> bool:
+        """Whether ``part`` (a bool mask, or integers in a float expression) must be cast
+        first: NumPy promotes across kinds, the standard does not."""
+        kind = self.dtype_of(part)
+        if kind == "bool":
+            return True
+        return kind in _INTEGER and self.dtype_of(whole) in _FLOAT
 
     def _print_Mul(self, expr: sp.Mul) -> str:
         coefficient, rest = expr.as_coeff_Mul()
         factors = sp.Mul.make_args(rest)
-        if any(self.dtype_of(f) == "bool" for f in factors):
-            # NumPy multiplies a mask by a float; the standard wants both numeric.
-            numbers = [AsNumber(f) if self.dtype_of(f) == "bool" else f for f in factors]
+        if any(self._needs_number(expr, f) for f in factors):
+            numbers = [AsNumber(f) if self._needs_number(expr, f) else f for f in factors]
             if coefficient != 1:
                 numbers.insert(0, coefficient)
             return StrPrinter._print_Mul(self, sp.Mul(*numbers, evaluate=False))
         return StrPrinter._print_Mul(self, expr)
 
+    def _print_Add(self, expr: sp.Add, order: str | None = None) -> str:
+        terms = sp.Add.make_args(expr)
+        if any(self.dtype_of(t) in _INTEGER for t in terms) and self.dtype_of(expr) in _FLOAT:
+            cast = [AsNumber(t) if self.dtype_of(t) in _INTEGER else t for t in terms]
+            return super()._print_Add(sp.Add(*cast, evaluate=False), order)
+        return super()._print_Add(expr, order)
+
+    def is_scalar(self, expr: sp.Expr) -> bool:
+        """Whether ``expr`` is a Python number when it runs (no array in it, only sizes)."""
+        sizes = expr.atoms(F.SizeOf, F.Count, A.ShapeOf)
+        plain = expr.xreplace({a: sp.Integer(1) for a in sizes}) if sizes else expr
+        return not any(not isinstance(s, F.Literal) for s in plain.free_symbols)
+
     def _argument(self, value: sp.Expr, like: list[sp.Expr]) -> str:
         """``value`` as a function argument: a number becomes an array of the other
         arguments' dtype (the standard's functions take arrays only)."""
-        if not value.is_Number and not value.is_NumberSymbol and value not in (sp.oo, -sp.oo):
+        if not self.is_scalar(value):
             return self._print(value)
         others = [a for a in like if not (a.is_Number or a.is_NumberSymbol)]
         dtype = self.dtype_of(others[0]) if others else f"{self._float_dtype}"
         if dtype == "bool":
-            return f"xp.asarray({'True' if value else 'False'})"
+            return f"xp.asarray({self._print(value)}, device=device)"
         dtype = {"weak_float": self._float_dtype, "weak_int": "int64"}.get(dtype, dtype)
         with self.float_context(dtype):
             text = self._print(value)
-        if dtype.startswith(("int", "uint")) and value.is_Integer:
+        if dtype.startswith(("int", "uint")) and value.is_Number:
             text = str(int(value))
-        return f"xp.asarray({text}, dtype={self._dtype_text(dtype)})"
+        return f"xp.asarray({text}, dtype={self._dtype_text(dtype)}, device=device)"
 
     def _call(self, name: str, *args: sp.Expr) -> str:
         listed = ", ".join(self._argument(a, list(args)) for a in args)
@@ -556,6 +588,9 @@ class Printer(NumPyCodePrinter):
             self.helpers_used.add(name)
             return f"{HELPER_CALLS[name]}(xp, {', '.join(arguments)})"
         name = RENAMED.get(name, name)
+        if name == "permute_dims" and len(arguments) == 1:
+            value_text = self.parenthesize(value, PRECEDENCE["Atom"], strict=True)
+            arguments.append(f"tuple(range({value_text}.ndim - 1, -1, -1))")
         if name in AXIS_KEYWORD and len(arguments) > 1 and "=" not in arguments[1]:
             arguments[1] = f"axis={arguments[1]}"
         if name == "take":
