@@ -43,6 +43,7 @@ def print_statement(printer: Printer, expr: sp.Expr, dtype: Any, convert: bool =
     """One statement's right-hand side, converted to ``dtype`` where the standard's rules
     give another (``xp.astype`` of an array, ``xp.asarray`` of a Python number)."""
     name = getattr(dtype, "name", dtype)
+    printer.statement_dtype = name
     with printer.float_context(name):
         text = printer.doprint(expr)
     if convert and printer.dtype_of(expr) != name:

@@ -213,6 +213,8 @@ class Printer(NumPyCodePrinter):
     def __init__(self, table: dict[sp.Symbol, Any] | None = None) -> None:
         super().__init__(table)
         self.uses_random = False
+        # The dtype of the statement being printed: that of a number with nothing beside it.
+        self.statement_dtype = "float64"
 
     # --- names ---------------------------------------------------------------------------
 
@@ -315,9 +317,9 @@ class Printer(NumPyCodePrinter):
         if not self.is_scalar(value):
             return self._print(value)
         others = [a for a in like if not (a.is_Number or a.is_NumberSymbol)]
-        dtype = self.dtype_of(others[0]) if others else f"{self._float_dtype}"
+        dtype = self.dtype_of(others[0]) if others else self.statement_dtype
         if dtype == "bool":
-            return f"xp.asarray({self._print(value)}, device=device)"
+            return f"xp.asarray({bool(value)}, device=device)"
         dtype = {"weak_float": self._float_dtype, "weak_int": "int64"}.get(dtype, dtype)
         with self.float_context(dtype):
             text = self._print(value)
@@ -375,6 +377,8 @@ class Printer(NumPyCodePrinter):
             "not_equal": "!=",
         }[expr.numpy_name]
         a, b = expr.args
+        if self.dtype_of(a) == "bool" and b.is_Number:
+            b = sp.true if b else sp.false  # a mask compares with True/False, not 1/0
         if a.is_Number and b.is_Number:
             return "True" if bool(sp.sympify(f"{a} {operator} {b}")) else "False"
         if a.is_Number:
@@ -567,13 +571,18 @@ class Printer(NumPyCodePrinter):
     def _print_EinsumNode(self, expr: L.EinsumNode) -> str:
         self.helpers_used.add("einsum")
         subscripts, *operands = expr.args
-        listed = ", ".join(self._print(o) for o in operands)
+        listed = ", ".join(self._argument(o, list(operands)) for o in operands)
         return f"_einsum(xp, {subscripts}, {listed})"
 
     # --- calls, helpers, literals ----------------------------------------------------------
 
     def _print_Index(self, expr: A.Index) -> str:
         value, key = expr.args
+        if not isinstance(key, F.Literal):
+            # Rows picked by an integer array: the standard's take (1-D indices; a helper
+            # reshapes others).
+            self.helpers_used.add("take")
+            return f"_take(xp, {self._print(value)}, {self._print(key)}, axis=0)"
         text = self._print(key)
         if not isinstance(value, A.ShapeOf) and "..." not in text:
             # The standard indexes every axis or says ``...`` for the rest (NumPy assumes it).
@@ -677,6 +686,19 @@ PORTABLE_HELPERS = frozenset(
         "max_pool_grad_grad",
         "avg_pool",
         "avg_pool_grad",
+        "cumsum",
+        "cumprod",
+        "segment_sum",
+        "segment_max",
+        "segment_gather",
+        "diag",
+        "diag_part",
+        "matrix_diag",
+        "matrix_diag_part",
+        "matrix_set_diag_zeros",
+        "band_part",
+        "depth_window_sum",
+        "mirror_pad_grad",
     }
 )
 # The op behind each helper, for error messages.
