@@ -19,6 +19,7 @@ overrides only what the standard spells or allows differently:
 from __future__ import annotations
 
 import ast
+import operator as pyoperator
 import re
 from typing import Any
 
@@ -27,7 +28,6 @@ from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.str import StrPrinter
 
 from ...errors import BackendError
-from ...expression_dtypes import expression_dtype
 from ...ops import array_ops as A
 from ...ops import functions as F
 from ...ops import linalg as L
@@ -270,6 +270,35 @@ class Printer(NumPyCodePrinter):
     def _print_Literal(self, expr: F.Literal) -> str:
         return _portable_literal(expr.name)
 
+    def _print(self, expr: Any, **kwargs: Any) -> str:
+        if (
+            isinstance(expr, sp.Function)
+            and type(expr).__module__.startswith("sympy.")
+            and expr.is_number
+        ):
+            # log(2), exp(-1): a number, not a function call on a Python number (the
+            # standard's functions take arrays only).
+            return self._float_literal(float(expr))
+        return super()._print(expr, **kwargs)
+
+    def _print_LogicalNot(self, expr: F.LogicalNot) -> str:
+        return self._call("logical_not", expr.args[0])
+
+    def _print_Floor(self, expr: F.Floor) -> str:
+        return self._call("floor", expr.args[0])
+
+    def _print_Ceil(self, expr: F.Ceil) -> str:
+        return self._call("ceil", expr.args[0])
+
+    def _print_Abs(self, expr: F.Abs) -> str:
+        return self._call("abs", expr.args[0])
+
+    def _print_Sign(self, expr: F.Sign) -> str:
+        return self._call("sign", expr.args[0])
+
+    def _print_IsFinite(self, expr: F.IsFinite) -> str:
+        return self._call("isfinite", expr.args[0])
+
     # --- scalars and bools: the standard promotes neither ------------------------------
 
     def _as_number(self, term: sp.Expr, text: str) -> str:
@@ -316,10 +345,18 @@ class Printer(NumPyCodePrinter):
         arguments' dtype (the standard's functions take arrays only)."""
         if not self.is_scalar(value):
             return self._print(value)
-        others = [a for a in like if not (a.is_Number or a.is_NumberSymbol)]
+        others = [a for a in like if a is not value and not self.is_scalar(a)]
         dtype = self.dtype_of(others[0]) if others else self.statement_dtype
+        literal = (
+            value.is_Number
+            or value.is_NumberSymbol
+            or isinstance(value, sp.logic.boolalg.BooleanAtom)
+        )
+        if not literal and self.dtype_of(value) not in ("weak_int", "weak_float"):
+            dtype = self.dtype_of(value)
         if dtype == "bool":
-            return f"xp.asarray({bool(value)}, device=device)"
+            text = str(bool(value)) if literal else self._print(value)
+            return f"xp.asarray({text}, device=device)"
         dtype = {"weak_float": self._float_dtype, "weak_int": "int64"}.get(dtype, dtype)
         with self.float_context(dtype):
             text = self._print(value)
@@ -380,7 +417,18 @@ class Printer(NumPyCodePrinter):
         if self.dtype_of(a) == "bool" and b.is_Number:
             b = sp.true if b else sp.false  # a mask compares with True/False, not 1/0
         if a.is_Number and b.is_Number:
-            return "True" if bool(sp.sympify(f"{a} {operator} {b}")) else "False"
+            compare = getattr(
+                pyoperator,
+                {
+                    "greater": "gt",
+                    "greater_equal": "ge",
+                    "less": "lt",
+                    "less_equal": "le",
+                    "equal": "eq",
+                    "not_equal": "ne",
+                }[expr.numpy_name],
+            )
+            return f"xp.asarray({bool(compare(float(a), float(b)))}, device=device)"
         if a.is_Number:
             return self._call(expr.numpy_name, a, b)
         left = self.parenthesize(a, PRECEDENCE["Relational"], strict=True)
@@ -439,13 +487,27 @@ class Printer(NumPyCodePrinter):
 
     def _guarded(self, expr: sp.Expr, combine: str) -> str:
         x, y = expr.args
+        float_name = self.dtype_of(expr)
+        float_name = self._float_dtype if float_name not in _FLOAT - {"weak_float"} else float_name
+
+        def number(a: sp.Expr, precedence: int) -> str:
+            # A bool operand (a mask) counts as 0/1, as NumPy takes it.
+            if self.dtype_of(a) == "bool":
+                return f"xp.astype({self._print(a)}, xp.{float_name})"
+            return self.parenthesize(a, precedence, strict=False)
+
         zero_at = x if combine != "div_no_nan" else y
-        test = f"({self.parenthesize(zero_at, PRECEDENCE['Relational'], strict=True)} == 0)"
-        safe_y = f"xp.where({test}, {self._argument(sp.Integer(1), [y])}, {self._print(y)})"
+        if self.dtype_of(zero_at) == "bool":
+            test = f"xp.logical_not({self._print(zero_at)})"
+        else:
+            test = f"({self.parenthesize(zero_at, PRECEDENCE['Relational'], strict=True)} == 0)"
+        one = f"xp.asarray(1, dtype=xp.{float_name}, device=device)"
+        zero = f"xp.asarray(0, dtype=xp.{float_name}, device=device)"
+        safe_y = f"xp.where({test}, {one}, {number(y, PRECEDENCE['Atom'])})"
         operation = "xp.log(" + safe_y + ")" if combine == "log" else safe_y
         joiner = "*" if combine == "log" else "/"
-        value = f"{self.parenthesize(x, PRECEDENCE['Mul'], strict=False)}{joiner}{operation}"
-        return f"xp.where({test}, {self._argument(sp.Integer(0), [x])}, {value})"
+        value = f"{number(x, PRECEDENCE['Mul'])}{joiner}{operation}"
+        return f"xp.where({test}, {zero}, {value})"
 
     def _print_Relu6(self, expr: F.Relu6) -> str:
         x = expr.args[0]
@@ -486,9 +548,6 @@ class Printer(NumPyCodePrinter):
             # NumPy counts True as 1; the standard sums numbers only.
             parts[0] = f"xp.astype({parts[0]}, xp.int64)"
             dtype = "int64"
-        if name in ("sum", "prod") and dtype.startswith(("int", "uint", "weak_int")):
-            # NumPy sums int32 into int64 like the standard's default; say so explicitly.
-            parts.append(f"dtype={self._dtype_text(expression_dtype(expr, self.table))}")
         # TF's max of no elements is -inf; the standard leaves it undefined (an empty
         # batch is the one case where the portable form differs).
         return f"{self._xp(name)}({', '.join(parts)})"
@@ -524,7 +583,7 @@ class Printer(NumPyCodePrinter):
             if len(witnesses) == 1:
                 shape = self._shape(witnesses[0])
             else:
-                listed = ", ".join(self._print(w) for w in witnesses)
+                listed = ", ".join(self._argument(w, []) for w in witnesses)
                 shape = f"xp.broadcast_arrays({listed})[0].shape"
         else:
             dims = [str(int(d)) for d in static_shape]
@@ -575,6 +634,10 @@ class Printer(NumPyCodePrinter):
         return f"_einsum(xp, {subscripts}, {listed})"
 
     # --- calls, helpers, literals ----------------------------------------------------------
+
+    def _print_ListOf(self, expr: A.ListOf) -> str:
+        items = list(expr.args)
+        return "[" + ", ".join(self._argument(a, items) for a in items) + "]"
 
     def _print_Index(self, expr: A.Index) -> str:
         value, key = expr.args
