@@ -246,6 +246,10 @@ class Printer(NumPyCodePrinter):
 
     def _print_Pow(self, expr: sp.Pow, rational: bool = False) -> str:
         base, exponent = expr.args
+        if self.dtype_of(base) == "bool":
+            # A mask squared: the standard raises bools to no power; as 0/1 it can.
+            base_text = f"xp.astype({self._print(base)}, xp.{self._float_dtype})"
+            return f"{base_text}**{self.parenthesize(exponent, PRECEDENCE['Pow'], strict=False)}"
         if exponent == sp.S.Half and not base.is_Number:
             return f"xp.sqrt({self._print(base)})"
         if exponent == -sp.S.Half and not base.is_Number:
@@ -465,13 +469,16 @@ class Printer(NumPyCodePrinter):
         return self._call("remainder", *expr.args)
 
     def _print_TruncateMod(self, expr: F.TruncateMod) -> str:
-        # fmod: the remainder with the sign of x, x - trunc(x / y) * y for floats.
         x, y = expr.args
-        if self.dtype_of(x).startswith(("int", "uint", "weak_int")):
-            raise BackendError(
-                f"symgrad: the {BACKEND} backend has no portable form of TruncateMod on integers"
-            )
         xt, yt = (self.parenthesize(a, PRECEDENCE["Mul"], strict=True) for a in expr.args)
+        if self.dtype_of(x) in _INTEGER or self.dtype_of(y) in _INTEGER:
+            # remainder takes the sign of y, fmod that of x: move a remainder whose sign
+            # differs from x's back by y.
+            remainder = self._call("remainder", x, y)
+            return (
+                f"({remainder} - xp.where(({remainder} != 0) & (({remainder} < 0) != ({xt} < 0)), "
+                f"{self._argument(y, [x])}, {self._argument(sp.Integer(0), [x])}))"
+            )
         return f"({xt} - xp.trunc({xt} / {yt}) * {yt})"
 
     def _print_TruncateDiv(self, expr: F.TruncateDiv) -> str:
@@ -762,6 +769,8 @@ PORTABLE_HELPERS = frozenset(
         "band_part",
         "depth_window_sum",
         "mirror_pad_grad",
+        "boolean_mask",
+        "boolean_mask_grad",
     }
 )
 # The op behind each helper, for error messages.
