@@ -103,12 +103,11 @@ def generate_source(program: Program) -> str:
     """The portable module of ``program``, laid out by the pinned formatter.
 
     >>> import symgrad as sg
-    >>> from symgrad.trace import trace
     >>> with sg.Graph().as_default():
     ...     x = sg.placeholder(sg.float32, [3], name="x")
-    ...     program = trace([sg.reduce_sum(sg.tanh(x))], [x], "total")
-    >>> print([line for line in generate_source(program).splitlines() if "xp.sum" in line][0])
-        reduce_sum = xp.sum(xp.tanh(x))
+    ...     compiled = sg.compile(sg.reduce_sum(sg.tanh(x)), name="total", backend="array_api")
+    >>> print([line for line in generate_source(compiled.program).splitlines() if "xp.sum" in line][0])
+        sum_ = xp.sum(xp.tanh(x))
     """
     _check_dtypes(program)
     printer = Printer()

@@ -463,7 +463,7 @@ class Printer(NumPyCodePrinter):
 
     def _print_Cast(self, expr: F.Cast) -> str:
         with self.float_context(expr.source):
-            value = self._print(expr.args[0])
+            value = self._argument_text(expr.args[0])
         target = self._dtype_text(expr.target)
         if expr.args[0].is_Number:
             return f"xp.asarray({value}, dtype={target})"
