@@ -37,6 +37,8 @@ def test_cli_writes_portable_example_modules(
 ) -> None:
     monkeypatch.setenv("SYMGRAD_EXAMPLES_OUTPUT", str(tmp_path / "numpy"))
     out = tmp_path / "portable"
+    # The examples build in the default graph: names must not depend on earlier tests.
+    sg.reset_default_graph()
     status = cli.main(
         [
             "compile",

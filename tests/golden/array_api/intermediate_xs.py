@@ -9,8 +9,8 @@ Graph: intermediate_xs
 Inputs:
     (none)
 Outputs:
-    d_add_1_d_const  float32 ()
-    d_add_1_d_mul    float32 ()
+    d_add_d_const  float32 ()
+    d_add_d_mul    float32 ()
 """
 
 import numpy as np
@@ -51,6 +51,6 @@ def intermediate_xs():
     xp, device = _namespace()
     # Statements: 2, BLAS calls: 0
     # Gradients
-    d_add_1_d_const = xp.asarray(3, dtype=xp.float32, device=device)
-    d_add_1_d_mul = xp.asarray(1, dtype=xp.float32, device=device)
-    return d_add_1_d_const, d_add_1_d_mul
+    d_add_d_const = xp.asarray(3, dtype=xp.float32, device=device)
+    d_add_d_mul = xp.asarray(1, dtype=xp.float32, device=device)
+    return d_add_d_const, d_add_d_mul

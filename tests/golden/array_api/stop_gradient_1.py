@@ -9,7 +9,7 @@ Graph: stop_gradient_1
 Inputs:
     variable              float32 ()                variable
 Outputs:
-    d_mul_3_d_variable_1  float32 ()
+    d_mul_1_d_variable_1  float32 ()
 """
 
 import numpy as np
@@ -85,5 +85,5 @@ def stop_gradient_1(variable):
     variable = _check(xp, device, "variable", variable, xp.float32, ())
     # Statements: 1, BLAS calls: 0
     # Gradients
-    d_mul_3_d_variable_1 = 3 * variable
-    return d_mul_3_d_variable_1
+    d_mul_1_d_variable_1 = 3 * variable
+    return d_mul_1_d_variable_1

@@ -9,8 +9,8 @@ Graph: stop_gradient_2
 Inputs:
     (none)
 Outputs:
-    d_add_4_d_variable_2  float32 ()
-    d_add_4_d_variable_3  float32 ()
+    d_add_2_d_variable_2  float32 ()
+    d_add_2_d_variable_3  float32 ()
 """
 
 import numpy as np
@@ -51,5 +51,5 @@ def stop_gradient_2():
     xp, device = _namespace()
     # Statements: 1, BLAS calls: 0
     # Gradients
-    d_add_4_d_variable_2 = xp.asarray(1, dtype=xp.float32, device=device)
-    return d_add_4_d_variable_2, d_add_4_d_variable_2
+    d_add_2_d_variable_2 = xp.asarray(1, dtype=xp.float32, device=device)
+    return d_add_2_d_variable_2, d_add_2_d_variable_2
