@@ -2,6 +2,7 @@
 
     symgrad compile FILE.py[:OBJECT] -o OUT      write the generated module(s)
         [--checkpoint DIR]                       ... with the variables' values baked in
+        [--backend array_api]                    ... in the portable form (array API standard)
     symgrad show OUT_OR_FILE                     inputs, outputs and formulas
     symgrad show --after PASS FILE.py[:OBJECT]   the Program after one pass (symgrad.passes)
     symgrad show FILE.py[:OBJECT] --graph G.svg  ... and a picture of the graph (.svg or .dot)
@@ -91,20 +92,42 @@ def _as_compiled(obj: Any, name: str) -> compiler.CompiledModule:
     )
 
 
-def _with_checkpoint(module: compiler.CompiledModule, folder: str) -> compiler.CompiledModule:
+def _with_checkpoint(
+    module: compiler.CompiledModule, folder: str, backend: str = "numpy"
+) -> compiler.CompiledModule:
     """``module`` compiled again with its variables' values from a checkpoint as constants."""
     values = checkpoint.read_checkpoint(folder)
     outputs: dict[str, Tensor | None] = {
         o.name: t for o, t in zip(module.program.outputs, module.output_tensors, strict=True)
     }
     feeds = [t for t in module.input_tensors if t.op.type != "VariableV2"]
-    return compiler.compile(outputs, inputs=feeds, name=module.program.name, values=values)
+    return compiler.compile(
+        outputs, inputs=feeds, name=module.program.name, values=values, backend=backend
+    )
+
+
+def _in_backend(module: compiler.CompiledModule, backend: str) -> compiler.CompiledModule:
+    """``module`` compiled again, with the same inputs and outputs, for ``backend``."""
+    if module.backend == backend:
+        return module
+    outputs: dict[str, Tensor | None] = {
+        o.name: t for o, t in zip(module.program.outputs, module.output_tensors, strict=True)
+    }
+    return compiler.compile(
+        outputs,
+        inputs=module.input_tensors,
+        name=module.program.name,
+        simplify=module.simplified,
+        backend=backend,
+    )
 
 
 def _compile(args: argparse.Namespace) -> None:
     modules = _collect(args.target)
     if args.checkpoint:
-        modules = [_with_checkpoint(m, args.checkpoint) for m in modules]
+        modules = [_with_checkpoint(m, args.checkpoint, args.backend) for m in modules]
+    else:
+        modules = [_in_backend(m, args.backend) for m in modules]
     out = Path(args.output)
     if len(modules) == 1 and out.suffix == ".py":
         files.write_atomic(out, modules[0].source)
@@ -329,6 +352,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="DIR",
         help="a checkpoint folder (its latest checkpoint) or prefix: bake the saved values "
         "of the variables into the module",
+    )
+    compile_parser.add_argument(
+        "--backend",
+        choices=compiler.BACKENDS,
+        default="numpy",
+        help="numpy: the NumPy module (default); array_api: the portable module, written "
+        "against the Python array API standard (runs on NumPy, PyTorch, JAX, CuPy, Dask)",
     )
     compile_parser.set_defaults(run=_compile)
     show_parser = commands.add_parser(

@@ -21,10 +21,12 @@ import numpy as np
 import sympy as sp
 
 from . import display, files, naming
+from .backends.array_api import emit as portable
 from .backends.namespaces import to_numpy
 from .backends.numpy import NUMPY, emit, planner
 from .backends.numpy.printer import formula_text
 from .errors import (
+    BackendError,
     CallError,
     DTypeError,
     ExecutionArithmeticError,
@@ -99,6 +101,7 @@ class CompiledModule:
         self._whiteboard: Whiteboard | None = None
         self._whiteboard_done = False
         self.output_tensors: list[Tensor] = []
+        self.backend = "numpy"  # which backend wrote the module (compile's ``backend=``)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # A module with random ops draws from ``rng`` (see its docstring); left out, each call
@@ -422,6 +425,10 @@ def _output_names(structure: Any, program: Program) -> list[str]:
 
 # --- the pipeline ---------------------------------------------------------------------------------
 
+# The backends ``compile(backend=...)`` writes for: the NumPy module (fast or readable form)
+# and the portable one of the array API standard (symgrad.backends.array_api).
+BACKENDS = ("numpy", "array_api")
+
 
 def generate_source(
     program: Program,
@@ -501,6 +508,7 @@ def compile(
     simplify: bool = True,
     optimize: bool = True,
     values: Any = None,
+    backend: str = "numpy",
 ) -> CompiledModule:
     """Generate, write and import a NumPy module computing ``outputs``.
 
@@ -511,6 +519,11 @@ def compile(
     statement, instead of the fast one (dot products, in-place arithmetic,
     reused arrays; see ``symgrad.backends.numpy.planner``). ``simplify=False`` skips SymPy's
     tidying of the formulas.
+
+    ``backend="array_api"`` writes the portable form instead (``symgrad.backends.array_api``):
+    the same function written against the Python array API standard, which takes its array
+    namespace from its inputs and so runs on NumPy, ``array_api_strict``, PyTorch, JAX, CuPy
+    and Dask arrays. Its results are arrays of the inputs' library.
 
     ``inputs`` may also name intermediate tensors: they become parameters whose
     value replaces their computation, as a TF1 feed does. ``values`` (a
@@ -533,6 +546,11 @@ def compile(
     >>> g.input_names, float(g(2.0))
     (['x'], 10.0)
     """
+    if backend not in BACKENDS:
+        raise BackendError(
+            f"symgrad: compile: unknown backend {backend!r}; choose one of "
+            f"{', '.join(repr(b) for b in BACKENDS)}"
+        )
     if callable(outputs) and not isinstance(outputs, Tensor):
         raise InvalidArgumentError(
             "symgrad: compile: to compile a Python function, trace it first: "
@@ -594,7 +612,7 @@ def compile(
         traced.graph_name = name or function_name
         program = run_passes(traced, simplify=simplify, passes=PASSES)
         specialized, guard = None, ""
-        assumption = equal_dims(inputs) if optimize else None
+        assumption = equal_dims(inputs) if optimize and backend == "numpy" else None
         if assumption is not None:
             # The same function for inputs of equal sizes: the shapes TF1 programs are fed.
             with assuming(assumption.signatures):
@@ -603,7 +621,10 @@ def compile(
             same.naturals = assumption.vectors_known(same.naturals)
             specialized = run_passes(same, simplify=simplify, passes=PASSES)
             guard = emit.guard_text(assumption, [i.name for i in program.inputs])
-        source = generate_source(program, optimize, specialized, guard)
+        if backend == "array_api":
+            source = portable.generate_source(program)
+        else:
+            source = generate_source(program, optimize, specialized, guard)
     finally:
         progress.cancel()
     target = _target_path(path, function_name, source)
@@ -623,6 +644,7 @@ def compile(
     }
     compiled = CompiledModule(program, source, target, module, structure, defaults)
     compiled.input_tensors, compiled.output_tensors = list(inputs), [t for _, t in flat]
+    compiled.backend = backend
     seconds = time.perf_counter() - started
     logger.info(
         "compiled %s: %d graph ops, %d statements, %d inputs (%d trained values baked in) "

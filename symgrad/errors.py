@@ -32,6 +32,11 @@ class NotCompilableError(SymgradError, ValueError):
     """The graph cannot be turned into code (e.g. a missing feed)."""
 
 
+class BackendError(NotCompilableError):
+    """The chosen backend cannot express an op of the graph (or is not a known backend);
+    the message names the op and the backend."""
+
+
 class NotFoundError(SymgradError, KeyError):
     """No tensor or operation of that name in the graph."""
 

@@ -52,6 +52,8 @@ MAX_LENGTH = 48
 # Names the generated module binds or reads itself.
 RESERVED = frozenset(
     {"np", "numpy", "base64", "math", "_sum_to_shape", "_check", "rng", "_generators"}
+    # the portable form (symgrad.backends.array_api) binds these too
+    | {"xp", "device", "array_api_compat", "contextlib", "_namespace", "_quiet", "_CONSTANTS"}
 )
 _FORBIDDEN = (
     RESERVED | frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)

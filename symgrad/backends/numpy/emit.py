@@ -37,19 +37,20 @@ from .printer import (
 BACKEND_FOLDER, TEMPLATE = NUMPY.template.split("/")
 
 
-def template_directory() -> Path:
-    """``symgrad/_templates/numpy`` in an installed wheel, else ``templates/numpy`` of the source tree."""
+def template_directory(folder: str = BACKEND_FOLDER) -> Path:
+    """``symgrad/_templates/<folder>`` in an installed wheel, else ``templates/<folder>`` of the source tree."""
     package = Path(__file__).resolve().parents[2]
-    installed = package / "_templates" / BACKEND_FOLDER
+    installed = package / "_templates" / folder
     if (installed / TEMPLATE).is_file():
         return installed
-    return package.parent / "templates" / BACKEND_FOLDER
+    return package.parent / "templates" / folder
 
 
-@functools.lru_cache(maxsize=1)
-def template_environment() -> jinja2.Environment:
+@functools.cache
+def template_environment(folder: str = BACKEND_FOLDER) -> jinja2.Environment:
+    """The Jinja environment of one backend's templates (``templates/<folder>``)."""
     return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(template_directory())),
+        loader=jinja2.FileSystemLoader(str(template_directory(folder))),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

@@ -1,0 +1,122 @@
+"""Program → portable Python source: statement lines from the portable printer, filled into
+``templates/array_api/module.py.jinja``.
+
+There is one form here, the readable one: the NumPy fast form's planning writes into
+existing arrays (``out=``, ``+=``), which the standard does not have.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy as sp
+
+from ...formatter import format_source
+from ...naming import comment_text
+from ...program import Program
+from ...version import __version__
+from ..numpy.emit import (
+    Line,
+    _describe,
+    guarded_statements,
+    statement_summary,
+    template_environment,
+)
+from ..numpy.printer import ARRAY_LITERAL_LIMIT, _array_literal, _shape_literal
+from . import ARRAY_API
+from .printer import Printer
+
+BACKEND_FOLDER, TEMPLATE = ARRAY_API.template.split("/")
+
+
+def portable_dtype(dtype: Any) -> str:
+    """The standard's name of a dtype in generated code.
+
+    >>> portable_dtype("float32"), portable_dtype("bool")
+    ('xp.float32', 'xp.bool')
+    """
+    return f"xp.{getattr(dtype, 'name', dtype)}"
+
+
+def print_statement(printer: Printer, expr: sp.Expr, dtype: Any, convert: bool = True) -> str:
+    """One statement's right-hand side, converted to ``dtype`` where the standard's rules
+    give another (``xp.astype`` of an array, ``xp.asarray`` of a Python number)."""
+    name = getattr(dtype, "name", dtype)
+    with printer.float_context(name):
+        text = printer.doprint(expr)
+    if convert and printer.dtype_of(expr) != name:
+        if expr.free_symbols:
+            return f"xp.astype({text}, {portable_dtype(dtype)})"
+        return f"xp.asarray({text}, dtype={portable_dtype(dtype)}, device=device)"
+    return text
+
+
+def statement_lines(
+    program: Program, printer: Printer | None = None
+) -> tuple[list[Line], list[str]]:
+    """The function body's lines and the template helpers they call."""
+    table = program.dtypes_by_symbol()
+    printer = printer or Printer(table)
+    printer.table = table
+    guarded = guarded_statements(program.statements)
+    lines = [
+        Line(
+            f"{s.name} = {print_statement(printer, s.expr, s.dtype, convert=not s.temporary)}",
+            s.section,
+            guarded=s.symbol in guarded,
+            comment=s.comment,
+        )
+        for s in program.statements
+    ]
+    return lines, sorted(printer.helpers_used)
+
+
+def generate_source(program: Program) -> str:
+    """The portable module of ``program``, laid out by the pinned formatter.
+
+    >>> import symgrad as sg
+    >>> from symgrad.trace import trace
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float32, [3], name="x")
+    ...     program = trace([sg.reduce_sum(sg.tanh(x))], [x], "total")
+    >>> print([line for line in generate_source(program).splitlines() if "xp.sum" in line][0])
+        reduce_sum = xp.sum(xp.tanh(x))
+    """
+    printer = Printer()
+    lines, helpers = statement_lines(program, printer)
+    width = max([len(i.name) for i in program.inputs + program.outputs] + [4])
+    streams = program.random_streams
+    parameters = [i.name for i in program.inputs] + (["rng"] if streams else [])
+    template = template_environment(BACKEND_FOLDER).get_template(TEMPLATE)
+    source = template.render(
+        version=__version__,
+        template_name=TEMPLATE,
+        graph_name=comment_text(program.graph_name or program.name),
+        inputs=[
+            {"doc": f"{i.name.ljust(width)}  {_describe(i.dtype, i.shape).ljust(24)}  {i.kind}"}
+            for i in program.inputs
+        ],
+        outputs=[
+            {"doc": f"{o.name.ljust(width)}  {_describe(o.dtype, o.shape)}"}
+            for o in program.outputs
+        ],
+        constants=[
+            {"name": c.name, "value": _array_literal(c.value, c.dtype)} for c in program.constants
+        ],
+        needs_base64=any(c.value.size > ARRAY_LITERAL_LIMIT for c in program.constants),
+        guarded=any(line.guarded for line in lines),
+        signature=f"def {program.name}({', '.join(parameters)}):",
+        namespace_arguments=", ".join(i.name for i in program.inputs),
+        checks=[
+            f'{i.name} = _check(xp, device, "{i.name}", {i.name}, '
+            f"{portable_dtype(i.dtype)}, {_shape_literal(i.shape)})"
+            for i in program.inputs
+        ]
+        + ([f"rng = _generators(rng, {len(streams)})"] if streams else []),
+        random_streams=[f"rng[{k}]  {comment_text(name)}" for k, name in enumerate(streams)],
+        return_statement=f"return {', '.join(str(o.symbol) for o in program.outputs)}",
+        lines=lines,
+        summary=statement_summary(lines),
+        helpers=helpers,
+    )
+    return format_source(source)

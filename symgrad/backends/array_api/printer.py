@@ -1,0 +1,628 @@
+"""The portable printer: each node as a call of the Python array API standard (2023.12).
+
+The generated function takes its namespace ``xp`` from its inputs, so this printer writes
+``xp.tanh(x)`` where the NumPy printer writes ``np.tanh(x)``. It shares the NumPy
+printer's rules (term order, literals in the statement's precision, exact dtypes) and
+overrides only what the standard spells or allows differently:
+
+- names: ``xp.atan``, ``xp.pow``, ``xp.concat``, ``xp.permute_dims`` (NumPy's
+  ``arctan``, ``power``, ``concatenate``, ``transpose``);
+- Python scalars mix with arrays in operators only: a function argument that is a number
+  becomes ``xp.asarray(number, dtype=...)``, and a bool mask in arithmetic becomes
+  ``xp.astype(mask, xp.float32)`` (the standard does not promote bool);
+- ``axis`` is keyword-only in ``concat``, ``stack``, ``flip``, ``expand_dims``;
+- ``x.shape`` instead of ``np.shape(x)``, ``xp.astype`` instead of ``np.asarray(dtype=)``;
+- a NumPy-only call with no portable twin raises :class:`symgrad.errors.BackendError`
+  naming the op and the backend, at compile time.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any
+
+import sympy as sp
+from sympy.printing.precedence import PRECEDENCE
+from sympy.printing.str import StrPrinter
+
+from ...errors import BackendError
+from ...expression_dtypes import expression_dtype
+from ...ops import array_ops as A
+from ...ops import functions as F
+from ...ops import linalg as L
+from ...ops import random_ops as R
+from ..numpy.printer import Printer as NumPyCodePrinter
+from ..numpy.printer import _axis_text, _float_text
+
+BACKEND = "array_api"
+
+# NumPy's name -> the standard's, where they differ.
+RENAMED = {
+    "arccos": "acos",
+    "arcsin": "asin",
+    "arctan": "atan",
+    "arctan2": "atan2",
+    "arccosh": "acosh",
+    "arcsinh": "asinh",
+    "arctanh": "atanh",
+    "power": "pow",
+    "concatenate": "concat",
+    "transpose": "permute_dims",
+    "mod": "remainder",
+    "absolute": "abs",
+    "amax": "max",
+    "amin": "min",
+    "bool_": "bool",
+}
+# Functions of the standard whose ``axis`` is keyword-only.
+AXIS_KEYWORD = frozenset({"concat", "stack", "flip", "expand_dims", "squeeze", "take"})
+# NumPy functions that the standard does not have; the portable template defines a helper.
+HELPER_CALLS = {"pad": "_pad", "tile": "_tile"}
+# What the standard has (2023.12), as the generated code may call it.
+STANDARD = frozenset(
+    [
+        "abs",
+        "acos",
+        "acosh",
+        "add",
+        "asin",
+        "asinh",
+        "atan",
+        "atan2",
+        "atanh",
+        "bitwise_and",
+        "bitwise_invert",
+        "bitwise_left_shift",
+        "bitwise_or",
+        "bitwise_right_shift",
+        "bitwise_xor",
+        "ceil",
+        "clip",
+        "conj",
+        "copysign",
+        "cos",
+        "cosh",
+        "divide",
+        "equal",
+        "exp",
+        "expm1",
+        "floor",
+        "floor_divide",
+        "greater",
+        "greater_equal",
+        "hypot",
+        "imag",
+        "isfinite",
+        "isinf",
+        "isnan",
+        "less",
+        "less_equal",
+        "log",
+        "log1p",
+        "log2",
+        "log10",
+        "logaddexp",
+        "logical_and",
+        "logical_not",
+        "logical_or",
+        "logical_xor",
+        "maximum",
+        "minimum",
+        "multiply",
+        "negative",
+        "not_equal",
+        "positive",
+        "pow",
+        "real",
+        "remainder",
+        "round",
+        "sign",
+        "signbit",
+        "sin",
+        "sinh",
+        "square",
+        "sqrt",
+        "subtract",
+        "tan",
+        "tanh",
+        "trunc",
+        "sum",
+        "mean",
+        "max",
+        "min",
+        "prod",
+        "std",
+        "var",
+        "any",
+        "all",
+        "argmax",
+        "argmin",
+        "cumulative_sum",
+        "reshape",
+        "permute_dims",
+        "concat",
+        "stack",
+        "flip",
+        "expand_dims",
+        "squeeze",
+        "broadcast_to",
+        "broadcast_arrays",
+        "take",
+        "tile",
+        "roll",
+        "moveaxis",
+        "repeat",
+        "unstack",
+        "where",
+        "matmul",
+        "tensordot",
+        "vecdot",
+        "matrix_transpose",
+        "asarray",
+        "astype",
+        "zeros",
+        "ones",
+        "full",
+        "eye",
+        "arange",
+        "linspace",
+        "zeros_like",
+        "ones_like",
+        "full_like",
+        "empty",
+        "e",
+        "inf",
+        "nan",
+        "pi",
+        "newaxis",
+        "float16",
+        "float32",
+        "float64",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "bool",
+    ]
+)
+
+
+class AsNumber(sp.Function):
+    """A bool mask taken as 0/1 of the statement's float dtype (printing only)."""
+
+
+class Printer(NumPyCodePrinter):
+    """Array API code: ``xp.tanh(x)``, ``x.shape``, ``xp.astype(mask, xp.float32)``.
+
+    >>> import sympy as sp
+    >>> from symgrad.ops import functions as F
+    >>> x = sp.Symbol("x")
+    >>> Printer().doprint(F.ReduceSum(sp.atan(x), sp.Tuple(), sp.Integer(0)))
+    'xp.sum(xp.atan(x))'
+    """
+
+    def __init__(self, table: dict[sp.Symbol, Any] | None = None) -> None:
+        super().__init__(table)
+        self.uses_random = False
+
+    # --- names ---------------------------------------------------------------------------
+
+    def _module_format(self, fqn: str, register: bool = True) -> str:
+        if fqn == "numpy":
+            return "xp"
+        if not fqn.startswith("numpy."):
+            return fqn
+        name = fqn[len("numpy.") :]
+        name = RENAMED.get(name, name)
+        if name not in STANDARD:
+            raise BackendError(
+                f"symgrad: the {BACKEND} backend has no portable form of numpy.{name} "
+                f"(the array API standard has no {name}); compile this graph with "
+                f'backend="numpy"'
+            )
+        return f"xp.{name}"
+
+    def _xp(self, name: str) -> str:
+        return self._module_format("numpy." + name)
+
+    def _dtype_text(self, dtype: str) -> str:
+        name = "float64" if dtype == "weak_float" else "int64" if dtype == "weak_int" else dtype
+        return f"xp.{RENAMED.get(name, name)}"
+
+    def _float_literal(self, value: float) -> str:
+        text = _float_text(value, self._float_dtype)
+        return text.replace("np.", "math.")
+
+    def _print_Infinity(self, expr: Any) -> str:
+        return "math.inf"
+
+    def _print_NegativeInfinity(self, expr: Any) -> str:
+        return "-math.inf"
+
+    def _print_NaN(self, expr: Any) -> str:
+        return "math.nan"
+
+    def _print_Exp1(self, expr: Any) -> str:
+        return "math.e"
+
+    def _print_Pi(self, expr: Any) -> str:
+        return "math.pi"
+
+    def _print_Literal(self, expr: F.Literal) -> str:
+        return _portable_literal(expr.name)
+
+    # --- scalars and bools: the standard promotes neither ------------------------------
+
+    def _as_number(self, term: sp.Expr, text: str) -> str:
+        if self.dtype_of(term) == "bool":
+            return f"xp.astype({text}, xp.{self._float_dtype})"
+        return text
+
+    def _print_AsNumber(self, expr: AsNumber) -> str:
+        return self._as_number(expr.args[0], self._print(expr.args[0]))
+
+    def _print_Mul(self, expr: sp.Mul) -> str:
+        coefficient, rest = expr.as_coeff_Mul()
+        factors = sp.Mul.make_args(rest)
+        if any(self.dtype_of(f) == "bool" for f in factors):
+            # NumPy multiplies a mask by a float; the standard wants both numeric.
+            numbers = [AsNumber(f) if self.dtype_of(f) == "bool" else f for f in factors]
+            if coefficient != 1:
+                numbers.insert(0, coefficient)
+            return StrPrinter._print_Mul(self, sp.Mul(*numbers, evaluate=False))
+        return StrPrinter._print_Mul(self, expr)
+
+    def _argument(self, value: sp.Expr, like: list[sp.Expr]) -> str:
+        """``value`` as a function argument: a number becomes an array of the other
+        arguments' dtype (the standard's functions take arrays only)."""
+        if not value.is_Number and not value.is_NumberSymbol and value not in (sp.oo, -sp.oo):
+            return self._print(value)
+        others = [a for a in like if not (a.is_Number or a.is_NumberSymbol)]
+        dtype = self.dtype_of(others[0]) if others else f"{self._float_dtype}"
+        if dtype == "bool":
+            return f"xp.asarray({'True' if value else 'False'})"
+        dtype = {"weak_float": self._float_dtype, "weak_int": "int64"}.get(dtype, dtype)
+        with self.float_context(dtype):
+            text = self._print(value)
+        if dtype.startswith(("int", "uint")) and value.is_Integer:
+            text = str(int(value))
+        return f"xp.asarray({text}, dtype={self._dtype_text(dtype)})"
+
+    def _call(self, name: str, *args: sp.Expr) -> str:
+        listed = ", ".join(self._argument(a, list(args)) for a in args)
+        return f"{self._xp(name)}({listed})"
+
+    # --- elementwise -------------------------------------------------------------------------
+
+    def _print_Sigmoid(self, expr: F.Sigmoid) -> str:
+        x = expr.args[0]
+        return f"xp.exp(-xp.logaddexp({self._zero(x)}, {self._print(-x)}))"
+
+    def _zero(self, like: sp.Expr) -> str:
+        return self._argument(sp.Integer(0), [like])
+
+    def _print_Softplus(self, expr: F.Softplus) -> str:
+        return self._call("logaddexp", sp.Integer(0), expr.args[0])
+
+    def _print_LogWherePositive(self, expr: F.LogWherePositive) -> str:
+        x = expr.args[0]
+        positive = f"{self.parenthesize(x, PRECEDENCE['Relational'], strict=True)} > 0"
+        one = self._argument(sp.Integer(1), [x])
+        safe = f"xp.where({positive}, {self._print(x)}, {one})"
+        return f"xp.where({positive}, xp.log({safe}), {self._zero(x)})"
+
+    def _print_Relu(self, expr: F.Relu) -> str:
+        return self._call("maximum", expr.args[0], sp.Integer(0))
+
+    def _print_Maximum(self, expr: F.Maximum) -> str:
+        return self._call("maximum", *expr.args)
+
+    def _print_Minimum(self, expr: F.Minimum) -> str:
+        return self._call("minimum", *expr.args)
+
+    def _print_Where(self, expr: F.Where) -> str:
+        condition, x, y = expr.args
+        return f"xp.where({self._print(condition)}, {self._argument(x, [y])}, {self._argument(y, [x])})"
+
+    def _print_OneWhere(self, expr: F.OneWhere) -> str:
+        return self._print_Where(F.Where(expr.args[0], sp.Integer(1), expr.args[1]))
+
+    def _print__Comparison(self, expr: F._Comparison) -> str:
+        # Operators take Python scalars; the functions of the standard do not.
+        operator = {
+            "greater": ">",
+            "greater_equal": ">=",
+            "less": "<",
+            "less_equal": "<=",
+            "equal": "==",
+            "not_equal": "!=",
+        }[expr.numpy_name]
+        a, b = expr.args
+        if a.is_Number and b.is_Number:
+            return "True" if bool(sp.sympify(f"{a} {operator} {b}")) else "False"
+        if a.is_Number:
+            return self._call(expr.numpy_name, a, b)
+        left = self.parenthesize(a, PRECEDENCE["Relational"], strict=True)
+        right = self.parenthesize(b, PRECEDENCE["Relational"], strict=True)
+        return f"({left} {operator} {right})"
+
+    _print_Greater = _print__Comparison
+    _print_ReluMask = _print__Comparison
+    _print_GreaterEqual = _print__Comparison
+    _print_Less = _print__Comparison
+    _print_LessEqual = _print__Comparison
+    _print_Equal = _print__Comparison
+    _print_NotEqual = _print__Comparison
+
+    def _print__Logical(self, expr: F._Logical) -> str:
+        return self._call(expr.numpy_name, *expr.args)
+
+    _print_LogicalAnd = _print__Logical
+    _print_LogicalOr = _print__Logical
+    _print_LogicalXor = _print__Logical
+
+    def _print_Cast(self, expr: F.Cast) -> str:
+        with self.float_context(expr.source):
+            value = self._print(expr.args[0])
+        target = self._dtype_text(expr.target)
+        if expr.args[0].is_Number:
+            return f"xp.asarray({value}, dtype={target})"
+        return f"xp.astype({value}, {target})"
+
+    def _print_FloorDiv(self, expr: F.FloorDiv) -> str:
+        return self._call("floor_divide", *expr.args)
+
+    def _print_FloorMod(self, expr: F.FloorMod) -> str:
+        return self._call("remainder", *expr.args)
+
+    def _print_TruncateMod(self, expr: F.TruncateMod) -> str:
+        # fmod: the remainder with the sign of x, x - trunc(x / y) * y for floats.
+        x, y = expr.args
+        if self.dtype_of(x).startswith(("int", "uint", "weak_int")):
+            raise BackendError(
+                f"symgrad: the {BACKEND} backend has no portable form of TruncateMod on integers"
+            )
+        xt, yt = (self.parenthesize(a, PRECEDENCE["Mul"], strict=True) for a in expr.args)
+        return f"({xt} - xp.trunc({xt} / {yt}) * {yt})"
+
+    def _print_TruncateDiv(self, expr: F.TruncateDiv) -> str:
+        x, y = expr.args
+        if self.dtype_of(x).startswith(("int", "uint", "weak_int")):
+            xt, yt = (self._argument(a, list(expr.args)) for a in expr.args)
+            # floor division of |x| by |y|, with the sign of the quotient: truncation.
+            return (
+                f"xp.where(({xt} < 0) == ({yt} < 0), xp.floor_divide(xp.abs({xt}), xp.abs({yt})), "
+                f"-xp.floor_divide(xp.abs({xt}), xp.abs({yt})))"
+            )
+        return f"xp.trunc({self.parenthesize(x, PRECEDENCE['Mul'], strict=True)} / {self.parenthesize(y, PRECEDENCE['Mul'], strict=True)})"
+
+    def _guarded(self, expr: sp.Expr, combine: str) -> str:
+        x, y = expr.args
+        zero_at = x if combine != "div_no_nan" else y
+        test = f"({self.parenthesize(zero_at, PRECEDENCE['Relational'], strict=True)} == 0)"
+        safe_y = f"xp.where({test}, {self._argument(sp.Integer(1), [y])}, {self._print(y)})"
+        operation = "xp.log(" + safe_y + ")" if combine == "log" else safe_y
+        joiner = "*" if combine == "log" else "/"
+        value = f"{self.parenthesize(x, PRECEDENCE['Mul'], strict=False)}{joiner}{operation}"
+        return f"xp.where({test}, {self._argument(sp.Integer(0), [x])}, {value})"
+
+    def _print_Relu6(self, expr: F.Relu6) -> str:
+        x = expr.args[0]
+        low = self._argument(sp.Integer(0), [x])
+        high = self._argument(sp.Integer(6), [x])
+        return f"xp.minimum(xp.maximum({self._print(x)}, {low}), {high})"
+
+    def _print_Elu(self, expr: F.Elu) -> str:
+        x = expr.args[0]
+        negative = f"xp.expm1({self._print(F.Minimum(x, 0))})"
+        return f"xp.where({self._print(F.Greater(x, 0))}, {self._print(x)}, {negative})"
+
+    def _print_Selu(self, expr: F.Selu) -> str:
+        x = expr.args[0]
+        scale = self._float_literal(F.SELU_SCALE)
+        alpha = self._float_literal(F.SELU_ALPHA)
+        negative = f"{alpha}*xp.expm1({self._print(F.Minimum(x, 0))})"
+        return f"{scale}*xp.where({self._print(F.Greater(x, 0))}, {self._print(x)}, {negative})"
+
+    def _print_Round(self, expr: F.Round) -> str:
+        return f"xp.round({self._print(expr.args[0])})"
+
+    def _print_Piecewise(self, expr: Any) -> str:
+        raise BackendError(f"symgrad: the {BACKEND} backend has no portable form of Piecewise")
+
+    # --- reductions, shapes, products ---------------------------------------------------
+
+    def _print_ReduceSum(self, expr: F.ReduceSum) -> str:
+        value, axes, keepdims = expr.args
+        parts = [self._print(value)]
+        if len(axes):
+            parts.append(f"axis={_axis_text(axes)}")
+        if keepdims:
+            parts.append("keepdims=True")
+        name = expr.numpy_name
+        dtype = self.dtype_of(value)
+        if name in ("sum", "prod") and dtype.startswith(("int", "uint", "weak_int")):
+            # NumPy sums int32 into int64 like the standard's default; say so explicitly.
+            parts.append(f"dtype={self._dtype_text(expression_dtype(expr, self.table))}")
+        # TF's max of no elements is -inf; the standard leaves it undefined (an empty
+        # batch is the one case where the portable form differs).
+        return f"{self._xp(name)}({', '.join(parts)})"
+
+    _print_ReduceMean = _print_ReduceSum
+    _print_ReduceMax = _print_ReduceSum
+    _print_ReduceMin = _print_ReduceSum
+    _print_ReduceProd = _print_ReduceSum
+    _print_ReduceAny = _print_ReduceSum
+    _print_ReduceAll = _print_ReduceSum
+
+    def _shape(self, value: sp.Expr) -> str:
+        return f"{self.parenthesize(value, PRECEDENCE['Atom'], strict=True)}.shape"
+
+    def _print_ShapeOf(self, expr: A.ShapeOf) -> str:
+        return self._shape(expr.args[0])
+
+    def _print_SumToShape(self, expr: F.SumToShape) -> str:
+        self.helpers_used.add("sum_to_shape")
+        g, like = expr.args
+        return f"_sum_to_shape(xp, {self._print(g)}, {self._shape(like)})"
+
+    def _print_ExpandDims(self, expr: F.ExpandDims) -> str:
+        value, axes = expr.args
+        text = self._print(value)
+        for axis in sorted(int(a) for a in axes):
+            text = f"xp.expand_dims({text}, axis={axis})"
+        return text
+
+    def _print_BroadcastTo(self, expr: F.BroadcastTo) -> str:
+        value, static_shape, copy, *witnesses = expr.args
+        if witnesses:
+            if len(witnesses) == 1:
+                shape = self._shape(witnesses[0])
+            else:
+                listed = ", ".join(self._print(w) for w in witnesses)
+                shape = f"xp.broadcast_arrays({listed})[0].shape"
+        else:
+            dims = [str(int(d)) for d in static_shape]
+            shape = "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
+        text = f"xp.broadcast_to({self._argument(value, [])}, {shape})"
+        return f"xp.asarray({text}, copy=True)" if copy else text
+
+    def _print_SizeOf(self, expr: F.SizeOf) -> str:
+        value, axes = expr.args
+        shape = self._shape(value)
+        if not len(axes):
+            return f"max(math.prod({shape}), 1)"
+        return f"max({' * '.join(f'{shape}[{int(a)}]' for a in axes)}, 1)"
+
+    def _print_Count(self, expr: F.Count) -> str:
+        return f"math.prod({self._shape(expr.args[0])})"
+
+    def _print_MatMulNode(self, expr: F.MatMulNode) -> str:
+        a, b, transpose_a, transpose_b, rank_a, rank_b = expr.args
+
+        def operand(value: sp.Expr, transpose: Any, rank: Any) -> str:
+            if not transpose:
+                return self.parenthesize(value, PRECEDENCE["Mul"], strict=False)
+            if int(rank) == 2:
+                return f"{self.parenthesize(value, PRECEDENCE['Atom'], strict=True)}.T"
+            return f"xp.matrix_transpose({self._print(value)})"
+
+        return f"{operand(a, transpose_a, rank_a)} @ {operand(b, transpose_b, rank_b)}"
+
+    def _print_Dot(self, expr: F.Dot) -> str:
+        a, b, rank = expr.args
+        if int(rank) == 1:
+            left = self.parenthesize(a, PRECEDENCE["Mul"], strict=False)
+            right = self.parenthesize(b, PRECEDENCE["Mul"], strict=False)
+            return f"{left} @ {right}"
+        return f"xp.sum({self.parenthesize(a, PRECEDENCE['Mul'], strict=False)} * {self.parenthesize(b, PRECEDENCE['Mul'], strict=False)})"
+
+    def _print_ArgMax(self, expr: F.ArgMax) -> str:
+        value, axis = expr.args
+        return f"{self._xp(expr.numpy_name)}({self._print(value)}, axis={int(axis)})"
+
+    _print_ArgMin = _print_ArgMax
+
+    def _print_EinsumNode(self, expr: L.EinsumNode) -> str:
+        raise BackendError(
+            f"symgrad: the {BACKEND} backend has no portable form of einsum (op Einsum); "
+            f'compile this graph with backend="numpy"'
+        )
+
+    # --- calls, helpers, literals ----------------------------------------------------------
+
+    def _print_Call(self, expr: A.Call) -> str:
+        function, value, *rest = expr.args
+        name = str(function)
+        arguments = [self._print(value)] + [self._print(r) for r in rest]
+        if name in HELPER_CALLS:
+            self.helpers_used.add(name)
+            return f"{HELPER_CALLS[name]}(xp, {', '.join(arguments)})"
+        name = RENAMED.get(name, name)
+        if name in AXIS_KEYWORD and len(arguments) > 1 and "=" not in arguments[1]:
+            arguments[1] = f"axis={arguments[1]}"
+        if name == "take":
+            self.helpers_used.add("take")
+            return f"_take(xp, {', '.join(arguments)})"
+        return f"{self._xp(name)}({', '.join(arguments)})"
+
+    def _print_Helper(self, expr: F.Helper) -> str:
+        name, _, *arguments = expr.args
+        helper = str(name).lstrip("_")
+        if helper not in PORTABLE_HELPERS:
+            raise BackendError(
+                f"symgrad: the {BACKEND} backend has no portable form of _{helper} "
+                f"(op {_HELPER_OPS.get(helper, helper)}); compile this graph with "
+                f'backend="numpy"'
+            )
+        self.helpers_used.add(helper)
+        return f"{name}(xp, {', '.join(self._print(a) for a in arguments)})"
+
+    def _print_Created(self, expr: A.Created) -> str:
+        return _portable_literal(str(expr.args[0]))
+
+    def _print_RandomDraw(self, expr: R.RandomDraw) -> str:
+        self.uses_random = True
+        numpy = NumPyCodePrinter(self.table)
+        numpy._float_dtype = self._float_dtype
+        # The draw is NumPy's (Generators are NumPy's); its shape arguments print portably.
+        numpy._print_ShapeOf = self._print_ShapeOf  # type: ignore[method-assign]
+        text = numpy._print_RandomDraw(expr)
+        self.helpers_used |= numpy.helpers_used
+        return f"xp.asarray({text}, device=device)"
+
+
+_CREATED = re.compile(r"^np\.(zeros|ones|full|eye)\((.*)\)$", re.S)
+
+
+def _portable_literal(text: str) -> str:
+    """Text the ops layer wrote for NumPy (``np.zeros(...)``, ``np.s_[1:3]``) in portable form."""
+    if text.startswith("np.s_["):
+        return _slice_tuple(text[len("np.s_[") : -1])
+    text = re.sub(r"\bnp\.bool_\b", "xp.bool", text)
+    created = _CREATED.match(text)
+    if created:
+        return f"xp.{created.group(1)}({created.group(2)}, device=device)".replace("np.", "xp.")
+    return re.sub(r"\bnp\.", "xp.", text)
+
+
+def _slice_tuple(key: str) -> str:
+    """``1:3, ::2`` as a tuple of ``slice`` objects and ints that helpers can take apart."""
+    subscript = ast.parse(f"_[{key}]", mode="eval").body
+    assert isinstance(subscript, ast.Subscript)
+    items = subscript.slice.elts if isinstance(subscript.slice, ast.Tuple) else [subscript.slice]
+    parts = []
+    for item in items:
+        if isinstance(item, ast.Slice):
+            bounds = [
+                ast.unparse(b) if b is not None else "None"
+                for b in (item.lower, item.upper, item.step)
+            ]
+            parts.append(f"slice({', '.join(bounds)})")
+        else:
+            parts.append(ast.unparse(item))
+    return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+
+# Helpers of the NumPy template that have a portable twin in templates/array_api.
+PORTABLE_HELPERS = frozenset(
+    {"sum_to_shape", "truncated_normal", "categorical", "log_uniform_candidates"}
+)
+# The op behind each helper, for error messages.
+_HELPER_OPS = {
+    "prod_others": "Prod (its gradient)",
+    "prod_others_vjp": "Prod (its second derivative)",
+    "mirror_pad_grad": "MirrorPad (its gradient)",
+    "cumsum": "Cumsum",
+    "cumprod": "Cumprod",
+    "boolean_mask": "BooleanMask",
+    "boolean_mask_grad": "BooleanMask (its gradient)",
+    "segment_max": "SegmentMax",
+    "depth_window_sum": "LRN",
+    "scatter_add": "ScatterAdd",
+}
