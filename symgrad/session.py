@@ -105,8 +105,8 @@ class Session:
     >>> with sg.Graph().as_default():
     ...     x = sg.placeholder(sg.float32, shape=[3], name="x")
     ...     with sg.Session(backend="array_api") as sess:
-    ...         print(repr(sess.run(sg.reduce_sum(x * x), {x: [1.0, 2.0, 3.0]})))
-    array(14., dtype=float32)
+    ...         print(sess.backend, float(sess.run(sg.reduce_sum(x * x), {x: [1.0, 2.0, 3.0]})))
+    array_api 14.0
     """
 
     def __init__(
@@ -268,8 +268,10 @@ class Session:
             value = (
                 np.asarray(outputs[slot], dtype=variable.dtype.numpy)
                 if namespace is None
-                else namespace.asarray(
-                    outputs[slot], variable.dtype.numpy, f"variable '{variable.name}'"
+                else namespace.stored(
+                    namespace.asarray(
+                        outputs[slot], variable.dtype.numpy, f"variable '{variable.name}'"
+                    )
                 )
             )
             if tuple(value.shape) != variable.shape:

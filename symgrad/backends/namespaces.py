@@ -106,6 +106,14 @@ class Namespace:
             )
         return array
 
+    def stored(self, value: Any) -> Any:
+        """``value`` as a variable keeps it between runs.
+
+        A Dask array is persisted (computed and kept on the workers): stored lazily, each
+        training step's variables would carry the whole history of steps in their graph.
+        """
+        return value.persist() if _compat().is_dask_array(value) else value
+
     def unshared(self, value: Any, kept: list[Any]) -> Any:
         """``value``, or a copy if it is one of ``kept`` (a fed array or a stored variable)."""
         if any(value is k for k in kept):
