@@ -378,3 +378,23 @@ def test_dask_example_matches_the_numpy_fast_form(tmp_path: Path) -> None:
     assert float(found.group(1)) <= 1e-12
     assert "processes=2" in run.stdout
     assert seconds < 60, f"took {seconds:.0f} s"
+
+
+@pytest.mark.skipif(not FULL, reason="torch.compile takes about a minute: full profile only")
+def test_torch_compile_of_a_portable_module() -> None:
+    torch = _torch()
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, shape=[100], name="x")
+        w = sg.Variable(2.0, name="w")
+        loss = sg.reduce_sum((x * w - 1.0) ** 2)
+        f = sg.compile(
+            [loss, sg.gradients(loss, w)[0]], inputs=[x, w], name="line", backend="array_api"
+        )
+    arguments = (torch.linspace(0, 1, 100), torch.tensor(2.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # dynamo on array_api_compat's caches
+        compiled = torch.compile(f.function)
+        got = compiled(*arguments)
+    want = f.function(*arguments)
+    for g, w_ in zip(got, want, strict=True):
+        torch.testing.assert_close(g, w_)
