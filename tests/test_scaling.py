@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
+import importlib.util
 import os
 import re
 import subprocess
@@ -398,3 +399,16 @@ def test_torch_compile_of_a_portable_module() -> None:
     want = f.function(*arguments)
     for g, w_ in zip(got, want, strict=True):
         torch.testing.assert_close(g, w_)
+
+
+def test_gpu_benchmark_exits_cleanly_without_a_gpu(capsys: Any) -> None:
+    spec = importlib.util.spec_from_file_location(
+        "gpu_benchmark", EXAMPLES.parent / "benchmarks" / "gpu.py"
+    )
+    assert spec is not None and spec.loader is not None
+    gpu = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gpu)
+    if gpu.devices():
+        pytest.skip("a GPU is present: run benchmarks/gpu.py itself")
+    assert gpu.main([]) == 0
+    assert "no CUDA GPU is present" in capsys.readouterr().out
