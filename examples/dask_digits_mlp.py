@@ -32,6 +32,13 @@ import symgrad as sg
 OUTPUT = Path(os.environ.get("SYMGRAD_EXAMPLES_OUTPUT", Path(__file__).resolve().parent / "output"))
 
 
+def graph() -> list[sg.Tensor]:
+    """The MLP's loss and its gradients (``symgrad compile examples/dask_digits_mlp.py:graph``
+    compiles them without starting a cluster)."""
+    model = build(hidden=(64, 64))
+    return [model["loss"], *sg.gradients(model["loss"], model["params"])]
+
+
 def compile_modules(
     backend: str = "array_api",
 ) -> tuple[sg.CompiledModule, sg.CompiledModule, list[np.ndarray]]:

@@ -52,23 +52,29 @@ def make_data(rows: int, chunk: int, seed: int = 0) -> tuple[da.Array, da.Array]
     return x, y
 
 
-def compile_step(rows: int, backend: str, name: str) -> sg.CompiledModule:
-    """The tutorial's graph for ``rows`` samples, its loss and gradients compiled.
+def graph(rows: int = 32) -> dict[str, sg.Tensor]:
+    """The tutorial's graph for ``rows`` samples: its loss and gradients.
 
     float64 (the tutorial feeds float32): a sum over 100 million float32 squares keeps only a
-    few correct digits.
+    few correct digits. ``symgrad compile examples/dask_linear_regression.py:graph`` compiles
+    it without starting a cluster.
     """
+    x_input = sg.placeholder(sg.float64, shape=[rows], name="x_input")
+    y_input = sg.placeholder(sg.float64, shape=[rows], name="y_input")
+    w = sg.Variable(2.0, dtype=sg.float64, name="weight")
+    b = sg.Variable(1.0, dtype=sg.float64, name="biases")
+    y = sg.add(sg.multiply(x_input, w), b)
+    loss = sg.reduce_sum(sg.pow(y_input - y, 2)) / (2 * rows)
+    grad_w, grad_b = sg.gradients(loss, [w, b])
+    return {"loss": loss, "grad_w": grad_w, "grad_b": grad_b}
+
+
+def compile_step(rows: int, backend: str, name: str) -> sg.CompiledModule:
+    """``graph(rows)`` compiled in ``backend``'s form; called as (x, y, weight, biases)."""
     with sg.Graph().as_default():
-        x_input = sg.placeholder(sg.float64, shape=[rows], name="x_input")
-        y_input = sg.placeholder(sg.float64, shape=[rows], name="y_input")
-        w = sg.Variable(2.0, dtype=sg.float64, name="weight")
-        b = sg.Variable(1.0, dtype=sg.float64, name="biases")
-        y = sg.add(sg.multiply(x_input, w), b)
-        loss = sg.reduce_sum(sg.pow(y_input - y, 2)) / (2 * rows)
-        grad_w, grad_b = sg.gradients(loss, [w, b])
+        outputs = graph(rows)
         return sg.compile(
-            [loss, grad_w, grad_b],
-            inputs=[x_input, y_input, w, b],
+            [outputs["loss"], outputs["grad_w"], outputs["grad_b"]],
             name=name,
             path=OUTPUT / f"{name}.py",
             backend=backend,
