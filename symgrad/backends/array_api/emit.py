@@ -11,6 +11,7 @@ from typing import Any
 
 import sympy as sp
 
+from ...errors import BackendError
 from ...formatter import format_source
 from ...naming import comment_text
 from ...program import Program
@@ -42,10 +43,11 @@ def print_statement(printer: Printer, expr: sp.Expr, dtype: Any, convert: bool =
     """One statement's right-hand side, converted to ``dtype`` where the standard's rules
     give another (``xp.astype`` of an array, ``xp.asarray`` of a Python number)."""
     name = getattr(dtype, "name", dtype)
+    printer.statement_dtype = name
     with printer.float_context(name):
         text = printer.doprint(expr)
     if convert and printer.dtype_of(expr) != name:
-        if expr.free_symbols:
+        if not printer.is_scalar(expr):
             return f"xp.astype({text}, {portable_dtype(dtype)})"
         return f"xp.asarray({text}, dtype={portable_dtype(dtype)}, device=device)"
     return text
@@ -71,6 +73,19 @@ def statement_lines(
     return lines, sorted(printer.helpers_used)
 
 
+def _check_dtypes(program: Program) -> None:
+    """A BackendError for a dtype the standard does not have (float16), naming the tensor."""
+    named = [(i.name, i.dtype) for i in program.inputs] + [
+        (s.name, s.dtype) for s in program.statements
+    ]
+    for name, dtype in named:
+        if getattr(dtype, "name", dtype) == "float16":
+            raise BackendError(
+                f"symgrad: the array_api backend has no float16 (tensor '{name}'): the array "
+                f'API standard has no such dtype; compile this graph with backend="numpy"'
+            )
+
+
 def generate_source(program: Program) -> str:
     """The portable module of ``program``, laid out by the pinned formatter.
 
@@ -82,6 +97,7 @@ def generate_source(program: Program) -> str:
     >>> print([line for line in generate_source(program).splitlines() if "xp.sum" in line][0])
         reduce_sum = xp.sum(xp.tanh(x))
     """
+    _check_dtypes(program)
     printer = Printer()
     lines, helpers = statement_lines(program, printer)
     width = max([len(i.name) for i in program.inputs + program.outputs] + [4])

@@ -19,6 +19,7 @@ overrides only what the standard spells or allows differently:
 from __future__ import annotations
 
 import ast
+import operator as pyoperator
 import re
 from typing import Any
 
@@ -27,7 +28,6 @@ from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.str import StrPrinter
 
 from ...errors import BackendError
-from ...expression_dtypes import expression_dtype
 from ...ops import array_ops as A
 from ...ops import functions as F
 from ...ops import linalg as L
@@ -56,9 +56,9 @@ RENAMED = {
     "bool_": "bool",
 }
 # Functions of the standard whose ``axis`` is keyword-only.
-AXIS_KEYWORD = frozenset({"concat", "stack", "flip", "expand_dims", "squeeze", "take"})
+AXIS_KEYWORD = frozenset({"concat", "stack", "flip", "expand_dims", "squeeze"})
 # NumPy functions that the standard does not have; the portable template defines a helper.
-HELPER_CALLS = {"pad": "_pad", "tile": "_tile"}
+HELPER_CALLS = {"pad": "_pad"}
 # What the standard has (2023.12), as the generated code may call it.
 STANDARD = frozenset(
     [
@@ -192,6 +192,10 @@ STANDARD = frozenset(
 )
 
 
+_INTEGER = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"})
+_FLOAT = frozenset({"float16", "float32", "float64", "weak_float"})
+
+
 class AsNumber(sp.Function):
     """A bool mask taken as 0/1 of the statement's float dtype (printing only)."""
 
@@ -209,6 +213,8 @@ class Printer(NumPyCodePrinter):
     def __init__(self, table: dict[sp.Symbol, Any] | None = None) -> None:
         super().__init__(table)
         self.uses_random = False
+        # The dtype of the statement being printed: that of a number with nothing beside it.
+        self.statement_dtype = "float64"
 
     # --- names ---------------------------------------------------------------------------
 
@@ -238,6 +244,18 @@ class Printer(NumPyCodePrinter):
         text = _float_text(value, self._float_dtype)
         return text.replace("np.", "math.")
 
+    def _print_Pow(self, expr: sp.Pow, rational: bool = False) -> str:
+        base, exponent = expr.args
+        if self.dtype_of(base) == "bool":
+            # A mask squared: the standard raises bools to no power; as 0/1 it can.
+            base_text = f"xp.astype({self._print(base)}, xp.{self._float_dtype})"
+            return f"{base_text}**{self.parenthesize(exponent, PRECEDENCE['Pow'], strict=False)}"
+        if exponent == sp.S.Half and not base.is_Number:
+            return f"xp.sqrt({self._print(base)})"
+        if exponent == -sp.S.Half and not base.is_Number:
+            return f"1/xp.sqrt({self._print(base)})"
+        return super()._print_Pow(expr, rational)
+
     def _print_Infinity(self, expr: Any) -> str:
         return "math.inf"
 
@@ -256,6 +274,35 @@ class Printer(NumPyCodePrinter):
     def _print_Literal(self, expr: F.Literal) -> str:
         return _portable_literal(expr.name)
 
+    def _print(self, expr: Any, **kwargs: Any) -> str:
+        if (
+            isinstance(expr, sp.Function)
+            and type(expr).__module__.startswith("sympy.")
+            and expr.is_number
+        ):
+            # log(2), exp(-1): a number, not a function call on a Python number (the
+            # standard's functions take arrays only).
+            return self._float_literal(float(expr))
+        return super()._print(expr, **kwargs)
+
+    def _print_LogicalNot(self, expr: F.LogicalNot) -> str:
+        return self._call("logical_not", expr.args[0])
+
+    def _print_Floor(self, expr: F.Floor) -> str:
+        return self._call("floor", expr.args[0])
+
+    def _print_Ceil(self, expr: F.Ceil) -> str:
+        return self._call("ceil", expr.args[0])
+
+    def _print_Abs(self, expr: F.Abs) -> str:
+        return self._call("abs", expr.args[0])
+
+    def _print_Sign(self, expr: F.Sign) -> str:
+        return self._call("sign", expr.args[0])
+
+    def _print_IsFinite(self, expr: F.IsFinite) -> str:
+        return self._call("isfinite", expr.args[0])
+
     # --- scalars and bools: the standard promotes neither ------------------------------
 
     def _as_number(self, term: sp.Expr, text: str) -> str:
@@ -264,34 +311,62 @@ class Printer(NumPyCodePrinter):
         return text
 
     def _print_AsNumber(self, expr: AsNumber) -> str:
-        return self._as_number(expr.args[0], self._print(expr.args[0]))
+        return f"xp.astype({self._print(expr.args[0])}, xp.{self._float_dtype})"
+
+    def _needs_number(self, whole: sp.Expr, part: sp.Expr) -> bool:
+        """Whether ``part`` (a bool mask, or integers in a float expression) must be cast
+        first: NumPy promotes across kinds, the standard does not."""
+        kind = self.dtype_of(part)
+        if kind == "bool":
+            return True
+        return kind in _INTEGER and self.dtype_of(whole) in _FLOAT
 
     def _print_Mul(self, expr: sp.Mul) -> str:
         coefficient, rest = expr.as_coeff_Mul()
         factors = sp.Mul.make_args(rest)
-        if any(self.dtype_of(f) == "bool" for f in factors):
-            # NumPy multiplies a mask by a float; the standard wants both numeric.
-            numbers = [AsNumber(f) if self.dtype_of(f) == "bool" else f for f in factors]
+        if any(self._needs_number(expr, f) for f in factors):
+            numbers = [AsNumber(f) if self._needs_number(expr, f) else f for f in factors]
             if coefficient != 1:
                 numbers.insert(0, coefficient)
             return StrPrinter._print_Mul(self, sp.Mul(*numbers, evaluate=False))
         return StrPrinter._print_Mul(self, expr)
 
+    def _print_Add(self, expr: sp.Add, order: str | None = None) -> str:
+        terms = sp.Add.make_args(expr)
+        if any(self.dtype_of(t) in _INTEGER for t in terms) and self.dtype_of(expr) in _FLOAT:
+            cast = [AsNumber(t) if self.dtype_of(t) in _INTEGER else t for t in terms]
+            return super()._print_Add(sp.Add(*cast, evaluate=False), order)
+        return super()._print_Add(expr, order)
+
+    def is_scalar(self, expr: sp.Expr) -> bool:
+        """Whether ``expr`` is a Python number when it runs (no array in it, only sizes)."""
+        sizes = expr.atoms(F.SizeOf, F.Count, A.ShapeOf)
+        plain = expr.xreplace({a: sp.Integer(1) for a in sizes}) if sizes else expr
+        return not any(not isinstance(s, F.Literal) for s in plain.free_symbols)
+
     def _argument(self, value: sp.Expr, like: list[sp.Expr]) -> str:
         """``value`` as a function argument: a number becomes an array of the other
         arguments' dtype (the standard's functions take arrays only)."""
-        if not value.is_Number and not value.is_NumberSymbol and value not in (sp.oo, -sp.oo):
+        if not self.is_scalar(value):
             return self._print(value)
-        others = [a for a in like if not (a.is_Number or a.is_NumberSymbol)]
-        dtype = self.dtype_of(others[0]) if others else f"{self._float_dtype}"
+        others = [a for a in like if a is not value and not self.is_scalar(a)]
+        dtype = self.dtype_of(others[0]) if others else self.statement_dtype
+        literal = (
+            value.is_Number
+            or value.is_NumberSymbol
+            or isinstance(value, sp.logic.boolalg.BooleanAtom)
+        )
+        if not literal and self.dtype_of(value) not in ("weak_int", "weak_float"):
+            dtype = self.dtype_of(value)
         if dtype == "bool":
-            return f"xp.asarray({'True' if value else 'False'})"
+            text = str(bool(value)) if literal else self._print(value)
+            return f"xp.asarray({text}, device=device)"
         dtype = {"weak_float": self._float_dtype, "weak_int": "int64"}.get(dtype, dtype)
         with self.float_context(dtype):
             text = self._print(value)
-        if dtype.startswith(("int", "uint")) and value.is_Integer:
+        if dtype.startswith(("int", "uint")) and value.is_Number:
             text = str(int(value))
-        return f"xp.asarray({text}, dtype={self._dtype_text(dtype)})"
+        return f"xp.asarray({text}, dtype={self._dtype_text(dtype)}, device=device)"
 
     def _call(self, name: str, *args: sp.Expr) -> str:
         listed = ", ".join(self._argument(a, list(args)) for a in args)
@@ -343,8 +418,21 @@ class Printer(NumPyCodePrinter):
             "not_equal": "!=",
         }[expr.numpy_name]
         a, b = expr.args
+        if self.dtype_of(a) == "bool" and b.is_Number:
+            b = sp.true if b else sp.false  # a mask compares with True/False, not 1/0
         if a.is_Number and b.is_Number:
-            return "True" if bool(sp.sympify(f"{a} {operator} {b}")) else "False"
+            compare = getattr(
+                pyoperator,
+                {
+                    "greater": "gt",
+                    "greater_equal": "ge",
+                    "less": "lt",
+                    "less_equal": "le",
+                    "equal": "eq",
+                    "not_equal": "ne",
+                }[expr.numpy_name],
+            )
+            return f"xp.asarray({bool(compare(float(a), float(b)))}, device=device)"
         if a.is_Number:
             return self._call(expr.numpy_name, a, b)
         left = self.parenthesize(a, PRECEDENCE["Relational"], strict=True)
@@ -381,13 +469,16 @@ class Printer(NumPyCodePrinter):
         return self._call("remainder", *expr.args)
 
     def _print_TruncateMod(self, expr: F.TruncateMod) -> str:
-        # fmod: the remainder with the sign of x, x - trunc(x / y) * y for floats.
         x, y = expr.args
-        if self.dtype_of(x).startswith(("int", "uint", "weak_int")):
-            raise BackendError(
-                f"symgrad: the {BACKEND} backend has no portable form of TruncateMod on integers"
-            )
         xt, yt = (self.parenthesize(a, PRECEDENCE["Mul"], strict=True) for a in expr.args)
+        if self.dtype_of(x) in _INTEGER or self.dtype_of(y) in _INTEGER:
+            # remainder takes the sign of y, fmod that of x: move a remainder whose sign
+            # differs from x's back by y.
+            remainder = self._call("remainder", x, y)
+            return (
+                f"({remainder} - xp.where(({remainder} != 0) & (({remainder} < 0) != ({xt} < 0)), "
+                f"{self._argument(y, [x])}, {self._argument(sp.Integer(0), [x])}))"
+            )
         return f"({xt} - xp.trunc({xt} / {yt}) * {yt})"
 
     def _print_TruncateDiv(self, expr: F.TruncateDiv) -> str:
@@ -403,13 +494,27 @@ class Printer(NumPyCodePrinter):
 
     def _guarded(self, expr: sp.Expr, combine: str) -> str:
         x, y = expr.args
+        float_name = self.dtype_of(expr)
+        float_name = self._float_dtype if float_name not in _FLOAT - {"weak_float"} else float_name
+
+        def number(a: sp.Expr, precedence: int) -> str:
+            # A bool operand (a mask) counts as 0/1, as NumPy takes it.
+            if self.dtype_of(a) == "bool":
+                return f"xp.astype({self._print(a)}, xp.{float_name})"
+            return self.parenthesize(a, precedence, strict=False)
+
         zero_at = x if combine != "div_no_nan" else y
-        test = f"({self.parenthesize(zero_at, PRECEDENCE['Relational'], strict=True)} == 0)"
-        safe_y = f"xp.where({test}, {self._argument(sp.Integer(1), [y])}, {self._print(y)})"
+        if self.dtype_of(zero_at) == "bool":
+            test = f"xp.logical_not({self._print(zero_at)})"
+        else:
+            test = f"({self.parenthesize(zero_at, PRECEDENCE['Relational'], strict=True)} == 0)"
+        one = f"xp.asarray(1, dtype=xp.{float_name}, device=device)"
+        zero = f"xp.asarray(0, dtype=xp.{float_name}, device=device)"
+        safe_y = f"xp.where({test}, {one}, {number(y, PRECEDENCE['Atom'])})"
         operation = "xp.log(" + safe_y + ")" if combine == "log" else safe_y
         joiner = "*" if combine == "log" else "/"
-        value = f"{self.parenthesize(x, PRECEDENCE['Mul'], strict=False)}{joiner}{operation}"
-        return f"xp.where({test}, {self._argument(sp.Integer(0), [x])}, {value})"
+        value = f"{number(x, PRECEDENCE['Mul'])}{joiner}{operation}"
+        return f"xp.where({test}, {zero}, {value})"
 
     def _print_Relu6(self, expr: F.Relu6) -> str:
         x = expr.args[0]
@@ -446,9 +551,10 @@ class Printer(NumPyCodePrinter):
             parts.append("keepdims=True")
         name = expr.numpy_name
         dtype = self.dtype_of(value)
-        if name in ("sum", "prod") and dtype.startswith(("int", "uint", "weak_int")):
-            # NumPy sums int32 into int64 like the standard's default; say so explicitly.
-            parts.append(f"dtype={self._dtype_text(expression_dtype(expr, self.table))}")
+        if dtype == "bool" and name in ("sum", "mean", "prod"):
+            # NumPy counts True as 1; the standard sums numbers only.
+            parts[0] = f"xp.astype({parts[0]}, xp.int64)"
+            dtype = "int64"
         # TF's max of no elements is -inf; the standard leaves it undefined (an empty
         # batch is the one case where the portable form differs).
         return f"{self._xp(name)}({', '.join(parts)})"
@@ -484,7 +590,7 @@ class Printer(NumPyCodePrinter):
             if len(witnesses) == 1:
                 shape = self._shape(witnesses[0])
             else:
-                listed = ", ".join(self._print(w) for w in witnesses)
+                listed = ", ".join(self._argument(w, []) for w in witnesses)
                 shape = f"xp.broadcast_arrays({listed})[0].shape"
         else:
             dims = [str(int(d)) for d in static_shape]
@@ -529,12 +635,29 @@ class Printer(NumPyCodePrinter):
     _print_ArgMin = _print_ArgMax
 
     def _print_EinsumNode(self, expr: L.EinsumNode) -> str:
-        raise BackendError(
-            f"symgrad: the {BACKEND} backend has no portable form of einsum (op Einsum); "
-            f'compile this graph with backend="numpy"'
-        )
+        self.helpers_used.add("einsum")
+        subscripts, *operands = expr.args
+        listed = ", ".join(self._argument(o, list(operands)) for o in operands)
+        return f"_einsum(xp, {subscripts}, {listed})"
 
     # --- calls, helpers, literals ----------------------------------------------------------
+
+    def _print_ListOf(self, expr: A.ListOf) -> str:
+        items = list(expr.args)
+        return "[" + ", ".join(self._argument(a, items) for a in items) + "]"
+
+    def _print_Index(self, expr: A.Index) -> str:
+        value, key = expr.args
+        if not isinstance(key, F.Literal):
+            # Rows picked by an integer array: the standard's take (1-D indices; a helper
+            # reshapes others).
+            self.helpers_used.add("take")
+            return f"_take(xp, {self._print(value)}, {self._print(key)}, axis=0)"
+        text = self._print(key)
+        if not isinstance(value, A.ShapeOf) and "..." not in text:
+            # The standard indexes every axis or says ``...`` for the rest (NumPy assumes it).
+            text = f"{text}, ..." if text.strip() else "..."
+        return f"{self.parenthesize(value, PRECEDENCE['Func'], strict=False)}[{text}]"
 
     def _print_Call(self, expr: A.Call) -> str:
         function, value, *rest = expr.args
@@ -544,6 +667,9 @@ class Printer(NumPyCodePrinter):
             self.helpers_used.add(name)
             return f"{HELPER_CALLS[name]}(xp, {', '.join(arguments)})"
         name = RENAMED.get(name, name)
+        if name == "permute_dims" and len(arguments) == 1:
+            value_text = self.parenthesize(value, PRECEDENCE["Atom"], strict=True)
+            arguments.append(f"tuple(range({value_text}.ndim - 1, -1, -1))")
         if name in AXIS_KEYWORD and len(arguments) > 1 and "=" not in arguments[1]:
             arguments[1] = f"axis={arguments[1]}"
         if name == "take":
@@ -611,7 +737,41 @@ def _slice_tuple(key: str) -> str:
 
 # Helpers of the NumPy template that have a portable twin in templates/array_api.
 PORTABLE_HELPERS = frozenset(
-    {"sum_to_shape", "truncated_normal", "categorical", "log_uniform_candidates"}
+    {
+        "sum_to_shape",
+        "truncated_normal",
+        "categorical",
+        "log_uniform_candidates",
+        "scatter",
+        "scatter_add",
+        "untile",
+        "concat_part",
+        "one_hot",
+        "prod_others",
+        "conv2d",
+        "conv2d_backprop_input",
+        "conv2d_backprop_filter",
+        "max_pool",
+        "max_pool_grad",
+        "max_pool_grad_grad",
+        "avg_pool",
+        "avg_pool_grad",
+        "cumsum",
+        "cumprod",
+        "segment_sum",
+        "segment_max",
+        "segment_gather",
+        "diag",
+        "diag_part",
+        "matrix_diag",
+        "matrix_diag_part",
+        "matrix_set_diag_zeros",
+        "band_part",
+        "depth_window_sum",
+        "mirror_pad_grad",
+        "boolean_mask",
+        "boolean_mask_grad",
+    }
 )
 # The op behind each helper, for error messages.
 _HELPER_OPS = {
