@@ -160,11 +160,7 @@ def _run(compiled: Any, arguments: list, fetches: list, to_array: Any, jit: bool
 
 
 # (program, namespace) -> why the portable module fails there though it passes on NumPy.
-KNOWN_GAPS = {
-    ("programs_ported.ag_unary_sqrt_f32_none", "jax.jit"): "np.sqrt in the module: not traceable",
-    ("programs_elemops.asin_f64", "jax.jit"): "np.sqrt in the module: not traceable",
-    ("programs_layers.flatten_then_dense", "torch"): "xp.broadcast_to of a Python float",
-}
+KNOWN_GAPS: dict[tuple[str, str], str] = {}
 
 
 @pytest.mark.parametrize("namespace", list(NAMESPACES))
