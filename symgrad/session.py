@@ -432,7 +432,7 @@ class Session:
             inputs=inputs,
             name=name,
             path=path,
-            **({} if self._namespace is None else {"backend": "array_api"}),
+            backend="numpy" if self._namespace is None else "array_api",
         )
         if path is not None:
             self.generated_files.append(compiled.path)
