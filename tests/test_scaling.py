@@ -160,7 +160,14 @@ def _run(compiled: Any, arguments: list, fetches: list, to_array: Any, jit: bool
 
 
 # (program, namespace) -> why the portable module fails there though it passes on NumPy.
-KNOWN_GAPS: dict[tuple[str, str], str] = {}
+KNOWN_GAPS: dict[tuple[str, str], str] = {
+    ("programs_fidelity.safe_div_via_where", "jax.jit"): (
+        "XLA drops the NaN of the branch where() discards; TensorFlow keeps it"
+    ),
+    ("programs_ported.kt_concat_unknown_input_dim", "jax.jit"): (
+        "slices by a size the module computes at run time; jax.jit needs static sizes"
+    ),
+}
 
 
 @pytest.mark.parametrize("namespace", list(NAMESPACES))
