@@ -27,6 +27,7 @@ import pytest
 
 import symgrad as sg
 from symgrad.errors import BackendError
+from symgrad.graph import sources_of
 from tests.test_tf_parity import _non_finite, compare_fetches, load_fixtures
 from tests.tf_parity.programs import flatten_fetches
 
@@ -83,6 +84,8 @@ CORPORA = {
     "programs_conv": "tf_fixtures_conv.json",
     "programs_elemops": "tf_fixtures_elemops.json",
     "programs_structops": "tf_fixtures_structops.json",
+    "programs_shapes": "tf_fixtures_shapes.json",
+    "programs_feeding": "tf_fixtures_feeding.json",
 }
 
 # Programs whose ops have no portable form yet: compile raises BackendError.
@@ -157,7 +160,9 @@ def run_portable(program, to_array):  # type: ignore[no-untyped-def]
         tensors = [t for t in fetches if t is not None]
         if not tensors:
             return fetches, built
-        compiled = sg.compile(tensors, name=program.__name__, backend="array_api")
+        # Fed intermediate tensors and variables become inputs, as a TF1 feed replaces them.
+        inputs = sources_of(tensors, fed=list(built["feeds"]))
+        compiled = sg.compile(tensors, inputs=inputs, name=program.__name__, backend="array_api")
         by_tensor_name = {t.name: value for t, value in built["feeds"].items()}
         arguments = {
             i.name: to_array(by_tensor_name[i.tensor_name])

@@ -7,6 +7,7 @@ existing arrays (``out=``, ``+=``), which the standard does not have.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import sympy as sp
@@ -28,6 +29,18 @@ from . import ARRAY_API
 from .printer import Printer
 
 BACKEND_FOLDER, TEMPLATE = ARRAY_API.template.split("/")
+# Helpers of the template that use the standard library's math (math.inf, math.prod).
+MATH_HELPERS = frozenset(
+    {
+        "segment_sum",
+        "segment_max",
+        "max_pool",
+        "max_pool_grad",
+        "max_pool_grad_grad",
+        "boolean_mask_grad",
+        "diag_part",
+    }
+)
 
 
 def portable_dtype(dtype: Any) -> str:
@@ -90,16 +103,19 @@ def generate_source(program: Program) -> str:
     """The portable module of ``program``, laid out by the pinned formatter.
 
     >>> import symgrad as sg
-    >>> from symgrad.trace import trace
     >>> with sg.Graph().as_default():
     ...     x = sg.placeholder(sg.float32, [3], name="x")
-    ...     program = trace([sg.reduce_sum(sg.tanh(x))], [x], "total")
-    >>> print([line for line in generate_source(program).splitlines() if "xp.sum" in line][0])
-        reduce_sum = xp.sum(xp.tanh(x))
+    ...     compiled = sg.compile(sg.reduce_sum(sg.tanh(x)), name="total", backend="array_api")
+    >>> print([line for line in generate_source(compiled.program).splitlines() if "xp.sum" in line][0])
+        sum_ = xp.sum(xp.tanh(x))
     """
     _check_dtypes(program)
     printer = Printer()
     lines, helpers = statement_lines(program, printer)
+    body = "\n".join(line.text for line in lines)
+    # Constants the body reads (a graph may hold some it no longer needs after the passes).
+    constants = [c for c in program.constants if re.search(rf"\b{c.name}\b", body)]
+    uses_device = bool(program.inputs or constants) or "device" in body
     width = max([len(i.name) for i in program.inputs + program.outputs] + [4])
     streams = program.random_streams
     parameters = [i.name for i in program.inputs] + (["rng"] if streams else [])
@@ -116,11 +132,12 @@ def generate_source(program: Program) -> str:
             {"doc": f"{o.name.ljust(width)}  {_describe(o.dtype, o.shape)}"}
             for o in program.outputs
         ],
-        constants=[
-            {"name": c.name, "value": _array_literal(c.value, c.dtype)} for c in program.constants
-        ],
-        needs_base64=any(c.value.size > ARRAY_LITERAL_LIMIT for c in program.constants),
+        constants=[{"name": c.name, "value": _array_literal(c.value, c.dtype)} for c in constants],
+        needs_base64=any(c.value.size > ARRAY_LITERAL_LIMIT for c in constants),
+        namespace_names="xp, device" if uses_device else "xp, _",
         guarded=any(line.guarded for line in lines),
+        needs_math=any("math." in line.text for line in lines)
+        or bool(MATH_HELPERS.intersection(helpers)),
         signature=f"def {program.name}({', '.join(parameters)}):",
         namespace_arguments=", ".join(i.name for i in program.inputs),
         checks=[

@@ -159,7 +159,7 @@ def _spread(xp, value, axis, start, step, size):
 def _add_windows(xp, columns, shape, strides, dilations, padding):
     """The adjoint of ``_windows``: adds each window's values back where they were read
     (one strided slice per kernel tap), giving an array of NHWC ``shape``."""
-    n, out_h, out_w, c, kh, kw = columns.shape
+    kh, kw = columns.shape[4:]
     (h, w), (sh, sw), (dh, dw) = tuple(shape[1:3]), strides, dilations
     top, bottom = _pads(h, (kh - 1) * dh + 1, sh, padding)
     left, right = _pads(w, (kw - 1) * dw + 1, sw, padding)
@@ -238,7 +238,7 @@ def conv_pool_dense(images, labels, kernel, bias, dense):
     d_loss_d_matmul_dense = (xent_labels_t1 / xent_labels_t2 - labels) / max(
         math.prod(xent_labels.shape), 1
     )
-    d_loss_d_BiasAdd = xp.astype((relu_BiasAdd > 0), xp.float32) * _max_pool_grad(
+    d_loss_d_BiasAdd = xp.astype(relu_BiasAdd > 0, xp.float32) * _max_pool_grad(
         xp,
         relu_BiasAdd,
         xp.reshape(d_loss_d_matmul_dense @ dense.T, max_pool_BiasAdd.shape),

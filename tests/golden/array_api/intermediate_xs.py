@@ -13,8 +13,6 @@ Outputs:
     d_add_1_d_mul    float32 ()
 """
 
-import math
-
 import numpy as np
 
 try:

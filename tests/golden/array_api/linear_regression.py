@@ -17,8 +17,6 @@ Outputs:
     grad_b   float32 ()
 """
 
-import math
-
 import numpy as np
 
 try:

@@ -12,8 +12,6 @@ Outputs:
     d_mul_3_d_variable_1  float32 ()
 """
 
-import math
-
 import numpy as np
 
 try:

@@ -13,8 +13,6 @@ Outputs:
     d_add_4_d_variable_3  float32 ()
 """
 
-import math
-
 import numpy as np
 
 try:
