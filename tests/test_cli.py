@@ -24,10 +24,11 @@ EXAMPLES = sorted(
 SLOW_EXAMPLES = {"examples/mnist_cnn.py"}
 FULL_PROFILE = os.environ.get("SYMGRAD_EXAMPLES_PROFILE") == "full"
 # Examples that start a Dask cluster when run (tests/test_scaling.py runs one): the command
-# compiles their graph function instead. The digits MLP's graph is examples/digits_models.py's,
-# checked there: CI compiles and shows it, the full profile checks it again.
+# compiles their graph function instead. Their graphs are those of examples/linear_regression.py
+# and examples/digits_models.py, checked there: CI compiles and shows them, the full profile
+# checks them again.
 CLUSTER_EXAMPLES = {"examples/dask_linear_regression.py", "examples/dask_digits_mlp.py"}
-SLOW_EXAMPLES.add("examples/dask_digits_mlp.py:graph")
+SLOW_EXAMPLES.update(f"{example}:graph" for example in CLUSTER_EXAMPLES)
 
 
 def _run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
