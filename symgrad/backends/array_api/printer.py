@@ -212,7 +212,6 @@ class Printer(NumPyCodePrinter):
 
     def __init__(self, table: dict[sp.Symbol, Any] | None = None) -> None:
         super().__init__(table)
-        self.uses_random = False
         # The dtype of the statement being printed: that of a number with nothing beside it.
         self.statement_dtype = "float64"
 
@@ -700,7 +699,6 @@ class Printer(NumPyCodePrinter):
         return _portable_literal(str(expr.args[0]))
 
     def _print_RandomDraw(self, expr: R.RandomDraw) -> str:
-        self.uses_random = True
         numpy = NumPyCodePrinter(self.table)
         numpy._float_dtype = self._float_dtype
         # The draw is NumPy's (Generators are NumPy's); its shape arguments print portably.
