@@ -39,6 +39,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from .backends.namespaces import to_numpy
 from .errors import CheckpointError, DTypeError, InvalidArgumentError, ShapeError
 from .graph import Tensor, get_default_graph
 from .ops.state import Variable, global_variables
@@ -463,7 +464,9 @@ class Saver:
             )
         names = list(self._variables)
         values = sess.run([self._variables[n] for n in names]) if names else []
-        arrays = {name: np.asarray(value) for name, value in zip(names, values, strict=True)}
+        arrays = {
+            name: np.asarray(to_numpy(value)) for name, value in zip(names, values, strict=True)
+        }
         _remove_stale_temporaries(directory)
         write_checkpoint(prefix, arrays)
         if write_state:

@@ -22,6 +22,7 @@ import sympy as sp
 
 from . import display, files, naming
 from .backends.array_api import emit as portable
+from .backends.namespaces import to_numpy
 from .backends.numpy import NUMPY, emit, planner
 from .backends.numpy.printer import formula_text
 from .errors import (
@@ -693,7 +694,7 @@ def _baked_values(variables: Sequence[Tensor], values: Any) -> dict[Tensor, np.n
         )
     baked = {}
     for variable, value in zip(variables, found, strict=True):
-        array = np.asarray(value)
+        array = np.asarray(to_numpy(value))
         if array.shape != variable.shape:
             raise ShapeError(
                 f"symgrad: compile: values= gives variable '{variable.name}' a value of shape "

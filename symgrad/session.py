@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import naming
+from .backends import namespaces
 from .compiler import CompiledModule, unshared
 from .compiler import compile as compile_graph
 from .errors import (
@@ -82,6 +83,15 @@ class Session:
     raise ``SessionClosedError`` without storing anything. Values a run returns
     are the caller's own: never the session's storage or a fed array.
 
+    ``backend`` runs every step through the portable form (``compile(...,
+    backend="array_api")``) on another array library: ``"torch"``, ``"jax"``, ``"dask"``,
+    ``"cupy"``, ``"array_api_strict"``, ``"array_api"`` (NumPy arrays), or a namespace
+    module such as ``torch`` or ``dask.array``. Fed values are converted into it (arrays
+    already in it are kept: a Dask array stays lazy), variables are stored in it (on
+    ``device``, e.g. ``"cuda"``) and ``run`` returns its arrays. Checkpoints and
+    ``compile(values=sess)`` read the values through NumPy. The default ``"numpy"`` runs the
+    NumPy fast form. Each library is an optional extra (``pip install 'symgrad[torch]'``).
+
     >>> import symgrad as sg
     >>> with sg.Graph().as_default():
     ...     x = sg.placeholder(sg.float32, name="x")
@@ -92,6 +102,11 @@ class Session:
     ...         _ = sess.run(sg.global_variables_initializer())
     ...         print(sess.run([train, loss], feed_dict={x: 1.0}), sess.run(w))
     [None, np.float32(1.0)] 1.8
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float32, shape=[3], name="x")
+    ...     with sg.Session(backend="array_api") as sess:
+    ...         print(sess.backend, float(sess.run(sg.reduce_sum(x * x), {x: [1.0, 2.0, 3.0]})))
+    array_api 14.0
     """
 
     def __init__(
@@ -100,9 +115,14 @@ class Session:
         graph: Graph | None = None,
         config: Any = None,
         codegen_dir: os.PathLike | None = None,
+        backend: Any = "numpy",
+        device: Any = None,
     ) -> None:
         self.graph = graph or get_default_graph()
-        self._values: dict[Variable, np.ndarray] = {}
+        # None: the NumPy fast form; else the array namespace the portable form runs on.
+        self._namespace = namespaces.resolve(backend, device)
+        self.backend = "numpy" if self._namespace is None else self._namespace.name
+        self._values: dict[Variable, Any] = {}
         self._plans: dict[Any, _Plan] = {}
         self._fetch_structures: dict[Any, tuple[Any, tuple[Any, ...]]] = {}
         self._feed_orders: dict[tuple[Any, ...], list[tuple[Any, Tensor]]] = {}
@@ -210,7 +230,13 @@ class Session:
                 raise SessionClosedError("symgrad: Attempted to use a closed Session.")
             for kind, tensor in plan.inputs:
                 if kind == "feed":
-                    arguments.append(feeds[tensor])
+                    arguments.append(
+                        feeds[tensor]
+                        if self._namespace is None
+                        else self._namespace.asarray(
+                            feeds[tensor], tensor.dtype.numpy, f"the value fed to '{tensor.name}'"
+                        )
+                    )
                     continue
                 value = self._values.get(tensor)
                 if value is None:
@@ -234,11 +260,21 @@ class Session:
             return []
         if not isinstance(outputs, tuple):
             outputs = (outputs,)
-        outputs = [v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v for v in outputs]
+        namespace = self._namespace
+        if namespace is None:
+            outputs = [v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v for v in outputs]
         stored = []
         for variable, slot in plan.assignments:
-            value = np.asarray(outputs[slot], dtype=variable.dtype.numpy)
-            if value.shape != variable.shape:
+            value = (
+                np.asarray(outputs[slot], dtype=variable.dtype.numpy)
+                if namespace is None
+                else namespace.stored(
+                    namespace.asarray(
+                        outputs[slot], variable.dtype.numpy, f"variable '{variable.name}'"
+                    )
+                )
+            )
+            if tuple(value.shape) != variable.shape:
                 raise InvalidArgumentError(
                     f"symgrad: assigning a value of shape {value.shape} to variable "
                     f"'{variable.name}' of shape {variable.shape}"
@@ -252,6 +288,8 @@ class Session:
         # What the caller gets back is theirs: a copy wherever it could alias the session's
         # storage (a fetched variable, an assignment's new value) or a fed array.
         kept = arguments + [value for _, value in stored]
+        if namespace is not None:
+            return [namespace.unshared(v, kept) for v in outputs]
         return [unshared(v, kept) for v in outputs]
 
     def _generator(self, op: Operation) -> np.random.Generator:
@@ -389,7 +427,13 @@ class Session:
         if self.codegen_dir is not None:
             slug = "_".join(naming.sanitize(t.op.name.split("/")[-1]) for t in outputs[:3])
             path = self.codegen_dir / f"{name}_{slug[:60]}.py"
-        compiled = compile_graph(outputs, inputs=inputs, name=name, path=path)
+        compiled = compile_graph(
+            outputs,
+            inputs=inputs,
+            name=name,
+            path=path,
+            backend="numpy" if self._namespace is None else "array_api",
+        )
         if path is not None:
             self.generated_files.append(compiled.path)
         kinds = [("feed" if t in fed else "variable", t) for t in inputs]
@@ -428,7 +472,7 @@ class Session:
                 f"variable of this session's graph"
             )
         try:
-            array = np.asarray(value)
+            array = np.asarray(namespaces.to_numpy(value))
         except ValueError:
             raise ShapeError(
                 f"symgrad: load: the value for variable '{variable.name}' is not a "
@@ -447,7 +491,13 @@ class Session:
                 f"{array.dtype}, the variable has dtype {variable.dtype.name}"
             )
         # A copy: later changes to the caller's array must not reach the session.
-        self._values[variable] = np.array(array, dtype=variable.dtype.numpy)
+        self._values[variable] = (
+            np.array(array, dtype=variable.dtype.numpy)
+            if self._namespace is None
+            else self._namespace.asarray(
+                array, variable.dtype.numpy, f"variable '{variable.name}'", copy=True
+            )
+        )
         variable.changed_in_session = True
 
 

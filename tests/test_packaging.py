@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sysconfig
 import textwrap
 import venv
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -40,3 +43,25 @@ def test_installed_package_finds_its_templates(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "1.0"
     assert (tmp_path / "out" / "cosine.py").is_file()
+
+
+def _requirement_names(requirements: list[str]) -> set[str]:
+    """The distribution names of PEP 508 requirements, without versions or extras."""
+    return {re.split(r"[\[<>=!~; ]", r, maxsplit=1)[0].lower() for r in requirements}
+
+
+def test_backend_extras_pull_only_what_their_backend_needs() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert _requirement_names(project["dependencies"]) == {"sympy", "numpy", "jinja2", "ruff"}
+    extras = {name: _requirement_names(r) for name, r in project["optional-dependencies"].items()}
+    assert extras["array_api"] == {"array-api-compat"}
+    assert extras["dask"] == {"dask", "distributed", "array-api-compat"}
+    assert extras["torch"] == {"torch", "array-api-compat"}
+    assert extras["jax"] == {"jax", "array-api-compat"}
+    # CI tests every CPU backend: the test extra pulls them all.
+    assert extras["array_api"] | extras["dask"] | extras["torch"] | extras["jax"] <= extras["test"]
+    requirements = project["optional-dependencies"]
+    # An unpinned torch may resolve to a CUDA build of several GB.
+    assert "torch==2.13.0" in requirements["torch"] and "torch==2.13.0" in requirements["test"]
+    assert "dask[array]" in " ".join(requirements["dask"])
+    assert "jax[cpu]" in " ".join(requirements["jax"])

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from . import graphs, peers
+from . import graphs, peers, portable
 from .harness import (
     Candidate,
     Outputs,
@@ -175,6 +175,9 @@ def w4_candidates(settings: Settings) -> list[Candidate]:
         *symgrad_candidates(layers, n, settings),
         graphs.tf1_candidate(chain_builder(ws, bs), [x], regroup),
         *peers.functional_candidates(problem),
+        portable.jax_jit_candidate(
+            chain_builder(ws, bs), [x], [*ws, *bs], settings, f"w4_chain{layers}", regroup
+        ),
     ]
 
 

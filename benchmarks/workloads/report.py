@@ -141,6 +141,8 @@ def acceptance(results: dict[str, WorkloadResult]) -> list[dict[str, Any]]:
         _memory_ratio(results),
         _ratio(results, "W4", "symgrad", "numpy", "W4 symgrad / naive NumPy"),
         _ratio(results, "W4", "symgrad", "jax", "W4 symgrad / JAX"),
+        # Issue 18: the portable form under jax.jit against JAX's own jit(value_and_grad).
+        _ratio(results, "W4", "symgrad-jax-jit", "jax", "W4 jax.jit(portable symgrad) / JAX"),
         _ratio(
             results,
             "W4",
