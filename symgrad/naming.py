@@ -52,6 +52,7 @@ MAX_LENGTH = 48
 # Names the generated module binds or reads itself.
 RESERVED = frozenset(
     {"np", "numpy", "base64", "math", "_sum_to_shape", "_check", "rng", "_generators"}
+    | {"_take_rows", "_give_rows", "_SPARE_ROWS"}
 )
 _FORBIDDEN = (
     RESERVED | frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)
