@@ -23,6 +23,19 @@ import symgrad as sg
 LAYERS = 20  # enough arrays alive at once for a pool (planner.Arena.MINIMUM_ARRAYS)
 
 
+@pytest.fixture(scope="module")
+def chain() -> Any:
+    """The chain, compiled once for the module's tests."""
+    return chain_module()
+
+
+@pytest.fixture
+def compiled(chain: Any) -> Any:
+    """The chain with no block left over from an earlier test."""
+    chain.function.__globals__["_SPARE_ROWS"].clear()
+    return chain
+
+
 def chain_module() -> Any:
     with sg.Graph().as_default():
         x = sg.placeholder(sg.float64, [None], name="x")
@@ -55,8 +68,7 @@ def parameters() -> list[float]:
     return [0.9, 0.1] * LAYERS
 
 
-def test_the_block_a_call_gives_back_is_the_next_calls() -> None:
-    compiled = chain_module()
+def test_the_block_a_call_gives_back_is_the_next_calls(compiled: Any) -> None:
     spare = compiled.function.__globals__["_SPARE_ROWS"]
     x = np.random.default_rng(0).standard_normal(1000)
     compiled.function(x, *parameters())
@@ -67,8 +79,7 @@ def test_the_block_a_call_gives_back_is_the_next_calls() -> None:
         assert spare["_float64_rows"] == [block] and spare["_float64_rows"][0] is block
 
 
-def test_a_call_while_the_block_is_held_gets_its_own() -> None:
-    compiled = chain_module()
+def test_a_call_while_the_block_is_held_gets_its_own(compiled: Any) -> None:
     take, give = (compiled.function.__globals__[n] for n in ("_take_rows", "_give_rows"))
     x = np.random.default_rng(1).standard_normal(300)
     compiled.function(x, *parameters())
@@ -82,8 +93,7 @@ def test_a_call_while_the_block_is_held_gets_its_own() -> None:
     assert len(compiled.function.__globals__["_SPARE_ROWS"]["_float64_rows"]) == 2
 
 
-def test_a_new_batch_size_drops_the_old_block() -> None:
-    compiled = chain_module()
+def test_a_new_batch_size_drops_the_old_block(compiled: Any) -> None:
     spare = compiled.function.__globals__["_SPARE_ROWS"]
     for size in (500, 700, 700, 3):
         x = np.random.default_rng(size).standard_normal(size)
@@ -94,8 +104,7 @@ def test_a_new_batch_size_drops_the_old_block() -> None:
 CALLS = 5
 
 
-def test_calls_in_threads_share_no_block() -> None:
-    compiled = chain_module()
+def test_calls_in_threads_share_no_block(compiled: Any) -> None:
     feeds = [np.random.default_rng(seed).standard_normal(5_000) for seed in range(4)]
     expected = [reference(x) for x in feeds]
     results: list[list[Any]] = [[] for _ in feeds]
@@ -140,10 +149,11 @@ print((resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / 10)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc tunables")
-def test_steady_calls_fault_no_pages_whatever_the_allocator_keeps(tmp_path: Path) -> None:
+def test_steady_calls_fault_no_pages_whatever_the_allocator_keeps(
+    compiled: Any, tmp_path: Path
+) -> None:
     """glibc set never to keep a freed block of more than 128 KiB mapped (its thresholds fixed,
     so they cannot grow): the 16 MB block still is not faulted in again on each call."""
-    compiled = chain_module()
     path = tmp_path / "chain.py"
     path.write_text(compiled.source)
     environment = dict(
