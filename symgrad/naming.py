@@ -54,6 +54,7 @@ RESERVED = frozenset(
     {"np", "numpy", "base64", "math", "_sum_to_shape", "_check", "rng", "_generators"}
     # the portable form (symgrad.backends.array_api) binds these too
     | {"xp", "device", "array_api_compat", "contextlib", "_namespace", "_quiet", "_CONSTANTS"}
+    | {"_take_rows", "_give_rows", "_SPARE_ROWS"}
 )
 _FORBIDDEN = (
     RESERVED | frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)

@@ -230,6 +230,30 @@ def _sum_to_shape(value, shape):
     return np.sum(value, axis=axes, keepdims=True) if axes else value
 
 
+# Per pool, the arrays that finished calls gave back, for the next call to take (see _take_rows).
+_SPARE_ROWS = {}
+
+
+def _take_rows(pool, count, shape, dtype):
+    """``count`` arrays of ``shape``, views of one block: the block an earlier call gave back
+    to ``pool``, or a new one. A call holds its block until it returns, so calls at the same
+    time (in threads, or one inside another) never share one, and a steady run allocates none."""
+    spare = _SPARE_ROWS.setdefault(pool, [])
+    while spare:
+        try:
+            rows = spare.pop()
+        except IndexError:  # another thread took the last one
+            break
+        if len(rows) == count and rows[0].shape == shape and rows[0].dtype == dtype:
+            return rows
+    return list(np.empty((count, *shape), dtype=dtype))
+
+
+def _give_rows(pool, rows):
+    """Keep ``rows`` (every array of a block, none of them still read) for the next call."""
+    _SPARE_ROWS[pool].append(rows)
+
+
 def all_ops(x, labels, weights, bias):
     """Forward values and gradients; see the module docstring for shapes."""
     x = _check("x", x, np.float64, (None, 3))
@@ -240,9 +264,9 @@ def all_ops(x, labels, weights, bias):
         # The shapes TF1 programs are fed: equal sizes, so arrays can be reused in place.
         return _all_ops_same_shapes(x, labels, weights, bias)
     # Any other shapes, broadcast as TF1 broadcasts them.
-    # Statements: 255, BLAS calls: 11
+    # Statements: 256, BLAS calls: 11
     # Forward
-    _float64_rows = list(np.empty((39, x.shape[0], 3)))
+    _float64_rows = _take_rows("_float64_rows", 39, (x.shape[0], 3), np.float64)
     matmul_weights = x @ weights
     tanh_bias_arg = np.add(matmul_weights, bias, out=_float64_rows.pop())
     tanh_bias = np.tanh(tanh_bias_arg, out=tanh_bias_arg)
@@ -313,7 +337,7 @@ def all_ops(x, labels, weights, bias):
     )
     del add_bias_1
     squeeze = np.squeeze(transpose_bias, (1,))
-    max_ = np.max(squeeze, axis=1, initial=-np.inf)
+    max_ = squeeze.max(axis=1, initial=-np.inf)
     concat = np.concatenate([squeeze, np.expand_dims(max_, 1)], 1)
     slice_concat = concat[:2]
     stack = np.stack([slice_concat[0], slice_concat[1]], 0)
@@ -323,7 +347,7 @@ def all_ops(x, labels, weights, bias):
     gather_bias = np.take(
         slice_stack * tile_stack + np.broadcast_to(bias, (2, 3)), const, axis=1
     )
-    min_bias = np.min(gather_bias, axis=1, keepdims=True, initial=np.inf)
+    min_bias = gather_bias.min(axis=1, keepdims=True, initial=np.inf)
     add = (
         np.eye(2, 2, dtype=np.float64)
         + np.ones((2, 2), dtype=np.float64)
@@ -331,13 +355,13 @@ def all_ops(x, labels, weights, bias):
         + np.asarray(np.full((2, 2), 0.5, dtype=np.float32), dtype=np.float64)
     )
     one_hot_labels = (np.eye(3, dtype=np.float64))[labels]
-    xent_weights_t0 = np.max(matmul_weights, axis=1, keepdims=True, initial=-np.inf)
+    xent_weights_t0 = matmul_weights.max(axis=1, keepdims=True, initial=-np.inf)
     xent_weights_t1_arg = np.subtract(
         matmul_weights, xent_weights_t0, out=_float64_rows.pop()
     )
     xent_weights_t1 = np.exp(xent_weights_t1_arg, out=xent_weights_t1_arg)
     del xent_weights_t1_arg
-    xent_weights_t2 = np.sum(xent_weights_t1, axis=1, keepdims=True)
+    xent_weights_t2 = xent_weights_t1.sum(axis=1, keepdims=True)
     log_softmax_weights = np.subtract(
         matmul_weights, xent_weights_t0, out=matmul_weights
     )
@@ -368,8 +392,8 @@ def all_ops(x, labels, weights, bias):
             dtype=np.float64,
         )
         + np.vdot(conv_transpose_weights, conv_transpose_weights)
-        + np.mean(xent_weights)
-        + np.sum(add_42_t0)
+        + xent_weights.mean()
+        + add_42_t0.sum()
         + np.sum(add_42_t1)
         + np.sum(
             np.einsum(
@@ -377,14 +401,14 @@ def all_ops(x, labels, weights, bias):
                 add,
                 (
                     min_bias
-                    + np.mean(gather_bias, axis=0)
-                    + np.prod(gather_bias, axis=1, keepdims=True)
-                    + np.sum(gather_bias)
+                    + gather_bias.mean(axis=0)
+                    + gather_bias.prod(axis=1, keepdims=True)
+                    + gather_bias.sum()
                 )[:, :2],
             )
         )
     )
-    prod_weights = np.prod(weights, axis=0)
+    prod_weights = weights.prod(axis=0)
     mul_weights = np.square(weights)
     # Gradients
     # for d add_42 / d xent_weights
@@ -416,11 +440,11 @@ def all_ops(x, labels, weights, bias):
     # for d add_42 / d log_softmax_weights
     exp_d_log_softmax_weights = np.exp(log_softmax_weights, out=_float64_rows.pop())
     # for d add_42 / d log_softmax_weights
-    sum_d_log_softmax_weights = np.sum(softmax_weights, axis=1, keepdims=True)
+    sum_d_log_softmax_weights = softmax_weights.sum(axis=1, keepdims=True)
     # for d add_42 / d softmax_weights
     sub_d_softmax_weights = np.subtract(
         log_softmax_weights,
-        np.sum(add_42_t0, axis=1, keepdims=True),
+        add_42_t0.sum(axis=1, keepdims=True),
         out=_float64_rows.pop(),
     )
     _float64_rows.append(add_42_t0)
@@ -451,9 +475,9 @@ def all_ops(x, labels, weights, bias):
     )
     del add
     # for d add_42 / d prod_bias
-    broadcast_grad_d_prod_bias = np.sum(d_add_42_d_add_bias, axis=1, keepdims=True)
+    broadcast_grad_d_prod_bias = d_add_42_d_add_bias.sum(axis=1, keepdims=True)
     # d add_42 / d add_bias
-    d_add_42_d_add_bias_1 = np.sum(d_add_42_d_add_bias, axis=0)
+    d_add_42_d_add_bias_1 = d_add_42_d_add_bias.sum(axis=0)
     del d_add_42_d_add_bias
     # for d add_42 / d min_bias
     cast_d_min_bias = np.asarray(np.equal(gather_bias, min_bias), dtype=np.float64)
@@ -462,10 +486,10 @@ def all_ops(x, labels, weights, bias):
     d_add_42_d_add_bias_2 = _scatter_add(
         broadcast_grad_d_prod_bias
         * cast_d_min_bias
-        / np.sum(cast_d_min_bias, axis=1, keepdims=True)
+        / cast_d_min_bias.sum(axis=1, keepdims=True)
         + broadcast_grad_d_prod_bias * _prod_others(gather_bias, (1,))
         + d_add_42_d_add_bias_1 / 2
-        + np.sum(d_add_42_d_add_bias_1),
+        + d_add_42_d_add_bias_1.sum(),
         const,
         (2, 3),
         1,
@@ -501,7 +525,7 @@ def all_ops(x, labels, weights, bias):
     )
     del squeeze
     # for d add_42 / d max
-    broadcast_grad_d_max = np.expand_dims(np.sum(cast_d_max, axis=1), 1)
+    broadcast_grad_d_max = np.expand_dims(cast_d_max.sum(axis=1), 1)
     d_squeeze_via_max_t0 = np.shape(max_)
     del max_
     d_squeeze_via_max_t1 = cast_d_max / broadcast_grad_d_max
@@ -655,8 +679,8 @@ def all_ops(x, labels, weights, bias):
         + x.T @ d_add_42_d_add_bias_5
         + x.T @ d_add_42_d_matmul_weights
     )
-    d_add_42_d_bias = np.sum(d_add_42_d_add_bias_2, axis=0)
-    d_add_42_d_bias += np.sum(d_add_42_d_add_bias_5, axis=0)
+    d_add_42_d_bias = d_add_42_d_add_bias_2.sum(axis=0)
+    d_add_42_d_bias += d_add_42_d_add_bias_5.sum(axis=0)
     d_add_42_d_x_t0 = np.broadcast_to(1, np.shape(add_42_t1))
     d_add_42_d_x_t1 = [add_42_t2[0], (np.shape(mul_x))[0]]
     del mul_x
@@ -1146,7 +1170,7 @@ def all_ops(x, labels, weights, bias):
             ),
             (3, 3),
         )
-        + _prod_others(weights, (0,)) * np.sum(d_add_42_d_weights, axis=0)
+        + _prod_others(weights, (0,)) * d_add_42_d_weights.sum(axis=0)
         + _scatter(
             np.reshape(
                 _conv2d_backprop_filter(
@@ -1208,7 +1232,7 @@ def all_ops(x, labels, weights, bias):
                 )
             )
             - exp_d_log_softmax_weights
-            * np.sum(d_sum_6_d_log_softmax_weights, axis=1, keepdims=True)
+            * d_sum_6_d_log_softmax_weights.sum(axis=1, keepdims=True)
         )
     )
     _float64_rows.append(d_add_42_d_add_bias_5_t0)
@@ -1248,6 +1272,7 @@ def all_ops(x, labels, weights, bias):
     # Updates
     new_weights = np.multiply(d_add_42_d_weights, 0.1, out=d_add_42_d_weights)
     np.subtract(weights, new_weights, out=new_weights)
+    _give_rows("_float64_rows", _float64_rows)
     return (
         add_42,
         d_add_42_d_bias,
@@ -1260,9 +1285,9 @@ def all_ops(x, labels, weights, bias):
 
 def _all_ops_same_shapes(x, labels, weights, bias):
     """``all_ops`` for the inputs that pass its shape check: sizes known equal."""
-    # Statements: 255, BLAS calls: 11
+    # Statements: 256, BLAS calls: 11
     # Forward
-    _float64_rows = list(np.empty((39, x.shape[0], 3)))
+    _float64_rows = _take_rows("_float64_rows", 39, (x.shape[0], 3), np.float64)
     matmul_weights = x @ weights
     tanh_bias_arg = np.add(matmul_weights, bias, out=_float64_rows.pop())
     tanh_bias = np.tanh(tanh_bias_arg, out=tanh_bias_arg)
@@ -1333,7 +1358,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     )
     del add_bias_1
     squeeze = np.squeeze(transpose_bias, (1,))
-    max_ = np.max(squeeze, axis=1, initial=-np.inf)
+    max_ = squeeze.max(axis=1, initial=-np.inf)
     concat = np.concatenate([squeeze, np.expand_dims(max_, 1)], 1)
     slice_concat = concat[:2]
     stack = np.stack([slice_concat[0], slice_concat[1]], 0)
@@ -1343,7 +1368,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     gather_bias = np.take(
         slice_stack * tile_stack + np.broadcast_to(bias, (2, 3)), const, axis=1
     )
-    min_bias = np.min(gather_bias, axis=1, keepdims=True, initial=np.inf)
+    min_bias = gather_bias.min(axis=1, keepdims=True, initial=np.inf)
     add = (
         np.eye(2, 2, dtype=np.float64)
         + np.ones((2, 2), dtype=np.float64)
@@ -1351,13 +1376,13 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         + np.asarray(np.full((2, 2), 0.5, dtype=np.float32), dtype=np.float64)
     )
     one_hot_labels = (np.eye(3, dtype=np.float64))[labels]
-    softmax_weights_t0 = np.max(matmul_weights, axis=1, keepdims=True, initial=-np.inf)
+    softmax_weights_t0 = matmul_weights.max(axis=1, keepdims=True, initial=-np.inf)
     softmax_weights_t1_arg = np.subtract(
         matmul_weights, softmax_weights_t0, out=_float64_rows.pop()
     )
     softmax_weights_t1 = np.exp(softmax_weights_t1_arg, out=softmax_weights_t1_arg)
     del softmax_weights_t1_arg
-    softmax_weights_t2 = np.sum(softmax_weights_t1, axis=1, keepdims=True)
+    softmax_weights_t2 = softmax_weights_t1.sum(axis=1, keepdims=True)
     softmax_weights = np.divide(
         softmax_weights_t1, softmax_weights_t2, out=softmax_weights_t1
     )
@@ -1388,7 +1413,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
             dtype=np.float64,
         )
         + np.mean(-np.sum(log_softmax_weights * one_hot_labels, axis=1))
-        + np.sum(add_concat_1_t0)
+        + add_concat_1_t0.sum()
         + np.sum(add_concat_1_t1)
         + np.sum(
             np.einsum(
@@ -1396,15 +1421,15 @@ def _all_ops_same_shapes(x, labels, weights, bias):
                 add,
                 (
                     min_bias
-                    + np.mean(gather_bias, axis=0)
-                    + np.prod(gather_bias, axis=1, keepdims=True)
-                    + np.sum(gather_bias)
+                    + gather_bias.mean(axis=0)
+                    + gather_bias.prod(axis=1, keepdims=True)
+                    + gather_bias.sum()
                 )[:, :2],
             )
         )
     )
     add_42 = add_concat_1 + np.vdot(conv_transpose_weights, conv_transpose_weights)
-    prod_weights = np.prod(weights, axis=0)
+    prod_weights = weights.prod(axis=0)
     mul_weights = np.square(weights)
     # Gradients
     # for d add_42 / d xent_weights
@@ -1435,11 +1460,11 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     # for d add_42 / d log_softmax_weights
     exp_d_log_softmax_weights = np.exp(log_softmax_weights, out=_float64_rows.pop())
     # for d add_42 / d log_softmax_weights
-    sum_d_log_softmax_weights = np.sum(softmax_weights, axis=1, keepdims=True)
+    sum_d_log_softmax_weights = softmax_weights.sum(axis=1, keepdims=True)
     # for d add_42 / d softmax_weights
     sub_d_softmax_weights = np.subtract(
         log_softmax_weights,
-        np.sum(add_concat_1_t0, axis=1, keepdims=True),
+        add_concat_1_t0.sum(axis=1, keepdims=True),
         out=_float64_rows.pop(),
     )
     _float64_rows.append(add_concat_1_t0)
@@ -1470,9 +1495,9 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     )
     del add
     # for d add_42 / d prod_bias
-    broadcast_grad_d_prod_bias = np.sum(d_add_42_d_add_bias, axis=1, keepdims=True)
+    broadcast_grad_d_prod_bias = d_add_42_d_add_bias.sum(axis=1, keepdims=True)
     # d add_42 / d add_bias
-    d_add_42_d_add_bias_1 = np.sum(d_add_42_d_add_bias, axis=0)
+    d_add_42_d_add_bias_1 = d_add_42_d_add_bias.sum(axis=0)
     del d_add_42_d_add_bias
     # for d add_42 / d min_bias
     cast_d_min_bias = np.asarray(np.equal(gather_bias, min_bias), dtype=np.float64)
@@ -1481,10 +1506,10 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     d_add_42_d_add_bias_2 = _scatter_add(
         broadcast_grad_d_prod_bias
         * cast_d_min_bias
-        / np.sum(cast_d_min_bias, axis=1, keepdims=True)
+        / cast_d_min_bias.sum(axis=1, keepdims=True)
         + broadcast_grad_d_prod_bias * _prod_others(gather_bias, (1,))
         + d_add_42_d_add_bias_1 / 2
-        + np.sum(d_add_42_d_add_bias_1),
+        + d_add_42_d_add_bias_1.sum(),
         const,
         (2, 3),
         1,
@@ -1520,7 +1545,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     )
     del squeeze
     # for d add_42 / d max
-    broadcast_grad_d_max = np.expand_dims(np.sum(cast_d_max, axis=1), 1)
+    broadcast_grad_d_max = np.expand_dims(cast_d_max.sum(axis=1), 1)
     d_squeeze_via_max_t0 = np.shape(max_)
     del max_
     d_squeeze_via_max_t1 = cast_d_max / broadcast_grad_d_max
@@ -1674,8 +1699,8 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         + x.T @ d_add_42_d_add_bias_5
         + x.T @ d_add_42_d_matmul_weights
     )
-    d_add_42_d_bias = np.sum(d_add_42_d_add_bias_2, axis=0)
-    d_add_42_d_bias += np.sum(d_add_42_d_add_bias_5, axis=0)
+    d_add_42_d_bias = d_add_42_d_add_bias_2.sum(axis=0)
+    d_add_42_d_bias += d_add_42_d_add_bias_5.sum(axis=0)
     d_add_42_d_x_t0 = np.broadcast_to(1, np.shape(add_concat_1_t1))
     d_add_42_d_x_t1 = [add_concat_1_t2[0], (np.shape(mul_x))[0]]
     del mul_x
@@ -2165,7 +2190,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
             ),
             (3, 3),
         )
-        + _prod_others(weights, (0,)) * np.sum(d_add_42_d_weights, axis=0)
+        + _prod_others(weights, (0,)) * d_add_42_d_weights.sum(axis=0)
         + _scatter(
             np.reshape(
                 _conv2d_backprop_filter(
@@ -2227,7 +2252,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
                 )
             )
             - exp_d_log_softmax_weights
-            * np.sum(d_sum_6_d_log_softmax_weights, axis=1, keepdims=True)
+            * d_sum_6_d_log_softmax_weights.sum(axis=1, keepdims=True)
         )
     )
     _float64_rows.append(d_add_42_d_add_bias_5_t0)
@@ -2267,6 +2292,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     # Updates
     new_weights = np.multiply(d_add_42_d_weights, 0.1, out=d_add_42_d_weights)
     np.subtract(weights, new_weights, out=new_weights)
+    _give_rows("_float64_rows", _float64_rows)
     return (
         add_42,
         d_add_42_d_bias,

@@ -133,16 +133,16 @@ def conv_pool_dense(images, labels, kernel, bias, dense):
     max_pool_BiasAdd = _max_pool(relu_BiasAdd, (2, 2), (2, 2), "SAME")
     reshape_BiasAdd = np.reshape(max_pool_BiasAdd, (-1, 64))
     matmul_dense = reshape_BiasAdd @ dense
-    xent_labels_t0 = np.max(matmul_dense, axis=1, keepdims=True, initial=-np.inf)
+    xent_labels_t0 = matmul_dense.max(axis=1, keepdims=True, initial=-np.inf)
     xent_labels_t1_arg = matmul_dense - xent_labels_t0
     xent_labels_t1 = np.exp(xent_labels_t1_arg, out=xent_labels_t1_arg)
     del xent_labels_t1_arg
-    xent_labels_t2 = np.sum(xent_labels_t1, axis=1, keepdims=True)
+    xent_labels_t2 = xent_labels_t1.sum(axis=1, keepdims=True)
     xent_labels = -np.sum(
         labels * (matmul_dense - xent_labels_t0 - np.log(xent_labels_t2)), axis=1
     )
     del matmul_dense, xent_labels_t0
-    loss = np.mean(xent_labels)
+    loss = xent_labels.mean()
     # Gradients
     d_loss_d_matmul_dense = xent_labels_t1 / xent_labels_t2 - labels
     d_loss_d_matmul_dense /= max(np.size(xent_labels), 1)
@@ -158,7 +158,7 @@ def conv_pool_dense(images, labels, kernel, bias, dense):
     d_loss_d_kernel = _conv2d_backprop_filter(
         images, d_loss_d_BiasAdd, (3, 3), (1, 1), (1, 1), "SAME"
     )
-    d_loss_d_bias = np.sum(d_loss_d_BiasAdd, axis=(0, 1, 2))
+    d_loss_d_bias = d_loss_d_BiasAdd.sum(axis=(0, 1, 2))
     del d_loss_d_BiasAdd
     d_loss_d_dense = reshape_BiasAdd.T @ d_loss_d_matmul_dense
     return loss, d_loss_d_kernel, d_loss_d_bias, d_loss_d_dense

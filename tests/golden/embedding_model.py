@@ -76,20 +76,20 @@ def embedding_model(words, labels, embeddings, weights, bias):
     # Statements: 16, BLAS calls: 3
     # Forward
     gather_embeddings = np.take(embeddings, words, axis=0)
-    mean_embeddings = np.mean(gather_embeddings, axis=1)
+    mean_embeddings = gather_embeddings.mean(axis=1)
     add_bias = mean_embeddings @ weights
     add_bias += bias
     one_hot_labels = (np.eye(4, dtype=np.float32))[labels]
-    xent_bias_t0 = np.max(add_bias, axis=1, keepdims=True, initial=-np.inf)
+    xent_bias_t0 = add_bias.max(axis=1, keepdims=True, initial=-np.inf)
     xent_bias_t1_arg = add_bias - xent_bias_t0
     xent_bias_t1 = np.exp(xent_bias_t1_arg, out=xent_bias_t1_arg)
     del xent_bias_t1_arg
-    xent_bias_t2 = np.sum(xent_bias_t1, axis=1, keepdims=True)
+    xent_bias_t2 = xent_bias_t1.sum(axis=1, keepdims=True)
     xent_bias = -np.sum(
         one_hot_labels * (add_bias - xent_bias_t0 - np.log(xent_bias_t2)), axis=1
     )
     del add_bias, xent_bias_t0
-    mean_1 = np.mean(xent_bias)
+    mean_1 = xent_bias.mean()
     # Gradients
     d_mean_1_d_add_bias = xent_bias_t1 / xent_bias_t2 - one_hot_labels
     d_mean_1_d_add_bias /= max(np.size(xent_bias), 1)
@@ -107,7 +107,7 @@ def embedding_model(words, labels, embeddings, weights, bias):
     del gather_embeddings
     d_mean_1_d_weights = mean_embeddings.T @ d_mean_1_d_add_bias
     del mean_embeddings
-    d_mean_1_d_bias = np.sum(d_mean_1_d_add_bias, axis=0)
+    d_mean_1_d_bias = d_mean_1_d_add_bias.sum(axis=0)
     return mean_1, d_mean_1_d_embeddings, d_mean_1_d_weights, d_mean_1_d_bias
 
 
@@ -116,15 +116,15 @@ def _embedding_model_same_shapes(words, labels, embeddings, weights, bias):
     # Statements: 15, BLAS calls: 3
     # Forward
     gather_embeddings = np.take(embeddings, words, axis=0)
-    mean_embeddings = np.mean(gather_embeddings, axis=1)
+    mean_embeddings = gather_embeddings.mean(axis=1)
     add_bias = mean_embeddings @ weights
     add_bias += bias
     one_hot_labels = (np.eye(4, dtype=np.float32))[labels]
-    mean_1_t0 = np.max(add_bias, axis=1, keepdims=True, initial=-np.inf)
+    mean_1_t0 = add_bias.max(axis=1, keepdims=True, initial=-np.inf)
     mean_1_t1_arg = add_bias - mean_1_t0
     mean_1_t1 = np.exp(mean_1_t1_arg, out=mean_1_t1_arg)
     del mean_1_t1_arg
-    mean_1_t2 = np.sum(mean_1_t1, axis=1, keepdims=True)
+    mean_1_t2 = mean_1_t1.sum(axis=1, keepdims=True)
     mean_1 = np.mean(
         -np.sum(one_hot_labels * (add_bias - mean_1_t0 - np.log(mean_1_t2)), axis=1)
     )
@@ -146,5 +146,5 @@ def _embedding_model_same_shapes(words, labels, embeddings, weights, bias):
     del gather_embeddings
     d_mean_1_d_weights = mean_embeddings.T @ d_mean_1_d_add_bias
     del mean_embeddings
-    d_mean_1_d_bias = np.sum(d_mean_1_d_add_bias, axis=0)
+    d_mean_1_d_bias = d_mean_1_d_add_bias.sum(axis=0)
     return mean_1, d_mean_1_d_embeddings, d_mean_1_d_weights, d_mean_1_d_bias

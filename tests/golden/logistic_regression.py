@@ -64,22 +64,22 @@ def logistic_regression(images, labels, W1, b1):
     add_b1 = images @ W1
     add_b1 += b1
     one_hot_labels = (np.eye(10, dtype=np.float64))[labels]
-    xent_b1_t0 = np.max(add_b1, axis=1, keepdims=True, initial=-np.inf)
+    xent_b1_t0 = add_b1.max(axis=1, keepdims=True, initial=-np.inf)
     xent_b1_t1_arg = add_b1 - xent_b1_t0
     xent_b1_t1 = np.exp(xent_b1_t1_arg, out=xent_b1_t1_arg)
     del xent_b1_t1_arg
-    xent_b1_t2 = np.sum(xent_b1_t1, axis=1, keepdims=True)
+    xent_b1_t2 = xent_b1_t1.sum(axis=1, keepdims=True)
     xent_b1 = -np.sum(
         one_hot_labels * (add_b1 - xent_b1_t0 - np.log(xent_b1_t2)), axis=1
     )
     del add_b1, xent_b1_t0
-    mean = np.mean(xent_b1)
+    mean = xent_b1.mean()
     # Gradients
     d_mean_d_add_b1 = xent_b1_t1 / xent_b1_t2 - one_hot_labels
     d_mean_d_add_b1 /= max(np.size(xent_b1), 1)
     del one_hot_labels, xent_b1, xent_b1_t1, xent_b1_t2
     d_mean_d_W1 = images.T @ d_mean_d_add_b1
-    d_mean_d_b1 = np.sum(d_mean_d_add_b1, axis=0)
+    d_mean_d_b1 = d_mean_d_add_b1.sum(axis=0)
     return mean, d_mean_d_W1, d_mean_d_b1
 
 
@@ -90,11 +90,11 @@ def _logistic_regression_same_shapes(images, labels, W1, b1):
     add_b1 = images @ W1
     add_b1 += b1
     one_hot_labels = (np.eye(10, dtype=np.float64))[labels]
-    mean_t0 = np.max(add_b1, axis=1, keepdims=True, initial=-np.inf)
+    mean_t0 = add_b1.max(axis=1, keepdims=True, initial=-np.inf)
     mean_t1_arg = add_b1 - mean_t0
     mean_t1 = np.exp(mean_t1_arg, out=mean_t1_arg)
     del mean_t1_arg
-    mean_t2 = np.sum(mean_t1, axis=1, keepdims=True)
+    mean_t2 = mean_t1.sum(axis=1, keepdims=True)
     mean = np.mean(
         -np.sum(one_hot_labels * (add_b1 - mean_t0 - np.log(mean_t2)), axis=1)
     )
@@ -104,5 +104,5 @@ def _logistic_regression_same_shapes(images, labels, W1, b1):
     d_mean_d_add_b1 /= max(np.size(labels), 1)
     del mean_t1, mean_t2, one_hot_labels
     d_mean_d_W1 = images.T @ d_mean_d_add_b1
-    d_mean_d_b1 = np.sum(d_mean_d_add_b1, axis=0)
+    d_mean_d_b1 = d_mean_d_add_b1.sum(axis=0)
     return mean, d_mean_d_W1, d_mean_d_b1

@@ -240,7 +240,7 @@ def structural_ops(x, ids, weights):
         np.vdot(add_ids, add_ids)
         + np.vdot(identity_weights, identity_weights)
         + np.vdot(mul_weights, weights)
-        + np.sum(add_9_t0)
+        + add_9_t0.sum()
     )
     # Gradients
     d_add_9_d_identity_weights = np.multiply(identity_weights, 2, out=identity_weights)
@@ -341,7 +341,7 @@ def structural_ops(x, ids, weights):
         + _band_part(d_add_9_d_add_weights_1, 1, 0)
         + _scatter(
             _matrix_set_diag_zeros(
-                np.broadcast_to(np.sum(d_add_9_d_add_weights_1), (3,)), (3, 4)
+                np.broadcast_to(d_add_9_d_add_weights_1.sum(), (3,)), (3, 4)
             ),
             (4, 4),
             np.s_[:3],
@@ -529,7 +529,7 @@ def structural_ops(x, ids, weights):
         + _band_part(d_sum_5_d_add_weights, 1, 0)
         + _scatter(
             _matrix_set_diag_zeros(
-                np.broadcast_to(np.sum(d_sum_5_d_add_weights), (3,)), (3, 4)
+                np.broadcast_to(d_sum_5_d_add_weights.sum(), (3,)), (3, 4)
             ),
             (4, 4),
             np.s_[:3],
@@ -641,7 +641,7 @@ def _structural_ops_same_shapes(x, ids, weights):
         np.vdot(add_ids, add_ids)
         + np.vdot(identity_weights, identity_weights)
         + np.vdot(mul_weights, weights)
-        + np.sum(add_9_t0)
+        + add_9_t0.sum()
     )
     # Gradients
     d_add_9_d_identity_weights = np.multiply(identity_weights, 2, out=identity_weights)
@@ -738,7 +738,7 @@ def _structural_ops_same_shapes(x, ids, weights):
         + _band_part(d_add_9_d_add_weights_1, 1, 0)
         + _scatter(
             _matrix_set_diag_zeros(
-                np.broadcast_to(np.sum(d_add_9_d_add_weights_1), (3,)), (3, 4)
+                np.broadcast_to(d_add_9_d_add_weights_1.sum(), (3,)), (3, 4)
             ),
             (4, 4),
             np.s_[:3],
@@ -914,7 +914,7 @@ def _structural_ops_same_shapes(x, ids, weights):
         + _band_part(d_sum_5_d_add_weights, 1, 0)
         + _scatter(
             _matrix_set_diag_zeros(
-                np.broadcast_to(np.sum(d_sum_5_d_add_weights), (3,)), (3, 4)
+                np.broadcast_to(d_sum_5_d_add_weights.sum(), (3,)), (3, 4)
             ),
             (4, 4),
             np.s_[:3],

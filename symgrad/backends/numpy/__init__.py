@@ -18,6 +18,7 @@ NUMPY = Backend(
     # The template's imports and helpers; symgrad.naming keeps user names off them.
     reserved=frozenset(
         {"np", "numpy", "base64", "math", "_sum_to_shape", "_check", "rng", "_generators"}
+        | {"_take_rows", "_give_rows", "_SPARE_ROWS"}  # the pools' workspace
     ),
     printer=Printer,
 )

@@ -20,7 +20,8 @@ same computation the way NumPy code is tuned by hand:
   names are deleted after their last read, so arrays die early and NumPy takes
   memory that is already mapped for the next one.
 * many arrays of one shape alive at once (a deep chain's activations) come
-  from one block allocated per call (``Arena``), instead of one allocation each.
+  from one block (``Arena``) that calls hand on to each other, instead of one
+  allocation each per call.
 
 Only arrays this stage knows it allocated are ever overwritten: never an input,
 a module constant, a returned value, nor an array that a view (a reshape, a
@@ -469,6 +470,7 @@ def fast_lines(program: Program, printer: Printer) -> list[Line]:
     known = statement_naturals(program)
     table = program.dtypes_by_symbol()
     printer.table = table
+    printer.arrays = {s for s, signature in known.items() if s.is_Symbol and is_array(signature)}
     statements = program.statements
     buffers = Buffers.of(program, statements)
     guarded_symbols = guarded_statements(statements)
@@ -508,8 +510,16 @@ def fast_lines(program: Program, printer: Printer) -> list[Line]:
     for index, low in enumerate(lowered):
         if low.in_slot and index not in arena.slots:  # in no pool: a plain new array after all
             lowered[index] = _lower(statements[index], printer, known, low.reusable, None)
-    pools = arena.lines(statements[0].section) if statements else []
-    return pools + _with_deletes(statements, lowered, arena, known, buffers, guarded_symbols)
+    if not statements:
+        return []
+    if arena.pools:
+        printer.helpers_used.add("rows")  # the template's _take_rows and _give_rows
+    section = statements[-1].section
+    return (
+        arena.lines(statements[0].section)
+        + _with_deletes(statements, lowered, arena, known, buffers, guarded_symbols)
+        + arena.give_lines(section)
+    )
 
 
 def _with_deletes(
@@ -533,7 +543,7 @@ def _with_deletes(
     namer = Namer(
         [s.name for s in statements]
         + [str(s) for s in known if isinstance(s, sp.Symbol)]
-        + [name for name, _, _ in arena.pools]
+        + [name for name, *_ in arena.pools]
     )
     lines: list[Line] = []
     for index, (statement, low) in enumerate(zip(statements, lowered, strict=False)):
@@ -547,11 +557,10 @@ def _with_deletes(
             Line(text, statement.section, guarded, statement.comment if not position else "")
             for position, text in enumerate(texts)
         )
-        if index < len(statements) - 1:  # the return frees the last ones anyway
-            lines.extend(
-                Line(text, statement.section, False)
-                for text in sorted(arena.returns.get(index, []))
-            )
+        # Every pool array goes back, the last ones too: the pool is whole again for the next call.
+        lines.extend(
+            Line(text, statement.section, False) for text in sorted(arena.returns.get(index, []))
+        )
         done = sorted(
             [
                 str(s)
@@ -567,15 +576,22 @@ def _with_deletes(
 
 @dataclass
 class Arena:
-    """Pools of equal arrays, each cut from one block allocated once per call.
+    """Pools of equal arrays, each cut from one block that calls hand on to each other.
 
     A program that keeps many arrays alive at once (a deep chain's activations, kept for its
     backward pass) otherwise allocates each on its own; when the allocator gives that memory
     back to the system between calls, every call faults all those pages in again. Arrays of
-    one dtype and shape signature come from one pool, ``_float64_rows = list(np.empty((n, ...)))``:
-    an array is created with ``out=_float64_rows.pop()`` and goes back with
-    ``_float64_rows.append(name)`` after its last read, where it would have been deleted. The
-    lines stay the same when statements come and go, so generated code diffs stay local. Only
+    one dtype and shape signature come from one pool,
+    ``_float64_rows = _take_rows("_float64_rows", n, (...), np.float64)``: an array is created
+    with ``out=_float64_rows.pop()`` and goes back with ``_float64_rows.append(name)`` after
+    its last read, where it would have been deleted; before returning, the function gives the
+    whole pool back (``_give_rows``) for the next call to take. So a steady run allocates no
+    block at all, whatever the allocator does with freed memory (glibc keeps a freed block
+    mapped only once its thresholds have grown past the block's size). A call holds its block
+    until it returns: calls in several threads, or one inside another, never share one; the
+    module keeps, per pool, as many blocks as calls ran at once, and drops one whose shape no
+    longer fits. The lines stay the same when statements come and go, so generated code diffs
+    stay local. Only
     arrays that the function creates and computes in place, and neither returns nor lets a view
     escape, come from a pool, and only where a pool pays for its block: at least
     ``MINIMUM_ARRAYS`` alive at once, and (where the shape is static) ``MINIMUM_BYTES``.
@@ -586,7 +602,8 @@ class Arena:
 
     slots: dict[int, str] = field(default_factory=dict)  # creating statement -> ``pool.pop()``
     returns: dict[int, list[str]] = field(default_factory=dict)  # statement -> lines after it
-    pools: list[tuple[str, str, str]] = field(default_factory=list)  # (name, block shape, dtype)
+    # (name, arrays, one array's shape as the inside of a tuple literal, dtype)
+    pools: list[tuple[str, int, str, str]] = field(default_factory=list)
     members: set[sp.Symbol] = field(default_factory=set)  # every name that holds a pool array
 
     @classmethod
@@ -633,28 +650,27 @@ class Arena:
                 size is not None and peak * size * np.dtype(dtype).itemsize < cls.MINIMUM_BYTES
             ):
                 continue
-            name = _pool_name(dtype, sum(1 for pool in arena.pools if pool[2] == dtype))
+            name = _pool_name(dtype, sum(1 for pool in arena.pools if pool[3] == dtype))
             for buffer in group:
                 arena.slots[buffer] = f"{name}.pop()"
                 arena.returns.setdefault(ends[buffer], []).append(
                     f"{name}.append({holders[buffer][-1]})"
                 )
                 arena.members.update(holders[buffer])
-            shape = ", ".join(
-                [str(peak), *(str(d) if isinstance(d, int) else dims[d] for d in signature)]
-            )
-            arena.pools.append((name, shape, dtype))
+            row = [str(d) if isinstance(d, int) else dims[d] for d in signature]
+            arena.pools.append((name, peak, ", ".join(row) + ("," if len(row) == 1 else ""), dtype))
         return arena
 
     def lines(self, section: str) -> list[Line]:
+        """The pools' takes, at the top of the body."""
         return [
-            Line(
-                f"{name} = list(np.empty(({shape}){'' if dtype == 'float64' else f', dtype=np.{dtype}'}))",
-                section,
-                False,
-            )
-            for name, shape, dtype in self.pools
+            Line(f'{name} = _take_rows("{name}", {count}, ({shape}), np.{dtype})', section, False)
+            for name, count, shape, dtype in self.pools
         ]
+
+    def give_lines(self, section: str) -> list[Line]:
+        """The pools given back, whole, before the return."""
+        return [Line(f'_give_rows("{name}", {name})', section, False) for name, *_ in self.pools]
 
 
 def _static_size(signature: Signature) -> int | None:

@@ -90,5 +90,5 @@ def _linear_regression_same_shapes(x_input, y_input, weight, biases):
     loss = (sub_y_input @ sub_y_input) / 64
     # Gradients
     grad_w = -(sub_y_input @ x_input) / 32
-    grad_b = -np.sum(sub_y_input) / 32
+    grad_b = -sub_y_input.sum() / 32
     return loss, grad_w, grad_b
