@@ -86,6 +86,16 @@ def _add_windows(columns, shape, strides, dilations, padding):
     return total[:, top : top + h, left : left + w]
 
 
+def _image_chunks(x, row_size):
+    """Slices of the batch of NHWC ``x``, a few images each, so that the rows of
+    ``row_size`` elements a convolution makes of a chunk (at most one per pixel) stay
+    under 4M elements (16 MB of float32): they are read back while still in cache, and a
+    large batch (a whole test set) never needs all of them in memory at once."""
+    n, h, w = np.shape(x)[:3]
+    step = max(1, 2**22 // max(h * w * row_size, 1))
+    return [slice(start, start + step) for start in range(0, max(n, 1), step)]
+
+
 def _patches(x, kernel, strides, dilations, padding):
     """The windows of NHWC ``x`` copied once into rows (im2col): shape (batch, out_height,
     out_width, kernel_height * kernel_width * channels), each row in the order of an HWIO
@@ -99,17 +109,24 @@ def _patches(x, kernel, strides, dilations, padding):
 def _conv2d(x, filters, strides, dilations, padding):
     """TF's conv2d: each window of NHWC ``x`` contracted with the HWIO ``filters``."""
     kh, kw, c, c_out = np.shape(filters)
-    patches = _patches(x, (kh, kw), strides, dilations, padding)
     matrix = np.reshape(filters, (kh * kw * c, c_out))
-    rows = np.reshape(patches, (-1, kh * kw * c)) @ matrix
-    return np.reshape(rows, np.shape(patches)[:3] + (c_out,))
+    parts = []
+    for images in _image_chunks(x, kh * kw * c):
+        patches = _patches(x[images], (kh, kw), strides, dilations, padding)
+        rows = np.reshape(patches, (-1, kh * kw * c)) @ matrix
+        parts.append(np.reshape(rows, np.shape(patches)[:3] + (c_out,)))
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 def _conv2d_backprop_filter(x, dy, kernel, strides, dilations, padding):
     """The gradient of ``_conv2d`` in its filter of spatial size ``kernel``."""
-    patches = _patches(x, kernel, strides, dilations, padding)
-    rows = np.reshape(patches, (-1, np.shape(patches)[3]))
-    grad = rows.T @ np.reshape(dy, (-1, np.shape(dy)[3]))
+    size = kernel[0] * kernel[1] * np.shape(x)[3]
+    grad = None
+    for images in _image_chunks(x, size):
+        patches = _patches(x[images], kernel, strides, dilations, padding)
+        rows = np.reshape(patches, (-1, size))
+        part = rows.T @ np.reshape(dy[images], (-1, np.shape(dy)[3]))
+        grad = part if grad is None else grad + part
     return np.reshape(grad, tuple(kernel) + (np.shape(x)[3], np.shape(dy)[3]))
 
 
