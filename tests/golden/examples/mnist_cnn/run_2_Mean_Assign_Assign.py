@@ -155,12 +155,12 @@ def _add_windows(columns, shape, strides, dilations, padding):
 
 
 def _image_chunks(x, row_size):
-    """Slices of the batch of NHWC ``x``, a few images each, so that the rows of
-    ``row_size`` elements a convolution makes of a chunk (at most one per pixel) stay
-    under 4M elements (16 MB of float32): they are read back while still in cache, and a
-    large batch (a whole test set) never needs all of them in memory at once."""
+    """Slices of the batch of NHWC ``x``, so that the rows of ``row_size`` elements a
+    convolution makes of a slice (at most one per pixel) stay under 16M elements (64 MB
+    of float32): a large batch (a whole test set) never needs all of them in memory at
+    once, and a training batch is usually one slice."""
     n, h, w = np.shape(x)[:3]
-    step = max(1, 2**22 // max(h * w * row_size, 1))
+    step = max(1, 2**24 // max(h * w * row_size, 1))
     return [slice(start, start + step) for start in range(0, max(n, 1), step)]
 
 
