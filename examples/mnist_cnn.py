@@ -60,7 +60,9 @@ def max_pool_2x2(x):
     return tf.nn.max_pool(x, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="SAME")
 
 
-def main() -> float:
+def main(epochs: int = EPOCHS, batches_per_epoch: int | None = None) -> float:
+    """Train for ``epochs`` (``batches_per_epoch`` batches each, all by default); return the
+    test accuracy."""
     tf.set_random_seed(0)
     np.random.seed(0)
     train_x, train_y, test_x, test_y = digits_28x28()
@@ -97,9 +99,10 @@ def main() -> float:
     start = time.perf_counter()
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
-        for epoch in range(EPOCHS):
+        for epoch in range(epochs):
             order = np.random.permutation(len(train_x))
-            for i in range(0, len(order) - BATCH_SIZE + 1, BATCH_SIZE):
+            starts = range(0, len(order) - BATCH_SIZE + 1, BATCH_SIZE)
+            for i in starts[:batches_per_epoch]:
                 batch = order[i : i + BATCH_SIZE]
                 _, loss = sess.run(
                     [train_step, cross_entropy],

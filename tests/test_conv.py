@@ -4,6 +4,7 @@ small conv-pool-dense module in both forms."""
 
 from __future__ import annotations
 
+import runpy
 from pathlib import Path
 
 import numpy as np
@@ -243,3 +244,27 @@ def test_conv_pool_dense_module_matches_its_snapshot(symgrad_snapshot, optimize:
     loss, *grads = compiled(images, labels)
     assert loss.dtype == np.float32 and np.isfinite(loss)
     assert [g.shape for g in grads] == [(3, 3, 1, 4), (4,), (64, 3)]
+
+
+# --- large batches: the helpers work a few images at a time ----------------------------------
+
+
+def test_a_large_batch_gives_what_its_images_give_one_by_one() -> None:
+    """A batch whose im2col rows exceed the helpers' budget (16M elements) is computed a few
+    images at a time; the values and gradients are those of each image alone (one slice)."""
+    rng = np.random.default_rng(7)
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [None, 96, 96, 16], name="x")
+        w = sg.placeholder(sg.float32, [7, 7, 16, 4], name="w")
+        y = sg.nn.conv2d(x, w, [1, 1, 1, 1], "SAME")
+        loss = sg.reduce_sum(y * rng.standard_normal((96, 96, 4)).astype(np.float32))
+        f = sg.compile([y, *sg.gradients(loss, [x, w])], name="large_batch")
+    images = rng.standard_normal((3, 96, 96, 16)).astype(np.float32)
+    filters = rng.standard_normal((7, 7, 16, 4)).astype(np.float32)
+    slices = runpy.run_path(str(f.path))["_image_chunks"](images, 7 * 7 * 16)
+    assert len(slices) == 2  # 7.2M rows an image: two images, then one
+    y_all, dx_all, dw_all = f(images, filters)
+    alone = [f(images[i : i + 1], filters) for i in range(3)]
+    np.testing.assert_allclose(y_all, np.concatenate([a[0] for a in alone]), rtol=1e-6)
+    np.testing.assert_allclose(dx_all, np.concatenate([a[1] for a in alone]), rtol=1e-6)
+    np.testing.assert_allclose(dw_all, sum(a[2] for a in alone), rtol=1e-4, atol=1e-3)

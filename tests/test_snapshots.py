@@ -287,3 +287,27 @@ def test_generated_modules_are_ruff_formatted(corpus_modules: Path) -> None:
         text=True,
     )
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr
+
+
+def test_cnn_example_modules_match_their_snapshots(
+    symgrad_snapshot,  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys,  # type: ignore[no-untyped-def]
+) -> None:
+    """The modules ``examples/mnist_cnn.py``'s Session writes (initializer, training step,
+    accuracy), from one training step; the gradient of its first convolution in the images
+    is not computed, since no fetch needs it."""
+    pytest.importorskip("sklearn", reason="the CNN example needs scikit-learn (test extra)")
+    monkeypatch.setenv("SYMGRAD_CODEGEN_DIR", str(tmp_path))
+    sg.reset_default_graph()
+    example = runpy.run_path(str(ROOT / "examples" / "mnist_cnn.py"), run_name="mnist_cnn")
+    example["main"](epochs=1, batches_per_epoch=1)
+    capsys.readouterr()
+    generated = sorted(tmp_path.glob("*.py"))
+    assert len(generated) == 3, [p.name for p in generated]
+    step = generated[1].read_text()
+    calls = step.count("_conv2d_backprop_input(") - step.count("def _conv2d_backprop_input(")
+    assert calls == 1, "only the second convolution's input gradient is needed"
+    for path in generated:
+        symgrad_snapshot(path.read_text(), GOLDEN / "examples" / "mnist_cnn" / path.name)

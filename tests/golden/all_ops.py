@@ -153,26 +153,90 @@ def _add_windows(columns, shape, strides, dilations, padding):
     return total[:, top : top + h, left : left + w]
 
 
+def _image_chunks(x, row_size):
+    """Slices of the batch of NHWC ``x``, so that the rows of ``row_size`` elements a
+    convolution makes of a slice (at most one per pixel) stay under 16M elements (64 MB
+    of float32): a large batch (a whole test set) never needs all of them in memory at
+    once, and a training batch is usually one slice."""
+    n, h, w = np.shape(x)[:3]
+    step = max(1, 2**24 // max(h * w * row_size, 1))
+    return [slice(start, start + step) for start in range(0, max(n, 1), step)]
+
+
+def _patches(x, kernel, strides, dilations, padding):
+    """The windows of NHWC ``x`` copied once into rows (im2col): shape (batch, out_height,
+    out_width, kernel_height * kernel_width * channels), each row in the order of an HWIO
+    filter's first three axes, so that a convolution is one matrix product."""
+    windows = _windows(x, kernel, strides, dilations, padding, 0)
+    n, out_h, out_w, c = np.shape(windows)[:4]
+    rows = np.transpose(windows, (0, 1, 2, 4, 5, 3))
+    return np.reshape(rows, (n, out_h, out_w, kernel[0] * kernel[1] * c))
+
+
 def _conv2d(x, filters, strides, dilations, padding):
     """TF's conv2d: each window of NHWC ``x`` contracted with the HWIO ``filters``."""
-    windows = _windows(x, np.shape(filters)[:2], strides, dilations, padding, 0)
-    return np.tensordot(windows, filters, axes=((4, 5, 3), (0, 1, 2)))
+    kh, kw, c, c_out = np.shape(filters)
+    matrix = np.reshape(filters, (kh * kw * c, c_out))
+    parts = []
+    for images in _image_chunks(x, kh * kw * c):
+        patches = _patches(x[images], (kh, kw), strides, dilations, padding)
+        rows = np.reshape(patches, (-1, kh * kw * c)) @ matrix
+        parts.append(np.reshape(rows, np.shape(patches)[:3] + (c_out,)))
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 def _conv2d_backprop_input(dy, filters, shape, strides, dilations, padding):
     """The gradient of ``_conv2d`` in its input of ``shape`` (TF's conv2d_transpose)."""
-    columns = np.tensordot(dy, filters, axes=((3,), (3,)))  # (n, oh, ow, kh, kw, c)
-    return _add_windows(np.moveaxis(columns, 5, 3), shape, strides, dilations, padding)
+    parts = []
+    for images in _image_chunks(dy, np.size(filters) // np.shape(filters)[3]):
+        # (n, oh, ow, kh, kw, c), then each tap added back where it read
+        columns = np.tensordot(dy[images], filters, axes=((3,), (3,)))
+        columns = np.moveaxis(columns, 5, 3)
+        parts.append(_add_windows(columns, shape, strides, dilations, padding))
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 def _conv2d_backprop_filter(x, dy, kernel, strides, dilations, padding):
     """The gradient of ``_conv2d`` in its filter of spatial size ``kernel``."""
-    windows = _windows(x, kernel, strides, dilations, padding, 0)
-    return np.moveaxis(np.tensordot(windows, dy, axes=((0, 1, 2), (0, 1, 2))), 0, 2)
+    size = kernel[0] * kernel[1] * np.shape(x)[3]
+    grad = None
+    for images in _image_chunks(x, size):
+        patches = _patches(x[images], kernel, strides, dilations, padding)
+        rows = np.reshape(patches, (-1, size))
+        part = rows.T @ np.reshape(dy[images], (-1, np.shape(dy)[3]))
+        grad = part if grad is None else grad + part
+    return np.reshape(grad, tuple(kernel) + (np.shape(x)[3], np.shape(dy)[3]))
+
+
+def _blocks(x, ksize, padding, fill):
+    """The windows of a pooling whose strides equal its ``ksize`` (windows that do not
+    overlap): ``x``, padded with ``fill`` where SAME needs it, reshaped to (batch,
+    out_height, kernel_height, out_width, kernel_width, channels), a view when no
+    padding is needed."""
+    n, h, w, c = np.shape(x)
+    kh, kw = ksize
+    pads = [(0, 0), _pads(h, kh, kh, padding), _pads(w, kw, kw, padding), (0, 0)]
+    if pads != [(0, 0)] * 4:
+        x = np.pad(x, pads, constant_values=fill)
+    out_h, out_w = (h + sum(pads[1])) // kh, (w + sum(pads[2])) // kw
+    return np.reshape(x[:, : out_h * kh, : out_w * kw], (n, out_h, kh, out_w, kw, c))
+
+
+def _block_max(blocks):
+    """The maximum of each window of ``_blocks``, one kernel tap at a time (contiguous
+    channels: faster than ``np.max`` over the two strided kernel axes)."""
+    top = np.array(blocks[:, :, 0, :, 0])
+    for i in range(np.shape(blocks)[2]):
+        for j in range(np.shape(blocks)[4]):
+            if i or j:
+                np.maximum(top, blocks[:, :, i, :, j], out=top)
+    return top
 
 
 def _max_pool(x, ksize, strides, padding):
     """TF's max_pool: the maximum of each window (padding never wins)."""
+    if tuple(strides) == tuple(ksize):
+        return _block_max(_blocks(x, ksize, padding, -np.inf))
     return np.max(_windows(x, ksize, strides, (1, 1), padding, -np.inf), axis=(4, 5))
 
 
@@ -184,8 +248,38 @@ def _first_max(x, ksize, strides, padding):
     return np.argmax(flat, axis=-1)
 
 
+def _first_max_taps(blocks):
+    """``_first_max`` for the windows of ``_blocks``: for each kernel tap (i, j) in
+    row-major order, a mask of the windows whose first maximum the tap holds (a NaN
+    counts as a maximum, as in ``np.argmax``)."""
+    top = _block_max(blocks)
+    free = np.ones(np.shape(top), dtype=bool)
+    for i in range(np.shape(blocks)[2]):
+        for j in range(np.shape(blocks)[4]):
+            tap = blocks[:, :, i, :, j]
+            first = (tap == top) | np.isnan(tap)
+            first &= free
+            free &= ~first  # a later tie in the same window loses
+            yield i, j, first
+
+
 def _max_pool_grad(x, dy, ksize, strides, padding):
     """The gradient of ``_max_pool``: each window's ``dy`` goes to its first maximum."""
+    if tuple(strides) == tuple(ksize):
+        blocks = _blocks(x, ksize, padding, -np.inf)
+        grad = np.empty(np.shape(blocks), dtype=dy.dtype)
+        for i, j, first in _first_max_taps(blocks):
+            grad[:, :, i, :, j] = np.where(first, dy, 0)
+        n, out_h, kh, out_w, kw, c = np.shape(grad)
+        h, w = np.shape(x)[1:3]
+        top, left = _pads(h, kh, kh, padding)[0], _pads(w, kw, kw, padding)[0]
+        grad = np.reshape(grad, (n, out_h * kh, out_w * kw, c))
+        grad = grad[:, top : top + h, left : left + w]
+        # VALID leaves the rows and columns past the last whole window unread: zeros.
+        unread = (h - np.shape(grad)[1], w - np.shape(grad)[2])
+        if unread != (0, 0):
+            grad = np.pad(grad, [(0, 0), (0, unread[0]), (0, unread[1]), (0, 0)])
+        return grad
     first = _first_max(x, ksize, strides, padding)
     taps = np.arange(ksize[0] * ksize[1])
     routed = np.where(first[..., None] == taps, dy[..., None], 0)
@@ -195,6 +289,14 @@ def _max_pool_grad(x, dy, ksize, strides, padding):
 
 def _max_pool_grad_grad(x, g, ksize, strides, padding):
     """The gradient of ``_max_pool_grad`` in ``dy``: ``g`` read at each window's first maximum."""
+    if tuple(strides) == tuple(ksize):
+        blocks = _blocks(x, ksize, padding, -np.inf)
+        g_blocks = _blocks(g, ksize, padding, 0)
+        n, out_h, _, out_w, _, c = np.shape(g_blocks)
+        result = np.zeros((n, out_h, out_w, c), dtype=g.dtype)
+        for i, j, first in _first_max_taps(blocks):
+            np.copyto(result, g_blocks[:, :, i, :, j], where=first)
+        return result
     first = _first_max(x, ksize, strides, padding)
     windows = _windows(g, ksize, strides, (1, 1), padding, 0)
     flat = np.reshape(windows, np.shape(windows)[:4] + (ksize[0] * ksize[1],))

@@ -40,6 +40,7 @@ CORPORA = {
     "programs_train": "tf_fixtures_train.json",
     "programs_layers": "tf_fixtures_layers.json",
     "programs_conv": "tf_fixtures_conv.json",
+    "programs_pool_blocks": "tf_fixtures_pool_blocks.json",
     "programs_shapes": "tf_fixtures_shapes.json",
     "programs_elemops": "tf_fixtures_elemops.json",
     "programs_structops": "tf_fixtures_structops.json",
