@@ -394,16 +394,16 @@ def run_2(
     dropout = dropout_t0 * relu_1
     add_dropout = dropout @ variable_6
     add_dropout += variable_7
-    xent_labels_t0 = np.max(add_dropout, axis=1, keepdims=True, initial=-np.inf)
+    xent_labels_t0 = add_dropout.max(axis=1, keepdims=True, initial=-np.inf)
     xent_labels_t1_arg = add_dropout - xent_labels_t0
     xent_labels_t1 = np.exp(xent_labels_t1_arg, out=xent_labels_t1_arg)
     del xent_labels_t1_arg
-    xent_labels_t2 = np.sum(xent_labels_t1, axis=1, keepdims=True)
+    xent_labels_t2 = xent_labels_t1.sum(axis=1, keepdims=True)
     xent_labels = -np.sum(
         labels * (add_dropout - xent_labels_t0 - np.log(xent_labels_t2)), axis=1
     )
     del add_dropout, xent_labels_t0
-    mean = np.mean(xent_labels)
+    mean = xent_labels.mean()
     # Gradients
     d_mean_d_add_dropout = xent_labels_t1 / xent_labels_t2 - labels
     d_mean_d_add_dropout /= max(np.size(xent_labels), 1)
@@ -446,7 +446,7 @@ def run_2(
     add_Variable_Adam_1 += 0.0009999871 * d_mean_d_variable**2
     del d_mean_d_variable
     # Gradients
-    d_mean_d_variable_1 = np.sum(d_mean_d_add_images_1, axis=(0, 1, 2))
+    d_mean_d_variable_1 = d_mean_d_add_images_1.sum(axis=(0, 1, 2))
     del d_mean_d_add_images_1
     # Forward
     add_Variable_1_Adam = Variable_1_Adam * 0.9
@@ -466,7 +466,7 @@ def run_2(
     add_Variable_2_Adam_1 += 0.0009999871 * d_mean_d_variable_2**2
     del d_mean_d_variable_2
     # Gradients
-    d_mean_d_variable_3 = np.sum(d_mean_d_add_images, axis=(0, 1, 2))
+    d_mean_d_variable_3 = d_mean_d_add_images.sum(axis=(0, 1, 2))
     del d_mean_d_add_images
     # Forward
     add_Variable_3_Adam = Variable_3_Adam * 0.9
@@ -484,7 +484,7 @@ def run_2(
     add_Variable_4_Adam_1 += 0.0009999871 * d_mean_d_variable_4**2
     del d_mean_d_variable_4
     # Gradients
-    d_mean_d_variable_5 = np.sum(d_mean_d_add, axis=0)
+    d_mean_d_variable_5 = d_mean_d_add.sum(axis=0)
     del d_mean_d_add
     # Forward
     add_Variable_5_Adam = Variable_5_Adam * 0.9
@@ -502,7 +502,7 @@ def run_2(
     add_Variable_6_Adam_1 += 0.0009999871 * d_mean_d_variable_6**2
     del d_mean_d_variable_6
     # Gradients
-    d_mean_d_variable_7 = np.sum(d_mean_d_add_dropout, axis=0)
+    d_mean_d_variable_7 = d_mean_d_add_dropout.sum(axis=0)
     del d_mean_d_add_dropout
     # Forward
     add_Variable_7_Adam = Variable_7_Adam * 0.9
