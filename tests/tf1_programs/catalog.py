@@ -40,13 +40,7 @@ NOT_YET = frozenset(
 
 # Programs that fail under symgrad for a reason other than a missing name, with the reason.
 # Each is an expected failure (strict) like the ones above: fix the gap, then delete the entry.
-GAPS: dict[str, str] = {
-    "morvan_501_dropout": (
-        "tf.where with a condition of unknown rank (a placeholder declared without a shape, as"
-        " layers.dropout(training=is_training) gets it) loses its branches' shape, so the next"
-        " layers.dense cannot see its input's rank; TF1 keeps the branches' shape"
-    ),
-}
+GAPS: dict[str, str] = {}
 
 
 @dataclass(frozen=True)
