@@ -498,3 +498,21 @@ if not TYPE_CHECKING:
 
     def __getattr__(name: str) -> Any:
         raise missing_attribute(__name__, "", name)
+
+
+# Shape-less feeds, the error function, local variables and streaming metrics (issue 15).
+from . import metrics
+from .ops.array_ops import ensure_shape
+from .ops.elementwise import erf, erfc
+from .ops.moving_averages import moving_average_variables
+from .ops.state import local_variables, local_variables_initializer
+
+__all__ += [
+    "metrics",
+    "ensure_shape",
+    "erf",
+    "erfc",
+    "moving_average_variables",
+    "local_variables",
+    "local_variables_initializer",
+]

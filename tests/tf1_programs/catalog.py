@@ -29,14 +29,7 @@ PROGRAMS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "program
 # when a name lands the programs that need it turn from xfail into XPASS (a strict failure) and
 # tests/test_tf1_programs.py::test_not_yet_names_are_missing names it: then delete it here.
 # No program uses these now; they stay listed as the TF1 names the tutorials use that are missing.
-NOT_YET = frozenset(
-    {
-        "tf.local_variables_initializer",
-        "tf.losses.sparse_softmax_cross_entropy",
-        "tf.metrics.accuracy",
-        "tf.train.ExponentialMovingAverage",
-    }
-)
+NOT_YET: frozenset[str] = frozenset()
 
 # Programs that fail under symgrad for a reason other than a missing name, with the reason.
 # Each is an expected failure (strict) like the ones above: fix the gap, then delete the entry.
