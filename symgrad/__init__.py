@@ -501,11 +501,11 @@ if not TYPE_CHECKING:
 
 
 # Shape-less feeds, the error function, local variables and streaming metrics (issue 15).
-from . import metrics
-from .ops.array_ops import ensure_shape
-from .ops.elementwise import erf, erfc
-from .ops.moving_averages import moving_average_variables
-from .ops.state import local_variables, local_variables_initializer
+from . import metrics  # noqa: E402
+from .ops.array_ops import ensure_shape  # noqa: E402
+from .ops.elementwise import erf, erfc  # noqa: E402
+from .ops.moving_averages import moving_average_variables  # noqa: E402
+from .ops.state import local_variables, local_variables_initializer  # noqa: E402
 
 __all__ += [
     "metrics",

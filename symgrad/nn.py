@@ -101,6 +101,6 @@ __all__ += [
 
 
 # top_k (issue 15).
-from .ops.sorting import top_k
+from .ops.sorting import top_k  # noqa: E402
 
 __all__ += ["top_k"]

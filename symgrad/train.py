@@ -666,6 +666,6 @@ if not TYPE_CHECKING:
 
 
 # Moving averages of variables (issue 15).
-from .ops.moving_averages import ExponentialMovingAverage
+from .ops.moving_averages import ExponentialMovingAverage  # noqa: E402
 
 __all__ += ["ExponentialMovingAverage"]

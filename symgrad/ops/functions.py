@@ -621,14 +621,14 @@ class Erf(_Elementwise):
     """The error function; d/dx = 2/sqrt(pi) * exp(-x**2) (TF's ErfGrad)."""
 
     def fdiff(self, argindex: int = 1) -> sp.Expr:
-        return TWO_OVER_SQRT_PI * sp.exp(-self.args[0] ** 2)
+        return TWO_OVER_SQRT_PI * sp.exp(-(self.args[0] ** 2))
 
 
 class Erfc(_Elementwise):
     """``1 - erf(x)``, computed without cancellation; d/dx = -2/sqrt(pi) * exp(-x**2)."""
 
     def fdiff(self, argindex: int = 1) -> sp.Expr:
-        return -TWO_OVER_SQRT_PI * sp.exp(-self.args[0] ** 2)
+        return -TWO_OVER_SQRT_PI * sp.exp(-(self.args[0] ** 2))
 
 
 class _Logical(_Elementwise):

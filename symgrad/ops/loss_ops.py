@@ -140,9 +140,7 @@ def softmax_cross_entropy(
             classes = cast(shape(labels)[-1], logits.dtype)
             labels = labels * (1 - label_smoothing) + label_smoothing / classes
         labels = stop_gradient(labels)
-        losses = softmax_cross_entropy_with_logits_v2(
-            labels=labels, logits=logits, name="xentropy"
-        )
+        losses = softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits, name="xentropy")
         return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
 
 

@@ -11,9 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
 from .. import dtypes as _dtypes
 from ..errors import DTypeError, InvalidArgumentError
-from ..graph import Operation, Tensor, get_default_graph
+from ..graph import Operation, Tensor, ancestors, get_default_graph
 from .elementwise import cast, minimum
 from .sources import convert_to_tensor
 from .state import Variable, assign_sub, global_variables, group, trainable_variables
@@ -25,6 +27,21 @@ MOVING_AVERAGE_VARIABLES = GraphKeys.MOVING_AVERAGE_VARIABLES
 def moving_average_variables() -> list:
     """The variables that an ``ExponentialMovingAverage`` averages (TF1's collection)."""
     return get_collection(MOVING_AVERAGE_VARIABLES)
+
+
+def _assigned_before(graph: Any) -> dict[Variable, Tensor]:
+    """The new value of each variable that the enclosing ``control_dependencies`` blocks assign.
+
+    ``with control_dependencies([train_op]): ema.apply(...)`` averages the trained values in
+    TF, which reads a variable after its control inputs ran; a Session here computes a run
+    from the values at its start, so the update reads the assignment's value instead.
+    """
+    roots = [c.op if isinstance(c, Tensor) else c for c in graph.current_control_inputs()]
+    found: dict[Variable, Tensor] = {}
+    for op in ancestors(roots, control=True):
+        if op.type == "Assign":
+            found[op.attrs["variable"]] = op.outputs[0]
+    return found
 
 
 class ExponentialMovingAverage:
@@ -89,17 +106,25 @@ class ExponentialMovingAverage:
                     var.initial_value, name=self.average_name(var), trainable=False
                 )
             graph.add_to_collection(MOVING_AVERAGE_VARIABLES, var)
+        assigned = _assigned_before(graph)
         with graph.name_scope(self._name) as scope:
             decay: Tensor = convert_to_tensor(self._decay, dtype=_dtypes.float32)
             if self._num_updates is not None:
                 steps = cast(convert_to_tensor(self._num_updates), _dtypes.float32)
                 decay = minimum(decay, (1.0 + steps) / (10.0 + steps))
+            # TF's assign_moving_average: 1 - decay in float32, then in the average's dtype
+            # (a number is subtracted here: SymPy would fold 1 - 0.9 exactly).
+            if isinstance(self._decay, Tensor) or self._num_updates is not None:
+                rate32: Any = 1.0 - decay
+            else:
+                rate32 = np.float32(1.0) - np.float32(self._decay)
             updates = []
             for var in variables:
                 average = self._averages[var]
-                rate = 1.0 - cast(decay, average.dtype)
-                updates.append(assign_sub(average, (average - var) * rate))
-            return group(*updates, name=scope.rstrip("/") or self._name)
+                rate = cast(rate32, average.dtype)
+                value = assigned.get(var, var)
+                updates.append(assign_sub(average, (average - value) * rate))
+            return group(*updates, name=scope)
 
     def average(self, var: Any) -> Variable | None:
         """The shadow variable of ``var`` (None if ``apply`` did not see it)."""
