@@ -119,6 +119,13 @@ PROGRAMS: dict[str, Program] = {
     "hunkim_lab11_mnist_cnn_class": Program(_mnist(acc_tol=0.06, cost_tol=0.1)),
     "hunkim_lab11_mnist_cnn_layers": Program(_mnist(acc_tol=0.06, cost_tol=0.1)),
     "hunkim_lab13_mnist_scope": Program(_mnist()),
+    "tensorflow_custom_estimator_iris": Program(
+        {
+            "accuracy": _acc(r"Test set accuracy:\s*([0-9.]+)", tol=0.07),
+            "loss": _loss(expr="float(final_loss)", tol=0.05),
+        },
+        notes="30 test flowers: one flower is 0.033 of accuracy",
+    ),
     "morvan_304_optimizer": Program(
         {
             f"loss_{label}": _loss(expr=f"float(np.mean(losses_his[{i}][-50:]))", tol=0.005)
