@@ -43,6 +43,10 @@ def test_static_shapes_are_tensorflows() -> None:
         assert xent.shape == (None,)
         chosen = sg.where(sg.placeholder(sg.bool), sg.ones([2, 3]), sg.zeros([2, 3]))
         assert chosen.shape == (2, 3)
+        # A Python number as a branch takes the other branch's dtype.
+        x = sg.placeholder(sg.float64, [None, 2])
+        either = sg.where(sg.placeholder(sg.bool), x, 0.0)
+        assert (either.shape, either.dtype) == ((None, 2), sg.float64)
 
 
 @FORMS

@@ -145,8 +145,9 @@ def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None)
             # A condition of unknown rank (a shape-less bool placeholder, as in
             # layers.dropout(training=is_training)): TF's Select keeps the branches' shape and
             # takes a scalar, a vector of rows or a full condition at run time.
-            x, y = convert_to_tensor(x), convert_to_tensor(y)
-            if y.dtype != x.dtype and not isinstance(y, Tensor):
+            if not isinstance(x, Tensor):
+                x = convert_to_tensor(x, dtype=y.dtype if isinstance(y, Tensor) else None)
+            if not isinstance(y, Tensor):
                 y = convert_to_tensor(y, dtype=x.dtype)
             condition = _select_condition(condition, x, y)
     return _select(condition, x, y, name)
