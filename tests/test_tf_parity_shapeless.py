@@ -3,18 +3,35 @@ TensorFlow 1 (issue 15): the corpus in tf_parity/programs_shapeless.py, recorded
 tf_parity/record_tf.py into tf_parity/tf_fixtures_shapeless.json, compared as in
 tests/test_tf_parity.py (fast and readable forms). Feeds of the wrong shape fail when the
 graph runs with an error that names the op, the tensor and the shapes.
+
+Profiles (``SYMGRAD_TF1GAPS_PROFILE``): ``ci`` (default) runs the corpus in the fast form;
+``full`` also in the readable form::
+
+    SYMGRAD_TF1GAPS_PROFILE=full python -m pytest tests/test_tf_parity_shapeless.py tests/test_tf_parity_tf1gaps.py
 """
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 import pytest
 
 import symgrad as sg
 from symgrad.errors import ExecutionValueError
-from tests.test_tf_parity import FORMS, assert_matches_tensorflow, corpus_params, load_fixtures
+from tests.test_tf_parity import assert_matches_tensorflow, corpus_params, load_fixtures
 from tests.tf_parity.programs_shapeless import PROGRAMS
 
+PROFILE = os.environ.get("SYMGRAD_TF1GAPS_PROFILE", "ci")
+# The readable form of the corpus runs in the full profile (the CI budget is nearly spent).
+FORMS = pytest.mark.parametrize(
+    "optimize",
+    [
+        True,
+        pytest.param(False, marks=pytest.mark.skipif(PROFILE != "full", reason="profile full")),
+    ],
+    ids=["fast", "readable"],
+)
 FIXTURES = load_fixtures("tf_fixtures_shapeless.json")
 
 # program name -> what goes wrong (TensorFlow 2.21 compat.v1 vs symgrad).

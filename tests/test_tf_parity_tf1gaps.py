@@ -4,11 +4,17 @@ embedding_lookup. The corpus is tf_parity/programs_tf1gaps.py, recorded by
 tf_parity/record_tf.py into tf_parity/tf_fixtures_tf1gaps.json and compared as in
 tests/test_tf_parity.py; programs with ``"before"`` ops (metric updates, averaging steps) run
 in a Session, the others in the fast and the readable form.
+
+Profiles (``SYMGRAD_TF1GAPS_PROFILE``): ``ci`` (default) runs the corpus in the fast form;
+``full`` also in the readable form::
+
+    SYMGRAD_TF1GAPS_PROFILE=full python -m pytest tests/test_tf_parity_shapeless.py tests/test_tf_parity_tf1gaps.py
 """
 
 from __future__ import annotations
 
 import math
+import os
 import warnings
 
 import numpy as np
@@ -16,7 +22,6 @@ import pytest
 
 import symgrad as sg
 from tests.test_tf_parity import (
-    FORMS,
     _non_finite,
     assert_matches_tensorflow,
     compare_fetches,
@@ -26,6 +31,16 @@ from tests.test_tf_parity import (
 from tests.test_tf_parity_fidelity import _run_in_session
 from tests.tf_parity.programs_tf1gaps import PROGRAMS
 
+PROFILE = os.environ.get("SYMGRAD_TF1GAPS_PROFILE", "ci")
+# The readable form of the corpus runs in the full profile (the CI budget is nearly spent).
+FORMS = pytest.mark.parametrize(
+    "optimize",
+    [
+        True,
+        pytest.param(False, marks=pytest.mark.skipif(PROFILE != "full", reason="profile full")),
+    ],
+    ids=["fast", "readable"],
+)
 FIXTURES = load_fixtures("tf_fixtures_tf1gaps.json")
 
 # program name -> what goes wrong (TensorFlow 2.21 compat.v1 vs symgrad).
