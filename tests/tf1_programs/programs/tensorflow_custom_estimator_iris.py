@@ -1,4 +1,4 @@
-# Modeled on tensorflow/models/samples/core/get_started/custom_estimator.py (iris: two dense layers of 10 units, tf.losses.sparse_softmax_cross_entropy, tf.metrics.accuracy, Adagrad), run in a Session loop instead of an Estimator; written for symgrad's tests, not copied.
+# Modeled on tensorflow/models/samples/core/get_started/custom_estimator.py (iris: two dense layers of 10 units, tf.losses.sparse_softmax_cross_entropy, tf.metrics.accuracy, Adagrad; a Session loop in place of the Estimator); written for symgrad's tests, not copied.
 # Data: scikit-learn's iris (the tutorial downloads the same 150 flowers as CSV files), split 120/30.
 import numpy as np
 from tf1_data import iris_csv
