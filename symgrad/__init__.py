@@ -498,3 +498,21 @@ if not TYPE_CHECKING:
 
     def __getattr__(name: str) -> Any:
         raise missing_attribute(__name__, "", name)
+
+
+# Shape-less feeds, the error function, local variables and streaming metrics (issue 15).
+from . import metrics  # noqa: E402
+from .ops.array_ops import ensure_shape  # noqa: E402
+from .ops.elementwise import erf, erfc  # noqa: E402
+from .ops.moving_averages import moving_average_variables  # noqa: E402
+from .ops.state import local_variables, local_variables_initializer  # noqa: E402
+
+__all__ += [
+    "metrics",
+    "ensure_shape",
+    "erf",
+    "erfc",
+    "moving_average_variables",
+    "local_variables",
+    "local_variables_initializer",
+]

@@ -214,8 +214,13 @@ class Graph:
         return op
 
     def unique_name(self, name: str) -> str:
-        """TF's rule: ``scope/name``, then ``name_1``, ``name_2``... on reuse."""
+        """TF's rule: ``scope/name``, then ``name_1``, ``name_2``... on reuse; a name that ends
+        in ``/`` (what ``name_scope`` yields) names an op after its scope, as it is."""
         name = str(name)
+        if len(name) > 1 and name.endswith("/"):
+            full = name[:-1]
+            self._names_in_use.setdefault(full.lower(), 1)
+            return full
         if not _VALID_NAME.match(name):
             # TF rejects such names; we keep the user's text (naming.py sanitises it
             # for code) but strip what would break the scope/name:index syntax.
@@ -260,6 +265,10 @@ class Graph:
             yield
         finally:
             self._control_stack = saved
+
+    def current_control_inputs(self) -> list[Any]:
+        """The control inputs of the enclosing ``control_dependencies`` blocks, outermost first."""
+        return [c for block in self._control_stack for c in block]
 
     @contextlib.contextmanager
     def _building_gradients(self) -> Iterator[None]:

@@ -2,6 +2,12 @@
 
 from typing import TYPE_CHECKING, Any
 
+from .ops.loss_ops import (
+    Reduction,
+    compute_weighted_loss,
+    softmax_cross_entropy,
+    sparse_softmax_cross_entropy,
+)
 from .ops.nn_ops import mean_squared_error
 from .ops.variable_scope import (
     add_loss,
@@ -19,6 +25,10 @@ __all__ = [
     "get_regularization_loss",
     "get_regularization_losses",
     "get_total_loss",
+    "Reduction",
+    "compute_weighted_loss",
+    "softmax_cross_entropy",
+    "sparse_softmax_cross_entropy",
 ]
 
 

@@ -194,3 +194,10 @@ __all__ += [
 ]
 
 divide_no_nan = div_no_nan
+
+
+# The error function and top_k (issue 15).
+from .ops.elementwise import erf, erfc  # noqa: E402
+from .ops.sorting import top_k  # noqa: E402
+
+__all__ += ["erf", "erfc", "top_k"]

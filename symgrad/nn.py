@@ -98,3 +98,9 @@ __all__ += [
     "local_response_normalization",
     "lrn",
 ]
+
+
+# top_k (issue 15).
+from .ops.sorting import top_k  # noqa: E402
+
+__all__ += ["top_k"]

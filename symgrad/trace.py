@@ -320,7 +320,19 @@ class Tracer:
             (s for s in before - expr.free_symbols if self.float_symbols.get(s) == dtype),
             key=str,
         )
-        return expr + F.NanUnlessFinite(*lost) if lost else expr
+        if not lost:
+            return expr
+        # A symbol read inside a reduction (or another structural node) need not have the op's
+        # shape (``0 * cross_entropy(logits)``): keep that operand's value instead.
+        kept: list[sp.Expr] = []
+        for value in used:
+            gone = [s for s in lost if s in value.expr.free_symbols]
+            if gone and value.expr.atoms(F._Structural) and value.dtype == dtype:
+                kept.append(value.expr)
+            else:
+                kept.extend(gone)
+        kept = list(dict.fromkeys(kept))
+        return expr + F.NanUnlessFinite(*kept)
 
     def _remember(self, expr: sp.Expr, natural: Signature | None) -> None:
         if natural is not None:

@@ -663,3 +663,9 @@ if not TYPE_CHECKING:
 
     def __getattr__(name: str) -> Any:
         raise missing_attribute(__name__, "train", name)
+
+
+# Moving averages of variables (issue 15).
+from .ops.moving_averages import ExponentialMovingAverage  # noqa: E402
+
+__all__ += ["ExponentialMovingAverage"]

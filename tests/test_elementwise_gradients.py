@@ -30,6 +30,7 @@ from its id, so a case gives the same numbers alone or in the whole run.
 
 from __future__ import annotations
 
+import math
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -297,6 +298,9 @@ UNARY_OPS = [
         NONZERO,
     ),
     Op("nn.softsign", sg.nn.softsign, lambda x: x / (1 + np.abs(x)), REAL),
+    # issue 15: the error function (NumPy has none; the C library's is the reference)
+    Op("erf", sg.erf, np.vectorize(math.erf), unary(real(-2.5, 2.5))),
+    Op("erfc", sg.erfc, np.vectorize(math.erfc), unary(real(-2.5, 2.5))),
     Op(
         "nn.leaky_relu",
         sg.nn.leaky_relu,
@@ -907,6 +911,8 @@ SECOND_ORDER_OPS = [
         "nn.elu",
         "nn.selu",
         "nn.softsign",
+        "erf",
+        "erfc",
     }
 ]
 SECOND_ORDER_SHAPES = [arg([]), arg([2, 3]), arg([None], [5]), arg(None, [3])]
@@ -1195,6 +1201,9 @@ COVERED_ELEMENTWISE = {
     "nn.relu6",
     "nn.selu",
     "nn.softsign",
+    # issue 15: the error function
+    "erf",
+    "erfc",
 }
 
 

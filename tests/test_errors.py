@@ -459,11 +459,6 @@ def _() -> Any:
     return sg.matmul(sg.placeholder(sg.float32, shape=[], name="s"), _a())
 
 
-@bad("matmul-unknown-rank", sg.ShapeError, ValueError, "MatMul", "'u:0'", "<unknown>", "rank 2")
-def _() -> Any:
-    return sg.matmul(sg.placeholder(sg.float32, name="u"), _a())
-
-
 @bad(
     "matmul-batch-dims",
     sg.ShapeError,

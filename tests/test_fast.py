@@ -317,3 +317,21 @@ def test_fast_names_hold_only_the_value_they_name() -> None:
     assert lines.index("tanh_b1_arg = images @ W1") < lines.index("tanh_b1_arg += b1")
     # The alias would keep the array alive past tanh_b1's last read.
     assert "del tanh_b1_arg" in lines
+
+
+@pytest.mark.parametrize("function", [sg.tan, sg.asinh, sg.ceil])
+def test_tf1_unary_ufuncs_compute_in_place(function) -> None:  # type: ignore[no-untyped-def]
+    """The elementwise functions TF1 programs use write into their argument's dying array."""
+
+    def build() -> tuple:
+        weights = np.random.default_rng(3)
+        images = sg.placeholder(sg.float64, shape=[None, 6], name="images")
+        w1 = sg.Variable(weights.standard_normal((6, 5)) / 4, name="W1")
+        b1 = sg.Variable(weights.standard_normal(5) / 4, name="b1")
+        w2 = sg.Variable(weights.standard_normal((5, 3)), name="W2")
+        loss = sg.reduce_mean(sg.exp(function(images @ w1 + b1) @ w2 - 1.0))
+        return [loss, *sg.gradients(loss, [w2])], [images, w1, b1, w2]
+
+    source, _, _ = both_forms(build, [rng.standard_normal((4, 6)) / 4])
+    ufunc = {sg.tan: "tan", sg.asinh: "arcsinh", sg.ceil: "ceil"}[function]
+    assert any(f"np.{ufunc}(" in line and "out=" in line for line in body(source)), source

@@ -69,10 +69,6 @@ KNOWN_BUGS = {
         "the gradient of an einsum whose '...' broadcasts a dim of unknown size is not summed "
         "back to the operand's shape (general code, both forms)"
     ),
-    ("tensor", "nn_softmax_ce_v2_f32_placeholders", "shapeless"): (
-        "softmax_cross_entropy_with_logits_v2 of logits of unknown rank gets a tuple signature, "
-        "and the reduction over it then raises TypeError in squeeze_axes (main has it too)"
-    ),
 }
 
 

@@ -38,8 +38,8 @@ MODULES = {
         (sg.train, "MonitoredTrainingSession", "`tf.Session` and a training loop"),
         (sg.contrib.layers, "fully_connected", "`tf.layers.dense`"),
         (sg.linalg, "inv", "NumPy outside the graph"),
-        (sg.losses, "softmax_cross_entropy", "softmax_cross_entropy_with_logits_v2"),
-        (sg.math, "top_k", "tf.argmax"),
+        (sg.losses, "sigmoid_cross_entropy", "sigmoid_cross_entropy_with_logits"),
+        (sg.train, "FtrlOptimizer", "`tf.train.AdagradOptimizer`"),
     ],
 )
 def test_a_missing_tf1_name_says_what_to_use(module, name: str, substitute: str) -> None:  # type: ignore[no-untyped-def]

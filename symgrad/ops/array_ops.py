@@ -21,10 +21,13 @@ from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Operation, Tensor, get_default_graph
 from ..shapes import (
     Shape,
+    as_shape,
     broadcast_shapes,
+    broadcast_signatures,
     format_shape,
     is_fully_defined,
     num_elements,
+    shapes_compatible,
     signature,
 )
 from ..signatures import reduced_axes_of
@@ -138,7 +141,44 @@ def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None)
         ):
             # a size-1 axis for every axis after the first: the condition broadcasts per row
             condition = reshape(condition, [-1] + [1] * (len(widest) - 1))
+        elif condition.shape is None and _shape_of(x) is not None and _shape_of(y) is not None:
+            # A condition of unknown rank (a shape-less bool placeholder, as in
+            # layers.dropout(training=is_training)): TF's Select keeps the branches' shape and
+            # takes a scalar, a vector of rows or a full condition at run time.
+            if not isinstance(x, Tensor):
+                x = convert_to_tensor(x, dtype=y.dtype if isinstance(y, Tensor) else None)
+            if not isinstance(y, Tensor):
+                y = convert_to_tensor(y, dtype=x.dtype)
+            condition = _select_condition(condition, x, y)
     return _select(condition, x, y, name)
+
+
+def _select_condition(condition: Tensor, x: Tensor, y: Tensor) -> Tensor:
+    """``condition`` (of unknown rank) spread over the broadcast shape of ``x`` and ``y``."""
+    try:
+        shape = broadcast_shapes(x.shape, y.shape)
+    except ValueError:
+        raise ShapeError(
+            f"symgrad: Select: branches '{x.name}' {format_shape(x.shape)} and '{y.name}' "
+            f"{format_shape(y.shape)} do not broadcast"
+        ) from None
+    return _op("SelectCondition", [condition, x, y], {}, shape, condition.dtype, None)
+
+
+def _select_condition_signature(op: Operation, sigs: Sequence[Any]) -> Any:
+    return broadcast_signatures(sigs[1], sigs[2])
+
+
+register(
+    OpDef(
+        "SelectCondition",
+        lower=lambda op, xs: helper("_select_condition", xs[0], xs[1], xs[2], dtype="bool"),
+        gradient=lambda op, grad: [None, None, None],
+        materialized_inputs=lambda op: (1, 2),
+        shape_only_inputs=(1, 2),
+        signature=_select_condition_signature,
+    )
+)
 
 
 def _shape_of(value: Any) -> Shape:
@@ -1349,6 +1389,63 @@ def _lower_one_hot(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
 
 
 register(OpDef("OneHot", lower=_lower_one_hot, gradient=None))
+
+
+def one_hot_like(labels: Tensor, logits: Tensor, name: str | None = None) -> Tensor:
+    """``one_hot(labels, depth)`` in ``logits``' dtype, where ``depth`` is the size of the last
+    axis of ``logits`` at run time (the cross-entropy of logits whose class count is unknown)."""
+    shape = None if logits.shape is None or labels.shape is None else (*labels.shape, None)
+    return _op("OneHotLike", [labels, logits], {}, shape, logits.dtype, name)
+
+
+register(
+    OpDef(
+        "OneHotLike",
+        lower=lambda op, xs: helper(
+            "_one_hot_like",
+            xs[0],
+            xs[1],
+            Literal(_numpy_dtype_text(op.outputs[0].dtype)),
+            dtype=op.outputs[0].dtype.name,
+        ),
+        gradient=lambda op, grad: [None, None],
+        materialized_inputs=lambda op: (1,),
+        shape_only_inputs=(1,),
+    )
+)
+
+
+def ensure_shape(x: Any, shape: Any, name: str | None = None) -> Tensor:
+    """``x``, with the static ``shape`` (``None`` dims: any size) checked when the graph runs.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     sg.ensure_shape(sg.placeholder(sg.int32), [None])
+    <symgrad.Tensor 'EnsureShape:0' shape=(None,) dtype=int32>
+    """
+    x = convert_to_tensor(x)
+    static = as_shape(shape)
+    if static is None:
+        return identity(x, name=name)
+    if x.shape is not None and not shapes_compatible(x.shape, static):
+        raise ShapeError(
+            f"symgrad: EnsureShape: '{x.name}' has shape {format_shape(x.shape)}, "
+            f"not the required {format_shape(static)}"
+        )
+    if x.shape is not None:
+        static = tuple(d if d is not None else e for d, e in zip(static, x.shape, strict=True))
+        if static == x.shape:
+            return identity(x, name=name)
+    return _op("EnsureShape", [x], {"shape": tuple(static)}, tuple(static), x.dtype, name)
+
+
+register(
+    OpDef(
+        "EnsureShape",
+        lower=lambda op, xs: helper("_ensure_shape", xs[0], op.attrs["shape"]),
+        gradient=lambda op, grad: [grad],
+    )
+)
 
 
 # --- shape, size, rank -------------------------------------------------------------------------------------

@@ -338,6 +338,8 @@ UNARY = {
     "Elu": F.Elu,
     "Selu": F.Selu,
     "Softsign": lambda x: x / (1 + F.Abs(x)),
+    "Erf": F.Erf,
+    "Erfc": F.Erfc,
 }
 BINARY = {
     "Add": lambda x, y: x + y,
@@ -617,6 +619,7 @@ asinh, acosh, atanh = _unary("Asinh"), _unary("Acosh"), _unary("Atanh")
 ceil = _unary("Ceil")
 relu6, elu, selu = _unary("Relu6"), _unary("Elu"), _unary("Selu")
 softsign = _unary("Softsign")
+erf, erfc = _unary("Erf"), _unary("Erfc")
 
 
 def _binary_float(op_type: str, tf_name: str) -> Callable[..., Tensor]:

@@ -612,6 +612,25 @@ class Selu(_Elementwise):
         return Where(Less(self, 0), self + scale * sp.Float(SELU_ALPHA, 17), scale)
 
 
+# 2/sqrt(pi) as a float literal: SymPy's own erf derivative writes ``np.sqrt(np.pi)``, a
+# float64 scalar that would make a float32 gradient float64.
+TWO_OVER_SQRT_PI = sp.Float("1.1283791670955125738961589031215452", 17)
+
+
+class Erf(_Elementwise):
+    """The error function; d/dx = 2/sqrt(pi) * exp(-x**2) (TF's ErfGrad)."""
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return TWO_OVER_SQRT_PI * sp.exp(-(self.args[0] ** 2))
+
+
+class Erfc(_Elementwise):
+    """``1 - erf(x)``, computed without cancellation; d/dx = -2/sqrt(pi) * exp(-x**2)."""
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return -TWO_OVER_SQRT_PI * sp.exp(-(self.args[0] ** 2))
+
+
 class _Logical(_Elementwise):
     """A logical operation on bool arrays (no gradient: its operands are bool)."""
 

@@ -10,12 +10,12 @@ import sympy as sp
 
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Operation, Tensor
-from ..shapes import broadcast_shapes, broadcast_signatures, format_shape
+from ..shapes import broadcast_shapes, broadcast_signatures, format_shape, signature
 from ..signatures import broadcast_axes_of, signature_of
 from .array_ops import expand_dims, eye, squeeze
 from .broadcasting import sum_to_shape_of
 from .elementwise import ones_like
-from .functions import Literal, MatMulNode, _Structural
+from .functions import Literal, MatMulNode, _Structural, helper
 from .reductions import reduce_sum
 from .registry import OpDef, register
 from .sources import convert_to_tensor
@@ -48,11 +48,16 @@ def matmul(
     if a.dtype.is_bool:
         raise DTypeError(f"symgrad: MatMul: bool operands are not supported ('{a.name}')")
     for tensor in (a, b):
-        if tensor.shape is None or len(tensor.shape) < 2:
+        if tensor.shape is not None and len(tensor.shape) < 2:
             raise ShapeError(
                 f"symgrad: MatMul: operand '{tensor.name}' has shape "
                 f"{format_shape(tensor.shape)}; matmul needs rank 2 or more"
             )
+    if a.shape is None or b.shape is None:
+        # TF's rule (math_ops.matmul): an operand of unknown rank makes it BatchMatMulV2, whose
+        # shape function knows nothing of the result; NumPy's matmul broadcasts batch axes as
+        # that op does, and a fed value of rank < 2 is rejected at run time.
+        return _matmul_op(a, b, transpose_a, transpose_b, None, name)
     rows, inner_a = _matrix_dims(a.shape, transpose_a)
     inner_b, cols = _matrix_dims(b.shape, transpose_b)
     if inner_a is not None and inner_b is not None and inner_a != inner_b:
@@ -69,6 +74,12 @@ def matmul(
             f"'{b.name}' {format_shape(b.shape)} do not broadcast"
         ) from None
     shape = tuple(batch) + (rows, cols)  # type: ignore[arg-type]  # the operands have known ranks (checked above)
+    return _matmul_op(a, b, transpose_a, transpose_b, shape, name)
+
+
+def _matmul_op(
+    a: Tensor, b: Tensor, transpose_a: bool, transpose_b: bool, shape: Any, name: str | None
+) -> Tensor:
     op = a.graph.create_op(
         "MatMul",
         [a, b],
@@ -81,14 +92,18 @@ def matmul(
 
 def _lower(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
     a, b = op.inputs
-    assert a.shape is not None and b.shape is not None  # matmul() requires known ranks
+    values = list(operands[:2])
+    for index, tensor in enumerate((a, b)):
+        if tensor.shape is None:
+            # Rank unknown until run time: the value must be a matrix or a batch of them.
+            values[index] = helper("_matrices", values[index])
     return MatMulNode(
-        operands[0],
-        operands[1],
+        values[0],
+        values[1],
         sp.Integer(int(op.attrs["transpose_a"])),
         sp.Integer(int(op.attrs["transpose_b"])),
-        sp.Integer(len(a.shape)),
-        sp.Integer(len(b.shape)),
+        sp.Integer(0 if a.shape is None else len(a.shape)),  # 0: unknown rank (>= 2 at run time)
+        sp.Integer(0 if b.shape is None else len(b.shape)),
     )
 
 
@@ -104,6 +119,9 @@ def _gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     else:
         grad_a = matmul(b, grad, transpose_a=True, transpose_b=True)
         grad_b = matmul(grad, a, transpose_a=True, transpose_b=True)
+    if a.shape is None or b.shape is None:
+        # Which batch axes broadcast is known only at run time.
+        return [sum_to_shape_of(grad_a, a, None), sum_to_shape_of(grad_b, b, None)]
     # Leading (batch) axes broadcast like elementwise operands.
     batches = [signature_of(a)[:-2] + (1, 1), signature_of(b)[:-2] + (1, 1)]  # type: ignore[index]  # MatMul operands have known ranks
     result = signature_of(op.outputs[0])[:-2] + (1, 1)  # type: ignore[index]  # MatMul operands have known ranks
@@ -115,6 +133,8 @@ def _gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
 
 def _signature(op: Operation, operands: Sequence[Any]) -> Any:
     a, b = operands
+    if isinstance(a, frozenset) or isinstance(b, frozenset):
+        return signature(None, op.name)  # an operand of unknown rank: so is the result
     rows, _ = _matrix_dims(a, op.attrs["transpose_a"])
     _, cols = _matrix_dims(b, op.attrs["transpose_b"])
     return tuple(broadcast_signatures(a[:-2], b[:-2])) + (rows, cols)

@@ -14,9 +14,24 @@ import sympy as sp
 
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Operation, Tensor
-from ..shapes import Shape, broadcast_shapes, format_shape, is_fully_defined, shapes_compatible
+from ..shapes import (
+    Shape,
+    broadcast_shapes,
+    format_shape,
+    is_fully_defined,
+    shapes_compatible,
+    signature,
+)
 from . import functions as F
-from .array_ops import broadcast_to, expand_dims, one_hot_of_labels, squeeze, stack
+from .array_ops import (
+    broadcast_to,
+    ensure_shape,
+    expand_dims,
+    one_hot_like,
+    one_hot_of_labels,
+    squeeze,
+    stack,
+)
 from .array_ops import range as _range
 from .elementwise import (
     abs,
@@ -162,13 +177,20 @@ def _cross_entropy(
             f"symgrad: {op_name}: labels '{labels.name}' ({labels.dtype.name}) and logits "
             f"'{logits.name}' ({logits.dtype.name}) must have the same dtype"
         )
-    if labels.shape is None and logits.shape is None:
-        # Unshaped placeholders: the class axis is the last one, whatever the rank at run time.
+    if labels.shape is None or logits.shape is None:
+        # Unshaped placeholders: the class axis is the last one, whatever the rank at run time
+        # (NumPy checks that labels and logits agree when the graph runs).
+        position = _class_axis(logits, axis, op_name)
+        shape = (
+            None
+            if logits.shape is None
+            else tuple(d for i, d in enumerate(logits.shape) if i != position)
+        )
         op = logits.graph.create_op(
             "SoftmaxCrossEntropyWithLogits",
             [labels, logits],
-            {"axis": _class_axis(logits, axis, op_name), "labels_gradient": labels_gradient},
-            [(None, logits.dtype)],
+            {"axis": position, "labels_gradient": labels_gradient},
+            [(shape, logits.dtype)],
             name=name,
         )
         return op.outputs[0]
@@ -249,18 +271,28 @@ def sparse_softmax_cross_entropy_with_logits(
             f"symgrad: SparseSoftmaxCrossEntropyWithLogits: labels '{labels.name}' must be "
             f"int32 or int64, got {labels.dtype.name}"
         )
-    if logits.shape is None or labels.shape is None or len(labels.shape) != len(logits.shape) - 1:
+    if labels.shape is None and logits.shape is not None and len(logits.shape) >= 1:
+        # TF1 programs declare labels without a shape: they are logits' shape without its
+        # last axis (TF's shape function says so too), checked when the graph runs.
+        labels = ensure_shape(labels, logits.shape[:-1])
+    if (
+        labels.shape is not None
+        and logits.shape is not None
+        and (
+            len(labels.shape) != len(logits.shape) - 1
+            or not shapes_compatible(labels.shape, logits.shape[:-1])
+        )
+    ):
         raise ShapeError(
             f"symgrad: SparseSoftmaxCrossEntropyWithLogits: labels '{labels.name}' "
             f"{format_shape(labels.shape)} must have the shape of logits '{logits.name}' "
             f"{format_shape(logits.shape)} without its last axis"
         )
-    if logits.shape[-1] is None:
-        raise ShapeError(
-            f"symgrad: SparseSoftmaxCrossEntropyWithLogits: the number of classes (last axis "
-            f"of '{logits.name}') must be static"
-        )
-    dense = one_hot_of_labels(labels, logits.shape[-1], dtype=logits.dtype)
+    if logits.shape is None or logits.shape[-1] is None:
+        # The number of classes is known at run time only.
+        dense = one_hot_like(labels, logits)
+    else:
+        dense = one_hot_of_labels(labels, logits.shape[-1], dtype=logits.dtype)
     return _cross_entropy(dense, logits, -1, False, name, "SparseSoftmaxCrossEntropyWithLogits")
 
 
@@ -270,6 +302,13 @@ def _lower_cross_entropy(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
     return -F.ReduceSum(
         labels * _log_softmax_expr(logits, axis), F.axes_tuple((axis,)), sp.Integer(0)
     )
+
+
+def _cross_entropy_signature(op: Operation, sigs: Sequence[Any]) -> Any:
+    logits = sigs[1]
+    if isinstance(logits, frozenset):  # logits of unknown rank: so is the loss
+        return signature(None, op.name)
+    return tuple(d for i, d in enumerate(logits) if i != op.attrs["axis"])
 
 
 def _cross_entropy_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
@@ -287,7 +326,7 @@ register(
         "SoftmaxCrossEntropyWithLogits",
         lower=_lower_cross_entropy,
         gradient=_cross_entropy_gradient,
-        signature=lambda op, sigs: tuple(d for i, d in enumerate(sigs[1]) if i != op.attrs["axis"]),
+        signature=_cross_entropy_signature,
     )
 )
 

@@ -39,7 +39,12 @@ class Variable(Tensor):
     """
 
     def __init__(
-        self, initial_value: Any, name: str | None = None, dtype: Any = None, trainable: bool = True
+        self,
+        initial_value: Any,
+        name: str | None = None,
+        dtype: Any = None,
+        trainable: bool = True,
+        collections: Any = None,
     ) -> None:
         graph = get_default_graph()
         target = _dtypes.as_dtype(dtype) if dtype is not None else None
@@ -73,9 +78,13 @@ class Variable(Tensor):
         # falls back on the initial value.
         self.changed_in_session = False
         self._initializer: Any | None = None
-        graph.add_to_collection("variables", self)
-        if trainable:
-            graph.add_to_collection("trainable_variables", self)
+        # TF1: the collections default to the global variables; a trainable variable is
+        # also in the trainable ones, whatever collections say.
+        keys = ["variables"] if collections is None else list(collections)
+        if trainable and "trainable_variables" not in keys:
+            keys.append("trainable_variables")
+        for key in keys:
+            graph.add_to_collection(key, self)
 
     def value(self) -> Tensor:
         return self
@@ -127,6 +136,12 @@ class Variable(Tensor):
 def global_variables() -> list:
     """Every variable of the default graph, in creation order."""
     return get_default_graph().get_collection("variables")
+
+
+def local_variables() -> list:
+    """The variables in ``GraphKeys.LOCAL_VARIABLES`` (a streaming metric's counters), which
+    ``global_variables_initializer`` leaves alone."""
+    return get_default_graph().get_collection("local_variables")
 
 
 def trainable_variables() -> list:
@@ -215,6 +230,21 @@ def global_variables_initializer() -> Operation:
 initialize_all_variables = global_variables_initializer
 
 
+def local_variables_initializer() -> Operation:
+    """An op that initializes every local variable of the default graph (TF1 runs it besides
+    ``global_variables_initializer`` before streaming metrics are updated).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     count = sg.Variable(0.0, trainable=False, collections=[sg.GraphKeys.LOCAL_VARIABLES])
+    ...     with sg.Session() as sess:
+    ...         sess.run(sg.local_variables_initializer())
+    ...         print(sess.run(count.assign_add(1.0)))
+    1.0
+    """
+    return variables_initializer(local_variables(), name="init")
+
+
 __all__ = [
     "assign",
     "assign_add",
@@ -223,4 +253,6 @@ __all__ = [
     "variables_initializer",
     "global_variables_initializer",
     "initialize_all_variables",
+    "local_variables",
+    "local_variables_initializer",
 ]

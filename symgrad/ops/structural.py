@@ -28,6 +28,7 @@ from .array_ops import (
     _op,
     _static_like,
     call,
+    concat,
     constant_value,
     gather,
     reshape,
@@ -792,9 +793,12 @@ def embedding_lookup(
     """The rows ``params[ids]`` (ids of any rank), as ``np.take``; the gradient adds the
     cotangents of repeated ids (``np.add.at``).
 
-    ``params`` is one tensor or a list of one (sharded tables are not supported). With
-    ``max_norm`` each looked-up row longer than it is scaled down to that L2 norm, as TF's
-    ``clip_by_norm``.
+    ``params`` is one tensor or a list of shards of one table (each with static rows):
+    id ``i`` is row ``i // len(params)`` of shard ``i % len(params)`` with
+    ``partition_strategy="mod"``, and with ``"div"`` the ids are split into contiguous
+    ranges, the first shards one id longer where they do not divide evenly (TF's rules).
+    With ``max_norm`` each looked-up row longer than it is scaled down to that L2 norm, as
+    TF's ``clip_by_norm``.
 
     >>> import symgrad as sg
     >>> with sg.Graph().as_default():
@@ -803,23 +807,57 @@ def embedding_lookup(
     [[[4. 5.]
       [0. 1.]]]
     """
-    if isinstance(params, (list, tuple)):
-        if len(params) != 1:
-            raise InvalidArgumentError(
-                f"symgrad: embedding_lookup: {len(params)} parameter shards; only one table "
-                f"(a tensor or a list of one) is supported"
-            )
-        params = params[0]
     if str(partition_strategy) not in ("mod", "div"):
         raise InvalidArgumentError(
             f"symgrad: embedding_lookup: partition_strategy must be 'mod' or 'div', got "
             f"{partition_strategy!r}"
         )
-    table = convert_to_tensor(params)
+    if isinstance(params, (list, tuple)) and len(params) == 1:
+        params = params[0]
+    if isinstance(params, (list, tuple)):
+        table, ids = _sharded_table(list(params), ids, str(partition_strategy))
+    else:
+        table = convert_to_tensor(params)
     rows = gather(table, ids, name=name if max_norm is None else None)
     if max_norm is None:
         return rows
     return _clip_rows(rows, table, float(max_norm), name)
+
+
+def _sharded_table(shards: list[Any], ids: Any, strategy: str) -> tuple[Tensor, Any]:
+    """The shards as one table (concatenated in order) and ``ids`` mapped to its rows by TF's
+    partition rule (``embedding_ops.embedding_lookup``); a constant map, as the shard sizes
+    are static."""
+    if not shards:
+        raise InvalidArgumentError("symgrad: embedding_lookup: params is an empty list")
+    tensors = [convert_to_tensor(p) for p in shards]
+    sizes = []
+    for shard in tensors:
+        if shard.shape is None or not shard.shape or shard.shape[0] is None:
+            raise ShapeError(
+                f"symgrad: embedding_lookup: shard '{shard.name}' has shape "
+                f"{format_shape(shard.shape)}; sharded tables need static row counts"
+            )
+        sizes.append(int(shard.shape[0]))
+    count, total = len(tensors), builtins.sum(sizes)
+    every = np.arange(total)
+    if strategy == "mod":
+        partition, row = every % count, every // count
+    else:
+        per, extras = divmod(total, count)
+        partition = np.maximum(every // (per + 1), (every - extras) // max(per, 1))
+        row = np.where(partition < extras, every % (per + 1), (every - extras) % max(per, 1))
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    if np.any(row >= np.asarray(sizes)[partition]):
+        raise ShapeError(
+            f"symgrad: embedding_lookup: shards of {sizes} rows do not hold ids 0..{total - 1} "
+            f"by partition_strategy={strategy!r}"
+        )
+    positions = (starts[partition] + row).astype(np.int64)
+    table = concat(tensors, 0)
+    if np.array_equal(positions, every):
+        return table, ids  # the shards in order are the table ("div" with TF's sizes)
+    return table, gather(constant(positions), ids)
 
 
 def _clip_rows(rows: Tensor, table: Tensor, max_norm: float, name: str | None) -> Tensor:

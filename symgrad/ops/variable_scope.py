@@ -57,6 +57,8 @@ class GraphKeys:
     SUMMARIES = "summaries"
     GLOBAL_STEP = "global_step"
     TRAIN_OP = "train_op"
+    MOVING_AVERAGE_VARIABLES = "moving_average_variables"
+    METRIC_VARIABLES = "metric_variables"
 
 
 class _ReuseMode(enum.Enum):

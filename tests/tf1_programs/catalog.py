@@ -29,24 +29,11 @@ PROGRAMS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "program
 # when a name lands the programs that need it turn from xfail into XPASS (a strict failure) and
 # tests/test_tf1_programs.py::test_not_yet_names_are_missing names it: then delete it here.
 # No program uses these now; they stay listed as the TF1 names the tutorials use that are missing.
-NOT_YET = frozenset(
-    {
-        "tf.local_variables_initializer",
-        "tf.losses.sparse_softmax_cross_entropy",
-        "tf.metrics.accuracy",
-        "tf.train.ExponentialMovingAverage",
-    }
-)
+NOT_YET: frozenset[str] = frozenset()
 
 # Programs that fail under symgrad for a reason other than a missing name, with the reason.
 # Each is an expected failure (strict) like the ones above: fix the gap, then delete the entry.
-GAPS: dict[str, str] = {
-    "morvan_501_dropout": (
-        "tf.where with a condition of unknown rank (a placeholder declared without a shape, as"
-        " layers.dropout(training=is_training) gets it) loses its branches' shape, so the next"
-        " layers.dense cannot see its input's rank; TF1 keeps the branches' shape"
-    ),
-}
+GAPS: dict[str, str] = {}
 
 
 @dataclass(frozen=True)
@@ -132,6 +119,13 @@ PROGRAMS: dict[str, Program] = {
     "hunkim_lab11_mnist_cnn_class": Program(_mnist(acc_tol=0.06, cost_tol=0.1)),
     "hunkim_lab11_mnist_cnn_layers": Program(_mnist(acc_tol=0.06, cost_tol=0.1)),
     "hunkim_lab13_mnist_scope": Program(_mnist()),
+    "tensorflow_custom_estimator_iris": Program(
+        {
+            "accuracy": _acc(r"Test set accuracy:\s*([0-9.]+)", tol=0.07),
+            "loss": _loss(expr="float(final_loss)", tol=0.05),
+        },
+        notes="30 test flowers: one flower is 0.033 of accuracy",
+    ),
     "morvan_304_optimizer": Program(
         {
             f"loss_{label}": _loss(expr=f"float(np.mean(losses_his[{i}][-50:]))", tol=0.005)

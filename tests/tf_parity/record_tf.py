@@ -44,6 +44,8 @@ CORPORA = {
     "programs_shapes": "tf_fixtures_shapes.json",
     "programs_elemops": "tf_fixtures_elemops.json",
     "programs_structops": "tf_fixtures_structops.json",
+    "programs_shapeless": "tf_fixtures_shapeless.json",
+    "programs_tf1gaps": "tf_fixtures_tf1gaps.json",
 }
 
 

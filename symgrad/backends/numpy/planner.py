@@ -69,6 +69,8 @@ UFUNCS = {
     sp.atanh: "arctanh",
     expm1: "expm1",
     log1p: "log1p",
+    # TF1 rounding, landed with the everyday elementwise ops
+    F.Ceil: "ceil",
 }
 POWERS = {sp.Integer(2): "square", sp.S.Half: "sqrt", sp.Integer(-1): "reciprocal"}
 # Expressions whose value NumPy always returns in a new array (never a view or an input).

@@ -385,6 +385,15 @@ class Printer(NumPyPrinter):
 
     # --- elementwise math, activations, logical ops, argmax ---
 
+    # NumPy has no erf: the module's helpers apply the C library's (math.erf, within 1 ulp).
+    def _print_Erf(self, expr: F.Erf) -> str:
+        self.helpers_used.add("erf")
+        return f"_erf({self._print(expr.args[0])})"
+
+    def _print_Erfc(self, expr: F.Erfc) -> str:
+        self.helpers_used.add("erfc")
+        return f"_erfc({self._print(expr.args[0])})"
+
     def _print_Ceil(self, expr: F.Ceil) -> str:
         return _call(self, "ceil", expr.args[0])
 
