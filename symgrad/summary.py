@@ -21,6 +21,7 @@ bytes
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Sequence
@@ -32,28 +33,32 @@ import numpy as np
 from .errors import InvalidArgumentError, MissingExtraError
 from .graph import Graph, Tensor, get_default_graph
 
-try:  # optional: the base install is sympy, numpy and jinja2
-    import tensorboardX as _tensorboardx
-    from tensorboardX import summary as _tbx_summary
-    from tensorboardX.proto import (
-        event_pb2,
-        graph_pb2,
-        node_def_pb2,
-        summary_pb2,
-        versions_pb2,
-    )
-except ImportError:  # pragma: no cover - exercised by the error catalogue
-    _tensorboardx = None
-
 SUMMARIES = "summaries"  # TF1's GraphKeys.SUMMARIES
 
 
+@functools.cache
 def _library() -> ModuleType:
-    if _tensorboardx is None:
+    """tensorboardX, imported on first use: it is optional (the base install is sympy, numpy
+    and jinja2), and importing it imports PyTorch when that is installed, which would make
+    every ``import symgrad`` pay for a library no summary needs."""
+    try:
+        import tensorboardX
+        import tensorboardX.proto.event_pb2
+        import tensorboardX.proto.graph_pb2
+        import tensorboardX.proto.node_def_pb2
+        import tensorboardX.proto.summary_pb2
+        import tensorboardX.proto.versions_pb2
+        import tensorboardX.summary
+    except ImportError:
         raise MissingExtraError(
             "symgrad: TensorBoard summaries need tensorboardX: pip install 'symgrad[tensorboard]'"
-        )
-    return _tensorboardx
+        ) from None
+    return tensorboardX
+
+
+def _protos() -> Any:
+    """tensorboardX's protocol buffer modules (``event_pb2``, ``summary_pb2``, ...)."""
+    return _library().proto
 
 
 class Summary:
@@ -71,7 +76,7 @@ class Summary:
         return self._tensors
 
     def _symgrad_combine(self, values: list[Any]) -> bytes:
-        proto = summary_pb2.Summary(value=self._make(values))
+        proto = _protos().summary_pb2.Summary(value=self._make(values))
         return proto.SerializeToString()
 
     def __repr__(self) -> str:
@@ -112,7 +117,7 @@ def scalar(
     tag = _tag(name, family)
 
     def make(values: list[Any]) -> list[Any]:
-        return list(_tbx_summary.scalar(tag, float(np.asarray(values[0]).reshape(()))).value)
+        return list(_library().summary.scalar(tag, float(np.asarray(values[0]).reshape(()))).value)
 
     return _register(Summary(tag, [tensor], make), tensor.graph, collections)
 
@@ -127,7 +132,7 @@ def histogram(
 
     def make(arrays: list[Any]) -> list[Any]:
         data = np.asarray(arrays[0], dtype=np.float64).reshape(-1)
-        return list(_tbx_summary.histogram(tag, data, bins="auto").value)
+        return list(_library().summary.histogram(tag, data, bins="auto").value)
 
     return _register(Summary(tag, [tensor], make), tensor.graph, collections)
 
@@ -164,7 +169,7 @@ def image(
             else:
                 picture = picture.astype(np.float32) / 255.0
             sub = f"{tag}/image" if count == 1 else f"{tag}/image/{index}"
-            result += list(_tbx_summary.image(sub, picture, dataformats="HWC").value)
+            result += list(_library().summary.image(sub, picture, dataformats="HWC").value)
         return result
 
     return _register(Summary(tag, [tensor], make), tensor.graph, collections)
@@ -216,8 +221,10 @@ def graph_def(graph: Graph) -> Any:
     for op in graph.get_operations():
         inputs = [t.op.name if t.value_index == 0 else t.name for t in op.inputs]
         inputs += [f"^{c.name}" for c in op.attrs.get("control", ())]
-        nodes.append(node_def_pb2.NodeDef(name=op.name, op=op.type, input=inputs))
-    return graph_pb2.GraphDef(node=nodes, versions=versions_pb2.VersionDef(producer=22))
+        nodes.append(_protos().node_def_pb2.NodeDef(name=op.name, op=op.type, input=inputs))
+    return _protos().graph_pb2.GraphDef(
+        node=nodes, versions=_protos().versions_pb2.VersionDef(producer=22)
+    )
 
 
 class FileWriter:
@@ -253,13 +260,13 @@ class FileWriter:
     def add_summary(self, summary: Any, global_step: int | None = None) -> None:
         """Append a summary (the bytes ``Session.run`` gave, or a ``Summary`` protocol buffer)."""
         if isinstance(summary, (bytes, bytearray)):
-            summary = summary_pb2.Summary.FromString(bytes(summary))
+            summary = _protos().summary_pb2.Summary.FromString(bytes(summary))
         elif isinstance(summary, Summary):
             raise InvalidArgumentError(
                 f"symgrad: FileWriter.add_summary: '{summary.name}' is a summary in the graph; "
                 f"pass its value: writer.add_summary(sess.run(summary), step)"
             )
-        elif not isinstance(summary, summary_pb2.Summary):
+        elif not isinstance(summary, _protos().summary_pb2.Summary):
             raise InvalidArgumentError(
                 f"symgrad: FileWriter.add_summary: expected the bytes of a Summary, got "
                 f"{type(summary).__name__}"
@@ -274,7 +281,7 @@ class FileWriter:
                 f"symgrad: FileWriter.add_graph: expected a symgrad Graph, got "
                 f"{type(graph).__name__}"
             )
-        event = event_pb2.Event(
+        event = _protos().event_pb2.Event(
             wall_time=time.time(), graph_def=graph_def(graph).SerializeToString()
         )
         if global_step is not None:

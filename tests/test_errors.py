@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import builtins
 import os
+import sys
 import tempfile
 import traceback
 from collections.abc import Callable
@@ -1608,11 +1609,16 @@ def _() -> Any:
     "summary-without-tensorboardx", sg.errors.MissingExtraError, ImportError, "symgrad[tensorboard]"
 )
 def _() -> Any:
-    saved, sg.summary._tensorboardx = sg.summary._tensorboardx, None
+    # as if tensorboardX were not installed: a None entry in sys.modules fails its import
+    sg.summary._library.cache_clear()
+    saved = {m: sys.modules.pop(m) for m in list(sys.modules) if m.startswith("tensorboardX")}
+    sys.modules["tensorboardX"] = None  # type: ignore[assignment]
     try:
         return sg.summary.scalar("loss", sg.constant(1.0))
     finally:
-        sg.summary._tensorboardx = saved
+        del sys.modules["tensorboardX"]
+        sys.modules.update(saved)
+        sg.summary._library.cache_clear()
 
 
 @bad("summary-scalar-of-a-vector", sg.InvalidArgumentError, ValueError, "scalar", "'v:0'", "(3,)")

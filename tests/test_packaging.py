@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
 import sysconfig
 import textwrap
 import venv
@@ -65,3 +66,16 @@ def test_backend_extras_pull_only_what_their_backend_needs() -> None:
     assert "torch==2.13.0" in requirements["torch"] and "torch==2.13.0" in requirements["test"]
     assert "dask[array]" in " ".join(requirements["dask"])
     assert "jax[cpu]" in " ".join(requirements["jax"])
+
+
+def test_import_loads_no_optional_library() -> None:
+    """``import symgrad`` stays light: the optional libraries load where they are used.
+
+    tensorboardX imports PyTorch when it is installed (1.5 s here), so an eager import of it
+    made every ``import symgrad`` pay for PyTorch."""
+    optional = ["tensorboardX", "torch", "jax", "dask", "array_api_strict", "array_api_compat"]
+    probe = f"import sys, symgrad; print([m for m in {optional!r} if m in sys.modules])"
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert loaded == "[]"
