@@ -10,7 +10,7 @@ import pytest
 
 import symgrad as sg
 from symgrad import picture
-from tests.test_cli import EXAMPLES, _run
+from tests.test_cli import EXAMPLES, _run, command_target
 
 
 def _nodes(dot: str) -> dict[str, str]:
@@ -94,8 +94,7 @@ def test_show_graph_of_a_generated_module_is_a_clear_error(tmp_path: Path) -> No
 
 @pytest.mark.parametrize("example", EXAMPLES)
 def test_show_graph_writes_dot_for_every_example(example: str, tmp_path: Path) -> None:
-    if "digits" in example:
-        pytest.importorskip("sklearn")
+    example = command_target(example)
     shown = _run("show", example, "--graph", str(tmp_path / "graph.dot"), cwd=tmp_path)
     assert shown.returncode == 0, shown.stderr
     pictures = sorted(tmp_path.glob("graph*.dot"))

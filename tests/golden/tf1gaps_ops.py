@@ -163,11 +163,11 @@ def tf1gaps_ops(x, labels, keep, w, v):
     one_hot_labels = (np.eye(3, dtype=np.float64))[_ensure_shape(labels, (5,))]
     matmul_v = _matrices(matmul_w) @ v
     one_hot_like_labels = _one_hot_like(labels, matmul_v, np.float64)
-    add_2_t0 = np.max(select_keep, axis=1, keepdims=True, initial=-np.inf)
+    add_2_t0 = select_keep.max(axis=1, keepdims=True, initial=-np.inf)
     add_2_t1_arg = select_keep - add_2_t0
     add_2_t1 = np.exp(add_2_t1_arg, out=add_2_t1_arg)
     del add_2_t1_arg
-    add_2_t2 = np.sum(add_2_t1, axis=1, keepdims=True)
+    add_2_t2 = add_2_t1.sum(axis=1, keepdims=True)
     add_2_t3 = np.max(matmul_v, axis=-1, keepdims=True, initial=-np.inf)
     add_2_t4 = np.exp(matmul_v - add_2_t3)
     add_2_t5 = np.sum(add_2_t4, axis=-1, keepdims=True)
@@ -203,7 +203,7 @@ def tf1gaps_ops(x, labels, keep, w, v):
         d_add_2_d_select_keep, d_add_2_d_add_w_t0, out=d_add_2_d_select_keep
     )
     del d_add_2_d_select_keep
-    d_add_2_d_erfc_w = np.sum(d_add_2_d_add_w, axis=0)
+    d_add_2_d_erfc_w = d_add_2_d_add_w.sum(axis=0)
     d_w_via_slice_w_t0 = np.square(slice_w)
     d_w_via_slice_w_t1_arg = np.negative(d_w_via_slice_w_t0)
     d_w_via_slice_w_t1 = np.exp(d_w_via_slice_w_t1_arg, out=d_w_via_slice_w_t1_arg)
@@ -275,7 +275,7 @@ def tf1gaps_ops(x, labels, keep, w, v):
             d_w_via_slice_w_t1
             * (
                 2.256758334191025 * d_add_2_d_erfc_w * d_w_via_slice_w_t0
-                - 1.1283791670955126 * np.sum(d_sum_3_d_add_w, axis=0)
+                - 1.1283791670955126 * d_sum_3_d_add_w.sum(axis=0)
             ),
             (4, 3),
             np.s_[1],

@@ -30,6 +30,8 @@ def chain(layers: int) -> str:
         ).source
 
 
+# Examples import their neighbours (examples/dask_digits_mlp.py reads digits_models.py).
+sys.path.insert(0, str(ROOT / "examples"))
 for example in sorted((ROOT / "examples").glob("*.py")):
     sg.reset_default_graph()
     namespace = runpy.run_path(str(example), run_name="__example__")
