@@ -21,7 +21,8 @@ from symgrad.ops import linalg as L
 
 PACKAGE = Path(__file__).resolve().parent.parent / "symgrad"
 # Optional dependencies, imported where they are used so that the base install needs none.
-OPTIONAL = {"pytest"}
+# tensorboardX also imports PyTorch when that is installed: import symgrad must not pay for it.
+OPTIONAL = {"pytest", "tensorboardX"}
 
 
 def _modules() -> dict[str, Path]:
