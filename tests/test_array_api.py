@@ -69,6 +69,14 @@ FAMILIES = {
     "segment_mean_empty_segment",
     "local_response_normalization_params_f32",
     "kt_half_basic",
+    "hessians_vec3_reduce_prod",
+    "erf_float32_placeholder",
+    "top_k_ties_and_gradient",
+    "losses_softmax_cross_entropy_smoothing",
+    "matmul_shapeless_left",
+    "where_shapeless_condition_rows",
+    "sparse_xent_shapeless_labels",
+    "sparse_xent_shapeless_logits",
 }
 
 # corpus module -> its fixture file (tests/tf_parity/record_tf.py's CORPORA).
