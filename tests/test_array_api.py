@@ -69,6 +69,14 @@ FAMILIES = {
     "segment_mean_empty_segment",
     "local_response_normalization_params_f32",
     "kt_half_basic",
+    "hessians_vec3_reduce_prod",
+    "erf_float32_placeholder",
+    "top_k_ties_and_gradient",
+    "losses_softmax_cross_entropy_smoothing",
+    "matmul_shapeless_left",
+    "where_shapeless_condition_rows",
+    "sparse_xent_shapeless_labels",
+    "sparse_xent_shapeless_logits",
 }
 
 # corpus module -> its fixture file (tests/tf_parity/record_tf.py's CORPORA).
@@ -86,12 +94,14 @@ CORPORA = {
     "programs_structops": "tf_fixtures_structops.json",
     "programs_shapes": "tf_fixtures_shapes.json",
     "programs_feeding": "tf_fixtures_feeding.json",
+    "programs_shapeless": "tf_fixtures_shapeless.json",
+    "programs_tf1gaps": "tf_fixtures_tf1gaps.json",
+    "programs_pool_blocks": "tf_fixtures_pool_blocks.json",
 }
 
 # Programs whose ops have no portable form yet: compile raises BackendError.
 UNSUPPORTED: dict[str, str] = {
     "unary_float16": "float16: not a dtype of the array API standard",
-    "hessians_vec3_reduce_prod": "second derivative of reduce_prod (_prod_others_vjp): no portable form yet",
     "kt_log_softmax_f16": "float16: not a dtype of the array API standard",
     "kt_xent_large_logits_f16": "float16: not a dtype of the array API standard",
     "kt_l2_loss_f16_f32": "float16: not a dtype of the array API standard",
@@ -101,7 +111,6 @@ UNSUPPORTED: dict[str, str] = {
     "kt_matmul_f16": "float16: not a dtype of the array API standard",
     "kt_cast_gradients": "float16: not a dtype of the array API standard",
     "tangent_tfe_squared_difference_f16": "float16: not a dtype of the array API standard",
-    "ag_stat_reduce_prod_axis1_grad2": "second derivative of reduce_prod (_prod_others_vjp): no portable form yet",
     "ag_binary_add_f16_none": "float16: not a dtype of the array API standard",
     "ag_binary_subtract_f16_none": "float16: not a dtype of the array API standard",
     "ag_binary_multiply_f16_none": "float16: not a dtype of the array API standard",

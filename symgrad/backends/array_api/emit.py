@@ -39,6 +39,9 @@ MATH_HELPERS = frozenset(
         "max_pool_grad_grad",
         "boolean_mask_grad",
         "diag_part",
+        "erf",
+        "erfc",
+        "take_along_axis",
     }
 )
 

@@ -678,10 +678,23 @@ class Printer(NumPyCodePrinter):
             arguments.append(f"tuple(range({value_text}.ndim - 1, -1, -1))")
         if name in AXIS_KEYWORD and len(arguments) > 1 and "=" not in arguments[1]:
             arguments[1] = f"axis={arguments[1]}"
-        if name == "take":
-            self.helpers_used.add("take")
-            return f"_take(xp, {', '.join(arguments)})"
+        if name in ("take", "take_along_axis"):
+            self.helpers_used.add(name)
+            return f"_{name}(xp, {', '.join(arguments)})"
+        if name == "array":
+            # An array made from a shape (the Shape op): on the inputs' device.
+            return f"xp.asarray({', '.join(arguments)}, device=device)"
         return f"{self._xp(name)}({', '.join(arguments)})"
+
+    # The standard has no erf: the template's helpers take the namespace's own where it has
+    # one (PyTorch's) and read NumPy-backed arrays on the host (see ``_by_math``).
+    def _print_Erf(self, expr: F.Erf) -> str:
+        self.helpers_used.add("erf")
+        return f"_erf(xp, {self._print(expr.args[0])})"
+
+    def _print_Erfc(self, expr: F.Erfc) -> str:
+        self.helpers_used.add("erfc")
+        return f"_erfc(xp, {self._print(expr.args[0])})"
 
     def _print_Helper(self, expr: F.Helper) -> str:
         name, _, *arguments = expr.args
@@ -776,6 +789,13 @@ PORTABLE_HELPERS = frozenset(
         "mirror_pad_grad",
         "boolean_mask",
         "boolean_mask_grad",
+        "prod_others_vjp",
+        "top_k_indices",
+        "top_k_grad",
+        "matrices",
+        "ensure_shape",
+        "select_condition",
+        "one_hot_like",
     }
 )
 # The op behind each helper, for error messages.
