@@ -117,3 +117,18 @@ def test_wrong_labels_feed_names_op_and_shapes(labels: np.ndarray, shape: str) -
         ):
             sess.run(xent, {y: labels, logits: np.zeros((2, 4))})
     assert shape in str(raised.value)
+
+
+@pytest.mark.parametrize("label", [4, -1])
+def test_a_label_outside_the_classes_is_an_error_not_a_zero_row(label: int) -> None:
+    """With logits of unknown rank the class count is the fed value's: a label outside it
+    raises, as TF's kernel does, instead of giving that example a loss of 0."""
+    with sg.Graph().as_default():
+        y = sg.placeholder(sg.int64, name="y")
+        logits = sg.placeholder(sg.float64, name="logits")
+        xent = sg.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits)
+        with (
+            sg.Session() as sess,
+            pytest.raises(IndexError, match=rf"label value {label} is outside .*\[0, 4\)"),
+        ):
+            sess.run(xent, {y: np.array([1, label]), logits: np.zeros((2, 4))})

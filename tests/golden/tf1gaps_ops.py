@@ -122,8 +122,17 @@ def _select_condition(condition, x, y):
 
 
 def _one_hot_like(labels, logits, dtype):
-    """One-hot vectors of ``labels`` as long as the last axis of ``logits``."""
-    return (np.expand_dims(labels, -1) == np.arange(np.shape(logits)[-1])).astype(dtype)
+    """One-hot vectors of ``labels`` as long as the last axis of ``logits``. A label outside
+    the classes is an error, as in TF: its row of zeros would be a silently wrong loss."""
+    classes = np.shape(logits)[-1]
+    if np.size(labels) and not 0 <= np.min(labels) <= np.max(labels) < classes:
+        outside = np.asarray(labels)[
+            (np.asarray(labels) < 0) | (np.asarray(labels) >= classes)
+        ]
+        raise IndexError(
+            f"label value {outside.flat[0]} is outside the valid range of [0, {classes})"
+        )
+    return (np.expand_dims(labels, -1) == np.arange(classes)).astype(dtype)
 
 
 def _sum_to_shape(value, shape):
