@@ -146,8 +146,9 @@ def write_atomic(target: Path, text: str, private: bool = False) -> None:
 
 def _write_unnamed(target: Path, data: bytes, mode: int) -> bool:
     """Linux: write into an unnamed file (``O_TMPFILE``), give it a name only once it is complete,
-    and rename it over the target at once: a process killed while writing leaves nothing
-    behind. False where the system cannot do this."""
+    and rename it over the target at once. A process killed while writing leaves nothing behind;
+    one killed in the few microseconds between the naming and the rename leaves a temporary that
+    the next write into the folder removes. False where the system cannot do this."""
     if not hasattr(os, "O_TMPFILE") or not os.path.isdir("/proc/self/fd"):
         return False
     try:
@@ -156,39 +157,43 @@ def _write_unnamed(target: Path, data: bytes, mode: int) -> bool:
         if error.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOENT):
             return False  # the file system or kernel has no unnamed files
         raise
-    temporary: str | None = None
-    try:
-        with os.fdopen(descriptor, "wb") as file:
-            os.fchmod(file.fileno(), mode)
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-            # linkat(AT_SYMLINK_FOLLOW) names the open file; os.link calls linkat (not link,
-            # which would try to link /proc's symlink itself) only when given a folder fd.
-            folder = os.open(target.parent, os.O_RDONLY)
+    with os.fdopen(descriptor, "wb") as file:
+        os.fchmod(file.fileno(), mode)
+        file.write(data)
+        file.flush()
+        os.fsync(file.fileno())
+        folder = os.open(target.parent, os.O_RDONLY)
+        try:
+            _name_and_replace(file.fileno(), folder, target)
+        finally:
+            os.close(folder)
+    return True
+
+
+def _name_and_replace(descriptor: int, folder: int, target: Path) -> None:
+    """Give the open unnamed file a temporary name in ``folder`` and rename it over ``target``,
+    with no Ctrl-C in between: Linux cannot link an open file over an existing name directly."""
+    with _interrupts_deferred():
+        while True:
+            temporary = _temporary_name(target)
             try:
-                while temporary is None:
-                    candidate = _temporary_name(target)
-                    try:
-                        with _interrupts_deferred():  # no Ctrl-C between the link and its record
-                            os.link(
-                                f"/proc/self/fd/{file.fileno()}",
-                                candidate,
-                                dst_dir_fd=folder,
-                                follow_symlinks=True,
-                            )
-                            temporary = candidate
-                    except FileExistsError:
-                        continue
-            finally:
-                os.close(folder)
-        os.replace(temporary, target)
-        temporary = None
-    finally:
-        if temporary is not None:
+                # linkat(AT_SYMLINK_FOLLOW) names the open file; os.link calls linkat (not link,
+                # which would try to link /proc's symlink itself) only when given a folder fd.
+                os.link(
+                    f"/proc/self/fd/{descriptor}",
+                    temporary,
+                    dst_dir_fd=folder,
+                    follow_symlinks=True,
+                )
+            except FileExistsError:
+                continue
+            break
+        try:
+            os.replace(temporary, target)
+        except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
-    return True
+            raise
 
 
 def _write_named(target: Path, data: bytes, mode: int) -> None:
