@@ -230,12 +230,13 @@ class Session:
                 raise SessionClosedError("symgrad: Attempted to use a closed Session.")
             for kind, tensor in plan.inputs:
                 if kind == "feed":
+                    what = f"the value fed to '{tensor.name}'"
                     arguments.append(
-                        feeds[tensor]
+                        # Arrays of other libraries as data (no autograd, no lazy Dask
+                        # array computed unasked); the module's own check does the rest.
+                        namespaces.data_of(feeds[tensor], what, "numpy")
                         if self._namespace is None
-                        else self._namespace.asarray(
-                            feeds[tensor], tensor.dtype.numpy, f"the value fed to '{tensor.name}'"
-                        )
+                        else self._namespace.asarray(feeds[tensor], tensor.dtype.numpy, what)
                     )
                     continue
                 value = self._values.get(tensor)
@@ -311,8 +312,9 @@ class Session:
                     tensor.op.type, "tensor"
                 )
                 detail = message[len(f"input {name!r}: ") :]
+                on = "" if self._namespace is None else f" (Session backend {self.backend!r})"
                 return InvalidArgumentError(
-                    f"symgrad: cannot feed {what} '{tensor.name}': {detail}"
+                    f"symgrad: cannot feed {what} '{tensor.name}'{on}: {detail}"
                 )
         return None
 

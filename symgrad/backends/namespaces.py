@@ -80,13 +80,22 @@ class Namespace:
 
         An array already in the namespace stays as it is (a Dask array stays lazy; only its
         dtype is converted if needed); anything else goes through NumPy first, with the same
-        conversion rules as the NumPy backend.
+        conversion rules as the NumPy backend. Values that are no real numbers, a Dask array
+        of another namespace (it would be computed into memory) or of unknown size, and a
+        tensor without data raise symgrad errors naming ``what`` and the backend.
         """
         wanted = self.dtype(dtype, what)
+        value = data_of(value, what, self.name, keeps_dask=self.name == "dask")
         if self.owns(value):
+            if not self.xp.isdtype(value.dtype, ("bool", "integral", "real floating")):
+                raise DTypeError(
+                    f"symgrad: Session(backend={self.name!r}): {what} has dtype "
+                    f"{value.dtype}, not convertible to {np.dtype(dtype).name}"
+                )
+            _refuse_unknown_sizes(value, what, self.name)
             array = value if value.dtype == wanted else self.xp.astype(value, wanted)
             return self.xp.asarray(array, copy=True) if copy and array is value else array
-        host = np.asarray(to_numpy(value), dtype=dtype)
+        host = host_array(value, dtype, what, self.name)
         kwargs = {} if self.device is None else {"device": self.device}
         with warnings.catch_warnings():
             # JAX warns before truncating 64-bit values; the error below says more.
@@ -129,17 +138,29 @@ def resolve(backend: Any, device: Any = None) -> Namespace | None:
     """
     if isinstance(backend, ModuleType):
         if backend is np:
-            return None
+            return resolve("numpy", device)
         sample = getattr(backend, "asarray", None)
         if sample is None:
             raise InvalidArgumentError(
                 f"symgrad: Session(backend=...): module {backend.__name__!r} is no array "
                 f"namespace (it has no asarray)"
             )
-        xp = _compat().array_namespace(sample(0))
+        try:
+            xp = _compat().array_namespace(sample(0))
+        except TypeError:
+            raise InvalidArgumentError(
+                f"symgrad: Session(backend=...): module {backend.__name__!r} is no array "
+                f"namespace (its asarray makes no array of the array API standard)"
+            ) from None
         name = backend.__name__.split(".")[0]
-        return Namespace(name if name in _LIBRARIES else backend.__name__, xp, device)
+        return _on_device(Namespace(name if name in _LIBRARIES else backend.__name__, xp, device))
     if backend == "numpy" or backend is None:
+        if device is not None and str(device) != "cpu":
+            # The NumPy fast form runs on the host only: a GPU asked for must not be ignored.
+            raise InvalidArgumentError(
+                f"symgrad: Session(backend='numpy', device={device!r}): NumPy arrays live on "
+                f"the 'cpu' only; for a GPU use Session(backend='torch', device=...)"
+            )
         return None
     if not isinstance(backend, str) or backend not in _LIBRARIES:
         raise InvalidArgumentError(
@@ -155,9 +176,23 @@ def resolve(backend: Any, device: Any = None) -> Namespace | None:
             f"not installed: {install}"
         ) from None
     compat = _compat()
-    if backend == "array_api":
-        return Namespace(backend, compat.array_namespace(np.asarray(0)), device)
-    return Namespace(backend, compat.array_namespace(library.asarray(0)), device)
+    sample = np.asarray(0) if backend == "array_api" else library.asarray(0)
+    return _on_device(Namespace(backend, compat.array_namespace(sample), device))
+
+
+def _on_device(namespace: Namespace) -> Namespace:
+    """``namespace``, once an array could be made on its device: a device that does not
+    exist fails here, named, rather than in the first run with the library's own error."""
+    if namespace.device is not None:
+        try:
+            namespace.xp.asarray(0.0, device=namespace.device)
+        # Libraries disagree on the error (torch without CUDA raises AssertionError).
+        except Exception as error:
+            raise InvalidArgumentError(
+                f"symgrad: Session(backend={namespace.name!r}, device={namespace.device!r}): "
+                f"the {namespace.name} namespace has no such device ({error})"
+            ) from None
+    return namespace
 
 
 def to_numpy(value: Any) -> Any:
@@ -181,3 +216,62 @@ def to_numpy(value: Any) -> Any:
     if compat.is_array_api_obj(value) and not hasattr(value, "__array__"):
         return np.from_dlpack(value)
     return np.asarray(value)
+
+
+def data_of(value: Any, what: str, backend: str, keeps_dask: bool = False) -> Any:
+    """``value`` as data a run may read: a torch tensor detached from autograd (a fed
+    tensor that requires grad would otherwise tie every result and stored variable into its
+    graph, growing with each step); errors for a tensor without data (torch's ``meta``
+    device) and, unless ``keeps_dask``, for a Dask array, which only a Dask session keeps
+    lazy: any other would compute it into one process's memory.
+    """
+    if isinstance(value, (np.ndarray, np.generic, int, float, bool, list, tuple)):
+        return value
+    try:
+        compat = importlib.import_module("array_api_compat")
+    except ImportError:
+        return value
+    if compat.is_torch_array(value):
+        if value.is_meta and backend != "torch":
+            raise InvalidArgumentError(
+                f"symgrad: Session(backend={backend!r}): {what} is a torch tensor on the "
+                f"'meta' device, which holds no values to compute with"
+            )
+        return value.detach()
+    if compat.is_dask_array(value) and not keeps_dask:
+        raise InvalidArgumentError(
+            f"symgrad: Session(backend={backend!r}): {what} is a Dask array of shape "
+            f"{value.shape}, which this backend would compute into memory; feed "
+            f"value.compute() if it fits, or run Session(backend='dask')"
+        )
+    return value
+
+
+def _refuse_unknown_sizes(value: Any, what: str, backend: str) -> None:
+    """A Dask array after boolean indexing has sizes ``nan`` until computed; shapes of the
+    program's gradients are made from them, so name the fix instead of failing inside."""
+    if any(n is None or isinstance(n, float) for n in value.shape):
+        raise InvalidArgumentError(
+            f"symgrad: Session(backend={backend!r}): {what} has shape {tuple(value.shape)} "
+            f"with sizes not known yet; compute them first (value.compute_chunk_sizes() for "
+            f"a Dask array)"
+        )
+
+
+def host_array(value: Any, dtype: Any, what: str, backend: str) -> np.ndarray:
+    """``value`` as a NumPy array of ``dtype``, refusing what is no real numbers (TF1 feeds
+    no complex or text into a float tensor: NumPy would drop the imaginary part) and
+    ragged nested lists."""
+    try:
+        host = np.asarray(to_numpy(value))
+    except ValueError:
+        raise InvalidArgumentError(
+            f"symgrad: Session(backend={backend!r}): {what} is not a rectangular array "
+            f"(ragged nested lists)"
+        ) from None
+    if host.dtype.kind not in "biuf":
+        raise DTypeError(
+            f"symgrad: Session(backend={backend!r}): {what} has dtype {host.dtype}, not "
+            f"convertible to {np.dtype(dtype).name}"
+        )
+    return host.astype(dtype, copy=False)

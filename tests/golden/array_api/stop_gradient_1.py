@@ -64,7 +64,18 @@ def _check(xp, device, name, value, dtype, shape):
                 f"got {type(value).__name__} of dtype {value.dtype}"
             )
         value = xp.astype(value, dtype)
+        if value.dtype != dtype:  # JAX without jax_enable_x64 makes float32 of float64
+            raise ValueError(
+                f"input {name!r}: expected {dtype}, the array library made {value.dtype} "
+                f"(for 64-bit JAX arrays, enable jax_enable_x64)"
+            )
     got = tuple(value.shape)
+    if any(n is None or isinstance(n, float) for n in got):
+        # A Dask array after boolean indexing: the gradients' shapes need the sizes.
+        raise ValueError(
+            f"input {name!r}: shape {got} has unknown sizes; compute them first "
+            f"(for a Dask array, {name}.compute_chunk_sizes())"
+        )
     if (
         shape is not None
         and got != shape
