@@ -473,6 +473,11 @@ class Session:
                 f"symgrad: load: {getattr(variable, 'name', variable)!r:.60} is not a "
                 f"variable of this session's graph"
             )
+        # Loaded values go through NumPy (checkpoints, other sessions' arrays): a Dask
+        # value is computed, as asked; a tensor without data cannot be.
+        value = namespaces.data_of(
+            value, f"the value for variable '{variable.name}'", self.backend, keeps_dask=True
+        )
         try:
             array = np.asarray(namespaces.to_numpy(value))
         except ValueError:

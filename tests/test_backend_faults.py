@@ -133,6 +133,17 @@ def test_a_meta_tensor_fed_to_a_session_that_needs_data_is_refused(backend: str)
                 sess.run(model["loss"], {model["x"]: meta})
 
 
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+def test_a_meta_tensor_loaded_into_a_variable_is_refused(backend: str) -> None:
+    torch = _torch()
+    with sg.Graph().as_default():
+        model = _linear()
+        with sg.Session(backend=backend) as sess:
+            meta = torch.ones(3, 1, dtype=torch.float64, device="meta")
+            with pytest.raises(InvalidArgumentError, match=r"'w:0'.*meta"):
+                model["w"].load(meta, sess)
+
+
 # --- Dask arrays: never computed behind the user's back, unknown sizes named ----------------
 
 

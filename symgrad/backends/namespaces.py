@@ -85,7 +85,9 @@ class Namespace:
         tensor without data raise symgrad errors naming ``what`` and the backend.
         """
         wanted = self.dtype(dtype, what)
-        value = data_of(value, what, self.name, keeps_dask=self.name == "dask")
+        value = data_of(
+            value, what, self.name, self.name == "dask", keeps_meta=self.name == "torch"
+        )
         if self.owns(value):
             if not self.xp.isdtype(value.dtype, ("bool", "integral", "real floating")):
                 raise DTypeError(
@@ -218,12 +220,15 @@ def to_numpy(value: Any) -> Any:
     return np.asarray(value)
 
 
-def data_of(value: Any, what: str, backend: str, keeps_dask: bool = False) -> Any:
+def data_of(
+    value: Any, what: str, backend: str, keeps_dask: bool = False, keeps_meta: bool = False
+) -> Any:
     """``value`` as data a run may read: a torch tensor detached from autograd (a fed
     tensor that requires grad would otherwise tie every result and stored variable into its
     graph, growing with each step); errors for a tensor without data (torch's ``meta``
-    device) and, unless ``keeps_dask``, for a Dask array, which only a Dask session keeps
-    lazy: any other would compute it into one process's memory.
+    device; unless ``keeps_meta``: a torch session may run on it to learn shapes) and,
+    unless ``keeps_dask``, for a Dask array, which only a Dask session keeps lazy: any other
+    would compute it into one process's memory.
     """
     if isinstance(value, (np.ndarray, np.generic, int, float, bool, list, tuple)):
         return value
@@ -232,7 +237,7 @@ def data_of(value: Any, what: str, backend: str, keeps_dask: bool = False) -> An
     except ImportError:
         return value
     if compat.is_torch_array(value):
-        if value.is_meta and backend != "torch":
+        if value.is_meta and not keeps_meta:
             raise InvalidArgumentError(
                 f"symgrad: Session(backend={backend!r}): {what} is a torch tensor on the "
                 f"'meta' device, which holds no values to compute with"
