@@ -65,7 +65,8 @@ LOSS = float(np.sum((X @ np.ones((3, 1))) ** 2))
 @pytest.mark.parametrize(
     "feed, error",
     [
-        (np.ones((2, 3), complex), DTypeError),  # TF1 refuses complex for float: no silent .real
+        # The NumPy fast form refuses it; TF1 would drop the imaginary part with a warning.
+        (np.ones((2, 3), complex), DTypeError),
         ("abc", DTypeError),
         ([[1.0, 2.0], [3.0]], InvalidArgumentError),  # ragged
     ],

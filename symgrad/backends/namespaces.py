@@ -264,9 +264,9 @@ def _refuse_unknown_sizes(value: Any, what: str, backend: str) -> None:
 
 
 def host_array(value: Any, dtype: Any, what: str, backend: str) -> np.ndarray:
-    """``value`` as a NumPy array of ``dtype``, refusing what is no real numbers (TF1 feeds
-    no complex or text into a float tensor: NumPy would drop the imaginary part) and
-    ragged nested lists."""
+    """``value`` as a NumPy array of ``dtype``, refusing ragged nested lists and what is no
+    real numbers, as the NumPy fast form's input check does: a complex feed would lose its
+    imaginary part (TF1 drops it with only a ComplexWarning), text has no number at all."""
     try:
         host = np.asarray(to_numpy(value))
     except ValueError:
