@@ -211,9 +211,30 @@ def test_dask_arrays_of_one_chunk_and_of_many_tiny_chunks_give_numpys_values() -
                     np.testing.assert_allclose(value.compute(), expected, rtol=1e-13)
 
 
+def test_numpy_arrays_beside_torch_or_dask_arrays_are_data_for_them() -> None:
+    torch, dask_array = _torch(), _dask_array()
+    with sg.Graph().as_default():
+        model = _linear()
+        function = sg.compile(
+            [model["loss"], model["grad"]], inputs=[model["x"], model["w"]], backend="array_api"
+        ).function
+    want = function(X, np.ones((3, 1)))
+    mixed = [
+        (np.ones((3, 1)), torch.tensor(X), torch.Tensor),
+        (torch.ones(3, 1, dtype=torch.float64), X, torch.Tensor),
+        (np.ones((3, 1)), dask_array.from_array(X, chunks=1), dask_array.Array),
+    ]
+    for w, x, kind in mixed:
+        got = function(x, w)
+        assert all(isinstance(value, kind) for value in got)
+        for value, expected in zip(got, want, strict=True):
+            np.testing.assert_array_equal(np.asarray(to_numpy(value)), expected)
+
+
 # --- JAX without 64-bit values --------------------------------------------------------------
 
 
+@pytest.mark.filterwarnings("ignore:Explicitly requested dtype float64")
 def test_the_portable_module_refuses_to_truncate_float64_on_jax() -> None:
     jax = _jax()
     with sg.Graph().as_default():
