@@ -20,7 +20,7 @@ from ...version import __version__
 from ..numpy.emit import (
     Line,
     _describe,
-    guarded_statements,
+    body_lines,
     statement_summary,
     template_environment,
 )
@@ -75,18 +75,12 @@ def statement_lines(
     """The function body's lines and the template helpers they call."""
     table = program.dtypes_by_symbol()
     printer = printer or Printer(table)
-    printer.table = table
-    guarded = guarded_statements(program.statements)
-    lines = [
-        Line(
-            f"{s.name} = {print_statement(printer, s.expr, s.dtype, convert=not s.temporary)}",
-            s.section,
-            guarded=s.symbol in guarded,
-            comment=s.comment,
-        )
-        for s in program.statements
-    ]
-    return lines, sorted(printer.helpers_used)
+    return body_lines(
+        program,
+        printer,
+        table,
+        lambda s: print_statement(printer, s.expr, s.dtype, convert=not s.temporary),
+    )
 
 
 def _check_dtypes(program: Program) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -212,11 +213,27 @@ def statement_lines(
 ) -> tuple[list[Line], list[str]]:
     table = program.dtypes_by_symbol()
     printer = printer or Printer(table)
+    return body_lines(
+        program,
+        printer,
+        table,
+        lambda s: print_statement(printer, s.expr, s.dtype, table, convert=not s.temporary),
+    )
+
+
+def body_lines(
+    program: Program,
+    printer: Printer,
+    table: dict[Any, Any],
+    right_side: Callable[[Any], str],
+) -> tuple[list[Line], list[str]]:
+    """The function body's lines, each statement's right side as ``right_side`` prints it
+    with ``printer`` (of any backend) reading ``table``, and the template helpers they call."""
     printer.table = table
     guarded = guarded_statements(program.statements)
     lines = [
         Line(
-            f"{s.name} = {print_statement(printer, s.expr, s.dtype, table, convert=not s.temporary)}",
+            f"{s.name} = {right_side(s)}",
             s.section,
             guarded=s.symbol in guarded,
             comment=s.comment,
