@@ -23,7 +23,8 @@ on one thread.
 Peers - TensorFlow 1 sessions, TensorFlow 2 tf.function, JAX, PyTorch, autograd - and matplotlib
 for the chart come with `pip install -e '.[bench]'`; whichever is missing is skipped with a note.
 Results: a table per workload on stdout, and benchmarks/results/latest.json, latest.md and
-latest.png (--json, --markdown, --chart).
+latest.png (--json, --markdown, --chart). A run of some workloads writes latest-W2-W4.* instead,
+and a smoke run smoke.* (not kept in git), so neither overwrites the full run's files.
 """
 
 from __future__ import annotations
@@ -115,9 +116,11 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         "other (the default, except with --smoke: fresh; the warmed tables are named "
         "W2-warmed, ...)",
     )
-    parser.add_argument("--json", type=Path, default=RESULTS / "latest.json")
-    parser.add_argument("--markdown", type=Path, default=RESULTS / "latest.md")
-    parser.add_argument("--chart", type=Path, default=RESULTS / "latest.png")
+    # The defaults depend on --smoke and --only (see output_paths): a quick check must not
+    # overwrite the full run's results that are committed.
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--markdown", type=Path)
+    parser.add_argument("--chart", type=Path)
     parser.add_argument(
         "--codegen-dir",
         type=Path,
@@ -137,7 +140,22 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--sympy-probe", metavar="MODEL", help=argparse.SUPPRESS)
     parser.add_argument("--worker", nargs=2, metavar=("GROUP", "KEY"), help=argparse.SUPPRESS)
     parser.add_argument("--compile-probe", type=int, metavar="LAYERS", help=argparse.SUPPRESS)
-    return parser.parse_args(argv)
+    return output_paths(parser.parse_args(argv))
+
+
+def output_paths(arguments: argparse.Namespace) -> argparse.Namespace:
+    """Fill in where results go: ``results/latest.*`` for a full run of every workload,
+    ``results/smoke.*`` for a smoke run, ``results/latest-W2-W4.*`` for ``--only W2,W4``."""
+    if arguments.smoke:
+        stem = "smoke"
+    elif arguments.only != list(WORKLOADS):
+        stem = "latest-" + "-".join(arguments.only)
+    else:
+        stem = "latest"
+    for option, suffix in (("json", "json"), ("markdown", "md"), ("chart", "png")):
+        if getattr(arguments, option) is None:
+            setattr(arguments, option, RESULTS / f"{stem}.{suffix}")
+    return arguments
 
 
 def _names(allowed: Sequence[str]) -> Callable[[str], list[str]]:

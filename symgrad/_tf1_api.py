@@ -175,6 +175,16 @@ subtract tan tanh top_k truediv unsorted_segment_max unsorted_segment_mean
 unsorted_segment_min unsorted_segment_prod unsorted_segment_sqrt_n unsorted_segment_sum
 xdivy xlog1py xlogy zero_fraction zeta
 """,
+    "metrics": """
+accuracy auc average_precision_at_k false_negatives false_negatives_at_thresholds
+false_positives false_positives_at_thresholds mean mean_absolute_error mean_cosine_distance
+mean_iou mean_per_class_accuracy mean_relative_error mean_squared_error mean_tensor
+percentage_below precision precision_at_k precision_at_thresholds precision_at_top_k recall
+recall_at_k recall_at_thresholds recall_at_top_k root_mean_squared_error
+sensitivity_at_specificity sparse_average_precision_at_k sparse_precision_at_k
+specificity_at_sensitivity true_negatives true_negatives_at_thresholds true_positives
+true_positives_at_thresholds
+""",
     "nn": """
 all_candidate_sampler approx_max_k approx_min_k atrous_conv2d atrous_conv2d_transpose
 avg_pool avg_pool1d avg_pool2d avg_pool3d avg_pool_v2 batch_norm_with_global_normalization

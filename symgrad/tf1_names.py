@@ -75,6 +75,11 @@ SUBSTITUTES: dict[str, str] = {
     "losses.sigmoid_cross_entropy": "`tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(...))`",
     "losses.absolute_difference": "`tf.reduce_mean(tf.abs(labels - predictions))`",
     "losses.hinge_loss": "`tf.reduce_mean(tf.maximum(0.0, 1.0 - (2 * labels - 1) * logits))`",
+    "metrics.mean_squared_error": "`tf.metrics.mean(tf.square(labels - predictions))`",
+    "metrics.mean_absolute_error": "`tf.metrics.mean(tf.abs(labels - predictions))`",
+    "metrics.precision": "fetch the predictions and count with NumPy",
+    "metrics.recall": "fetch the predictions and count with NumPy",
+    "metrics.auc": "fetch the scores and compute it with NumPy (or scikit-learn)",
     # Linear algebra and signals.
     "linalg.inv": "not available: compute it with NumPy outside the graph",
     "matrix_inverse": "not available: compute it with NumPy outside the graph",

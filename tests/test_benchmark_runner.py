@@ -66,3 +66,22 @@ def test_smoke_run_checks_and_times_every_workload(tmp_path: Path) -> None:
     assert markdown.count("| system | per call |") == len(WORKLOADS)
     # The chart needs matplotlib (the bench extra); without it the run says so instead.
     assert paths["png"].exists() or "matplotlib is not importable" in completed.stdout
+
+
+def test_quick_runs_do_not_overwrite_the_full_results() -> None:
+    """Without --json/--markdown/--chart, only a full run writes results/latest.*."""
+    probe = (
+        "import sys; sys.path.insert(0, 'benchmarks'); import run\n"
+        "for argv in ([], ['--smoke'], ['--only', 'W2,W4'], ['--only', 'W4', '--json', 'x.json']):\n"
+        "    a = run.parse_arguments(argv)\n"
+        "    print(' '.join(p.name for p in (a.json, a.markdown, a.chart)))\n"
+    )
+    printed = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert printed == [
+        "latest.json latest.md latest.png",
+        "smoke.json smoke.md smoke.png",
+        "latest-W2-W4.json latest-W2-W4.md latest-W2-W4.png",
+        "x.json latest-W4.md latest-W4.png",
+    ]

@@ -102,6 +102,21 @@ def test_checks_input_shapes_and_types(tmp_path: Path) -> None:
     loss, d_w, d_b = compiled(np.arange(5), np.arange(5) * 2, 2, 0)
     assert loss == 0.0 and d_w == 0.0 and isinstance(loss, np.float64)
 
+    # NumPy scalars: one of the graph's dtype passes as it is, another is converted, and a
+    # scalar where a vector is declared is refused like any other wrong shape.
+    x, y = np.linspace(-1, 1, 7), np.linspace(0, 3, 7)
+    expected = compiled(x, y, np.array(0.5), np.array(-0.25))
+    for weight, bias in [
+        (np.float64(0.5), np.float64(-0.25)),
+        (np.float32(0.5), np.float16(-0.25)),
+        (np.int64(0) + 0.5, -0.25),
+    ]:
+        assert compiled(x, y, weight, bias) == expected
+    with pytest.raises(ValueError, match=r"input 'x_input': expected shape \(None,\), got \(\)"):
+        compiled(np.float64(1.0), y, 0.5, -0.25)
+    with pytest.raises(ValueError, match="input 'weight': expected numbers convertible"):
+        compiled(x, y, np.str_("a"), -0.25)
+
 
 def test_float32_graphs_give_float32_results(tmp_path: Path) -> None:
     with sg.Graph().as_default():

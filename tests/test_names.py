@@ -72,6 +72,12 @@ ENTRY_DOCSTRING = re.search(
     r"^\{\{ signature \}\}\n    \"\"\"(.*)\"\"\"$", TEMPLATE_TEXT, re.MULTILINE
 ).group(1)
 SECTION_COMMENTS = frozenset(f"# {title}" for title in SECTION_TITLES.values())
+# The template's own comments (inside its helpers), word for word: no user text in them.
+TEMPLATE_COMMENTS = frozenset(
+    comment
+    for comment in re.findall(r"(?m)(?:^ *|  )(# [^\n]*)$", TEMPLATE_TEXT)
+    if "{" not in comment
+)
 # The one context manager the entry function may use (around lines computing np.where).
 ERRSTATE = ast.unparse(
     ast.parse(re.search(r"^ *(with .*:)$", TEMPLATE_TEXT, re.MULTILINE).group(1) + "\n    pass")
@@ -587,6 +593,7 @@ def check_text(
     for comment in comments:
         assert (
             comment in SECTION_COMMENTS
+            or comment in TEMPLATE_COMMENTS
             or re.fullmatch(r"# Statements: \d+, BLAS calls: \d+", comment)
             # provenance: built from sanitized identifiers only
             or re.fullmatch(r"# (for )?d \w+ / d \w+(, through \w+)?", comment)

@@ -24,6 +24,7 @@ MODULES = {
     "train": "symgrad.train",
     "losses": "symgrad.losses",
     "linalg": "symgrad.linalg",
+    "metrics": "symgrad.metrics",
     "contrib": "symgrad.contrib",
     "contrib.layers": "symgrad.contrib.layers",
 }
@@ -40,6 +41,7 @@ MODULES = {
         (sg.linalg, "inv", "NumPy outside the graph"),
         (sg.losses, "sigmoid_cross_entropy", "sigmoid_cross_entropy_with_logits"),
         (sg.train, "FtrlOptimizer", "`tf.train.AdagradOptimizer`"),
+        (sg.metrics, "mean_squared_error", "`tf.metrics.mean(tf.square(labels - predictions))`"),
     ],
 )
 def test_a_missing_tf1_name_says_what_to_use(module, name: str, substitute: str) -> None:  # type: ignore[no-untyped-def]

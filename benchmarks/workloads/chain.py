@@ -178,6 +178,15 @@ def w4_candidates(settings: Settings) -> list[Candidate]:
         portable.jax_jit_candidate(
             chain_builder(ws, bs), [x], [*ws, *bs], settings, f"w4_chain{layers}", regroup
         ),
+        portable.jax_jit_candidate(
+            chain_builder(ws, bs),
+            [x],
+            [*ws, *bs],
+            settings,
+            f"w4_chain{layers}",
+            regroup,
+            packed=[layers, layers],
+        ),
     ]
 
 

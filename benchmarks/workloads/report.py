@@ -146,6 +146,13 @@ def acceptance(results: dict[str, WorkloadResult]) -> list[dict[str, Any]]:
         _ratio(
             results,
             "W4",
+            "symgrad-jax-jit-packed",
+            "jax",
+            "W4 jax.jit(portable symgrad), scalars packed / JAX",
+        ),
+        _ratio(
+            results,
+            "W4",
             "symgrad",
             "symgrad-forward",
             "W4 cheap gradient: symgrad value+grad / forward",

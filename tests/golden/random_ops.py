@@ -29,6 +29,8 @@ import numpy as np
 
 def _check(name, value, dtype, shape):
     """``value`` as an array of ``dtype``; a ValueError if its shape or type does not fit."""
+    if type(value) is dtype and not shape:
+        return value  # a NumPy scalar of the right type: as good as a 0-d array, and cheaper
     try:
         array = np.asarray(value)
     except ValueError:
@@ -42,22 +44,18 @@ def _check(name, value, dtype, shape):
                 f"{np.dtype(dtype).name}, got {type(value).__name__} of dtype {array.dtype}"
             )
         array = array.astype(dtype)
-    if (
-        shape is not None
-        and array.shape != shape
-        and (
-            array.ndim != len(shape)
-            or any(
-                want is not None and want != got
-                for want, got in zip(shape, array.shape)
+    if shape is not None and array.shape != shape:
+        # A loop, not any() over a generator: this runs on every call, for every input.
+        fits = array.ndim == len(shape)
+        for want, got in zip(shape, array.shape):
+            if want is not None and want != got:
+                fits = False
+        if not fits:
+            dims = ["None" if d is None else str(d) for d in shape]
+            expected = "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
+            raise ValueError(
+                f"input {name!r}: expected shape {expected}, got {array.shape}"
             )
-        )
-    ):
-        dims = ["None" if d is None else str(d) for d in shape]
-        expected = "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
-        raise ValueError(
-            f"input {name!r}: expected shape {expected}, got {array.shape}"
-        )
     return array
 
 
