@@ -73,13 +73,12 @@ def statement_lines(
     program: Program, printer: Printer | None = None
 ) -> tuple[list[Line], list[str]]:
     """The function body's lines and the template helpers they call."""
-    table = program.dtypes_by_symbol()
-    printer = printer or Printer(table)
-    return body_lines(
-        program,
-        printer,
-        table,
-        lambda s: print_statement(printer, s.expr, s.dtype, convert=not s.temporary),
+    return body_lines(program, printer or Printer(), _right_side)
+
+
+def _right_side(printer: Printer, statement: Any, table: dict[Any, Any]) -> str:
+    return print_statement(
+        printer, statement.expr, statement.dtype, convert=not statement.temporary
     )
 
 

@@ -211,29 +211,26 @@ def guarded_statements(statements: list[Any]) -> set:
 def statement_lines(
     program: Program, printer: Printer | None = None
 ) -> tuple[list[Line], list[str]]:
-    table = program.dtypes_by_symbol()
-    printer = printer or Printer(table)
-    return body_lines(
-        program,
-        printer,
-        table,
-        lambda s: print_statement(printer, s.expr, s.dtype, table, convert=not s.temporary),
-    )
+    return body_lines(program, printer or Printer(), _right_side)
+
+
+def _right_side(printer: Printer, statement: Any, table: dict[Any, Any]) -> str:
+    convert = not statement.temporary
+    return print_statement(printer, statement.expr, statement.dtype, table, convert=convert)
 
 
 def body_lines(
-    program: Program,
-    printer: Printer,
-    table: dict[Any, Any],
-    right_side: Callable[[Any], str],
+    program: Program, printer: Printer, right_side: Callable[[Any, Any, dict[Any, Any]], str]
 ) -> tuple[list[Line], list[str]]:
-    """The function body's lines, each statement's right side as ``right_side`` prints it
-    with ``printer`` (of any backend) reading ``table``, and the template helpers they call."""
+    """The function body's lines, each statement's right side as
+    ``right_side(printer, statement, dtypes_by_symbol)`` prints it with ``printer`` (of any
+    backend), and the template helpers they call."""
+    table = program.dtypes_by_symbol()
     printer.table = table
     guarded = guarded_statements(program.statements)
     lines = [
         Line(
-            f"{s.name} = {right_side(s)}",
+            f"{s.name} = {right_side(printer, s, table)}",
             s.section,
             guarded=s.symbol in guarded,
             comment=s.comment,
