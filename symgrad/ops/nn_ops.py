@@ -238,6 +238,12 @@ def softmax_cross_entropy_with_logits_v2(
     )
 
 
+def _by_name(sentinel: Any, function: str) -> None:
+    """TF1's ``_sentinel`` first argument: labels and logits are passed by name only."""
+    if sentinel is not None:
+        raise InvalidArgumentError(f"symgrad: {function}: pass labels= and logits= by name")
+
+
 def softmax_cross_entropy_with_logits(
     _sentinel: Any = None,
     labels: Any = None,
@@ -247,10 +253,7 @@ def softmax_cross_entropy_with_logits(
     axis: int | None = None,
 ) -> Tensor:
     """As ``_v2``, but no gradient flows into ``labels`` (TF1's v1)."""
-    if _sentinel is not None:
-        raise InvalidArgumentError(
-            "symgrad: softmax_cross_entropy_with_logits: pass labels= and logits= by name"
-        )
+    _by_name(_sentinel, "softmax_cross_entropy_with_logits")
     return _cross_entropy(
         labels, logits, dim if axis is None else axis, False, name, "SoftmaxCrossEntropyWithLogits"
     )
@@ -260,10 +263,7 @@ def sparse_softmax_cross_entropy_with_logits(
     _sentinel: Any = None, labels: Any = None, logits: Any = None, name: str | None = None
 ) -> Tensor:
     """Cross-entropy against integer class ``labels`` (the last axis of ``logits`` is the class)."""
-    if _sentinel is not None:
-        raise InvalidArgumentError(
-            "symgrad: sparse_softmax_cross_entropy_with_logits: pass labels= and logits= by name"
-        )
+    _by_name(_sentinel, "sparse_softmax_cross_entropy_with_logits")
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels)
     if not labels.dtype.is_integer:
@@ -335,10 +335,7 @@ def sigmoid_cross_entropy_with_logits(
     _sentinel: Any = None, labels: Any = None, logits: Any = None, name: str | None = None
 ) -> Tensor:
     """``max(x, 0) - x*z + log(1 + exp(-|x|))``: finite for any logits, as TF writes it."""
-    if _sentinel is not None:
-        raise InvalidArgumentError(
-            "symgrad: sigmoid_cross_entropy_with_logits: pass labels= and logits= by name"
-        )
+    _by_name(_sentinel, "sigmoid_cross_entropy_with_logits")
     logits = convert_to_tensor(logits)
     labels = (
         convert_to_tensor(labels, dtype=logits.dtype) if not isinstance(labels, Tensor) else labels
