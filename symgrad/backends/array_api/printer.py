@@ -517,11 +517,6 @@ class Printer(NumPyCodePrinter):
     def _shape(self, value: sp.Expr) -> str:
         return f"{self.parenthesize(value, PRECEDENCE['Atom'], strict=True)}.shape"
 
-    def _print_SumToShape(self, expr: F.SumToShape) -> str:
-        self.helpers_used.add("sum_to_shape")
-        g, like = expr.args
-        return f"_sum_to_shape(xp, {self._print(g)}, {self._shape(like)})"
-
     def _print_ExpandDims(self, expr: F.ExpandDims) -> str:
         value, axes = expr.args
         text = self._print(value)
@@ -542,6 +537,12 @@ class Printer(NumPyCodePrinter):
             shape = "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
         text = f"xp.broadcast_to({self._argument(value, [])}, {shape})"
         return f"xp.asarray({text}, copy=True)" if copy else text
+
+    def _helper_call(self, name: str, *texts: str) -> str:
+        # The template's helpers take the namespace first. The standard has no erf: its
+        # helpers take the namespace's own where it has one (PyTorch's) and read
+        # NumPy-backed arrays on the host (see ``_by_math``).
+        return super()._helper_call(name, "xp", *texts)
 
     def _size(self, value: sp.Expr) -> str:
         return f"math.prod({self._shape(value)})"
@@ -597,16 +598,6 @@ class Printer(NumPyCodePrinter):
             # An array made from a shape (the Shape op): on the inputs' device.
             return f"xp.asarray({', '.join(arguments)}, device=device)"
         return f"{self._xp(name)}({', '.join(arguments)})"
-
-    # The standard has no erf: the template's helpers take the namespace's own where it has
-    # one (PyTorch's) and read NumPy-backed arrays on the host (see ``_by_math``).
-    def _print_Erf(self, expr: F.Erf) -> str:
-        self.helpers_used.add("erf")
-        return f"_erf(xp, {self._print(expr.args[0])})"
-
-    def _print_Erfc(self, expr: F.Erfc) -> str:
-        self.helpers_used.add("erfc")
-        return f"_erfc(xp, {self._print(expr.args[0])})"
 
     def _print_Helper(self, expr: F.Helper) -> str:
         name, _, *arguments = expr.args

@@ -125,6 +125,11 @@ class Printer(NumPyPrinter):
         """The last two axes of ``value`` swapped (its rank is above 2)."""
         return f"{self._module_format('numpy.swapaxes')}({self._print(value)}, -1, -2)"
 
+    def _helper_call(self, name: str, *texts: str) -> str:
+        """A call of the template's function ``_<name>``, which the module then defines."""
+        self.helpers_used.add(name)
+        return f"_{name}({', '.join(texts)})"
+
     def _vdot(self, a: sp.Expr, b: sp.Expr) -> str:
         """The sum of ``a * b`` over all elements (both of rank above 1)."""
         return _call(self, "vdot", a, b)
@@ -301,9 +306,8 @@ class Printer(NumPyPrinter):
         return f"{self._module_format('numpy.' + expr.numpy_name)}({', '.join(parts)})"
 
     def _print_SumToShape(self, expr: F.SumToShape) -> str:
-        self.helpers_used.add("sum_to_shape")
         g, like = expr.args
-        return f"_sum_to_shape({self._print(g)}, {self._module_format('numpy.shape')}({self._print(like)}))"
+        return self._helper_call("sum_to_shape", self._print(g), self._shape(like))
 
     def _print_ExpandDims(self, expr: F.ExpandDims) -> str:
         value, axes = expr.args
@@ -417,12 +421,10 @@ class Printer(NumPyPrinter):
 
     # NumPy has no erf: the module's helpers apply the C library's (math.erf, within 1 ulp).
     def _print_Erf(self, expr: F.Erf) -> str:
-        self.helpers_used.add("erf")
-        return f"_erf({self._print(expr.args[0])})"
+        return self._helper_call("erf", self._print(expr.args[0]))
 
     def _print_Erfc(self, expr: F.Erfc) -> str:
-        self.helpers_used.add("erfc")
-        return f"_erfc({self._print(expr.args[0])})"
+        return self._helper_call("erfc", self._print(expr.args[0]))
 
     def _print_Ceil(self, expr: F.Ceil) -> str:
         return self._call("ceil", expr.args[0])
