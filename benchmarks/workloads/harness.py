@@ -109,10 +109,17 @@ class TimingStats:
     calls_per_sample: int
     # Minor page faults per call (median over samples): memory the allocator had to map afresh.
     page_faults: float | None = None
+    # CPU seconds per call of the system's process (median over samples): on a machine shared
+    # with other jobs, wall-clock samples include waiting for a core, CPU time does not.
+    cpu_median: float | None = None
 
     @classmethod
     def from_samples(
-        cls, samples: Sequence[float], calls_per_sample: int, page_faults: Sequence[float] = ()
+        cls,
+        samples: Sequence[float],
+        calls_per_sample: int,
+        page_faults: Sequence[float] = (),
+        cpu_seconds: Sequence[float] = (),
     ) -> TimingStats:
         ordered = sorted(samples)
         quartiles = statistics.quantiles(ordered, n=4) if len(ordered) > 1 else [ordered[0]] * 3
@@ -124,6 +131,7 @@ class TimingStats:
             samples=len(ordered),
             calls_per_sample=calls_per_sample,
             page_faults=statistics.median(page_faults) if page_faults else None,
+            cpu_median=statistics.median(cpu_seconds) if cpu_seconds else None,
         )
 
 
@@ -189,7 +197,7 @@ class Sampler(Protocol):
 
     def calibrate(self) -> int: ...
 
-    def sample(self, calls: int) -> tuple[float, float]: ...
+    def sample(self, calls: int) -> tuple[float, float, float]: ...
 
 
 @dataclass
@@ -202,7 +210,7 @@ class InProcess:
     def calibrate(self) -> int:
         return calls_per_sample(self.call, self.settings)
 
-    def sample(self, calls: int) -> tuple[float, float]:
+    def sample(self, calls: int) -> tuple[float, float, float]:
         return sample(self.call, calls)
 
 
@@ -231,7 +239,7 @@ def time_round_robin(
             batches[name] = sampler.calibrate()
         except Exception as error:  # reported in that system's row, not fatal to the run
             results[name] = error
-    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in batches}
+    samples: dict[str, list[tuple[float, float, float]]] = {name: [] for name in batches}
     gc.collect()
     gc.disable()  # as timeit does: a collection inside one sample is noise, not the system's cost
     try:
@@ -248,9 +256,12 @@ def time_round_robin(
     return results
 
 
-def stats_of(samples: Sequence[tuple[float, float]], calls_per_sample: int) -> TimingStats:
+def stats_of(samples: Sequence[tuple[float, float, float]], calls_per_sample: int) -> TimingStats:
     return TimingStats.from_samples(
-        [s for s, _ in samples], calls_per_sample, [f for _, f in samples]
+        [s for s, _, _ in samples],
+        calls_per_sample,
+        page_faults=[f for _, _, f in samples],
+        cpu_seconds=[c for _, c, _ in samples],
     )
 
 
@@ -264,14 +275,17 @@ def calls_per_sample(call: Callable[[], Any], settings: Settings) -> int:
     return max(1, math.ceil(settings.sample_seconds / max(estimate, 1e-9)))
 
 
-def sample(call: Callable[[], Any], calls: int) -> tuple[float, float]:
-    """(mean seconds, mean minor page faults) per call over ``calls`` calls in a row."""
+def sample(call: Callable[[], Any], calls: int) -> tuple[float, float, float]:
+    """(mean seconds, mean CPU seconds of this process, mean minor page faults) per call over
+    ``calls`` calls in a row."""
     faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-    begin = time.perf_counter()
+    cpu, begin = time.process_time(), time.perf_counter()
     for _ in range(calls):
         call()
     seconds = (time.perf_counter() - begin) / calls
-    return seconds, (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults) / calls
+    cpu_seconds = (time.process_time() - cpu) / calls
+    faults_per_call = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults) / calls
+    return seconds, cpu_seconds, faults_per_call
 
 
 def mismatch(got: Outputs, want: Outputs, rtol: float) -> str | None:

@@ -72,7 +72,7 @@ class Worker:
     def calibrate(self) -> int:
         return self._reply(self._request(("calibrate",)))
 
-    def sample(self, calls: int) -> tuple[float, float]:
+    def sample(self, calls: int) -> tuple[float, float, float]:
         return self._reply(self._request(("sample", calls)))
 
     @staticmethod

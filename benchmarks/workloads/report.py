@@ -53,6 +53,7 @@ def table_cells(result: WorkloadResult) -> list[list[str]]:
             "system",
             "per call",
             f"ratio to {result.reference_name}",
+            "CPU per call (ratio)",
             "page faults per call",
             "build",
             "gradients",
@@ -67,12 +68,28 @@ def table_cells(result: WorkloadResult) -> list[list[str]]:
                 row.name,
                 _per_call(row),
                 format_ratio(row.ratio),
+                _cpu_per_call(row, result),
                 "—" if faults is None else f"{faults:.0f}",
                 format_seconds(row.build_seconds),
                 _gradients(row),
             ]
         )
     return cells
+
+
+def _cpu_seconds(row: Row | None) -> float | None:
+    return (row.timing or {}).get("cpu_median") if row is not None and row.status == "ok" else None
+
+
+def _cpu_per_call(row: Row, result: WorkloadResult) -> str:
+    """CPU time per call, and its ratio to the reference row's CPU time."""
+    mine = _cpu_seconds(row)
+    if mine is None:
+        return "—"
+    reference = next((r for r in result.rows if r.reference), None)
+    theirs = _cpu_seconds(reference)
+    ratio = f" ({format_ratio(mine / theirs)})" if theirs else ""
+    return format_seconds(mine) + ratio
 
 
 def table_notes(result: WorkloadResult) -> list[str]:
@@ -214,7 +231,9 @@ def _ratio(
         if row is None or row.status != "ok":
             return _item(name, None, "", f"{key}: {row.status if row else 'not run'}")
     value = rows[top].seconds / rows[bottom].seconds  # type: ignore[operator]
-    return _item(name, value, f"{value:.3g}×")
+    cpu_top, cpu_bottom = _cpu_seconds(rows[top]), _cpu_seconds(rows[bottom])
+    cpu = f" (CPU time {cpu_top / cpu_bottom:.3g}×)" if cpu_top and cpu_bottom else ""
+    return _item(name, value, f"{value:.3g}×{cpu}")
 
 
 def _memory_ratio(results: dict[str, WorkloadResult]) -> dict[str, Any]:
