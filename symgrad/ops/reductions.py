@@ -142,7 +142,7 @@ def _tf1_reduction(
 
 
 def _reduction(
-    op_type: str, node: type, gradient: Callable[[Operation, Tensor], list[Tensor | None]], doc: str
+    op_type: str, doc: str, node: type, gradient: Callable[[Operation, Tensor], list[Tensor | None]]
 ) -> Callable[..., Tensor]:
     """Register the reduction ``op_type`` and return its TF1 function ``reduce_<op_type>``."""
     register(
@@ -153,8 +153,6 @@ def _reduction(
 
 reduce_sum = _reduction(
     "Sum",
-    F.ReduceSum,
-    _reduce_gradient,
     """Sum over ``axis`` (all axes by default), like ``tf.reduce_sum``.
 
     >>> import symgrad as sg
@@ -163,12 +161,14 @@ reduce_sum = _reduction(
     ...     sg.reduce_sum(x, axis=1).shape
     (None,)
     """,
+    F.ReduceSum,
+    _reduce_gradient,
 )
 reduce_mean = _reduction(
     "Mean",
+    """Mean over ``axis`` (all axes by default), like ``tf.reduce_mean``.""",
     F.ReduceMean,
     _reduce_gradient,
-    """Mean over ``axis`` (all axes by default), like ``tf.reduce_mean``.""",
 )
 
 
@@ -257,21 +257,21 @@ def _lower_prod_others(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
 
 reduce_max = _reduction(
     "Max",
+    """Maximum over ``axis``; tied maxima share the gradient equally, as in TF.""",
     F.ReduceMax,
     _tie_gradient,
-    """Maximum over ``axis``; tied maxima share the gradient equally, as in TF.""",
 )
 reduce_min = _reduction(
     "Min",
+    """Minimum over ``axis``; tied minima share the gradient equally, as in TF.""",
     F.ReduceMin,
     _tie_gradient,
-    """Minimum over ``axis``; tied minima share the gradient equally, as in TF.""",
 )
 reduce_prod = _reduction(
     "Prod",
+    """Product over ``axis``; its gradient is exact where elements are zero.""",
     F.ReduceProd,
     _prod_gradient,
-    """Product over ``axis``; its gradient is exact where elements are zero.""",
 )
 register(
     OpDef(
@@ -384,8 +384,6 @@ def _no_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
 
 reduce_any = _reduction(
     "Any",
-    F.ReduceAny,
-    _no_gradient,
     """Logical or of a bool tensor over ``axis`` (all axes by default), like ``tf.reduce_any``.
 
     >>> import symgrad as sg
@@ -393,12 +391,14 @@ reduce_any = _reduction(
     ...     print(sg.compile(sg.reduce_any(sg.constant([[True, False], [False, False]]), 1))())
     [ True False]
     """,
+    F.ReduceAny,
+    _no_gradient,
 )
 reduce_all = _reduction(
     "All",
+    """Logical and of a bool tensor over ``axis`` (all axes by default), like ``tf.reduce_all``.""",
     F.ReduceAll,
     _no_gradient,
-    """Logical and of a bool tensor over ``axis`` (all axes by default), like ``tf.reduce_all``.""",
 )
 
 
