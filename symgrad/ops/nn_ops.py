@@ -177,34 +177,25 @@ def _cross_entropy(
             f"symgrad: {op_name}: labels '{labels.name}' ({labels.dtype.name}) and logits "
             f"'{logits.name}' ({logits.dtype.name}) must have the same dtype"
         )
-    if labels.shape is None or logits.shape is None:
-        # Unshaped placeholders: the class axis is the last one, whatever the rank at run time
-        # (NumPy checks that labels and logits agree when the graph runs).
-        position = _class_axis(logits, axis, op_name)
-        shape = (
-            None
-            if logits.shape is None
-            else tuple(d for i, d in enumerate(logits.shape) if i != position)
-        )
-        op = logits.graph.create_op(
-            "SoftmaxCrossEntropyWithLogits",
-            [labels, logits],
-            {"axis": position, "labels_gradient": labels_gradient},
-            [(shape, logits.dtype)],
-            name=name,
-        )
-        return op.outputs[0]
-    if _broadcasts_to(labels.shape, logits.shape):
-        # TF's kernel broadcasts labels against logits (its label-broadcast test: [1, 4] labels
-        # for [3, 4] logits); the gradient of broadcast_to sums the labels' gradient back.
-        labels = broadcast_to(labels, logits.shape)
-    if labels.shape is None or not shapes_compatible(labels.shape, logits.shape):
-        raise ShapeError(
-            f"symgrad: {op_name}: labels '{labels.name}' {format_shape(labels.shape)} and logits "
-            f"'{logits.name}' {format_shape(logits.shape)} must have the same shape"
-        )
+    # Unshaped placeholders are checked when the graph runs (NumPy checks that labels and
+    # logits agree); the class axis is then the last one, whatever the rank at run time.
+    if labels.shape is not None and logits.shape is not None:
+        if _broadcasts_to(labels.shape, logits.shape):
+            # TF's kernel broadcasts labels against logits (its label-broadcast test: [1, 4]
+            # labels for [3, 4] logits); the gradient of broadcast_to sums the labels' gradient
+            # back.
+            labels = broadcast_to(labels, logits.shape)
+        if labels.shape is None or not shapes_compatible(labels.shape, logits.shape):
+            raise ShapeError(
+                f"symgrad: {op_name}: labels '{labels.name}' {format_shape(labels.shape)} and "
+                f"logits '{logits.name}' {format_shape(logits.shape)} must have the same shape"
+            )
     position = _class_axis(logits, axis, op_name)
-    shape = tuple(d for i, d in enumerate(logits.shape) if i != position)
+    shape = (
+        None
+        if logits.shape is None
+        else tuple(d for i, d in enumerate(logits.shape) if i != position)
+    )
     op = logits.graph.create_op(
         "SoftmaxCrossEntropyWithLogits",
         [labels, logits],
