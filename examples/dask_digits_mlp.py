@@ -15,7 +15,6 @@ Needs: pip install 'symgrad[dask]' scikit-learn
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import sys
 import time
@@ -24,7 +23,7 @@ from pathlib import Path
 import dask
 import dask.array as da
 import numpy as np
-from dask.distributed import Client, LocalCluster
+from _cluster import dask_client
 from digits_models import build, load_digits
 
 import symgrad as sg
@@ -127,18 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scheduler", help="address of a running scheduler (no LocalCluster)")
     parser.add_argument("--check", action="store_true", help="compare with the NumPy fast form")
     arguments = parser.parse_args(argv)
-    if arguments.scheduler:
-        with Client(arguments.scheduler):
-            return fit(arguments)
-    with (
-        LocalCluster(
-            n_workers=arguments.workers,
-            threads_per_worker=1,
-            dashboard_address=None,
-            silence_logs=logging.ERROR,
-        ) as cluster,
-        Client(cluster),
-    ):
+    with dask_client(arguments.scheduler, arguments.workers):
         return fit(arguments)
 
 

@@ -23,7 +23,6 @@ Needs: pip install 'symgrad[dask]'
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import resource
 import sys
@@ -33,7 +32,8 @@ from pathlib import Path
 import dask
 import dask.array as da
 import numpy as np
-from dask.distributed import Client, LocalCluster
+from _cluster import dask_client
+from dask.distributed import Client
 
 import symgrad as sg
 
@@ -104,18 +104,7 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     arguments = parse_arguments(argv)
-    if arguments.scheduler:
-        with Client(arguments.scheduler) as client:
-            return fit(arguments, client)
-    with (
-        LocalCluster(
-            n_workers=arguments.workers,
-            threads_per_worker=1,
-            dashboard_address=None,
-            silence_logs=logging.ERROR,
-        ) as cluster,
-        Client(cluster) as client,
-    ):
+    with dask_client(arguments.scheduler, arguments.workers) as client:
         return fit(arguments, client)
 
 

@@ -28,7 +28,6 @@ import contextlib
 import hashlib
 import json
 import os
-import re
 import tempfile
 import time
 import zipfile
@@ -41,6 +40,7 @@ import numpy as np
 
 from .backends.namespaces import to_numpy
 from .errors import CheckpointError, DTypeError, InvalidArgumentError, ShapeError
+from .files import _sync_directory, remove_orphaned_temporaries
 from .graph import Tensor, get_default_graph
 from .ops.state import Variable, global_variables
 from .version import __version__
@@ -50,7 +50,6 @@ FORMAT_VERSION = 1
 DATA_SUFFIX = ".npz"
 INDEX_SUFFIX = ".index.json"
 STATE_FILENAME = "checkpoint"
-_TEMPORARY = re.compile(r"^\..+\.(\d+)\.[^.]*\.tmp$")  # .<target>.<pid>.<random>.tmp
 
 
 # --- atomic files ------------------------------------------------------------------------------
@@ -76,39 +75,7 @@ def atomic_write(path: str | os.PathLike, write: Callable[[IO[bytes]], object]) 
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
         raise
-    _fsync_directory(target.parent)
-
-
-def _fsync_directory(directory: Path) -> None:
-    """Make the rename itself durable (POSIX); folders cannot be opened on Windows."""
-    with contextlib.suppress(OSError):
-        descriptor = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(descriptor)
-        finally:
-            os.close(descriptor)
-
-
-def _remove_stale_temporaries(directory: Path) -> None:
-    """Delete temporary files left by processes that were killed (SIGKILL cannot be caught)."""
-    for entry in directory.iterdir():
-        match = _TEMPORARY.match(entry.name)
-        if match is None:
-            continue
-        pid = int(match.group(1))
-        if pid != os.getpid() and not _process_alive(pid):
-            with contextlib.suppress(OSError):
-                entry.unlink()
-
-
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # exists, owned by someone else
-    return True
+    _sync_directory(target.parent)
 
 
 # --- reading and writing one checkpoint --------------------------------------------------------
@@ -467,7 +434,8 @@ class Saver:
         arrays = {
             name: np.asarray(to_numpy(value)) for name, value in zip(names, values, strict=True)
         }
-        _remove_stale_temporaries(directory)
+        # Temporary files of writers that were killed (SIGKILL cannot be caught).
+        remove_orphaned_temporaries(directory)
         write_checkpoint(prefix, arrays)
         if write_state:
             stale = self._record(prefix)

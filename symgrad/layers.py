@@ -79,15 +79,55 @@ def _known_rank(x: Tensor, layer: str) -> tuple[int | None, ...]:
     return tuple(None if d is None else int(d) for d in sizes)
 
 
-def _activate(y: Tensor, activation: Callable[[Tensor], Tensor] | None) -> Tensor:
-    return y if activation is None else activation(y)
+def _unsupported_constraints(layer: str, kernel_constraint: Any, bias_constraint: Any) -> None:
+    if kernel_constraint is not None or bias_constraint is not None:
+        raise InvalidArgumentError(
+            f"layers.{layer}: kernel_constraint/bias_constraint are not supported"
+        )
 
 
-def _regularize(output: Tensor, activity_regularizer: Callable[[Tensor], Any] | None) -> None:
+def _kernel(
+    x: Tensor, shape: list[Any], initializer: Any, regularizer: Any, trainable: bool
+) -> Variable:
+    return get_variable(
+        "kernel",
+        shape,
+        dtype=x.dtype,
+        initializer=initializer,
+        regularizer=regularizer,
+        trainable=trainable,
+    )
+
+
+def _add_bias(
+    y: Tensor, units: int, use_bias: bool, initializer: Any, regularizer: Any, trainable: bool
+) -> Tensor:
+    """``y + bias``, a ``[units]`` variable of zeros unless ``initializer`` says otherwise."""
+    if not use_bias:
+        return y
+    bias = get_variable(
+        "bias",
+        [units],
+        dtype=y.dtype,
+        initializer=zeros_initializer() if initializer is None else initializer,
+        regularizer=regularizer,
+        trainable=trainable,
+    )
+    return bias_add(y, bias)
+
+
+def _activate(
+    y: Tensor,
+    activation: Callable[[Tensor], Tensor] | None,
+    activity_regularizer: Callable[[Tensor], Any] | None,
+) -> Tensor:
+    """``activation(y)``, with the loss of ``activity_regularizer`` on it collected."""
+    output = y if activation is None else activation(y)
     if activity_regularizer is not None:
         loss = activity_regularizer(output)
         if loss is not None:
             add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
+    return output
 
 
 def dense(
@@ -120,10 +160,7 @@ def dense(
     ...     [v.op.name for v in sg.global_variables()]
     ['hidden/kernel', 'hidden/bias']
     """
-    if kernel_constraint is not None or bias_constraint is not None:
-        raise InvalidArgumentError(
-            "layers.dense: kernel_constraint/bias_constraint are not supported"
-        )
+    _unsupported_constraints("dense", kernel_constraint, bias_constraint)
     x = convert_to_tensor(inputs)
     shape = _known_rank(x, "dense")
     if len(shape) < 2 or shape[-1] is None:
@@ -132,28 +169,12 @@ def dense(
             "more and a known last dimension"
         )
     with variable_scope(name, default_name="dense", reuse=reuse):
-        kernel = get_variable(
-            "kernel",
-            [shape[-1], int(units)],
-            dtype=x.dtype,
-            initializer=kernel_initializer,
-            regularizer=kernel_regularizer,
-            trainable=trainable,
+        kernel = _kernel(
+            x, [shape[-1], int(units)], kernel_initializer, kernel_regularizer, trainable
         )
         y = matmul(x, kernel) if len(shape) == 2 else tensordot(x, kernel, [[len(shape) - 1], [0]])
-        if use_bias:
-            bias = get_variable(
-                "bias",
-                [int(units)],
-                dtype=x.dtype,
-                initializer=zeros_initializer() if bias_initializer is None else bias_initializer,
-                regularizer=bias_regularizer,
-                trainable=trainable,
-            )
-            y = bias_add(y, bias)
-        output = _activate(y, activation)
-        _regularize(output, activity_regularizer)
-        return output
+        y = _add_bias(y, int(units), use_bias, bias_initializer, bias_regularizer, trainable)
+        return _activate(y, activation, activity_regularizer)
 
 
 def flatten(inputs: Any, name: str | None = None, data_format: str = "channels_last") -> Tensor:
@@ -246,10 +267,7 @@ def conv2d(
     ...     [v.op.name for v in sg.global_variables()], tuple(y.shape)
     (['conv2d/kernel', 'conv2d/bias'], (None, 28, 28, 32))
     """
-    if kernel_constraint is not None or bias_constraint is not None:
-        raise InvalidArgumentError(
-            "layers.conv2d: kernel_constraint/bias_constraint are not supported"
-        )
+    _unsupported_constraints("conv2d", kernel_constraint, bias_constraint)
     _channels_last(data_format, "conv2d")
     x = convert_to_tensor(inputs)
     shape = _known_rank(x, "conv2d")
@@ -262,30 +280,14 @@ def conv2d(
     sh, sw = _pair(strides, "strides", "conv2d")
     dh, dw = _pair(dilation_rate, "dilation_rate", "conv2d")
     with variable_scope(name, default_name="conv2d", reuse=reuse):
-        kernel = get_variable(
-            "kernel",
-            [kh, kw, shape[-1], int(filters)],
-            dtype=x.dtype,
-            initializer=kernel_initializer,
-            regularizer=kernel_regularizer,
-            trainable=trainable,
+        kernel = _kernel(
+            x, [kh, kw, shape[-1], int(filters)], kernel_initializer, kernel_regularizer, trainable
         )
         y = _nn_conv2d(
             x, kernel, [1, sh, sw, 1], _padding(padding, "conv2d"), dilations=[1, dh, dw, 1]
         )
-        if use_bias:
-            bias = get_variable(
-                "bias",
-                [int(filters)],
-                dtype=x.dtype,
-                initializer=zeros_initializer() if bias_initializer is None else bias_initializer,
-                regularizer=bias_regularizer,
-                trainable=trainable,
-            )
-            y = bias_add(y, bias)
-        output = _activate(y, activation)
-        _regularize(output, activity_regularizer)
-        return output
+        y = _add_bias(y, int(filters), use_bias, bias_initializer, bias_regularizer, trainable)
+        return _activate(y, activation, activity_regularizer)
 
 
 def _pooling2d(

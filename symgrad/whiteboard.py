@@ -50,7 +50,7 @@ from sympy.printing.latex import LatexPrinter
 from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.str import StrPrinter
 
-from .backends.numpy.printer import Printer
+from .backends.numpy.printer import Printer, _axis_text
 from .ops import array_ops as A
 from .ops import functions as F
 from .program import Program, Statement
@@ -197,7 +197,25 @@ def _ordered_terms(expr: sp.Add) -> list[sp.Expr]:
     return [terms[i] for i in ranked]
 
 
-class WhiteboardPrinter(StrPrinter):
+class _Terms:
+    """Constants and sums as both whiteboard printers write them (mixed into a SymPy printer)."""
+
+    parenthesize: Callable[..., str]
+
+    def _print_Float(self, expr: sp.Float) -> str:
+        return _constant_text(float(expr))
+
+    def _print_Add(self, expr: sp.Add, order: str | None = None) -> str:
+        parts = []
+        for term in _ordered_terms(expr):
+            negative = term.could_extract_minus_sign()
+            text = self.parenthesize(-term if negative else term, PRECEDENCE["Add"])
+            parts.append(("- " if negative else "+ ") + text)
+        text = " ".join(parts)
+        return text[2:] if text.startswith("+ ") else "-" + text[2:]
+
+
+class WhiteboardPrinter(_Terms, StrPrinter):
     """Python-like text: ``x.T @ d``, ``sum(d, axis=0)``, ``sigmoid(z)``, ``(z > 0)``."""
 
     _names = {
@@ -223,18 +241,6 @@ class WhiteboardPrinter(StrPrinter):
         "NotEqual": "!=",
     }
 
-    def _print_Float(self, expr: sp.Float) -> str:
-        return _constant_text(float(expr))
-
-    def _print_Add(self, expr: sp.Add, order: str | None = None) -> str:
-        parts = []
-        for term in _ordered_terms(expr):
-            negative = term.could_extract_minus_sign()
-            text = self.parenthesize(-term if negative else term, PRECEDENCE["Add"])
-            parts.append(("- " if negative else "+ ") + text)
-        text = " ".join(parts)
-        return text[2:] if text.startswith("+ ") else "-" + text[2:]
-
     def _print_Function(self, expr: sp.Function) -> str:
         kind = type(expr).__name__
         if kind in self._comparisons:
@@ -257,7 +263,7 @@ class WhiteboardPrinter(StrPrinter):
         if isinstance(expr, F.ReduceSum):  # sum, mean, max, min, prod
             value, axes, keepdims = expr.args
             name = type(expr).numpy_name
-            extra = "" if not len(axes) else f", axis={_axes_text(axes)}"
+            extra = "" if not len(axes) else f", axis={_axis_text(axes)}"
             extra += ", keepdims=True" if keepdims and len(axes) else ""
             return f"{name}({self._print(value)}{extra})"
         if isinstance(expr, (Softmax, LogSoftmax)):
@@ -272,12 +278,7 @@ class WhiteboardPrinter(StrPrinter):
         return super()._print_Function(expr)
 
 
-def _axes_text(axes: sp.Tuple) -> str:
-    items = [str(int(a)) for a in axes]
-    return items[0] if len(items) == 1 else "(" + ", ".join(items) + ")"
-
-
-class WhiteboardLatexPrinter(LatexPrinter):
+class WhiteboardLatexPrinter(_Terms, LatexPrinter):
     """LaTeX: ``x^{\\top} \\left(\\sigma(z) - y\\right)``, ``\\sum_{0}``, ``\\operatorname{softmax}``."""
 
     # Structural nodes carry a ``_latex`` method for the verbose formulas; here every
@@ -293,18 +294,6 @@ class WhiteboardLatexPrinter(LatexPrinter):
         "Equal": "=",
         "NotEqual": "\\neq",
     }
-
-    def _print_Float(self, expr: sp.Float) -> str:
-        return _constant_text(float(expr))
-
-    def _print_Add(self, expr: sp.Add, order: str | None = None) -> str:
-        parts = []
-        for term in _ordered_terms(expr):
-            negative = term.could_extract_minus_sign()
-            text = self.parenthesize(-term if negative else term, PRECEDENCE["Add"])
-            parts.append(("- " if negative else "+ ") + text)
-        text = " ".join(parts)
-        return text[2:] if text.startswith("+ ") else "-" + text[2:]
 
     def _print_Function(self, expr: Any, exp: Any = None) -> str:
         kind = type(expr).__name__
@@ -334,7 +323,7 @@ class WhiteboardLatexPrinter(LatexPrinter):
             name = {"sum": "\\sum", "mean": "\\operatorname{mean}"}.get(
                 type(expr).numpy_name, f"\\operatorname{{{type(expr).numpy_name}}}"
             )
-            below = f"_{{{_axes_text(axes)}}}" if len(axes) else ""
+            below = f"_{{{_axis_text(axes)}}}" if len(axes) else ""
             return f"{name}{below}\\left({self._print(value)}\\right)"
         names = {
             "Sigmoid": "\\sigma",

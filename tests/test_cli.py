@@ -14,8 +14,12 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = Path(sys.executable).parent / "symgrad"
 # The installed console script (CI installs the package); from a bare checkout, the module.
 COMMAND = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "symgrad"]
+# Modules named with a leading underscore (examples/_cluster.py) are shared helpers of the
+# examples, not examples.
 EXAMPLES = sorted(
-    str(p.relative_to(ROOT)) for p in (ROOT / "examples").rglob("*.py") if "output" not in p.parts
+    str(p.relative_to(ROOT))
+    for p in (ROOT / "examples").rglob("*.py")
+    if "output" not in p.parts and not p.name.startswith("_")
 )
 
 # Examples whose finite-difference check and formula display take a minute or more on two

@@ -10,7 +10,7 @@ from __future__ import annotations
 import builtins
 import operator
 import typing
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -628,17 +628,15 @@ def _lower_slice(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
     return Index(operands[0], Literal(_key_text(key)))
 
 
+def _back_to_input(op_type: str, op: Operation, grad: Tensor, attr: str) -> Tensor:
+    """``op_type`` of ``grad`` and ``op``'s input, with ``op``'s attribute ``attr``: the
+    cotangent spread back to the input's shape (read from the input at run time)."""
+    x = op.inputs[0]
+    return _op(op_type, [grad, x], {attr: op.attrs[attr]}, x.shape, grad.dtype, None)
+
+
 def _slice_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
-    return [
-        _op(
-            "SliceGrad",
-            [grad, op.inputs[0]],
-            {"key": op.attrs["key"]},
-            op.inputs[0].shape,
-            grad.dtype,
-            None,
-        )
-    ]
+    return [_back_to_input("SliceGrad", op, grad, "key")]
 
 
 def _lower_slice_gradient(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
@@ -923,16 +921,7 @@ def tile(input: Any, multiples: Sequence[int], name: str | None = None) -> Tenso
 
 
 def _tile_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
-    return [
-        _op(
-            "Untile",
-            [grad, op.inputs[0]],
-            {"multiples": op.attrs["multiples"]},
-            op.inputs[0].shape,
-            grad.dtype,
-            None,
-        )
-    ]
+    return [_back_to_input("Untile", op, grad, "multiples")]
 
 
 register(OpDef("Tile", lower=_lower_call("tile", "multiples"), gradient=_tile_gradient))
@@ -1095,11 +1084,18 @@ register(
         ),
     )
 )
-register(
-    OpDef(
-        "ScatterAdd",
+
+
+def _scatter_into_shape(
+    op_type: str, helper_name: str, gradient: Callable[[Operation, Tensor], list[Tensor | None]]
+) -> OpDef:
+    """An op of ``(values, where, like)`` that lowers to the template's ``helper_name``: the
+    values scattered along ``axis`` into zeros of ``like``'s shape (``like`` read for its
+    shape only, and only when that is not static)."""
+    return OpDef(
+        op_type,
         lower=lambda op, xs: helper(
-            "_scatter_add",
+            helper_name,
             xs[0],
             xs[1],
             shape_argument(op.inputs[2], xs[2]),
@@ -1107,10 +1103,18 @@ register(
             Literal(_numpy_dtype_text(op.outputs[0].dtype)),
             dtype=op.outputs[0].dtype.name,
         ),
-        gradient=lambda op, g: [gather(g, op.inputs[1], axis=op.attrs["axis"]), None, None],
+        gradient=gradient,
         materialized_inputs=lambda op: () if is_fully_defined(op.inputs[2].shape) else (2,),
         shape_only_inputs=(2,),
         signature=lambda op, sigs: sigs[2],
+    )
+
+
+register(
+    _scatter_into_shape(
+        "ScatterAdd",
+        "_scatter_add",
+        lambda op, g: [gather(g, op.inputs[1], axis=op.attrs["axis"]), None, None],
     )
 )
 

@@ -177,34 +177,25 @@ def _cross_entropy(
             f"symgrad: {op_name}: labels '{labels.name}' ({labels.dtype.name}) and logits "
             f"'{logits.name}' ({logits.dtype.name}) must have the same dtype"
         )
-    if labels.shape is None or logits.shape is None:
-        # Unshaped placeholders: the class axis is the last one, whatever the rank at run time
-        # (NumPy checks that labels and logits agree when the graph runs).
-        position = _class_axis(logits, axis, op_name)
-        shape = (
-            None
-            if logits.shape is None
-            else tuple(d for i, d in enumerate(logits.shape) if i != position)
-        )
-        op = logits.graph.create_op(
-            "SoftmaxCrossEntropyWithLogits",
-            [labels, logits],
-            {"axis": position, "labels_gradient": labels_gradient},
-            [(shape, logits.dtype)],
-            name=name,
-        )
-        return op.outputs[0]
-    if _broadcasts_to(labels.shape, logits.shape):
-        # TF's kernel broadcasts labels against logits (its label-broadcast test: [1, 4] labels
-        # for [3, 4] logits); the gradient of broadcast_to sums the labels' gradient back.
-        labels = broadcast_to(labels, logits.shape)
-    if labels.shape is None or not shapes_compatible(labels.shape, logits.shape):
-        raise ShapeError(
-            f"symgrad: {op_name}: labels '{labels.name}' {format_shape(labels.shape)} and logits "
-            f"'{logits.name}' {format_shape(logits.shape)} must have the same shape"
-        )
+    # Unshaped placeholders are checked when the graph runs (NumPy checks that labels and
+    # logits agree); the class axis is then the last one, whatever the rank at run time.
+    if labels.shape is not None and logits.shape is not None:
+        if _broadcasts_to(labels.shape, logits.shape):
+            # TF's kernel broadcasts labels against logits (its label-broadcast test: [1, 4]
+            # labels for [3, 4] logits); the gradient of broadcast_to sums the labels' gradient
+            # back.
+            labels = broadcast_to(labels, logits.shape)
+        if labels.shape is None or not shapes_compatible(labels.shape, logits.shape):
+            raise ShapeError(
+                f"symgrad: {op_name}: labels '{labels.name}' {format_shape(labels.shape)} and "
+                f"logits '{logits.name}' {format_shape(logits.shape)} must have the same shape"
+            )
     position = _class_axis(logits, axis, op_name)
-    shape = tuple(d for i, d in enumerate(logits.shape) if i != position)
+    shape = (
+        None
+        if logits.shape is None
+        else tuple(d for i, d in enumerate(logits.shape) if i != position)
+    )
     op = logits.graph.create_op(
         "SoftmaxCrossEntropyWithLogits",
         [labels, logits],
@@ -238,6 +229,12 @@ def softmax_cross_entropy_with_logits_v2(
     )
 
 
+def _by_name(sentinel: Any, function: str) -> None:
+    """TF1's ``_sentinel`` first argument: labels and logits are passed by name only."""
+    if sentinel is not None:
+        raise InvalidArgumentError(f"symgrad: {function}: pass labels= and logits= by name")
+
+
 def softmax_cross_entropy_with_logits(
     _sentinel: Any = None,
     labels: Any = None,
@@ -247,10 +244,7 @@ def softmax_cross_entropy_with_logits(
     axis: int | None = None,
 ) -> Tensor:
     """As ``_v2``, but no gradient flows into ``labels`` (TF1's v1)."""
-    if _sentinel is not None:
-        raise InvalidArgumentError(
-            "symgrad: softmax_cross_entropy_with_logits: pass labels= and logits= by name"
-        )
+    _by_name(_sentinel, "softmax_cross_entropy_with_logits")
     return _cross_entropy(
         labels, logits, dim if axis is None else axis, False, name, "SoftmaxCrossEntropyWithLogits"
     )
@@ -260,10 +254,7 @@ def sparse_softmax_cross_entropy_with_logits(
     _sentinel: Any = None, labels: Any = None, logits: Any = None, name: str | None = None
 ) -> Tensor:
     """Cross-entropy against integer class ``labels`` (the last axis of ``logits`` is the class)."""
-    if _sentinel is not None:
-        raise InvalidArgumentError(
-            "symgrad: sparse_softmax_cross_entropy_with_logits: pass labels= and logits= by name"
-        )
+    _by_name(_sentinel, "sparse_softmax_cross_entropy_with_logits")
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels)
     if not labels.dtype.is_integer:
@@ -335,10 +326,7 @@ def sigmoid_cross_entropy_with_logits(
     _sentinel: Any = None, labels: Any = None, logits: Any = None, name: str | None = None
 ) -> Tensor:
     """``max(x, 0) - x*z + log(1 + exp(-|x|))``: finite for any logits, as TF writes it."""
-    if _sentinel is not None:
-        raise InvalidArgumentError(
-            "symgrad: sigmoid_cross_entropy_with_logits: pass labels= and logits= by name"
-        )
+    _by_name(_sentinel, "sigmoid_cross_entropy_with_logits")
     logits = convert_to_tensor(logits)
     labels = (
         convert_to_tensor(labels, dtype=logits.dtype) if not isinstance(labels, Tensor) else labels

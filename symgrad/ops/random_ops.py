@@ -246,6 +246,26 @@ def _scaled(
     return draw
 
 
+def _normal(
+    op_type: str,
+    kind: str,
+    draw_name: str,
+    shape: Any,
+    mean: Any,
+    stddev: Any,
+    dtype: Any,
+    seed: int | None,
+    base: str,
+) -> Tensor:
+    """A standard draw of ``kind`` named ``base`` (``base/draw_name`` when scaled or
+    shifted), times ``stddev`` plus ``mean``: TF1's random_normal and truncated_normal."""
+    dtype = _floating(dtype, op_type)
+    plain = isinstance(mean, (int, float)) and mean == 0
+    plain = plain and isinstance(stddev, (int, float)) and stddev == 1
+    draw = _draw(op_type, kind, shape, dtype, seed, base if plain else f"{base}/{draw_name}")
+    return _scaled(draw, stddev, mean, dtype, base, base)
+
+
 def random_normal(
     shape: Any,
     mean: Any = 0.0,
@@ -266,19 +286,10 @@ def random_normal(
     >>> value.shape, value.dtype, bool(abs(value.std() - 0.1) < 0.01)
     ((784, 10), dtype('float32'), True)
     """
-    dtype = _floating(dtype, "RandomStandardNormal")
     base = name or "random_normal"
-    plain = isinstance(mean, (int, float)) and mean == 0
-    plain = plain and isinstance(stddev, (int, float)) and stddev == 1
-    draw = _draw(
-        "RandomStandardNormal",
-        "normal",
-        shape,
-        dtype,
-        seed,
-        base if plain else f"{base}/standard_normal",
+    return _normal(
+        "RandomStandardNormal", "normal", "standard_normal", shape, mean, stddev, dtype, seed, base
     )
-    return _scaled(draw, stddev, mean, dtype, base, base)
 
 
 def truncated_normal(
@@ -299,19 +310,18 @@ def truncated_normal(
     >>> bool(abs(value).max() <= 1.0)
     True
     """
-    dtype = _floating(dtype, "TruncatedNormal")
     base = name or "truncated_normal"
-    plain = isinstance(mean, (int, float)) and mean == 0
-    plain = plain and isinstance(stddev, (int, float)) and stddev == 1
-    draw = _draw(
+    return _normal(
         "TruncatedNormal",
         "truncated_normal",
+        "truncated_normal",
         shape,
+        mean,
+        stddev,
         dtype,
         seed,
-        base if plain else f"{base}/truncated_normal",
+        base,
     )
-    return _scaled(draw, stddev, mean, dtype, base, base)
 
 
 def random_uniform(

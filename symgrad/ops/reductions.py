@@ -7,8 +7,9 @@ adjoints of NumPy broadcasting are in :mod:`symgrad.ops.broadcasting`.
 
 from __future__ import annotations
 
+import functools
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import sympy as sp
@@ -86,37 +87,6 @@ def _reduce(
     return op.outputs[0]
 
 
-def reduce_sum(
-    input_tensor: Any,
-    axis: Any = None,
-    keepdims: bool | None = None,
-    name: str | None = None,
-    reduction_indices: Any = None,
-    keep_dims: bool | None = None,
-) -> Tensor:
-    """Sum over ``axis`` (all axes by default), like ``tf.reduce_sum``.
-
-    >>> import symgrad as sg
-    >>> with sg.Graph().as_default():
-    ...     x = sg.placeholder(sg.float64, shape=[None, 3])
-    ...     sg.reduce_sum(x, axis=1).shape
-    (None,)
-    """
-    return _reduce("Sum", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
-
-
-def reduce_mean(
-    input_tensor: Any,
-    axis: Any = None,
-    keepdims: bool | None = None,
-    name: str | None = None,
-    reduction_indices: Any = None,
-    keep_dims: bool | None = None,
-) -> Tensor:
-    """Mean over ``axis`` (all axes by default), like ``tf.reduce_mean``."""
-    return _reduce("Mean", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
-
-
 def _axes_arg(op: Operation) -> sp.Tuple:
     axes = op.attrs["axes"]
     rank = None if op.inputs[0].shape is None else len(op.inputs[0].shape)
@@ -147,72 +117,72 @@ def _reduce_signature(op: Operation, operands: Sequence[Any]) -> Any:
     return squeeze_axes(sig, axes, keepdims)
 
 
-register(
-    OpDef(
-        "Sum",
-        lower=_lower_reduce(F.ReduceSum),
-        gradient=_reduce_gradient,
-        signature=_reduce_signature,
+def _tf1_reduction(
+    function_name: str, build: Callable[..., Tensor], doc: str
+) -> Callable[..., Tensor]:
+    """The TF1 function ``function_name``: TF1's reduction signature, calling ``build``.
+
+    Every TF1 reduction takes the same arguments (with the old names ``reduction_indices``
+    and ``keep_dims``), so they share one signature and differ in what they build.
+    """
+
+    def reduce(
+        input_tensor: Any,
+        axis: Any = None,
+        keepdims: bool | None = None,
+        name: str | None = None,
+        reduction_indices: Any = None,
+        keep_dims: bool | None = None,
+    ) -> Tensor:
+        return build(input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+    reduce.__name__ = reduce.__qualname__ = function_name
+    reduce.__doc__ = doc
+    return reduce
+
+
+def _reduction(
+    op_type: str, doc: str, node: type, gradient: Callable[[Operation, Tensor], list[Tensor | None]]
+) -> Callable[..., Tensor]:
+    """Register the reduction ``op_type`` and return its TF1 function ``reduce_<op_type>``."""
+    register(
+        OpDef(op_type, lower=_lower_reduce(node), gradient=gradient, signature=_reduce_signature)
     )
+    return _tf1_reduction(f"reduce_{op_type.lower()}", functools.partial(_reduce, op_type), doc)
+
+
+reduce_sum = _reduction(
+    "Sum",
+    """Sum over ``axis`` (all axes by default), like ``tf.reduce_sum``.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float64, shape=[None, 3])
+    ...     sg.reduce_sum(x, axis=1).shape
+    (None,)
+    """,
+    F.ReduceSum,
+    _reduce_gradient,
 )
-register(
-    OpDef(
-        "Mean",
-        lower=_lower_reduce(F.ReduceMean),
-        gradient=_reduce_gradient,
-        signature=_reduce_signature,
-    )
+reduce_mean = _reduction(
+    "Mean",
+    """Mean over ``axis`` (all axes by default), like ``tf.reduce_mean``.""",
+    F.ReduceMean,
+    _reduce_gradient,
 )
 
 
 # --- reduce_max / reduce_min / reduce_prod / reduce_logsumexp ---------------------------------------
 
 
-def reduce_max(
+def _logsumexp(
     input_tensor: Any,
-    axis: Any = None,
-    keepdims: bool | None = None,
-    name: str | None = None,
-    reduction_indices: Any = None,
-    keep_dims: bool | None = None,
+    axis: Any,
+    keepdims: bool | None,
+    name: str | None,
+    reduction_indices: Any,
+    keep_dims: bool | None,
 ) -> Tensor:
-    """Maximum over ``axis``; tied maxima share the gradient equally, as in TF."""
-    return _reduce("Max", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
-
-
-def reduce_min(
-    input_tensor: Any,
-    axis: Any = None,
-    keepdims: bool | None = None,
-    name: str | None = None,
-    reduction_indices: Any = None,
-    keep_dims: bool | None = None,
-) -> Tensor:
-    """Minimum over ``axis``; tied minima share the gradient equally, as in TF."""
-    return _reduce("Min", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
-
-
-def reduce_prod(
-    input_tensor: Any,
-    axis: Any = None,
-    keepdims: bool | None = None,
-    name: str | None = None,
-    reduction_indices: Any = None,
-    keep_dims: bool | None = None,
-) -> Tensor:
-    """Product over ``axis``; its gradient is exact where elements are zero."""
-    return _reduce("Prod", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
-
-
-def reduce_logsumexp(
-    input_tensor: Any,
-    axis: Any = None,
-    keepdims: bool | None = None,
-    name: str | None = None,
-    reduction_indices: Any = None,
-    keep_dims: bool | None = None,
-) -> Tensor:
-    """``log(sum(exp(x)))`` over ``axis``, shifted by the maximum so that it never overflows."""
     x = convert_to_tensor(input_tensor)
     keep = bool(keepdims if keepdims is not None else keep_dims)
     axis = reduction_indices if axis is None else axis
@@ -222,6 +192,13 @@ def reduce_logsumexp(
     if not keep:
         shift = reduce_sum(shift, axis)  # drops the size-1 axes
     return identity(total + shift, name=name)
+
+
+reduce_logsumexp = _tf1_reduction(
+    "reduce_logsumexp",
+    _logsumexp,
+    """``log(sum(exp(x)))`` over ``axis``, shifted by the maximum so that it never overflows.""",
+)
 
 
 def _tie_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
@@ -278,23 +255,23 @@ def _lower_prod_others(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
     return helper("_prod_others", operands[0], F.literal(None if axes is None else tuple(axes)))
 
 
-register(
-    OpDef(
-        "Max", lower=_lower_reduce(F.ReduceMax), gradient=_tie_gradient, signature=_reduce_signature
-    )
+reduce_max = _reduction(
+    "Max",
+    """Maximum over ``axis``; tied maxima share the gradient equally, as in TF.""",
+    F.ReduceMax,
+    _tie_gradient,
 )
-register(
-    OpDef(
-        "Min", lower=_lower_reduce(F.ReduceMin), gradient=_tie_gradient, signature=_reduce_signature
-    )
+reduce_min = _reduction(
+    "Min",
+    """Minimum over ``axis``; tied minima share the gradient equally, as in TF.""",
+    F.ReduceMin,
+    _tie_gradient,
 )
-register(
-    OpDef(
-        "Prod",
-        lower=_lower_reduce(F.ReduceProd),
-        gradient=_prod_gradient,
-        signature=_reduce_signature,
-    )
+reduce_prod = _reduction(
+    "Prod",
+    """Product over ``axis``; its gradient is exact where elements are zero.""",
+    F.ReduceProd,
+    _prod_gradient,
 )
 register(
     OpDef(
@@ -401,49 +378,27 @@ register(
 # --- reduce_any / reduce_all / count_nonzero / argmax / argmin ----------
 
 
-def reduce_any(
-    input_tensor: Any,
-    axis: Any = None,
-    keepdims: bool | None = None,
-    name: str | None = None,
-    reduction_indices: Any = None,
-    keep_dims: bool | None = None,
-) -> Tensor:
+def _no_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
+    return [None] * len(op.inputs)
+
+
+reduce_any = _reduction(
+    "Any",
     """Logical or of a bool tensor over ``axis`` (all axes by default), like ``tf.reduce_any``.
 
     >>> import symgrad as sg
     >>> with sg.Graph().as_default():
     ...     print(sg.compile(sg.reduce_any(sg.constant([[True, False], [False, False]]), 1))())
     [ True False]
-    """
-    return _reduce("Any", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
-
-
-def reduce_all(
-    input_tensor: Any,
-    axis: Any = None,
-    keepdims: bool | None = None,
-    name: str | None = None,
-    reduction_indices: Any = None,
-    keep_dims: bool | None = None,
-) -> Tensor:
-    """Logical and of a bool tensor over ``axis`` (all axes by default), like ``tf.reduce_all``."""
-    return _reduce("All", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
-
-
-def _no_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
-    return [None] * len(op.inputs)
-
-
-register(
-    OpDef(
-        "Any", lower=_lower_reduce(F.ReduceAny), gradient=_no_gradient, signature=_reduce_signature
-    )
+    """,
+    F.ReduceAny,
+    _no_gradient,
 )
-register(
-    OpDef(
-        "All", lower=_lower_reduce(F.ReduceAll), gradient=_no_gradient, signature=_reduce_signature
-    )
+reduce_all = _reduction(
+    "All",
+    """Logical and of a bool tensor over ``axis`` (all axes by default), like ``tf.reduce_all``.""",
+    F.ReduceAll,
+    _no_gradient,
 )
 
 

@@ -19,13 +19,14 @@ import sympy as sp
 
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Operation, Tensor
-from ..shapes import format_shape, is_fully_defined
+from ..shapes import format_shape
 from .array_ops import (
     _axis,
     _ints,
     _masked,
     _numpy_dtype_text,
     _op,
+    _scatter_into_shape,
     _static_like,
     call,
     concat,
@@ -579,21 +580,10 @@ register(
     )
 )
 register(
-    OpDef(
+    _scatter_into_shape(
         "BooleanMaskGrad",
-        lower=lambda op, xs: helper(
-            "_boolean_mask_grad",
-            xs[0],
-            xs[1],
-            shape_argument(op.inputs[2], xs[2]),
-            op.attrs["axis"],
-            Literal(_numpy_dtype_text(op.outputs[0].dtype)),
-            dtype=op.outputs[0].dtype.name,
-        ),
-        gradient=lambda op, g: [boolean_mask(g, op.inputs[1], axis=op.attrs["axis"]), None, None],
-        materialized_inputs=lambda op: () if is_fully_defined(op.inputs[2].shape) else (2,),
-        shape_only_inputs=(2,),
-        signature=lambda op, sigs: sigs[2],
+        "_boolean_mask_grad",
+        lambda op, g: [boolean_mask(g, op.inputs[1], axis=op.attrs["axis"]), None, None],
     )
 )
 

@@ -20,7 +20,7 @@ from ...version import __version__
 from ..numpy.emit import (
     Line,
     _describe,
-    guarded_statements,
+    body_lines,
     statement_summary,
     template_environment,
 )
@@ -73,20 +73,13 @@ def statement_lines(
     program: Program, printer: Printer | None = None
 ) -> tuple[list[Line], list[str]]:
     """The function body's lines and the template helpers they call."""
-    table = program.dtypes_by_symbol()
-    printer = printer or Printer(table)
-    printer.table = table
-    guarded = guarded_statements(program.statements)
-    lines = [
-        Line(
-            f"{s.name} = {print_statement(printer, s.expr, s.dtype, convert=not s.temporary)}",
-            s.section,
-            guarded=s.symbol in guarded,
-            comment=s.comment,
-        )
-        for s in program.statements
-    ]
-    return lines, sorted(printer.helpers_used)
+    return body_lines(program, printer or Printer(), _right_side)
+
+
+def _right_side(printer: Printer, statement: Any, table: dict[Any, Any]) -> str:
+    return print_statement(
+        printer, statement.expr, statement.dtype, convert=not statement.temporary
+    )
 
 
 def _check_dtypes(program: Program) -> None:

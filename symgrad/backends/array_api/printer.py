@@ -284,24 +284,6 @@ class Printer(NumPyCodePrinter):
             return self._float_literal(float(expr))
         return super()._print(expr, **kwargs)
 
-    def _print_LogicalNot(self, expr: F.LogicalNot) -> str:
-        return self._call("logical_not", expr.args[0])
-
-    def _print_Floor(self, expr: F.Floor) -> str:
-        return self._call("floor", expr.args[0])
-
-    def _print_Ceil(self, expr: F.Ceil) -> str:
-        return self._call("ceil", expr.args[0])
-
-    def _print_Abs(self, expr: F.Abs) -> str:
-        return self._call("abs", expr.args[0])
-
-    def _print_Sign(self, expr: F.Sign) -> str:
-        return self._call("sign", expr.args[0])
-
-    def _print_IsFinite(self, expr: F.IsFinite) -> str:
-        return self._call("isfinite", expr.args[0])
-
     # --- scalars and bools: the standard promotes neither ------------------------------
 
     def _as_number(self, term: sp.Expr, text: str) -> str:
@@ -387,24 +369,12 @@ class Printer(NumPyCodePrinter):
     def _zero(self, like: sp.Expr) -> str:
         return self._argument(sp.Integer(0), [like])
 
-    def _print_Softplus(self, expr: F.Softplus) -> str:
-        return self._call("logaddexp", sp.Integer(0), expr.args[0])
-
     def _print_LogWherePositive(self, expr: F.LogWherePositive) -> str:
         x = expr.args[0]
         positive = f"{self.parenthesize(x, PRECEDENCE['Relational'], strict=True)} > 0"
         one = self._argument(sp.Integer(1), [x])
         safe = f"xp.where({positive}, {self._print(x)}, {one})"
         return f"xp.where({positive}, xp.log({safe}), {self._zero(x)})"
-
-    def _print_Relu(self, expr: F.Relu) -> str:
-        return self._call("maximum", expr.args[0], sp.Integer(0))
-
-    def _print_Maximum(self, expr: F.Maximum) -> str:
-        return self._call("maximum", *expr.args)
-
-    def _print_Minimum(self, expr: F.Minimum) -> str:
-        return self._call("minimum", *expr.args)
 
     def _print_Where(self, expr: F.Where) -> str:
         condition, x, y = expr.args
@@ -445,21 +415,6 @@ class Printer(NumPyCodePrinter):
         right = self.parenthesize(b, PRECEDENCE["Relational"], strict=True)
         return f"({left} {operator} {right})"
 
-    _print_Greater = _print__Comparison
-    _print_ReluMask = _print__Comparison
-    _print_GreaterEqual = _print__Comparison
-    _print_Less = _print__Comparison
-    _print_LessEqual = _print__Comparison
-    _print_Equal = _print__Comparison
-    _print_NotEqual = _print__Comparison
-
-    def _print__Logical(self, expr: F._Logical) -> str:
-        return self._call(expr.numpy_name, *expr.args)
-
-    _print_LogicalAnd = _print__Logical
-    _print_LogicalOr = _print__Logical
-    _print_LogicalXor = _print__Logical
-
     def _print_Cast(self, expr: F.Cast) -> str:
         with self.float_context(expr.source):
             value = self._argument_text(expr.args[0])
@@ -467,12 +422,6 @@ class Printer(NumPyCodePrinter):
         if expr.args[0].is_Number:
             return f"xp.asarray({value}, dtype={target})"
         return f"xp.astype({value}, {target})"
-
-    def _print_FloorDiv(self, expr: F.FloorDiv) -> str:
-        return self._call("floor_divide", *expr.args)
-
-    def _print_FloorMod(self, expr: F.FloorMod) -> str:
-        return self._call("remainder", *expr.args)
 
     def _print_TruncateMod(self, expr: F.TruncateMod) -> str:
         x, y = expr.args
@@ -565,23 +514,8 @@ class Printer(NumPyCodePrinter):
         # batch is the one case where the portable form differs).
         return f"{self._xp(name)}({', '.join(parts)})"
 
-    _print_ReduceMean = _print_ReduceSum
-    _print_ReduceMax = _print_ReduceSum
-    _print_ReduceMin = _print_ReduceSum
-    _print_ReduceProd = _print_ReduceSum
-    _print_ReduceAny = _print_ReduceSum
-    _print_ReduceAll = _print_ReduceSum
-
     def _shape(self, value: sp.Expr) -> str:
         return f"{self.parenthesize(value, PRECEDENCE['Atom'], strict=True)}.shape"
-
-    def _print_ShapeOf(self, expr: A.ShapeOf) -> str:
-        return self._shape(expr.args[0])
-
-    def _print_SumToShape(self, expr: F.SumToShape) -> str:
-        self.helpers_used.add("sum_to_shape")
-        g, like = expr.args
-        return f"_sum_to_shape(xp, {self._print(g)}, {self._shape(like)})"
 
     def _print_ExpandDims(self, expr: F.ExpandDims) -> str:
         value, axes = expr.args
@@ -604,41 +538,20 @@ class Printer(NumPyCodePrinter):
         text = f"xp.broadcast_to({self._argument(value, [])}, {shape})"
         return f"xp.asarray({text}, copy=True)" if copy else text
 
-    def _print_SizeOf(self, expr: F.SizeOf) -> str:
-        value, axes = expr.args
-        shape = self._shape(value)
-        if not len(axes):
-            return f"max(math.prod({shape}), 1)"
-        return f"max({' * '.join(f'{shape}[{int(a)}]' for a in axes)}, 1)"
+    def _helper_call(self, name: str, *texts: str) -> str:
+        # The template's helpers take the namespace first. The standard has no erf: its
+        # helpers take the namespace's own where it has one (PyTorch's) and read
+        # NumPy-backed arrays on the host (see ``_by_math``).
+        return super()._helper_call(name, "xp", *texts)
 
-    def _print_Count(self, expr: F.Count) -> str:
-        return f"math.prod({self._shape(expr.args[0])})"
+    def _size(self, value: sp.Expr) -> str:
+        return f"math.prod({self._shape(value)})"
 
-    def _print_MatMulNode(self, expr: F.MatMulNode) -> str:
-        a, b, transpose_a, transpose_b, rank_a, rank_b = expr.args
+    def _matrix_transpose(self, value: sp.Expr) -> str:
+        return f"xp.matrix_transpose({self._print(value)})"
 
-        def operand(value: sp.Expr, transpose: Any, rank: Any) -> str:
-            if not transpose:
-                return self.parenthesize(value, PRECEDENCE["Mul"], strict=False)
-            if int(rank) == 2:
-                return f"{self.parenthesize(value, PRECEDENCE['Atom'], strict=True)}.T"
-            return f"xp.matrix_transpose({self._print(value)})"
-
-        return f"{operand(a, transpose_a, rank_a)} @ {operand(b, transpose_b, rank_b)}"
-
-    def _print_Dot(self, expr: F.Dot) -> str:
-        a, b, rank = expr.args
-        if int(rank) == 1:
-            left = self.parenthesize(a, PRECEDENCE["Mul"], strict=False)
-            right = self.parenthesize(b, PRECEDENCE["Mul"], strict=False)
-            return f"{left} @ {right}"
+    def _vdot(self, a: sp.Expr, b: sp.Expr) -> str:
         return f"xp.sum({self.parenthesize(a, PRECEDENCE['Mul'], strict=False)} * {self.parenthesize(b, PRECEDENCE['Mul'], strict=False)})"
-
-    def _print_ArgMax(self, expr: F.ArgMax) -> str:
-        value, axis = expr.args
-        return f"{self._xp(expr.numpy_name)}({self._print(value)}, axis={int(axis)})"
-
-    _print_ArgMin = _print_ArgMax
 
     def _print_EinsumNode(self, expr: L.EinsumNode) -> str:
         self.helpers_used.add("einsum")
@@ -685,16 +598,6 @@ class Printer(NumPyCodePrinter):
             # An array made from a shape (the Shape op): on the inputs' device.
             return f"xp.asarray({', '.join(arguments)}, device=device)"
         return f"{self._xp(name)}({', '.join(arguments)})"
-
-    # The standard has no erf: the template's helpers take the namespace's own where it has
-    # one (PyTorch's) and read NumPy-backed arrays on the host (see ``_by_math``).
-    def _print_Erf(self, expr: F.Erf) -> str:
-        self.helpers_used.add("erf")
-        return f"_erf(xp, {self._print(expr.args[0])})"
-
-    def _print_Erfc(self, expr: F.Erfc) -> str:
-        self.helpers_used.add("erfc")
-        return f"_erfc(xp, {self._print(expr.args[0])})"
 
     def _print_Helper(self, expr: F.Helper) -> str:
         name, _, *arguments = expr.args

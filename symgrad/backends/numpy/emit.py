@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -210,13 +211,26 @@ def guarded_statements(statements: list[Any]) -> set:
 def statement_lines(
     program: Program, printer: Printer | None = None
 ) -> tuple[list[Line], list[str]]:
+    return body_lines(program, printer or Printer(), _right_side)
+
+
+def _right_side(printer: Printer, statement: Any, table: dict[Any, Any]) -> str:
+    convert = not statement.temporary
+    return print_statement(printer, statement.expr, statement.dtype, table, convert=convert)
+
+
+def body_lines(
+    program: Program, printer: Printer, right_side: Callable[[Any, Any, dict[Any, Any]], str]
+) -> tuple[list[Line], list[str]]:
+    """The function body's lines, each statement's right side as
+    ``right_side(printer, statement, dtypes_by_symbol)`` prints it with ``printer`` (of any
+    backend), and the template helpers they call."""
     table = program.dtypes_by_symbol()
-    printer = printer or Printer(table)
     printer.table = table
     guarded = guarded_statements(program.statements)
     lines = [
         Line(
-            f"{s.name} = {print_statement(printer, s.expr, s.dtype, table, convert=not s.temporary)}",
+            f"{s.name} = {right_side(printer, s, table)}",
             s.section,
             guarded=s.symbol in guarded,
             comment=s.comment,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -35,6 +35,16 @@ def _call(printer: Any, fn: str, *args: Any) -> str:
 
 def _np(printer: Any, name: str) -> str:
     return printer._module_format("numpy." + name)
+
+
+def _same_as(rule: str) -> Callable[[Any, Any], str]:
+    """A print rule that defers to the printer's ``rule``: a subclass that overrides ``rule``
+    then prints the aliases its way too (a plain alias would keep this class's function)."""
+
+    def print_rule(printer: Any, expr: Any) -> str:
+        return str(getattr(printer, rule)(expr))
+
+    return print_rule
 
 
 def _axis_text(axes: sp.Tuple) -> str:
@@ -98,6 +108,31 @@ class Printer(NumPyPrinter):
 
     def _float_literal(self, value: float) -> str:
         return _float_text(value, self._float_dtype)
+
+    # Hooks another backend's printer overrides where it spells the same thing differently.
+
+    def _call(self, name: str, *args: sp.Expr) -> str:
+        """``np.<name>(args)``: NumPy's functions take Python numbers as they are."""
+        return _call(self, name, *args)
+
+    def _shape(self, value: sp.Expr) -> str:
+        return f"{_np(self, 'shape')}({self._print(value)})"
+
+    def _size(self, value: sp.Expr) -> str:
+        return f"{_np(self, 'size')}({self._print(value)})"
+
+    def _matrix_transpose(self, value: sp.Expr) -> str:
+        """The last two axes of ``value`` swapped (its rank is above 2)."""
+        return f"{self._module_format('numpy.swapaxes')}({self._print(value)}, -1, -2)"
+
+    def _helper_call(self, name: str, *texts: str) -> str:
+        """A call of the template's function ``_<name>``, which the module then defines."""
+        self.helpers_used.add(name)
+        return f"_{name}({', '.join(texts)})"
+
+    def _vdot(self, a: sp.Expr, b: sp.Expr) -> str:
+        """The sum of ``a * b`` over all elements (both of rank above 1)."""
+        return _call(self, "vdot", a, b)
 
     def _print_Float(self, expr: sp.Float) -> str:
         return self._float_literal(float(expr))
@@ -184,7 +219,7 @@ class Printer(NumPyPrinter):
         return f"{self._module_format('numpy.exp')}(-{self._module_format('numpy.logaddexp')}(0, {neg}))"
 
     def _print_Softplus(self, expr: F.Softplus) -> str:
-        return _call(self, "logaddexp", 0, expr.args[0])
+        return self._call("logaddexp", sp.Integer(0), expr.args[0])
 
     def _print_Power(self, expr: F.Power) -> str:
         x, y = expr.args
@@ -199,13 +234,13 @@ class Printer(NumPyPrinter):
         return f"{np_}.where({x} > 0, {np_}.log({np_}.where({x} > 0, {x}, 1)), 0)"
 
     def _print_Relu(self, expr: F.Relu) -> str:
-        return _call(self, "maximum", expr.args[0], 0)
+        return self._call("maximum", expr.args[0], sp.Integer(0))
 
     def _print_Maximum(self, expr: F.Maximum) -> str:
-        return _call(self, "maximum", *expr.args)
+        return self._call("maximum", *expr.args)
 
     def _print_Minimum(self, expr: F.Minimum) -> str:
-        return _call(self, "minimum", *expr.args)
+        return self._call("minimum", *expr.args)
 
     def _print_Where(self, expr: F.Where) -> str:
         return _call(self, "where", *expr.args)
@@ -223,25 +258,25 @@ class Printer(NumPyPrinter):
         return f"0 * ({total})"
 
     def _print_LogicalNot(self, expr: F.LogicalNot) -> str:
-        return _call(self, "logical_not", expr.args[0])
+        return self._call("logical_not", expr.args[0])
 
     def _print_Round(self, expr: F.Round) -> str:
         return _call(self, "round", expr.args[0])
 
     def _print_Floor(self, expr: F.Floor) -> str:
-        return _call(self, "floor", expr.args[0])
+        return self._call("floor", expr.args[0])
 
     def _print_Abs(self, expr: F.Abs) -> str:
-        return _call(self, "abs", expr.args[0])
+        return self._call("abs", expr.args[0])
 
     def _print_Sign(self, expr: F.Sign) -> str:
-        return _call(self, "sign", expr.args[0])
+        return self._call("sign", expr.args[0])
 
     def _print__Comparison(self, expr: F._Comparison) -> str:
         return _call(self, expr.numpy_name, *expr.args)
 
     def _print_IsFinite(self, expr: F.IsFinite) -> str:
-        return _call(self, "isfinite", expr.args[0])
+        return self._call("isfinite", expr.args[0])
 
     def _print_Cast(self, expr: F.Cast) -> str:
         with self.float_context(expr.source):
@@ -271,9 +306,8 @@ class Printer(NumPyPrinter):
         return f"{self._module_format('numpy.' + expr.numpy_name)}({', '.join(parts)})"
 
     def _print_SumToShape(self, expr: F.SumToShape) -> str:
-        self.helpers_used.add("sum_to_shape")
         g, like = expr.args
-        return f"_sum_to_shape({self._print(g)}, {self._module_format('numpy.shape')}({self._print(like)}))"
+        return self._helper_call("sum_to_shape", self._print(g), self._shape(like))
 
     def _print_ExpandDims(self, expr: F.ExpandDims) -> str:
         value, axes = expr.args
@@ -300,14 +334,14 @@ class Printer(NumPyPrinter):
     def _print_SizeOf(self, expr: F.SizeOf) -> str:
         value, axes = expr.args
         if not len(axes):
-            count = f"{self._module_format('numpy.size')}({self._print(value)})"
+            count = self._size(value)
         else:
-            shape = f"{self._module_format('numpy.shape')}({self._print(value)})"
+            shape = self._shape(value)
             count = " * ".join(f"{shape}[{int(a)}]" for a in axes)
         return f"max({count}, 1)"
 
     def _print_Count(self, expr: F.Count) -> str:
-        return f"{self._module_format('numpy.size')}({self._print(expr.args[0])})"
+        return self._size(expr.args[0])
 
     def _print_MatMulNode(self, expr: F.MatMulNode) -> str:
         a, b, transpose_a, transpose_b, rank_a, rank_b = expr.args
@@ -317,7 +351,7 @@ class Printer(NumPyPrinter):
                 return self.parenthesize(value, PRECEDENCE["Mul"], strict=False)
             if int(rank) == 2:
                 return f"{self.parenthesize(value, PRECEDENCE['Atom'], strict=True)}.T"
-            return f"{self._module_format('numpy.swapaxes')}({self._print(value)}, -1, -2)"
+            return self._matrix_transpose(value)
 
         return f"{operand(a, transpose_a, rank_a)} @ {operand(b, transpose_b, rank_b)}"
 
@@ -328,7 +362,7 @@ class Printer(NumPyPrinter):
             left = self.parenthesize(a, PRECEDENCE["Mul"], strict=False)
             right = self.parenthesize(b, PRECEDENCE["Mul"], strict=False)
             return f"{left} @ {right}"
-        return _call(self, "vdot", a, b)
+        return self._vdot(a, b)
 
     def _print_Helper(self, expr: F.Helper) -> str:
         name, _, *arguments = expr.args
@@ -341,7 +375,7 @@ class Printer(NumPyPrinter):
         return f"{_np(self, str(function))}({', '.join(arguments)})"
 
     def _print_ShapeOf(self, expr: A.ShapeOf) -> str:
-        return f"{_np(self, 'shape')}({self._print(expr.args[0])})"
+        return self._shape(expr.args[0])
 
     def _print_Index(self, expr: A.Index) -> str:
         value, key = expr.args
@@ -387,21 +421,19 @@ class Printer(NumPyPrinter):
 
     # NumPy has no erf: the module's helpers apply the C library's (math.erf, within 1 ulp).
     def _print_Erf(self, expr: F.Erf) -> str:
-        self.helpers_used.add("erf")
-        return f"_erf({self._print(expr.args[0])})"
+        return self._helper_call("erf", self._print(expr.args[0]))
 
     def _print_Erfc(self, expr: F.Erfc) -> str:
-        self.helpers_used.add("erfc")
-        return f"_erfc({self._print(expr.args[0])})"
+        return self._helper_call("erfc", self._print(expr.args[0]))
 
     def _print_Ceil(self, expr: F.Ceil) -> str:
-        return _call(self, "ceil", expr.args[0])
+        return self._call("ceil", expr.args[0])
 
     def _print_FloorDiv(self, expr: F.FloorDiv) -> str:
-        return _call(self, "floor_divide", *expr.args)
+        return self._call("floor_divide", *expr.args)
 
     def _print_FloorMod(self, expr: F.FloorMod) -> str:
-        return _call(self, "mod", *expr.args)
+        return self._call("mod", *expr.args)
 
     def _print_TruncateMod(self, expr: F.TruncateMod) -> str:
         return _call(self, "fmod", *expr.args)
@@ -452,32 +484,31 @@ class Printer(NumPyPrinter):
         return f"{scale}*{np_}.where({self._print(F.Greater(x, 0))}, {self._print(x)}, {negative})"
 
     def _print__Logical(self, expr: F._Logical) -> str:
-        return _call(self, expr.numpy_name, *expr.args)
+        return self._call(expr.numpy_name, *expr.args)
 
     def _print_ArgMax(self, expr: F.ArgMax) -> str:
         value, axis = expr.args
         return f"{_np(self, expr.numpy_name)}({self._print(value)}, axis={int(axis)})"
 
-    _print_ArgMin = _print_ArgMax
-    _print_LogicalAnd = _print__Logical
-    _print_LogicalOr = _print__Logical
-    _print_LogicalXor = _print__Logical
-    _print_ReduceAny = _print_ReduceSum
-    _print_ReduceAll = _print_ReduceSum
-
     # SymPy looks up ``_print_<class name>`` for the concrete class only (not for a
     # Function's intermediate base classes), so subclasses name their base's rule.
-    _print_ReduceMean = _print_ReduceSum
-    _print_ReduceMax = _print_ReduceSum
-    _print_ReduceMin = _print_ReduceSum
-    _print_ReduceProd = _print_ReduceSum
-    _print_Greater = _print__Comparison
-    _print_ReluMask = _print__Comparison
-    _print_GreaterEqual = _print__Comparison
-    _print_Less = _print__Comparison
-    _print_LessEqual = _print__Comparison
-    _print_Equal = _print__Comparison
-    _print_NotEqual = _print__Comparison
+    _print_ArgMin = _same_as("_print_ArgMax")
+    _print_LogicalAnd = _same_as("_print__Logical")
+    _print_LogicalOr = _same_as("_print__Logical")
+    _print_LogicalXor = _same_as("_print__Logical")
+    _print_ReduceAny = _same_as("_print_ReduceSum")
+    _print_ReduceAll = _same_as("_print_ReduceSum")
+    _print_ReduceMean = _same_as("_print_ReduceSum")
+    _print_ReduceMax = _same_as("_print_ReduceSum")
+    _print_ReduceMin = _same_as("_print_ReduceSum")
+    _print_ReduceProd = _same_as("_print_ReduceSum")
+    _print_Greater = _same_as("_print__Comparison")
+    _print_ReluMask = _same_as("_print__Comparison")
+    _print_GreaterEqual = _same_as("_print__Comparison")
+    _print_Less = _same_as("_print__Comparison")
+    _print_LessEqual = _same_as("_print__Comparison")
+    _print_Equal = _same_as("_print__Comparison")
+    _print_NotEqual = _same_as("_print__Comparison")
 
 
 class FormulaPrinter(StrPrinter):
