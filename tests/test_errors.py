@@ -256,6 +256,20 @@ def _() -> Any:
     return sg.reduce_sum(sg.placeholder(sg.float32, name="u"), axis=0)
 
 
+@bad(
+    "axis-reduce-unknown-rank-two-axes",
+    sg.InvalidArgumentError,
+    ValueError,
+    "Sum",
+    "'u:0'",
+    "[-2, -1]",
+    "counted from the end",
+)
+def _() -> Any:
+    # One axis counted from the end is the same axis at any rank; two could be one at rank 1.
+    return sg.reduce_sum(sg.placeholder(sg.float32, name="u"), axis=[-2, -1])
+
+
 # --- 3. reshape, squeeze, split, tile, concat, stack ----------------------------------------------------------
 
 

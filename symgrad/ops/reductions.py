@@ -12,6 +12,7 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 import sympy as sp
 
 from .. import dtypes as _dtypes
@@ -70,12 +71,19 @@ def _reduce(
         axis = operator.index(axis)
     shape: Shape
     if x.shape is None:
-        if axis is not None:
+        last = _from_the_end(axis)
+        if axis is None:
+            axes, shape = None, (None if keepdims else ())
+        elif last is not None:
+            # An axis counted from the end names the same axis whatever the rank at run time
+            # (softmax's gradient reduces its last axis this way); the rank stays unknown.
+            axes, shape = (last,), None
+        else:
             raise InvalidArgumentError(
                 f"symgrad: {op_type}: reducing tensor '{x.name}' of unknown rank over axis {axis!r} "
-                f"needs a known rank; give its placeholder a shape"
+                f"needs a known rank (or one axis counted from the end, like -1); give its "
+                f"placeholder a shape"
             )
-        axes, shape = None, (None if keepdims else ())
     else:
         axes = normalize_axes(axis, len(x.shape), op_type, x.name)
         if isinstance(axis, (list, tuple)) and not axis:
@@ -85,6 +93,15 @@ def _reduce(
         op_type, [x], {"axes": axes, "keepdims": keepdims}, [(shape, x.dtype)], name=name
     )
     return op.outputs[0]
+
+
+def _from_the_end(axis: Any) -> int | None:
+    """``axis`` when it is one negative axis (an int, or a list or tuple of one), else None."""
+    if isinstance(axis, (list, tuple)) and len(axis) == 1:
+        axis = axis[0]
+    if isinstance(axis, (int, np.integer)) and not isinstance(axis, bool) and axis < 0:
+        return int(axis)
+    return None
 
 
 def _axes_arg(op: Operation) -> sp.Tuple:
@@ -113,7 +130,9 @@ def _reduce_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
 def _reduce_signature(op: Operation, operands: Sequence[Any]) -> Any:
     sig, axes, keepdims = operands[0], op.attrs["axes"], op.attrs["keepdims"]
     if isinstance(sig, frozenset):  # unknown rank
-        return frozenset({(op.name, "shape")}) if keepdims else ()
+        # A full reduction without keepdims is a scalar; any other result has a rank and
+        # sizes known only at run time.
+        return frozenset({(op.name, "shape")}) if keepdims or axes is not None else ()
     return squeeze_axes(sig, axes, keepdims)
 
 

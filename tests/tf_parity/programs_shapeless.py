@@ -172,3 +172,53 @@ def mlp_nothing_declared(tf):
         "fetches": [loss, tf.gradients(loss, [w1, w2])],
         "feeds": {x: _arr(19, (6, 4)), y: np.array([0, 1, 2, 2, 1, 0]), keep: False},
     }
+
+
+def _reductions_from_the_end(tf, x_value):
+    # Axes counted from the end name the same axis whatever rank is fed; softmax's own
+    # gradient reduces its last axis this way.
+    x = tf.placeholder(tf.float64, name="x")
+    total = tf.reduce_sum(tf.sin(x), axis=-1)
+    mean = tf.reduce_mean(x * x, axis=[-1], keepdims=True)
+    largest = tf.reduce_max(x, axis=-1)
+    loss = tf.reduce_sum(total * total) + tf.reduce_sum(tf.exp(mean)) + tf.reduce_sum(largest)
+    (grad,) = tf.gradients(loss, [x])
+    return {
+        "fetches": [total, mean, largest, loss, grad, tf.gradients(tf.reduce_sum(grad**2), [x])],
+        "feeds": {x: x_value},
+    }
+
+
+@_program
+def reductions_over_the_last_axis_fed_a_matrix(tf):
+    return _reductions_from_the_end(tf, _arr(20, (2, 3)))
+
+
+@_program
+def reductions_over_the_last_axis_fed_rank_3(tf):
+    return _reductions_from_the_end(tf, _arr(21, (2, 4, 3)))
+
+
+@_program
+def sparse_xent_second_derivative_shapeless_logits(tf):
+    logits = tf.placeholder(tf.float64, name="logits")
+    labels = tf.placeholder(tf.int64, name="labels")
+    loss = tf.reduce_sum(
+        tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+    )
+    (grad,) = tf.gradients(loss, [logits])
+    return {
+        "fetches": [loss, grad, tf.gradients(tf.reduce_sum(grad * grad), [logits])],
+        "feeds": {logits: _arr(22, (4, 3)), labels: np.array([0, 2, 1, 2])},
+    }
+
+
+@_program
+def softmax_second_derivative_shapeless(tf):
+    x = tf.placeholder(tf.float64, name="x")
+    probabilities = tf.nn.softmax(x)
+    (grad,) = tf.gradients(tf.reduce_sum(probabilities * tf.cos(x)), [x])
+    return {
+        "fetches": [probabilities, grad, tf.gradients(tf.reduce_sum(grad**2), [x])],
+        "feeds": {x: _arr(23, (3, 5))},
+    }
