@@ -29,6 +29,7 @@ import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 
 from .errors import FileAccessError, PathIsADirectoryError, file_error
 
@@ -224,16 +225,43 @@ def _write_named(target: Path, data: bytes, mode: int) -> None:
 
 @contextlib.contextmanager
 def _interrupts_deferred() -> Iterator[None]:
-    """Hold SIGINT and SIGTERM back in this thread while the block runs (where POSIX allows)."""
+    """Hold Ctrl-C (and SIGTERM) back while the block runs; one that came meanwhile is
+    raised when it ends.
+
+    Masking the signal in this thread is not enough: NumPy's BLAS threads do not mask it,
+    the signal is delivered to one of them, and Python then raises KeyboardInterrupt in the
+    main thread at its next check, inside the block. So in the main thread the Python
+    handler itself is swapped for one that only records the signal. (KeyboardInterrupt is
+    raised only in the main thread; other threads need the mask alone.)
+    """
     deferred = {signal.SIGINT, signal.SIGTERM}
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, deferred)
+    masked = hasattr(signal, "pthread_sigmask")
+    previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, deferred) if masked else None
+    received: list[tuple[int, FrameType | None]] = []
+
+    def record(number: int, frame: FrameType | None) -> None:
+        received.append((number, frame))
+
+    previous_handler = signal.getsignal(signal.SIGINT)
+    if previous_handler is not None:  # None: set outside Python, and could not be restored
+        try:
+            signal.signal(signal.SIGINT, record)
+        except ValueError:  # not the main thread: the mask is all there is
+            previous_handler = None
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        try:
+            if previous_handler is not None:
+                signal.signal(signal.SIGINT, previous_handler)
+        finally:  # an interrupt arriving just now must not leave the signal masked
+            if previous_mask is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
+        if received:  # what the handler would have done during the block, done now
+            if callable(previous_handler):
+                previous_handler(*received[0])  # default_int_handler raises KeyboardInterrupt
+            elif previous_handler == signal.SIG_DFL:
+                signal.raise_signal(signal.SIGINT)
 
 
 def _temporary_name(target: Path) -> str:

@@ -275,6 +275,30 @@ def test_an_interrupt_inside_a_write_keeps_the_old_file_and_no_temporary(
     assert _leftovers(tmp_path, {"f.py"}) == []
 
 
+def test_ctrl_c_that_another_thread_receives_waits_for_the_deferred_block() -> None:
+    """A process-directed SIGINT may land on any thread that does not mask it (NumPy's BLAS
+    threads, say); Python then raises KeyboardInterrupt in the main thread at its next
+    check. Inside a deferred block (a file named but not yet renamed) it must wait."""
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("KeyboardInterrupt is raised only in the main thread")
+    go = threading.Event()
+
+    def receive_the_signal() -> None:
+        go.wait()
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+
+    receiver = threading.Thread(target=receive_the_signal)  # made before the mask is set
+    receiver.start()
+    done = []
+    with pytest.raises(KeyboardInterrupt), files._interrupts_deferred():
+        go.set()
+        receiver.join()
+        time.sleep(0.05)  # calls and sleeps are where Python checks for signals
+        done.append("the whole block")
+    assert done == ["the whole block"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 WRITER = """
 import sys
 from pathlib import Path

@@ -70,6 +70,7 @@ def _reduce(
         # a clear error if it is computed at run time).
         axis = operator.index(axis)
     shape: Shape
+    axes: tuple[int, ...] | None
     if x.shape is None:
         last = _from_the_end(axis)
         if axis is None:
@@ -85,10 +86,10 @@ def _reduce(
                 f"placeholder a shape"
             )
     else:
-        axes = normalize_axes(axis, len(x.shape), op_type, x.name)
+        known = normalize_axes(axis, len(x.shape), op_type, x.name)
         if isinstance(axis, (list, tuple)) and not axis:
             return identity(x, name=name)
-        shape = squeeze_axes(x.shape, axes, keepdims)
+        axes, shape = known, squeeze_axes(x.shape, known, keepdims)
     op = x.graph.create_op(
         op_type, [x], {"axes": axes, "keepdims": keepdims}, [(shape, x.dtype)], name=name
     )
