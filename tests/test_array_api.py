@@ -30,6 +30,7 @@ from symgrad.errors import BackendError
 from symgrad.graph import sources_of
 from tests.test_tf_parity import _non_finite, compare_fetches, load_fixtures
 from tests.tf_parity.programs import flatten_fetches
+from tests.tf_parity.record_tf import CORPORA
 
 xps = pytest.importorskip("array_api_strict")
 xps.set_array_api_strict_flags(api_version="2023.12")
@@ -79,25 +80,6 @@ FAMILIES = {
     "sparse_xent_shapeless_logits",
 }
 
-# corpus module -> its fixture file (tests/tf_parity/record_tf.py's CORPORA).
-CORPORA = {
-    "programs": "tf_fixtures.json",
-    "programs_tensor": "tf_fixtures_tensor.json",
-    "programs_fidelity": "tf_fixtures_fidelity.json",
-    "programs_ported": "tf_fixtures_ported.json",
-    "programs_hessians": "tf_fixtures_hessians.json",
-    "programs_random": "tf_fixtures_random.json",
-    "programs_train": "tf_fixtures_train.json",
-    "programs_layers": "tf_fixtures_layers.json",
-    "programs_conv": "tf_fixtures_conv.json",
-    "programs_elemops": "tf_fixtures_elemops.json",
-    "programs_structops": "tf_fixtures_structops.json",
-    "programs_shapes": "tf_fixtures_shapes.json",
-    "programs_feeding": "tf_fixtures_feeding.json",
-    "programs_shapeless": "tf_fixtures_shapeless.json",
-    "programs_tf1gaps": "tf_fixtures_tf1gaps.json",
-    "programs_pool_blocks": "tf_fixtures_pool_blocks.json",
-}
 
 # Programs whose ops have no portable form yet: compile raises BackendError.
 UNSUPPORTED: dict[str, str] = {

@@ -43,6 +43,7 @@ from symgrad.backends.namespaces import to_numpy
 from symgrad.errors import BackendError, DTypeError, InvalidArgumentError, MissingExtraError
 from tests.test_tf_parity import _non_finite, compare_fetches, load_fixtures
 from tests.tf_parity.programs import flatten_fetches
+from tests.tf_parity.record_tf import CORPORA as RECORDED
 
 FULL = os.environ.get("SYMGRAD_BACKENDS_PROFILE") == "full"
 CI_STRIDE, FULL_STRIDE = 10_000, 6
@@ -50,22 +51,10 @@ STRIDE = FULL_STRIDE if FULL else CI_STRIDE
 # Offset from tests/test_array_api.py's sample (every 9th from 0): other programs get drawn.
 OFFSET = 3
 
-# corpus module -> its fixture file (tests/tf_parity/record_tf.py's CORPORA).
-CORPORA = {
-    "programs": "tf_fixtures.json",
-    "programs_tensor": "tf_fixtures_tensor.json",
-    "programs_fidelity": "tf_fixtures_fidelity.json",
-    "programs_ported": "tf_fixtures_ported.json",
-    "programs_hessians": "tf_fixtures_hessians.json",
-    "programs_random": "tf_fixtures_random.json",
-    "programs_layers": "tf_fixtures_layers.json",
-    "programs_conv": "tf_fixtures_conv.json",
-    "programs_elemops": "tf_fixtures_elemops.json",
-    "programs_structops": "tf_fixtures_structops.json",
-    "programs_shapeless": "tf_fixtures_shapeless.json",
-    "programs_tf1gaps": "tf_fixtures_tf1gaps.json",
-    "programs_pool_blocks": "tf_fixtures_pool_blocks.json",
-}
+# corpus module -> its fixture file. The sample leaves three corpora to
+# tests/test_array_api.py, which runs every corpus through the portable form.
+NOT_SAMPLED = {"programs_train", "programs_feeding", "programs_shapes"}
+CORPORA = {name: fixture for name, fixture in RECORDED.items() if name not in NOT_SAMPLED}
 # Corpora drawn in the full profile only: the portable form runs pool_blocks' programs
 # through the pooling helpers other corpora already sample, at about 5 s a program in CI.
 FULL_ONLY = {"programs_pool_blocks"}
