@@ -13,11 +13,12 @@ import heapq
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
 
-from .expression_dtypes import expression_dtype
+from .expression_dtypes import WEAK_FLOAT, expression_dtype
 from .naming import Namer
 from .program import Program, Statement
 
@@ -102,7 +103,9 @@ def common_subexpressions(program: Program) -> list[Statement]:
         for symbol in expr.free_symbols:
             first_use.setdefault(symbol, index)
     for symbol, expr in reversed(replacements):
-        position = first_use.get(symbol, len(statements))
+        position = first_use.get(symbol)
+        if position is None:
+            continue  # the terms that used it cancelled (``c*(-t) + c*t`` is 0)
         for inner in expr.free_symbols:
             if inner in first_use:
                 first_use[inner] = min(first_use[inner], position)
@@ -124,6 +127,7 @@ def common_subexpressions(program: Program) -> list[Statement]:
     table = program.dtypes_by_symbol()
     renamed: dict[sp.Symbol, sp.Symbol] = {}
     pending: dict[int, list[Statement]] = {}
+    replacements = [(symbol, expr) for symbol, expr in replacements if symbol in first_use]
     for symbol, expr in replacements:
         owner = statements[first_use[symbol]]
         expr = expr.xreplace(renamed)
@@ -169,7 +173,49 @@ def common_subexpressions(program: Program) -> list[Statement]:
             result.append(statement)
             continue
         result.append(statement.with_expr(final))
+    return _masks_in_their_readers_precision(result, table)
+
+
+# Float dtypes from the narrowest.
+_FLOAT_DTYPES = ("float16", "float32", "float64")
+
+
+def _masks_in_their_readers_precision(
+    statements: list[Statement], table: dict[sp.Symbol, Any]
+) -> list[Statement]:
+    """Give a temporary that turns bool masks into numbers the narrowest float dtype of the
+    statements that read it.
+
+    Such a temporary (``np.greater_equal(x, y) + np.less(x, y)`` from a tie's gradient) has
+    NumPy's weak float type: the printer writes its masks as numbers of the statement's own
+    float dtype. Alone, it would be float64, and make a float32 statement that reads it
+    float64. Its values (0, 1, 2, ...) are exact in every float dtype, and a narrower one
+    promotes in a wider statement, so the narrowest reader's dtype keeps every reader's.
+    """
+    readers: dict[sp.Symbol, list[int]] = {}
+    for index, statement in enumerate(statements):
+        for symbol in statement.expr.free_symbols:
+            readers.setdefault(symbol, []).append(index)
+    result = list(statements)
+    for index in reversed(range(len(result))):  # a temporary's readers come after it
+        statement = result[index]
+        if not statement.temporary or statement.dtype != WEAK_FLOAT:
+            continue
+        if not any(
+            expression_dtype(node, table) == "bool"
+            for node in sp.preorder_traversal(statement.expr)
+            if isinstance(node, sp.Expr)
+        ):
+            continue
+        dtypes = {_dtype_name(result[r].dtype) for r in readers.get(statement.symbol, [])}
+        floats = [d for d in _FLOAT_DTYPES if d in dtypes]
+        if floats:
+            result[index] = replace(statement, dtype=floats[0])
     return result
+
+
+def _dtype_name(dtype: Any) -> str:
+    return dtype if isinstance(dtype, str) else getattr(dtype, "name", str(dtype))
 
 
 def deduplicate(program: Program) -> Program:

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeGuard
 
 import sympy as sp
 
 from .errors import InvalidArgumentError
 from .expression_dtypes import WEAK_FLOAT, WEAK_INT, expression_dtype
+from .naming import Namer
 from .ops import functions as F
 from .optimize import (
     common_subexpressions,
@@ -209,50 +210,178 @@ def _count(factor: sp.Expr) -> bool:
     return isinstance(factor, (F.SizeOf, F.Count)) and factor.args[0].is_Symbol
 
 
-def fold_scalar_factors(
-    statements: list[Statement],
-    known: dict[sp.Expr, Signature],
-    dtype_of: Callable[[sp.Expr], str],
-    returned: set[sp.Symbol],
-) -> list[Statement]:
-    """Drop ``g = c*a`` (``c`` scalars) when every read of ``g`` is inside a sum: ``c*np.sum(a*x)``.
+# How many products in a row may leave their scalar factors to the next one. The array a
+# deferral computes differs from the value it stands for by the factors deferred so far;
+# bounding how many accumulate bounds how far its magnitude can drift towards overflow or
+# underflow (a few dozen factors of 10 span the float32 range), at the cost of one pass over
+# the array in every DEFERRAL_LIMIT + 1 products.
+DEFERRAL_LIMIT = 8
 
-    The gradient of a mean is such a ``g``; summing ``a`` and scaling the scalar
-    result saves a pass over the array.
-    """
-    readers: dict[sp.Symbol, list[int]] = {}
-    for index, statement in enumerate(statements):
-        for symbol in statement.expr.free_symbols:
-            readers.setdefault(symbol, []).append(index)
-    statements = list(statements)
-    dropped: set[int] = set()
-    for index, statement in enumerate(statements):
-        expr, symbol = statement.expr, statement.symbol
-        if not isinstance(expr, sp.Mul) or symbol in returned or not is_array(known.get(symbol)):
-            continue
-        scalars = [
+
+@dataclass
+class _ScalarFolding:
+    """The state of :func:`fold_scalar_factors` as it walks the statements."""
+
+    statements: list[Statement]
+    known: dict[sp.Expr, Signature]
+    table: dict[sp.Symbol, Any]  # dtypes, with the symbols this pass adds
+    namer: Namer
+    readers: dict[sp.Symbol, set[int]] = field(default_factory=dict)
+    # How many products' scalar factors an unscaled array lacks.
+    deferred: dict[sp.Symbol, int] = field(default_factory=dict)
+    added: list[Statement] = field(default_factory=list)  # scale statements, placed by the caller
+
+    def dtype_of(self, expr: sp.Expr) -> str:
+        return expression_dtype(expr, self.table)
+
+    def read_by(self, index: int, expr: sp.Expr) -> None:
+        for symbol in expr.free_symbols:
+            self.readers.setdefault(symbol, set()).add(index)
+
+    def scalar_factors(self, expr: sp.Mul) -> list[sp.Expr]:
+        return [
             f
             for f in expr.args
-            if natural_signature(f, known) == () and (f.is_Symbol or f.is_Number or _count(f))
+            if natural_signature(f, self.known) == () and (f.is_Symbol or f.is_Number or _count(f))
         ]
-        arrays = [f for f in expr.args if f not in scalars]
-        if not scalars or len(arrays) != 1 or not arrays[0].is_Symbol or not readers.get(symbol):
-            continue
-        if not all(_reduced_only(statements[r].expr, symbol) for r in readers[symbol]):
-            continue
-        for r in readers[symbol]:
-            reader = statements[r].expr.xreplace({symbol: expr})
+
+    def carries_a_scale(self, expr: sp.Expr, symbol: sp.Symbol) -> bool:
+        """Is ``symbol`` read by ``expr`` only as a factor of it, a product with scalar factors
+        of its own (or inside sums)?
+
+        Such a product multiplies by its scalars anyway, in one pass over the array, so one
+        scalar more costs nothing there.
+        """
+        if not isinstance(expr, sp.Mul) or symbol not in expr.args:
+            return False
+        multipliers = [  # the planner divides by reciprocals and by a fraction's denominator
+            f
+            for f in self.scalar_factors(expr)
+            if not (isinstance(f, sp.Pow) and f.exp == -1)
+            and not (f.is_Rational and not f.is_Integer)
+        ]
+        return bool(multipliers) and all(_reduced_only(f, symbol) for f in expr.args if f != symbol)
+
+    def sums_pull_out(self, expr: sp.Expr, symbol: sp.Symbol, scale: sp.Expr) -> bool:
+        """Would every sum in ``expr`` that reads ``symbol`` take a ``scale`` on it outside?"""
+        scaled = expr.xreplace({symbol: scale * symbol})
+        return all(
+            _scalars_outside(node, self.known, self.dtype_of) is not None
+            for node in scaled.atoms(F.ReduceSum, F.ReduceMean)
+            if node.has(symbol)
+        )
+
+    def substitute(self, symbol: sp.Symbol, value: sp.Expr) -> None:
+        """``value`` for ``symbol`` in each statement that reads it, scalars taken out of sums."""
+        for index in sorted(self.readers.get(symbol, ())):
+            reader = self.statements[index].expr.xreplace({symbol: value})
             pulled = {
-                node: _scalars_outside(node, known, dtype_of)
+                node: _scalars_outside(node, self.known, self.dtype_of)
                 for node in reader.atoms(F.ReduceSum, F.ReduceMean)
             }
-            statements[r] = statements[r].with_expr(
-                reader.xreplace({node: new for node, new in pulled.items() if new is not None})
+            reader = reader.xreplace({node: p for node, p in pulled.items() if p is not None})
+            self.statements[index] = self.statements[index].with_expr(reader)
+            self.read_by(index, value)
+
+    def scale_for(self, statement: Statement, scalars: list[sp.Expr]) -> sp.Expr:
+        """One factor for ``scalars``: the factor itself if it is alone, else a new statement
+        ``<name>_scale`` (so that a chain of products does not multiply ever longer lists)."""
+        if len(scalars) == 1:
+            return scalars[0]
+        product = sp.Mul(*scalars)
+        name = self.namer.claim([f"{statement.name}_scale"])
+        symbol = sp.Symbol(name, real=True)
+        dtype = self.dtype_of(product)
+        self.added.append(
+            Statement(
+                name, symbol, product, (), dtype, statement.section, statement.tensor_name, True
             )
-            for read in expr.free_symbols:
-                readers.setdefault(read, []).append(r)
-        dropped.add(index)
-    return [s for i, s in enumerate(statements) if i not in dropped]
+        )
+        self.known[symbol] = ()
+        self.table[symbol] = dtype
+        return symbol
+
+    def fold(self, index: int, returned: set[sp.Symbol]) -> bool:
+        """Fold the scalars of statement ``index`` into its readers; False if it is dropped."""
+        statement = self.statements[index]
+        expr, symbol = statement.expr, statement.symbol
+        if (
+            not isinstance(expr, sp.Mul)
+            or symbol in returned
+            or not is_array(self.known.get(symbol))
+        ):
+            return True
+        scalars = self.scalar_factors(expr)
+        arrays = [f for f in expr.args if f not in scalars]
+        readers = [self.statements[r].expr for r in sorted(self.readers.get(symbol, ()))]
+        if not scalars or not arrays or not readers:
+            return True
+        products = [r for r in readers if not _reduced_only(r, symbol)]
+        if len(arrays) == 1 and arrays[0].is_Symbol:
+            if products:
+                return True  # each product would compute ``c*a`` again
+            self.substitute(symbol, expr)
+            return False
+        dtype = self.dtype_of(sp.Mul(*arrays))
+        if dtype not in FLOATS or any(
+            self.dtype_of(f) not in (dtype, WEAK_INT, WEAK_FLOAT) for f in scalars
+        ):
+            return True  # without its scalars, the product would have another dtype
+        depth = 1 + max(self.deferred.get(f, 0) for f in expr.args)
+        if depth > DEFERRAL_LIMIT or not all(self.carries_a_scale(r, symbol) for r in products):
+            return True
+        if not all(self.sums_pull_out(r, symbol, sp.Mul(*scalars)) for r in readers):
+            return True
+        scale = self.scale_for(statement, scalars)
+        name = self.namer.claim([f"{statement.name}_unscaled"])
+        unscaled = sp.Symbol(name, real=True)
+        self.known[unscaled] = self.known[symbol]
+        self.table[unscaled] = statement.dtype
+        self.deferred[unscaled] = depth
+        self.statements[index] = replace(
+            statement, name=name, symbol=unscaled, expr=sp.Mul(*arrays)
+        )
+        self.substitute(symbol, scale * unscaled)
+        return True
+
+
+def fold_scalar_factors(
+    program: Program, known: dict[sp.Expr, Signature], returned: set[sp.Symbol]
+) -> list[Statement]:
+    """Carry the scalar factors of ``g = c*a*b`` (``c`` scalars, ``a``, ``b`` arrays) to
+    where ``g`` is read, when every read can take them for free.
+
+    A read inside a sum takes them outside it (``np.sum(g*x)`` is ``c*np.sum(a*b*x)``); a
+    read as a factor of another product that has scalar factors of its own multiplies by
+    them with those (``h = w*g*u`` is ``(w*c)*a*b*u``), and may carry them on in turn. Then
+    ``g`` is computed without ``c``, as ``g_unscaled``, and ``g = c*a`` (``a`` a name) is
+    not computed at all. Each saves a pass over the array: the gradient of a mean, a chain
+    of scalar weights (``d_pre_k = w_k1*(1 - z_k**2)*d_pre_k1``). Scales that several
+    products carried on are one scalar statement, ``g_scale``; at most
+    ``DEFERRAL_LIMIT`` products in a row defer.
+    """
+    state = _ScalarFolding(
+        statements=list(program.statements),
+        known=known,
+        table=program.dtypes_by_symbol(),
+        namer=Namer(
+            [program.name]
+            + [i.name for i in program.inputs]
+            + [c.name for c in program.constants]
+            + [s.name for s in program.statements]
+            + [o.name for o in program.outputs]
+        ),
+    )
+    for index, statement in enumerate(state.statements):
+        state.read_by(index, statement.expr)
+    placed: list[Statement] = []
+    for index in range(len(state.statements)):
+        state.added = []
+        kept = state.fold(index, returned)
+        placed.extend(state.added)  # a scale goes right before the array it scales
+        if kept:
+            placed.append(state.statements[index])
+    return placed
 
 
 def blas_reductions(
@@ -277,8 +406,21 @@ def blas_reductions(
 def memory_schedule(
     statements: list[Statement], known: dict[sp.Expr, Signature]
 ) -> list[Statement]:
-    """Within each section, scalar results first: their operands may then die sooner."""
-    return schedule(statements, lambda s: 0 if known.get(s.symbol) == () else 1)
+    """Within each section, scalar results of arrays first: their operands may then die sooner.
+
+    A scalar computed from scalars alone (a product of weights) frees nothing early: it stays
+    where it was, next to the statement that needs it.
+    """
+
+    def priority(statement: Statement) -> int:
+        if known.get(statement.symbol) != ():
+            return 1
+        # A name of unknown signature counts as an array, so that a body specialized on known
+        # sizes keeps the general body's order where nothing else differs.
+        reads_an_array = any(known.get(s) != () for s in statement.expr.free_symbols)
+        return 0 if reads_an_array else 1
+
+    return schedule(statements, priority)
 
 
 # --- the passes as Program -> Program ----------------------------------------------------------
@@ -321,12 +463,8 @@ PASSES: list[Pass] = [
 FAST_PASSES: list[Pass] = [
     Pass(
         "fold-scalar-factors",
-        _statements_pass(
-            lambda p: fold_scalar_factors(
-                p.statements, statement_naturals(p), _dtype_of(p), _returned(p)
-            )
-        ),
-        "an array that is a scalar times another, read only by sums, is not computed",
+        _statements_pass(lambda p: fold_scalar_factors(p, statement_naturals(p), _returned(p))),
+        "scalar factors of a product move to the sums and products that read it",
     ),
     Pass(
         "blas-reductions",

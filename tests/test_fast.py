@@ -9,12 +9,14 @@ forms' results, and that no input array was written into.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Sequence
 
 import numpy as np
 import pytest
 
 import symgrad as sg
+from symgrad import passes
 
 rng = np.random.default_rng(7)
 
@@ -103,6 +105,77 @@ def test_a_scaled_array_read_only_by_sums_is_not_computed(reads: str) -> None:
         assert computed, lines
 
 
+def test_a_chains_scalar_weights_move_to_the_sums_that_read_its_gradients() -> None:
+    """``d_pre_k = w_k1*(1 - z_k**2)*d_pre_k1``: the weights multiply scalars, not arrays."""
+    layers = 20
+    feeds = [rng.standard_normal(300)] + [0.8, 0.05] * layers
+    source, _, _ = both_forms(chain(layers, 300), feeds)
+    lines = body(source)
+    unscaled = [line for line in lines if re.match(r"d_sum_d_add_b\d+_unscaled = ", line)]
+    # by weights, in place: only where DEFERRAL_LIMIT products in a row deferred theirs
+    scaled_in_place = [line for line in lines if re.match(r"d_sum_d_add_b\d+ \*= .*\bw\d+", line)]
+    materialized = (layers - 1) // (passes.DEFERRAL_LIMIT + 1)
+    assert len(scaled_in_place) == materialized, scaled_in_place
+    assert len(unscaled) == layers - 1 - materialized, lines
+    assert "d_sum_d_w18 = w19 * (d_sum_d_add_b18_unscaled @ layer17)" in lines, lines
+    assert "d_sum_d_add_b17_scale = w18 * w19" in lines, lines
+
+
+@pytest.mark.parametrize("dtype", [sg.float32, sg.float64])
+def test_a_returned_product_takes_the_scalars_of_the_product_it_reads(dtype) -> None:  # type: ignore[no-untyped-def]
+    """``g = w*tanh(x)*x`` is read by a sum and by ``h = v*g*cos(x)``, which is returned:
+    ``g`` is computed without ``w``, and ``h`` multiplies by ``v*w``."""
+
+    def build() -> tuple:
+        x = sg.placeholder(dtype, [None], name="x")
+        w = sg.Variable(1.5, dtype=dtype, name="w")
+        v = sg.Variable(-0.5, dtype=dtype, name="v")
+        g = sg.identity(w * sg.tanh(x) * x, name="g")
+        h = sg.identity(v * g * sg.cos(x), name="h")
+        return [h, sg.reduce_sum(g * x)], [x, w, v]
+
+    x = rng.standard_normal(400).astype(dtype.name)
+    source, fast, _ = both_forms(build, [x, 1.5, -0.5])
+    lines = body(source)
+    assert any(line.startswith("g_unscaled = ") for line in lines), lines
+    assert not any(line.startswith("g ") or line.startswith("g = ") for line in lines), lines
+    assert "sum_ = w * (g_unscaled @ x)" in lines, lines
+    assert fast[0].dtype == np.dtype(dtype.name)
+
+
+def saturated_float32_chain(layers: int) -> Callable[[], tuple]:
+    """z = tanh(8*z - 5.77) in float32 near its fixed point z = 0.949, where each layer's
+    1 - z**2 is 0.099 but its gradient factor 8*(1 - z**2) is 0.79."""
+
+    def build() -> tuple:
+        x = sg.placeholder(sg.float32, [None], name="x")
+        z, params = x, []
+        for k in range(layers):
+            w = sg.Variable(8.0, dtype=sg.float32, name=f"w{k}")
+            b = sg.Variable(-5.77, dtype=sg.float32, name=f"b{k}")
+            z = sg.tanh(z * w + b)
+            params += [w, b]
+        loss = sg.reduce_sum(z)
+        return [loss, *sg.gradients(loss, params)], [x, *params]
+
+    return build
+
+
+def test_deferred_scales_are_bounded_so_float32_gradients_keep_their_range(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Left unscaled over all 60 layers, the array would underflow (0.099**59) while its scale
+    overflows (8**59): NaN gradients. DEFERRAL_LIMIT keeps both in range."""
+    layers = 60
+    x = (0.95 + 0.001 * rng.standard_normal(100)).astype(np.float32)
+    feeds = [x] + [np.float32(8.0), np.float32(-5.77)] * layers
+    _, fast, readable = both_forms(saturated_float32_chain(layers), feeds)
+    assert np.isfinite(fast).all() and np.abs(fast).min() > 1e-6
+    monkeypatch.setattr(passes, "DEFERRAL_LIMIT", 10 * layers)
+    with np.errstate(over="ignore", invalid="ignore"), pytest.raises(AssertionError):
+        both_forms(saturated_float32_chain(layers), feeds)
+
+
 def test_float32_arrays_scaled_in_float64_keep_their_results() -> None:
     def build() -> tuple:
         x = sg.placeholder(sg.float32, [200], name="x")
@@ -144,6 +217,8 @@ def test_backward_pass_of_a_chain_allocates_no_array() -> None:
         words = line.split()
         if "@" in line or ".sum()" in line or words[0] == "del" or ".append(" in line:
             continue
+        if words[0].endswith("_scale"):
+            continue  # a product of scalar weights (fold-scalar-factors)
         assert "out=" in line or words[1] in ("+=", "-=", "*=", "/="), line
 
 
@@ -176,7 +251,7 @@ def test_a_returned_activation_is_never_a_pool_array() -> None:
     lines = body(source)
     assert any(line.startswith("layer2 = ") and "pop()" not in line for line in lines), lines
     # its gradient, which cannot take over its memory, comes from the pool instead
-    assert "d_sum_d_add_b2 = np.square(layer2, out=_float64_rows.pop())" in lines, lines
+    assert "d_sum_d_add_b2_unscaled = np.square(layer2, out=_float64_rows.pop())" in lines, lines
     with sg.Graph().as_default():
         outputs, inputs = chain(20, 10000, also_return=2)()
         compiled = sg.compile(outputs, inputs=inputs, name="graph")
@@ -335,3 +410,17 @@ def test_tf1_unary_ufuncs_compute_in_place(function) -> None:  # type: ignore[no
     source, _, _ = both_forms(build, [rng.standard_normal((4, 6)) / 4])
     ufunc = {sg.tan: "tan", sg.asinh: "arcsinh", sg.ceil: "ceil"}[function]
     assert any(f"np.{ufunc}(" in line and "out=" in line for line in body(source)), source
+
+
+def test_a_matrix_product_by_a_reciprocal_keeps_its_parentheses() -> None:
+    """A sum over a broadcast axis turned matrix product (``u.T @ (1/s)``), where ``1/s`` is a
+    division: without parentheses Python reads ``(u.T @ 1)/s``."""
+
+    def build() -> tuple:
+        x = sg.placeholder(sg.float64, [None, 1], name="x")
+        twice = sg.nn.log_softmax(sg.nn.log_softmax(x, axis=1), axis=0)
+        return [sg.reduce_max(twice, axis=-2)], [x]
+
+    source, fast, _ = both_forms(build, [np.array([[1.28]])])
+    assert re.search(r"@ \(1 ?/ ?max__t", source), source
+    np.testing.assert_array_equal(fast[0], [0.0])

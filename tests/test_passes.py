@@ -94,3 +94,40 @@ def test_show_after_prints_the_program_after_that_pass(tmp_path: Path) -> None:
         assert run.stdout.startswith("program norm")
     assert "sum(x**2)" in shown["cse"].stdout
     assert "Dot(" not in shown["cse"].stdout and "x @ x" in shown["blas-reductions"].stdout
+
+
+def test_cse_drops_a_temporary_whose_uses_cancel() -> None:
+    """``c*(-2*s + 2*x) + c*(2*s - 2*x)`` shares ``2*s - 2*x`` and then cancels to 0: the
+    temporary has no use left (a Hessian-vector product the property tests drew)."""
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float64, shape=[1], name="x")
+        difference = sg.squared_difference(sg.reduce_sum(x, axis=0, keepdims=True), x)
+        loss = sg.reduce_sum(difference * np.array([0.8]))
+        gradient = sg.gradients(loss, [x])[0]
+        hessian_vector = sg.gradients(sg.reduce_sum(gradient * np.array([-0.4])), [x])[0]
+        compiled = sg.compile([loss, gradient, hessian_vector], inputs=[x])
+    loss_value, gradient_value, hessian_vector_value = compiled(np.array([0.125]))
+    assert loss_value == 0.0
+    np.testing.assert_array_equal(gradient_value, [0.0])
+    np.testing.assert_array_equal(hessian_vector_value, [0.0])
+
+
+def test_a_shared_temporary_of_masks_keeps_a_float32_gradient_float32() -> None:
+    """The tie masks of ``maximum(x, x)``'s gradient, shared by two float32 gradients, are one
+    CSE temporary: printed as float64 numbers they made both gradients float64 (the property
+    tests' mixed-dtype programs drew this)."""
+    with sg.Graph().as_default():
+        losses, placeholders, gradients = [], [], []
+        for dtype in (sg.float32, sg.float64):
+            x = sg.placeholder(dtype, shape=[3], name=f"{dtype.name}_x")
+            loss = sg.reduce_sum(sg.tanh(sg.maximum(x, x)))
+            losses.append(loss)
+            placeholders.append(x)
+            gradients += sg.gradients(loss, [x])
+        joined = sg.cast(losses[0], sg.float64) + losses[1]
+        gradients += sg.gradients(joined, placeholders)
+        for optimize in (True, False):
+            compiled = sg.compile(gradients, inputs=placeholders, optimize=optimize)
+            values = compiled(np.ones(3, np.float32) * 0.5, np.ones(3) * 0.5)
+            assert [v.dtype for v in values] == [np.float32, np.float64, np.float32, np.float64]
+            np.testing.assert_allclose(values[0], 1 - np.tanh(0.5) ** 2, rtol=1e-6)

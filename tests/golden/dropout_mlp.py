@@ -77,14 +77,14 @@ def dropout_mlp(x, keep_prob, w, rng):
     rng = _generators(rng, 1)
     # Statements: 17, BLAS calls: 3
     # Forward
-    sub = 1 - keep_prob
-    scale = 1 / (1 - sub)
     tanh_w_arg = x @ w
     tanh_w = np.tanh(tanh_w_arg, out=tanh_w_arg)
     del tanh_w_arg
+    sub = 1 - keep_prob
     random_uniform = rng[0].random(np.shape(tanh_w), dtype=np.float64)
     mask = np.asarray(np.greater_equal(random_uniform, sub), dtype=np.float64)
     del random_uniform
+    scale = 1 / (1 - sub)
     dropout_t0 = mask * scale
     del mask
     dropout = dropout_t0 * tanh_w

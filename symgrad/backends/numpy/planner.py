@@ -11,7 +11,10 @@ same computation the way NumPy code is tuned by hand:
   broadcast becomes a matrix product (``np.sum(u*g, axis=0, keepdims=True)``
   with ``u`` of shape [N, 1] is ``u.T @ g``).
 * an array that is a scalar times another and is only ever summed is not
-  computed: the scalar multiplies the sums (the gradient of a mean).
+  computed: the scalar multiplies the sums (the gradient of a mean); the
+  scalar factors of a product move to the sums and products that read it
+  (``symgrad.passes.fold_scalar_factors``), and the scalars of one product
+  multiply each other before the array (``t *= w2 * w3``).
 * a statement over arrays evaluates into one buffer:
   ``t = x * w; t += b; np.tanh(t, out=t)``.
 * when the statement reads an array for the last time, that array's memory
@@ -396,11 +399,20 @@ class _InPlace:
         if anchor is None:
             return self._create(self.printer.doprint(expr))
         self.evaluate(factors.pop(anchor))
+        # Scalar factors multiply each other first, and the array once: one pass over it, not
+        # one per scalar (as the readable form's ``2*w*c*x`` does, scalars printed first).
+        scalars = [
+            f for f in factors if natural_signature(f, self.known) == () and not _is_reciprocal(f)
+        ]
+        if scalars and not (coefficient.is_Rational and not coefficient.is_Integer):
+            scalars, coefficient = [coefficient, *scalars], sp.S.One
         for factor in factors:
-            if isinstance(factor, sp.Pow) and factor.exp == -1:
+            if _is_reciprocal(factor):
                 self._binary("divide", factor.base)
-            else:
+            elif factor not in scalars:
                 self._binary("multiply", factor)
+            elif factor == scalars[-1]:
+                self._binary("multiply", sp.Mul(*scalars))
         if coefficient == -1:
             self._unary("negative")
         elif coefficient.is_Rational and not coefficient.is_Integer:
@@ -412,6 +424,10 @@ class _InPlace:
                 self._binary("divide", sp.Integer(coefficient.p * coefficient.q))
         elif coefficient != 1:
             self._binary("multiply", coefficient)
+
+
+def _is_reciprocal(factor: sp.Expr) -> bool:
+    return isinstance(factor, sp.Pow) and factor.exp == -1
 
 
 def _dtypes_match(expr: sp.Expr, dtype: str, dtype_of: Callable[[sp.Expr], str]) -> bool:

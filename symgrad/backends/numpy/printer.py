@@ -174,6 +174,15 @@ class Printer(NumPyPrinter):
             return f"-({self._print(-expr)})"
         return StrPrinter._print_Mul(self, expr)
 
+    def parenthesize(self, item: Any, level: int, strict: bool = False) -> str:
+        """SymPy's rule, except that ``x**-1`` and ``x**-0.5`` print as divisions (``1/x``), which
+        bind like ``*`` and ``@``: ``a @ (1/x)`` must keep its parentheses."""
+        if isinstance(item, sp.Pow) and item.exp in (-1, -sp.S.Half) and not item.base.is_Number:
+            if PRECEDENCE["Mul"] < level or (not strict and PRECEDENCE["Mul"] <= level):
+                return f"({self._print(item)})"
+            return self._print(item)
+        return super().parenthesize(item, level, strict)
+
     def _print_Pow(self, expr: sp.Pow, rational: bool = False) -> str:
         base, exponent = expr.args
         if base.is_Number and exponent.is_Rational:

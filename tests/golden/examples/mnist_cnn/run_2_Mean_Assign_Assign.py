@@ -372,8 +372,6 @@ def run_2(
     # Statements: 132, BLAS calls: 6
     # Forward
     rate = np.reshape(1 - keep_prob, ())
-    scale = 1 / (1 - rate)
-    div_beta1_power = 0.001 * np.sqrt(1 - beta2_power) / (1 - beta1_power)
     relu_images = np.maximum(
         variable_1 + _conv2d(images, variable, (1, 1), (1, 1), "SAME"), 0
     )
@@ -387,6 +385,7 @@ def run_2(
     random_uniform = rng[0].random(np.shape(relu_1), dtype=np.float32)
     mask = np.asarray(np.greater_equal(random_uniform, rate), dtype=np.float32)
     del random_uniform
+    scale = 1 / (1 - rate)
     dropout_t0 = mask * scale
     del mask
     dropout = dropout_t0 * relu_1
@@ -402,6 +401,7 @@ def run_2(
     )
     del add_dropout, xent_labels_t0
     mean = xent_labels.mean()
+    div_beta1_power = 0.001 * np.sqrt(1 - beta2_power) / (1 - beta1_power)
     # Gradients
     d_mean_d_add_dropout = xent_labels_t1 / xent_labels_t2 - labels
     d_mean_d_add_dropout /= max(np.size(xent_labels), 1)
@@ -509,8 +509,6 @@ def run_2(
     add_Variable_7_Adam_1 += 0.0009999871 * d_mean_d_variable_7**2
     del d_mean_d_variable_7
     # Updates
-    new_beta1_power = 0.9 * beta1_power
-    new_beta2_power = 0.999 * beta2_power
     new_Variable_Adam = add_Variable_Adam
     new_Variable_Adam_1 = add_Variable_Adam_1
     new_variable_arg = np.sqrt(add_Variable_Adam_1)
@@ -582,6 +580,9 @@ def run_2(
     new_variable_7 *= add_Variable_7_Adam
     new_variable_7 *= div_beta1_power
     np.subtract(variable_7, new_variable_7, out=new_variable_7)
+    del add_Variable_7_Adam, add_Variable_7_Adam_1, new_variable_7_arg
+    new_beta1_power = 0.9 * beta1_power
+    new_beta2_power = 0.999 * beta2_power
     return (
         mean,
         new_Variable_Adam,
