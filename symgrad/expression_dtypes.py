@@ -32,6 +32,11 @@ def _promote(a: str, b: str) -> str:
     return np.result_type(a, b).name
 
 
+def dtype_name(dtype: object) -> str:
+    """The name of a dtype given as a name, a ``symgrad`` DType or a NumPy dtype."""
+    return dtype if isinstance(dtype, str) else getattr(dtype, "name", str(dtype))
+
+
 def expression_dtype(
     expr: sp.Expr, table: dict[sp.Symbol, DType], memo: dict[sp.Expr, str] | None = None
 ) -> str:

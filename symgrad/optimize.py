@@ -18,7 +18,7 @@ from typing import Any
 import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
 
-from .expression_dtypes import WEAK_FLOAT, expression_dtype
+from .expression_dtypes import WEAK_FLOAT, dtype_name, expression_dtype
 from .naming import Namer
 from .program import Program, Statement
 
@@ -207,15 +207,11 @@ def _masks_in_their_readers_precision(
             if isinstance(node, sp.Expr)
         ):
             continue
-        dtypes = {_dtype_name(result[r].dtype) for r in readers.get(statement.symbol, [])}
+        dtypes = {dtype_name(result[r].dtype) for r in readers.get(statement.symbol, [])}
         floats = [d for d in _FLOAT_DTYPES if d in dtypes]
         if floats:
             result[index] = replace(statement, dtype=floats[0])
     return result
-
-
-def _dtype_name(dtype: Any) -> str:
-    return dtype if isinstance(dtype, str) else getattr(dtype, "name", str(dtype))
 
 
 def deduplicate(program: Program) -> Program:

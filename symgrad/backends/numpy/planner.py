@@ -43,7 +43,7 @@ import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
 from sympy.printing.precedence import PRECEDENCE
 
-from ...expression_dtypes import WEAK_FLOAT, WEAK_INT
+from ...expression_dtypes import WEAK_FLOAT, WEAK_INT, dtype_name
 from ...naming import Namer
 from ...ops import functions as F
 from ...passes import is_array, statement_naturals
@@ -78,10 +78,6 @@ UFUNCS = {
 POWERS = {sp.Integer(2): "square", sp.S.Half: "sqrt", sp.Integer(-1): "reciprocal"}
 # Expressions whose value NumPy always returns in a new array (never a view or an input).
 FRESH_STRUCTURAL = (F.MatMulNode,)
-
-
-def _dtype_name(dtype: object) -> str:
-    return dtype if isinstance(dtype, str) else getattr(dtype, "name", str(dtype))
 
 
 # --- liveness -------------------------------------------------------------------------------
@@ -446,7 +442,7 @@ def _in_place_candidate(
 ) -> bool:
     """An elementwise statement over arrays of one float dtype, computed without conversion."""
     expr = statement.expr
-    dtype = _dtype_name(statement.dtype)
+    dtype = dtype_name(statement.dtype)
     if dtype not in NUMPY.in_place_dtypes or not is_array(known.get(statement.symbol)):
         return False
     if not isinstance(expr, (sp.Add, sp.Mul, sp.Pow)) and type(expr) not in UFUNCS:
@@ -474,7 +470,7 @@ def _lower(
     slot: Slot | None,
 ) -> _Lowered:
     lowering = _InPlace(statement.name, printer, known, known[statement.symbol], reusable, slot)
-    with printer.float_context(_dtype_name(statement.dtype)):
+    with printer.float_context(dtype_name(statement.dtype)):
         lowering.evaluate(statement.expr)
     assert lowering.records and lowering.pending is None, statement
     return _Lowered(lowering.records, reusable, lowering.reused, lowering.in_slot)
@@ -497,7 +493,7 @@ def fast_lines(program: Program, printer: Printer) -> list[Line]:
     lowered: list[_Lowered] = []
     for index, statement in enumerate(statements):
         signature = known.get(statement.symbol)
-        dtype = _dtype_name(statement.dtype)
+        dtype = dtype_name(statement.dtype)
         if statement.symbol not in guarded_symbols and _in_place_candidate(
             statement, known, printer.dtype_of
         ):
@@ -650,7 +646,7 @@ class Arena:
             if not any(n in buffers.pinned for n in names):
                 statement = statements[buffer]
                 groups.setdefault(
-                    (_dtype_name(statement.dtype), known[statement.symbol]), []
+                    (dtype_name(statement.dtype), known[statement.symbol]), []
                 ).append(buffer)
         arena = cls()
         for (dtype, signature), group in sorted(groups.items(), key=lambda item: min(item[1])):
