@@ -12,10 +12,10 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -43,16 +43,50 @@ from .graph import (
 from .ops.random_ops import generator_for, random_ops_of
 from .ops.state import Variable
 
-_FLAT_LIST = ("flat list",)  # the structure of a fetched list of tensors and ops
-
 
 def _fetch_key(fetches: Any) -> Any:
     """A hashable image of nested lists and tuples of tensors and ops, or None for anything else."""
     kind = type(fetches)
     if kind is list or kind is tuple:
-        items = tuple(_fetch_key(item) for item in fetches)
-        return None if any(item is None for item in items) else (kind, items)
+        # A loop, not tuple(generator) and any(): a training loop computes this every step.
+        items = []
+        for item in fetches:
+            key = _fetch_key(item)
+            if key is None:
+                return None
+            items.append(key)
+        return (kind, tuple(items))
     return fetches if isinstance(fetches, (Tensor, Operation)) else None
+
+
+def _rebuilder(structure: Any) -> Callable[[Iterator[Any]], Any]:
+    """A function that rebuilds a flattened fetch structure from its values, made once per
+    structure (a training loop fetches the same structure every step)."""
+    kind = structure[0]
+    if kind == "leaf":
+        return next
+    if kind == "custom":
+        fetch, combine_parts = structure[1], _rebuilder(structure[2])
+        return lambda values: fetch._symgrad_combine(combine_parts(values))
+    if kind == "dict":
+        make_dict = structure[1]
+        keyed = [(key, _rebuilder(part)) for key, part in structure[2]]
+        return lambda values: make_dict([(key, part(values)) for key, part in keyed])
+    make, parts = structure[1], [_rebuilder(part) for part in structure[2]]
+    if make is list:
+        return lambda values: [part(values) for part in parts]
+    if make is tuple:
+        return lambda values: tuple([part(values) for part in parts])
+    return lambda values: make(*[part(values) for part in parts])  # a namedtuple
+
+
+class _Assignment(NamedTuple):
+    """A variable a run assigns: the output slot of its new value, and what that value must be."""
+
+    variable: Variable
+    slot: int
+    dtype: np.dtype
+    shape: tuple[int, ...]
 
 
 @dataclass
@@ -62,7 +96,7 @@ class _Plan:
     function: Any
     inputs: list[tuple[str, Any]]  # ("feed", placeholder) | ("variable", variable)
     fetch_slots: list[int | None]  # per flattened fetch: index into outputs, None for ops
-    assignments: list[tuple[Variable, int]]
+    assignments: list[_Assignment]
     input_names: dict[str, Tensor]
     path: Path | None
     trains: tuple[Variable, ...] = ()  # variables the run changes other than by initializers
@@ -124,7 +158,9 @@ class Session:
         self.backend = "numpy" if self._namespace is None else self._namespace.name
         self._values: dict[Variable, Any] = {}
         self._plans: dict[Any, _Plan] = {}
-        self._fetch_structures: dict[Any, tuple[Any, tuple[Any, ...]]] = {}
+        self._fetch_structures: dict[
+            Any, tuple[Callable[[Iterator[Any]], Any] | None, tuple[Any, ...]]
+        ] = {}
         self._feed_orders: dict[tuple[Any, ...], list[tuple[Any, Tensor]]] = {}
         self._closed = False
         # Guards the variables' values and `_closed`: a run reads its snapshot and stores its
@@ -176,7 +212,7 @@ class Session:
         """
         if self._closed:
             raise SessionClosedError("symgrad: Attempted to use a closed Session.")
-        structure, flat = self._fetches_of(fetches)
+        rebuild, flat = self._fetches_of(fetches)
         if feed_dict is not None and not isinstance(feed_dict, Mapping):
             raise ArgumentTypeError(
                 f"symgrad: Session.run: feed_dict must be a dict from placeholders to values, "
@@ -194,29 +230,22 @@ class Session:
         for variable in plan.trains:
             variable.changed_in_session = True
         values = [None if slot is None else results[slot] for slot in plan.fetch_slots]
-        if structure is _FLAT_LIST:
-            return values
-        return self._unflatten(structure, iter(values))
+        return values if rebuild is None else rebuild(iter(values))
 
-    def _fetches_of(self, fetches: Any) -> tuple[Any, tuple[Any, ...]]:
-        """(structure, flat fetches). A training loop fetches the same tensors every step, so
-        lists and tuples of tensors and ops are checked once and then looked up."""
+    def _fetches_of(
+        self, fetches: Any
+    ) -> tuple[Callable[[Iterator[Any]], Any] | None, tuple[Any, ...]]:
+        """(how to rebuild the fetched structure from the flat values, or None for a flat list;
+        the flat fetches). A training loop fetches the same tensors every step, so lists and
+        tuples of tensors and ops are checked once and then looked up."""
         key = _fetch_key(fetches)
         known = self._fetch_structures.get(key) if key is not None else None
         if known is not None:
             return known
         flat: list[Any] = []
         structure = self._flatten(fetches, flat)
-        known = (
-            (
-                _FLAT_LIST
-                if type(fetches) is list and all(s == ("leaf",) for s in structure[2])
-                else structure,
-                tuple(flat),
-            )
-            if structure[0] == "seq"
-            else (structure, tuple(flat))
-        )
+        flat_list = type(fetches) is list and all(part == ("leaf",) for part in structure[2])
+        known = (None if flat_list else _rebuilder(structure), tuple(flat))
         if key is not None:
             self._fetch_structures[key] = known
         return known
@@ -224,20 +253,23 @@ class Session:
     def _execute(self, plan: _Plan, feeds: dict[Tensor, Any]) -> list[Any]:
         if plan.function is None:
             return []
+        namespace = self._namespace
         arguments = []
         with self._lock:
             if self._closed:
                 raise SessionClosedError("symgrad: Attempted to use a closed Session.")
             for kind, tensor in plan.inputs:
                 if kind == "feed":
-                    what = f"the value fed to '{tensor.name}'"
-                    arguments.append(
+                    fed = feeds[tensor]
+                    if namespace is not None:
+                        fed = namespace.asarray(
+                            fed, tensor.dtype.numpy, f"the value fed to '{tensor.name}'"
+                        )
+                    elif type(fed) is not np.ndarray:
                         # Arrays of other libraries as data (no autograd, no lazy Dask
                         # array computed unasked); the module's own check does the rest.
-                        namespaces.data_of(feeds[tensor], what, "numpy")
-                        if self._namespace is None
-                        else self._namespace.asarray(feeds[tensor], tensor.dtype.numpy, what)
-                    )
+                        fed = namespaces.data_of(fed, f"the value fed to '{tensor.name}'", "numpy")
+                    arguments.append(fed)
                     continue
                 value = self._values.get(tensor)
                 if value is None:
@@ -261,27 +293,26 @@ class Session:
             return []
         if not isinstance(outputs, tuple):
             outputs = (outputs,)
-        namespace = self._namespace
         if namespace is None:
             outputs = [v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v for v in outputs]
         stored = []
-        for variable, slot in plan.assignments:
-            value = (
-                np.asarray(outputs[slot], dtype=variable.dtype.numpy)
-                if namespace is None
-                else namespace.stored(
-                    namespace.asarray(
-                        outputs[slot], variable.dtype.numpy, f"variable '{variable.name}'"
-                    )
-                )
-            )
-            if tuple(value.shape) != variable.shape:
+        for variable, slot, dtype, shape in plan.assignments:
+            output = outputs[slot]
+            if namespace is None:
+                value = np.asarray(output, dtype=dtype)
+                if value is output:
+                    # A variable keeps an array of its own: not a fed array, not another
+                    # variable's. (A new array, made from a scalar or by a cast, is its own.)
+                    value = unshared(value, arguments)
+            else:
+                value = namespace.asarray(output, dtype, f"variable '{variable.name}'")
+                value = unshared(namespace.stored(value), arguments)
+            if tuple(value.shape) != shape:
                 raise InvalidArgumentError(
-                    f"symgrad: assigning a value of shape {value.shape} to variable "
-                    f"'{variable.name}' of shape {variable.shape}"
+                    f"symgrad: assigning a value of shape {tuple(value.shape)} to variable "
+                    f"'{variable.name}' of shape {shape}"
                 )
-            # A variable keeps an array of its own: not a fed array, not another variable's.
-            stored.append((variable, unshared(value, arguments)))
+            stored.append((variable, value))
         with self._lock:
             if self._closed:  # closed while this run computed: TF1 fails the run, stores nothing
                 raise SessionClosedError("symgrad: the Session was closed during this run.")
@@ -291,7 +322,7 @@ class Session:
         kept = arguments + [value for _, value in stored]
         if namespace is not None:
             return [namespace.unshared(v, kept) for v in outputs]
-        return [unshared(v, kept) for v in outputs]
+        return [unshared(v, kept) if isinstance(v, np.ndarray) else v for v in outputs]
 
     def _generator(self, op: Operation) -> np.random.Generator:
         generator = self._generators.get(op)
@@ -353,18 +384,6 @@ class Session:
         flat.append(self._as_fetch(fetches))
         return ("leaf",)
 
-    def _unflatten(self, structure: Any, values: Iterator[Any]) -> Any:
-        if structure[0] == "leaf":
-            return next(values)
-        if structure[0] == "custom":
-            return structure[1]._symgrad_combine(self._unflatten(structure[2], values))
-        if structure[0] == "dict":
-            return structure[1]((k, self._unflatten(s, values)) for k, s in structure[2])
-        items = [self._unflatten(s, values) for s in structure[2]]
-        if structure[1] in (list, tuple):
-            return structure[1](items)
-        return structure[1](*items)  # a namedtuple
-
     def _resolve_feeds(self, feed_dict: dict) -> dict[Tensor, Any]:
         keys = tuple(feed_dict)
         order = self._feed_orders.get(keys)  # the same keys, step after step: checked once
@@ -405,15 +424,22 @@ class Session:
             return seen[tensor]
 
         fetch_slots = [slot(item) if isinstance(item, Tensor) else None for item in flat]
-        assignments: list[tuple[Variable, int]] = []
+        assignments: list[_Assignment] = []
         for op in assigns:
             variable = op.attrs["variable"]
-            if any(v is variable for v, _ in assignments):
+            if any(assignment.variable is variable for assignment in assignments):
                 raise InvalidArgumentError(
                     f"symgrad: Session.run assigns variable '{variable.name}' twice "
                     f"in one run; split the assignments into separate runs"
                 )
-            assignments.append((variable, slot(op.outputs[0])))
+            assignments.append(
+                _Assignment(
+                    variable,
+                    slot(op.outputs[0]),
+                    np.dtype(variable.dtype.numpy),
+                    tuple(int(dim) for dim in variable.shape),
+                )
+            )
         if not outputs:
             return _Plan(None, [], fetch_slots, [], {}, None)
         needed = sources_of(outputs, fed=fed)

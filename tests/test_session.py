@@ -268,3 +268,36 @@ def test_repeated_runs_look_up_their_fetches_and_feeds_and_read_new_values() -> 
         assert fed != flat[:1] and sess.run(w) == np.float32(2.0)
         with pytest.raises(sg.errors.InvalidArgumentError, match="cannot fetch"):
             sess.run([loss, 3])
+
+
+def test_a_cached_fetch_structure_is_rebuilt_the_same_on_every_run() -> None:
+    x, y, w, b, loss = _regression()
+    Pair = collections.namedtuple("Pair", "first second")
+    fetches = [loss, (w, [b, Pair(w, b)]), {"loss": loss, "pair": Pair(b, w)}]
+    with sg.Session() as sess:
+        sess.run(sg.global_variables_initializer())
+        runs = [sess.run(fetches, feed_dict={x: 1.0, y: 4.0}) for _ in range(3)]
+    expected = [
+        np.float32(1 / 64),
+        (np.float32(2.0), [np.float32(1.0), Pair(np.float32(2.0), np.float32(1.0))]),
+        {"loss": np.float32(1 / 64), "pair": Pair(np.float32(1.0), np.float32(2.0))},
+    ]
+    assert runs == [expected] * 3
+    assert all(type(run[1][1][1]) is Pair and type(run[2]) is dict for run in runs)
+
+
+def test_an_assigned_value_of_the_wrong_run_time_shape_is_refused_and_not_stored() -> None:
+    v = sg.Variable(np.zeros(3), name="v")
+    values = sg.placeholder(sg.float64, [None], name="values")
+    take = v.assign(values)
+    with sg.Session() as sess:
+        sess.run(v.initializer)
+        fed = np.array([1.0, 2.0, 3.0])
+        sess.run(take, {values: fed})
+        fed[0] = 7.0  # the variable keeps an array of its own
+        with pytest.raises(
+            sg.InvalidArgumentError,
+            match=r"assigning a value of shape \(2,\) to variable 'v:0' of shape \(3,\)",
+        ):
+            sess.run(take, {values: [4.0, 5.0]})
+        assert sess.run(v).tolist() == [1.0, 2.0, 3.0]
