@@ -85,3 +85,21 @@ def test_quick_runs_do_not_overwrite_the_full_results() -> None:
         "latest-W2-W4.json latest-W2-W4.md latest-W2-W4.png",
         "x.json latest-W4.md latest-W4.png",
     ]
+
+
+def test_fusion_smoke_run_checks_every_system_against_the_hand_written_backprop() -> None:
+    """benchmarks/fusion.py (the measured fusion estimate): numba and numexpr rows appear only
+    where they are installed; the smoke run leaves results/fusion.md alone."""
+    results = ROOT / "benchmarks" / "results" / "fusion.md"
+    before = results.read_text()
+    completed = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "fusion.py"), "--smoke"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert completed.returncode == 0, completed.stderr[-4000:]
+    assert "| symgrad fast form |" in completed.stdout
+    assert "| tanh of 100 values: NumPy |" in completed.stdout
+    assert results.read_text() == before
