@@ -301,3 +301,72 @@ def test_an_assigned_value_of_the_wrong_run_time_shape_is_refused_and_not_stored
         ):
             sess.run(take, {values: [4.0, 5.0]})
         assert sess.run(v).tolist() == [1.0, 2.0, 3.0]
+
+
+# --- make_callable: TF1's Session.make_callable (session_test.py's cases, ported) -------------
+
+
+def test_make_callable_runs_the_step_as_run_does() -> None:
+    x, y, w, b, loss = _regression()
+    train = sg.train.GradientDescentOptimizer(0.5).minimize(loss)
+    with sg.Session() as by_run, sg.Session() as by_callable:
+        for sess in (by_run, by_callable):
+            sess.run(sg.global_variables_initializer())
+        step = by_callable.make_callable([train, loss], feed_list=[x, "y_input:0"])
+        for value in (1.0, 2.0, 3.0):
+            expected = by_run.run([train, loss], feed_dict={x: value, y: 2 * value})
+            assert step(value, 2 * value) == expected
+        assert by_callable.run([w, b]) == by_run.run([w, b])
+
+
+def test_make_callable_feeds_and_fetches_back_an_array() -> None:
+    feed = sg.placeholder(sg.float32, shape=[2, 3], name="feed")
+    out = sg.identity(feed)
+    with sg.Session() as sess:
+        runner = sess.make_callable([out, feed], [feed])
+        array = np.arange(6, dtype=np.float32).reshape(2, 3)
+        out_value, feed_value = runner(array)
+        np.testing.assert_array_equal(out_value, array)
+        np.testing.assert_array_equal(feed_value, array)
+        assert not np.shares_memory(feed_value, array)
+
+
+def test_make_callable_with_options_and_on_an_op() -> None:
+    a = sg.Variable(42.0, name="a")
+    bump = sg.assign_add(a, 1.0)
+    ph = sg.placeholder(sg.float32, name="ph")
+    with sg.Session() as sess:
+        sess.run(a.initializer)
+        assert sess.make_callable(a, accept_options=True)(options=None, run_metadata=None) == 42.0
+        assert sess.make_callable(bump.op)() is None
+        assert sess.run(a) == 43.0
+        plus_one = sess.make_callable(ph + 1.0, feed_list=[ph.name], accept_options=True)
+        assert plus_one(41.0, options=None, run_metadata=None) == 42.0
+        with pytest.raises(TypeError, match="options"):
+            sess.make_callable(a)(options=None)
+
+
+def test_make_callable_errors() -> None:
+    ph = sg.placeholder(sg.float32, name="ph")
+    other = sg.placeholder(sg.float32, name="other")
+    total = ph + other
+    sess = sg.Session()
+    step = sess.make_callable(total, [ph, other])
+    with pytest.raises(
+        sg.errors.ArgumentTypeError, match=r"takes 2 value\(s\).*'ph:0', 'other:0'.*got 1"
+    ):
+        step(1.0)
+    with pytest.raises(sg.InvalidArgumentError, match="You must feed a value for placeholder"):
+        sess.make_callable(total, [ph])(1.0)
+    with pytest.raises(sg.InvalidArgumentError, match="not a tensor of this session's graph"):
+        sess.make_callable(total, [3])
+    with pytest.raises(sg.errors.ArgumentTypeError, match="feed_list holds tensors"):
+        sess.make_callable(total, [[ph]])
+    with pytest.raises(sg.errors.ExecutionValueError, match=r"op 'Add'.*\(2,2\) \(3,\)"):
+        step([1.0, 2.0, 3.0], np.ones((2, 2)))
+    assert step(1.0, 2.0) == 3.0
+    sess.close()
+    with pytest.raises(RuntimeError, match="closed Session"):
+        step(1.0, 2.0)
+    with pytest.raises(RuntimeError, match="closed Session"):
+        sess.make_callable(total, [ph, other])
