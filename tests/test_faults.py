@@ -19,6 +19,7 @@ import textwrap
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -302,6 +303,7 @@ def test_ctrl_c_that_another_thread_receives_waits_for_the_deferred_block() -> N
 WRITER = """
 import sys
 from pathlib import Path
+from typing import Any
 from symgrad import files
 
 if sys.argv[2] == "mkstemp":
@@ -444,7 +446,8 @@ def test_the_cache_is_private_bounded_and_clearable(
 # --- 10. close() while threads run -----------------------------------------------------------------------
 
 
-def test_close_during_concurrent_runs() -> None:
+@pytest.mark.parametrize("through", ["run", "make_callable"])
+def test_close_during_concurrent_runs(through: str) -> None:
     for _ in range(5):
         with sg.Graph().as_default():
             x = sg.placeholder(sg.float32, name="x")
@@ -456,11 +459,17 @@ def test_close_during_concurrent_runs() -> None:
             errors: list[BaseException] = []
             started = threading.Barrier(5)
 
-            def loop(s: sg.Session = s, train: sg.Operation = train, x: sg.Tensor = x) -> None:
+            step = (
+                s.make_callable(train, [x])
+                if through == "make_callable"
+                else lambda value, s=s, train=train, x=x: s.run(train, {x: value})
+            )
+
+            def loop(step: Any = step) -> None:
                 started.wait()
                 try:
                     while True:
-                        s.run(train, {x: 1.0})
+                        step(1.0)
                 except BaseException as error:
                     errors.append(error)
 
