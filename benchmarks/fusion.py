@@ -195,7 +195,7 @@ def package_cost(names: list[str]) -> str:
         try:
             files = importlib.metadata.files(name) or []
         except importlib.metadata.PackageNotFoundError:
-            return "not installed"
+            return f"{' + '.join(names)}: not installed"
         size += sum(f.size or 0 for f in files if f.hash is not None)
     probe = (
         f"import time; t = time.perf_counter(); import {names[0]}; print(time.perf_counter() - t)"
