@@ -387,6 +387,30 @@ def test_dropout_with_keep_prob_fed_as_one_is_the_identity() -> None:
         assert sg.nn.dropout(x, rate=0.0) is x
 
 
+def test_a_random_op_where_two_unknown_batch_sizes_meet_runs_in_both_bodies() -> None:
+    """Two ``[None, 4]`` placeholders give the fast form a body for equal batch sizes; it
+    draws from the same ``rng`` as the general body (it once named ``rng`` without taking it)."""
+    rng = np.random.default_rng(0)
+    data, labels = rng.standard_normal((6, 4)), rng.standard_normal((6, 4))
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float64, [None, 4], name="x")
+        y = sg.placeholder(sg.float64, [None, 4], name="y")
+        loss = sg.reduce_sum(sg.square(sg.nn.dropout(x, keep_prob=0.5, seed=4) - y))
+        outputs = [loss, sg.gradients(loss, x)[0]]
+        fast = sg.compile(outputs, inputs=[x, y], name="dropped")
+        readable = sg.compile(outputs, inputs=[x, y], name="dropped", optimize=False)
+        assert "_dropped_same_shapes" in fast.source
+        for feeds in ([data, labels], [data, labels[:1]]):  # equal batches; one broadcasts
+            for compiled in (fast, readable):
+                value, gradient = compiled(*feeds, rng=np.random.default_rng(5))
+                mask = np.random.default_rng(5).random(data.shape) >= 0.5
+                kept = np.where(mask, data / 0.5, 0.0)
+                np.testing.assert_allclose(value, np.sum((kept - feeds[1]) ** 2))
+                np.testing.assert_allclose(gradient, np.where(mask, 2 * (kept - feeds[1]) / 0.5, 0))
+        with sg.Session() as sess:
+            assert np.isfinite(sess.run(loss, {x: data, y: labels}))
+
+
 def test_dropout_checks_its_arguments() -> None:
     with sg.Graph().as_default():
         x = sg.placeholder(sg.float32, [None, 4])

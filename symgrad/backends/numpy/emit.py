@@ -176,15 +176,19 @@ def render(
         summary=summary,
         helpers=helpers,
         needs_base64=needs_base64,
-        special=_special_fields(program, special),
+        special=_special_fields(program, special, parameters),
     )
     return format_source(source)
 
 
-def _special_fields(program: Program, special: Specialized | None) -> dict[str, Any] | None:
+def _special_fields(
+    program: Program, special: Specialized | None, parameters: list[str]
+) -> dict[str, Any] | None:
+    """The template's fields for the body of the inputs that pass the guard: it takes the
+    function's parameters, the random streams ``rng`` included."""
     if special is None:
         return None
-    names = ", ".join(i.name for i in program.inputs)
+    names = ", ".join(parameters)
     name = f"_{program.name}_same_shapes"
     return {
         "guard": special.guard,
