@@ -46,6 +46,7 @@ from .ops.state import Variable
 from .passes import FAST_PASSES, PASSES, run_passes
 from .picture import GraphPicture, graph_picture
 from .program import Program
+from .shapes import format_shape
 from .signatures import assuming, equal_dims
 from .trace import trace
 from .whiteboard import Whiteboard, whiteboard
@@ -509,6 +510,7 @@ def compile(
     optimize: bool = True,
     values: Any = None,
     backend: str = "numpy",
+    scalar_inputs: Sequence[Tensor] = (),
 ) -> CompiledModule:
     """Generate, write and import a NumPy module computing ``outputs``.
 
@@ -531,6 +533,14 @@ def compile(
     arrays, such as a checkpoint's) bakes the variables' current values into
     the module as constants: variables that are not listed in ``inputs`` are
     then no parameters, and the module predicts with the trained values.
+
+    The fast form checks the shapes of inputs with unknown sizes at each call and, when the
+    batch sizes agree (as TF1 programs feed them), runs a body that knows them equal.
+    Inputs declared without any shape are expected there as vectors of the batch size;
+    ``scalar_inputs`` lists those that are fed 0-d values instead (a ``keep_prob``, a
+    learning rate). It is an expectation, not a declaration: a value of another shape
+    still runs, through the general body. ``Session`` lists the placeholders it is first
+    fed 0-d values for.
 
     >>> import symgrad as sg
     >>> with sg.Graph().as_default():
@@ -612,13 +622,14 @@ def compile(
         traced.graph_name = name or function_name
         program = run_passes(traced, simplify=simplify, passes=PASSES)
         specialized, guard = None, ""
-        assumption = equal_dims(inputs) if optimize and backend == "numpy" else None
+        scalars = _scalar_inputs(scalar_inputs, inputs)
+        assumption = equal_dims(inputs, scalars) if optimize and backend == "numpy" else None
         if assumption is not None:
             # The same function for inputs of equal sizes: the shapes TF1 programs are fed.
             with assuming(assumption.signatures):
                 same = trace(flat, inputs, function_name, baked)
             same.graph_name = traced.graph_name
-            same.naturals = assumption.vectors_known(same.naturals)
+            same.naturals = assumption.ranks_known(same.naturals)
             specialized = run_passes(same, simplify=simplify, passes=PASSES)
             guard = emit.guard_text(assumption, [i.name for i in program.inputs])
         if backend == "array_api":
@@ -663,6 +674,25 @@ def compile(
     for observer in list(_observers):
         observer(compiled)
     return compiled
+
+
+def _scalar_inputs(scalar_inputs: Sequence[Tensor], inputs: Sequence[Tensor]) -> set[Tensor]:
+    """``compile``'s ``scalar_inputs``, checked: inputs declared without a shape."""
+    listed = [scalar_inputs] if isinstance(scalar_inputs, Tensor) else list(scalar_inputs)
+    given = {id(t) for t in inputs}
+    for tensor in listed:
+        if not isinstance(tensor, Tensor) or id(tensor) not in given:
+            raise InvalidArgumentError(
+                f"symgrad: compile: scalar_inputs must be among the inputs, got "
+                f"{getattr(tensor, 'name', type(tensor).__name__)!r:.60}"
+            )
+        if tensor.shape is not None:
+            raise InvalidArgumentError(
+                f"symgrad: compile: scalar_inputs lists '{tensor.name}' of shape "
+                f"{format_shape(tensor.shape)}: only inputs declared without a shape are "
+                f"expected to be 0-d"
+            )
+    return set(listed)
 
 
 def _progress_note(text: str) -> None:

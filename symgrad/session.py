@@ -80,6 +80,19 @@ def _rebuilder(structure: Any) -> Callable[[Iterator[Any]], Any]:
     return lambda values: make(*[part(values) for part in parts])  # a namedtuple
 
 
+def _is_0d(value: Any) -> bool:
+    """Whether a fed value is a scalar (a number, or a 0-d array of any library)."""
+    if value is None:
+        return False
+    ndim = getattr(value, "ndim", None)
+    if ndim is None:
+        try:
+            ndim = np.ndim(value)
+        except ValueError:  # a ragged nested list: the module's own check reports it
+            return False
+    return ndim == 0
+
+
 class _Assignment(NamedTuple):
     """A variable a run assigns: the output slot of its new value, and what that value must be."""
 
@@ -290,7 +303,7 @@ class Session:
             with self._plan_lock:
                 plan = self._plans.get(key)
                 if plan is None:
-                    plan = self._plans[key] = self._make_plan(flat, list(feeds))
+                    plan = self._plans[key] = self._make_plan(flat, feeds)
         results = self._execute(plan, feeds)
         for variable in plan.trains:
             variable.changed_in_session = True
@@ -477,7 +490,11 @@ class Session:
         return sorted(feeds.items(), key=lambda item: item[0].op.index)
 
     # -- planning ---------------------------------------------------------------------------------
-    def _make_plan(self, flat: Sequence[Any], fed: Sequence[Tensor]) -> _Plan:
+    def _make_plan(self, flat: Sequence[Any], feeds: dict[Tensor, Any]) -> _Plan:
+        """Compile the function of one (fetches, fed tensors) signature. The values of this
+        first run tell which fed tensors of unknown shape are scalars (a ``keep_prob``, a
+        learning rate): the fast form expects them 0-d, the other ones as vectors."""
+        fed = list(feeds)
         assigns = self._assign_ops(flat, fed)
         seen: dict[Tensor, int] = {}
         outputs: list[Tensor] = []
@@ -526,6 +543,7 @@ class Session:
             name=name,
             path=path,
             backend="numpy" if self._namespace is None else "array_api",
+            scalar_inputs=[t for t in inputs if t.shape is None and _is_0d(feeds.get(t))],
         )
         if path is not None:
             self.generated_files.append(compiled.path)

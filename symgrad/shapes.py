@@ -263,6 +263,12 @@ def squeeze_axes(shape: Sequence[Dim], axes: tuple[int, ...], keepdims: bool) ->
 
 Signature = tuple[Any, ...] | frozenset[Any]
 
+# The signature of an input of unknown rank that the compiler assumes is fed a 0-d value (a
+# keep_prob or a learning rate; ``signatures.equal_dims``). While a graph is traced it keeps
+# the look of an unknown rank, as the ops' rules expect of such an input, but it broadcasts
+# like a scalar: it leaves the shape of what it meets.
+ASSUMED_SCALAR: frozenset[Any] = frozenset({("assumed scalar", "shape")})
+
 
 def signature(shape: Shape, origin: str) -> Signature:
     """``shape`` with each unknown dim (or an unknown rank) replaced by tokens of ``origin``."""
@@ -273,6 +279,9 @@ def signature(shape: Shape, origin: str) -> Signature:
 
 def broadcast_signatures(*signatures: Signature) -> Signature:
     """The signature of a NumPy broadcast of values with these signatures."""
+    if signatures and all(s == ASSUMED_SCALAR for s in signatures):
+        return ASSUMED_SCALAR
+    signatures = tuple(() if s == ASSUMED_SCALAR else s for s in signatures)
     if any(isinstance(s, frozenset) for s in signatures):
         tokens: frozenset[Any] = frozenset()
         for sig in signatures:

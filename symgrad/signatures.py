@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +20,7 @@ import sympy as sp
 from .graph import Tensor
 from .ops import functions as F
 from .ops.registry import opdef_of
-from .shapes import ALL_AXES, Signature, broadcast_signatures, signature
+from .shapes import ALL_AXES, ASSUMED_SCALAR, Signature, broadcast_signatures, signature
 
 _SOURCES = ("Placeholder", "VariableV2", "Const")
 
@@ -65,9 +65,11 @@ class EqualDims:
 
     ``classes`` are groups of ``(input position, axis)`` whose sizes are assumed equal;
     ``vectors`` are the positions of inputs of unknown rank, assumed to be vectors of
-    one length (their axis 0 is in the first class). They keep an unknown rank while the
-    graph is traced (the ops' shape rules need ranks that agree with the static shapes),
-    with one signature, ``vector``; :meth:`vectors_known` then makes it ``vector_as``.
+    one length (their axis 0 is in the first class); ``scalars`` those of inputs of unknown
+    rank assumed to be 0-d. Both keep an unknown rank while the graph is traced (the ops'
+    shape rules need ranks that agree with the static shapes): the vectors with one
+    signature, ``vector``, the scalars with ``shapes.ASSUMED_SCALAR``;
+    :meth:`ranks_known` then gives them their assumed ranks.
     """
 
     signatures: dict[Tensor, Signature]
@@ -75,18 +77,21 @@ class EqualDims:
     vectors: tuple[int, ...]
     vector: Signature = frozenset()
     vector_as: Signature = ()
+    scalars: tuple[int, ...] = ()
 
-    def vectors_known(self, naturals: Mapping[Any, Signature]) -> dict[Any, Signature]:
+    def ranks_known(self, naturals: Mapping[Any, Signature]) -> dict[Any, Signature]:
         """``naturals`` of a program traced under the assumption, with the inputs of unknown
-        rank, and all values of their shape, known to be vectors."""
-        if not self.vectors:
-            return dict(naturals)
-        return {k: self.vector_as if v == self.vector else v for k, v in naturals.items()}
+        rank, and all values of their shape, known to be vectors or scalars."""
+        known: dict[Any, Signature] = {ASSUMED_SCALAR: ()}
+        if self.vectors:
+            known[self.vector] = self.vector_as
+        return {k: known.get(v, v) if isinstance(v, frozenset) else v for k, v in naturals.items()}
 
 
-def equal_dims(inputs: Sequence[Tensor]) -> EqualDims | None:
-    """Assume that the unknown dims of ``inputs`` are equal axis by axis, and that inputs of
-    unknown rank are vectors; None where that assumes nothing.
+def equal_dims(inputs: Sequence[Tensor], scalars: Collection[Tensor] = ()) -> EqualDims | None:
+    """Assume that the unknown dims of ``inputs`` are equal axis by axis, that the inputs of
+    unknown rank in ``scalars`` are 0-d and that the other ones are vectors; None where that
+    assumes nothing.
 
     This is how TF1 programs are fed: ``x`` and ``y`` of shape ``[None]`` (or of no shape
     at all) get arrays of one length, ``[None, 784]`` images and ``[None, 10]`` labels one
@@ -100,20 +105,26 @@ def equal_dims(inputs: Sequence[Tensor]) -> EqualDims | None:
     ...     x = sg.placeholder(sg.float64, name="x")
     ...     y = sg.placeholder(sg.float64, [None], name="y")
     ...     w = sg.Variable(1.0, name="w")
-    ...     found = equal_dims([x, y, w])
-    >>> found.classes, found.vectors
-    ((((0, 0), (1, 0)),), (0,))
+    ...     keep_prob = sg.placeholder(sg.float64, name="keep_prob")
+    ...     found = equal_dims([x, y, w, keep_prob], scalars=[keep_prob])
+    >>> found.classes, found.vectors, found.scalars
+    ((((0, 0), (1, 0)),), (0,), (3,))
     """
     classes: dict[int, list[tuple[int, int]]] = {}
-    vectors = tuple(p for p, t in enumerate(inputs) if t.shape is None)
+    scalar_positions = tuple(p for p, t in enumerate(inputs) if t.shape is None and t in scalars)
+    vectors = tuple(
+        p for p, t in enumerate(inputs) if t.shape is None and p not in scalar_positions
+    )
     for position, tensor in enumerate(inputs):
+        if position in scalar_positions:
+            continue
         for axis, dim in enumerate((None,) if tensor.shape is None else tensor.shape):
             if dim is None:
                 classes.setdefault(axis, []).append((position, axis))
     shared = {axis: members for axis, members in sorted(classes.items()) if len(members) > 1}
-    if not shared and not vectors:
+    if not shared and not vectors and not scalar_positions:
         return None
-    signatures: dict[Tensor, Signature] = {}
+    signatures: dict[Tensor, Signature] = {inputs[p]: ASSUMED_SCALAR for p in scalar_positions}
     origins: dict[int, Any] = {}
     for axis, members in shared.items():
         ranked = [(p, a) for p, a in members if inputs[p].shape is not None] or members
@@ -138,6 +149,7 @@ def equal_dims(inputs: Sequence[Tensor]) -> EqualDims | None:
         vectors,
         vector,
         vector_as,
+        scalar_positions,
     )
 
 
@@ -185,6 +197,8 @@ def broadcast_axes_of(index: int, operands: Sequence[Signature], result: Signatu
     can tell (an unknown dim facing a different unknown or a larger dim: it
     may be 1 and stretched).
     """
+    operands = [() if s == ASSUMED_SCALAR else s for s in operands]  # 0-d at run time
+    result = () if result == ASSUMED_SCALAR else result
     operand = operands[index]
     others = [s for j, s in enumerate(operands) if j != index]
     if all(s == () for s in others):

@@ -28,7 +28,7 @@ from .checkpoint import (
 from .errors import DTypeError, InvalidArgumentError
 from .gradients import gradients
 from .graph import Operation, Tensor, get_default_graph
-from .ops.array_ops import where
+from .ops.array_ops import reshape, where
 from .ops.elementwise import (
     cast,
     equal,
@@ -217,6 +217,10 @@ def _hyper(value: Any, var: Variable) -> Any:
     0.8999999761581421
     """
     if isinstance(value, Tensor):
+        if value.shape is None:
+            # A placeholder declared without a shape (``lr = tf.placeholder(tf.float32)``):
+            # TF1's Apply* kernels take hyperparameters as scalars, checked when run.
+            value = reshape(value, [])
         return value if value.dtype == var.dtype else cast(value, var.dtype)
     if isinstance(value, (int, float)) and not isinstance(value, (bool, np.generic)):
         return float(np.float32(value))

@@ -7,9 +7,13 @@ still the answer. The fast form then runs the body that assumes equal sizes (the
 the recorded ones); ``tf_parity/programs_shapes.py`` adds TF-recorded feeds where the sizes
 differ and one operand broadcasts, which take the general body.
 
+The ``scalars`` variant is the shape-less one compiled as a ``Session`` compiles it: the
+placeholders fed 0-d values are ``scalar_inputs``, so the body for equal sizes expects them 0-d
+(a ``keep_prob``, a learning rate) and runs where the other feeds are vectors of one length.
+
 Profiles (``SYMGRAD_SHAPES_PROFILE``): ``ci`` (default) runs the ``[None]`` variant of every
-corpus and the shape-less one of the seed corpus, in the fast form; ``full`` runs both
-variants of every corpus in both forms (about 1,300 programs)::
+corpus and the shape-less and ``scalars`` ones of the seed corpus, in the fast form; ``full``
+runs every variant of every corpus in both forms (about 1,900 programs)::
 
     SYMGRAD_SHAPES_PROFILE=full python -m pytest tests/test_relaxed_shapes.py -q
 
@@ -34,6 +38,7 @@ from hypothesis import strategies as st
 import symgrad as sg
 from symgrad.errors import SymgradError
 from symgrad.shapes import as_shape
+from symgrad.signatures import signature_of
 from tests.test_properties import _COMMON, inputs_of, interpret
 from tests.test_properties import programs as random_programs
 from tests.test_tf_parity import FORMS, assert_matches_tensorflow, load_fixtures, run_program
@@ -50,6 +55,7 @@ from tests.tf_parity import (
 )
 
 PROFILE = os.environ.get("SYMGRAD_SHAPES_PROFILE", "ci")
+VARIANTS = ("none", "shapeless", "scalars")
 
 CORPORA = {
     "programs": (programs.PROGRAMS, "tf_fixtures.json", run_program),
@@ -84,7 +90,7 @@ class Relaxed:
 
     def placeholder(self, dtype: Any, shape: Any = None, name: str | None = None) -> sg.Tensor:
         static = as_shape(shape)
-        if self.variant == "shapeless" or static is None:
+        if self.variant in ("shapeless", "scalars") or static is None:
             return sg.placeholder(dtype, shape=None, name=name)
         return sg.placeholder(dtype, shape=[None] * len(static), name=name)
 
@@ -108,8 +114,10 @@ def relaxed(program: Any, variant: str) -> Any:
 
 def _params() -> list[Any]:
     params = []
-    for corpus, (corpus_programs, _, _) in CORPORA.items():
-        for variant in ("none", "shapeless"):
+    for corpus, (corpus_programs, _, runner) in CORPORA.items():
+        for variant in VARIANTS:
+            if variant == "scalars" and runner is not run_program:
+                continue  # feeds of their own: the shape-less variant covers them
             for optimize in (True, False):
                 ci = optimize and (variant == "none" or corpus == "programs")
                 marks: tuple[Any, ...] = ()
@@ -143,6 +151,8 @@ def test_relaxed_program_matches_tensorflow(
         with sg.Graph().as_default():
             stateful = "before" in built(sg)
         if not stateful:
+            if variant == "scalars":
+                return run_program(built, optimize, scalars=True)
             return runner(built, optimize)
         if not optimize:
             pytest.skip("a Session runs the fast form only")
@@ -281,3 +291,179 @@ def test_an_error_in_the_equal_sizes_body_names_its_op() -> None:
     assert "_gathered_same_shapes" in compiled.source
     with pytest.raises(sg.errors.ExecutionIndexError, match="index 7 is out of bounds"):
         compiled(np.ones(2), np.array([0, 7], np.int32))
+
+
+# --- the assumption: reshapes that keep the batch size, inputs fed 0-d values ----------------------
+
+
+@pytest.mark.parametrize(
+    ("shape", "target", "keeps"),
+    [
+        ([None, 784], [-1, 28, 28, 1], True),  # images of a CNN
+        ([None, 7, 7, 16], [-1, 7 * 7 * 16], True),  # its flattened feature maps
+        ([None, 4], [4, -1], True),  # N * 4 values as (4, N)
+        ([None, 6], [-1, 4], False),  # 6N / 4 values a row: not N
+        ([None, None], [-1, 4], False),  # two unknown sizes
+        ([None, 0], [-1, 0], False),  # no values: -1 says nothing
+    ],
+)
+def test_a_reshape_keeps_an_unknown_size_only_where_it_must_be_the_same(
+    shape: list, target: list, keeps: bool
+) -> None:
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, shape, name="x")
+        reshaped = sg.reshape(x, target)
+        unknown = signature_of(x)[0]
+        assert (unknown in signature_of(reshaped)) == keeps
+
+
+def _cnn(images: sg.Tensor, labels: sg.Tensor) -> tuple[list[sg.Tensor], list[sg.Tensor]]:
+    """A small CNN with its cross-entropy written out, as the TF1 tutorials did: the labels
+    meet the logits of reshaped images."""
+    kernel = sg.Variable(np.linspace(-0.5, 0.5, 3 * 3 * 1 * 2).reshape(3, 3, 1, 2), name="kernel")
+    dense = sg.Variable(np.linspace(-1.0, 1.0, 32 * 3).reshape(32, 3), name="dense")
+    pictures = sg.reshape(images, [-1, 8, 8, 1])
+    features = sg.nn.max_pool(
+        sg.nn.relu(sg.nn.conv2d(pictures, kernel, [1, 1, 1, 1], "SAME")),
+        [1, 2, 2, 1],
+        [1, 2, 2, 1],
+        "SAME",
+    )
+    probabilities = sg.nn.softmax(sg.matmul(sg.reshape(features, [-1, 32]), dense))
+    loss = -sg.reduce_sum(labels * sg.log(probabilities))
+    return [loss, *sg.gradients(loss, [kernel, dense])], [kernel, dense]
+
+
+def test_a_cnn_whose_images_are_reshaped_runs_the_body_for_equal_batch_sizes() -> None:
+    rng = np.random.default_rng(3)
+    images = rng.uniform(0, 1, (5, 64))
+    labels = np.eye(3)[rng.integers(0, 3, 5)]
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float64, [None, 64], name="images")
+        y = sg.placeholder(sg.float64, [None, 3], name="labels")
+        outputs, variables = _cnn(x, y)
+        fast = sg.compile(outputs, inputs=[x, y, *variables], name="cnn")
+        readable = sg.compile(outputs, inputs=[x, y, *variables], name="cnn", optimize=False)
+    assert "if images.shape[0] == labels.shape[0]:" in fast.source
+    weights = [np.linspace(-0.5, 0.5, 18).reshape(3, 3, 1, 2), rng.uniform(-1, 1, (32, 3))]
+    # equal batches; one row of labels that broadcasts over the batch, as in TF1
+    for feeds in ([images, labels, *weights], [images, labels[:1], *weights]):
+        for got, want in zip(fast(*feeds), readable(*feeds), strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+
+
+def _scaled_regression(scalar_inputs: bool) -> tuple[sg.CompiledModule, sg.CompiledModule]:
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float64, name="x")
+        y = sg.placeholder(sg.float64, name="y")
+        rate = sg.placeholder(sg.float64, name="rate")
+        w = sg.Variable(0.5, dtype=sg.float64, name="w")
+        loss = sg.reduce_mean(sg.square(y - x * w * rate))
+        outputs = [loss, sg.gradients(loss, w)[0]]
+        scalars = [rate] if scalar_inputs else []
+        fast = sg.compile(outputs, [x, y, rate, w], name="scaled", scalar_inputs=scalars)
+        readable = sg.compile(outputs, [x, y, rate, w], name="scaled", optimize=False)
+    return fast, readable
+
+
+def test_a_shapeless_input_listed_as_scalar_is_expected_0d_by_the_guard() -> None:
+    fast, readable = _scaled_regression(scalar_inputs=True)
+    assert "y.ndim == 1 and rate.ndim == 0 and x.shape[0] == y.shape[0]:" in fast.source
+    without, _ = _scaled_regression(scalar_inputs=False)
+    assert "rate.ndim == 1" in without.source
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal(50), rng.standard_normal(50)
+    # the guard's case; a rate of one value per element and a 1-element rate (general body)
+    for rate in (np.float64(0.7), 0.7, rng.uniform(0.5, 1.0, 50), np.array([0.7])):
+        for got, want in zip(fast(x, y, rate, 0.5), readable(x, y, rate, 0.5), strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_scalar_inputs_must_be_inputs_declared_without_a_shape() -> None:
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float64, [None], name="x")
+        rate = sg.placeholder(sg.float64, name="rate")
+        other = sg.placeholder(sg.float64, name="other")
+        with pytest.raises(sg.errors.InvalidArgumentError, match="among the inputs, got 'other:0'"):
+            sg.compile(x * rate, [x, rate], scalar_inputs=[other])
+        with pytest.raises(sg.errors.InvalidArgumentError, match=r"'x:0' of shape \(None,\)"):
+            sg.compile(x * rate, [x, rate], scalar_inputs=[x])
+
+
+def _dropout_steps(keep_prob_value: Any, codegen_dir: Any) -> tuple[list, np.ndarray, list[str]]:
+    """Three training steps of the TF1 dropout idiom: ``keep_prob = tf.placeholder(tf.float32)``
+    fed ``keep_prob_value``, images and labels ``[None, ...]``; the losses, the trained weights
+    and the generated modules."""
+    rng = np.random.default_rng(1)
+    images, labels = rng.standard_normal((8, 4)), rng.standard_normal((8, 2))
+    with sg.Graph().as_default():
+        sg.set_random_seed(3)
+        x = sg.placeholder(sg.float64, [None, 4], name="x")
+        y = sg.placeholder(sg.float64, [None, 2], name="y")
+        keep_prob = sg.placeholder(sg.float64, name="keep_prob")
+        w = sg.Variable(np.ones((4, 2)) / 4, name="w")
+        loss = sg.reduce_mean(sg.square(sg.matmul(sg.nn.dropout(x, keep_prob), w) - y))
+        train = sg.train.GradientDescentOptimizer(0.1).minimize(loss)
+        with sg.Session(codegen_dir=codegen_dir) as sess:
+            sess.run(w.initializer)
+            feeds = {x: images, y: labels, keep_prob: keep_prob_value}
+            losses = [sess.run([train, loss], feeds)[1] for _ in range(3)]
+            return losses, sess.run(w), [p.read_text() for p in sess.generated_files]
+
+
+def test_a_session_expects_0d_the_shapeless_placeholders_it_is_first_fed_numbers(
+    tmp_path: Any,
+) -> None:
+    """Fed a number, ``keep_prob`` is expected 0-d: the step runs the body for equal batch
+    sizes, which draws the dropout mask. Fed a 1-element array, it runs the general body;
+    both draw the same masks from the same seeds and train the same weights."""
+    losses, trained, sources = _dropout_steps(0.5, tmp_path / "number")
+    (step,) = [s for s in sources if "def run_2(x, y, keep_prob, w, rng):" in s]
+    assert "if keep_prob.ndim == 0 and x.shape[0] == y.shape[0]:" in step
+    general_losses, general_trained, sources = _dropout_steps(np.array([0.5]), tmp_path / "array")
+    (step,) = [s for s in sources if "def run_2(x, y, keep_prob, w, rng):" in s]
+    assert "keep_prob.ndim == 1 and x.shape[0] == y.shape[0] == keep_prob.shape[0]" in step
+    np.testing.assert_allclose(losses, general_losses, rtol=1e-12)
+    np.testing.assert_allclose(trained, general_trained, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "optimizer",
+    [
+        lambda rate: sg.train.GradientDescentOptimizer(rate),
+        lambda rate: sg.train.MomentumOptimizer(rate, 0.9),
+        lambda rate: sg.train.AdamOptimizer(rate),
+    ],
+    ids=["sgd", "momentum", "adam"],
+)
+def test_a_learning_rate_placeholder_without_a_shape_trains_as_the_number_does(
+    optimizer: Any, tmp_path: Any
+) -> None:
+    """``lr = tf.placeholder(tf.float32)`` as an optimizer's learning rate: TF1 takes it (its
+    kernels check for a scalar when run); the step then expects it 0-d and runs the body for
+    equal sizes. Fed two values, the step names the op that needed one."""
+    rng = np.random.default_rng(2)
+    xs = rng.standard_normal(30)
+    ys = 3 * xs + 1
+
+    def train(rate_placeholder: bool) -> tuple[np.ndarray, list[str]]:
+        with sg.Graph().as_default():
+            x = sg.placeholder(sg.float64, name="x")
+            y = sg.placeholder(sg.float64, name="y")
+            lr = sg.placeholder(sg.float64, name="lr")
+            w = sg.Variable(0.0, dtype=sg.float64, name="w")
+            loss = sg.reduce_mean(sg.square(y - x * w))
+            step = optimizer(lr if rate_placeholder else np.float64(0.05)).minimize(loss)
+            with sg.Session(codegen_dir=tmp_path / str(rate_placeholder)) as sess:
+                sess.run(sg.global_variables_initializer())
+                for _ in range(5):
+                    sess.run(step, {x: xs, y: ys, lr: 0.05})
+                sources = [p.read_text() for p in sess.generated_files]
+                if rate_placeholder:
+                    with pytest.raises(sg.errors.ExecutionValueError, match="Assign"):
+                        sess.run(step, {x: xs, y: ys, lr: [0.05, 0.1]})
+                return sess.run(w), sources
+
+    fed, sources = train(rate_placeholder=True)
+    assert any("lr.ndim == 0 and x.shape[0] == y.shape[0]:" in source for source in sources)
+    np.testing.assert_allclose(fed, train(rate_placeholder=False)[0], rtol=1e-12)

@@ -27,15 +27,27 @@ def _decode(value: object) -> object:
 FORMS = pytest.mark.parametrize("optimize", [True, False], ids=["fast", "readable"])
 
 
-def run_program(program, optimize: bool = True):  # type: ignore[no-untyped-def]
-    """Build ``program`` with symgrad, compile its fetches (fast or readable form), run them on its feeds."""
+def run_program(program, optimize: bool = True, scalars: bool = False):  # type: ignore[no-untyped-def]
+    """Build ``program`` with symgrad, compile its fetches (fast or readable form), run them on its feeds.
+
+    With ``scalars``, the inputs declared without a shape that are fed 0-d values are
+    compiled as ``scalar_inputs``, as a ``Session`` compiles them.
+    """
     with sg.Graph().as_default():
         built = program(sg)
         fetches = flatten_fetches(built["fetches"])
         tensors = [t for t in fetches if t is not None]
         if not tensors:
             return fetches, built
-        compiled = sg.compile(tensors, name=program.__name__, optimize=optimize)
+        needed = set(sg.graph.sources_of(tensors)) if scalars else set()
+        scalar_inputs = [
+            t
+            for t, v in built["feeds"].items()
+            if t in needed and t.shape is None and np.ndim(v) == 0
+        ]
+        compiled = sg.compile(
+            tensors, name=program.__name__, optimize=optimize, scalar_inputs=scalar_inputs
+        )
         by_tensor_name = {t.name: value for t, value in built["feeds"].items()}
         arguments = {
             i.name: by_tensor_name[i.tensor_name]

@@ -280,7 +280,31 @@ def _static_like(op: Operation) -> tuple[int, ...]:
     return () if is_fully_defined(op.inputs[1].shape) else (1,)
 
 
-register(OpDef("Reshape", lower=_lower_call("reshape", "shape"), gradient=_reshape_gradient))
+def _reshape_signature(op: Operation, sigs: Sequence[Any]) -> Any:
+    """``x.reshape(-1, ...)`` keeps the unknown dim of ``x`` when the known dims around it hold
+    as many elements on both sides: ``[None, 784]`` images reshaped to ``[-1, 28, 28, 1]`` keep
+    their batch size, so a CNN's logits still meet the ``[None, 10]`` labels with one signature.
+    Any other reshape gives fresh unknown dims (always sound)."""
+    source, target = sigs[0], op.attrs["shape"]
+    fresh = signature(op.outputs[0].shape, op.name)
+    if isinstance(source, frozenset) or target.count(-1) != 1:
+        return fresh
+    unknown = [d for d in source if isinstance(d, frozenset)]
+    known_in = int(np.prod([d for d in source if isinstance(d, int)]))
+    known_out = int(np.prod([d for d in target if d != -1]))
+    if len(unknown) != 1 or known_in == 0 or known_in != known_out:
+        return fresh
+    return tuple(unknown[0] if d == -1 else d for d in target)
+
+
+register(
+    OpDef(
+        "Reshape",
+        lower=_lower_call("reshape", "shape"),
+        gradient=_reshape_gradient,
+        signature=_reshape_signature,
+    )
+)
 register(
     OpDef(
         "ReshapeLike",

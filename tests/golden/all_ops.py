@@ -626,15 +626,17 @@ def all_ops(x, labels, weights, bias):
     del squeeze
     # for d add_42 / d max
     broadcast_grad_d_max = np.expand_dims(cast_d_max.sum(axis=1), 1)
-    d_squeeze_via_max_t0 = np.shape(max_)
+    d_add_42_d_squeeze_t0 = np.shape(max_)
     del max_
-    d_squeeze_via_max_t1 = cast_d_max / broadcast_grad_d_max
-    del broadcast_grad_d_max, cast_d_max
-    # d add_42 / d squeeze, through max
-    d_squeeze_via_max = d_squeeze_via_max_t1 * np.expand_dims(
-        np.reshape(d_add_42_d_expand, d_squeeze_via_max_t0), 1
+    d_add_42_d_squeeze_t1 = np.divide(
+        cast_d_max, broadcast_grad_d_max, out=_float64_rows.pop()
     )
-    d_add_42_d_squeeze = d_squeeze_via_concat + d_squeeze_via_max
+    del broadcast_grad_d_max, cast_d_max
+    d_add_42_d_squeeze = (
+        d_add_42_d_squeeze_t1
+        * np.expand_dims(np.reshape(d_add_42_d_expand, d_add_42_d_squeeze_t0), 1)
+        + d_squeeze_via_concat
+    )
     d_add_42_d_reshape_bias_t0 = np.shape(transpose_bias)
     del transpose_bias
     d_add_42_d_reshape_bias = np.transpose(
@@ -852,10 +854,8 @@ def all_ops(x, labels, weights, bias):
         _scatter(
             np.reshape(
                 np.sum(
-                    d_squeeze_via_max_t1
-                    * _sum_to_shape(
-                        d_sum_6_d_d_add_42_d_squeeze, np.shape(d_squeeze_via_max)
-                    ),
+                    d_add_42_d_squeeze_t1
+                    * _sum_to_shape(d_sum_6_d_d_add_42_d_squeeze, np.shape(x)),
                     axis=1,
                 ),
                 np.shape(d_add_42_d_expand),
@@ -871,12 +871,7 @@ def all_ops(x, labels, weights, bias):
             np.float64,
         )
     )[:2]
-    del (
-        d_add_42_d_expand,
-        d_squeeze_via_concat,
-        d_squeeze_via_max,
-        d_sum_6_d_d_add_42_d_squeeze,
-    )
+    del d_add_42_d_expand, d_squeeze_via_concat, d_sum_6_d_d_add_42_d_squeeze
     d_sum_6_d_d_add_42_d_stack = _scatter(
         d_sum_6_d_d_add_42_d_slice_concat[0], (2, 4), np.s_[0], np.float64
     ) + _scatter(d_sum_6_d_d_add_42_d_slice_concat[1], (2, 4), np.s_[1], np.float64)
@@ -1059,9 +1054,9 @@ def all_ops(x, labels, weights, bias):
     d_sum_6_d_add_bias_1 = greater_bias * np.reshape(
         np.transpose(
             np.reshape(
-                d_squeeze_via_max_t1
+                d_add_42_d_squeeze_t1
                 * np.expand_dims(
-                    np.reshape(d_sum_6_d_concat[:, 3:4], d_squeeze_via_max_t0), 1
+                    np.reshape(d_sum_6_d_concat[:, 3:4], d_add_42_d_squeeze_t0), 1
                 )
                 + d_sum_6_d_concat[:, 0:3],
                 d_add_42_d_reshape_bias_t0,
@@ -1070,7 +1065,8 @@ def all_ops(x, labels, weights, bias):
         ),
         add_42_t2,
     )
-    del d_squeeze_via_max_t1, d_sum_6_d_concat, greater_bias
+    _float64_rows.append(d_add_42_d_squeeze_t1)
+    del d_sum_6_d_concat, greater_bias
     # d sum_6 / d tanh_bias, through neg_bias
     d_tanh_bias_via_neg_bias_1 = np.negative(
         d_sum_6_d_add_bias_1, out=_float64_rows.pop()
@@ -1643,18 +1639,19 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     cast_d_max = np.asarray(
         np.equal(squeeze, np.expand_dims(max_, 1)), dtype=np.float64
     )
-    del squeeze
+    del max_, squeeze
     # for d add_42 / d max
     broadcast_grad_d_max = np.expand_dims(cast_d_max.sum(axis=1), 1)
-    d_squeeze_via_max_t0 = np.shape(max_)
-    del max_
-    d_squeeze_via_max_t1 = cast_d_max / broadcast_grad_d_max
-    del broadcast_grad_d_max, cast_d_max
-    # d add_42 / d squeeze, through max
-    d_squeeze_via_max = d_squeeze_via_max_t1 * np.expand_dims(
-        np.reshape(d_add_42_d_expand, d_squeeze_via_max_t0), 1
+    d_add_42_d_squeeze_t0 = np.shape(labels)
+    d_add_42_d_squeeze_t1 = np.divide(
+        cast_d_max, broadcast_grad_d_max, out=_float64_rows.pop()
     )
-    d_add_42_d_squeeze = d_squeeze_via_concat + d_squeeze_via_max
+    del broadcast_grad_d_max, cast_d_max
+    d_add_42_d_squeeze = (
+        d_add_42_d_squeeze_t1
+        * np.expand_dims(np.reshape(d_add_42_d_expand, d_add_42_d_squeeze_t0), 1)
+        + d_squeeze_via_concat
+    )
     d_add_42_d_reshape_bias_t0 = np.shape(transpose_bias)
     del transpose_bias
     d_add_42_d_reshape_bias = np.transpose(
@@ -1872,10 +1869,8 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         _scatter(
             np.reshape(
                 np.sum(
-                    d_squeeze_via_max_t1
-                    * _sum_to_shape(
-                        d_sum_6_d_d_add_42_d_squeeze, np.shape(d_squeeze_via_max)
-                    ),
+                    d_add_42_d_squeeze_t1
+                    * _sum_to_shape(d_sum_6_d_d_add_42_d_squeeze, np.shape(x)),
                     axis=1,
                 ),
                 np.shape(d_add_42_d_expand),
@@ -1891,12 +1886,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
             np.float64,
         )
     )[:2]
-    del (
-        d_add_42_d_expand,
-        d_squeeze_via_concat,
-        d_squeeze_via_max,
-        d_sum_6_d_d_add_42_d_squeeze,
-    )
+    del d_add_42_d_expand, d_squeeze_via_concat, d_sum_6_d_d_add_42_d_squeeze
     d_sum_6_d_d_add_42_d_stack = _scatter(
         d_sum_6_d_d_add_42_d_slice_concat[0], (2, 4), np.s_[0], np.float64
     ) + _scatter(d_sum_6_d_d_add_42_d_slice_concat[1], (2, 4), np.s_[1], np.float64)
@@ -2079,9 +2069,9 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     d_sum_6_d_add_bias_1 = greater_bias * np.reshape(
         np.transpose(
             np.reshape(
-                d_squeeze_via_max_t1
+                d_add_42_d_squeeze_t1
                 * np.expand_dims(
-                    np.reshape(d_sum_6_d_concat[:, 3:4], d_squeeze_via_max_t0), 1
+                    np.reshape(d_sum_6_d_concat[:, 3:4], d_add_42_d_squeeze_t0), 1
                 )
                 + d_sum_6_d_concat[:, 0:3],
                 d_add_42_d_reshape_bias_t0,
@@ -2090,7 +2080,8 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         ),
         add_concat_1_t2,
     )
-    del d_squeeze_via_max_t1, d_sum_6_d_concat, greater_bias
+    _float64_rows.append(d_add_42_d_squeeze_t1)
+    del d_sum_6_d_concat, greater_bias
     # d sum_6 / d tanh_bias, through neg_bias
     d_tanh_bias_via_neg_bias_1 = np.negative(
         d_sum_6_d_add_bias_1, out=_float64_rows.pop()

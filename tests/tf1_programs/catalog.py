@@ -148,6 +148,14 @@ PROGRAMS: dict[str, Program] = {
         {"loss": _loss(expr="mean_loss", tol=0.3)},
         notes="nce_loss samples its negative classes: the loss is averaged over 50 steps",
     ),
+    "tensorflow_deep_mnist_for_experts": Program(
+        {
+            "accuracy": _acc(r"test accuracy ([0-9.]+)"),
+            "cross_entropy": _loss(expr="float(test_cross_entropy)"),
+        },
+        notes="dropout where two [None, ...] placeholders meet (the images' and the labels' "
+        "batch sizes): the fast form's body for equal sizes draws the mask",
+    ),
     "tensorflow_mnist_fully_connected": Program(
         {"accuracy": _acc(_PRINTED_ACCURACY), "loss": _loss(expr="final_loss", tol=0.1)}
     ),

@@ -114,8 +114,11 @@ def guard_text(assumption: EqualDims, names: list[str]) -> str:
 
     >>> guard_text(EqualDims({}, (((0, 0), (1, 0), (2, 0)),), (0,)), ["x", "y", "z"])
     'x.ndim == 1 and x.shape[0] == y.shape[0] == z.shape[0]'
+    >>> guard_text(EqualDims({}, (), (0,), scalars=(1,)), ["x", "rate"])
+    'x.ndim == 1 and rate.ndim == 0'
     """
     parts = [f"{names[p]}.ndim == 1" for p in assumption.vectors]
+    parts += [f"{names[p]}.ndim == 0" for p in assumption.scalars]
     parts += [" == ".join(f"{names[p]}.shape[{a}]" for p, a in c) for c in assumption.classes]
     return " and ".join(parts)
 

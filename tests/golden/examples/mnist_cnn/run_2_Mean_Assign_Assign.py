@@ -369,6 +369,41 @@ def run_2(
         "Variable_7_Adam_1", Variable_7_Adam_1, np.float32, (10,)
     )
     rng = _generators(rng, 1)
+    if keep_prob.ndim == 0 and images.shape[0] == labels.shape[0]:
+        # The shapes TF1 programs are fed: equal sizes, so arrays can be reused in place.
+        return _run_2_same_shapes(
+            images,
+            labels,
+            keep_prob,
+            variable,
+            variable_1,
+            variable_2,
+            variable_3,
+            variable_4,
+            variable_5,
+            variable_6,
+            variable_7,
+            beta1_power,
+            beta2_power,
+            Variable_Adam,
+            Variable_Adam_1,
+            Variable_1_Adam,
+            Variable_1_Adam_1,
+            Variable_2_Adam,
+            Variable_2_Adam_1,
+            Variable_3_Adam,
+            Variable_3_Adam_1,
+            Variable_4_Adam,
+            Variable_4_Adam_1,
+            Variable_5_Adam,
+            Variable_5_Adam_1,
+            Variable_6_Adam,
+            Variable_6_Adam_1,
+            Variable_7_Adam,
+            Variable_7_Adam_1,
+            rng,
+        )
+    # Any other shapes, broadcast as TF1 broadcasts them.
     # Statements: 132, BLAS calls: 6
     # Forward
     rate = np.reshape(1 - keep_prob, ())
@@ -400,6 +435,285 @@ def run_2(
         labels * (add_dropout - xent_labels_t0 - np.log(xent_labels_t2)), axis=1
     )
     del add_dropout, xent_labels_t0
+    mean = xent_labels.mean()
+    div_beta1_power = 0.001 * np.sqrt(1 - beta2_power) / (1 - beta1_power)
+    # Gradients
+    d_mean_d_add_dropout = xent_labels_t1 / xent_labels_t2 - labels
+    d_mean_d_add_dropout /= max(np.size(xent_labels), 1)
+    del xent_labels, xent_labels_t1, xent_labels_t2
+    d_mean_d_add = (
+        dropout_t0 * (d_mean_d_add_dropout @ variable_6.T) * np.greater(relu_1, 0)
+    )
+    del dropout_t0, relu_1
+    d_mean_d_add_images = _max_pool_grad(
+        relu,
+        np.reshape(d_mean_d_add @ variable_4.T, np.shape(max_pool)),
+        (2, 2),
+        (2, 2),
+        "SAME",
+    ) * np.greater(relu, 0)
+    del max_pool, relu
+    # d mean / d add_images
+    d_mean_d_add_images_1 = _max_pool_grad(
+        relu_images,
+        _conv2d_backprop_input(
+            d_mean_d_add_images,
+            variable_2,
+            np.shape(max_pool_images),
+            (1, 1),
+            (1, 1),
+            "SAME",
+        ),
+        (2, 2),
+        (2, 2),
+        "SAME",
+    ) * np.greater(relu_images, 0)
+    del relu_images
+    d_mean_d_variable = _conv2d_backprop_filter(
+        images, d_mean_d_add_images_1, (5, 5), (1, 1), (1, 1), "SAME"
+    )
+    # Forward
+    add_Variable_Adam = Variable_Adam * 0.9
+    add_Variable_Adam += 0.100000024 * d_mean_d_variable
+    add_Variable_Adam_1 = Variable_Adam_1 * 0.999
+    add_Variable_Adam_1 += 0.0009999871 * d_mean_d_variable**2
+    del d_mean_d_variable
+    # Gradients
+    d_mean_d_variable_1 = d_mean_d_add_images_1.sum(axis=(0, 1, 2))
+    del d_mean_d_add_images_1
+    # Forward
+    add_Variable_1_Adam = Variable_1_Adam * 0.9
+    add_Variable_1_Adam += 0.100000024 * d_mean_d_variable_1
+    add_Variable_1_Adam_1 = Variable_1_Adam_1 * 0.999
+    add_Variable_1_Adam_1 += 0.0009999871 * d_mean_d_variable_1**2
+    del d_mean_d_variable_1
+    # Gradients
+    d_mean_d_variable_2 = _conv2d_backprop_filter(
+        max_pool_images, d_mean_d_add_images, (5, 5), (1, 1), (1, 1), "SAME"
+    )
+    del max_pool_images
+    # Forward
+    add_Variable_2_Adam = Variable_2_Adam * 0.9
+    add_Variable_2_Adam += 0.100000024 * d_mean_d_variable_2
+    add_Variable_2_Adam_1 = Variable_2_Adam_1 * 0.999
+    add_Variable_2_Adam_1 += 0.0009999871 * d_mean_d_variable_2**2
+    del d_mean_d_variable_2
+    # Gradients
+    d_mean_d_variable_3 = d_mean_d_add_images.sum(axis=(0, 1, 2))
+    del d_mean_d_add_images
+    # Forward
+    add_Variable_3_Adam = Variable_3_Adam * 0.9
+    add_Variable_3_Adam += 0.100000024 * d_mean_d_variable_3
+    add_Variable_3_Adam_1 = Variable_3_Adam_1 * 0.999
+    add_Variable_3_Adam_1 += 0.0009999871 * d_mean_d_variable_3**2
+    del d_mean_d_variable_3
+    # Gradients
+    d_mean_d_variable_4 = reshape.T @ d_mean_d_add
+    del reshape
+    # Forward
+    add_Variable_4_Adam = Variable_4_Adam * 0.9
+    add_Variable_4_Adam += 0.100000024 * d_mean_d_variable_4
+    add_Variable_4_Adam_1 = Variable_4_Adam_1 * 0.999
+    add_Variable_4_Adam_1 += 0.0009999871 * d_mean_d_variable_4**2
+    del d_mean_d_variable_4
+    # Gradients
+    d_mean_d_variable_5 = d_mean_d_add.sum(axis=0)
+    del d_mean_d_add
+    # Forward
+    add_Variable_5_Adam = Variable_5_Adam * 0.9
+    add_Variable_5_Adam += 0.100000024 * d_mean_d_variable_5
+    add_Variable_5_Adam_1 = Variable_5_Adam_1 * 0.999
+    add_Variable_5_Adam_1 += 0.0009999871 * d_mean_d_variable_5**2
+    del d_mean_d_variable_5
+    # Gradients
+    d_mean_d_variable_6 = dropout.T @ d_mean_d_add_dropout
+    del dropout
+    # Forward
+    add_Variable_6_Adam = Variable_6_Adam * 0.9
+    add_Variable_6_Adam += 0.100000024 * d_mean_d_variable_6
+    add_Variable_6_Adam_1 = Variable_6_Adam_1 * 0.999
+    add_Variable_6_Adam_1 += 0.0009999871 * d_mean_d_variable_6**2
+    del d_mean_d_variable_6
+    # Gradients
+    d_mean_d_variable_7 = d_mean_d_add_dropout.sum(axis=0)
+    del d_mean_d_add_dropout
+    # Forward
+    add_Variable_7_Adam = Variable_7_Adam * 0.9
+    add_Variable_7_Adam += 0.100000024 * d_mean_d_variable_7
+    add_Variable_7_Adam_1 = Variable_7_Adam_1 * 0.999
+    add_Variable_7_Adam_1 += 0.0009999871 * d_mean_d_variable_7**2
+    del d_mean_d_variable_7
+    # Updates
+    new_Variable_Adam = add_Variable_Adam
+    new_Variable_Adam_1 = add_Variable_Adam_1
+    new_variable_arg = np.sqrt(add_Variable_Adam_1)
+    new_variable_arg += 1e-08
+    new_variable = np.reciprocal(new_variable_arg, out=new_variable_arg)
+    new_variable *= add_Variable_Adam
+    new_variable *= div_beta1_power
+    np.subtract(variable, new_variable, out=new_variable)
+    del add_Variable_Adam, add_Variable_Adam_1, new_variable_arg
+    new_Variable_1_Adam = add_Variable_1_Adam
+    new_Variable_1_Adam_1 = add_Variable_1_Adam_1
+    new_variable_1_arg = np.sqrt(add_Variable_1_Adam_1)
+    new_variable_1_arg += 1e-08
+    new_variable_1 = np.reciprocal(new_variable_1_arg, out=new_variable_1_arg)
+    new_variable_1 *= add_Variable_1_Adam
+    new_variable_1 *= div_beta1_power
+    np.subtract(variable_1, new_variable_1, out=new_variable_1)
+    del add_Variable_1_Adam, add_Variable_1_Adam_1, new_variable_1_arg
+    new_Variable_2_Adam = add_Variable_2_Adam
+    new_Variable_2_Adam_1 = add_Variable_2_Adam_1
+    new_variable_2_arg = np.sqrt(add_Variable_2_Adam_1)
+    new_variable_2_arg += 1e-08
+    new_variable_2 = np.reciprocal(new_variable_2_arg, out=new_variable_2_arg)
+    new_variable_2 *= add_Variable_2_Adam
+    new_variable_2 *= div_beta1_power
+    np.subtract(variable_2, new_variable_2, out=new_variable_2)
+    del add_Variable_2_Adam, add_Variable_2_Adam_1, new_variable_2_arg
+    new_Variable_3_Adam = add_Variable_3_Adam
+    new_Variable_3_Adam_1 = add_Variable_3_Adam_1
+    new_variable_3_arg = np.sqrt(add_Variable_3_Adam_1)
+    new_variable_3_arg += 1e-08
+    new_variable_3 = np.reciprocal(new_variable_3_arg, out=new_variable_3_arg)
+    new_variable_3 *= add_Variable_3_Adam
+    new_variable_3 *= div_beta1_power
+    np.subtract(variable_3, new_variable_3, out=new_variable_3)
+    del add_Variable_3_Adam, add_Variable_3_Adam_1, new_variable_3_arg
+    new_Variable_4_Adam = add_Variable_4_Adam
+    new_Variable_4_Adam_1 = add_Variable_4_Adam_1
+    new_variable_4_arg = np.sqrt(add_Variable_4_Adam_1)
+    new_variable_4_arg += 1e-08
+    new_variable_4 = np.reciprocal(new_variable_4_arg, out=new_variable_4_arg)
+    new_variable_4 *= add_Variable_4_Adam
+    new_variable_4 *= div_beta1_power
+    np.subtract(variable_4, new_variable_4, out=new_variable_4)
+    del add_Variable_4_Adam, add_Variable_4_Adam_1, new_variable_4_arg
+    new_Variable_5_Adam = add_Variable_5_Adam
+    new_Variable_5_Adam_1 = add_Variable_5_Adam_1
+    new_variable_5_arg = np.sqrt(add_Variable_5_Adam_1)
+    new_variable_5_arg += 1e-08
+    new_variable_5 = np.reciprocal(new_variable_5_arg, out=new_variable_5_arg)
+    new_variable_5 *= add_Variable_5_Adam
+    new_variable_5 *= div_beta1_power
+    np.subtract(variable_5, new_variable_5, out=new_variable_5)
+    del add_Variable_5_Adam, add_Variable_5_Adam_1, new_variable_5_arg
+    new_Variable_6_Adam = add_Variable_6_Adam
+    new_Variable_6_Adam_1 = add_Variable_6_Adam_1
+    new_variable_6_arg = np.sqrt(add_Variable_6_Adam_1)
+    new_variable_6_arg += 1e-08
+    new_variable_6 = np.reciprocal(new_variable_6_arg, out=new_variable_6_arg)
+    new_variable_6 *= add_Variable_6_Adam
+    new_variable_6 *= div_beta1_power
+    np.subtract(variable_6, new_variable_6, out=new_variable_6)
+    del add_Variable_6_Adam, add_Variable_6_Adam_1, new_variable_6_arg
+    new_Variable_7_Adam = add_Variable_7_Adam
+    new_Variable_7_Adam_1 = add_Variable_7_Adam_1
+    new_variable_7_arg = np.sqrt(add_Variable_7_Adam_1)
+    new_variable_7_arg += 1e-08
+    new_variable_7 = np.reciprocal(new_variable_7_arg, out=new_variable_7_arg)
+    new_variable_7 *= add_Variable_7_Adam
+    new_variable_7 *= div_beta1_power
+    np.subtract(variable_7, new_variable_7, out=new_variable_7)
+    del add_Variable_7_Adam, add_Variable_7_Adam_1, new_variable_7_arg
+    new_beta1_power = 0.9 * beta1_power
+    new_beta2_power = 0.999 * beta2_power
+    return (
+        mean,
+        new_Variable_Adam,
+        new_Variable_Adam_1,
+        new_variable,
+        new_Variable_1_Adam,
+        new_Variable_1_Adam_1,
+        new_variable_1,
+        new_Variable_2_Adam,
+        new_Variable_2_Adam_1,
+        new_variable_2,
+        new_Variable_3_Adam,
+        new_Variable_3_Adam_1,
+        new_variable_3,
+        new_Variable_4_Adam,
+        new_Variable_4_Adam_1,
+        new_variable_4,
+        new_Variable_5_Adam,
+        new_Variable_5_Adam_1,
+        new_variable_5,
+        new_Variable_6_Adam,
+        new_Variable_6_Adam_1,
+        new_variable_6,
+        new_Variable_7_Adam,
+        new_Variable_7_Adam_1,
+        new_variable_7,
+        new_beta1_power,
+        new_beta2_power,
+    )
+
+
+def _run_2_same_shapes(
+    images,
+    labels,
+    keep_prob,
+    variable,
+    variable_1,
+    variable_2,
+    variable_3,
+    variable_4,
+    variable_5,
+    variable_6,
+    variable_7,
+    beta1_power,
+    beta2_power,
+    Variable_Adam,
+    Variable_Adam_1,
+    Variable_1_Adam,
+    Variable_1_Adam_1,
+    Variable_2_Adam,
+    Variable_2_Adam_1,
+    Variable_3_Adam,
+    Variable_3_Adam_1,
+    Variable_4_Adam,
+    Variable_4_Adam_1,
+    Variable_5_Adam,
+    Variable_5_Adam_1,
+    Variable_6_Adam,
+    Variable_6_Adam_1,
+    Variable_7_Adam,
+    Variable_7_Adam_1,
+    rng,
+):
+    """``run_2`` for the inputs that pass its shape check: sizes known equal."""
+    # Statements: 133, BLAS calls: 6
+    # Forward
+    rate = np.reshape(np.broadcast_to(1 - keep_prob, np.shape(keep_prob)), ())
+    relu_images = np.maximum(
+        variable_1 + _conv2d(images, variable, (1, 1), (1, 1), "SAME"), 0
+    )
+    max_pool_images = _max_pool(relu_images, (2, 2), (2, 2), "SAME")
+    relu = np.maximum(
+        variable_3 + _conv2d(max_pool_images, variable_2, (1, 1), (1, 1), "SAME"), 0
+    )
+    max_pool = _max_pool(relu, (2, 2), (2, 2), "SAME")
+    reshape = np.reshape(max_pool, (-1, 3136))
+    relu_1 = np.maximum(variable_5 + reshape @ variable_4, 0)
+    random_uniform = rng[0].random(np.shape(relu_1), dtype=np.float32)
+    mask = np.asarray(np.greater_equal(random_uniform, rate), dtype=np.float32)
+    del random_uniform
+    scale = 1 / (1 - rate)
+    dropout_t0 = mask * scale
+    del mask
+    dropout = dropout_t0 * relu_1
+    add_dropout = dropout @ variable_6
+    add_dropout += variable_7
+    xent_labels_t0 = add_dropout.max(axis=1, keepdims=True, initial=-np.inf)
+    xent_labels_t1_arg = add_dropout - xent_labels_t0
+    xent_labels_t1 = np.exp(xent_labels_t1_arg, out=xent_labels_t1_arg)
+    del xent_labels_t1_arg
+    xent_labels_t2 = xent_labels_t1.sum(axis=1, keepdims=True)
+    xent_labels_arg = np.sum(
+        labels * (add_dropout - xent_labels_t0 - np.log(xent_labels_t2)), axis=1
+    )
+    xent_labels = np.negative(xent_labels_arg, out=xent_labels_arg)
+    del add_dropout, xent_labels_arg, xent_labels_t0
     mean = xent_labels.mean()
     div_beta1_power = 0.001 * np.sqrt(1 - beta2_power) / (1 - beta1_power)
     # Gradients
