@@ -555,6 +555,13 @@ def compile(
     ...     g = sg.compile(x * w, name="trained", values={w: 5.0})
     >>> g.input_names, float(g(2.0))
     (['x'], 10.0)
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float64, name="x")
+    ...     keep = sg.placeholder(sg.float64, name="keep")
+    ...     loss = sg.reduce_sum(sg.square(x * keep))
+    ...     h = sg.compile([loss, sg.gradients(loss, x)[0]], scalar_inputs=[keep])
+    >>> "if x.ndim == 1 and keep.ndim == 0:" in h.source, h([1.0, 2.0], 0.5)[1].tolist()
+    (True, [0.5, 1.0])
     """
     if backend not in BACKENDS:
         raise BackendError(

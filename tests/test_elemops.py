@@ -39,6 +39,22 @@ def test_accuracy_idiom_with_session_run_and_eval(form: str) -> None:
     assert twice == pytest.approx(1.0)
 
 
+def test_in_top_k_takes_targets_declared_without_a_shape() -> None:
+    """``y = tf.placeholder(tf.int32, shape=(None))`` declares no shape at all: in_top_k takes
+    the targets as [batch], as TF's shape function does, and checks that when it runs."""
+    scores = PREDICTIONS[:4]
+    with sg.Graph().as_default():
+        logits = sg.placeholder(sg.float32, [None, 10], name="logits")
+        y = sg.placeholder(sg.int32, shape=(None), name="y")
+        accuracy = sg.reduce_mean(sg.cast(sg.nn.in_top_k(logits, y, 1), sg.float32))
+        with sg.Session() as sess:
+            assert sess.run(accuracy, {logits: scores, y: [3, 1, 4, 9]}) == pytest.approx(0.75)
+            with pytest.raises(sg.errors.ExecutionValueError, match="y"):
+                sess.run(accuracy, {logits: scores, y: [[3], [1], [4], [9]]})
+        with pytest.raises(sg.ShapeError, match="InTopK.*'matrix:0' .*must be \\[batch\\]"):
+            sg.nn.in_top_k(logits, sg.placeholder(sg.int32, [None, 1], name="matrix"), 1)
+
+
 def test_argmax_dtype_shape_and_no_gradient() -> None:
     with sg.Graph().as_default():
         x = sg.placeholder(sg.float32, [None, 4], name="x")

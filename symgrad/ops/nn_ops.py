@@ -636,6 +636,16 @@ def in_top_k(predictions: Any, targets: Any, k: Any, name: str | None = None) ->
             f"symgrad: InTopK: predictions '{predictions.name}' must be [batch, classes] with a "
             f"known number of classes, got {format_shape(predictions.shape)}"
         )
+    if targets.shape is None:
+        # Targets declared without a shape (``y = tf.placeholder(tf.int32, shape=(None))``):
+        # TF's shape function makes them [batch], checked when the graph runs.
+        targets = ensure_shape(targets, predictions.shape[:1])
+    if len(targets.shape) != 1 or not shapes_compatible(targets.shape, predictions.shape[:1]):
+        raise ShapeError(
+            f"symgrad: InTopK: targets '{targets.name}' must be [batch] for predictions "
+            f"'{predictions.name}' of shape {format_shape(predictions.shape)}, got "
+            f"{format_shape(targets.shape)}"
+        )
     classes = _range(predictions.shape[1], dtype=targets.dtype)
     chosen = equal(expand_dims(classes, 0), expand_dims(targets, 1))
     target = reduce_max(where(chosen, predictions, float("-inf")), axis=1, keepdims=True)

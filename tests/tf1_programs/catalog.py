@@ -80,6 +80,14 @@ def _mnist(acc_tol: float | None = None, cost_tol: float | None = None) -> dict[
 
 
 PROGRAMS: dict[str, Program] = {
+    "ageron_11_batch_norm": Program(
+        {
+            "accuracy": _acc(r"Validation accuracy:\s*([0-9.]+)"),
+            "loss": _loss(expr="float(valid_loss)"),
+        },
+        notes="labels declared shape=(None), which is no shape: in_top_k and the sparse "
+        "cross-entropy take them as [batch]",
+    ),
     "aymericdamien_linear_regression": Program(
         {
             "training_cost": _loss(expr="float(training_cost)"),
