@@ -80,6 +80,16 @@ def _mnist(acc_tol: float | None = None, cost_tol: float | None = None) -> dict[
 
 
 PROGRAMS: dict[str, Program] = {
+    "ageron_10_mnist_checkpoints": Program(
+        {
+            "accuracy": _acc(r"Test accuracy:\s*([0-9.]+)"),
+            "loss": _loss(expr="float(test_loss)"),
+            "resumed_at": Metric("band", expr="float(resumed_at)"),
+            "event_files": Metric("band", expr="float(summaries_written)"),
+        },
+        notes="training is interrupted and resumed from the checkpoint the tutorial writes "
+        "every 5 epochs; the best model is restored for the test",
+    ),
     "ageron_11_batch_norm": Program(
         {
             "accuracy": _acc(r"Validation accuracy:\s*([0-9.]+)"),

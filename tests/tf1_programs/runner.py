@@ -61,10 +61,19 @@ class _Anything:
         return iter((self, self))
 
 
+def _stub_attribute(name: str) -> _Anything:
+    if name.startswith("__"):
+        # What the import machinery and inspect ask a module (__file__, __path__, ...): a
+        # stub that answered would be taken for a file by the libraries a program imports
+        # (PyTorch's import walks sys.modules with inspect).
+        raise AttributeError(name)
+    return _Anything()
+
+
 def _stub_matplotlib() -> None:
     for name in ("matplotlib", "matplotlib.pyplot", "matplotlib.cm", "matplotlib.font_manager"):
         module = types.ModuleType(name)
-        module.__getattr__ = lambda attr: _Anything()  # type: ignore[method-assign]
+        module.__getattr__ = _stub_attribute  # type: ignore[method-assign]
         sys.modules[name] = module
 
 
