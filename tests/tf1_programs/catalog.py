@@ -90,6 +90,30 @@ PROGRAMS: dict[str, Program] = {
         notes="training is interrupted and resumed from the checkpoint the tutorial writes "
         "every 5 epochs; the best model is restored for the test",
     ),
+    "ageron_11_dropout_schedule": Program(
+        {
+            "schedule_accuracy": _acc(expr="float(schedule_accuracy)"),
+            "steps_taken": Metric("band", expr="float(steps_taken)"),
+            "final_learning_rate": Metric("band", expr="float(final_learning_rate)", tol=1e-7),
+            "dropout_accuracy": _acc(expr="float(dropout_accuracy)"),
+            "repeatable": Metric("band", expr="repeatable"),
+        },
+        notes="exponential_decay on the global_step minimize increments; tf.layers.dropout "
+        "applied only while the training flag is fed True",
+    ),
+    "ageron_11_max_norm": Program(
+        {
+            "by_name_accuracy": _acc(expr="float(by_name_accuracy)"),
+            "regularizer_accuracy": _acc(expr="float(acc_valid)"),
+            "by_name_clipped": Metric("band", expr="by_name_clipped"),
+            "by_name_rows_at_threshold": Metric("band", expr="by_name_rows_at_threshold"),
+            "regularizer_clipped": Metric("band", expr="regularizer_clipped"),
+            "regularizer_rows_at_threshold": Metric("band", expr="regularizer_rows_at_threshold"),
+            "regularization_losses": Metric("band", expr="float(regularization_losses)"),
+        },
+        notes="the weights clipped by assign ops run after each step: by tensor name, and "
+        "as a kernel_regularizer that returns None and collects its op",
+    ),
     "ageron_11_batch_norm": Program(
         {
             "accuracy": _acc(r"Validation accuracy:\s*([0-9.]+)"),
