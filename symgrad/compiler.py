@@ -557,11 +557,14 @@ def compile(
     (['x'], 10.0)
     >>> with sg.Graph().as_default():
     ...     x = sg.placeholder(sg.float64, name="x")
+    ...     y = sg.placeholder(sg.float64, name="y")
     ...     keep = sg.placeholder(sg.float64, name="keep")
-    ...     loss = sg.reduce_sum(sg.square(x * keep))
+    ...     loss = sg.reduce_sum(sg.square(y - x * keep))
     ...     h = sg.compile([loss, sg.gradients(loss, x)[0]], scalar_inputs=[keep])
-    >>> "if x.ndim == 1 and keep.ndim == 0:" in h.source, h([1.0, 2.0], 0.5)[1].tolist()
-    (True, [0.5, 1.0])
+    >>> "keep.ndim == 0 and x.shape[0] == y.shape[0]:" in h.source
+    True
+    >>> h([1.0, 2.0], [0.0, 0.0], 0.5)[1].tolist()
+    [0.5, 1.0]
     """
     if backend not in BACKENDS:
         raise BackendError(

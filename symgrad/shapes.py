@@ -263,11 +263,21 @@ def squeeze_axes(shape: Sequence[Dim], axes: tuple[int, ...], keepdims: bool) ->
 
 Signature = tuple[Any, ...] | frozenset[Any]
 
+
+class _AssumedScalar:
+    """The origin of ``ASSUMED_SCALAR``: no op's name, so no traced value can have it by chance."""
+
+    def __repr__(self) -> str:
+        return "assumed scalar"
+
+
 # The signature of an input of unknown rank that the compiler assumes is fed a 0-d value (a
-# keep_prob or a learning rate; ``signatures.equal_dims``). While a graph is traced it keeps
-# the look of an unknown rank, as the ops' rules expect of such an input, but it broadcasts
-# like a scalar: it leaves the shape of what it meets.
-ASSUMED_SCALAR: frozenset[Any] = frozenset({("assumed scalar", "shape")})
+# keep_prob or a learning rate; ``signatures.equal_dims``). While a graph is traced it is an
+# unknown rank like any other, as the ops' rules expect of a value whose static rank is
+# unknown (so what it meets has an unknown rank too); only the gradient's unbroadcasting
+# (``signatures.broadcast_axes_of``) and the program's signatures after tracing
+# (``EqualDims.ranks_known``) read it as ``()``.
+ASSUMED_SCALAR: frozenset[Any] = frozenset({(_AssumedScalar(), "shape")})
 
 
 def signature(shape: Shape, origin: str) -> Signature:
@@ -279,9 +289,6 @@ def signature(shape: Shape, origin: str) -> Signature:
 
 def broadcast_signatures(*signatures: Signature) -> Signature:
     """The signature of a NumPy broadcast of values with these signatures."""
-    if signatures and all(s == ASSUMED_SCALAR for s in signatures):
-        return ASSUMED_SCALAR
-    signatures = tuple(() if s == ASSUMED_SCALAR else s for s in signatures)
     if any(isinstance(s, frozenset) for s in signatures):
         tokens: frozenset[Any] = frozenset()
         for sig in signatures:

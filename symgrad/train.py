@@ -28,7 +28,7 @@ from .checkpoint import (
 from .errors import DTypeError, InvalidArgumentError
 from .gradients import gradients
 from .graph import Operation, Tensor, get_default_graph
-from .ops.array_ops import reshape, where
+from .ops.array_ops import ensure_shape, where
 from .ops.elementwise import (
     cast,
     equal,
@@ -220,7 +220,7 @@ def _hyper(value: Any, var: Variable) -> Any:
         if value.shape is None:
             # A placeholder declared without a shape (``lr = tf.placeholder(tf.float32)``):
             # TF1's Apply* kernels take hyperparameters as scalars, checked when run.
-            value = reshape(value, [])
+            value = ensure_shape(value, [])
         return value if value.dtype == var.dtype else cast(value, var.dtype)
     if isinstance(value, (int, float)) and not isinstance(value, (bool, np.generic)):
         return float(np.float32(value))

@@ -441,7 +441,7 @@ def test_a_learning_rate_placeholder_without_a_shape_trains_as_the_number_does(
 ) -> None:
     """``lr = tf.placeholder(tf.float32)`` as an optimizer's learning rate: TF1 takes it (its
     kernels check for a scalar when run); the step then expects it 0-d and runs the body for
-    equal sizes. Fed two values, the step names the op that needed one."""
+    equal sizes. Fed anything but one number, the step raises an error naming the op."""
     rng = np.random.default_rng(2)
     xs = rng.standard_normal(30)
     ys = 3 * xs + 1
@@ -460,10 +460,83 @@ def test_a_learning_rate_placeholder_without_a_shape_trains_as_the_number_does(
                     sess.run(step, {x: xs, y: ys, lr: 0.05})
                 sources = [p.read_text() for p in sess.generated_files]
                 if rate_placeholder:
-                    with pytest.raises(sg.errors.ExecutionValueError, match="Assign"):
-                        sess.run(step, {x: xs, y: ys, lr: [0.05, 0.1]})
+                    for wrong in ([0.05, 0.1], [0.05], [[0.05]]):  # not scalars: TF1 refuses them
+                        with pytest.raises(sg.errors.ExecutionValueError, match="expected shape"):
+                            sess.run(step, {x: xs, y: ys, lr: wrong})
                 return sess.run(w), sources
 
     fed, sources = train(rate_placeholder=True)
     assert any("lr.ndim == 0 and x.shape[0] == y.shape[0]:" in source for source in sources)
     np.testing.assert_allclose(fed, train(rate_placeholder=False)[0], rtol=1e-12)
+
+
+# A value of known rank meets an input expected 0-d: ``x * k`` has an unknown static rank,
+# which the reductions after it take axes of (``axis=-1``), while the run-time value has
+# ``x``'s shape. Each graph once crashed the compiler, crashed at run time or gave other
+# gradients in the body for equal sizes.
+SCALAR_MEETS_ARRAY = {
+    "full_sum": lambda x, k, y: sg.reduce_sum(x * k) * x,
+    "l2_loss": lambda x, k, y: sg.nn.l2_loss(x * k) * x,
+    "softmax": lambda x, k, y: sg.nn.softmax(x * k),
+    "log_softmax": lambda x, k, y: sg.nn.log_softmax(x * k) * x,
+    "mean_last_axis": lambda x, k, y: sg.reduce_mean(x * k, axis=-1) - y[:, 0],
+    "mean_last_axis_kept": lambda x, k, y: sg.reduce_mean(x * k, axis=-1, keepdims=True) * x,
+    "moments": lambda x, k, y: sg.nn.moments(x * k, axes=[-1], keep_dims=True)[1] * (x - y),
+    "l2_normalize": lambda x, k, y: sg.nn.l2_normalize(x * k, axis=-1) * x,
+    "clip_by_norm": lambda x, k, y: sg.clip_by_norm(x * k, 1.0) * x,
+}
+
+
+@pytest.mark.parametrize("build", SCALAR_MEETS_ARRAY.values(), ids=SCALAR_MEETS_ARRAY.keys())
+def test_a_0d_input_that_meets_an_array_gives_the_readable_forms_values_and_gradients(
+    build: Any,
+) -> None:
+    rng = np.random.default_rng(4)
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float64, [None, 3], name="x")
+        k = sg.placeholder(sg.float64, name="k")
+        y = sg.placeholder(sg.float64, [None, 3], name="y")
+        out = build(x, k, y)
+        outputs = [out, *sg.gradients(sg.reduce_sum(out * out), [x, k, y])]
+        outputs = [t for t in outputs if t is not None]
+        fast = sg.compile(outputs, [x, k, y], name="meets", scalar_inputs=[k])
+        readable = sg.compile(outputs, [x, k, y], name="meets", optimize=False)
+    assert "k.ndim == 0" in fast.source
+    x_value, y_value = rng.standard_normal((4, 3)), rng.standard_normal((4, 3))
+    for k_value in (0.7, np.full(3, 0.7), np.full((4, 1), 0.7)):  # the guard's case, and not
+        got, want = fast(x_value, k_value, y_value), readable(x_value, k_value, y_value)
+        for g, w in zip(got, want, strict=True):
+            assert np.shape(g) == np.shape(w)
+            np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+
+
+def test_reductions_over_axes_from_the_end_of_shapeless_vectors() -> None:
+    """``axis=-1`` of ``x * y``, both shape-less and fed vectors: the reduced value keeps a
+    size-1 axis, which the body for equal sizes once took for the vector's length."""
+    rng = np.random.default_rng(5)
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float64, name="x")
+        y = sg.placeholder(sg.float64, name="y")
+        out = sg.nn.softmax(x * y) + sg.reduce_mean(x * y, axis=-1, keepdims=True) * x
+        outputs = [out, *sg.gradients(sg.reduce_sum(out * out), [x, y])]
+        fast = sg.compile(outputs, [x, y], name="vectors")
+        readable = sg.compile(outputs, [x, y], name="vectors", optimize=False)
+    feeds = rng.standard_normal(5), rng.standard_normal(5)
+    for got, want in zip(fast(*feeds), readable(*feeds), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def test_an_op_may_be_named_like_the_assumption() -> None:
+    """The 0-d assumption's mark is no op name: an op called "assumed scalar" of unknown rank
+    is an array like any other."""
+    values = np.arange(8.0).reshape(4, 2)
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float64, name="x")
+        y = sg.placeholder(sg.float64, name="y")
+        total = sg.reduce_sum(x, axis=-1, name="assumed scalar")
+        gradient = sg.gradients(sg.reduce_sum(total * y), x)[0]
+        for optimize in (True, False):
+            compiled = sg.compile(gradient, [x, y], name="named", optimize=optimize)
+            np.testing.assert_array_equal(
+                compiled(values, np.arange(4.0)), np.repeat(np.arange(4.0)[:, None], 2, axis=1)
+            )

@@ -329,7 +329,11 @@ class ReduceSum(_Structural):
         operand = signature_of(value)
         if not isinstance(operand, tuple):
             return None
-        reduced = {int(a) for a in axes} if len(axes) else set(range(len(operand)))
+        rank = len(operand)
+        if not all(-rank <= int(a) < rank for a in axes):
+            return None
+        # Axes counted from the end (``axis=-1`` of a value whose rank was unknown when traced).
+        reduced = {int(a) % rank for a in axes} if len(axes) else set(range(rank))
         if keepdims:
             return tuple(1 if i in reduced else d for i, d in enumerate(operand))
         return tuple(d for i, d in enumerate(operand) if i not in reduced)

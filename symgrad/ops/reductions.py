@@ -18,7 +18,14 @@ import sympy as sp
 from .. import dtypes as _dtypes
 from ..errors import DTypeError, InvalidArgumentError
 from ..graph import Operation, Tensor
-from ..shapes import Shape, is_fully_defined, normalize_axes, num_elements, squeeze_axes
+from ..shapes import (
+    Shape,
+    is_fully_defined,
+    normalize_axes,
+    num_elements,
+    signature,
+    squeeze_axes,
+)
 from . import functions as F
 from .broadcasting import like_signature
 from .elementwise import (
@@ -134,7 +141,12 @@ def _reduce_signature(op: Operation, operands: Sequence[Any]) -> Any:
         # A full reduction without keepdims is a scalar; any other result has a rank and
         # sizes known only at run time.
         return frozenset({(op.name, "shape")}) if keepdims or axes is not None else ()
-    return squeeze_axes(sig, axes, keepdims)
+    rank = len(sig)
+    if axes is None:  # every axis
+        axes = tuple(range(rank))
+    elif not all(-rank <= a < rank for a in axes):
+        return signature(op.outputs[0].shape, op.name)
+    return squeeze_axes(sig, tuple(a % rank for a in axes), keepdims)
 
 
 def _tf1_reduction(

@@ -684,7 +684,7 @@ def _run_2_same_shapes(
     """``run_2`` for the inputs that pass its shape check: sizes known equal."""
     # Statements: 133, BLAS calls: 6
     # Forward
-    rate = np.reshape(np.broadcast_to(1 - keep_prob, np.shape(keep_prob)), ())
+    rate = np.reshape(1 - keep_prob, ())
     relu_images = np.maximum(
         variable_1 + _conv2d(images, variable, (1, 1), (1, 1), "SAME"), 0
     )
