@@ -435,6 +435,10 @@ def _broadcast(*shapes: _Shapes) -> _Shapes:
     )
 
 
+# Helpers that return their first argument after checking its shape when the module runs.
+_RUN_TIME_CHECKS = frozenset({"_ensure_shape", "_ensure_same_dims"})
+
+
 class _Plumbing:
     """Drops broadcasts and no-op unbroadcasts, shows a real unbroadcast as a sum and
     ``size(...)`` as ``N``, keeping each result equal to the original up to broadcasting
@@ -459,6 +463,8 @@ class _Plumbing:
             return expr, (((), ()) if expr.is_Number else self.shape(expr))
         if isinstance(expr, F.BroadcastTo):
             return self(expr.args[0])
+        if isinstance(expr, F.Helper) and str(expr.args[0]) in _RUN_TIME_CHECKS:
+            return self(expr.args[2])  # the checked value itself
         if isinstance(expr, F.SizeOf):
             return self._size(expr), ((), ())
         if isinstance(expr, F.SumToShape):
@@ -472,7 +478,7 @@ class _Plumbing:
             text = str(expr.args[0].args[0])
             if text.startswith("np.eye(") and len(expr.args) == 2:
                 depth = self.shape(expr)[0][-1]
-                return OneHot(expr.args[1], sp.Integer(depth)), self.shape(expr)
+                return OneHot(self(expr.args[1])[0], sp.Integer(depth)), self.shape(expr)
         if type(expr) in (F.ReduceSum, F.ReduceMean) and not expr.args[2]:
             new, shapes = self(expr.args[0])
             if shapes == ((), ()):  # the sum of a broadcast scalar: the scalar times a count

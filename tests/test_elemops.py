@@ -55,6 +55,30 @@ def test_in_top_k_takes_targets_declared_without_a_shape() -> None:
             sg.nn.in_top_k(logits, sg.placeholder(sg.int32, [None, 1], name="matrix"), 1)
 
 
+@pytest.mark.parametrize("form", ["fast", "readable", "portable"])
+def test_one_label_for_a_batch_is_refused_as_by_tensorflow(form: str) -> None:
+    """TF's sparse cross-entropy and in_top_k require as many labels as rows of logits;
+    NumPy would broadcast a single label over the batch and give a number."""
+    options = {"fast": {}, "readable": {"optimize": False}, "portable": {"backend": "array_api"}}
+    logits_value = np.random.default_rng(0).standard_normal((5, 10)).astype(np.float32)
+    with sg.Graph().as_default():
+        logits = sg.placeholder(sg.float32, [None, 10], name="logits")
+        labels = sg.placeholder(sg.int32, [None], name="labels")
+        loss = sg.reduce_mean(
+            sg.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+        )
+        hits = sg.nn.in_top_k(logits, labels, 1)
+        for output, op_type in ((loss, "SparseSoftmaxCrossEntropyWithLogits"), (hits, "InTopK")):
+            compiled = sg.compile(output, [logits, labels], **options[form])  # type: ignore[arg-type]
+            assert np.shape(compiled(logits_value, np.arange(5, dtype=np.int32))) in ((), (5,))
+            with pytest.raises(sg.errors.ExecutionValueError, match=f"{op_type}: 1 entries"):
+                compiled(logits_value, np.array([3], np.int32))
+        with pytest.raises(sg.ShapeError, match=r"InTopK.*'known:0' must be \[batch\]"):
+            sg.nn.in_top_k(
+                sg.placeholder(sg.float32, [5, 10]), sg.placeholder(sg.int32, [4], name="known"), 1
+            )
+
+
 def test_argmax_dtype_shape_and_no_gradient() -> None:
     with sg.Graph().as_default():
         x = sg.placeholder(sg.float32, [None, 4], name="x")

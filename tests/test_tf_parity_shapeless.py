@@ -104,7 +104,7 @@ def test_wrong_feed_names_op_and_shapes(build, feeds, op: str, shapes: str, opti
 
 
 @pytest.mark.parametrize(
-    ("labels", "shape"), [(np.array([[1], [2]]), "[2, 1]"), (np.array([1, 2, 3]), "(3,4)")]
+    ("labels", "shape"), [(np.array([[1], [2]]), "[2, 1]"), (np.array([1, 2, 3]), "(shape [3])")]
 )
 def test_wrong_labels_feed_names_op_and_shapes(labels: np.ndarray, shape: str) -> None:
     with sg.Graph().as_default():

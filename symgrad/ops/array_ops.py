@@ -30,7 +30,7 @@ from ..shapes import (
     shapes_compatible,
     signature,
 )
-from ..signatures import reduced_axes_of
+from ..signatures import reduced_axes_of, signature_of
 from .broadcasting import sum_to_shape_of
 from .elementwise import add, cast, identity, multiply, ones_like, zeros_like
 from .elementwise import where as _select
@@ -1472,6 +1472,78 @@ register(
         "EnsureShape",
         lower=lambda op, xs: helper("_ensure_shape", xs[0], op.attrs["shape"]),
         gradient=lambda op, grad: [grad],
+    )
+)
+
+
+def ensure_same_dims(
+    x: Tensor, like: Tensor, axes: Sequence[int], like_axes: Sequence[int], op_type: str
+) -> Tensor:
+    """``x``, with its size along each of ``axes`` checked to equal ``like``'s along
+    ``like_axes``: when the graph is built where both sizes are known, when it runs where
+    one is not. For the ops that TF checks so (``op_type`` names the one asking), where
+    NumPy would broadcast a size 1 silently: the labels of a sparse cross-entropy and the
+    targets of ``in_top_k`` against their batch.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     labels = sg.placeholder(sg.int32, [None], name="labels")
+    ...     logits = sg.placeholder(sg.float32, [None, 10], name="logits")
+    ...     checked = ensure_same_dims(labels, logits, [0], [0], "InTopK")
+    ...     f = sg.compile(checked)
+    >>> f([1, 2], [[0.0] * 10] * 2).tolist()
+    [1, 2]
+    """
+    unchecked: list[tuple[int, int]] = []
+    for axis, like_axis in zip(axes, like_axes, strict=True):
+        size = None if x.shape is None else x.shape[axis]
+        like_size = None if like.shape is None else like.shape[like_axis]
+        if size is not None and like_size is not None:
+            if size != like_size:
+                raise ShapeError(
+                    f"symgrad: {op_type}: '{x.name}' has {size} entries along axis {axis}, "
+                    f"'{like.name}' {like_size} along axis {like_axis}; they must be equal"
+                )
+            continue
+        unchecked.append((axis, like_axis))
+    if not unchecked:
+        return x
+    attrs = {
+        "axes": tuple(a for a, _ in unchecked),
+        "like_axes": tuple(b for _, b in unchecked),
+        "what": op_type,
+    }
+    return _op("EnsureSameDims", [x, like], attrs, x.shape, x.dtype, None)
+
+
+def _lower_ensure_same_dims(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
+    value, like = signature_of(op.inputs[0]), signature_of(op.inputs[1])
+    pairs = list(zip(op.attrs["axes"], op.attrs["like_axes"], strict=True))
+    if (
+        isinstance(value, tuple)
+        and isinstance(like, tuple)
+        and all(value[a] == like[b] for a, b in pairs)
+    ):
+        # One origin for each pair of sizes: equal at run time, as in the body for equal
+        # batch sizes (signatures.assuming), where the function's shape check made them so.
+        return operands[0]
+    return helper(
+        "_ensure_same_dims",
+        operands[0],
+        operands[1],
+        op.attrs["axes"],
+        op.attrs["like_axes"],
+        Literal(repr(op.attrs["what"])),  # a string in the module, not a name
+    )
+
+
+register(
+    OpDef(
+        "EnsureSameDims",
+        lower=_lower_ensure_same_dims,
+        gradient=lambda op, grad: [grad, None],
+        shape_only_inputs=(1,),
+        signature=lambda op, sigs: sigs[0],
     )
 )
 

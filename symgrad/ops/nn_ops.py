@@ -25,6 +25,7 @@ from ..shapes import (
 from . import functions as F
 from .array_ops import (
     broadcast_to,
+    ensure_same_dims,
     ensure_shape,
     expand_dims,
     one_hot_like,
@@ -278,6 +279,12 @@ def sparse_softmax_cross_entropy_with_logits(
             f"symgrad: SparseSoftmaxCrossEntropyWithLogits: labels '{labels.name}' "
             f"{format_shape(labels.shape)} must have the shape of logits '{logits.name}' "
             f"{format_shape(logits.shape)} without its last axis"
+        )
+    if labels.shape is not None and logits.shape is not None:
+        # TF requires equal batch sizes; NumPy would broadcast one label over the batch.
+        batch_axes = range(len(labels.shape))
+        labels = ensure_same_dims(
+            labels, logits, batch_axes, batch_axes, "SparseSoftmaxCrossEntropyWithLogits"
         )
     if logits.shape is None or logits.shape[-1] is None:
         # The number of classes is known at run time only.
@@ -646,6 +653,7 @@ def in_top_k(predictions: Any, targets: Any, k: Any, name: str | None = None) ->
             f"'{predictions.name}' of shape {format_shape(predictions.shape)}, got "
             f"{format_shape(targets.shape)}"
         )
+    targets = ensure_same_dims(targets, predictions, [0], [0], "InTopK")
     classes = _range(predictions.shape[1], dtype=targets.dtype)
     chosen = equal(expand_dims(classes, 0), expand_dims(targets, 1))
     target = reduce_max(where(chosen, predictions, float("-inf")), axis=1, keepdims=True)

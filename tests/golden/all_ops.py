@@ -82,6 +82,20 @@ def _concat_part(value, axis, sizes, index):
     return value[(slice(None),) * axis + (slice(start, start + sizes[index]),)]
 
 
+def _ensure_same_dims(value, like, axes, like_axes, op_type):
+    """``value``, checked to have as many entries along ``axes`` as ``like`` along ``like_axes``
+    (``op_type`` checks these in TF, where NumPy would broadcast a size 1)."""
+    actual, other = np.shape(value), np.shape(like)
+    for axis, like_axis in zip(axes, like_axes):
+        if actual[axis] != other[like_axis]:
+            raise ValueError(
+                f"{op_type}: {actual[axis]} entries along axis {axis} (shape {list(actual)}), but "
+                f"{other[like_axis]} along axis {like_axis} of the tensor they go with (shape "
+                f"{list(other)})"
+            )
+    return value
+
+
 def _prod_others(value, axes):
     """At each position, the product over ``axes`` of every other element (zeros allowed)."""
     axes = tuple(range(np.ndim(value))) if axes is None else axes
@@ -454,7 +468,9 @@ def all_ops(x, labels, weights, bias):
         + np.zeros((2, 2), dtype=np.float64)
         + np.asarray(np.full((2, 2), 0.5, dtype=np.float32), dtype=np.float64)
     )
-    one_hot_labels = (np.eye(3, dtype=np.float64))[labels]
+    one_hot_labels = (np.eye(3, dtype=np.float64))[
+        _ensure_same_dims(labels, x, (0,), (0,), "SparseSoftmaxCrossEntropyWithLogits")
+    ]
     xent_weights_t0 = matmul_weights.max(axis=1, keepdims=True, initial=-np.inf)
     xent_weights_t1_arg = np.subtract(
         matmul_weights, xent_weights_t0, out=_float64_rows.pop()

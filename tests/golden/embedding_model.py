@@ -60,6 +60,20 @@ def _scatter_add(value, indices, shape, axis, dtype):
     return result
 
 
+def _ensure_same_dims(value, like, axes, like_axes, op_type):
+    """``value``, checked to have as many entries along ``axes`` as ``like`` along ``like_axes``
+    (``op_type`` checks these in TF, where NumPy would broadcast a size 1)."""
+    actual, other = np.shape(value), np.shape(like)
+    for axis, like_axis in zip(axes, like_axes):
+        if actual[axis] != other[like_axis]:
+            raise ValueError(
+                f"{op_type}: {actual[axis]} entries along axis {axis} (shape {list(actual)}), but "
+                f"{other[like_axis]} along axis {like_axis} of the tensor they go with (shape "
+                f"{list(other)})"
+            )
+    return value
+
+
 def embedding_model(words, labels, embeddings, weights, bias):
     """Forward values and gradients; see the module docstring for shapes."""
     words = _check("words", words, np.int32, (None, 20))
@@ -77,7 +91,11 @@ def embedding_model(words, labels, embeddings, weights, bias):
     mean_embeddings = gather_embeddings.mean(axis=1)
     add_bias = mean_embeddings @ weights
     add_bias += bias
-    one_hot_labels = (np.eye(4, dtype=np.float32))[labels]
+    one_hot_labels = (np.eye(4, dtype=np.float32))[
+        _ensure_same_dims(
+            labels, add_bias, (0,), (0,), "SparseSoftmaxCrossEntropyWithLogits"
+        )
+    ]
     xent_bias_t0 = add_bias.max(axis=1, keepdims=True, initial=-np.inf)
     xent_bias_t1_arg = add_bias - xent_bias_t0
     xent_bias_t1 = np.exp(xent_bias_t1_arg, out=xent_bias_t1_arg)

@@ -47,6 +47,20 @@ def _check(name, value, dtype, shape):
     return array
 
 
+def _ensure_same_dims(value, like, axes, like_axes, op_type):
+    """``value``, checked to have as many entries along ``axes`` as ``like`` along ``like_axes``
+    (``op_type`` checks these in TF, where NumPy would broadcast a size 1)."""
+    actual, other = np.shape(value), np.shape(like)
+    for axis, like_axis in zip(axes, like_axes):
+        if actual[axis] != other[like_axis]:
+            raise ValueError(
+                f"{op_type}: {actual[axis]} entries along axis {axis} (shape {list(actual)}), but "
+                f"{other[like_axis]} along axis {like_axis} of the tensor they go with (shape "
+                f"{list(other)})"
+            )
+    return value
+
+
 def logistic_regression(images, labels, W1, b1):
     """Forward values and gradients; see the module docstring for shapes."""
     images = _check("images", images, np.float64, (None, 64))
@@ -61,7 +75,11 @@ def logistic_regression(images, labels, W1, b1):
     # Forward
     add_b1 = images @ W1
     add_b1 += b1
-    one_hot_labels = (np.eye(10, dtype=np.float64))[labels]
+    one_hot_labels = (np.eye(10, dtype=np.float64))[
+        _ensure_same_dims(
+            labels, add_b1, (0,), (0,), "SparseSoftmaxCrossEntropyWithLogits"
+        )
+    ]
     xent_b1_t0 = add_b1.max(axis=1, keepdims=True, initial=-np.inf)
     xent_b1_t1_arg = add_b1 - xent_b1_t0
     xent_b1_t1 = np.exp(xent_b1_t1_arg, out=xent_b1_t1_arg)

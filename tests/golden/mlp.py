@@ -55,6 +55,20 @@ def _check(name, value, dtype, shape):
     return array
 
 
+def _ensure_same_dims(value, like, axes, like_axes, op_type):
+    """``value``, checked to have as many entries along ``axes`` as ``like`` along ``like_axes``
+    (``op_type`` checks these in TF, where NumPy would broadcast a size 1)."""
+    actual, other = np.shape(value), np.shape(like)
+    for axis, like_axis in zip(axes, like_axes):
+        if actual[axis] != other[like_axis]:
+            raise ValueError(
+                f"{op_type}: {actual[axis]} entries along axis {axis} (shape {list(actual)}), but "
+                f"{other[like_axis]} along axis {like_axis} of the tensor they go with (shape "
+                f"{list(other)})"
+            )
+    return value
+
+
 def mlp(images, labels, W1, b1, W2, b2, W3, b3):
     """Forward values and gradients; see the module docstring for shapes."""
     images = _check("images", images, np.float64, (None, 64))
@@ -81,7 +95,11 @@ def mlp(images, labels, W1, b1, W2, b2, W3, b3):
     del tanh_b2_arg
     add_b3 = tanh_b2 @ W3
     add_b3 += b3
-    one_hot_labels = (np.eye(10, dtype=np.float64))[labels]
+    one_hot_labels = (np.eye(10, dtype=np.float64))[
+        _ensure_same_dims(
+            labels, add_b3, (0,), (0,), "SparseSoftmaxCrossEntropyWithLogits"
+        )
+    ]
     xent_b3_t0 = add_b3.max(axis=1, keepdims=True, initial=-np.inf)
     xent_b3_t1_arg = add_b3 - xent_b3_t0
     xent_b3_t1 = np.exp(xent_b3_t1_arg, out=xent_b3_t1_arg)

@@ -697,6 +697,7 @@ PORTABLE_HELPERS = frozenset(
         "top_k_grad",
         "matrices",
         "ensure_shape",
+        "ensure_same_dims",
         "select_condition",
         "one_hot_like",
     }

@@ -126,6 +126,20 @@ def _take(xp, value, indices, axis):
     return xp.reshape(flat, shape)
 
 
+def _ensure_same_dims(xp, value, like, axes, like_axes, op_type):
+    """``value``, checked to have as many entries along ``axes`` as ``like`` along ``like_axes``
+    (``op_type`` checks these in TF, where NumPy would broadcast a size 1)."""
+    actual, other = tuple(value.shape), tuple(like.shape)
+    for axis, like_axis in zip(axes, like_axes):
+        if actual[axis] != other[like_axis]:
+            raise ValueError(
+                f"{op_type}: {actual[axis]} entries along axis {axis} (shape {list(actual)}), but "
+                f"{other[like_axis]} along axis {like_axis} of the tensor they go with (shape "
+                f"{list(other)})"
+            )
+    return value
+
+
 def mlp(images, labels, W1, b1, W2, b2, W3, b3):
     """Forward values and gradients; see the module docstring for shapes."""
     xp, device = _namespace(images, labels, W1, b1, W2, b2, W3, b3)
@@ -143,7 +157,12 @@ def mlp(images, labels, W1, b1, W2, b2, W3, b3):
     tanh_b2 = xp.tanh(b2 + tanh_b1 @ W2)
     add_b3 = b3 + tanh_b2 @ W3
     one_hot_labels = _take(
-        xp, xp.eye(10, dtype=xp.float64, device=device), labels, axis=0
+        xp,
+        xp.eye(10, dtype=xp.float64, device=device),
+        _ensure_same_dims(
+            xp, labels, add_b3, (0,), (0,), "SparseSoftmaxCrossEntropyWithLogits"
+        ),
+        axis=0,
     )
     xent_b3_t0 = xp.max(add_b3, axis=1, keepdims=True)
     xent_b3_t1 = xp.exp(add_b3 - xent_b3_t0)
