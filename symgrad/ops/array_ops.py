@@ -1542,6 +1542,9 @@ register(
         "EnsureSameDims",
         lower=_lower_ensure_same_dims,
         gradient=lambda op, grad: [grad, None],
+        # ``like`` is read for its shape: a named array (or an input of its shape), never an
+        # expression computed again for it.
+        materialized_inputs=lambda op: (1,),
         shape_only_inputs=(1,),
         signature=lambda op, sigs: sigs[0],
     )
