@@ -18,7 +18,8 @@ from typing import Any
 import sympy as sp
 from sympy.printing.precedence import PRECEDENCE
 
-from ..shapes import broadcast_signatures
+from ..errors import ShapeError
+from ..shapes import broadcast_signatures, normalize_axes
 
 
 class _Elementwise(sp.Function):
@@ -329,11 +330,10 @@ class ReduceSum(_Structural):
         operand = signature_of(value)
         if not isinstance(operand, tuple):
             return None
-        rank = len(operand)
-        if not all(-rank <= int(a) < rank for a in axes):
+        try:  # axes counted from the end: ``axis=-1`` of a value of unknown rank when traced
+            reduced = set(normalize_axes(tuple(axes) or None, len(operand), "", ""))
+        except ShapeError:
             return None
-        # Axes counted from the end (``axis=-1`` of a value whose rank was unknown when traced).
-        reduced = {int(a) % rank for a in axes} if len(axes) else set(range(rank))
         if keepdims:
             return tuple(1 if i in reduced else d for i, d in enumerate(operand))
         return tuple(d for i, d in enumerate(operand) if i not in reduced)

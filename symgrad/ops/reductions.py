@@ -16,7 +16,7 @@ import numpy as np
 import sympy as sp
 
 from .. import dtypes as _dtypes
-from ..errors import DTypeError, InvalidArgumentError
+from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Operation, Tensor
 from ..shapes import (
     Shape,
@@ -141,12 +141,11 @@ def _reduce_signature(op: Operation, operands: Sequence[Any]) -> Any:
         # A full reduction without keepdims is a scalar; any other result has a rank and
         # sizes known only at run time.
         return frozenset({(op.name, "shape")}) if keepdims or axes is not None else ()
-    rank = len(sig)
-    if axes is None:  # every axis
-        axes = tuple(range(rank))
-    elif not all(-rank <= a < rank for a in axes):
+    try:  # None, or axes counted from the end, of a value whose rank was unknown when built
+        axes = normalize_axes(axes, len(sig), op.type, op.inputs[0].name)
+    except ShapeError:
         return signature(op.outputs[0].shape, op.name)
-    return squeeze_axes(sig, tuple(a % rank for a in axes), keepdims)
+    return squeeze_axes(sig, axes, keepdims)
 
 
 def _tf1_reduction(
