@@ -247,6 +247,31 @@ def normalize_axes(axis: object, rank: int, op: str, tensor: str) -> tuple[int, 
     return tuple(sorted(result))
 
 
+def unknown_rank_axes(axis: object, op: str, tensor: str) -> tuple[int, ...]:
+    """Sorted axes of a tensor whose rank is known only at run time.
+
+    Axes all counted from the start, or all from the end, name the same axes at any rank, so
+    NumPy can read them when the value arrives; a mix (``[0, -1]``) could name one axis twice.
+    """
+    items: Iterable[object] = axis if isinstance(axis, (list, tuple)) else (axis,)
+    values = []
+    for item in items:
+        if isinstance(item, bool) or not hasattr(item, "__index__"):
+            raise ShapeError(
+                f"symgrad: {op}: axis {axis!r} for tensor '{tensor}' is not an int or list of ints"
+            )
+        values.append(int(item))
+    if len(set(values)) != len(values):
+        raise ShapeError(f"symgrad: {op}: axis {axis!r} repeats an axis of tensor '{tensor}'")
+    if values and min(values) < 0 <= max(values):
+        raise ShapeError(
+            f"symgrad: {op}: axis {axis!r} mixes axes counted from the start and from the end; "
+            f"tensor '{tensor}' has a rank known only at run time, so give its placeholder a "
+            f"shape or count all axes one way"
+        )
+    return tuple(sorted(values))
+
+
 def squeeze_axes(shape: Sequence[Dim], axes: tuple[int, ...], keepdims: bool) -> tuple[Dim, ...]:
     if keepdims:
         return tuple(1 if i in axes else d for i, d in enumerate(shape))

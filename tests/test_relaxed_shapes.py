@@ -19,8 +19,10 @@ runs every variant of every corpus in both forms (about 1,900 programs)::
 
 The random-program property runs ``SYMGRAD_SHAPES_EXAMPLES`` examples (default 40).
 
-A program whose graph cannot be built without static shapes (an op needs a known rank or
-size at graph time, in TF as here) is skipped with the error it raised.
+A program whose graph cannot be built without static shapes is skipped with the error it
+raised: Hessians, which need fully defined shapes in TF too, and ops symgrad still builds
+only on known ranks or sizes (``einsum`` with ``...`` or repeated indices, ``trace``,
+``gather`` with ``batch_dims``, a bool-mask index), which TF builds.
 """
 
 from __future__ import annotations

@@ -38,6 +38,7 @@ STRUCTURAL_OPS = frozenset(
         "DepthWindowSum",
         "PlaceholderWithDefault",
         "CustomGradient",
+        "Rank",
     }
 )
 
@@ -68,8 +69,10 @@ def build_structural_ops():  # type: ignore[no-untyped-def]
     )
     normalized = sg.nn.lrn(sg.reshape(h, [1, 1, -1, 4]), depth_radius=1)
     fed = sg.placeholder_with_default(w, [4, 4])
+    any_rank = sg.placeholder_with_default(w, None)  # a rank known only at run time
     loss = (
-        sg.reduce_sum(sg.square(masked))
+        sg.cast(sg.rank(any_rank), sg.float64)
+        + sg.reduce_sum(sg.square(masked))
         + sg.reduce_sum(squares * band * fed)
         + sg.reduce_sum(segments**2)
         + sg.reduce_sum(normalized**2)

@@ -29,6 +29,7 @@ from ..shapes import (
     num_elements,
     shapes_compatible,
     signature,
+    unknown_rank_axes,
 )
 from ..signatures import reduced_axes_of, signature_of
 from .broadcasting import sum_to_shape_of
@@ -326,27 +327,40 @@ def transpose(
     """Permute axes (reverse them by default)."""
     x = convert_to_tensor(a)
     if x.shape is None:
-        raise ShapeError(f"symgrad: Transpose: '{x.name}' needs a known rank")
-    rank = len(x.shape)
+        if perm is None:  # NumPy reverses the axes of whatever rank arrives, as TF does
+            return _op("Transpose", [x], {"perm": None}, None, x.dtype, name)
+        # A permutation fixes the rank: TF's kernel refuses any other, and so does the check.
+        x = ensure_shape(x, [None] * len(perm))
+    shape = x.shape
+    assert shape is not None  # given above where it was not
+    rank = len(shape)
     order = tuple(builtins.range(rank))[::-1] if perm is None else tuple(int(p) for p in perm)
     if sorted(p % builtins.max(rank, 1) if -rank <= p < rank else -1 for p in order) != list(
         builtins.range(rank)
     ):
         raise ShapeError(
             f"symgrad: Transpose: perm {perm!r} is not a permutation of the {rank} axes "
-            f"of '{x.name}' {format_shape(x.shape)}"
+            f"of '{x.name}' {format_shape(shape)}"
         )
     order = tuple(p % rank for p in order) if rank else order
-    return _op("Transpose", [x], {"perm": order}, tuple(x.shape[p] for p in order), x.dtype, name)
+    return _op("Transpose", [x], {"perm": order}, tuple(shape[p] for p in order), x.dtype, name)
 
 
 def _transpose_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
+    if op.attrs["perm"] is None:  # the reversal, of a rank known only at run time
+        return [transpose(grad)]
     return [transpose(grad, list(np.argsort(op.attrs["perm"])))]
+
+
+def _transpose_signature(op: Operation, sigs: Sequence[Any]) -> Any:
+    if op.attrs["perm"] is None or not isinstance(sigs[0], tuple):
+        return signature(op.outputs[0].shape, op.name)
+    return tuple(sigs[0][p] for p in op.attrs["perm"])
 
 
 def _lower_transpose(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
     perm = op.attrs["perm"]
-    if perm == tuple(builtins.range(len(perm)))[::-1]:
+    if perm is None or perm == tuple(builtins.range(len(perm)))[::-1]:
         return call("transpose", operands[0])
     return call("transpose", operands[0], perm)
 
@@ -356,7 +370,7 @@ register(
         "Transpose",
         lower=_lower_transpose,
         gradient=_transpose_gradient,
-        signature=lambda op, sigs: tuple(sigs[0][p] for p in op.attrs["perm"]),
+        signature=_transpose_signature,
     )
 )
 
@@ -365,7 +379,9 @@ def expand_dims(input: Any, axis: int, name: str | None = None) -> Tensor:
     """Insert a size-1 axis at ``axis``."""
     x = convert_to_tensor(input)
     if x.shape is None:
-        raise ShapeError(f"symgrad: ExpandDims: '{x.name}' needs a known rank")
+        # NumPy counts a negative axis in the result's axes, as TF does: -1 appends one.
+        (position,) = unknown_rank_axes(int(axis), "ExpandDims", x.name)
+        return _op("ExpandDims", [x], {"axis": position}, None, x.dtype, name)
     rank = len(x.shape) + 1
     if not -rank <= int(axis) < rank:
         raise ShapeError(
@@ -383,7 +399,11 @@ def squeeze(
     x = convert_to_tensor(input)
     axis = squeeze_dims if axis is None else axis
     if x.shape is None:
-        raise ShapeError(f"symgrad: Squeeze: '{x.name}' needs a known rank")
+        # The axes to drop (all of size 1 if none are named) are known when the value arrives;
+        # NumPy refuses an axis whose size is not 1, as TF's kernel does.
+        requested = None if axis is None else (axis if isinstance(axis, (list, tuple)) else [axis])
+        axes = None if requested is None else unknown_rank_axes(requested, "Squeeze", x.name)
+        return _op("Squeeze", [x], {"axes": axes}, None, x.dtype, name)
     rank = len(x.shape)
     if axis is None:
         if None in x.shape:
@@ -406,10 +426,14 @@ def squeeze(
 
 
 def _squeeze_signature(op: Operation, sigs: Sequence[Any]) -> Any:
+    if op.attrs["axes"] is None or not isinstance(sigs[0], tuple):
+        return signature(op.outputs[0].shape, op.name)
     return tuple(d for i, d in enumerate(sigs[0]) if i not in op.attrs["axes"])
 
 
 def _expand_signature(op: Operation, sigs: Sequence[Any]) -> Any:
+    if not isinstance(sigs[0], tuple):
+        return signature(op.outputs[0].shape, op.name)
     sig = list(sigs[0])
     sig.insert(op.attrs["axis"], 1)
     return tuple(sig)
@@ -496,12 +520,17 @@ def _normalize_key(x: Tensor, key: Any) -> tuple[tuple[Any, ...], Shape]:
             raise InvalidArgumentError(
                 f"symgrad: StridedSlice: unsupported index {item!r} for '{x.name}'"
             )
-    if x.shape is None:
-        raise ShapeError(f"symgrad: StridedSlice: indexing '{x.name}' needs a known rank")
     if normalized.count(Ellipsis) > 1:
         raise InvalidArgumentError(
             f"symgrad: StridedSlice: more than one '...' indexing '{x.name}'"
         )
+    if x.shape is None:
+        # NumPy reads the key against the rank that arrives, as TF's kernel does (axes after
+        # the key's are kept whole); the result's rank is known only then. Full slices after
+        # an ellipsis name the last axes, so only a key without one loses its trailing ones.
+        while Ellipsis not in normalized and normalized and normalized[-1] == slice(None):
+            normalized.pop()
+        return tuple(normalized), None
     consumed = sum(1 for i in normalized if i is not None and i is not Ellipsis)
     if consumed > len(x.shape):
         raise ShapeError(
@@ -679,7 +708,8 @@ def _lower_slice_gradient(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr
 def _slice_signature(op: Operation, sigs: Sequence[Any]) -> Any:
     source, out, axis = sigs[0], [], 0
     fresh = signature(op.outputs[0].shape, op.name)
-    assert isinstance(fresh, tuple)  # slicing needs a known rank
+    if not (isinstance(fresh, tuple) and isinstance(source, tuple)):
+        return fresh  # a rank known only at run time
     for item in op.attrs["key"]:
         if item is None:
             out.append(1)
@@ -835,8 +865,8 @@ def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
                 f"symgrad: Pack: '{t.name}' {t.dtype.name}{format_shape(t.shape)} differs from "
                 f"'{first.name}' {first.dtype.name}{format_shape(first.shape)}"
             )
-    if first.shape is None:
-        raise ShapeError(f"symgrad: Pack: '{first.name}' needs a known rank")
+    if first.shape is None:  # NumPy places the new axis when the values arrive, as TF does
+        return _op("Pack", tensors, {"axis": int(axis)}, None, first.dtype, name)
     if not -(len(first.shape) + 1) <= int(axis) <= len(first.shape):
         raise ShapeError(
             f"symgrad: Pack: axis {axis} is out of range for stacking '{first.name}' of rank "
@@ -847,11 +877,23 @@ def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
     return _op("Pack", tensors, {"axis": position}, shape, first.dtype, name)
 
 
+def _along(axis: int, index: int | slice) -> tuple[Any, ...]:
+    """The key of ``index`` along ``axis``: counted from the end when the rank is known only
+    at run time (``[..., i, :]`` for axis -2)."""
+    if axis < 0:
+        return (Ellipsis, index) + (slice(None),) * (-axis - 1)
+    return (slice(None),) * axis + (index,)
+
+
 def _stack_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     axis = op.attrs["axis"]
-    return [
-        strided_slice(grad, (slice(None),) * axis + (i,)) for i in builtins.range(len(op.inputs))
-    ]
+    return [strided_slice(grad, _along(axis, i)) for i in builtins.range(len(op.inputs))]
+
+
+def _stack_signature(op: Operation, sigs: Sequence[Any]) -> Any:
+    if not isinstance(sigs[0], tuple):
+        return signature(op.outputs[0].shape, op.name)
+    return tuple(sigs[0][: op.attrs["axis"]]) + (len(sigs),) + tuple(sigs[0][op.attrs["axis"] :])
 
 
 register(
@@ -859,9 +901,7 @@ register(
         "Pack",
         lower=lambda op, xs: Call(Literal("stack"), ListOf(*xs), literal(op.attrs["axis"])),
         gradient=_stack_gradient,
-        signature=lambda op, sigs: (
-            tuple(sigs[0][: op.attrs["axis"]]) + (len(sigs),) + tuple(sigs[0][op.attrs["axis"] :])
-        ),
+        signature=_stack_signature,
     )
 )
 
@@ -871,15 +911,20 @@ def unstack(
 ) -> list[Tensor]:
     """The slices of ``value`` along ``axis``, as a list."""
     x = convert_to_tensor(value)
-    if x.shape is None:
-        raise ShapeError(f"symgrad: Unpack: '{x.name}' needs a known rank")
-    position = _axis(axis, len(x.shape), "Unpack", x.name)
-    count = x.shape[position] if num is None else num
+    if x.shape is None:  # the slices read the rank that arrives
+        if num is None:
+            raise ShapeError(
+                f"symgrad: Unpack: '{x.name}' has a rank known only at run time; pass num="
+            )
+        position, count = int(axis), int(num)
+    else:
+        position = _axis(axis, len(x.shape), "Unpack", x.name)
+        count = x.shape[position] if num is None else num
     if count is None:
         raise ShapeError(
             f"symgrad: Unpack: axis {position} of '{x.name}' has unknown size; pass num="
         )
-    return [strided_slice(x, (slice(None),) * position + (i,)) for i in builtins.range(count)]
+    return [strided_slice(x, _along(position, i)) for i in builtins.range(count)]
 
 
 def split(
@@ -887,10 +932,11 @@ def split(
 ) -> list[Tensor]:
     """Split ``value`` along ``axis`` into equal parts, or parts of the given sizes."""
     x = convert_to_tensor(value)
-    if x.shape is None:
-        raise ShapeError(f"symgrad: Split: '{x.name}' needs a known rank")
-    position = _axis(axis, len(x.shape), "Split", x.name)
-    size = x.shape[position]
+    if x.shape is None:  # the slices read the rank that arrives
+        position, size = int(axis), None
+    else:
+        position = _axis(axis, len(x.shape), "Split", x.name)
+        size = x.shape[position]
     if isinstance(num_or_size_splits, (int, np.integer)):
         parts = int(num_or_size_splits)
         if size is None or parts <= 0 or size % parts:
@@ -923,7 +969,7 @@ def split(
         for part in sizes[cut + 1 :]:
             bounds.append((end, end + part or None))
             end += part
-    return [strided_slice(x, (slice(None),) * position + (slice(a, b),)) for a, b in bounds]
+    return [strided_slice(x, _along(position, slice(a, b))) for a, b in bounds]
 
 
 # --- tile, broadcast_to -----------------------------------------------------------------------------
@@ -935,6 +981,8 @@ def tile(input: Any, multiples: Sequence[int], name: str | None = None) -> Tenso
     if isinstance(multiples, Tensor):
         multiples = _shape_argument(multiples, "Tile", x)
     multiples = tuple(_ints(multiples, "Tile", "multiples", x))
+    if x.shape is None:  # one multiple per axis fixes the rank, checked when run as by TF
+        x = ensure_shape(x, [None] * len(multiples))
     if x.shape is None or len(multiples) != len(x.shape):
         raise ShapeError(
             f"symgrad: Tile: {len(multiples)} multiples for '{x.name}' of shape "
@@ -971,8 +1019,8 @@ def broadcast_to(input: Any, shape: Any, name: str | None = None) -> Tensor:
     if like is not None:
         return add(x, zeros_like(like, dtype=x.dtype), name=name)
     target = tuple(_ints(_shape_argument(shape, "BroadcastTo", x), "BroadcastTo", "the shape", x))
-    try:
-        if broadcast_shapes(x.shape, target) != target:
+    try:  # a value of unknown rank is checked by NumPy when it arrives, as by TF's kernel
+        if x.shape is not None and broadcast_shapes(x.shape, target) != target:
             raise ValueError
     except ValueError:
         raise ShapeError(
@@ -1027,8 +1075,15 @@ def gather(
             f"symgrad: GatherV2: indices '{indices.name}' must be int32 or int64, "
             f"got {indices.dtype.name}"
         )
-    if params.shape is None or indices.shape is None:
-        raise ShapeError("symgrad: GatherV2: params and indices need known ranks")
+    if params.shape is None:
+        # The gathered axis is found when the value arrives: counted from the start, it is the
+        # same axis at any rank (the gradient scatters along it).
+        if int(axis) < 0:
+            raise ShapeError(
+                f"symgrad: GatherV2: axis {axis} of '{params.name}', whose rank is known only at "
+                f"run time; give an axis counted from the start, or the placeholder a shape"
+            )
+        return _op("GatherV2", [params, indices], {"axis": int(axis)}, None, params.dtype, name)
     position = _axis(axis, len(params.shape), "GatherV2", params.name)
     size = params.shape[position]
     if indices.op.type == "Const" and size is not None:
@@ -1039,7 +1094,11 @@ def gather(
                 f"{position} of '{params.name}' {format_shape(params.shape)}"
             )
     shape = (
-        tuple(params.shape[:position]) + tuple(indices.shape) + tuple(params.shape[position + 1 :])
+        None
+        if indices.shape is None  # the result's rank, too, is known only at run time
+        else tuple(params.shape[:position])
+        + tuple(indices.shape)
+        + tuple(params.shape[position + 1 :])
     )
     return _op("GatherV2", [params, indices], {"axis": position}, shape, params.dtype, name)
 
@@ -1096,16 +1155,19 @@ def _gather_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     return [scattered, None]
 
 
+def _gather_signature(op: Operation, sigs: Sequence[Any]) -> Any:
+    params, indices, axis = sigs[0], sigs[1], op.attrs["axis"]
+    if not (isinstance(params, tuple) and isinstance(indices, tuple)):
+        return signature(op.outputs[0].shape, op.name)
+    return tuple(params[:axis]) + tuple(indices) + tuple(params[axis + 1 :])
+
+
 register(
     OpDef(
         "GatherV2",
         lower=lambda op, xs: call("take", xs[0], xs[1], Literal(f"axis={op.attrs['axis']}")),
         gradient=_gather_gradient,
-        signature=lambda op, sigs: (
-            tuple(sigs[0][: op.attrs["axis"]])
-            + tuple(sigs[1])
-            + tuple(sigs[0][op.attrs["axis"] + 1 :])
-        ),
+        signature=_gather_signature,
     )
 )
 
@@ -1369,28 +1431,36 @@ def one_hot_of_labels(
         raise DTypeError(
             f"symgrad: OneHot: indices '{indices.name}' must be integers, got {indices.dtype.name}"
         )
-    if indices.shape is None:
-        raise ShapeError(f"symgrad: OneHot: '{indices.name}' needs a known rank")
     if int(depth) < 0:
         raise InvalidArgumentError(
             f"symgrad: OneHot: depth {depth} of the one-hot vectors of '{indices.name}' is negative"
         )
+    dtype = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.float32
+    attrs = {
+        "depth": int(depth),
+        "on": 1 if on_value is None else on_value,
+        "off": 0 if off_value is None else off_value,
+        "axis": int(axis),
+        "in_range": bool(in_range),
+    }
+    if indices.shape is None:
+        # The new axis is placed when the indices arrive: -1 (last) or one counted from the
+        # start, the axes TF's kernel takes.
+        if int(axis) < -1:
+            raise ShapeError(
+                f"symgrad: OneHot: axis {axis} for indices '{indices.name}' of unknown rank; "
+                f"give -1 (the last axis) or an axis counted from the start"
+            )
+        return _op("OneHot", [indices], attrs, None, dtype, name)
     if not -(len(indices.shape) + 1) <= int(axis) <= len(indices.shape):
         raise ShapeError(
             f"symgrad: OneHot: axis {axis} is out of range for indices '{indices.name}' of rank "
             f"{len(indices.shape)} (the result has rank {len(indices.shape) + 1})"
         )
-    dtype = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.float32
     position = _axis(axis, len(indices.shape) + 1, "OneHot", indices.name)
     shape = list(indices.shape)
     shape.insert(position, int(depth))
-    attrs = {
-        "depth": int(depth),
-        "on": 1 if on_value is None else on_value,
-        "off": 0 if off_value is None else off_value,
-        "axis": position,
-        "in_range": bool(in_range),
-    }
+    attrs["axis"] = position
     return _op("OneHot", [indices], attrs, tuple(shape), dtype, name)
 
 
@@ -1399,7 +1469,8 @@ def _lower_one_hot(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
     # Indexing the identity wraps a negative index and raises on one >= depth, where TF gives
     # a row of zeros: only for indices known to be in range.
     in_range = a.get("in_range", False)
-    if in_range and a["on"] == 1 and a["off"] == 0 and a["axis"] == len(op.inputs[0].shape):  # type: ignore[arg-type]  # one_hot requires indices of known rank
+    rank = None if op.inputs[0].shape is None else len(op.inputs[0].shape)
+    if in_range and a["on"] == 1 and a["off"] == 0 and a["axis"] in (-1, rank):
         identity = Created(
             Literal(f"np.eye({a['depth']}, dtype={_numpy_dtype_text(dtype)})"), Literal(dtype.name)
         )
@@ -1560,9 +1631,8 @@ def shape(input: Any, name: str | None = None, out_type: Any = _dtypes.int32) ->
     out_type = _dtypes.as_dtype(out_type)
     if is_fully_defined(x.shape):
         return constant(np.asarray(x.shape, dtype=out_type.numpy), dtype=out_type, name=name)
-    if x.shape is None:
-        raise ShapeError(f"symgrad: Shape: '{x.name}' has unknown rank")
-    return _op("Shape", [x], {"out": out_type.name}, (len(x.shape),), out_type, name)
+    length = None if x.shape is None else len(x.shape)
+    return _op("Shape", [x], {"out": out_type.name}, (length,), out_type, name)
 
 
 register(
@@ -1598,11 +1668,23 @@ register(
 
 
 def rank(input: Any, name: str | None = None) -> Tensor:
-    """The number of axes, as an int32 constant (the rank must be static)."""
+    """The number of axes, as an int32 scalar: a constant when the rank is static."""
     x = convert_to_tensor(input)
     if x.shape is None:
-        raise ShapeError(f"symgrad: Rank: '{x.name}' has unknown rank")
+        return _op("Rank", [x], {}, (), _dtypes.int32, name)
     return constant(np.int32(len(x.shape)), name=name)
+
+
+register(
+    OpDef(
+        "Rank",
+        lower=lambda op, xs: Call(
+            Literal("array"), Call(Literal("ndim"), xs[0]), Literal("dtype=np.int32")
+        ),
+        gradient=None,
+        materialized_inputs=lambda op: (0,),
+    )
+)
 
 
 def _getitem(self: Tensor, key: Any) -> Tensor:

@@ -338,6 +338,12 @@ def sigmoid_cross_entropy_with_logits(
     labels = (
         convert_to_tensor(labels, dtype=logits.dtype) if not isinstance(labels, Tensor) else labels
     )
+    # One side of unknown rank takes the other's shape, checked when run (TF merges the two
+    # static shapes and its kernel checks the values).
+    if labels.shape is None and logits.shape is not None:
+        labels = ensure_shape(labels, logits.shape)
+    elif logits.shape is None and labels.shape is not None:
+        logits = ensure_shape(logits, labels.shape)
     if (
         labels.shape is None
         or logits.shape is None
@@ -376,14 +382,17 @@ def bias_add(
     if (
         bias.shape is None
         or len(bias.shape) != 1
-        or value.shape is None
-        or not value.shape
-        or not shapes_compatible((value.shape[-1],), bias.shape)
+        or (value.shape is not None and not value.shape)
+        or (value.shape is not None and not shapes_compatible((value.shape[-1],), bias.shape))
     ):
         raise ShapeError(
             f"symgrad: BiasAdd: bias '{bias.name}' {format_shape(bias.shape)} must be a vector "
             f"the size of the last axis of '{value.name}' {format_shape(value.shape)}"
         )
+    if value.shape is None:
+        # The value's last axis arrives at run time; TF's kernel checks it against the bias
+        # there, where NumPy would broadcast a size 1 (or a scalar) silently.
+        bias = ensure_same_dims(bias, value, [0], [-1], "BiasAdd")
     return add(value, bias, name=name or "BiasAdd")
 
 

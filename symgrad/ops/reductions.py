@@ -12,7 +12,6 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
 import sympy as sp
 
 from .. import dtypes as _dtypes
@@ -25,6 +24,7 @@ from ..shapes import (
     num_elements,
     signature,
     squeeze_axes,
+    unknown_rank_axes,
 )
 from . import functions as F
 from .broadcasting import like_signature
@@ -79,19 +79,15 @@ def _reduce(
     shape: Shape
     axes: tuple[int, ...] | None
     if x.shape is None:
-        last = _from_the_end(axis)
+        if isinstance(axis, (list, tuple)) and not axis:
+            return identity(x, name=name)
         if axis is None:
             axes, shape = None, (None if keepdims else ())
-        elif last is not None:
-            # An axis counted from the end names the same axis whatever the rank at run time
-            # (softmax's gradient reduces its last axis this way); the rank stays unknown.
-            axes, shape = (last,), None
         else:
-            raise InvalidArgumentError(
-                f"symgrad: {op_type}: reducing tensor '{x.name}' of unknown rank over axis {axis!r} "
-                f"needs a known rank (or one axis counted from the end, like -1); give its "
-                f"placeholder a shape"
-            )
+            # Axes of one sign name the same axes whatever the rank fed at run time (softmax's
+            # gradient reduces axis -1 this way), as TF's kernels read them; the rank stays
+            # unknown.
+            axes, shape = unknown_rank_axes(axis, op_type, x.name), None
     else:
         known = normalize_axes(axis, len(x.shape), op_type, x.name)
         if isinstance(axis, (list, tuple)) and not axis:
@@ -101,15 +97,6 @@ def _reduce(
         op_type, [x], {"axes": axes, "keepdims": keepdims}, [(shape, x.dtype)], name=name
     )
     return op.outputs[0]
-
-
-def _from_the_end(axis: Any) -> int | None:
-    """``axis`` when it is one negative axis (an int, or a list or tuple of one), else None."""
-    if isinstance(axis, (list, tuple)) and len(axis) == 1:
-        axis = axis[0]
-    if isinstance(axis, (int, np.integer)) and not isinstance(axis, bool) and axis < 0:
-        return int(axis)
-    return None
 
 
 def _axes_arg(op: Operation) -> sp.Tuple:
@@ -480,14 +467,15 @@ def _arg_reduce(
         raise DTypeError(f"symgrad: {op_type}: output_type must be int32 or int64, got {out_dtype}")
     if x.dtype.is_bool:
         raise DTypeError(f"symgrad: {op_type}: takes a numeric tensor, got bool '{x.name}'")
-    if x.shape is None:
-        raise InvalidArgumentError(
-            f"symgrad: {op_type}: tensor '{x.name}' needs a known rank; give its placeholder a shape"
-        )
-    if not x.shape:
+    axes: tuple[int, ...]
+    shape: Shape
+    if x.shape is None:  # NumPy reads the axis at run time, as TF's kernel does
+        axes, shape = unknown_rank_axes(axis, op_type, x.name), None
+    elif not x.shape:
         raise InvalidArgumentError(f"symgrad: {op_type}: tensor '{x.name}' is a scalar")
-    axes = normalize_axes(axis, len(x.shape), op_type, x.name)
-    shape = squeeze_axes(x.shape, axes, False)
+    else:
+        axes = normalize_axes(axis, len(x.shape), op_type, x.name)
+        shape = squeeze_axes(x.shape, axes, False)
     indices = x.graph.create_op(
         op_type,
         [x],

@@ -19,7 +19,7 @@ import sympy as sp
 
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Operation, Tensor
-from ..shapes import format_shape
+from ..shapes import format_shape, unknown_rank_axes
 from .array_ops import (
     _axis,
     _ints,
@@ -31,6 +31,7 @@ from .array_ops import (
     call,
     concat,
     constant_value,
+    ensure_shape,
     gather,
     reshape,
     shape_argument,
@@ -54,6 +55,12 @@ def _static_ints(value: Any, op: str, what: str, tensor: Tensor | None = None) -
             )
         value = fixed
     return _ints(np.asarray(value).ravel().tolist(), op, what, tensor)
+
+
+def _rank_of_arguments(x: Tensor, rank: int) -> Tensor:
+    """``x``, of the ``rank`` that the op's arguments (one pair of paddings, one begin per axis)
+    give it when its own rank is known only at run time: checked then, as TF's kernel does."""
+    return ensure_shape(x, [None] * rank) if x.shape is None else x
 
 
 def _known_rank(x: Tensor, op: str) -> int:
@@ -84,9 +91,10 @@ def pad(
     [3. 2. 1. 2. 3. 2.]
     """
     x = convert_to_tensor(tensor)
+    flat = _static_ints(paddings, "Pad", "paddings", x)
+    x = _rank_of_arguments(x, len(flat) // 2)
     rank = _known_rank(x, "Pad")
     assert x.shape is not None
-    flat = _static_ints(paddings, "Pad", "paddings", x)
     if len(flat) != 2 * rank or any(p < 0 for p in flat):
         raise ShapeError(
             f"symgrad: Pad: paddings {flat} must be {rank} pairs of non-negative ints for "
@@ -171,10 +179,11 @@ def slice(input_: Any, begin: Any, size: Any, name: str | None = None) -> Tensor
      [5 6]]
     """
     x = convert_to_tensor(input_)
-    rank = _known_rank(x, "Slice")
-    assert x.shape is not None
     starts = _static_ints(begin, "Slice", "begin", x)
     sizes = _static_ints(size, "Slice", "size", x)
+    x = _rank_of_arguments(x, len(starts))
+    rank = _known_rank(x, "Slice")
+    assert x.shape is not None
     if len(starts) != rank or len(sizes) != rank:
         raise ShapeError(
             f"symgrad: Slice: begin {starts} and size {sizes} must have one entry per axis of "
@@ -202,10 +211,11 @@ def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
      [4 3]]
     """
     x = convert_to_tensor(tensor)
-    rank = _known_rank(x, "ReverseV2")
-    axes = tuple(
-        _axis(a, rank, "ReverseV2", x.name) for a in _static_ints(axis, "ReverseV2", "axis")
-    )
+    requested = _static_ints(axis, "ReverseV2", "axis")
+    if x.shape is None:  # NumPy reads axes of one sign at any rank, as TF's kernel does
+        axes = unknown_rank_axes(requested, "ReverseV2", x.name)
+    else:
+        axes = tuple(_axis(a, len(x.shape), "ReverseV2", x.name) for a in requested)
     if len(set(axes)) != len(axes):
         raise InvalidArgumentError(f"symgrad: ReverseV2: axis {list(axes)} repeats an axis")
     return _op("ReverseV2", [x], {"axes": axes}, x.shape, x.dtype, name)
@@ -229,12 +239,12 @@ def _cumulative(
     op_type: str, x: Any, axis: Any, exclusive: bool, reverse: bool, name: Any
 ) -> Tensor:
     x = convert_to_tensor(x)
-    rank = _known_rank(x, op_type)
     (position,) = _static_ints(axis, op_type, "axis", x)
     if x.dtype.is_bool:
         raise DTypeError(f"symgrad: {op_type}: does not take bool tensors ('{x.name}')")
     attrs = {
-        "axis": _axis(position, rank, op_type, x.name),
+        # With a rank known only at run time the helper reads the axis then, as TF does.
+        "axis": position if x.shape is None else _axis(position, len(x.shape), op_type, x.name),
         "exclusive": bool(exclusive),
         "reverse": bool(reverse),
     }

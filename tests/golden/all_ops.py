@@ -87,6 +87,11 @@ def _ensure_same_dims(value, like, axes, like_axes, op_type):
     (``op_type`` checks these in TF, where NumPy would broadcast a size 1)."""
     actual, other = np.shape(value), np.shape(like)
     for axis, like_axis in zip(axes, like_axes):
+        if not -len(other) <= like_axis < len(other):  # a rank known only at run time
+            raise ValueError(
+                f"{op_type}: the tensor that shape {list(actual)} goes with has no axis "
+                f"{like_axis} (shape {list(other)})"
+            )
         if actual[axis] != other[like_axis]:
             raise ValueError(
                 f"{op_type}: {actual[axis]} entries along axis {axis} (shape {list(actual)}), but "

@@ -2,13 +2,13 @@
 
 Graph: structural_ops
 Inputs:
-    x                  float64 (None, 4)         placeholder
-    ids                int32 (None,)             placeholder
-    weights            float64 (4, 4)            variable
+    x                   float64 (None, 4)         placeholder
+    ids                 int32 (None,)             placeholder
+    weights             float64 (4, 4)            variable
 Outputs:
-    add_9              float64 ()
-    d_add_9_d_weights  float64 (4, 4)
-    d_sum_5_d_weights  float64 (4, 4)
+    add_10              float64 ()
+    d_add_10_d_weights  float64 (4, 4)
+    d_sum_5_d_weights   float64 (4, 4)
 """
 
 import numpy as np
@@ -84,6 +84,8 @@ def _cumulative(function, start, value, axis, exclusive, reverse):
     """``function`` (np.cumsum or np.cumprod) along ``axis`` as TF computes it: ``exclusive``
     shifts by one place from ``start``, ``reverse`` runs from the end."""
     value = np.asarray(value)
+    # An axis counted from the end (a rank known only at run time) indexes the slice below.
+    axis = axis % value.ndim if value.ndim else axis
     if reverse:
         value = np.flip(value, axis)
     result = function(value, axis=axis, dtype=value.dtype)
@@ -207,11 +209,9 @@ def structural_ops(x, ids, weights):
         # The shapes TF1 programs are fed: equal sizes, so arrays can be reused in place.
         return _structural_ops_same_shapes(x, ids, weights)
     # Any other shapes, broadcast as TF1 broadcasts them.
-    # Statements: 79, BLAS calls: 7
+    # Statements: 80, BLAS calls: 6
     # Forward
-    tanh_weights_arg = x @ weights
-    tanh_weights = np.tanh(tanh_weights_arg, out=tanh_weights_arg)
-    del tanh_weights_arg
+    tanh_weights = np.tanh(x @ weights)
     pad_weights = np.pad(tanh_weights, ((1, 1), (2, 1)), mode="reflect")
     pad_weights_1 = np.pad(tanh_weights, ((1, 1), (1, 2)))
     reverse_v2_weights = np.flip(pad_weights + pad_weights_1, axis=(1,))
@@ -233,131 +233,134 @@ def structural_ops(x, ids, weights):
     pow_ = add_1 ** (-0.5)
     identity_weights = pow_ * reshape_weights
     mul_weights = add_weights * add_weights_1
-    add_9_t0 = np.square(boolean_mask)
-    add_9 = (
-        np.vdot(add_ids, add_ids)
+    add_10_t0 = np.square(boolean_mask)
+    add_10 = (
+        np.asarray(np.array(np.ndim(weights), dtype=np.int32), dtype=np.float64)
+        + np.vdot(add_ids, add_ids)
         + np.vdot(identity_weights, identity_weights)
-        + np.vdot(mul_weights, weights)
-        + add_9_t0.sum()
+        + add_10_t0.sum()
+        + np.sum(np.broadcast_to(mul_weights * weights, (4, 4)))
     )
     # Gradients
-    d_add_9_d_identity_weights = np.multiply(identity_weights, 2, out=identity_weights)
+    d_add_10_d_identity_weights = np.multiply(identity_weights, 2, out=identity_weights)
     del identity_weights
-    d_add_9_d_add_ids = np.multiply(add_ids, 2, out=add_ids)
+    d_add_10_d_add_ids = np.multiply(add_ids, 2, out=add_ids)
     del add_ids
-    d_add_9_d_add_weights = add_weights_1 * weights
-    # d add_9 / d add_weights
-    d_add_9_d_add_weights_1 = add_weights * weights
-    d_add_9_d_pow = d_add_9_d_identity_weights * reshape_weights
-    d_add_9_d_mul_weights_t0 = add_1 ** (-1.5)
-    d_add_9_d_mul_weights_t0 *= 0.5
-    d_add_9_d_mul_weights = _depth_window_sum(
-        -d_add_9_d_mul_weights_t0 * d_add_9_d_pow, 1
+    d_add_10_d_add_weights = add_weights_1 * weights
+    # d add_10 / d add_weights
+    d_add_10_d_add_weights_1 = add_weights * weights
+    d_add_10_d_pow = d_add_10_d_identity_weights * reshape_weights
+    d_add_10_d_mul_weights_t0 = add_1 ** (-1.5)
+    d_add_10_d_mul_weights_t0 *= 0.5
+    d_add_10_d_mul_weights = _depth_window_sum(
+        -d_add_10_d_mul_weights_t0 * d_add_10_d_pow, 1
     )
-    # d add_9 / d reshape_weights, through mul_weights
-    d_reshape_weights_via_mul_weights = d_add_9_d_mul_weights * reshape_weights
-    d_add_9_d_reshape_weights = d_add_9_d_identity_weights * pow_
-    d_add_9_d_reshape_weights += 2 * d_reshape_weights_via_mul_weights
+    # d add_10 / d reshape_weights, through mul_weights
+    d_reshape_weights_via_mul_weights = d_add_10_d_mul_weights * reshape_weights
+    d_add_10_d_reshape_weights = d_add_10_d_identity_weights * pow_
+    d_add_10_d_reshape_weights += 2 * d_reshape_weights_via_mul_weights
     del d_reshape_weights_via_mul_weights
-    # for d add_9 / d unsorted_segment_max_weights
+    # for d add_10 / d unsorted_segment_max_weights
     cast_d_unsorted_segment_max_weights = np.asarray(
         np.equal(tanh_weights, _segment_gather(unsorted_segment_max_weights, const_1)),
         dtype=np.float64,
     )
     del unsorted_segment_max_weights
-    # for d add_9 / d unsorted_segment_max_weights
+    # for d add_10 / d unsorted_segment_max_weights
     unsorted_segment_sum_d_unsorted_segment_max_weig = _segment_sum(
         cast_d_unsorted_segment_max_weights, const_1, 3, np.float64
     )
-    # for d add_9 / d unsorted_segment_max_weights
+    # for d add_10 / d unsorted_segment_max_weights
     maximum_d_unsorted_segment_max_weights = np.maximum(
         unsorted_segment_sum_d_unsorted_segment_max_weig, 1
     )
     del unsorted_segment_sum_d_unsorted_segment_max_weig
-    # d add_9 / d custom_gradient_weights, through unsorted_segment_sum_ids
+    # d add_10 / d custom_gradient_weights, through unsorted_segment_sum_ids
     d_custom_gradient_weights_via_unsorted_segment_s = _segment_gather(
-        d_add_9_d_add_ids, ids
+        d_add_10_d_add_ids, ids
     )
-    d_add_9_d_add_t0 = np.shape(add)
+    d_add_10_d_add_t0 = np.shape(add)
     del add
-    d_add_9_d_add = _boolean_mask_grad(
-        2 * boolean_mask, greater, d_add_9_d_add_t0, 0, np.float64
+    d_add_10_d_add = _boolean_mask_grad(
+        2 * boolean_mask, greater, d_add_10_d_add_t0, 0, np.float64
     )
     del boolean_mask
-    # for d add_9 / d cumprod
-    cumsum_d_cumprod = _cumsum(cumprod * d_add_9_d_add, 1, 0, 1)
-    d_add_9_d_add_weights_2_t0 = np.reciprocal(slice_)
-    d_add_9_d_add_weights_2_t1 = np.shape(reverse_v2_weights)
+    # for d add_10 / d cumprod
+    cumsum_d_cumprod = _cumsum(cumprod * d_add_10_d_add, 1, 0, 1)
+    d_add_10_d_add_weights_2_t0 = np.reciprocal(slice_)
+    d_add_10_d_add_weights_2_t1 = np.shape(reverse_v2_weights)
     del reverse_v2_weights
-    # d add_9 / d add_weights
-    d_add_9_d_add_weights_2 = np.flip(
+    # d add_10 / d add_weights
+    d_add_10_d_add_weights_2 = np.flip(
         _scatter(
-            cumsum_d_cumprod * d_add_9_d_add_weights_2_t0
-            + _cumsum(d_add_9_d_add, 1, 1, 1),
-            d_add_9_d_add_weights_2_t1,
+            cumsum_d_cumprod * d_add_10_d_add_weights_2_t0
+            + _cumsum(d_add_10_d_add, 1, 1, 1),
+            d_add_10_d_add_weights_2_t1,
             np.s_[:, :4],
             np.float64,
         ),
         axis=(1,),
     )
-    d_add_9_d_pad_weights = _sum_to_shape(
-        d_add_9_d_add_weights_2, np.shape(pad_weights_1)
+    d_add_10_d_pad_weights = _sum_to_shape(
+        d_add_10_d_add_weights_2, np.shape(pad_weights_1)
     )
-    # d add_9 / d custom_gradient_weights, through pad_weights
-    d_custom_gradient_weights_via_pad_weights = d_add_9_d_pad_weights[1:-1, 1:-2]
-    # d add_9 / d custom_gradient_weights, through pad_weights
+    # d add_10 / d custom_gradient_weights, through pad_weights
+    d_custom_gradient_weights_via_pad_weights = d_add_10_d_pad_weights[1:-1, 1:-2]
+    # d add_10 / d custom_gradient_weights, through pad_weights
     d_custom_gradient_weights_via_pad_weights_1 = _mirror_pad_grad(
-        _sum_to_shape(d_add_9_d_add_weights_2, np.shape(pad_weights)),
+        _sum_to_shape(d_add_10_d_add_weights_2, np.shape(pad_weights)),
         ((1, 1), (2, 1)),
         "reflect",
     )
-    d_add_9_d_tanh_weights_t0 = np.shape(x)
-    d_add_9_d_tanh_weights_t1 = np.reciprocal(maximum_d_unsorted_segment_max_weights)
-    d_add_9_d_tanh_weights = (
+    d_add_10_d_tanh_weights_t0 = np.shape(x)
+    d_add_10_d_tanh_weights_t1 = np.reciprocal(maximum_d_unsorted_segment_max_weights)
+    d_add_10_d_tanh_weights = (
         0.5
         * cast_d_unsorted_segment_max_weights
-        * _segment_gather(d_add_9_d_add_ids * d_add_9_d_tanh_weights_t1, const_1)
+        * _segment_gather(d_add_10_d_add_ids * d_add_10_d_tanh_weights_t1, const_1)
         + 0.5 * d_custom_gradient_weights_via_pad_weights
         + 0.5 * d_custom_gradient_weights_via_pad_weights_1
         + 0.5 * d_custom_gradient_weights_via_unsorted_segment_s
-        + 0.5 * np.reshape(d_add_9_d_reshape_weights, d_add_9_d_tanh_weights_t0)
+        + 0.5 * np.reshape(d_add_10_d_reshape_weights, d_add_10_d_tanh_weights_t0)
         + 0.5
         * _scatter(
-            _segment_gather(d_add_9_d_add_ids, const),
-            d_add_9_d_tanh_weights_t0,
+            _segment_gather(d_add_10_d_add_ids, const),
+            d_add_10_d_tanh_weights_t0,
             np.s_[:3],
             np.float64,
         )
     )
-    del d_add_9_d_add_ids
-    d_add_9_d_weights_t0 = np.square(tanh_weights)
-    np.subtract(1, d_add_9_d_weights_t0, out=d_add_9_d_weights_t0)
-    d_add_9_d_weights = (
+    del d_add_10_d_add_ids
+    d_add_10_d_weights_t0 = np.broadcast_to(d_add_10_d_add_weights_1, (4, 4))
+    d_add_10_d_weights_t1 = np.broadcast_to(d_add_10_d_add_weights, (4, 4))
+    d_add_10_d_weights_t2 = np.square(tanh_weights)
+    np.subtract(1, d_add_10_d_weights_t2, out=d_add_10_d_weights_t2)
+    d_add_10_d_weights = (
         mul_weights
-        + _diag_part(_diag(d_add_9_d_add_weights))
-        + _matrix_diag_part(_matrix_diag(d_add_9_d_add_weights))
-        + _band_part(d_add_9_d_add_weights_1, 1, 0)
+        + _diag_part(_diag(d_add_10_d_weights_t1))
+        + _matrix_diag_part(_matrix_diag(d_add_10_d_weights_t1))
+        + _band_part(d_add_10_d_weights_t0, 1, 0)
         + _scatter(
             _matrix_set_diag_zeros(
-                np.broadcast_to(d_add_9_d_add_weights_1.sum(), (3,)), (3, 4)
+                np.broadcast_to(np.sum(d_add_10_d_weights_t0), (3,)), (3, 4)
             ),
             (4, 4),
             np.s_[:3],
             np.float64,
         )
-        + x.T @ (d_add_9_d_tanh_weights * d_add_9_d_weights_t0)
+        + x.T @ (d_add_10_d_tanh_weights * d_add_10_d_weights_t2)
     )
-    del d_add_9_d_add_weights, d_add_9_d_add_weights_1, mul_weights
-    d_sum_5_d_d_add_9_d_weights = d_add_9_d_weights * 2
-    d_sum_5_d_d_add_9_d_matmul_weights = x @ d_sum_5_d_d_add_9_d_weights
-    d_sum_5_d_d_add_9_d_custom_gradient_weights = d_add_9_d_weights_t0 * 0.5
-    d_sum_5_d_d_add_9_d_custom_gradient_weights *= d_sum_5_d_d_add_9_d_matmul_weights
-    d_sum_5_d_d_add_9_d_slice = (
+    del mul_weights
+    d_sum_5_d_d_add_10_d_weights = d_add_10_d_weights * 2
+    d_sum_5_d_d_add_10_d_matmul_weights = x @ d_sum_5_d_d_add_10_d_weights
+    d_sum_5_d_d_add_10_d_custom_gradient_weights = d_add_10_d_weights_t2 * 0.5
+    d_sum_5_d_d_add_10_d_custom_gradient_weights *= d_sum_5_d_d_add_10_d_matmul_weights
+    d_sum_5_d_d_add_10_d_slice = (
         np.flip(
             np.broadcast_to(
                 np.pad(
                     _sum_to_shape(
-                        d_sum_5_d_d_add_9_d_custom_gradient_weights,
+                        d_sum_5_d_d_add_10_d_custom_gradient_weights,
                         np.shape(d_custom_gradient_weights_via_pad_weights_1),
                     ),
                     ((1, 1), (2, 1)),
@@ -365,74 +368,75 @@ def structural_ops(x, ids, weights):
                 )
                 + _scatter(
                     _sum_to_shape(
-                        d_sum_5_d_d_add_9_d_custom_gradient_weights,
+                        d_sum_5_d_d_add_10_d_custom_gradient_weights,
                         np.shape(d_custom_gradient_weights_via_pad_weights),
                     ),
-                    np.shape(d_add_9_d_pad_weights),
+                    np.shape(d_add_10_d_pad_weights),
                     np.s_[1:-1, 1:-2],
                     np.float64,
                 ),
-                np.shape(d_add_9_d_add_weights_2),
+                np.shape(d_add_10_d_add_weights_2),
             ),
             axis=(1,),
         )
     )[:, :4]
     del (
-        d_add_9_d_add_weights_2,
-        d_add_9_d_pad_weights,
+        d_add_10_d_add_weights_2,
+        d_add_10_d_pad_weights,
         d_custom_gradient_weights_via_pad_weights,
         d_custom_gradient_weights_via_pad_weights_1,
     )
     d_sum_5_d_mul_d_cumprod = _cumsum(
-        d_add_9_d_add_weights_2_t0 * d_sum_5_d_d_add_9_d_slice, 1, 0, 0
+        d_add_10_d_add_weights_2_t0 * d_sum_5_d_d_add_10_d_slice, 1, 0, 0
     )
-    d_sum_5_d_d_add_9_d_reshape_weights = np.reshape(
-        d_sum_5_d_d_add_9_d_custom_gradient_weights, np.shape(d_add_9_d_reshape_weights)
+    d_sum_5_d_d_add_10_d_reshape_weights = np.reshape(
+        d_sum_5_d_d_add_10_d_custom_gradient_weights,
+        np.shape(d_add_10_d_reshape_weights),
     )
-    del d_add_9_d_reshape_weights
-    # d sum_5 / d d_add_9_d_mul_weights, through d_reshape_weights_via_mul_weights
-    d_d_add_9_d_mul_weights_via_d_reshape_weights_vi = (
-        d_sum_5_d_d_add_9_d_reshape_weights * reshape_weights
+    del d_add_10_d_reshape_weights
+    # d sum_5 / d d_add_10_d_mul_weights, through d_reshape_weights_via_mul_weights
+    d_d_add_10_d_mul_weights_via_d_reshape_weights_v = (
+        d_sum_5_d_d_add_10_d_reshape_weights * reshape_weights
     )
     # d sum_5 / d reshape_weights, through d_reshape_weights_via_mul_weights
     d_reshape_weights_via_d_reshape_weights_via_mul = (
-        d_add_9_d_mul_weights * d_sum_5_d_d_add_9_d_reshape_weights
+        d_add_10_d_mul_weights * d_sum_5_d_d_add_10_d_reshape_weights
     )
-    del d_add_9_d_mul_weights
-    d_sum_5_d_d_add_9_d_add = _depth_window_sum(
-        2 * d_d_add_9_d_mul_weights_via_d_reshape_weights_vi, 1
+    del d_add_10_d_mul_weights
+    d_sum_5_d_d_add_10_d_add = _depth_window_sum(
+        2 * d_d_add_10_d_mul_weights_via_d_reshape_weights_v, 1
     )
-    del d_d_add_9_d_mul_weights_via_d_reshape_weights_vi
-    d_sum_5_d_d_add_9_d_pow_arg = d_add_9_d_mul_weights_t0 * d_sum_5_d_d_add_9_d_add
-    d_sum_5_d_d_add_9_d_pow = np.negative(
-        d_sum_5_d_d_add_9_d_pow_arg, out=d_sum_5_d_d_add_9_d_pow_arg
+    del d_d_add_10_d_mul_weights_via_d_reshape_weights_v
+    d_sum_5_d_d_add_10_d_pow_arg = d_add_10_d_mul_weights_t0 * d_sum_5_d_d_add_10_d_add
+    d_sum_5_d_d_add_10_d_pow = np.negative(
+        d_sum_5_d_d_add_10_d_pow_arg, out=d_sum_5_d_d_add_10_d_pow_arg
     )
-    del d_sum_5_d_d_add_9_d_pow_arg
-    d_sum_5_d_d_add_9_d_add_weights = _band_part(
-        d_sum_5_d_d_add_9_d_weights, 1, 0
-    ) + np.sum(_matrix_diag_part(d_sum_5_d_d_add_9_d_weights[:3]))
-    # d sum_5 / d d_add_9_d_add_weights
-    d_sum_5_d_d_add_9_d_add_weights_1 = _diag_part(
-        _diag(d_sum_5_d_d_add_9_d_weights)
-    ) + _matrix_diag_part(_matrix_diag(d_sum_5_d_d_add_9_d_weights))
+    del d_sum_5_d_d_add_10_d_pow_arg
+    d_sum_5_d_d_add_10_d_add_weights = _band_part(
+        d_sum_5_d_d_add_10_d_weights, 1, 0
+    ) + np.sum(_matrix_diag_part(d_sum_5_d_d_add_10_d_weights[:3]))
+    # d sum_5 / d d_add_10_d_add_weights
+    d_sum_5_d_d_add_10_d_add_weights_1 = _diag_part(
+        _diag(d_sum_5_d_d_add_10_d_weights)
+    ) + _matrix_diag_part(_matrix_diag(d_sum_5_d_d_add_10_d_weights))
     d_sum_5_d_add_ids = (
         2
-        * d_add_9_d_tanh_weights_t1
+        * d_add_10_d_tanh_weights_t1
         * _segment_sum(
             cast_d_unsorted_segment_max_weights
-            * d_sum_5_d_d_add_9_d_custom_gradient_weights,
+            * d_sum_5_d_d_add_10_d_custom_gradient_weights,
             const_1,
             3,
             np.float64,
         )
         + 2
         * _segment_sum(
-            d_sum_5_d_d_add_9_d_custom_gradient_weights[:3], const, 3, np.float64
+            d_sum_5_d_d_add_10_d_custom_gradient_weights[:3], const, 3, np.float64
         )
         + 2
         * _segment_sum(
             _sum_to_shape(
-                d_sum_5_d_d_add_9_d_custom_gradient_weights,
+                d_sum_5_d_d_add_10_d_custom_gradient_weights,
                 np.shape(d_custom_gradient_weights_via_unsorted_segment_s),
             ),
             ids,
@@ -441,68 +445,71 @@ def structural_ops(x, ids, weights):
         )
     )
     del (
-        d_add_9_d_tanh_weights_t1,
+        d_add_10_d_tanh_weights_t1,
         d_custom_gradient_weights_via_unsorted_segment_s,
-        d_sum_5_d_d_add_9_d_custom_gradient_weights,
+        d_sum_5_d_d_add_10_d_custom_gradient_weights,
     )
-    d_sum_5_d_identity_weights = d_sum_5_d_d_add_9_d_pow * reshape_weights
-    d_sum_5_d_identity_weights += d_sum_5_d_d_add_9_d_reshape_weights * pow_
+    d_sum_5_d_identity_weights = d_sum_5_d_d_add_10_d_pow * reshape_weights
+    d_sum_5_d_identity_weights += d_sum_5_d_d_add_10_d_reshape_weights * pow_
     d_sum_5_d_identity_weights *= 2
     # d sum_5 / d reshape_weights, through mul_weights
     d_reshape_weights_via_mul_weights_1 = reshape_weights * _depth_window_sum(
-        0.75 * d_add_9_d_pow * d_sum_5_d_d_add_9_d_add * add_1 ** (-2.5)
-        - d_add_9_d_mul_weights_t0
+        0.75 * d_add_10_d_pow * d_sum_5_d_d_add_10_d_add * add_1 ** (-2.5)
+        - d_add_10_d_mul_weights_t0
         * (
-            d_add_9_d_identity_weights * d_sum_5_d_d_add_9_d_reshape_weights
+            d_add_10_d_identity_weights * d_sum_5_d_d_add_10_d_reshape_weights
             + d_sum_5_d_identity_weights * reshape_weights
         ),
         1,
     )
     del (
         add_1,
-        d_add_9_d_mul_weights_t0,
-        d_add_9_d_pow,
-        d_sum_5_d_d_add_9_d_add,
-        d_sum_5_d_d_add_9_d_reshape_weights,
+        d_add_10_d_mul_weights_t0,
+        d_add_10_d_pow,
+        d_sum_5_d_d_add_10_d_add,
+        d_sum_5_d_d_add_10_d_reshape_weights,
         reshape_weights,
     )
     d_sum_5_d_add_t0 = _boolean_mask(
-        cumprod * d_sum_5_d_mul_d_cumprod + _cumsum(d_sum_5_d_d_add_9_d_slice, 1, 1, 0),
+        cumprod * d_sum_5_d_mul_d_cumprod
+        + _cumsum(d_sum_5_d_d_add_10_d_slice, 1, 1, 0),
         greater,
         0,
     )
     d_sum_5_d_add = _boolean_mask_grad(
         np.broadcast_to(
             2 * d_sum_5_d_add_t0,
-            np.broadcast_shapes(np.shape(d_sum_5_d_add_t0), np.shape(add_9_t0)),
+            np.broadcast_shapes(np.shape(d_sum_5_d_add_t0), np.shape(add_10_t0)),
         ),
         greater,
-        d_add_9_d_add_t0,
+        d_add_10_d_add_t0,
         0,
         np.float64,
     )
-    del add_9_t0, greater
-    d_sum_5_d_add_weights = add_weights * d_sum_5_d_d_add_9_d_weights
-    d_sum_5_d_add_weights += d_sum_5_d_d_add_9_d_add_weights_1 * weights
-    # d sum_5 / d add_weights
-    d_sum_5_d_add_weights_1 = np.multiply(
-        d_sum_5_d_d_add_9_d_weights, add_weights_1, out=d_sum_5_d_d_add_9_d_weights
+    del add_10_t0, greater
+    d_sum_5_d_add_weights = (
+        add_weights * d_sum_5_d_d_add_10_d_weights
+        + d_sum_5_d_d_add_10_d_add_weights_1 * weights
     )
-    d_sum_5_d_add_weights_1 += d_sum_5_d_d_add_9_d_add_weights * weights
-    del d_sum_5_d_d_add_9_d_weights
+    # d sum_5 / d add_weights
+    d_sum_5_d_add_weights_1 = (
+        add_weights_1 * d_sum_5_d_d_add_10_d_weights
+        + d_sum_5_d_d_add_10_d_add_weights * weights
+    )
+    del d_sum_5_d_d_add_10_d_weights
     # d sum_5 / d add_weights
     d_sum_5_d_add_weights_2 = np.flip(
         _scatter(
-            d_add_9_d_add_weights_2_t0
+            d_add_10_d_add_weights_2_t0
             * _cumsum(
-                cumprod * (d_add_9_d_add * d_sum_5_d_mul_d_cumprod + d_sum_5_d_add),
+                cumprod * (d_add_10_d_add * d_sum_5_d_mul_d_cumprod + d_sum_5_d_add),
                 1,
                 0,
                 1,
             )
             + _cumsum(d_sum_5_d_add, 1, 1, 1)
-            - cumsum_d_cumprod * d_sum_5_d_d_add_9_d_slice / slice_**2,
-            d_add_9_d_add_weights_2_t1,
+            - cumsum_d_cumprod * d_sum_5_d_d_add_10_d_slice / slice_**2,
+            d_add_10_d_add_weights_2_t1,
             np.s_[:, :4],
             np.float64,
         ),
@@ -511,23 +518,25 @@ def structural_ops(x, ids, weights):
     del (
         cumprod,
         cumsum_d_cumprod,
-        d_add_9_d_add,
-        d_add_9_d_add_weights_2_t0,
+        d_add_10_d_add,
+        d_add_10_d_add_weights_2_t0,
         d_sum_5_d_add,
-        d_sum_5_d_d_add_9_d_slice,
+        d_sum_5_d_d_add_10_d_slice,
         d_sum_5_d_mul_d_cumprod,
         slice_,
     )
+    d_sum_5_d_weights_1_t0 = np.broadcast_to(d_sum_5_d_add_weights, (4, 4))
+    d_sum_5_d_weights_1_t1 = np.broadcast_to(d_sum_5_d_add_weights_1, (4, 4))
     # d sum_5 / d weights
     d_sum_5_d_weights_1 = (
-        add_weights * d_sum_5_d_d_add_9_d_add_weights
-        + add_weights_1 * d_sum_5_d_d_add_9_d_add_weights_1
-        + _diag_part(_diag(d_sum_5_d_add_weights_1))
-        + _matrix_diag_part(_matrix_diag(d_sum_5_d_add_weights_1))
-        + _band_part(d_sum_5_d_add_weights, 1, 0)
+        add_weights * d_sum_5_d_d_add_10_d_add_weights
+        + add_weights_1 * d_sum_5_d_d_add_10_d_add_weights_1
+        + _diag_part(_diag(d_sum_5_d_weights_1_t1))
+        + _matrix_diag_part(_matrix_diag(d_sum_5_d_weights_1_t1))
+        + _band_part(d_sum_5_d_weights_1_t0, 1, 0)
         + _scatter(
             _matrix_set_diag_zeros(
-                np.broadcast_to(d_sum_5_d_add_weights.sum(), (3,)), (3, 4)
+                np.broadcast_to(np.sum(d_sum_5_d_weights_1_t0), (3,)), (3, 4)
             ),
             (4, 4),
             np.s_[:3],
@@ -535,7 +544,7 @@ def structural_ops(x, ids, weights):
         )
         + x.T
         @ (
-            d_add_9_d_weights_t0
+            d_add_10_d_weights_t2
             * (
                 0.5
                 * cast_d_unsorted_segment_max_weights
@@ -544,11 +553,11 @@ def structural_ops(x, ids, weights):
                 )
                 + 0.5
                 * np.reshape(
-                    d_add_9_d_identity_weights * d_sum_5_d_d_add_9_d_pow
+                    d_add_10_d_identity_weights * d_sum_5_d_d_add_10_d_pow
                     + 2 * d_reshape_weights_via_d_reshape_weights_via_mul
                     + 2 * d_reshape_weights_via_mul_weights_1
                     + d_sum_5_d_identity_weights * pow_,
-                    d_add_9_d_tanh_weights_t0,
+                    d_add_10_d_tanh_weights_t0,
                 )
                 + 0.5 * _segment_gather(d_sum_5_d_add_ids, ids)
                 + 0.5
@@ -560,7 +569,7 @@ def structural_ops(x, ids, weights):
                 + 0.5
                 * _scatter(
                     _segment_gather(d_sum_5_d_add_ids, const),
-                    d_add_9_d_tanh_weights_t0,
+                    d_add_10_d_tanh_weights_t0,
                     np.s_[:3],
                     np.float64,
                 )
@@ -570,8 +579,8 @@ def structural_ops(x, ids, weights):
                 ]
                 + _sum_to_shape(
                     -2
-                    * d_add_9_d_tanh_weights
-                    * d_sum_5_d_d_add_9_d_matmul_weights
+                    * d_add_10_d_tanh_weights
+                    * d_sum_5_d_d_add_10_d_matmul_weights
                     * tanh_weights,
                     np.shape(x),
                 )
@@ -582,19 +591,17 @@ def structural_ops(x, ids, weights):
         add_weights,
         add_weights_1,
         cast_d_unsorted_segment_max_weights,
-        d_add_9_d_identity_weights,
-        d_add_9_d_tanh_weights,
-        d_add_9_d_weights_t0,
+        d_add_10_d_identity_weights,
+        d_add_10_d_tanh_weights,
+        d_add_10_d_weights_t2,
         d_reshape_weights_via_d_reshape_weights_via_mul,
         d_reshape_weights_via_mul_weights_1,
         d_sum_5_d_add_ids,
-        d_sum_5_d_add_weights,
-        d_sum_5_d_add_weights_1,
         d_sum_5_d_add_weights_2,
-        d_sum_5_d_d_add_9_d_add_weights,
-        d_sum_5_d_d_add_9_d_add_weights_1,
-        d_sum_5_d_d_add_9_d_matmul_weights,
-        d_sum_5_d_d_add_9_d_pow,
+        d_sum_5_d_d_add_10_d_add_weights,
+        d_sum_5_d_d_add_10_d_add_weights_1,
+        d_sum_5_d_d_add_10_d_matmul_weights,
+        d_sum_5_d_d_add_10_d_pow,
         d_sum_5_d_identity_weights,
         maximum_d_unsorted_segment_max_weights,
         pad_weights,
@@ -603,16 +610,14 @@ def structural_ops(x, ids, weights):
         tanh_weights,
     )
     d_sum_5_d_weights = d_sum_5_d_weights_1
-    return add_9, d_add_9_d_weights, d_sum_5_d_weights
+    return add_10, d_add_10_d_weights, d_sum_5_d_weights
 
 
 def _structural_ops_same_shapes(x, ids, weights):
     """``structural_ops`` for the inputs that pass its shape check: sizes known equal."""
-    # Statements: 78, BLAS calls: 7
+    # Statements: 79, BLAS calls: 6
     # Forward
-    tanh_weights_arg = x @ weights
-    tanh_weights = np.tanh(tanh_weights_arg, out=tanh_weights_arg)
-    del tanh_weights_arg
+    tanh_weights = np.tanh(x @ weights)
     pad_weights = np.pad(tanh_weights, ((1, 1), (2, 1)), mode="reflect")
     pad_weights_1 = np.pad(tanh_weights, ((1, 1), (1, 2)))
     reverse_v2_weights = np.flip(pad_weights + pad_weights_1, axis=(1,))
@@ -634,127 +639,130 @@ def _structural_ops_same_shapes(x, ids, weights):
     pow_ = add_1 ** (-0.5)
     identity_weights = pow_ * reshape_weights
     mul_weights = add_weights * add_weights_1
-    add_9_t0 = np.square(boolean_mask)
-    add_9 = (
-        np.vdot(add_ids, add_ids)
+    add_10_t0 = np.square(boolean_mask)
+    add_10 = (
+        np.asarray(np.array(np.ndim(weights), dtype=np.int32), dtype=np.float64)
+        + np.vdot(add_ids, add_ids)
         + np.vdot(identity_weights, identity_weights)
-        + np.vdot(mul_weights, weights)
-        + add_9_t0.sum()
+        + add_10_t0.sum()
+        + np.sum(np.broadcast_to(mul_weights * weights, (4, 4)))
     )
     # Gradients
-    d_add_9_d_identity_weights = np.multiply(identity_weights, 2, out=identity_weights)
+    d_add_10_d_identity_weights = np.multiply(identity_weights, 2, out=identity_weights)
     del identity_weights
-    d_add_9_d_add_ids = np.multiply(add_ids, 2, out=add_ids)
+    d_add_10_d_add_ids = np.multiply(add_ids, 2, out=add_ids)
     del add_ids
-    d_add_9_d_add_weights = add_weights_1 * weights
-    # d add_9 / d add_weights
-    d_add_9_d_add_weights_1 = add_weights * weights
-    d_add_9_d_pow = d_add_9_d_identity_weights * reshape_weights
-    d_add_9_d_mul_weights_t0 = add_1 ** (-1.5)
-    d_add_9_d_mul_weights_t0 *= 0.5
-    d_add_9_d_mul_weights = _depth_window_sum(
-        -d_add_9_d_mul_weights_t0 * d_add_9_d_pow, 1
+    d_add_10_d_add_weights = add_weights_1 * weights
+    # d add_10 / d add_weights
+    d_add_10_d_add_weights_1 = add_weights * weights
+    d_add_10_d_pow = d_add_10_d_identity_weights * reshape_weights
+    d_add_10_d_mul_weights_t0 = add_1 ** (-1.5)
+    d_add_10_d_mul_weights_t0 *= 0.5
+    d_add_10_d_mul_weights = _depth_window_sum(
+        -d_add_10_d_mul_weights_t0 * d_add_10_d_pow, 1
     )
-    # d add_9 / d reshape_weights, through mul_weights
-    d_reshape_weights_via_mul_weights = d_add_9_d_mul_weights * reshape_weights
-    d_add_9_d_reshape_weights = d_add_9_d_identity_weights * pow_
-    d_add_9_d_reshape_weights += 2 * d_reshape_weights_via_mul_weights
+    # d add_10 / d reshape_weights, through mul_weights
+    d_reshape_weights_via_mul_weights = d_add_10_d_mul_weights * reshape_weights
+    d_add_10_d_reshape_weights = d_add_10_d_identity_weights * pow_
+    d_add_10_d_reshape_weights += 2 * d_reshape_weights_via_mul_weights
     del d_reshape_weights_via_mul_weights
-    # for d add_9 / d unsorted_segment_max_weights
+    # for d add_10 / d unsorted_segment_max_weights
     cast_d_unsorted_segment_max_weights = np.asarray(
         np.equal(tanh_weights, _segment_gather(unsorted_segment_max_weights, const_1)),
         dtype=np.float64,
     )
     del unsorted_segment_max_weights
-    # for d add_9 / d unsorted_segment_max_weights
+    # for d add_10 / d unsorted_segment_max_weights
     unsorted_segment_sum_d_unsorted_segment_max_weig = _segment_sum(
         cast_d_unsorted_segment_max_weights, const_1, 3, np.float64
     )
-    # for d add_9 / d unsorted_segment_max_weights
+    # for d add_10 / d unsorted_segment_max_weights
     maximum_d_unsorted_segment_max_weights = np.maximum(
         unsorted_segment_sum_d_unsorted_segment_max_weig, 1
     )
     del unsorted_segment_sum_d_unsorted_segment_max_weig
-    d_add_9_d_add_t0 = np.shape(add)
+    d_add_10_d_add_t0 = np.shape(add)
     del add
-    d_add_9_d_add = _boolean_mask_grad(
-        2 * boolean_mask, greater, d_add_9_d_add_t0, 0, np.float64
+    d_add_10_d_add = _boolean_mask_grad(
+        2 * boolean_mask, greater, d_add_10_d_add_t0, 0, np.float64
     )
     del boolean_mask
-    # for d add_9 / d cumprod
-    cumsum_d_cumprod = _cumsum(cumprod * d_add_9_d_add, 1, 0, 1)
-    d_add_9_d_add_weights_2_t0 = np.reciprocal(slice_)
-    d_add_9_d_add_weights_2_t1 = np.shape(reverse_v2_weights)
+    # for d add_10 / d cumprod
+    cumsum_d_cumprod = _cumsum(cumprod * d_add_10_d_add, 1, 0, 1)
+    d_add_10_d_add_weights_2_t0 = np.reciprocal(slice_)
+    d_add_10_d_add_weights_2_t1 = np.shape(reverse_v2_weights)
     del reverse_v2_weights
-    # d add_9 / d add_weights
-    d_add_9_d_add_weights_2 = np.flip(
+    # d add_10 / d add_weights
+    d_add_10_d_add_weights_2 = np.flip(
         _scatter(
-            cumsum_d_cumprod * d_add_9_d_add_weights_2_t0
-            + _cumsum(d_add_9_d_add, 1, 1, 1),
-            d_add_9_d_add_weights_2_t1,
+            cumsum_d_cumprod * d_add_10_d_add_weights_2_t0
+            + _cumsum(d_add_10_d_add, 1, 1, 1),
+            d_add_10_d_add_weights_2_t1,
             np.s_[:, :4],
             np.float64,
         ),
         axis=(1,),
     )
-    d_add_9_d_pad_weights = _sum_to_shape(
-        d_add_9_d_add_weights_2, np.shape(pad_weights_1)
+    d_add_10_d_pad_weights = _sum_to_shape(
+        d_add_10_d_add_weights_2, np.shape(pad_weights_1)
     )
-    # d add_9 / d custom_gradient_weights, through pad_weights
-    d_custom_gradient_weights_via_pad_weights = d_add_9_d_pad_weights[1:-1, 1:-2]
-    # d add_9 / d custom_gradient_weights, through pad_weights
+    # d add_10 / d custom_gradient_weights, through pad_weights
+    d_custom_gradient_weights_via_pad_weights = d_add_10_d_pad_weights[1:-1, 1:-2]
+    # d add_10 / d custom_gradient_weights, through pad_weights
     d_custom_gradient_weights_via_pad_weights_1 = _mirror_pad_grad(
-        _sum_to_shape(d_add_9_d_add_weights_2, np.shape(pad_weights)),
+        _sum_to_shape(d_add_10_d_add_weights_2, np.shape(pad_weights)),
         ((1, 1), (2, 1)),
         "reflect",
     )
-    d_add_9_d_tanh_weights_t0 = np.shape(x)
-    d_add_9_d_tanh_weights_t1 = np.reciprocal(maximum_d_unsorted_segment_max_weights)
-    d_add_9_d_tanh_weights = (
+    d_add_10_d_tanh_weights_t0 = np.shape(x)
+    d_add_10_d_tanh_weights_t1 = np.reciprocal(maximum_d_unsorted_segment_max_weights)
+    d_add_10_d_tanh_weights = (
         0.5
         * cast_d_unsorted_segment_max_weights
-        * _segment_gather(d_add_9_d_add_ids * d_add_9_d_tanh_weights_t1, const_1)
+        * _segment_gather(d_add_10_d_add_ids * d_add_10_d_tanh_weights_t1, const_1)
         + 0.5 * d_custom_gradient_weights_via_pad_weights
         + 0.5 * d_custom_gradient_weights_via_pad_weights_1
-        + 0.5 * np.reshape(d_add_9_d_reshape_weights, d_add_9_d_tanh_weights_t0)
-        + 0.5 * _segment_gather(d_add_9_d_add_ids, ids)
+        + 0.5 * np.reshape(d_add_10_d_reshape_weights, d_add_10_d_tanh_weights_t0)
+        + 0.5 * _segment_gather(d_add_10_d_add_ids, ids)
         + 0.5
         * _scatter(
-            _segment_gather(d_add_9_d_add_ids, const),
-            d_add_9_d_tanh_weights_t0,
+            _segment_gather(d_add_10_d_add_ids, const),
+            d_add_10_d_tanh_weights_t0,
             np.s_[:3],
             np.float64,
         )
     )
-    del d_add_9_d_add_ids
-    d_add_9_d_weights_t0 = np.square(tanh_weights)
-    np.subtract(1, d_add_9_d_weights_t0, out=d_add_9_d_weights_t0)
-    d_add_9_d_weights = (
+    del d_add_10_d_add_ids
+    d_add_10_d_weights_t0 = np.broadcast_to(d_add_10_d_add_weights_1, (4, 4))
+    d_add_10_d_weights_t1 = np.broadcast_to(d_add_10_d_add_weights, (4, 4))
+    d_add_10_d_weights_t2 = np.square(tanh_weights)
+    np.subtract(1, d_add_10_d_weights_t2, out=d_add_10_d_weights_t2)
+    d_add_10_d_weights = (
         mul_weights
-        + _diag_part(_diag(d_add_9_d_add_weights))
-        + _matrix_diag_part(_matrix_diag(d_add_9_d_add_weights))
-        + _band_part(d_add_9_d_add_weights_1, 1, 0)
+        + _diag_part(_diag(d_add_10_d_weights_t1))
+        + _matrix_diag_part(_matrix_diag(d_add_10_d_weights_t1))
+        + _band_part(d_add_10_d_weights_t0, 1, 0)
         + _scatter(
             _matrix_set_diag_zeros(
-                np.broadcast_to(d_add_9_d_add_weights_1.sum(), (3,)), (3, 4)
+                np.broadcast_to(np.sum(d_add_10_d_weights_t0), (3,)), (3, 4)
             ),
             (4, 4),
             np.s_[:3],
             np.float64,
         )
-        + x.T @ (d_add_9_d_tanh_weights * d_add_9_d_weights_t0)
+        + x.T @ (d_add_10_d_tanh_weights * d_add_10_d_weights_t2)
     )
-    del d_add_9_d_add_weights, d_add_9_d_add_weights_1, mul_weights
-    d_sum_5_d_d_add_9_d_weights = d_add_9_d_weights * 2
-    d_sum_5_d_d_add_9_d_matmul_weights = x @ d_sum_5_d_d_add_9_d_weights
-    d_sum_5_d_d_add_9_d_custom_gradient_weights = d_add_9_d_weights_t0 * 0.5
-    d_sum_5_d_d_add_9_d_custom_gradient_weights *= d_sum_5_d_d_add_9_d_matmul_weights
-    d_sum_5_d_d_add_9_d_slice = (
+    del mul_weights
+    d_sum_5_d_d_add_10_d_weights = d_add_10_d_weights * 2
+    d_sum_5_d_d_add_10_d_matmul_weights = x @ d_sum_5_d_d_add_10_d_weights
+    d_sum_5_d_d_add_10_d_custom_gradient_weights = d_add_10_d_weights_t2 * 0.5
+    d_sum_5_d_d_add_10_d_custom_gradient_weights *= d_sum_5_d_d_add_10_d_matmul_weights
+    d_sum_5_d_d_add_10_d_slice = (
         np.flip(
             np.broadcast_to(
                 np.pad(
                     _sum_to_shape(
-                        d_sum_5_d_d_add_9_d_custom_gradient_weights,
+                        d_sum_5_d_d_add_10_d_custom_gradient_weights,
                         np.shape(d_custom_gradient_weights_via_pad_weights_1),
                     ),
                     ((1, 1), (2, 1)),
@@ -762,132 +770,136 @@ def _structural_ops_same_shapes(x, ids, weights):
                 )
                 + _scatter(
                     _sum_to_shape(
-                        d_sum_5_d_d_add_9_d_custom_gradient_weights,
+                        d_sum_5_d_d_add_10_d_custom_gradient_weights,
                         np.shape(d_custom_gradient_weights_via_pad_weights),
                     ),
-                    np.shape(d_add_9_d_pad_weights),
+                    np.shape(d_add_10_d_pad_weights),
                     np.s_[1:-1, 1:-2],
                     np.float64,
                 ),
-                np.shape(d_add_9_d_add_weights_2),
+                np.shape(d_add_10_d_add_weights_2),
             ),
             axis=(1,),
         )
     )[:, :4]
     del (
-        d_add_9_d_add_weights_2,
-        d_add_9_d_pad_weights,
+        d_add_10_d_add_weights_2,
+        d_add_10_d_pad_weights,
         d_custom_gradient_weights_via_pad_weights,
         d_custom_gradient_weights_via_pad_weights_1,
     )
     d_sum_5_d_mul_d_cumprod = _cumsum(
-        d_add_9_d_add_weights_2_t0 * d_sum_5_d_d_add_9_d_slice, 1, 0, 0
+        d_add_10_d_add_weights_2_t0 * d_sum_5_d_d_add_10_d_slice, 1, 0, 0
     )
-    d_sum_5_d_d_add_9_d_reshape_weights = np.reshape(
-        d_sum_5_d_d_add_9_d_custom_gradient_weights, np.shape(d_add_9_d_reshape_weights)
+    d_sum_5_d_d_add_10_d_reshape_weights = np.reshape(
+        d_sum_5_d_d_add_10_d_custom_gradient_weights,
+        np.shape(d_add_10_d_reshape_weights),
     )
-    del d_add_9_d_reshape_weights
-    # d sum_5 / d d_add_9_d_mul_weights, through d_reshape_weights_via_mul_weights
-    d_d_add_9_d_mul_weights_via_d_reshape_weights_vi = (
-        d_sum_5_d_d_add_9_d_reshape_weights * reshape_weights
+    del d_add_10_d_reshape_weights
+    # d sum_5 / d d_add_10_d_mul_weights, through d_reshape_weights_via_mul_weights
+    d_d_add_10_d_mul_weights_via_d_reshape_weights_v = (
+        d_sum_5_d_d_add_10_d_reshape_weights * reshape_weights
     )
     # d sum_5 / d reshape_weights, through d_reshape_weights_via_mul_weights
     d_reshape_weights_via_d_reshape_weights_via_mul = (
-        d_add_9_d_mul_weights * d_sum_5_d_d_add_9_d_reshape_weights
+        d_add_10_d_mul_weights * d_sum_5_d_d_add_10_d_reshape_weights
     )
-    del d_add_9_d_mul_weights
-    d_sum_5_d_d_add_9_d_add = _depth_window_sum(
-        2 * d_d_add_9_d_mul_weights_via_d_reshape_weights_vi, 1
+    del d_add_10_d_mul_weights
+    d_sum_5_d_d_add_10_d_add = _depth_window_sum(
+        2 * d_d_add_10_d_mul_weights_via_d_reshape_weights_v, 1
     )
-    del d_d_add_9_d_mul_weights_via_d_reshape_weights_vi
-    d_sum_5_d_d_add_9_d_pow_arg = d_add_9_d_mul_weights_t0 * d_sum_5_d_d_add_9_d_add
-    d_sum_5_d_d_add_9_d_pow = np.negative(
-        d_sum_5_d_d_add_9_d_pow_arg, out=d_sum_5_d_d_add_9_d_pow_arg
+    del d_d_add_10_d_mul_weights_via_d_reshape_weights_v
+    d_sum_5_d_d_add_10_d_pow_arg = d_add_10_d_mul_weights_t0 * d_sum_5_d_d_add_10_d_add
+    d_sum_5_d_d_add_10_d_pow = np.negative(
+        d_sum_5_d_d_add_10_d_pow_arg, out=d_sum_5_d_d_add_10_d_pow_arg
     )
-    del d_sum_5_d_d_add_9_d_pow_arg
-    d_sum_5_d_d_add_9_d_add_weights = _band_part(
-        d_sum_5_d_d_add_9_d_weights, 1, 0
-    ) + np.sum(_matrix_diag_part(d_sum_5_d_d_add_9_d_weights[:3]))
-    # d sum_5 / d d_add_9_d_add_weights
-    d_sum_5_d_d_add_9_d_add_weights_1 = _diag_part(
-        _diag(d_sum_5_d_d_add_9_d_weights)
-    ) + _matrix_diag_part(_matrix_diag(d_sum_5_d_d_add_9_d_weights))
+    del d_sum_5_d_d_add_10_d_pow_arg
+    d_sum_5_d_d_add_10_d_add_weights = _band_part(
+        d_sum_5_d_d_add_10_d_weights, 1, 0
+    ) + np.sum(_matrix_diag_part(d_sum_5_d_d_add_10_d_weights[:3]))
+    # d sum_5 / d d_add_10_d_add_weights
+    d_sum_5_d_d_add_10_d_add_weights_1 = _diag_part(
+        _diag(d_sum_5_d_d_add_10_d_weights)
+    ) + _matrix_diag_part(_matrix_diag(d_sum_5_d_d_add_10_d_weights))
     d_sum_5_d_add_ids = (
         2
-        * d_add_9_d_tanh_weights_t1
+        * d_add_10_d_tanh_weights_t1
         * _segment_sum(
             cast_d_unsorted_segment_max_weights
-            * d_sum_5_d_d_add_9_d_custom_gradient_weights,
+            * d_sum_5_d_d_add_10_d_custom_gradient_weights,
             const_1,
             3,
             np.float64,
         )
         + 2
-        * _segment_sum(d_sum_5_d_d_add_9_d_custom_gradient_weights, ids, 3, np.float64)
+        * _segment_sum(d_sum_5_d_d_add_10_d_custom_gradient_weights, ids, 3, np.float64)
         + 2
         * _segment_sum(
-            d_sum_5_d_d_add_9_d_custom_gradient_weights[:3], const, 3, np.float64
+            d_sum_5_d_d_add_10_d_custom_gradient_weights[:3], const, 3, np.float64
         )
     )
-    del d_add_9_d_tanh_weights_t1, d_sum_5_d_d_add_9_d_custom_gradient_weights
-    d_sum_5_d_identity_weights = d_sum_5_d_d_add_9_d_pow * reshape_weights
-    d_sum_5_d_identity_weights += d_sum_5_d_d_add_9_d_reshape_weights * pow_
+    del d_add_10_d_tanh_weights_t1, d_sum_5_d_d_add_10_d_custom_gradient_weights
+    d_sum_5_d_identity_weights = d_sum_5_d_d_add_10_d_pow * reshape_weights
+    d_sum_5_d_identity_weights += d_sum_5_d_d_add_10_d_reshape_weights * pow_
     d_sum_5_d_identity_weights *= 2
     # d sum_5 / d reshape_weights, through mul_weights
     d_reshape_weights_via_mul_weights_1 = reshape_weights * _depth_window_sum(
-        0.75 * d_add_9_d_pow * d_sum_5_d_d_add_9_d_add * add_1 ** (-2.5)
-        - d_add_9_d_mul_weights_t0
+        0.75 * d_add_10_d_pow * d_sum_5_d_d_add_10_d_add * add_1 ** (-2.5)
+        - d_add_10_d_mul_weights_t0
         * (
-            d_add_9_d_identity_weights * d_sum_5_d_d_add_9_d_reshape_weights
+            d_add_10_d_identity_weights * d_sum_5_d_d_add_10_d_reshape_weights
             + d_sum_5_d_identity_weights * reshape_weights
         ),
         1,
     )
     del (
         add_1,
-        d_add_9_d_mul_weights_t0,
-        d_add_9_d_pow,
-        d_sum_5_d_d_add_9_d_add,
-        d_sum_5_d_d_add_9_d_reshape_weights,
+        d_add_10_d_mul_weights_t0,
+        d_add_10_d_pow,
+        d_sum_5_d_d_add_10_d_add,
+        d_sum_5_d_d_add_10_d_reshape_weights,
         reshape_weights,
     )
     d_sum_5_d_add_t0 = _boolean_mask(
-        cumprod * d_sum_5_d_mul_d_cumprod + _cumsum(d_sum_5_d_d_add_9_d_slice, 1, 1, 0),
+        cumprod * d_sum_5_d_mul_d_cumprod
+        + _cumsum(d_sum_5_d_d_add_10_d_slice, 1, 1, 0),
         greater,
         0,
     )
     d_sum_5_d_add = _boolean_mask_grad(
         np.broadcast_to(
             2 * d_sum_5_d_add_t0,
-            np.broadcast_shapes(np.shape(d_sum_5_d_add_t0), np.shape(add_9_t0)),
+            np.broadcast_shapes(np.shape(d_sum_5_d_add_t0), np.shape(add_10_t0)),
         ),
         greater,
-        d_add_9_d_add_t0,
+        d_add_10_d_add_t0,
         0,
         np.float64,
     )
-    del add_9_t0, greater
-    d_sum_5_d_add_weights = add_weights * d_sum_5_d_d_add_9_d_weights
-    d_sum_5_d_add_weights += d_sum_5_d_d_add_9_d_add_weights_1 * weights
-    # d sum_5 / d add_weights
-    d_sum_5_d_add_weights_1 = np.multiply(
-        d_sum_5_d_d_add_9_d_weights, add_weights_1, out=d_sum_5_d_d_add_9_d_weights
+    del add_10_t0, greater
+    d_sum_5_d_add_weights = (
+        add_weights * d_sum_5_d_d_add_10_d_weights
+        + d_sum_5_d_d_add_10_d_add_weights_1 * weights
     )
-    d_sum_5_d_add_weights_1 += d_sum_5_d_d_add_9_d_add_weights * weights
-    del d_sum_5_d_d_add_9_d_weights
+    # d sum_5 / d add_weights
+    d_sum_5_d_add_weights_1 = (
+        add_weights_1 * d_sum_5_d_d_add_10_d_weights
+        + d_sum_5_d_d_add_10_d_add_weights * weights
+    )
+    del d_sum_5_d_d_add_10_d_weights
     # d sum_5 / d add_weights
     d_sum_5_d_add_weights_2 = np.flip(
         _scatter(
-            d_add_9_d_add_weights_2_t0
+            d_add_10_d_add_weights_2_t0
             * _cumsum(
-                cumprod * (d_add_9_d_add * d_sum_5_d_mul_d_cumprod + d_sum_5_d_add),
+                cumprod * (d_add_10_d_add * d_sum_5_d_mul_d_cumprod + d_sum_5_d_add),
                 1,
                 0,
                 1,
             )
             + _cumsum(d_sum_5_d_add, 1, 1, 1)
-            - cumsum_d_cumprod * d_sum_5_d_d_add_9_d_slice / slice_**2,
-            d_add_9_d_add_weights_2_t1,
+            - cumsum_d_cumprod * d_sum_5_d_d_add_10_d_slice / slice_**2,
+            d_add_10_d_add_weights_2_t1,
             np.s_[:, :4],
             np.float64,
         ),
@@ -896,23 +908,25 @@ def _structural_ops_same_shapes(x, ids, weights):
     del (
         cumprod,
         cumsum_d_cumprod,
-        d_add_9_d_add,
-        d_add_9_d_add_weights_2_t0,
+        d_add_10_d_add,
+        d_add_10_d_add_weights_2_t0,
         d_sum_5_d_add,
-        d_sum_5_d_d_add_9_d_slice,
+        d_sum_5_d_d_add_10_d_slice,
         d_sum_5_d_mul_d_cumprod,
         slice_,
     )
+    d_sum_5_d_weights_1_t0 = np.broadcast_to(d_sum_5_d_add_weights, (4, 4))
+    d_sum_5_d_weights_1_t1 = np.broadcast_to(d_sum_5_d_add_weights_1, (4, 4))
     # d sum_5 / d weights
     d_sum_5_d_weights_1 = (
-        add_weights * d_sum_5_d_d_add_9_d_add_weights
-        + add_weights_1 * d_sum_5_d_d_add_9_d_add_weights_1
-        + _diag_part(_diag(d_sum_5_d_add_weights_1))
-        + _matrix_diag_part(_matrix_diag(d_sum_5_d_add_weights_1))
-        + _band_part(d_sum_5_d_add_weights, 1, 0)
+        add_weights * d_sum_5_d_d_add_10_d_add_weights
+        + add_weights_1 * d_sum_5_d_d_add_10_d_add_weights_1
+        + _diag_part(_diag(d_sum_5_d_weights_1_t1))
+        + _matrix_diag_part(_matrix_diag(d_sum_5_d_weights_1_t1))
+        + _band_part(d_sum_5_d_weights_1_t0, 1, 0)
         + _scatter(
             _matrix_set_diag_zeros(
-                np.broadcast_to(d_sum_5_d_add_weights.sum(), (3,)), (3, 4)
+                np.broadcast_to(np.sum(d_sum_5_d_weights_1_t0), (3,)), (3, 4)
             ),
             (4, 4),
             np.s_[:3],
@@ -920,7 +934,7 @@ def _structural_ops_same_shapes(x, ids, weights):
         )
         + x.T
         @ (
-            d_add_9_d_weights_t0
+            d_add_10_d_weights_t2
             * (
                 0.5
                 * cast_d_unsorted_segment_max_weights
@@ -929,11 +943,11 @@ def _structural_ops_same_shapes(x, ids, weights):
                 )
                 + 0.5
                 * np.reshape(
-                    d_add_9_d_identity_weights * d_sum_5_d_d_add_9_d_pow
+                    d_add_10_d_identity_weights * d_sum_5_d_d_add_10_d_pow
                     + 2 * d_reshape_weights_via_d_reshape_weights_via_mul
                     + 2 * d_reshape_weights_via_mul_weights_1
                     + d_sum_5_d_identity_weights * pow_,
-                    d_add_9_d_tanh_weights_t0,
+                    d_add_10_d_tanh_weights_t0,
                 )
                 + 0.5 * _segment_gather(d_sum_5_d_add_ids, ids)
                 + 0.5
@@ -945,7 +959,7 @@ def _structural_ops_same_shapes(x, ids, weights):
                 + 0.5
                 * _scatter(
                     _segment_gather(d_sum_5_d_add_ids, const),
-                    d_add_9_d_tanh_weights_t0,
+                    d_add_10_d_tanh_weights_t0,
                     np.s_[:3],
                     np.float64,
                 )
@@ -955,8 +969,8 @@ def _structural_ops_same_shapes(x, ids, weights):
                 ]
                 + _sum_to_shape(
                     -2
-                    * d_add_9_d_tanh_weights
-                    * d_sum_5_d_d_add_9_d_matmul_weights
+                    * d_add_10_d_tanh_weights
+                    * d_sum_5_d_d_add_10_d_matmul_weights
                     * tanh_weights,
                     np.shape(x),
                 )
@@ -967,19 +981,17 @@ def _structural_ops_same_shapes(x, ids, weights):
         add_weights,
         add_weights_1,
         cast_d_unsorted_segment_max_weights,
-        d_add_9_d_identity_weights,
-        d_add_9_d_tanh_weights,
-        d_add_9_d_weights_t0,
+        d_add_10_d_identity_weights,
+        d_add_10_d_tanh_weights,
+        d_add_10_d_weights_t2,
         d_reshape_weights_via_d_reshape_weights_via_mul,
         d_reshape_weights_via_mul_weights_1,
         d_sum_5_d_add_ids,
-        d_sum_5_d_add_weights,
-        d_sum_5_d_add_weights_1,
         d_sum_5_d_add_weights_2,
-        d_sum_5_d_d_add_9_d_add_weights,
-        d_sum_5_d_d_add_9_d_add_weights_1,
-        d_sum_5_d_d_add_9_d_matmul_weights,
-        d_sum_5_d_d_add_9_d_pow,
+        d_sum_5_d_d_add_10_d_add_weights,
+        d_sum_5_d_d_add_10_d_add_weights_1,
+        d_sum_5_d_d_add_10_d_matmul_weights,
+        d_sum_5_d_d_add_10_d_pow,
         d_sum_5_d_identity_weights,
         maximum_d_unsorted_segment_max_weights,
         pad_weights,
@@ -988,4 +1000,4 @@ def _structural_ops_same_shapes(x, ids, weights):
         tanh_weights,
     )
     d_sum_5_d_weights = d_sum_5_d_weights_1
-    return add_9, d_add_9_d_weights, d_sum_5_d_weights
+    return add_10, d_add_10_d_weights, d_sum_5_d_weights

@@ -520,7 +520,13 @@ class Printer(NumPyCodePrinter):
     def _print_ExpandDims(self, expr: F.ExpandDims) -> str:
         value, axes = expr.args
         text = self._print(value)
-        for axis in sorted(int(a) for a in axes):
+        # One axis at a time lands where NumPy puts them all at once (positions in the result)
+        # if those counted from the start go in rising order and those from the end from -1.
+        given = [int(a) for a in axes]
+        ordered = sorted(a for a in given if a >= 0) + sorted(
+            (a for a in given if a < 0), reverse=True
+        )
+        for axis in ordered:
             text = f"xp.expand_dims({text}, axis={axis})"
         return text
 
@@ -594,6 +600,13 @@ class Printer(NumPyCodePrinter):
         if name in ("take", "take_along_axis"):
             self.helpers_used.add(name)
             return f"_{name}(xp, {', '.join(arguments)})"
+        if name == "squeeze" and arguments[1] == "axis=None":
+            # The standard names the axes to drop; with a rank known only at run time they are
+            # the size-1 axes of the value that arrives.
+            self.helpers_used.add("squeeze_ones")
+            return f"_squeeze_ones(xp, {arguments[0]})"
+        if name == "ndim":  # the standard's arrays say their rank; it has no function for it
+            return f"{self.parenthesize(value, PRECEDENCE['Atom'], strict=True)}.ndim"
         if name == "array":
             # An array made from a shape (the Shape op): on the inputs' device.
             return f"xp.asarray({', '.join(arguments)}, device=device)"

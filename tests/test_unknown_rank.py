@@ -1,0 +1,171 @@
+"""Ops on values whose rank is known only at run time (``tf.placeholder(tf.float32)``).
+
+TF1 builds these graphs: its kernels read axes, perms and keys against the rank that
+arrives. Each case is built twice, once on a placeholder with the fed value's static shape
+and once on a shape-less one, and the two must give the same values and the same gradient
+of ``sum(out**2)`` in the fast, readable and portable forms. (The parity corpora in
+``test_relaxed_shapes.py`` compare shape-less programs with TensorFlow's recorded numbers;
+these cases cover the ops those programs do not.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import symgrad as sg
+from symgrad.errors import ShapeError, SymgradError
+
+Build = Callable[[Any], Any]
+
+VALUE = np.random.default_rng(7).standard_normal((2, 3, 4))
+BIAS = np.array([1.0, -2.0, 0.5, 3.0])
+
+# name -> the graph on placeholder p (float64, fed VALUE)
+CASES: dict[str, Build] = {
+    "reduce_sum_axis_1": lambda p: sg.reduce_sum(p * p, 1),
+    "reduce_mean_axes_0_2_keepdims": lambda p: sg.reduce_mean(p, [0, 2], keepdims=True),
+    "reduce_max_axes_from_end": lambda p: sg.reduce_max(p, [-2, -1]),
+    "reduce_min_axis_0": lambda p: sg.reduce_min(p, 0),
+    "reduce_prod_axis_2": lambda p: sg.reduce_prod(p, 2),
+    "reduce_logsumexp_axis_1": lambda p: sg.reduce_logsumexp(p, 1),
+    "argmax_times_value": lambda p: sg.cast(sg.argmax(p, 2), sg.float64) * p[:, :, 0],
+    "argmin_from_end": lambda p: sg.cast(sg.argmin(p, -2), sg.float64) * p[:, 0],
+    "one_hot_of_argmax": lambda p: sg.one_hot(sg.argmax(p, 2), 4, dtype=sg.float64) * p,
+    "one_hot_axis_0": lambda p: (
+        sg.one_hot(sg.argmax(p, 2), 4, axis=0, dtype=sg.float64) * p[:, :, 0]
+    ),
+    "shape_entry": lambda p: sg.cast(sg.shape(p)[2], sg.float64) * p,
+    "rank": lambda p: sg.cast(sg.rank(p), sg.float64) * p,
+    "transpose_reversed": lambda p: sg.transpose(p) * 2.0,
+    "transpose_perm": lambda p: sg.transpose(p, [1, 0, 2]),
+    "expand_dims_last": lambda p: sg.expand_dims(p, -1) * p[..., None, :1],
+    "expand_dims_1": lambda p: sg.expand_dims(p, 1),
+    "squeeze_all": lambda p: sg.squeeze(sg.expand_dims(p, 1)),
+    "squeeze_named": lambda p: sg.squeeze(sg.expand_dims(p, -1), [-1]),
+    "slice_index": lambda p: p[:, 1],
+    "slice_ellipsis": lambda p: p[..., 1:3],
+    "slice_ellipsis_middle": lambda p: p[..., 1, :],
+    "slice_new_axis": lambda p: p[None, 0, ::2],
+    "slice_op": lambda p: sg.slice(p, [0, 1, 0], [-1, 2, 3]),
+    "stack_from_end": lambda p: sg.stack([p, 2.0 * p, p * p], -2),
+    "stack_1": lambda p: sg.stack([p, p * p], 1),
+    "unstack_from_end": lambda p: sg.unstack(p, num=3, axis=-2)[2],
+    "split_sizes": lambda p: sg.split(p, [1, 3], -1)[1],
+    "split_rest": lambda p: sg.split(p, [1, -1], 1)[1],
+    "gather_axis_1": lambda p: sg.gather(p, [[1, 0], [1, 1]], axis=1),
+    "reverse_from_end": lambda p: sg.reverse(p, [-1, -2]),
+    "cumsum_from_end": lambda p: sg.cumsum(p, -1, exclusive=True, reverse=True),
+    "cumprod_1": lambda p: sg.cumprod(p, 1, exclusive=True),
+    "tile": lambda p: sg.tile(p, [1, 2, 1]),
+    "pad_reflect": lambda p: sg.pad(p, [[0, 0], [1, 2], [0, 1]], "REFLECT"),
+    "bias_add": lambda p: sg.nn.bias_add(p, sg.constant(BIAS)),
+    "broadcast_to": lambda p: sg.broadcast_to(p[0], [5, 3, 4]),
+    "sigmoid_xent_known_labels": lambda p: sg.nn.sigmoid_cross_entropy_with_logits(
+        labels=sg.ones([2, 3, 4], sg.float64), logits=p
+    ),
+}
+
+
+def _run(build: Build, shape: Any, form: str) -> list[np.ndarray]:
+    with sg.Graph().as_default():
+        p = sg.placeholder(sg.float64, shape, name="p")
+        out = build(p)
+        outputs = [out]
+        if out.dtype.is_floating:
+            outputs += sg.gradients(sg.reduce_sum(out * out), [p])
+        if form == "portable":
+            xps = pytest.importorskip("array_api_strict")
+            compiled = sg.compile(outputs, [p], backend="array_api")
+            return [np.asarray(v) for v in compiled(xps.asarray(VALUE))]
+        compiled = sg.compile(outputs, [p], optimize=form == "fast")
+        return [np.asarray(v) for v in compiled(VALUE)]
+
+
+@pytest.mark.parametrize("form", ["fast", "readable", "portable"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_shape_less_build_matches_the_static_one(name: str, form: str) -> None:
+    build = CASES[name]
+    expected = _run(build, VALUE.shape, "fast")
+    actual = _run(build, None, form)
+    assert len(actual) == len(expected)
+    for got, want in zip(actual, expected, strict=True):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_a_tf1_accuracy_and_one_hot_loss_on_shape_less_labels() -> None:
+    """The usual TF1 program with labels declared without a shape: ``argmax(y_, 1)`` for
+    accuracy, ``one_hot`` of int labels for the loss, ``shape(x)[0]`` for the batch size."""
+    rng = np.random.default_rng(3)
+    images, labels = rng.standard_normal((6, 5)), rng.integers(0, 3, 6)
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float64, name="x")
+        y = sg.placeholder(sg.int32, name="y")
+        weights = sg.Variable(rng.standard_normal((5, 3)), name="weights")
+        logits = sg.matmul(x, weights)
+        targets = sg.one_hot(y, 3, dtype=sg.float64)
+        batch = sg.cast(sg.shape(x)[0], sg.float64)
+        loss = -sg.reduce_sum(targets * sg.nn.log_softmax(logits)) / batch
+        correct = sg.equal(sg.argmax(logits, 1), sg.argmax(targets, 1))
+        accuracy = sg.reduce_mean(sg.cast(correct, sg.float64))
+        (grad,) = sg.gradients(loss, [weights])
+        with sg.Session() as session:
+            session.run(sg.global_variables_initializer())
+            got = session.run([loss, accuracy, grad], {x: images, y: labels})
+            w = session.run(weights)
+    z = images @ w
+    log_p = z - z.max(1, keepdims=True)
+    log_p -= np.log(np.exp(log_p).sum(1, keepdims=True))
+    onehot = np.eye(3)[labels]
+    np.testing.assert_allclose(got[0], -(onehot * log_p).sum() / 6, rtol=1e-12)
+    assert got[1] == np.mean(z.argmax(1) == labels)
+    np.testing.assert_allclose(got[2], images.T @ (np.exp(log_p) - onehot) / 6, rtol=1e-10)
+
+
+@pytest.mark.parametrize(
+    ("build", "words"),
+    [
+        (lambda p: sg.reduce_sum(p, [0, -1]), "mixes axes counted from the start and from the end"),
+        (lambda p: sg.reduce_sum(p, [1, 1]), "repeats an axis"),
+        (lambda p: sg.one_hot(sg.cast(p, sg.int32), 3, axis=-2), "axis -2 for indices"),
+        (lambda p: sg.gather(p, [0], axis=-1), "axis counted from the start"),
+        (lambda p: sg.unstack(p, axis=1), "pass num="),
+    ],
+)
+def test_what_a_rank_known_only_at_run_time_cannot_name_is_a_clear_error(
+    build: Build, words: str
+) -> None:
+    with sg.Graph().as_default():
+        p = sg.placeholder(sg.float64, name="p")
+        with pytest.raises(ShapeError, match=words):
+            build(p)
+
+
+@pytest.mark.parametrize("optimize", [True, False])
+@pytest.mark.parametrize(
+    ("build", "feed", "words"),
+    [
+        (lambda p: sg.transpose(p, [1, 0]), np.ones((2, 3, 4)), "Transpose|EnsureShape|shape"),
+        (lambda p: sg.nn.bias_add(p, sg.constant(BIAS)), np.ones((2, 1)), "BiasAdd"),
+        (lambda p: sg.nn.bias_add(p, sg.constant(BIAS)), np.float64(1.0), "BiasAdd"),
+        (lambda p: sg.squeeze(p, [1]), np.ones((2, 3)), "Squeeze"),
+        (lambda p: sg.reduce_sum(p, 2), np.ones((2, 3)), "Sum"),
+        (lambda p: sg.argmax(p, 1), np.ones(3), "ArgMax"),
+        (lambda p: sg.tile(p, [2, 2]), np.ones(3), "Tile|EnsureShape|shape"),
+        (lambda p: sg.broadcast_to(p, [2, 3]), np.ones(4), "BroadcastTo"),
+    ],
+)
+def test_a_feed_of_the_wrong_rank_or_size_fails_naming_the_op(
+    build: Build, feed: Any, words: str, optimize: bool
+) -> None:
+    """Where TF's kernel refuses the fed value, so does the generated code (NumPy alone would
+    broadcast a size-1 bias axis or a scalar silently)."""
+    with sg.Graph().as_default():
+        p = sg.placeholder(sg.float64, name="p")
+        compiled = sg.compile(build(p), [p], optimize=optimize)
+    with pytest.raises(SymgradError, match=words):
+        compiled(feed)
