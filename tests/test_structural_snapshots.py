@@ -6,7 +6,6 @@ readable and fast.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
@@ -136,12 +135,7 @@ def test_embedding_model_matches_its_snapshot(symgrad_snapshot, tmp_path: Path) 
     np.testing.assert_allclose(d_table, expected[1], rtol=1e-4, atol=1e-8)
     np.testing.assert_allclose(d_weights, expected[2], rtol=1e-4, atol=1e-7)
     np.testing.assert_allclose(d_bias, expected[3], rtol=1e-4, atol=1e-7)
-    # Fast: about as fast as the NumPy one would write by hand (both about 15 ms of CPU
-    # here, most of it the scatter-add of 10,000 rows of 128 into the table).
-    arguments = (words, labels, table, weights, bias)
-    generated = _cpu_time(lambda: compiled(*arguments))
-    hand_written = _cpu_time(lambda: _by_hand(*arguments))
-    assert generated < 1.5 * hand_written + 0.002, (generated, hand_written)
+    # How fast, against the same NumPy by hand: benchmarks/embedding.py (not a test).
 
 
 def _by_hand(words, labels, table, weights, bias):  # type: ignore[no-untyped-def]
@@ -160,13 +154,3 @@ def _by_hand(words, labels, table, weights, bias):  # type: ignore[no-untyped-de
     )
     np.add.at(d_table, words, d_rows)
     return loss, d_table, averaged.T @ d_logits, d_logits.sum(0)
-
-
-def _cpu_time(run) -> float:  # type: ignore[no-untyped-def]
-    """The best of a few runs, in CPU seconds (the machine is shared: wall time is noisy)."""
-    best = float("inf")
-    for _ in range(5):
-        start = time.process_time()
-        run()
-        best = min(best, time.process_time() - start)
-    return best
