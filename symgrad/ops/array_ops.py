@@ -658,12 +658,19 @@ def _key_of_masks(
 def _masked(x: Tensor, mask: Tensor, name: str | None) -> Tensor:
     """``x[mask]`` (TF's boolean_mask) for a mask the graph fixes: a gather of its True places."""
     value = constant_value(mask)
-    if value is None or x.shape is None or value.ndim == 0:
+    if value is None or value.ndim == 0:
         raise InvalidArgumentError(
             f"symgrad: BooleanMask: indexing '{x.name}' with bool tensor '{mask.name}' needs a "
             f"constant mask of rank >= 1; use symgrad.gather with the indices"
         )
+    if x.shape is None:  # a rank known only at run time: the op indexes with the mask then
+        return _op("BooleanMask", [x, mask], {"axis": 0}, None, x.dtype, name)
     lead = tuple(x.shape[: value.ndim])
+    if lead != value.shape and shapes_compatible(lead, value.shape):
+        # Leading sizes known only at run time: the op indexes with the mask then, and NumPy
+        # refuses a mask that does not match them, as TF's kernel does.
+        shape = (None, *x.shape[value.ndim :])
+        return _op("BooleanMask", [x, mask], {"axis": 0}, shape, x.dtype, name)
     if lead != value.shape:
         raise ShapeError(
             f"symgrad: BooleanMask: mask '{mask.name}' {format_shape(value.shape)} does not match "

@@ -178,8 +178,13 @@ def _cross_entropy(
             f"symgrad: {op_name}: labels '{labels.name}' ({labels.dtype.name}) and logits "
             f"'{logits.name}' ({logits.dtype.name}) must have the same dtype"
         )
-    # Unshaped placeholders are checked when the graph runs (NumPy checks that labels and
-    # logits agree); the class axis is then the last one, whatever the rank at run time.
+    # Labels of unknown rank take the logits' shape, checked when run (TF's shape function
+    # merges the two); a size-1 batch still broadcasts, as in TF's kernel. The gradient of the
+    # logits then has their shape, which an optimizer's update of a variable needs.
+    if labels.shape is None and logits.shape is not None:
+        labels = ensure_shape(labels, logits.shape)
+    # Logits of unknown rank are checked against the labels when the graph runs; the class
+    # axis is then the last one, whatever the rank at run time.
     if labels.shape is not None and logits.shape is not None:
         if _broadcasts_to(labels.shape, logits.shape):
             # TF's kernel broadcasts labels against logits (its label-broadcast test: [1, 4]

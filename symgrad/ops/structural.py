@@ -553,6 +553,8 @@ def boolean_mask(
     m = convert_to_tensor(mask)
     if not m.dtype.is_bool:
         raise DTypeError(f"symgrad: BooleanMask: mask '{m.name}' must be bool, got {m.dtype.name}")
+    if x.shape is None and not axis and constant_value(m) is not None:
+        return _masked(x, m, name)  # indexed when the value arrives, as TF's kernel does
     rank = _known_rank(x, "BooleanMask")
     depth = _known_rank(m, "BooleanMask")
     start = 0 if axis is None else _axis(axis, rank, "BooleanMask", x.name)

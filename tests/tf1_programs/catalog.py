@@ -137,6 +137,15 @@ PROGRAMS: dict[str, Program] = {
         {"accuracy": _acc(_PRINTED_ACCURACY, tol=3.0), "cost": _loss(expr="final_cost")},
         notes="the accuracy is printed in percent",
     ),
+    "gorner_2_2_five_layers_dropout": Program(
+        {
+            "accuracy": _acc(r"test accuracy: ([0-9.]+)"),
+            "loss": _loss(expr="float(test_loss)", tol=3.0),
+        },
+        notes="labels declared without a shape (argmax of them for accuracy, tf.shape of them, "
+        "the softmax cross-entropy's labels), the flattened images fed instead of the "
+        "placeholder, a learning rate placeholder fed a decayed number each step",
+    ),
     "hunkim_lab04_multi_variable_regression": Program({"cost": _loss(expr="float(cost_val)")}),
     "hunkim_lab05_logistic_diabetes": Program(
         {"accuracy": _acc(expr="float(a)"), "cost": _loss(expr="float(cost_val)")}
