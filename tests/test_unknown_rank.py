@@ -64,6 +64,9 @@ CASES: dict[str, Build] = {
     "pad_reflect": lambda p: sg.pad(p, [[0, 0], [1, 2], [0, 1]], "REFLECT"),
     "bias_add": lambda p: sg.nn.bias_add(p, sg.constant(BIAS)),
     "broadcast_to": lambda p: sg.broadcast_to(p[0], [5, 3, 4]),
+    "softmax_axis_1": lambda p: sg.nn.softmax(p, axis=1) * p,
+    "log_softmax_axis_0": lambda p: sg.nn.log_softmax(p, axis=0) * p,
+    "top_k_values": lambda p: sg.nn.top_k(p, 2).values * p[..., :2],
     "sigmoid_xent_known_labels": lambda p: sg.nn.sigmoid_cross_entropy_with_logits(
         labels=sg.ones([2, 3, 4], sg.float64), logits=p
     ),
@@ -157,6 +160,7 @@ def test_what_a_rank_known_only_at_run_time_cannot_name_is_a_clear_error(
         (lambda p: sg.argmax(p, 1), np.ones(3), "ArgMax"),
         (lambda p: sg.tile(p, [2, 2]), np.ones(3), "Tile|EnsureShape|shape"),
         (lambda p: sg.broadcast_to(p, [2, 3]), np.ones(4), "BroadcastTo"),
+        (lambda p: sg.nn.top_k(p, 2).values, np.float64(1.0), "TopK.*rank 1 or more"),
     ],
 )
 def test_a_feed_of_the_wrong_rank_or_size_fails_naming_the_op(
@@ -169,3 +173,22 @@ def test_a_feed_of_the_wrong_rank_or_size_fails_naming_the_op(
         compiled = sg.compile(build(p), [p], optimize=optimize)
     with pytest.raises(SymgradError, match=words):
         compiled(feed)
+
+
+def test_stack_takes_the_known_shape_and_checks_the_others_when_run() -> None:
+    """TF merges the static shapes of the values it stacks: a shape-less one takes the shape of
+    those that know theirs (each dim from whichever knows it), and np.stack checks the values."""
+    with sg.Graph().as_default():
+        a = sg.placeholder(sg.float64, [None, 3], name="a")
+        b = sg.placeholder(sg.float64, [4, None], name="b")
+        c = sg.placeholder(sg.float64, name="c")
+        stacked = sg.stack([a, b, c], 1)
+        assert stacked.shape == (4, 3, 3)
+        compiled = sg.compile([stacked, *sg.gradients(sg.reduce_sum(stacked**2), [a, b, c])])
+    value = np.arange(12.0).reshape(4, 3)
+    out, *grads = compiled(value, value, value)
+    np.testing.assert_array_equal(out, np.stack([value] * 3, 1))
+    for grad in grads:
+        np.testing.assert_array_equal(grad, 2 * value)
+    with pytest.raises(SymgradError, match="stack"):
+        compiled(value, value, np.ones((4, 2)))

@@ -865,9 +865,14 @@ def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
     tensors = [convert_to_tensor(v) for v in values]
     if not tensors:
         raise InvalidArgumentError("symgrad: Pack: needs at least one tensor")
+    # A value of a rank known only at run time takes the shape of one whose shape is known,
+    # checked when run (TF merges the static shapes; np.stack checks the values).
+    known = next((t for t in tensors if t.shape is not None), None)
+    if known is not None:
+        tensors = [ensure_shape(t, known.shape) if t.shape is None else t for t in tensors]
     first = tensors[0]
     for t in tensors[1:]:
-        if t.shape != first.shape or t.dtype != first.dtype:
+        if not shapes_compatible(t.shape, first.shape) or t.dtype != first.dtype:
             raise ShapeError(
                 f"symgrad: Pack: '{t.name}' {t.dtype.name}{format_shape(t.shape)} differs from "
                 f"'{first.name}' {first.dtype.name}{format_shape(first.shape)}"
@@ -880,7 +885,10 @@ def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
             f"{len(first.shape)} {format_shape(first.shape)} (the result has rank {len(first.shape) + 1})"
         )
     position = int(axis) % (len(first.shape) + 1)
-    shape = tuple(first.shape[:position]) + (len(tensors),) + tuple(first.shape[position:])
+    # Each dim as the value that knows it says (np.stack checks that the values agree).
+    shapes = [typing.cast(tuple[Any, ...], t.shape) for t in tensors]  # all known here
+    merged = [next((d for d in dims if d is not None), None) for dims in zip(*shapes, strict=True)]
+    shape = tuple(merged[:position]) + (len(tensors),) + tuple(merged[position:])
     return _op("Pack", tensors, {"axis": position}, shape, first.dtype, name)
 
 

@@ -68,10 +68,13 @@ from .registry import OpDef, register
 from .sources import convert_to_tensor
 
 
-def _class_axis(logits: Tensor, axis: int, op: str) -> int:
+def _class_axis(logits: Tensor, axis: int, op: str, any_axis: bool = False) -> int:
+    """``axis`` of ``logits``, from 0; of a rank known only at run time, as given: -1 (the last
+    axis of whatever rank arrives) or, with ``any_axis`` (softmax, whose reductions NumPy reads
+    at run time), any axis."""
     if logits.shape is None:
-        if axis == -1:  # the last axis of whatever rank the run time gives
-            return -1
+        if axis == -1 or any_axis:
+            return int(axis)
         raise ShapeError(
             f"symgrad: {op}: logits '{logits.name}' of unknown rank take only axis -1, got {axis}"
         )
@@ -108,7 +111,7 @@ def _softmax_expr(logits: sp.Expr, axis: int) -> sp.Expr:
 def _unary_op(op_type: str, logits: Any, axis: int, name: str | None) -> Tensor:
     logits = convert_to_tensor(logits)
     _floating(logits, op_type)
-    position = _class_axis(logits, axis, op_type)
+    position = _class_axis(logits, axis, op_type, any_axis=True)
     op = logits.graph.create_op(
         op_type, [logits], {"axis": position}, [(logits.shape, logits.dtype)], name=name
     )

@@ -57,20 +57,21 @@ def top_k(input: Any, k: Any = 1, sorted: bool = True, name: str | None = None) 
         raise DTypeError(f"symgrad: TopKV2: k must be an int, got {k!r:.40}") from None
     if x.dtype.is_bool:
         raise DTypeError(f"symgrad: TopKV2: '{x.name}' is bool; top_k takes numbers")
-    if x.shape is None or len(x.shape) == 0:
+    if x.shape is not None and len(x.shape) == 0:
         raise ShapeError(
             f"symgrad: TopKV2: input '{x.name}' has shape {format_shape(x.shape)}; top_k needs "
             f"rank 1 or more"
         )
     if k < 0:
         raise InvalidArgumentError(f"symgrad: TopKV2: k of '{x.name}' must be >= 0, got {k}")
-    last = x.shape[-1]
+    last = None if x.shape is None else x.shape[-1]
     if last is not None and last < k:
         raise ShapeError(
             f"symgrad: TopKV2: input '{x.name}' {format_shape(x.shape)} must have at least "
             f"k={k} columns"
         )
-    shape = (*x.shape[:-1], k)
+    # The last axis of whatever rank arrives, as TF's kernel reads it.
+    shape = None if x.shape is None else (*x.shape[:-1], k)
     base = name or "TopKV2"
     indices = _op("TopKIndices", [x], {"k": k}, shape, _dtypes.int32, f"{base}/indices")
     values = _op("TopKValues", [x, indices], {}, shape, x.dtype, f"{base}/values")

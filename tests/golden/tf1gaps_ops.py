@@ -76,6 +76,8 @@ def _erfc(x):
 def _top_k_indices(x, k):
     """Positions of the ``k`` largest entries along the last axis, largest first; of equal
     entries the lower index first (a stable sort of the reversed axis, read backwards)."""
+    if np.ndim(x) == 0:  # a rank known only at run time
+        raise ValueError(f"top_k needs rank 1 or more, got shape {list(np.shape(x))}")
     n = np.shape(x)[-1]
     if n < k:
         raise ValueError(
