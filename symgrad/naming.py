@@ -192,6 +192,11 @@ def _user_named(tensor: Tensor) -> bool:
     return not tensor.op.auto_named and tensor.op.provenance is None
 
 
+# Ops that pass their first input through, checked against the shape of the others (read for
+# their shape alone): a name looks through them to the value checked.
+_CHECKS = frozenset({"EnsureShape", "EnsureSameDims", "EnsureInRange"})
+
+
 def _anchor(tensor: Tensor) -> str:
     """The name of the user-named tensor nearest to ``tensor`` among its inputs, or ``""``.
 
@@ -200,7 +205,7 @@ def _anchor(tensor: Tensor) -> str:
     and it depends only on the few ops just before ``tensor``, so edits elsewhere in the
     graph do not change it.
     """
-    level = list(tensor.op.inputs)
+    level = _named_inputs(tensor)
     seen: set = set()
     for _ in range(ANCHOR_DEPTH):
         named: list[Tensor] = []
@@ -212,12 +217,22 @@ def _anchor(tensor: Tensor) -> str:
             if _user_named(candidate):
                 named.append(candidate)
             else:
-                following.extend(candidate.op.inputs)
+                following.extend(_named_inputs(candidate))
         if named:
             variables = [t for t in named if t.op.type == "VariableV2"]
             return _short((variables or named)[0])
         level = following
     return ""
+
+
+def _named_inputs(tensor: Tensor) -> list[Tensor]:
+    """The inputs a name may come from, each check seen through to the value it checks."""
+    inputs = []
+    for value in tensor.op.inputs:
+        while value.op.type in _CHECKS and value.op.auto_named:
+            value = value.op.inputs[0]
+        inputs.append(value)
+    return inputs
 
 
 def _gradient_base(provenance: Provenance, tensor: Tensor) -> str:

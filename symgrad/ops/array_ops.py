@@ -1098,10 +1098,13 @@ def gather(
                 f"symgrad: GatherV2: axis {axis} of '{params.name}', whose rank is known only at "
                 f"run time; give an axis counted from the start, or the placeholder a shape"
             )
+        indices = ensure_in_range(indices, params, int(axis), "GatherV2")
         return _op("GatherV2", [params, indices], {"axis": int(axis)}, None, params.dtype, name)
     position = _axis(axis, len(params.shape), "GatherV2", params.name)
     size = params.shape[position]
-    if indices.op.type == "Const" and size is not None:
+    if indices.op.type != "Const":
+        indices = ensure_in_range(indices, params, position, "GatherV2")
+    elif size is not None:
         values = np.asarray(indices.op.attrs["value"])
         if values.size and (values.min() < -size or values.max() >= size):
             raise ShapeError(
@@ -1153,7 +1156,9 @@ def _batch_gather(
     offsets = (np.arange(count) * known_size).reshape(
         known_batch + (1,) * (len(indices.shape) - batch_dims)
     )
-    shifted = indices + constant(offsets.astype(indices.dtype.numpy))
+    # Each entry's indices must stay in its own row: a flat index past it would read the next.
+    checked = ensure_in_range(indices, params, axis, "GatherV2")
+    shifted = checked + constant(offsets.astype(indices.dtype.numpy))
     return gather(flat, shifted, axis=0, name=name)
 
 
@@ -1636,6 +1641,49 @@ register(
     )
 )
 
+
+def ensure_in_range(indices: Tensor, like: Tensor, axis: int, op_type: str) -> Tensor:
+    """``indices``, checked when the graph runs to lie in ``[0, n)``, ``n`` the size of ``like``
+    along ``axis``: TF's kernels (``op_type`` names the one asking) refuse an index outside,
+    where NumPy's indexing would wrap a negative one round to the end, or a batched gather's
+    flat index would read another batch entry's row.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     ids = sg.placeholder(sg.int32, [None], name="ids")
+    ...     table = sg.placeholder(sg.float32, [3, 2], name="table")
+    ...     f = sg.compile(ensure_in_range(ids, table, 0, "GatherV2"))
+    >>> f([2, 0], [[0.0] * 2] * 3).tolist()
+    [2, 0]
+    """
+    return _op(
+        "EnsureInRange",
+        [indices, like],
+        {"axis": int(axis), "what": op_type},
+        indices.shape,
+        indices.dtype,
+        None,
+    )
+
+
+register(
+    OpDef(
+        "EnsureInRange",
+        lower=lambda op, xs: helper(
+            "_ensure_in_range",
+            xs[0],
+            xs[1],
+            op.attrs["axis"],
+            Literal(repr(op.attrs["what"])),  # a string in the module, not a name
+            dtype=op.inputs[0].dtype.name,
+        ),
+        gradient=lambda op, grad: [None, None],
+        # ``like`` is read for its shape: a named array, never an expression computed again.
+        materialized_inputs=lambda op: (1,),
+        shape_only_inputs=(1,),
+        signature=lambda op, sigs: sigs[0],
+    )
+)
 
 # --- shape, size, rank -------------------------------------------------------------------------------------
 

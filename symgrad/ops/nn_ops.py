@@ -25,6 +25,7 @@ from ..shapes import (
 from . import functions as F
 from .array_ops import (
     broadcast_to,
+    ensure_in_range,
     ensure_same_dims,
     ensure_shape,
     expand_dims,
@@ -294,6 +295,8 @@ def sparse_softmax_cross_entropy_with_logits(
         labels = ensure_same_dims(
             labels, logits, batch_axes, batch_axes, "SparseSoftmaxCrossEntropyWithLogits"
         )
+    # A label outside [0, classes) is an error in TF's kernel; NumPy would wrap -1 round.
+    labels = ensure_in_range(labels, logits, -1, "SparseSoftmaxCrossEntropyWithLogits")
     if logits.shape is None or logits.shape[-1] is None:
         # The number of classes is known at run time only.
         dense = one_hot_like(labels, logits)

@@ -82,6 +82,21 @@ def _concat_part(value, axis, sizes, index):
     return value[(slice(None),) * axis + (slice(start, start + sizes[index]),)]
 
 
+def _ensure_in_range(indices, like, axis, op_type):
+    """``indices``, checked to lie in ``[0, n)`` for ``n`` the size of ``like`` along ``axis``
+    (``op_type`` refuses others in TF, where NumPy would wrap a negative index round)."""
+    size = np.shape(like)[axis]
+    values = np.asarray(indices)
+    if values.size:
+        low, high = values.min(), values.max()
+        if low < 0 or high >= size:
+            raise IndexError(
+                f"{op_type}: index {low if low < 0 else high} is not in [0, {size}) "
+                f"(axis {axis} of shape {list(np.shape(like))})"
+            )
+    return indices
+
+
 def _ensure_same_dims(value, like, axes, like_axes, op_type):
     """``value``, checked to have as many entries along ``axes`` as ``like`` along ``like_axes``
     (``op_type`` checks these in TF, where NumPy would broadcast a size 1)."""
@@ -474,7 +489,14 @@ def all_ops(x, labels, weights, bias):
         + np.asarray(np.full((2, 2), 0.5, dtype=np.float32), dtype=np.float64)
     )
     one_hot_labels = (np.eye(3, dtype=np.float64))[
-        _ensure_same_dims(labels, x, (0,), (0,), "SparseSoftmaxCrossEntropyWithLogits")
+        _ensure_in_range(
+            _ensure_same_dims(
+                labels, x, (0,), (0,), "SparseSoftmaxCrossEntropyWithLogits"
+            ),
+            x,
+            -1,
+            "SparseSoftmaxCrossEntropyWithLogits",
+        )
     ]
     xent_weights_t0 = matmul_weights.max(axis=1, keepdims=True, initial=-np.inf)
     xent_weights_t1_arg = np.subtract(
@@ -1492,7 +1514,9 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         + np.zeros((2, 2), dtype=np.float64)
         + np.asarray(np.full((2, 2), 0.5, dtype=np.float32), dtype=np.float64)
     )
-    one_hot_labels = (np.eye(3, dtype=np.float64))[labels]
+    one_hot_labels = (np.eye(3, dtype=np.float64))[
+        _ensure_in_range(labels, x, -1, "SparseSoftmaxCrossEntropyWithLogits")
+    ]
     softmax_weights_t0 = matmul_weights.max(axis=1, keepdims=True, initial=-np.inf)
     softmax_weights_t1_arg = np.subtract(
         matmul_weights, softmax_weights_t0, out=_float64_rows.pop()

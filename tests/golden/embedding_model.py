@@ -60,6 +60,21 @@ def _scatter_add(value, indices, shape, axis, dtype):
     return result
 
 
+def _ensure_in_range(indices, like, axis, op_type):
+    """``indices``, checked to lie in ``[0, n)`` for ``n`` the size of ``like`` along ``axis``
+    (``op_type`` refuses others in TF, where NumPy would wrap a negative index round)."""
+    size = np.shape(like)[axis]
+    values = np.asarray(indices)
+    if values.size:
+        low, high = values.min(), values.max()
+        if low < 0 or high >= size:
+            raise IndexError(
+                f"{op_type}: index {low if low < 0 else high} is not in [0, {size}) "
+                f"(axis {axis} of shape {list(np.shape(like))})"
+            )
+    return indices
+
+
 def _ensure_same_dims(value, like, axes, like_axes, op_type):
     """``value``, checked to have as many entries along ``axes`` as ``like`` along ``like_axes``
     (``op_type`` checks these in TF, where NumPy would broadcast a size 1)."""
@@ -90,15 +105,21 @@ def embedding_model(words, labels, embeddings, weights, bias):
         # The shapes TF1 programs are fed: equal sizes, so arrays can be reused in place.
         return _embedding_model_same_shapes(words, labels, embeddings, weights, bias)
     # Any other shapes, broadcast as TF1 broadcasts them.
-    # Statements: 16, BLAS calls: 3
+    # Statements: 17, BLAS calls: 3
     # Forward
-    gather_embeddings = np.take(embeddings, words, axis=0)
+    ensure_in_range_embeddings = _ensure_in_range(words, embeddings, 0, "GatherV2")
+    gather_embeddings = np.take(embeddings, ensure_in_range_embeddings, axis=0)
     mean_embeddings = gather_embeddings.mean(axis=1)
     add_bias = mean_embeddings @ weights
     add_bias += bias
     one_hot_labels = (np.eye(4, dtype=np.float32))[
-        _ensure_same_dims(
-            labels, add_bias, (0,), (0,), "SparseSoftmaxCrossEntropyWithLogits"
+        _ensure_in_range(
+            _ensure_same_dims(
+                labels, add_bias, (0,), (0,), "SparseSoftmaxCrossEntropyWithLogits"
+            ),
+            add_bias,
+            -1,
+            "SparseSoftmaxCrossEntropyWithLogits",
         )
     ]
     xent_bias_t0 = add_bias.max(axis=1, keepdims=True, initial=-np.inf)
@@ -120,12 +141,12 @@ def embedding_model(words, labels, embeddings, weights, bias):
             np.expand_dims(d_mean_1_d_add_bias @ weights.T, 1) / 20,
             np.shape(gather_embeddings),
         ),
-        words,
+        ensure_in_range_embeddings,
         (5000, 128),
         0,
         np.float32,
     )
-    del gather_embeddings
+    del ensure_in_range_embeddings, gather_embeddings
     d_mean_1_d_weights = mean_embeddings.T @ d_mean_1_d_add_bias
     del mean_embeddings
     d_mean_1_d_bias = d_mean_1_d_add_bias.sum(axis=0)
@@ -134,13 +155,16 @@ def embedding_model(words, labels, embeddings, weights, bias):
 
 def _embedding_model_same_shapes(words, labels, embeddings, weights, bias):
     """``embedding_model`` for the inputs that pass its shape check: sizes known equal."""
-    # Statements: 15, BLAS calls: 3
+    # Statements: 16, BLAS calls: 3
     # Forward
-    gather_embeddings = np.take(embeddings, words, axis=0)
+    ensure_in_range_embeddings = _ensure_in_range(words, embeddings, 0, "GatherV2")
+    gather_embeddings = np.take(embeddings, ensure_in_range_embeddings, axis=0)
     mean_embeddings = gather_embeddings.mean(axis=1)
     add_bias = mean_embeddings @ weights
     add_bias += bias
-    one_hot_labels = (np.eye(4, dtype=np.float32))[labels]
+    one_hot_labels = (np.eye(4, dtype=np.float32))[
+        _ensure_in_range(labels, add_bias, -1, "SparseSoftmaxCrossEntropyWithLogits")
+    ]
     mean_1_t0 = add_bias.max(axis=1, keepdims=True, initial=-np.inf)
     mean_1_t1_arg = add_bias - mean_1_t0
     mean_1_t1 = np.exp(mean_1_t1_arg, out=mean_1_t1_arg)
@@ -159,12 +183,12 @@ def _embedding_model_same_shapes(words, labels, embeddings, weights, bias):
             np.expand_dims(d_mean_1_d_add_bias @ weights.T, 1) / 20,
             np.shape(gather_embeddings),
         ),
-        words,
+        ensure_in_range_embeddings,
         (5000, 128),
         0,
         np.float32,
     )
-    del gather_embeddings
+    del ensure_in_range_embeddings, gather_embeddings
     d_mean_1_d_weights = mean_embeddings.T @ d_mean_1_d_add_bias
     del mean_embeddings
     d_mean_1_d_bias = d_mean_1_d_add_bias.sum(axis=0)

@@ -55,6 +55,21 @@ def _check(name, value, dtype, shape):
     return array
 
 
+def _ensure_in_range(indices, like, axis, op_type):
+    """``indices``, checked to lie in ``[0, n)`` for ``n`` the size of ``like`` along ``axis``
+    (``op_type`` refuses others in TF, where NumPy would wrap a negative index round)."""
+    size = np.shape(like)[axis]
+    values = np.asarray(indices)
+    if values.size:
+        low, high = values.min(), values.max()
+        if low < 0 or high >= size:
+            raise IndexError(
+                f"{op_type}: index {low if low < 0 else high} is not in [0, {size}) "
+                f"(axis {axis} of shape {list(np.shape(like))})"
+            )
+    return indices
+
+
 def _ensure_same_dims(value, like, axes, like_axes, op_type):
     """``value``, checked to have as many entries along ``axes`` as ``like`` along ``like_axes``
     (``op_type`` checks these in TF, where NumPy would broadcast a size 1)."""
@@ -101,8 +116,13 @@ def mlp(images, labels, W1, b1, W2, b2, W3, b3):
     add_b3 = tanh_b2 @ W3
     add_b3 += b3
     one_hot_labels = (np.eye(10, dtype=np.float64))[
-        _ensure_same_dims(
-            labels, add_b3, (0,), (0,), "SparseSoftmaxCrossEntropyWithLogits"
+        _ensure_in_range(
+            _ensure_same_dims(
+                labels, add_b3, (0,), (0,), "SparseSoftmaxCrossEntropyWithLogits"
+            ),
+            add_b3,
+            -1,
+            "SparseSoftmaxCrossEntropyWithLogits",
         )
     ]
     xent_b3_t0 = add_b3.max(axis=1, keepdims=True, initial=-np.inf)
@@ -158,7 +178,9 @@ def _mlp_same_shapes(images, labels, W1, b1, W2, b2, W3, b3):
     del tanh_b2_arg
     add_b3 = tanh_b2 @ W3
     add_b3 += b3
-    one_hot_labels = (np.eye(10, dtype=np.float64))[labels]
+    one_hot_labels = (np.eye(10, dtype=np.float64))[
+        _ensure_in_range(labels, add_b3, -1, "SparseSoftmaxCrossEntropyWithLogits")
+    ]
     mean_t0 = add_b3.max(axis=1, keepdims=True, initial=-np.inf)
     mean_t1_arg = add_b3 - mean_t0
     mean_t1 = np.exp(mean_t1_arg, out=mean_t1_arg)

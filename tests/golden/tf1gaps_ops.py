@@ -112,6 +112,21 @@ def _ensure_shape(value, shape):
     return value
 
 
+def _ensure_in_range(indices, like, axis, op_type):
+    """``indices``, checked to lie in ``[0, n)`` for ``n`` the size of ``like`` along ``axis``
+    (``op_type`` refuses others in TF, where NumPy would wrap a negative index round)."""
+    size = np.shape(like)[axis]
+    values = np.asarray(indices)
+    if values.size:
+        low, high = values.min(), values.max()
+        if low < 0 or high >= size:
+            raise IndexError(
+                f"{op_type}: index {low if low < 0 else high} is not in [0, {size}) "
+                f"(axis {axis} of shape {list(np.shape(like))})"
+            )
+    return indices
+
+
 def _select_condition(condition, x, y):
     """A condition of unknown rank as TF's Select takes it: a scalar, a vector that picks
     rows, or the branches' shape; spread over that shape."""
@@ -169,9 +184,20 @@ def tf1gaps_ops(x, labels, keep, w, v):
     del add_w, mul_w_1
     indices = _top_k_indices(select_keep, 2)
     values = np.take_along_axis(select_keep, indices, -1)
-    one_hot_labels = (np.eye(3, dtype=np.float64))[_ensure_shape(labels, (5,))]
+    one_hot_labels = (np.eye(3, dtype=np.float64))[
+        _ensure_in_range(
+            _ensure_shape(labels, (5,)),
+            select_keep,
+            -1,
+            "SparseSoftmaxCrossEntropyWithLogits",
+        )
+    ]
     matmul_v = _matrices(matmul_w) @ v
-    one_hot_like_labels = _one_hot_like(labels, matmul_v, np.float64)
+    one_hot_like_labels = _one_hot_like(
+        _ensure_in_range(labels, matmul_v, -1, "SparseSoftmaxCrossEntropyWithLogits"),
+        matmul_v,
+        np.float64,
+    )
     add_2_t0 = select_keep.max(axis=1, keepdims=True, initial=-np.inf)
     add_2_t1_arg = select_keep - add_2_t0
     add_2_t1 = np.exp(add_2_t1_arg, out=add_2_t1_arg)

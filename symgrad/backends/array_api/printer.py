@@ -711,6 +711,7 @@ PORTABLE_HELPERS = frozenset(
         "matrices",
         "ensure_shape",
         "ensure_same_dims",
+        "ensure_in_range",
         "select_condition",
         "one_hot_like",
     }

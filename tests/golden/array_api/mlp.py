@@ -126,6 +126,21 @@ def _take(xp, value, indices, axis):
     return xp.reshape(flat, shape)
 
 
+def _ensure_in_range(xp, indices, like, axis, op_type):
+    """``indices``, checked to lie in ``[0, n)`` for ``n`` the size of ``like`` along ``axis``
+    (``op_type`` refuses others in TF, where indexing would wrap a negative index round)."""
+    size = like.shape[axis]
+    values = xp.asarray(indices)
+    if all(values.shape):  # not empty
+        low, high = int(xp.min(values)), int(xp.max(values))
+        if low < 0 or high >= size:
+            raise IndexError(
+                f"{op_type}: index {low if low < 0 else high} is not in [0, {size}) "
+                f"(axis {axis} of shape {list(like.shape)})"
+            )
+    return indices
+
+
 def _ensure_same_dims(xp, value, like, axes, like_axes, op_type):
     """``value``, checked to have as many entries along ``axes`` as ``like`` along ``like_axes``
     (``op_type`` checks these in TF, where NumPy would broadcast a size 1)."""
@@ -164,8 +179,14 @@ def mlp(images, labels, W1, b1, W2, b2, W3, b3):
     one_hot_labels = _take(
         xp,
         xp.eye(10, dtype=xp.float64, device=device),
-        _ensure_same_dims(
-            xp, labels, add_b3, (0,), (0,), "SparseSoftmaxCrossEntropyWithLogits"
+        _ensure_in_range(
+            xp,
+            _ensure_same_dims(
+                xp, labels, add_b3, (0,), (0,), "SparseSoftmaxCrossEntropyWithLogits"
+            ),
+            add_b3,
+            -1,
+            "SparseSoftmaxCrossEntropyWithLogits",
         ),
         axis=0,
     )
