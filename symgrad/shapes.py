@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, TypeGuard
 
+import numpy as np
+
 from .errors import ShapeError
 
 Dim = int | None
@@ -223,11 +225,20 @@ def shapes_compatible(a: Shape, b: Shape) -> bool:
     )
 
 
+def _axis_items(axis: object) -> Iterable[object]:
+    """An axis argument as a sequence: a list, a tuple, a NumPy array of axes, or one axis."""
+    if isinstance(axis, (list, tuple)):
+        return axis
+    if isinstance(axis, np.ndarray) and axis.ndim:
+        return list(axis.tolist())
+    return (axis,)
+
+
 def normalize_axes(axis: object, rank: int, op: str, tensor: str) -> tuple[int, ...]:
     """Turn an axis argument (None, int, list) into sorted non-negative axes."""
     if axis is None:
         return tuple(range(rank))
-    items: Iterable[object] = axis if isinstance(axis, (list, tuple)) else (axis,)
+    items = _axis_items(axis)
     result = []
     for item in items:
         if not hasattr(item, "__index__"):
@@ -253,7 +264,7 @@ def unknown_rank_axes(axis: object, op: str, tensor: str) -> tuple[int, ...]:
     Axes all counted from the start, or all from the end, name the same axes at any rank, so
     NumPy can read them when the value arrives; a mix (``[0, -1]``) could name one axis twice.
     """
-    items: Iterable[object] = axis if isinstance(axis, (list, tuple)) else (axis,)
+    items = _axis_items(axis)
     values = []
     for item in items:
         if isinstance(item, bool) or not hasattr(item, "__index__"):

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import symgrad as sg
-from symgrad.errors import ExecutionIndexError
+from symgrad.errors import ExecutionIndexError, ShapeError
 
 
 def _compiled(build: Callable[[], tuple[Any, list[Any]]], form: str) -> Any:
@@ -84,3 +84,28 @@ def test_an_index_outside_its_axis_is_an_error_not_a_wrapped_value(name: str, fo
 def test_an_empty_batch_of_indices_is_no_error() -> None:
     compiled = _compiled(_gather, "fast")
     assert compiled(np.ones((3, 2)), np.zeros(0, np.int32)).shape == (0, 2)
+
+
+@pytest.mark.parametrize("shape", [[3], [None]])
+def test_a_constant_negative_index_is_refused_when_the_graph_is_built(shape: list[Any]) -> None:
+    """NumPy would read ``gather(x, [-1])`` as the last row; TF's kernel refuses it."""
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float64, shape, name="x")
+        with pytest.raises(ShapeError, match=r"GatherV2: indices \[-1\] are out of range"):
+            sg.gather(x, [-1])
+
+
+@pytest.mark.parametrize("form", ["fast", "readable", "portable"])
+def test_a_constant_index_on_an_axis_of_unknown_size_is_checked_when_run(form: str) -> None:
+    def build() -> tuple[Any, list[Any]]:
+        x = sg.placeholder(sg.float64, [None], name="x")
+        return sg.gather(x, [2, 0]), [x]
+
+    compiled = _compiled(build, form)
+    good, bad = np.arange(4.0), np.arange(2.0)
+    if form == "portable":
+        xps = pytest.importorskip("array_api_strict")
+        good, bad = xps.asarray(good), xps.asarray(bad)
+    np.testing.assert_array_equal(np.asarray(compiled(good)), [2.0, 0.0])
+    with pytest.raises(ExecutionIndexError, match=r"GatherV2: index 2 is not in \[0, 2\)"):
+        compiled(bad)

@@ -1579,3 +1579,62 @@ def test_reductions_of_an_empty_batch_give_tensorflows_values(optimize: bool) ->
     assert int_top == np.iinfo(np.int32).min and int_bottom == np.iinfo(np.int32).max
     assert np.isnan(average)
     assert d_mean.shape == (0,) and d_max.shape == (0,) and d_mean.dtype == np.float32
+
+
+# int32 feeds -> [mean, mean over axis 0, mean over axis 1 keeping it], as TF 2.21 gives them
+INTEGER_MEANS = [
+    ([[1, 2], [-4, -1]], [0, [-1, 0], [[1], [-2]]]),
+    (np.zeros((0, 2)), [0, [0, 0], []]),
+    ([[2**30, 2**30]] * 2, [2**30, [2**30] * 2, [[2**30]] * 2]),
+    ([[7, -7], [-2, -2], [3, 3]], [0, [2, -2], [[0], [-2], [3]]]),
+]
+
+
+@pytest.mark.parametrize("form", ["fast", "readable", "portable"])
+@pytest.mark.parametrize(("feed", "expected"), INTEGER_MEANS)
+def test_the_mean_of_integers_is_tensorflows(form: str, feed: Any, expected: Any) -> None:
+    """TF divides the integer sum by the count, rounding toward 0, and gives 0 for no
+    elements: a float mean cast back gave INT_MIN there, and the portable form raised (the
+    standard's mean takes floats only)."""
+    with sg.Graph().as_default():
+        i = sg.placeholder(sg.int32, [None, 2], name="i")
+        means = [sg.reduce_mean(i), sg.reduce_mean(i, 0), sg.reduce_mean(i, 1, keepdims=True)]
+        value = np.asarray(feed, np.int32)
+        if form == "portable":
+            xps = pytest.importorskip("array_api_strict")
+            compiled = sg.compile(means, [i], backend="array_api")
+            value = xps.asarray(value)
+        else:
+            compiled = sg.compile(means, [i], optimize=form == "fast")
+    got = [np.asarray(v) for v in compiled(value)]
+    assert [v.tolist() for v in got] == expected
+    assert all(v.dtype == np.int32 for v in got)
+
+
+def test_the_mean_of_int64_wraps_round_as_tensorflows() -> None:
+    with sg.Graph().as_default():
+        j = sg.placeholder(sg.int64, [None], name="j")
+        compiled = sg.compile(sg.reduce_mean(j))
+    # TF 2.21: the sum wraps round in 64 bits before the division.
+    assert compiled(np.array([2**62 + 1, 2**62 + 3], np.int64)) == -4611686018427387902
+
+
+@pytest.mark.parametrize("form", ["fast", "readable", "portable"])
+@pytest.mark.parametrize("axis", [0, 1, None])
+def test_the_gradient_of_reduce_prod_over_an_empty_batch_is_empty(form: str, axis: Any) -> None:
+    """The product of every other element was reshaped to (rows, -1), which NumPy cannot do
+    for 0 rows; along an empty axis, the product is 1 and its gradient empty."""
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float64, [None, 3], name="x")
+        product = sg.reduce_prod(x, axis)
+        (grad,) = sg.gradients(sg.reduce_sum(product), [x])
+        if form == "portable":
+            xps = pytest.importorskip("array_api_strict")
+            compiled = sg.compile([product, grad], [x], backend="array_api")
+            feed = xps.zeros((0, 3), dtype=xps.float64)
+        else:
+            compiled = sg.compile([product, grad], [x], optimize=form == "fast")
+            feed = np.zeros((0, 3))
+    value, d_x = (np.asarray(v) for v in compiled(feed))
+    np.testing.assert_array_equal(value, np.prod(np.zeros((0, 3)), axis))
+    assert d_x.shape == (0, 3)

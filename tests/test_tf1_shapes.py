@@ -74,3 +74,32 @@ def test_run_time_shapes_work_dynamically() -> None:
     assert [v.shape for v in values] == [(3, 2)] * 4
     assert values[1].dtype == np.int32 and values[2].tolist() == [[3.0, 3.0]] * 3
     assert values[3].tolist() == [[1.0, 2.0]] * 3
+
+
+@pytest.mark.parametrize("optimize", [True, False])
+def test_broadcast_to_a_run_time_shape_gives_exactly_that_shape(optimize: bool) -> None:
+    """``broadcast_to(x, shape(y))`` is computed as ``x + zeros_like(y)``, which would also
+    spread ``y``'s size-1 axes over ``x``'s; TF's kernel refuses that (shapes confirmed under
+    TF 2.21: [2, 1] to [1, 3] raises, to [2, 3] gives [2, 3])."""
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float64, [None, 1], name="x")
+        y = sg.placeholder(sg.float64, [None, 3], name="y")
+        spread = sg.broadcast_to(x, sg.shape(y))
+        (grad,) = sg.gradients(sg.reduce_sum(spread * spread), [x])
+        compiled = sg.compile([spread, grad], [x, y], optimize=optimize)
+        column = np.array([[1.0], [2.0]])
+        out, d_x = compiled(column, np.zeros((2, 3)))
+        np.testing.assert_array_equal(out, np.repeat(column, 3, 1))
+        np.testing.assert_array_equal(d_x, 6 * column)
+        with pytest.raises(SymgradError, match=r"BroadcastTo: 2 entries along axis 0"):
+            compiled(column, np.zeros((1, 3)))
+        with pytest.raises(SymgradError, match="BroadcastTo: cannot broadcast 'x:0'"):
+            sg.broadcast_to(x, sg.shape(sg.placeholder(sg.float64, [None])))
+        z = sg.placeholder(sg.float64, [1, None], name="z")
+        with pytest.raises(
+            SymgradError,
+            match=r"BroadcastTo: cannot broadcast 'Const:0' of shape \(2, 1\) to the shape of 'z:0'",
+        ):
+            sg.broadcast_to(sg.constant(np.ones((2, 1))), sg.shape(z))
+        shapeless = sg.broadcast_to(sg.placeholder(sg.float64, name="w"), sg.shape(y))
+        assert shapeless.shape == (None, 3)

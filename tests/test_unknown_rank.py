@@ -29,6 +29,7 @@ CASES: dict[str, Build] = {
     "reduce_sum_axis_1": lambda p: sg.reduce_sum(p * p, 1),
     "reduce_mean_axes_0_2_keepdims": lambda p: sg.reduce_mean(p, [0, 2], keepdims=True),
     "reduce_max_axes_from_end": lambda p: sg.reduce_max(p, [-2, -1]),
+    "reduce_sum_numpy_axes": lambda p: sg.reduce_sum(p, np.array([0, 2])),
     "reduce_min_axis_0": lambda p: sg.reduce_min(p, 0),
     "reduce_prod_axis_2": lambda p: sg.reduce_prod(p, 2),
     "reduce_logsumexp_axis_1": lambda p: sg.reduce_logsumexp(p, 1),
@@ -50,6 +51,7 @@ CASES: dict[str, Build] = {
     "slice_ellipsis": lambda p: p[..., 1:3],
     "slice_ellipsis_middle": lambda p: p[..., 1, :],
     "slice_new_axis": lambda p: p[None, 0, ::2],
+    "slice_trailing_colons": lambda p: p[1, :, :],
     "slice_op": lambda p: sg.slice(p, [0, 1, 0], [-1, 2, 3]),
     "stack_from_end": lambda p: sg.stack([p, 2.0 * p, p * p], -2),
     "stack_1": lambda p: sg.stack([p, p * p], 1),
@@ -148,7 +150,7 @@ def test_what_a_rank_known_only_at_run_time_cannot_name_is_a_clear_error(
             build(p)
 
 
-@pytest.mark.parametrize("optimize", [True, False])
+@pytest.mark.parametrize("form", ["fast", "readable", "portable"])
 @pytest.mark.parametrize(
     ("build", "feed", "words"),
     [
@@ -161,18 +163,52 @@ def test_what_a_rank_known_only_at_run_time_cannot_name_is_a_clear_error(
         (lambda p: sg.tile(p, [2, 2]), np.ones(3), "Tile|EnsureShape|shape"),
         (lambda p: sg.broadcast_to(p, [2, 3]), np.ones(4), "BroadcastTo"),
         (lambda p: sg.nn.top_k(p, 2).values, np.float64(1.0), "TopK.*rank 1 or more"),
+        # NumPy reduces a 0-d value over axis 0 or -1, and takes its argmax; TF refuses it.
+        (lambda p: sg.reduce_sum(p, 0), np.float64(2.0), "Sum.*no axis 0"),
+        (lambda p: sg.reduce_max(p, [-2, -1]), np.ones(3), "Max.*no axis -2"),
+        (lambda p: sg.argmax(p, 0), np.float64(2.0), "ArgMax.*no axis 0"),
+        (lambda p: sg.nn.softmax(p), np.float64(2.0), "Softmax.*no axis -1"),
+        (
+            lambda p: sg.nn.softmax_cross_entropy_with_logits_v2(labels=p, logits=p),
+            np.float64(2.0),
+            "SoftmaxCrossEntropyWithLogits.*no axis -1",
+        ),
+        # NumPy would read axis 2 of a matrix as axis 0.
+        (lambda p: sg.cumsum(p, 2), np.ones((2, 3)), "out of range"),
+        (lambda p: sg.cumprod(p, -3), np.ones((2, 3)), "out of range"),
+        # NumPy would hand back the parts that fit; TF's kernels check them.
+        (lambda p: sg.split(p, [1, 2], -1)[0], np.ones((2, 5)), "SplitV.*3 entries"),
+        (lambda p: sg.split(p, [4, -1], 0)[0], np.ones((3, 2)), "SplitV.*at least 4"),
+        (lambda p: sg.unstack(p, num=3, axis=1)[0], np.ones((2, 2)), "Unpack.*3 entries"),
+        (lambda p: sg.slice(p, [0, 1], [-1, 3]), np.ones((2, 3)), "Slice.*at least 4"),
+        # A trailing full slice asks for an axis, which NumPy checks the value has.
+        (lambda p: p[0, :], np.ones(3), "index|StridedSlice"),
     ],
 )
 def test_a_feed_of_the_wrong_rank_or_size_fails_naming_the_op(
-    build: Build, feed: Any, words: str, optimize: bool
+    build: Build, feed: Any, words: str, form: str
 ) -> None:
     """Where TF's kernel refuses the fed value, so does the generated code (NumPy alone would
     broadcast a size-1 bias axis or a scalar silently)."""
     with sg.Graph().as_default():
         p = sg.placeholder(sg.float64, name="p")
-        compiled = sg.compile(build(p), [p], optimize=optimize)
+        out = build(p)
+        if form == "portable":
+            xps = pytest.importorskip("array_api_strict")
+            compiled = sg.compile(out, [p], backend="array_api")
+            feed = xps.asarray(feed)
+        else:
+            compiled = sg.compile(out, [p], optimize=form == "fast")
     with pytest.raises(SymgradError, match=words):
         compiled(feed)
+
+
+@pytest.mark.parametrize("shape", [[2, 3], [None, 3]])
+def test_unstack_num_other_than_the_known_size_is_a_build_error(shape: list[Any]) -> None:
+    with sg.Graph().as_default():
+        p = sg.placeholder(sg.float64, shape, name="p")
+        with pytest.raises(ShapeError, match="Unpack: num=2 for axis 1 of 'p:0'"):
+            sg.unstack(p, num=2, axis=1)
 
 
 def test_stack_takes_the_known_shape_and_checks_the_others_when_run() -> None:

@@ -526,10 +526,8 @@ def _normalize_key(x: Tensor, key: Any) -> tuple[tuple[Any, ...], Shape]:
         )
     if x.shape is None:
         # NumPy reads the key against the rank that arrives, as TF's kernel does (axes after
-        # the key's are kept whole); the result's rank is known only then. Full slices after
-        # an ellipsis name the last axes, so only a key without one loses its trailing ones.
-        while Ellipsis not in normalized and normalized and normalized[-1] == slice(None):
-            normalized.pop()
+        # the key's are kept whole); the result's rank is known only then. Trailing full
+        # slices stay: each asks for an axis, which NumPy checks the value has.
         return tuple(normalized), None
     consumed = sum(1 for i in normalized if i is not None and i is not Ellipsis)
     if consumed > len(x.shape):
@@ -932,9 +930,17 @@ def unstack(
                 f"symgrad: Unpack: '{x.name}' has a rank known only at run time; pass num="
             )
         position, count = int(axis), int(num)
+        x = ensure_axis(x, position, count, at_least=False, op_type="Unpack")
     else:
         position = _axis(axis, len(x.shape), "Unpack", x.name)
         count = x.shape[position] if num is None else num
+        if count is not None and x.shape[position] is not None and count != x.shape[position]:
+            raise ShapeError(
+                f"symgrad: Unpack: num={count} for axis {position} of '{x.name}' "
+                f"{format_shape(x.shape)}, of size {x.shape[position]}"
+            )
+        if count is not None and x.shape[position] is None:
+            x = ensure_axis(x, position, count, at_least=False, op_type="Unpack")
     if count is None:
         raise ShapeError(
             f"symgrad: Unpack: axis {position} of '{x.name}' has unknown size; pass num="
@@ -971,6 +977,9 @@ def split(
                 f"symgrad: Split: sizes {sizes} do not add up to {size}, axis {position} of "
                 f"'{x.name}'"
             )
+    if size is None:  # the parts must fill the axis that arrives, as TF's kernel checks
+        known = sum(s for s in sizes if s != -1)
+        x = ensure_axis(x, position, known, at_least=-1 in sizes, op_type="SplitV")
     # Parts after a -1 (an unknown size) are counted from the end of the axis.
     cut = sizes.index(-1) if -1 in sizes else len(sizes)
     bounds: list[tuple[int, int | None]] = []
@@ -1032,7 +1041,30 @@ def broadcast_to(input: Any, shape: Any, name: str | None = None) -> Tensor:
     x = convert_to_tensor(input)
     like = _run_time_shape_of(shape)
     if like is not None:
-        return add(x, zeros_like(like, dtype=x.dtype), name=name)
+        if (
+            x.shape is not None
+            and like.shape is not None
+            and (
+                len(x.shape) > len(like.shape)
+                or any(
+                    d not in (None, 1, e) and e is not None
+                    for d, e in zip(x.shape[::-1], like.shape[::-1], strict=False)
+                )
+            )
+        ):
+            raise ShapeError(
+                f"symgrad: BroadcastTo: cannot broadcast '{x.name}' of shape "
+                f"{format_shape(x.shape)} to the shape of '{like.name}' {format_shape(like.shape)}"
+            )
+        spread = add(x, zeros_like(like, dtype=x.dtype), name=name)
+        if like.shape is None:  # NumPy checks what it can: the rank is known only at run time
+            return spread
+        # The sum would also spread 'like' over a size of 'x' where 'like' has 1; TF's kernel
+        # gives exactly 'like's shape, so every size is checked against it.
+        if spread.shape is None:  # x's rank is known only at run time: like's shape
+            spread = ensure_shape(spread, like.shape)
+        axes = tuple(builtins.range(len(like.shape)))
+        return ensure_same_dims(spread, like, axes, axes, "BroadcastTo")
     target = tuple(_ints(_shape_argument(shape, "BroadcastTo", x), "BroadcastTo", "the shape", x))
     try:  # a value of unknown rank is checked by NumPy when it arrives, as by TF's kernel
         if x.shape is not None and broadcast_shapes(x.shape, target) != target:
@@ -1102,15 +1134,18 @@ def gather(
         return _op("GatherV2", [params, indices], {"axis": int(axis)}, None, params.dtype, name)
     position = _axis(axis, len(params.shape), "GatherV2", params.name)
     size = params.shape[position]
-    if indices.op.type != "Const":
-        indices = ensure_in_range(indices, params, position, "GatherV2")
-    elif size is not None:
+    if indices.op.type == "Const":
+        # TF's kernel refuses an index outside [0, size), a negative one too, which NumPy
+        # would wrap round to the end.
         values = np.asarray(indices.op.attrs["value"])
-        if values.size and (values.min() < -size or values.max() >= size):
+        if values.size and (values.min() < 0 or (size is not None and values.max() >= size)):
+            bound = "?" if size is None else size
             raise ShapeError(
-                f"symgrad: GatherV2: indices {values.tolist()!r:.60} are out of range for axis "
-                f"{position} of '{params.name}' {format_shape(params.shape)}"
+                f"symgrad: GatherV2: indices {values.tolist()!r:.60} are out of range [0, "
+                f"{bound}) for axis {position} of '{params.name}' {format_shape(params.shape)}"
             )
+    if indices.op.type != "Const" or size is None:
+        indices = ensure_in_range(indices, params, position, "GatherV2")
     shape = (
         None
         if indices.shape is None  # the result's rank, too, is known only at run time
@@ -1681,6 +1716,42 @@ register(
         # ``like`` is read for its shape: a named array, never an expression computed again.
         materialized_inputs=lambda op: (1,),
         shape_only_inputs=(1,),
+        signature=lambda op, sigs: sigs[0],
+    )
+)
+
+
+def ensure_axis(
+    x: Tensor, axis: int, size: int = 0, at_least: bool = True, op_type: str = "EnsureAxis"
+) -> Tensor:
+    """``x``, checked when the graph runs to have an axis ``axis`` with ``size`` entries (or at
+    least ``size``): where the rank or that size is known only then, and NumPy would take the
+    value anyway (an axis 0 of a 0-d value, a slice past the end, parts that do not fill the
+    axis) where TF's kernel, ``op_type``, refuses it.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float32, name="x")
+    ...     f = sg.compile(ensure_axis(x, 1, 3, at_least=False, op_type="Unpack"))
+    >>> f([[1.0, 2.0, 3.0]]).shape
+    (1, 3)
+    """
+    attrs = {"axis": int(axis), "size": int(size), "at_least": bool(at_least), "what": op_type}
+    return _op("EnsureAxis", [x], attrs, x.shape, x.dtype, None)
+
+
+register(
+    OpDef(
+        "EnsureAxis",
+        lower=lambda op, xs: helper(
+            "_ensure_axis",
+            xs[0],
+            op.attrs["axis"],
+            op.attrs["size"],
+            int(op.attrs["at_least"]),
+            Literal(repr(op.attrs["what"])),  # a string in the module, not a name
+        ),
+        gradient=lambda op, grad: [grad],
         signature=lambda op, sigs: sigs[0],
     )
 )

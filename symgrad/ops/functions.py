@@ -343,8 +343,13 @@ class ReduceMean(ReduceSum):
     numpy_name = "mean"
 
     def result_dtype(self, dtype_of: Any) -> str:
+        # TF's mean of int32/int64 is an integer (the printers call an integer helper).
         inner = dtype_of(self.args[0])
-        return inner if inner in ("float16", "float32", "float64") else "float64"
+        return inner if inner in ("float16", "float32", "float64", *INTEGER_MEANS) else "float64"
+
+
+# Integer dtypes whose mean is TF's: the sum divided by the count, rounded toward 0.
+INTEGER_MEANS = ("int32", "int64")
 
 
 class ReduceMax(ReduceSum):

@@ -25,6 +25,7 @@ from ..shapes import (
 from . import functions as F
 from .array_ops import (
     broadcast_to,
+    ensure_axis,
     ensure_in_range,
     ensure_same_dims,
     ensure_shape,
@@ -109,10 +110,15 @@ def _softmax_expr(logits: sp.Expr, axis: int) -> sp.Expr:
     return exponentials / F.ReduceSum(exponentials, F.axes_tuple((axis,)), sp.Integer(1))
 
 
-def _unary_op(op_type: str, logits: Any, axis: int, name: str | None) -> Tensor:
+def _unary_op(
+    op_type: str, logits: Any, axis: int, name: str | None, checked: bool = False
+) -> Tensor:
+    """``op_type`` of ``logits``; ``checked``: a gradient's, of logits its forward op checked."""
     logits = convert_to_tensor(logits)
     _floating(logits, op_type)
     position = _class_axis(logits, axis, op_type, any_axis=True)
+    if logits.shape is None and not checked:  # NumPy would take a 0-d value; TF refuses it
+        logits = ensure_axis(logits, position, op_type=op_type)
     op = logits.graph.create_op(
         op_type, [logits], {"axis": position}, [(logits.shape, logits.dtype)], name=name
     )
@@ -201,6 +207,8 @@ def _cross_entropy(
                 f"logits '{logits.name}' {format_shape(logits.shape)} must have the same shape"
             )
     position = _class_axis(logits, axis, op_name)
+    if logits.shape is None:  # NumPy would take 0-d logits; TF's kernel refuses them
+        logits = ensure_axis(logits, position, op_type=op_name)
     shape = (
         None
         if logits.shape is None
@@ -325,8 +333,14 @@ def _cross_entropy_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     axis = op.attrs["axis"]
     spread = broadcast_gradient(grad, logits, (axis,), False, mean=False)
     # TF's rule, softmax - labels; like TF, its own derivative in the labels is taken as 0.
-    d_logits = spread * (softmax(logits, axis) - zero_gradient(labels))
-    d_labels = spread * -log_softmax(logits, axis) if op.attrs["labels_gradient"] else None
+    # The forward op checked the logits' class axis; the gradient's softmax needs no second check.
+    probabilities = _unary_op("Softmax", logits, axis, None, checked=True)
+    d_logits = spread * (probabilities - zero_gradient(labels))
+    d_labels = (
+        spread * -_unary_op("LogSoftmax", logits, axis, None, checked=True)
+        if op.attrs["labels_gradient"]
+        else None
+    )
     return [d_labels, d_logits]
 
 

@@ -27,6 +27,7 @@ from ..shapes import (
     unknown_rank_axes,
 )
 from . import functions as F
+from .array_ops import ensure_axis
 from .broadcasting import like_signature
 from .elementwise import (
     cast,
@@ -88,6 +89,8 @@ def _reduce(
             # gradient reduces axis -1 this way), as TF's kernels read them; the rank stays
             # unknown.
             axes, shape = unknown_rank_axes(axis, op_type, x.name), None
+            # NumPy reduces a 0-d value over axis 0 or -1; TF's kernel refuses it.
+            x = ensure_axis(x, axes[-1] if axes[0] >= 0 else axes[0], op_type=op_type)
     else:
         known = normalize_axes(axis, len(x.shape), op_type, x.name)
         if isinstance(axis, (list, tuple)) and not axis:
@@ -471,6 +474,7 @@ def _arg_reduce(
     shape: Shape
     if x.shape is None:  # NumPy reads the axis at run time, as TF's kernel does
         axes, shape = unknown_rank_axes(axis, op_type, x.name), None
+        x = ensure_axis(x, axes[0], op_type=op_type)  # NumPy would take a 0-d value
     elif not x.shape:
         raise InvalidArgumentError(f"symgrad: {op_type}: tensor '{x.name}' is a scalar")
     else:

@@ -31,6 +31,7 @@ from .array_ops import (
     call,
     concat,
     constant_value,
+    ensure_axis,
     ensure_shape,
     gather,
     reshape,
@@ -198,6 +199,8 @@ def slice(input_: Any, begin: Any, size: Any, name: str | None = None) -> Tensor
                 f"{axis} of '{x.name}' of shape {format_shape(x.shape)}"
             )
         key.append(builtins.slice(start, None if count == -1 else start + count))
+        if dim is None:  # NumPy would cut the slice short at the end of the axis; TF refuses
+            x = ensure_axis(x, axis, start + builtins.max(count, 0), op_type="Slice")
     return strided_slice(x, tuple(key), name=name)
 
 

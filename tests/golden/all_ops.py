@@ -97,6 +97,22 @@ def _ensure_in_range(indices, like, axis, op_type):
     return indices
 
 
+def _ensure_axis(value, axis, size, at_least, op_type):
+    """``value``, checked to have an axis ``axis`` of ``size`` entries (``at_least``: or more),
+    where ``op_type`` checks it in TF and NumPy would take the value anyway."""
+    shape = np.shape(value)
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(
+            f"{op_type}: a value of shape {list(shape)} has no axis {axis}"
+        )
+    if shape[axis] < size or (not at_least and shape[axis] != size):
+        raise ValueError(
+            f"{op_type}: axis {axis} of shape {list(shape)} must have "
+            f"{'at least ' if at_least else ''}{size} entries"
+        )
+    return value
+
+
 def _ensure_same_dims(value, like, axes, like_axes, op_type):
     """``value``, checked to have as many entries along ``axes`` as ``like`` along ``like_axes``
     (``op_type`` checks these in TF, where NumPy would broadcast a size 1)."""
@@ -120,7 +136,8 @@ def _prod_others(value, axes):
     """At each position, the product over ``axes`` of every other element (zeros allowed)."""
     axes = tuple(range(np.ndim(value))) if axes is None else axes
     front = np.moveaxis(value, axes, tuple(range(-len(axes), 0)))
-    flat = np.reshape(front, front.shape[: front.ndim - len(axes)] + (-1,))
+    lead = front.shape[: front.ndim - len(axes)]  # sizes, not -1: a batch may be empty
+    flat = np.reshape(front, lead + (int(np.prod(front.shape[len(lead) :])),))
     ones = np.ones_like(flat[..., :1])
     before = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
     after = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], axis=-1), axis=-1)[
@@ -136,7 +153,8 @@ def _prod_others_vjp(cotangent, value, axes):
     axes = tuple(range(np.ndim(value))) if axes is None else axes
     last = tuple(range(-len(axes), 0))
     front = np.moveaxis(value, axes, last)
-    flat = np.reshape(front, front.shape[: front.ndim - len(axes)] + (-1,))
+    lead = front.shape[: front.ndim - len(axes)]  # sizes, not -1: a batch may be empty
+    flat = np.reshape(front, lead + (int(np.prod(front.shape[len(lead) :])),))
     weights = np.reshape(
         np.moveaxis(np.broadcast_to(cotangent, np.shape(value)), axes, last), flat.shape
     )
@@ -473,8 +491,8 @@ def all_ops(x, labels, weights, bias):
     squeeze = np.squeeze(transpose_bias, (1,))
     max_ = squeeze.max(axis=1, initial=-np.inf)
     concat = np.concatenate([squeeze, np.expand_dims(max_, 1)], 1)
-    slice_concat = concat[:2]
-    stack = np.stack([slice_concat[0], slice_concat[1]], 0)
+    ensure_axis_concat = _ensure_axis(concat[:2], 0, 2, 0, "Unpack")
+    stack = np.stack([ensure_axis_concat[0], ensure_axis_concat[1]], 0)
     slice_stack = stack[:, 1:4]
     tile_stack = np.tile(stack[:, 0:1], (1, 3))
     del stack
@@ -647,8 +665,8 @@ def all_ops(x, labels, weights, bias):
         np.s_[:, 0:1],
         np.float64,
     )
-    d_add_42_d_concat_t0 = np.shape(slice_concat)
-    del slice_concat
+    d_add_42_d_concat_t0 = np.shape(ensure_axis_concat)
+    del ensure_axis_concat
     d_add_42_d_concat_t1 = np.shape(concat)
     del concat
     d_add_42_d_concat = _scatter(
@@ -891,9 +909,9 @@ def all_ops(x, labels, weights, bias):
         np.shape(d_add_42_d_squeeze),
     )
     del d_add_42_d_squeeze, d_sum_6_d_d_add_42_d_reshape_bias
-    d_sum_6_d_d_add_42_d_slice_concat_t0 = np.shape(d_add_42_d_concat)
+    d_sum_6_d_d_add_42_d_ensure_axis_concat_t0 = np.shape(d_add_42_d_concat)
     del d_add_42_d_concat
-    d_sum_6_d_d_add_42_d_slice_concat = (
+    d_sum_6_d_d_add_42_d_ensure_axis_concat = (
         _scatter(
             np.reshape(
                 np.sum(
@@ -903,22 +921,24 @@ def all_ops(x, labels, weights, bias):
                 ),
                 np.shape(d_add_42_d_expand),
             ),
-            d_sum_6_d_d_add_42_d_slice_concat_t0,
+            d_sum_6_d_d_add_42_d_ensure_axis_concat_t0,
             np.s_[:, 3:4],
             np.float64,
         )
         + _scatter(
             _sum_to_shape(d_sum_6_d_d_add_42_d_squeeze, np.shape(d_squeeze_via_concat)),
-            d_sum_6_d_d_add_42_d_slice_concat_t0,
+            d_sum_6_d_d_add_42_d_ensure_axis_concat_t0,
             np.s_[:, 0:3],
             np.float64,
         )
     )[:2]
     del d_add_42_d_expand, d_squeeze_via_concat, d_sum_6_d_d_add_42_d_squeeze
     d_sum_6_d_d_add_42_d_stack = _scatter(
-        d_sum_6_d_d_add_42_d_slice_concat[0], (2, 4), np.s_[0], np.float64
-    ) + _scatter(d_sum_6_d_d_add_42_d_slice_concat[1], (2, 4), np.s_[1], np.float64)
-    del d_sum_6_d_d_add_42_d_slice_concat
+        d_sum_6_d_d_add_42_d_ensure_axis_concat[0], (2, 4), np.s_[0], np.float64
+    ) + _scatter(
+        d_sum_6_d_d_add_42_d_ensure_axis_concat[1], (2, 4), np.s_[1], np.float64
+    )
+    del d_sum_6_d_d_add_42_d_ensure_axis_concat
     d_sum_6_d_d_add_42_d_slice_stack = d_sum_6_d_d_add_42_d_stack[:, 1:4]
     d_sum_6_d_d_add_42_d_tile_stack = np.tile(
         d_sum_6_d_d_add_42_d_stack[:, 0:1], (1, 3)
@@ -1499,8 +1519,8 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     squeeze = np.squeeze(transpose_bias, (1,))
     max_ = squeeze.max(axis=1, initial=-np.inf)
     concat = np.concatenate([squeeze, np.expand_dims(max_, 1)], 1)
-    slice_concat = concat[:2]
-    stack = np.stack([slice_concat[0], slice_concat[1]], 0)
+    ensure_axis_concat = _ensure_axis(concat[:2], 0, 2, 0, "Unpack")
+    stack = np.stack([ensure_axis_concat[0], ensure_axis_concat[1]], 0)
     slice_stack = stack[:, 1:4]
     tile_stack = np.tile(stack[:, 0:1], (1, 3))
     del stack
@@ -1665,8 +1685,8 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         np.s_[:, 0:1],
         np.float64,
     )
-    d_add_42_d_concat_t0 = np.shape(slice_concat)
-    del slice_concat
+    d_add_42_d_concat_t0 = np.shape(ensure_axis_concat)
+    del ensure_axis_concat
     d_add_42_d_concat_t1 = np.shape(concat)
     del concat
     d_add_42_d_concat = _scatter(
@@ -1908,9 +1928,9 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         np.shape(d_add_42_d_squeeze),
     )
     del d_add_42_d_squeeze, d_sum_6_d_d_add_42_d_reshape_bias
-    d_sum_6_d_d_add_42_d_slice_concat_t0 = np.shape(d_add_42_d_concat)
+    d_sum_6_d_d_add_42_d_ensure_axis_concat_t0 = np.shape(d_add_42_d_concat)
     del d_add_42_d_concat
-    d_sum_6_d_d_add_42_d_slice_concat = (
+    d_sum_6_d_d_add_42_d_ensure_axis_concat = (
         _scatter(
             np.reshape(
                 np.sum(
@@ -1920,22 +1940,24 @@ def _all_ops_same_shapes(x, labels, weights, bias):
                 ),
                 np.shape(d_add_42_d_expand),
             ),
-            d_sum_6_d_d_add_42_d_slice_concat_t0,
+            d_sum_6_d_d_add_42_d_ensure_axis_concat_t0,
             np.s_[:, 3:4],
             np.float64,
         )
         + _scatter(
             _sum_to_shape(d_sum_6_d_d_add_42_d_squeeze, np.shape(d_squeeze_via_concat)),
-            d_sum_6_d_d_add_42_d_slice_concat_t0,
+            d_sum_6_d_d_add_42_d_ensure_axis_concat_t0,
             np.s_[:, 0:3],
             np.float64,
         )
     )[:2]
     del d_add_42_d_expand, d_squeeze_via_concat, d_sum_6_d_d_add_42_d_squeeze
     d_sum_6_d_d_add_42_d_stack = _scatter(
-        d_sum_6_d_d_add_42_d_slice_concat[0], (2, 4), np.s_[0], np.float64
-    ) + _scatter(d_sum_6_d_d_add_42_d_slice_concat[1], (2, 4), np.s_[1], np.float64)
-    del d_sum_6_d_d_add_42_d_slice_concat
+        d_sum_6_d_d_add_42_d_ensure_axis_concat[0], (2, 4), np.s_[0], np.float64
+    ) + _scatter(
+        d_sum_6_d_d_add_42_d_ensure_axis_concat[1], (2, 4), np.s_[1], np.float64
+    )
+    del d_sum_6_d_d_add_42_d_ensure_axis_concat
     d_sum_6_d_d_add_42_d_slice_stack = d_sum_6_d_d_add_42_d_stack[:, 1:4]
     d_sum_6_d_d_add_42_d_tile_stack = np.tile(
         d_sum_6_d_d_add_42_d_stack[:, 0:1], (1, 3)

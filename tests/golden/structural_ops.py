@@ -84,8 +84,12 @@ def _cumulative(function, start, value, axis, exclusive, reverse):
     """``function`` (np.cumsum or np.cumprod) along ``axis`` as TF computes it: ``exclusive``
     shifts by one place from ``start``, ``reverse`` runs from the end."""
     value = np.asarray(value)
-    # An axis counted from the end (a rank known only at run time) indexes the slice below.
-    axis = axis % value.ndim if value.ndim else axis
+    # The axis is read against the rank that arrives (known only at run time), as by TF.
+    if not -value.ndim <= axis < value.ndim:
+        raise ValueError(
+            f"axis {axis} is out of range for a value of shape {list(value.shape)}"
+        )
+    axis %= value.ndim
     if reverse:
         value = np.flip(value, axis)
     result = function(value, axis=axis, dtype=value.dtype)

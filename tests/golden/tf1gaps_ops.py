@@ -127,6 +127,22 @@ def _ensure_in_range(indices, like, axis, op_type):
     return indices
 
 
+def _ensure_axis(value, axis, size, at_least, op_type):
+    """``value``, checked to have an axis ``axis`` of ``size`` entries (``at_least``: or more),
+    where ``op_type`` checks it in TF and NumPy would take the value anyway."""
+    shape = np.shape(value)
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(
+            f"{op_type}: a value of shape {list(shape)} has no axis {axis}"
+        )
+    if shape[axis] < size or (not at_least and shape[axis] != size):
+        raise ValueError(
+            f"{op_type}: axis {axis} of shape {list(shape)} must have "
+            f"{'at least ' if at_least else ''}{size} entries"
+        )
+    return value
+
+
 def _select_condition(condition, x, y):
     """A condition of unknown rank as TF's Select takes it: a scalar, a vector that picks
     rows, or the branches' shape; spread over that shape."""
@@ -167,7 +183,7 @@ def tf1gaps_ops(x, labels, keep, w, v):
     keep = _check("keep", keep, np.bool_, None)
     w = _check("w", w, np.float64, (4, 3))
     v = _check("v", v, np.float64, (3, 2))
-    # Statements: 45, BLAS calls: 5
+    # Statements: 46, BLAS calls: 5
     # Forward
     matmul_w_t0 = _matrices(x)
     matmul_w = matmul_w_t0 @ w
@@ -198,13 +214,16 @@ def tf1gaps_ops(x, labels, keep, w, v):
         matmul_v,
         np.float64,
     )
+    ensure_axis_v = _ensure_axis(
+        matmul_v, -1, 0, 1, "SparseSoftmaxCrossEntropyWithLogits"
+    )
     add_2_t0 = select_keep.max(axis=1, keepdims=True, initial=-np.inf)
     add_2_t1_arg = select_keep - add_2_t0
     add_2_t1 = np.exp(add_2_t1_arg, out=add_2_t1_arg)
     del add_2_t1_arg
     add_2_t2 = add_2_t1.sum(axis=1, keepdims=True)
-    add_2_t3 = np.max(matmul_v, axis=-1, keepdims=True, initial=-np.inf)
-    add_2_t4 = np.exp(matmul_v - add_2_t3)
+    add_2_t3 = np.max(ensure_axis_v, axis=-1, keepdims=True, initial=-np.inf)
+    add_2_t4 = np.exp(ensure_axis_v - add_2_t3)
     add_2_t5 = np.sum(add_2_t4, axis=-1, keepdims=True)
     add_2 = (
         np.vdot(values, values)
@@ -215,7 +234,8 @@ def tf1gaps_ops(x, labels, keep, w, v):
         )
         + np.sum(
             -np.sum(
-                one_hot_like_labels * (matmul_v - add_2_t3 - np.log(add_2_t5)), axis=-1
+                one_hot_like_labels * (ensure_axis_v - add_2_t3 - np.log(add_2_t5)),
+                axis=-1,
             )
         )
     )

@@ -506,6 +506,8 @@ class Printer(NumPyCodePrinter):
             parts.append("keepdims=True")
         name = expr.numpy_name
         dtype = self.dtype_of(value)
+        if name == "mean" and dtype in F.INTEGER_MEANS:
+            return self._integer_mean(expr)
         if dtype == "bool" and name in ("sum", "mean", "prod"):
             # NumPy counts True as 1; the standard sums numbers only.
             parts[0] = f"xp.astype({parts[0]}, xp.int64)"
@@ -673,6 +675,7 @@ def _slice_tuple(key: str) -> str:
 PORTABLE_HELPERS = frozenset(
     {
         "sum_to_shape",
+        "integer_mean",
         "truncated_normal",
         "categorical",
         "log_uniform_candidates",
@@ -712,6 +715,7 @@ PORTABLE_HELPERS = frozenset(
         "ensure_shape",
         "ensure_same_dims",
         "ensure_in_range",
+        "ensure_axis",
         "select_condition",
         "one_hot_like",
     }

@@ -305,6 +305,8 @@ class Printer(NumPyPrinter):
             parts.append(f"axis={_axis_text(axes)}")
         if keepdims:
             parts.append("keepdims=True")
+        if expr.numpy_name == "mean" and self.dtype_of(value) in F.INTEGER_MEANS:
+            return self._integer_mean(expr)
         identity = _empty_reduction(expr.numpy_name, self.dtype_of(value))
         if identity:
             # TF's max of no elements is -inf (the dtype's least value for integers), its
@@ -313,6 +315,12 @@ class Printer(NumPyPrinter):
         if value in self.arrays:
             return f"{text}.{expr.numpy_name}({', '.join(parts[1:])})"
         return f"{self._module_format('numpy.' + expr.numpy_name)}({', '.join(parts)})"
+
+    def _integer_mean(self, expr: F.ReduceSum) -> str:
+        """TF's mean of integers (NumPy's is a float, NaN for no elements)."""
+        value, axes, keepdims = expr.args
+        axis = _axis_text(axes) if len(axes) else "None"
+        return self._helper_call("integer_mean", self._print(value), axis, str(bool(keepdims)))
 
     def _print_SumToShape(self, expr: F.SumToShape) -> str:
         g, like = expr.args
