@@ -108,7 +108,7 @@ from .ops.array_ops import (
 
 # ``trace`` is TF1's matrix trace; importing it after ``.compiler`` (which loads the
 # internal module ``symgrad.trace``, Graph -> Program) rebinds the name the module took.
-from .ops.linalg import einsum, matmul, tensordot, trace
+from .ops.linalg import einsum, matmul, norm, tensordot, trace
 from .ops.elementwise import is_finite
 from .ops.reductions import (
     reduce_logsumexp,
@@ -375,6 +375,7 @@ __all__ = [
     "einsum",
     "tensordot",
     "trace",
+    "norm",
     "is_finite",
     "reduce_logsumexp",
     "reduce_max",

@@ -1,14 +1,21 @@
-"""``symgrad.losses``: TF1's ``tf.losses`` (scalar weights)."""
+"""``symgrad.losses``: TF1's ``tf.losses``."""
 
 from typing import TYPE_CHECKING, Any
 
 from .ops.loss_ops import (
     Reduction,
+    absolute_difference,
     compute_weighted_loss,
+    cosine_distance,
+    hinge_loss,
+    huber_loss,
+    log_loss,
+    mean_pairwise_squared_error,
+    mean_squared_error,
+    sigmoid_cross_entropy,
     softmax_cross_entropy,
     sparse_softmax_cross_entropy,
 )
-from .ops.nn_ops import mean_squared_error
 from .ops.variable_scope import (
     add_loss,
     get_losses,
@@ -19,7 +26,14 @@ from .ops.variable_scope import (
 from .tf1_names import missing_attribute
 
 __all__ = [
+    "absolute_difference",
+    "cosine_distance",
+    "hinge_loss",
+    "huber_loss",
+    "log_loss",
+    "mean_pairwise_squared_error",
     "mean_squared_error",
+    "sigmoid_cross_entropy",
     "add_loss",
     "get_losses",
     "get_regularization_loss",

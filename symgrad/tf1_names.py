@@ -72,9 +72,6 @@ SUBSTITUTES: dict[str, str] = {
     "contrib.layers.embed_sequence": "`tf.get_variable` and `tf.nn.embedding_lookup`",
     "contrib.layers.layer_norm": "`tf.nn.moments` over the last axis and the formula",
     "make_template": "`tf.variable_scope(name, reuse=tf.AUTO_REUSE)`",
-    "losses.sigmoid_cross_entropy": "`tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(...))`",
-    "losses.absolute_difference": "`tf.reduce_mean(tf.abs(labels - predictions))`",
-    "losses.hinge_loss": "`tf.reduce_mean(tf.maximum(0.0, 1.0 - (2 * labels - 1) * logits))`",
     "metrics.mean_squared_error": "`tf.metrics.mean(tf.square(labels - predictions))`",
     "metrics.mean_absolute_error": "`tf.metrics.mean(tf.abs(labels - predictions))`",
     "metrics.precision": "fetch the predictions and count with NumPy",
@@ -88,8 +85,6 @@ SUBSTITUTES: dict[str, str] = {
     "linalg.solve": "not available: compute it with NumPy outside the graph",
     "linalg.svd": "not available: compute it with NumPy outside the graph",
     "linalg.cholesky": "not available: compute it with NumPy outside the graph",
-    "norm": "`tf.sqrt(tf.reduce_sum(tf.square(x)))`",
-    "linalg.norm": "`tf.sqrt(tf.reduce_sum(tf.square(x)))`",
     "signal": "not available",
     "spectral": "not available",
     # Training machinery.

@@ -39,7 +39,7 @@ MODULES = {
         (sg.train, "MonitoredTrainingSession", "`tf.Session` and a training loop"),
         (sg.contrib.layers, "fully_connected", "`tf.layers.dense`"),
         (sg.linalg, "inv", "NumPy outside the graph"),
-        (sg.losses, "sigmoid_cross_entropy", "sigmoid_cross_entropy_with_logits"),
+        (sg.linalg, "svd", "NumPy outside the graph"),
         (sg.train, "FtrlOptimizer", "`tf.train.AdagradOptimizer`"),
         (sg.metrics, "mean_squared_error", "`tf.metrics.mean(tf.square(labels - predictions))`"),
     ],

@@ -1,4 +1,4 @@
-"""Matrix products: ``matmul`` (``@``) for 2-D and batched operands."""
+"""Matrix products: ``matmul`` (``@``) for 2-D and batched operands; vector and matrix norms."""
 
 from __future__ import annotations
 
@@ -6,17 +6,18 @@ import string
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import sympy as sp
 
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
-from ..graph import Operation, Tensor
+from ..graph import Operation, Tensor, get_default_graph
 from ..shapes import broadcast_shapes, broadcast_signatures, format_shape, signature
 from ..signatures import broadcast_axes_of, signature_of
 from .array_ops import expand_dims, eye, squeeze
 from .broadcasting import sum_to_shape_of
-from .elementwise import ones_like
+from .elementwise import abs, multiply, ones_like, pow, sqrt
 from .functions import Literal, MatMulNode, _Structural, helper
-from .reductions import reduce_sum
+from .reductions import reduce_max, reduce_sum
 from .registry import OpDef, register
 from .sources import convert_to_tensor
 
@@ -390,3 +391,91 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
 def matvec(a: Any, b: Any, transpose_a: bool = False, name: str | None = None) -> Tensor:
     """Matrix times vector over the last axes: ``matmul(a, b[..., None])[..., 0]``."""
     return squeeze(matmul(a, expand_dims(b, -1), transpose_a=transpose_a), -1, name=name)
+
+
+_VECTOR_NORMS = ("euclidean", 1, 2, np.inf)
+_MATRIX_NORMS = ("euclidean", "fro", 1, 2, np.inf)
+
+
+def _norm_axes(axis: Any) -> tuple[tuple[int, ...] | None, bool]:
+    """``norm``'s ``axis`` as a tuple of axes (None for all) and whether it names a matrix."""
+    if isinstance(axis, (list, tuple)) and len(axis) == 2:
+        first, second = axis
+        if not isinstance(first, (int, np.integer)) or not isinstance(second, (int, np.integer)):
+            raise InvalidArgumentError(f"symgrad: norm: axis {axis!r} must hold two integers")
+        if first == second:
+            raise InvalidArgumentError(f"symgrad: norm: the two axes of {axis!r} are the same")
+        return (int(first), int(second)), True
+    if axis is None:
+        return None, False
+    if isinstance(axis, (int, np.integer)) and not isinstance(axis, bool):
+        return (int(axis),), False
+    raise InvalidArgumentError(
+        f"symgrad: norm: axis {axis!r} must be None, an integer or a pair of integers"
+    )
+
+
+def norm(
+    tensor: Any,
+    ord: Any = "euclidean",
+    axis: Any = None,
+    keepdims: bool | None = None,
+    name: str | None = None,
+    keep_dims: bool | None = None,
+) -> Tensor:
+    """TF1's ``tf.norm``: the vector norm over ``axis`` (all entries if None), or the matrix
+    norm over a pair of axes; ``ord`` is ``"euclidean"``, a positive p or ``np.inf`` (and
+    ``"fro"`` for matrices). As in TF the Euclidean norm is ``sqrt(sum(x * x))``, so its
+    gradient at a zero vector is NaN.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.constant([[3.0, -4.0], [0.0, 1.0]])
+    ...     rows, matrix = sg.compile([sg.norm(x, axis=1), sg.norm(x, ord=1, axis=[0, 1])])()
+    >>> print(rows, matrix)
+    [5. 1.] 5.0
+    """
+    if keepdims is not None and keep_dims is not None:
+        raise InvalidArgumentError("symgrad: norm: give keepdims or keep_dims, not both")
+    keep = bool(keepdims if keepdims is not None else keep_dims)
+    axes, is_matrix = _norm_axes(axis)
+    if is_matrix:
+        if ord not in _MATRIX_NORMS or isinstance(ord, bool):
+            raise InvalidArgumentError(
+                f"symgrad: norm: ord {ord!r} is not a matrix norm; use 'euclidean', 'fro', 1 or "
+                f"np.inf"
+            )
+        if ord == 2:
+            raise InvalidArgumentError(
+                "symgrad: norm: the matrix 2-norm needs singular values, which symgrad does not "
+                "compute; use ord='fro' (an upper bound) or compute it with NumPy outside the graph"
+            )
+    elif ord not in _VECTOR_NORMS and not (
+        isinstance(ord, (int, float, np.integer, np.floating))
+        and not isinstance(ord, bool)
+        and ord > 0
+    ):
+        raise InvalidArgumentError(
+            f"symgrad: norm: ord {ord!r} is not a vector norm; use 'euclidean', a positive "
+            f"number or np.inf"
+        )
+    with get_default_graph().name_scope(name or "norm"):
+        x = convert_to_tensor(tensor)
+        # TF reduces with keepdims and squeezes the axes afterwards; reducing every axis with
+        # keepdims=False gives the same values for any rank, also an unknown one.
+        keep_now = keep if axes is None else True
+        if ord in ("euclidean", "fro") or (ord == 2 and not is_matrix):
+            result = sqrt(reduce_sum(multiply(x, x), axes, keepdims=keep_now))
+        elif is_matrix and axes is not None:
+            # ord 1: the largest column sum; ord inf: the largest row sum.
+            rows, columns = axes if ord == 1 else axes[::-1]
+            result = reduce_max(reduce_sum(abs(x), rows, keepdims=True), columns, keepdims=True)
+        elif ord == 1:
+            result = reduce_sum(abs(x), axes, keepdims=keep_now)
+        elif ord == np.inf:
+            result = reduce_max(abs(x), axes, keepdims=keep_now)
+        else:
+            result = pow(reduce_sum(pow(abs(x), ord), axes, keepdims=keep_now), 1.0 / ord)
+        if axes is not None and not keep:
+            result = squeeze(result, list(axes))
+    return result

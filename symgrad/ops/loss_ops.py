@@ -1,4 +1,4 @@
-"""TF1's ``tf.losses`` cross-entropies and their weighting (``losses_impl.py``'s rules).
+"""TF1's ``tf.losses``: the losses and their weighting (``losses_impl.py``'s rules).
 
 A loss is the per-example loss times ``weights`` (broadcast), reduced as ``reduction`` says;
 TF1's default, ``SUM_BY_NONZERO_WEIGHTS``, divides the weighted sum by the number of
@@ -11,12 +11,31 @@ from __future__ import annotations
 from typing import Any
 
 from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, ShapeError
 from ..graph import Tensor, get_default_graph
+from ..shapes import format_shape, shapes_compatible
 from .array_ops import shape
-from .elementwise import cast, div_no_nan, equal, multiply, ones_like, stop_gradient, where
+from .elementwise import (
+    abs,
+    cast,
+    div_no_nan,
+    equal,
+    greater,
+    log,
+    maximum,
+    minimum,
+    multiply,
+    ones_like,
+    relu,
+    square,
+    squared_difference,
+    stop_gradient,
+    subtract,
+    where,
+)
 from .elementwise import zeros_like as _zeros_like
 from .nn_ops import (
+    sigmoid_cross_entropy_with_logits,
     softmax_cross_entropy_with_logits_v2,
     sparse_softmax_cross_entropy_with_logits,
 )
@@ -46,6 +65,41 @@ def _num_present(losses: Tensor, weights: Tensor) -> Tensor:
     return reduce_sum(multiply(present, ones_like(losses)))
 
 
+def _check_broadcastable(weights: Tensor, losses: Tensor) -> None:
+    """TF1's static ``assert_broadcastable``: weights are a scalar, or of the losses' rank with
+    each size 1 or the losses' size (NumPy would also take a lower rank, silently)."""
+    if weights.shape is None or losses.shape is None or not weights.shape:
+        return
+    if len(weights.shape) != len(losses.shape) or any(
+        w not in (1, None) and v is not None and w != v
+        for w, v in zip(weights.shape, losses.shape, strict=True)
+    ):
+        raise ShapeError(
+            f"symgrad: compute_weighted_loss: weights '{weights.name}' "
+            f"{format_shape(weights.shape)} can not be broadcast to the losses '{losses.name}' "
+            f"{format_shape(losses.shape)}: they must be a scalar or have the losses' rank, "
+            f"each size 1 or the losses' size"
+        )
+
+
+def _float_pair(op: str, labels: Any, predictions: Any) -> tuple[Tensor, Tensor]:
+    """``labels`` and ``predictions`` cast to float32, as TF1's losses do, and checked to have
+    compatible static shapes (TF1's ``assert_is_compatible_with``)."""
+    if labels is None or predictions is None:
+        raise InvalidArgumentError(f"symgrad: {op}: labels and predictions must not be None")
+    labels, predictions = convert_to_tensor(labels), convert_to_tensor(predictions)
+    _check_compatible(op, labels, predictions)
+    return cast(labels, _dtypes.float32), cast(predictions, _dtypes.float32)
+
+
+def _check_compatible(op: str, labels: Tensor, predictions: Tensor) -> None:
+    if not shapes_compatible(predictions.shape, labels.shape):
+        raise ShapeError(
+            f"symgrad: {op}: predictions '{predictions.name}' {format_shape(predictions.shape)} "
+            f"and labels '{labels.name}' {format_shape(labels.shape)} must have the same shape"
+        )
+
+
 def compute_weighted_loss(
     losses: Any,
     weights: Any = 1.0,
@@ -68,11 +122,12 @@ def compute_weighted_loss(
         )
     graph = get_default_graph()
     with graph.name_scope(scope or "weighted_loss"):
-        losses = convert_to_tensor(losses)
+        losses, weights = convert_to_tensor(losses), convert_to_tensor(weights)
+        _check_broadcastable(weights, losses)
         input_dtype = losses.dtype
         # TF1 computes the weighting in float32 and casts the result back.
         losses = cast(losses, _dtypes.float32)
-        weights = cast(convert_to_tensor(weights), _dtypes.float32)
+        weights = cast(weights, _dtypes.float32)
         weighted = multiply(losses, weights)
         if reduction == Reduction.NONE:
             loss = weighted
@@ -144,9 +199,252 @@ def softmax_cross_entropy(
         return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
 
 
+def sigmoid_cross_entropy(
+    multi_class_labels: Any,
+    logits: Any,
+    weights: Any = 1.0,
+    label_smoothing: float = 0,
+    scope: str | None = None,
+    loss_collection: Any = GraphKeys.LOSSES,
+    reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS,
+) -> Tensor:
+    """TF1's ``tf.losses.sigmoid_cross_entropy``: the weighted cross-entropy of independent
+    binary labels, smoothed towards 1/2 by ``label_smoothing`` if given.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     loss = sg.losses.sigmoid_cross_entropy([[1.0, 0.0]], [[0.0, 0.0]])
+    ...     print(round(float(sg.compile(loss)()), 4))
+    0.6931
+    """
+    if multi_class_labels is None or logits is None:
+        raise InvalidArgumentError(
+            "symgrad: sigmoid_cross_entropy: multi_class_labels and logits must not be None"
+        )
+    with get_default_graph().name_scope(scope or "sigmoid_cross_entropy_loss"):
+        logits = convert_to_tensor(logits)
+        labels = convert_to_tensor(multi_class_labels)
+        _check_compatible("sigmoid_cross_entropy", labels, logits)
+        labels = cast(labels, logits.dtype)
+        if label_smoothing > 0:
+            labels = labels * (1 - label_smoothing) + 0.5 * label_smoothing
+        losses = sigmoid_cross_entropy_with_logits(labels=labels, logits=logits, name="xentropy")
+        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+
+
+def mean_squared_error(
+    labels: Any,
+    predictions: Any,
+    weights: Any = 1.0,
+    scope: str | None = None,
+    loss_collection: Any = GraphKeys.LOSSES,
+    reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS,
+) -> Tensor:
+    """TF1's ``tf.losses.mean_squared_error``: the weighted squared differences, in float32 as
+    in TF1, by default their mean over the entries of nonzero weight.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     loss = sg.losses.mean_squared_error([1.0, 2.0], [2.0, 4.0])
+    ...     print(sg.compile(loss)())
+    2.5
+    """
+    with get_default_graph().name_scope(scope or "mean_squared_error"):
+        labels, predictions = _float_pair("mean_squared_error", labels, predictions)
+        losses = squared_difference(predictions, labels)
+        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+
+
+def absolute_difference(
+    labels: Any,
+    predictions: Any,
+    weights: Any = 1.0,
+    scope: str | None = None,
+    loss_collection: Any = GraphKeys.LOSSES,
+    reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS,
+) -> Tensor:
+    """TF1's ``tf.losses.absolute_difference``: the weighted ``|predictions - labels|``.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     loss = sg.losses.absolute_difference([1.0, 2.0], [2.0, 4.0])
+    ...     print(sg.compile(loss)())
+    1.5
+    """
+    with get_default_graph().name_scope(scope or "absolute_difference"):
+        labels, predictions = _float_pair("absolute_difference", labels, predictions)
+        losses = abs(subtract(predictions, labels))
+        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+
+
+def huber_loss(
+    labels: Any,
+    predictions: Any,
+    weights: Any = 1.0,
+    delta: float = 1.0,
+    scope: str | None = None,
+    loss_collection: Any = GraphKeys.LOSSES,
+    reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS,
+) -> Tensor:
+    """TF1's ``tf.losses.huber_loss``: ``err**2 / 2`` where ``|err| <= delta``, else
+    ``delta * (|err| - delta / 2)``, weighted.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     loss = sg.losses.huber_loss([0.0, 0.0], [0.5, 3.0])
+    ...     print(sg.compile(loss)())
+    1.3125
+    """
+    with get_default_graph().name_scope(scope or "huber_loss"):
+        labels, predictions = _float_pair("huber_loss", labels, predictions)
+        abs_error = abs(subtract(predictions, labels))
+        quadratic = minimum(abs_error, delta)
+        # As TF1 writes it: the linear part's gradient at |err| == delta is 0, so the
+        # quadratic part's is not counted twice.
+        linear = subtract(abs_error, quadratic)
+        losses = 0.5 * multiply(quadratic, quadratic) + multiply(delta, linear)
+        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+
+
+def log_loss(
+    labels: Any,
+    predictions: Any,
+    weights: Any = 1.0,
+    epsilon: float = 1e-7,
+    scope: str | None = None,
+    loss_collection: Any = GraphKeys.LOSSES,
+    reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS,
+) -> Tensor:
+    """TF1's ``tf.losses.log_loss``: the weighted binary cross-entropy of probabilities,
+    ``-y log(p + epsilon) - (1 - y) log(1 - p + epsilon)``.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     loss = sg.losses.log_loss([1.0, 0.0], [0.5, 0.5])
+    ...     print(round(float(sg.compile(loss)()), 4))
+    0.6931
+    """
+    with get_default_graph().name_scope(scope or "log_loss"):
+        labels, predictions = _float_pair("log_loss", labels, predictions)
+        losses = -multiply(labels, log(predictions + epsilon)) - multiply(
+            1 - labels, log(1 - predictions + epsilon)
+        )
+        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+
+
+def hinge_loss(
+    labels: Any,
+    logits: Any,
+    weights: Any = 1.0,
+    scope: str | None = None,
+    loss_collection: Any = GraphKeys.LOSSES,
+    reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS,
+) -> Tensor:
+    """TF1's ``tf.losses.hinge_loss``: labels 0/1 become -1/+1 and the loss is
+    ``max(0, 1 - label * logit)``, weighted.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     loss = sg.losses.hinge_loss([1.0, 0.0], [0.5, -3.0])
+    ...     print(sg.compile(loss)())
+    0.25
+    """
+    with get_default_graph().name_scope(scope or "hinge_loss"):
+        labels, logits = _float_pair("hinge_loss", labels, logits)
+        all_ones = ones_like(labels)
+        signs = subtract(2 * labels, all_ones)
+        losses = relu(subtract(all_ones, multiply(signs, logits)))
+        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+
+
+def cosine_distance(
+    labels: Any,
+    predictions: Any,
+    axis: int | None = None,
+    weights: Any = 1.0,
+    scope: str | None = None,
+    loss_collection: Any = GraphKeys.LOSSES,
+    reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS,
+    dim: int | None = None,
+) -> Tensor:
+    """TF1's ``tf.losses.cosine_distance``: ``1 - sum(labels * predictions, axis)`` of unit
+    vectors along ``axis`` (kept, of size 1), weighted; ``dim`` is TF1's old name of ``axis``.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     loss = sg.losses.cosine_distance([[1.0, 0.0]], [[0.6, 0.8]], axis=1)
+    ...     print(round(float(sg.compile(loss)()), 4))
+    0.4
+    """
+    if axis is not None and dim is not None:
+        raise InvalidArgumentError("symgrad: cosine_distance: give axis or dim, not both")
+    axis = dim if axis is None else axis
+    if axis is None:
+        raise InvalidArgumentError("symgrad: cosine_distance: the argument axis is required")
+    with get_default_graph().name_scope(scope or "cosine_distance_loss"):
+        labels, predictions = _float_pair("cosine_distance", labels, predictions)
+        losses = 1 - reduce_sum(multiply(predictions, labels), axis=(axis,), keepdims=True)
+        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+
+
+def mean_pairwise_squared_error(
+    labels: Any,
+    predictions: Any,
+    weights: Any = 1.0,
+    scope: str | None = None,
+    loss_collection: Any = GraphKeys.LOSSES,
+) -> Tensor:
+    """TF1's ``tf.losses.mean_pairwise_squared_error``: per example, the mean over pairs of
+    its entries of ``((p_i - p_j) - (y_i - y_j))**2``, weighted and summed over the batch;
+    entries whose weight is zero do not count as present.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     loss = sg.losses.mean_pairwise_squared_error([[0.0, 0.0, 0.0]], [[1.0, 2.0, 3.0]])
+    ...     print(round(float(sg.compile(loss)()), 4))
+    2.0
+    """
+    with get_default_graph().name_scope(scope or "mean_pairwise_squared_error"):
+        predictions = convert_to_tensor(predictions)
+        if predictions.shape is None:
+            # The pairs are counted per example, over every axis but the first.
+            raise ShapeError(
+                f"symgrad: mean_pairwise_squared_error: predictions '{predictions.name}' have "
+                f"no static rank; declare it (e.g. shape=[None, None])"
+            )
+        per_example = list(range(1, len(predictions.shape)))
+        labels, predictions = _float_pair("mean_pairwise_squared_error", labels, predictions)
+        weights = convert_to_tensor(weights)
+        _check_broadcastable(weights, predictions)
+        weights = cast(weights, _dtypes.float32)
+        diffs = subtract(predictions, labels)
+        sum_squares = reduce_sum(square(diffs), axis=per_example, keepdims=True)
+        present = where(equal(weights, 0.0), _zeros_like(weights), ones_like(weights))
+        num_present = reduce_sum(
+            multiply(present, ones_like(diffs)), axis=per_example, keepdims=True
+        )
+        term1 = 2.0 * div_no_nan(sum_squares, maximum(num_present - 1, 0.0))
+        sum_diff = reduce_sum(diffs, axis=per_example, keepdims=True)
+        term2 = 2.0 * div_no_nan(
+            square(sum_diff), maximum(multiply(num_present, num_present - 1), 0.0)
+        )
+        loss = reduce_sum(multiply(term1 - term2, weights))
+        mean_loss = where(greater(reduce_sum(num_present), 0.0), loss, _zeros_like(loss))
+    add_loss(mean_loss, loss_collection)
+    return mean_loss
+
+
 __all__ = [
     "Reduction",
+    "absolute_difference",
     "compute_weighted_loss",
+    "cosine_distance",
+    "hinge_loss",
+    "huber_loss",
+    "log_loss",
+    "mean_pairwise_squared_error",
+    "mean_squared_error",
+    "sigmoid_cross_entropy",
     "softmax_cross_entropy",
     "sparse_softmax_cross_entropy",
 ]

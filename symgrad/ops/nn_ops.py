@@ -421,32 +421,6 @@ def bias_add(
     return add(value, bias, name=name or "BiasAdd")
 
 
-def mean_squared_error(
-    labels: Any,
-    predictions: Any,
-    weights: Any = 1.0,
-    scope: Any = None,
-    loss_collection: Any = None,
-    reduction: str = "weighted_sum_by_nonzero_weights",
-) -> Tensor:
-    """TF1's ``losses.mean_squared_error`` with a scalar weight: the weighted mean of squared errors.
-
-    As in TF1, predictions and labels are cast to float32 first.
-    """
-    predictions = cast(convert_to_tensor(predictions), "float32")
-    labels = cast(convert_to_tensor(labels), "float32")
-    if isinstance(weights, Tensor) or (hasattr(weights, "__len__")):
-        raise InvalidArgumentError("symgrad: mean_squared_error: only scalar weights are supported")
-    if reduction not in ("weighted_sum_by_nonzero_weights", "weighted_mean"):
-        raise InvalidArgumentError(
-            f"symgrad: mean_squared_error: reduction {reduction!r} is not supported"
-        )
-    losses = squared_difference(predictions, labels)
-    if float(weights) == 0.0:
-        return reduce_sum(losses * 0.0)
-    return reduce_mean(losses) * float(weights) if float(weights) != 1.0 else reduce_mean(losses)
-
-
 __all__ = [
     "softmax",
     "log_softmax",
@@ -456,7 +430,6 @@ __all__ = [
     "sigmoid_cross_entropy_with_logits",
     "l2_loss",
     "bias_add",
-    "mean_squared_error",
 ]
 
 

@@ -46,6 +46,7 @@ CORPORA = {
     "programs_structops": "tf_fixtures_structops.json",
     "programs_shapeless": "tf_fixtures_shapeless.json",
     "programs_tf1gaps": "tf_fixtures_tf1gaps.json",
+    "programs_losses": "tf_fixtures_losses.json",
 }
 
 

@@ -1,0 +1,117 @@
+"""TF1's remaining ``tf.losses`` and ``tf.norm`` against TensorFlow 1. The corpus is
+tf_parity/programs_losses.py, recorded by tf_parity/record_tf.py into
+tf_parity/tf_fixtures_losses.json and compared as in tests/test_tf_parity.py, in the fast and
+the readable form; below it, the errors TF1 raises when the graph is built.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import symgrad as sg
+from tests.test_tf_parity import assert_matches_tensorflow, corpus_params, load_fixtures
+from tests.tf_parity.programs_losses import PROGRAMS
+
+FIXTURES = load_fixtures("tf_fixtures_losses.json")
+
+# program name -> what goes wrong (TensorFlow 2.21 compat.v1 vs symgrad).
+KNOWN_BUGS: dict[str, str] = {}
+
+
+def test_fixtures_cover_corpus() -> None:
+    assert set(FIXTURES) == {p.__name__ for p in PROGRAMS}
+
+
+@pytest.mark.parametrize("optimize", [True, False], ids=["fast", "readable"])
+@pytest.mark.parametrize("program", corpus_params(PROGRAMS, KNOWN_BUGS))
+def test_matches_tensorflow(program, optimize: bool) -> None:  # type: ignore[no-untyped-def]
+    assert_matches_tensorflow(program, FIXTURES[program.__name__]["fetches"], optimize)
+
+
+LOSSES_OF_PREDICTIONS = [
+    sg.losses.absolute_difference,
+    sg.losses.huber_loss,
+    sg.losses.log_loss,
+    sg.losses.mean_squared_error,
+    sg.losses.hinge_loss,
+    sg.losses.sigmoid_cross_entropy,
+    sg.losses.mean_pairwise_squared_error,
+]
+
+
+@pytest.mark.parametrize("loss", LOSSES_OF_PREDICTIONS, ids=lambda f: f.__name__)
+def test_labels_and_predictions_of_different_shapes_are_refused(loss) -> None:  # type: ignore[no-untyped-def]
+    with sg.Graph().as_default():
+        labels = sg.placeholder(sg.float32, [None, 3], name="labels")
+        predictions = sg.placeholder(sg.float32, [None, 1], name="predictions")
+        with pytest.raises(sg.errors.ShapeError) as caught:
+            loss(labels, predictions)
+    assert isinstance(caught.value, ValueError)
+    assert "'labels" in str(caught.value) and "(None, 1)" in str(caught.value)
+
+
+@pytest.mark.parametrize("weights_shape", [[3], [2, 3, 1], [1, 2]])
+def test_weights_that_do_not_broadcast_as_in_tf1_are_refused(weights_shape: list[int]) -> None:
+    # NumPy would broadcast a [3] vector against [4, 3] losses; TF1 refuses any rank but 0 or
+    # the losses' own.
+    with sg.Graph().as_default():
+        labels = sg.placeholder(sg.float32, [4, 3])
+        weights = sg.ones(weights_shape, name="weights")
+        with pytest.raises(sg.errors.ShapeError, match=r"weights 'weights.*\(4, 3\)"):
+            sg.losses.absolute_difference(labels, labels, weights=weights)
+
+
+def test_losses_go_to_the_losses_collection() -> None:
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [None])
+        losses = [
+            sg.losses.mean_squared_error(x, x),
+            sg.losses.huber_loss(x, x, loss_collection=None),
+            sg.losses.mean_pairwise_squared_error(sg.reshape(x, [1, -1]), sg.reshape(x, [1, -1])),
+        ]
+        assert sg.losses.get_losses() == [losses[0], losses[2]]
+
+
+def test_cosine_distance_needs_an_axis() -> None:
+    with sg.Graph().as_default(), pytest.raises(sg.errors.InvalidArgumentError, match="axis"):
+        sg.losses.cosine_distance([[1.0]], [[1.0]])
+
+
+def test_mean_pairwise_squared_error_needs_a_rank() -> None:
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, name="x")
+        with pytest.raises(sg.errors.ShapeError, match="'x"):
+            sg.losses.mean_pairwise_squared_error(x, x)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"ord": 2, "axis": [0, 1]}, "singular values"),
+        ({"ord": "fro", "axis": 0}, "not a vector norm"),
+        ({"ord": -1}, "not a vector norm"),
+        ({"ord": 0}, "not a vector norm"),
+        ({"ord": 3, "axis": [0, 1]}, "not a matrix norm"),
+        ({"axis": [0, 0]}, "the same"),
+        ({"axis": [0, 1, 2]}, "must be None"),
+        ({"keepdims": True, "keep_dims": True}, "not both"),
+    ],
+)
+def test_norm_refuses_what_tf1_refuses(kwargs: dict, message: str) -> None:
+    with sg.Graph().as_default(), pytest.raises(sg.errors.InvalidArgumentError, match=message):
+        sg.norm(sg.ones([2, 2, 2]), **kwargs)
+
+
+@pytest.mark.parametrize("shape", [None, [None, None]], ids=["shape-less", "unknown-sizes"])
+def test_norm_of_values_whose_shape_is_known_when_run(shape: list | None) -> None:
+    value = np.array([[3.0, -4.0], [1.0, 2.0]])
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float64, shape, name="x")
+        fetches = [sg.norm(x), sg.norm(x, ord=1, axis=1), sg.norm(x, ord=np.inf, axis=[0, 1])]
+        fetches.append(sg.gradients(sg.reduce_sum(fetches[1]) + fetches[0], x)[0])
+        total, rows, matrix, grad = sg.compile(fetches)(value)
+    assert np.isclose(total, np.sqrt(30.0))
+    np.testing.assert_allclose(rows, [7.0, 3.0])
+    assert matrix == 7.0
+    np.testing.assert_allclose(grad, np.sign(value) + value / np.sqrt(30.0))

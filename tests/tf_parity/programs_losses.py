@@ -1,0 +1,293 @@
+"""Corpus of TF1's remaining ``tf.losses`` and ``tf.norm``: absolute_difference, huber_loss,
+log_loss, hinge_loss, cosine_distance, sigmoid_cross_entropy, mean_squared_error with tensor
+weights, mean_pairwise_squared_error, the weights' broadcasting rules, and the vector and matrix
+norms with their gradients (ties of max, zero vectors, p-norms).
+
+Same conventions as ``programs.py`` (``fn(tf)`` returns ``{"fetches": [...], "feeds": {...}}``).
+``PROGRAMS`` lists all programs in definition order; ``tf_fixtures_losses.json`` (written by
+``record_tf.py programs_losses``) is keyed by function ``__name__``.
+"""
+
+import numpy as np
+
+PROGRAMS = []
+
+
+def _program(fn):
+    """Register ``fn`` in PROGRAMS (definition order, unique names)."""
+    if any(p.__name__ == fn.__name__ for p in PROGRAMS):
+        raise ValueError(f"duplicate program name: {fn.__name__}")
+    PROGRAMS.append(fn)
+    return fn
+
+
+def _arr(seed, shape, low=-1.0, high=1.0, dtype=np.float32):
+    return np.random.RandomState(seed).uniform(low, high, size=shape).astype(dtype)
+
+
+def _every_reduction(tf, loss_fn, wrt):
+    """The loss under every reduction, each with its gradient with respect to ``wrt``."""
+    fetches = []
+    for reduction in [
+        tf.losses.Reduction.NONE,
+        tf.losses.Reduction.SUM,
+        tf.losses.Reduction.MEAN,
+        tf.losses.Reduction.SUM_OVER_BATCH_SIZE,
+        tf.losses.Reduction.SUM_BY_NONZERO_WEIGHTS,
+    ]:
+        loss = loss_fn(reduction)
+        fetches += [loss, tf.gradients(tf.reduce_sum(loss), wrt)]
+    return fetches
+
+
+# --- regression losses -----------------------------------------------------------------------
+
+
+@_program
+def absolute_difference_ties_and_weights(tf):
+    predictions = tf.Variable(np.array([[0.5, 1.0, -2.0], [3.0, 0.0, 0.25]], np.float32))
+    labels = tf.placeholder(tf.float32, [None, 3], name="labels")
+    weights = tf.constant([[1.0], [0.0]])
+    plain = tf.losses.absolute_difference(labels, predictions)
+    weighted = tf.losses.absolute_difference(labels, predictions, weights=weights)
+    return {
+        "fetches": [plain, weighted, tf.gradients(plain + 2.0 * weighted, predictions)],
+        "feeds": {labels: np.array([[0.5, 0.0, -1.0], [1.0, 0.0, 1.0]], np.float32)},
+    }
+
+
+@_program
+def absolute_difference_every_reduction(tf):
+    predictions = tf.Variable(_arr(1, (4, 2)), name="predictions")
+    labels = tf.constant(_arr(2, (4, 2)))
+    weights = tf.constant([[0.0, 1.0], [2.0, 0.5], [0.0, 0.0], [1.0, 3.0]])
+    return {
+        "fetches": _every_reduction(
+            tf,
+            lambda r: tf.losses.absolute_difference(
+                labels, predictions, weights=weights, reduction=r
+            ),
+            predictions,
+        ),
+        "feeds": {},
+    }
+
+
+@_program
+def huber_loss_at_and_around_delta(tf):
+    # |error| below, at and above delta, for delta 1 and 0.5: the gradient at the tie is the
+    # quadratic part's only.
+    labels = tf.constant(np.zeros(7, np.float32))
+    predictions = tf.Variable(np.array([-2.0, -1.0, -0.5, 0.0, 0.3, 1.0, 4.0], np.float32))
+    one = tf.losses.huber_loss(labels, predictions)
+    half = tf.losses.huber_loss(labels, predictions, delta=0.5, reduction=tf.losses.Reduction.NONE)
+    return {
+        "fetches": [one, half, tf.gradients(one, predictions), tf.gradients(half, predictions)],
+        "feeds": {},
+    }
+
+
+@_program
+def huber_loss_weighted_float64_inputs(tf):
+    labels = tf.placeholder(tf.float64, [None, 2], name="labels")
+    predictions = tf.Variable(_arr(3, (3, 2), -3, 3, np.float64), name="predictions")
+    loss = tf.losses.huber_loss(labels, predictions, weights=[[2.0, 0.0]], delta=1.5)
+    return {
+        "fetches": [loss, tf.gradients(loss, [predictions, labels])],
+        "feeds": {labels: _arr(4, (3, 2), -1, 1, np.float64)},
+    }
+
+
+@_program
+def log_loss_with_epsilon(tf):
+    labels = tf.constant([[1.0], [0.0], [1.0], [0.0], [0.3]])
+    predictions = tf.Variable(np.array([[0.9], [0.2], [0.0], [1.0], [0.5]], np.float32))
+    default = tf.losses.log_loss(labels, predictions)
+    wide = tf.losses.log_loss(
+        labels, predictions, epsilon=1e-3, weights=tf.constant([[1.0], [2.0], [0.0], [1.0], [1.0]])
+    )
+    return {
+        "fetches": [
+            default,
+            wide,
+            tf.gradients(default, predictions),
+            tf.gradients(wide, predictions),
+        ],
+        "feeds": {},
+    }
+
+
+@_program
+def mean_squared_error_tensor_weights_every_reduction(tf):
+    predictions = tf.Variable(_arr(5, (3, 4)), name="predictions")
+    labels = tf.placeholder(tf.float32, [None, 4], name="labels")
+    weights = tf.constant([[1.0, 0.0, 2.0, 0.5]])
+    return {
+        "fetches": _every_reduction(
+            tf,
+            lambda r: tf.losses.mean_squared_error(
+                labels, predictions, weights=weights, reduction=r
+            ),
+            predictions,
+        )
+        + [tf.add_n([tf.reduce_sum(each) for each in tf.losses.get_losses()])],
+        "feeds": {labels: _arr(6, (3, 4))},
+    }
+
+
+@_program
+def mean_squared_error_shapeless_labels(tf):
+    predictions = tf.Variable(_arr(7, (5,)), name="predictions")
+    labels = tf.placeholder(tf.float32, name="labels")
+    loss = tf.losses.mean_squared_error(labels, predictions, weights=0.5)
+    return {
+        "fetches": [loss, tf.gradients(loss, predictions), tf.losses.get_total_loss()],
+        "feeds": {labels: _arr(8, (5,))},
+    }
+
+
+# --- classification losses -------------------------------------------------------------------
+
+
+@_program
+def hinge_loss_margins(tf):
+    labels = tf.constant([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]])
+    logits = tf.Variable(np.array([[2.0, -1.0, 1.0], [0.5, 0.25, -3.0]], np.float32))
+    loss = tf.losses.hinge_loss(labels, logits)
+    per_entry = tf.losses.hinge_loss(labels, logits, reduction=tf.losses.Reduction.NONE)
+    return {
+        "fetches": [loss, per_entry, tf.gradients(loss, logits)],
+        "feeds": {},
+    }
+
+
+@_program
+def sigmoid_cross_entropy_smoothing_and_weights(tf):
+    logits = tf.Variable(_arr(9, (4, 3), -4, 4), name="logits")
+    labels = tf.placeholder(tf.int32, [None, 3], name="labels")
+    plain = tf.losses.sigmoid_cross_entropy(labels, logits)
+    smooth = tf.losses.sigmoid_cross_entropy(
+        labels, logits, weights=[[1.0], [0.0], [2.0], [1.0]], label_smoothing=0.2
+    )
+    return {
+        "fetches": [plain, smooth, tf.gradients(plain + smooth, logits)],
+        "feeds": {labels: np.array([[1, 0, 1], [0, 0, 0], [1, 1, 1], [0, 1, 0]], np.int32)},
+    }
+
+
+@_program
+def sigmoid_cross_entropy_float64_every_reduction(tf):
+    logits = tf.Variable(_arr(10, (2, 3), -30, 30, np.float64), name="logits")
+    labels = tf.constant([[1.0, 0.0, 0.5], [0.0, 1.0, 1.0]], tf.float64)
+    weights = tf.constant([[0.0, 1.0, 2.0], [1.0, 1.0, 0.0]], tf.float64)
+    return {
+        "fetches": _every_reduction(
+            tf,
+            lambda r: tf.losses.sigmoid_cross_entropy(labels, logits, weights=weights, reduction=r),
+            logits,
+        ),
+        "feeds": {},
+    }
+
+
+@_program
+def cosine_distance_of_unit_vectors(tf):
+    labels = tf.nn.l2_normalize(tf.constant(_arr(11, (3, 4))), axis=1)
+    raw = tf.Variable(_arr(12, (3, 4)), name="raw")
+    predictions = tf.nn.l2_normalize(raw, axis=1)
+    loss = tf.losses.cosine_distance(labels, predictions, axis=1)
+    per_example = tf.losses.cosine_distance(
+        labels,
+        predictions,
+        axis=1,
+        weights=[[1.0], [0.0], [2.0]],
+        reduction=tf.losses.Reduction.NONE,
+    )
+    return {
+        "fetches": [loss, per_example, tf.gradients(loss, raw), tf.gradients(per_example, raw)],
+        "feeds": {},
+    }
+
+
+@_program
+def cosine_distance_old_dim_argument(tf):
+    labels = tf.constant([[1.0, 0.0], [0.0, 1.0]])
+    predictions = tf.Variable(np.array([[0.6, 0.8], [0.6, 0.8]], np.float32))
+    loss = tf.losses.cosine_distance(labels, predictions, dim=0)
+    return {"fetches": [loss, tf.gradients(loss, predictions)], "feeds": {}}
+
+
+@_program
+def mean_pairwise_squared_error_batches(tf):
+    labels = tf.constant(_arr(13, (3, 4)))
+    predictions = tf.Variable(_arr(14, (3, 4)), name="predictions")
+    plain = tf.losses.mean_pairwise_squared_error(labels, predictions)
+    weighted = tf.losses.mean_pairwise_squared_error(
+        labels, predictions, weights=[[1.0], [0.0], [2.5]]
+    )
+    return {
+        "fetches": [plain, weighted, tf.gradients(plain + weighted, predictions)],
+        "feeds": {},
+    }
+
+
+@_program
+def mean_pairwise_squared_error_rank3_one_entry(tf):
+    labels = tf.placeholder(tf.float32, [None, 2, 3], name="labels")
+    predictions = tf.Variable(_arr(15, (2, 2, 3)), name="predictions")
+    loss = tf.losses.mean_pairwise_squared_error(labels, predictions, weights=2.0)
+    single = tf.losses.mean_pairwise_squared_error(labels[:, :1, :1], predictions[:, :1, :1])
+    return {
+        "fetches": [loss, single, tf.gradients(loss + single, predictions)],
+        "feeds": {labels: _arr(16, (2, 2, 3))},
+    }
+
+
+# --- norms -----------------------------------------------------------------------------------
+
+
+@_program
+def norm_vector_orders(tf):
+    x = tf.Variable(np.array([[3.0, -4.0, 0.0], [1.0, -1.0, 1.0]]), name="x")
+    fetches = []
+    for ord_, axis in [
+        ("euclidean", None),
+        ("euclidean", 1),
+        (2, 0),
+        (1, 1),
+        (1, None),
+        (np.inf, 1),
+        (np.inf, None),
+        (3, 1),
+        (0.5, 0),
+    ]:
+        value = tf.norm(x, ord=ord_, axis=axis)
+        fetches += [value, tf.gradients(tf.reduce_sum(value * value), x)]
+    return {"fetches": fetches, "feeds": {}}
+
+
+@_program
+def norm_matrix_orders_keepdims(tf):
+    x = tf.Variable(_arr(17, (2, 3, 4), -2, 2, np.float64), name="x")
+    fetches = []
+    for ord_, axis in [("fro", [1, 2]), ("euclidean", (-2, -1)), (1, [1, 2]), (np.inf, [2, 1])]:
+        value = tf.norm(x, ord=ord_, axis=axis)
+        kept = tf.norm(x, ord=ord_, axis=axis, keepdims=True)
+        fetches += [value, kept, tf.gradients(tf.reduce_sum(tf.sin(value)), x)]
+    return {"fetches": fetches, "feeds": {}}
+
+
+@_program
+def norm_zero_vector_gradient(tf):
+    x = tf.Variable(np.array([[0.0, 0.0], [3.0, 4.0]], np.float32), name="x")
+    value = tf.linalg.norm(x, axis=-1, keep_dims=True)
+    return {"fetches": [value, tf.gradients(value, x)], "feeds": {}}
+
+
+@_program
+def norm_of_placeholder_of_unknown_batch(tf):
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    w = tf.Variable(_arr(18, (3, 2)), name="w")
+    y = tf.matmul(x, w)
+    loss = tf.reduce_mean(tf.norm(y, axis=1)) + 0.1 * tf.norm(w)
+    return {"fetches": [loss, tf.gradients(loss, w)], "feeds": {x: _arr(19, (5, 3))}}
