@@ -58,6 +58,8 @@ CASES: dict[str, Build] = {
     "unstack_from_end": lambda p: sg.unstack(p, num=3, axis=-2)[2],
     "split_sizes": lambda p: sg.split(p, [1, 3], -1)[1],
     "split_rest": lambda p: sg.split(p, [1, -1], 1)[1],
+    "concat_from_end": lambda p: sg.concat([p, 2.0 * p], -1),
+    "concat_minus_2": lambda p: sg.concat([p * p, p, p], -2),
     "gather_axis_1": lambda p: sg.gather(p, [[1, 0], [1, 1]], axis=1),
     "reverse_from_end": lambda p: sg.reverse(p, [-1, -2]),
     "cumsum_from_end": lambda p: sg.cumsum(p, -1, exclusive=True, reverse=True),
@@ -181,6 +183,8 @@ def test_what_a_rank_known_only_at_run_time_cannot_name_is_a_clear_error(
         (lambda p: sg.split(p, [4, -1], 0)[0], np.ones((3, 2)), "SplitV.*at least 4"),
         (lambda p: sg.unstack(p, num=3, axis=1)[0], np.ones((2, 2)), "Unpack.*3 entries"),
         (lambda p: sg.slice(p, [0, 1], [-1, 3]), np.ones((2, 3)), "Slice.*at least 4"),
+        # TF's kernel refuses to concatenate scalars, whatever the axis.
+        (lambda p: sg.concat([p, p], -1), np.float64(2.0), "ConcatV2|concatenat"),
         # A trailing full slice asks for an axis, which NumPy checks the value has.
         (lambda p: p[0, :], np.ones(3), "index|StridedSlice"),
     ],

@@ -101,6 +101,23 @@ def test_a_new_batch_size_drops_the_old_block(compiled: Any) -> None:
         assert [rows[0].shape for rows in spare["_float64_rows"]] == [(size,)]
 
 
+@pytest.mark.parametrize("shape", [(1000,), (3,), (1001,), (7, 3), (0,), ()])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int8])
+def test_every_array_of_a_block_starts_on_a_cache_line(
+    compiled: Any, shape: tuple, dtype: type
+) -> None:
+    """SIMD loops over 64-byte aligned arrays run up to twice as fast as over NumPy's default
+    16-byte alignment; the arrays must still be separate and contiguous."""
+    take = compiled.function.__globals__["_take_rows"]
+    rows = take("aligned_probe", 5, shape, dtype)
+    assert len(rows) == 5
+    for k, row in enumerate(rows):
+        assert row.shape == shape and row.dtype == dtype and row.flags.c_contiguous
+        assert row.ctypes.data % 64 == 0 or row.size == 0
+        row[...] = k
+    assert [int(np.sum(row)) for row in rows] == [k * int(np.prod(shape)) for k in range(5)]
+
+
 CALLS = 5
 
 

@@ -762,10 +762,8 @@ def concat(values: Sequence[Any], axis: int, name: str | None = "concat") -> Ten
             )
     ranked = [t for t in tensors if t.shape is not None]
     if not ranked:  # unknown ranks (unshaped placeholders): NumPy checks them at run time
-        if not isinstance(axis, (int, np.integer)) or axis < 0:
-            raise ShapeError(
-                f"symgrad: ConcatV2: inputs of unknown rank need a non-negative axis, got {axis!r}"
-            )
+        if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+            raise ShapeError(f"symgrad: ConcatV2: axis must be an integer, got {axis!r}")
         if len(tensors) == 1:
             return identity(tensors[0], name=name if name != "concat" else None)
         return _op("ConcatV2", tensors, {"axis": int(axis)}, None, tensors[0].dtype, name)

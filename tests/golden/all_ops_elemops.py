@@ -15,6 +15,8 @@ Outputs:
     add_4        int32 (None,)
 """
 
+import math
+
 import numpy as np
 
 
@@ -66,7 +68,15 @@ def _take_rows(pool, count, shape, dtype):
             break
         if len(rows) == count and rows[0].shape == shape and rows[0].dtype == dtype:
             return rows
-    return list(np.empty((count, *shape), dtype=dtype))
+    # Each array starts on a 64-byte boundary (a cache line, an AVX-512 register): NumPy
+    # aligns to 16 bytes, and SIMD loops run up to twice as fast over aligned arrays.
+    size, itemsize = math.prod(shape), np.dtype(dtype).itemsize
+    # Elements from the start of one array to the next: whole cache lines.
+    step = (size * itemsize + 63) // 64 * 64 // itemsize
+    raw = np.empty(count * step * itemsize + 64, dtype=np.uint8)
+    start = -raw.ctypes.data % 64
+    block = raw[start : start + count * step * itemsize].view(dtype)
+    return [block[i * step : i * step + size].reshape(shape) for i in range(count)]
 
 
 def _give_rows(pool, rows):
