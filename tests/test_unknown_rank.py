@@ -74,6 +74,9 @@ CASES: dict[str, Build] = {
     "sigmoid_xent_known_labels": lambda p: sg.nn.sigmoid_cross_entropy_with_logits(
         labels=sg.ones([2, 3, 4], sg.float64), logits=p
     ),
+    "sigmoid_xent_labels_of_unknown_rank_too": lambda p: sg.nn.sigmoid_cross_entropy_with_logits(
+        labels=sg.sigmoid(p), logits=p
+    ),
 }
 
 
@@ -232,3 +235,28 @@ def test_stack_takes_the_known_shape_and_checks_the_others_when_run() -> None:
         np.testing.assert_array_equal(grad, 2 * value)
     with pytest.raises(SymgradError, match="stack"):
         compiled(value, value, np.ones((4, 2)))
+
+
+@pytest.mark.parametrize("form", ["fast", "readable"])
+def test_sigmoid_cross_entropy_of_two_shape_less_values_broadcasts_as_in_tf(form: str) -> None:
+    """TF 2.21 builds it (only static shapes are compared) and broadcasts what arrives: labels
+    (4,) against logits (4, 1) give a (4, 4) loss, scalar labels a (4, 1) one."""
+    logits = np.array([[-2.0], [0.0], [0.5], [3.0]])
+    with sg.Graph().as_default():
+        y = sg.placeholder(sg.float64, name="y")
+        z = sg.placeholder(sg.float64, name="z")
+        loss = sg.nn.sigmoid_cross_entropy_with_logits(labels=y, logits=z)
+        d_z, d_y = sg.gradients(sg.reduce_sum(loss), [z, y])
+        compiled = sg.compile([loss, d_z, d_y], [y, z], optimize=form == "fast")
+    for labels, shape in [(np.array([1.0, 0.0, 0.5, 1.0]), (4, 4)), (np.float64(1.0), (4, 1))]:
+        value, grad_z, grad_y = compiled(labels, logits)
+        expected = np.maximum(logits, 0) - logits * labels + np.log1p(np.exp(-np.abs(logits)))
+        assert (
+            value.shape == shape and grad_z.shape == (4, 1) and np.shape(grad_y) == np.shape(labels)
+        )
+        np.testing.assert_allclose(value, expected, rtol=1e-12)
+        sigmoid = 1 / (1 + np.exp(-logits))
+        expected_d_z = np.sum((sigmoid - labels) * np.ones(shape), axis=1, keepdims=True)
+        np.testing.assert_allclose(grad_z, expected_d_z, rtol=1e-12)
+        # d/dlabels of every entry is -logits; each label meets every logit row once.
+        np.testing.assert_allclose(grad_y, np.full(np.shape(labels), -logits.sum()), rtol=1e-12)

@@ -363,17 +363,18 @@ def sigmoid_cross_entropy_with_logits(
     labels = (
         convert_to_tensor(labels, dtype=logits.dtype) if not isinstance(labels, Tensor) else labels
     )
-    # One side of unknown rank takes the other's shape, checked when run (TF merges the two
-    # static shapes and its kernel checks the values).
+    # TF requires the same shape but checks only the static shapes; its elementwise ops then
+    # broadcast whatever arrives. One side of unknown rank takes the other's shape, checked
+    # when run (so labels [n] never meet logits [n, 1] as an [n, n] loss); with both unknown,
+    # nothing is known to check against, and the values broadcast as in TF.
     if labels.shape is None and logits.shape is not None:
         labels = ensure_shape(labels, logits.shape)
     elif logits.shape is None and labels.shape is not None:
         logits = ensure_shape(logits, labels.shape)
     if (
-        labels.shape is None
-        or logits.shape is None
-        or not shapes_compatible(labels.shape, logits.shape)
-        or len(labels.shape) != len(logits.shape)
+        labels.shape is not None
+        and logits.shape is not None
+        and not shapes_compatible(labels.shape, logits.shape)
     ):
         raise ShapeError(
             f"symgrad: logistic_loss: labels '{labels.name}' {format_shape(labels.shape)} and "
