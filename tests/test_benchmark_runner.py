@@ -103,3 +103,17 @@ def test_fusion_smoke_run_checks_every_system_against_the_hand_written_backprop(
     assert "| symgrad fast form |" in completed.stdout
     assert "| tanh of 100 values: NumPy |" in completed.stdout
     assert results.read_text() == before
+
+
+def test_alignment_run_compares_the_chain_module_with_and_without_aligned_pools() -> None:
+    """benchmarks/alignment.py checks that both W4 modules give the same values before timing."""
+    completed = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "alignment.py"), "--repeats", "1"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert completed.returncode == 0, completed.stderr[-4000:]
+    assert "pool arrays as NumPy allocates them" in completed.stdout
+    assert "multiply" in completed.stdout and "ratio:" in completed.stdout

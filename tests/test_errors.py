@@ -326,9 +326,9 @@ def _() -> Any:
     return sg.split(_x(), [1, 1], axis=1)
 
 
-@bad("split-unknown-size", sg.ShapeError, ValueError, "Split", "'p:0'", "size None")
+@bad("split-no-parts", sg.ShapeError, ValueError, "Split", "'p:0'", "size None", "0 equal parts")
 def _() -> Any:
-    return sg.split(sg.placeholder(sg.float32, shape=[None, 3], name="p"), 2, axis=0)
+    return sg.split(sg.placeholder(sg.float32, shape=[None, 3], name="p"), 0, axis=0)
 
 
 @bad("tile-wrong-length", sg.ShapeError, ValueError, "Tile", "'x:0'", "(2, 3)", "1 multiples")

@@ -120,12 +120,14 @@ def build_all_ops():  # type: ignore[no-untyped-def]
         + sg.cast(sg.reduce_sum(sg.shape(x)) + sg.size(x), sg.float64)
     )
     unknown = sg.concat([x, x * 2.0], axis=0)  # along an axis of unknown size
+    halves = sg.split(unknown, 2, axis=0)  # into parts whose size is known when run
     image = sg.reshape(w, [1, 3, 3, 1])
     kernel = sg.reshape(w[:2, :2], [2, 2, 1, 1])
     convolved = sg.nn.conv2d(image, kernel, [1, 1, 1, 1], "SAME")
     pooled = sg.nn.avg_pool(sg.nn.max_pool(convolved, 2, 1, "SAME"), 2, 2, "SAME")
     spread = sg.nn.conv2d_transpose(pooled, kernel, [1, 3, 3, 1], [1, 2, 2, 1], "SAME")
     loss = losses + sg.reduce_sum(unknown) + sg.reduce_sum(spread * spread)
+    loss += sg.reduce_sum(halves[0] * halves[1])
     grads = sg.gradients(loss, [w, b, x])
     hvp = sg.gradients(sg.reduce_sum(grads[0] * sg.reduce_prod(w, axis=0)), w)[0]
     second = sg.gradients(sg.reduce_sum(sg.gradients(sg.reduce_prod(w * w), w)[0]), w)[0]

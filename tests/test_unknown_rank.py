@@ -58,6 +58,8 @@ CASES: dict[str, Build] = {
     "unstack_from_end": lambda p: sg.unstack(p, num=3, axis=-2)[2],
     "split_sizes": lambda p: sg.split(p, [1, 3], -1)[1],
     "split_rest": lambda p: sg.split(p, [1, -1], 1)[1],
+    "split_equal_from_end": lambda p: sg.split(p, 2, -1)[1] * 3.0,
+    "split_equal_axis_0_both_parts": lambda p: sg.split(p, 2, 0)[0] * sg.split(p, 2, 0)[1],
     "concat_from_end": lambda p: sg.concat([p, 2.0 * p], -1),
     "concat_minus_2": lambda p: sg.concat([p * p, p, p], -2),
     "gather_axis_1": lambda p: sg.gather(p, [[1, 0], [1, 1]], axis=1),
@@ -186,6 +188,8 @@ def test_what_a_rank_known_only_at_run_time_cannot_name_is_a_clear_error(
         (lambda p: sg.split(p, [4, -1], 0)[0], np.ones((3, 2)), "SplitV.*at least 4"),
         (lambda p: sg.unstack(p, num=3, axis=1)[0], np.ones((2, 2)), "Unpack.*3 entries"),
         (lambda p: sg.slice(p, [0, 1], [-1, 3]), np.ones((2, 3)), "Slice.*at least 4"),
+        (lambda p: sg.split(p, 3, -1)[0], np.ones((2, 4)), "Split.*3 equal parts"),
+        (lambda p: sg.split(p, 2, 2)[1], np.ones((2, 4)), "Split.*no axis 2"),
         # TF's kernel refuses to concatenate scalars, whatever the axis.
         (lambda p: sg.concat([p, p], -1), np.float64(2.0), "ConcatV2|concatenat"),
         # A trailing full slice asks for an axis, which NumPy checks the value has.
@@ -260,3 +264,35 @@ def test_sigmoid_cross_entropy_of_two_shape_less_values_broadcasts_as_in_tf(form
         np.testing.assert_allclose(grad_z, expected_d_z, rtol=1e-12)
         # d/dlabels of every entry is -logits; each label meets every logit row once.
         np.testing.assert_allclose(grad_y, np.full(np.shape(labels), -logits.sum()), rtol=1e-12)
+
+
+@pytest.mark.parametrize("form", ["fast", "readable", "portable"])
+@pytest.mark.parametrize("shape", [None, [None, None], [2, None]])
+def test_equal_split_of_an_axis_of_unknown_size_and_its_second_derivative(
+    shape: Any, form: str
+) -> None:
+    """TF1's tower pattern, tf.split(batch, n) of a [None, ...] batch: the parts' size is
+    known when run. Values, gradient and a Hessian-vector product match the static build."""
+    value = np.random.default_rng(5).standard_normal((2, 6))
+    direction = np.random.default_rng(6).standard_normal((2, 6))
+
+    def run(static_shape: Any, run_form: str) -> list[np.ndarray]:
+        with sg.Graph().as_default():
+            p = sg.placeholder(sg.float64, static_shape, name="p")
+            first, second, third = sg.split(p, 3, axis=1)
+            loss = sg.reduce_sum(first * second * third + sg.sin(first))
+            (grad,) = sg.gradients(loss, p)
+            (hvp,) = sg.gradients(sg.reduce_sum(grad * direction), p)
+            outputs = [second, grad, hvp]
+            if run_form == "portable":
+                xps = pytest.importorskip("array_api_strict")
+                compiled = sg.compile(outputs, [p], backend="array_api")
+                return [np.asarray(v) for v in compiled(xps.asarray(value))]
+            return compiled_values(sg.compile(outputs, [p], optimize=run_form == "fast"), value)
+
+    for got, want in zip(run(shape, form), run([2, 6], "fast"), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def compiled_values(compiled: Any, value: np.ndarray) -> list[np.ndarray]:
+    return [np.asarray(v) for v in compiled(value)]

@@ -958,11 +958,13 @@ def split(
         size = x.shape[position]
     if isinstance(num_or_size_splits, (int, np.integer)):
         parts = int(num_or_size_splits)
-        if size is None or parts <= 0 or size % parts:
+        if parts <= 0 or (size is not None and size % parts):
             raise ShapeError(
                 f"symgrad: Split: axis {position} of '{x.name}' (size {size}) does not split "
                 f"into {parts} equal parts"
             )
+        if size is None:  # the parts' size is known when the value arrives
+            return [_split_equal(x, position, parts, i, name) for i in builtins.range(parts)]
         sizes = [size // parts] * parts
     else:
         sizes = [int(s) for s in num_or_size_splits]
@@ -992,6 +994,66 @@ def split(
             bounds.append((end, end + part or None))
             end += part
     return [strided_slice(x, _along(position, slice(a, b))) for a, b in bounds]
+
+
+def _split_equal(x: Tensor, axis: int, parts: int, index: int, name: str) -> Tensor:
+    """Part ``index`` of ``x`` cut into ``parts`` equal parts along an axis of unknown size."""
+    shape = (
+        None if x.shape is None else tuple(None if i == axis else d for i, d in enumerate(x.shape))
+    )
+    attrs = {"axis": axis, "parts": parts, "index": index}
+    return _op("SplitEqual", [x], attrs, shape, x.dtype, name)
+
+
+def _lower_split_equal(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
+    axis, parts, index = op.attrs["axis"], op.attrs["parts"], op.attrs["index"]
+    return helper("_split_equal", operands[0], axis, parts, index)
+
+
+def _split_equal_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
+    (x,) = op.inputs
+    return [_op("UnsplitEqual", [grad, x], dict(op.attrs), x.shape, grad.dtype, None)]
+
+
+def _lower_unsplit_equal(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
+    axis, parts, index = op.attrs["axis"], op.attrs["parts"], op.attrs["index"]
+    return helper("_unsplit_equal", operands[0], operands[1], axis, parts, index)
+
+
+def _unsplit_equal_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
+    # The part's gradient is the same part of the full one; ``like`` gives only a shape.
+    attrs = op.attrs
+    return [_split_equal(grad, attrs["axis"], attrs["parts"], attrs["index"], "split"), None]
+
+
+def _split_equal_signature(op: Operation, sigs: Sequence[Any]) -> Any:
+    """Every part of one split has one signature: the fast form may then compute them in place
+    of each other."""
+    if not isinstance(sigs[0], tuple):
+        return signature(op.outputs[0].shape, op.name)
+    dims = list(sigs[0])
+    axis, parts = op.attrs["axis"], op.attrs["parts"]
+    dims[axis] = frozenset({("split", dims[axis], parts)})
+    return tuple(dims)
+
+
+register(
+    OpDef(
+        "SplitEqual",
+        lower=_lower_split_equal,
+        gradient=_split_equal_gradient,
+        signature=_split_equal_signature,
+    )
+)
+register(
+    OpDef(
+        "UnsplitEqual",
+        lower=_lower_unsplit_equal,
+        gradient=_unsplit_equal_gradient,
+        materialized_inputs=lambda op: (1,),
+        signature=lambda op, sigs: sigs[1],
+    )
+)
 
 
 # --- tile, broadcast_to -----------------------------------------------------------------------------

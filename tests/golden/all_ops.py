@@ -7,11 +7,11 @@ Inputs:
     weights            float64 (3, 3)            variable
     bias               float64 (3,)              variable
 Outputs:
-    add_42             float64 ()
-    d_add_42_d_bias    float64 (3,)
-    d_add_42_d_x       float64 (None, 3)
-    d_sum_6_d_weights  float64 (3, 3)
+    add_43             float64 ()
+    d_add_43_d_bias    float64 (3,)
+    d_add_43_d_x       float64 (None, 3)
     d_sum_7_d_weights  float64 (3, 3)
+    d_sum_8_d_weights  float64 (3, 3)
     new_weights        float64 (3, 3)
 """
 
@@ -85,6 +85,35 @@ def _concat_part(value, axis, sizes, index):
     if axis < 0:  # counted from the end: the rank arrives with the value
         return value[(..., part) + (slice(None),) * (-1 - axis)]
     return value[(slice(None),) * axis + (part,)]
+
+
+def _equal_part(shape, axis, parts, index, count=1):
+    """Where ``count`` parts from part ``index`` of ``parts`` equal ones along ``axis`` lie in
+    a value of ``shape``, as an index; TF's Split refuses an axis they do not fill evenly."""
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(f"Split: a value of shape {shape} has no axis {axis}")
+    if shape[axis] % parts:
+        raise ValueError(
+            f"Split: axis {axis} of a value of shape {shape} does not split into "
+            f"{parts} equal parts"
+        )
+    step = shape[axis] // parts
+    part = slice(index * step, (index + count) * step)
+    if axis < 0:
+        return (..., part) + (slice(None),) * (-1 - axis)
+    return (slice(None),) * axis + (part, ...)
+
+
+def _split_equal(value, axis, parts, index):
+    """Part ``index`` of ``value`` cut into ``parts`` equal parts along ``axis``."""
+    return value[_equal_part(np.shape(value), axis, parts, index)]
+
+
+def _unsplit_equal(grad, like, axis, parts, index):
+    """The gradient of ``_split_equal``: ``grad`` in its part of zeros shaped like ``like``."""
+    full = np.zeros(np.shape(like), dtype=grad.dtype)
+    full[_equal_part(np.shape(like), axis, parts, index)] = grad
+    return full
 
 
 def _ensure_in_range(indices, like, axis, op_type):
@@ -429,7 +458,7 @@ def all_ops(x, labels, weights, bias):
         # The shapes TF1 programs are fed: equal sizes, so arrays can be reused in place.
         return _all_ops_same_shapes(x, labels, weights, bias)
     # Any other shapes, broadcast as TF1 broadcasts them.
-    # Statements: 256, BLAS calls: 11
+    # Statements: 259, BLAS calls: 12
     # Forward
     _float64_rows = _take_rows("_float64_rows", 39, (x.shape[0], 3), np.float64)
     matmul_weights = x @ weights
@@ -545,6 +574,9 @@ def all_ops(x, labels, weights, bias):
     softmax_weights = np.divide(xent_weights_t1, xent_weights_t2, out=xent_weights_t1)
     del xent_weights_t2
     mul_x = x * 2
+    concat_1 = np.concatenate([x, mul_x], 0)
+    split = _split_equal(concat_1, 0, 2, 0)
+    split_1 = _split_equal(concat_1, 0, 2, 1)
     reshape_weights = np.reshape(weights, (1, 3, 3, 1))
     reshape_weights_1 = np.reshape(weights[:2, :2], (2, 2, 1, 1))
     conv_weights = _conv2d(reshape_weights, reshape_weights_1, (1, 1), (1, 1), "SAME")
@@ -554,21 +586,20 @@ def all_ops(x, labels, weights, bias):
     conv_transpose_weights = _conv2d_backprop_input(
         avg_pool_weights, reshape_weights_1, (1, 3, 3, 1), (2, 2), (1, 1), "SAME"
     )
-    add_42_t0 = np.multiply(
+    add_concat_1_t0 = np.multiply(
         log_softmax_weights, softmax_weights, out=_float64_rows.pop()
     )
-    add_42_t1 = np.concatenate([x, mul_x], 0)
-    add_42_t2 = np.shape(x)
-    add_42 = (
+    add_concat_1_t1 = np.shape(x)
+    add_concat_1 = (
         np.asarray(
             np.asarray(np.int64(np.size(x)), dtype=np.int32)
-            + np.sum(np.array(add_42_t2, dtype=np.int32)),
+            + np.sum(np.array(add_concat_1_t1, dtype=np.int32)),
             dtype=np.float64,
         )
         + np.vdot(conv_transpose_weights, conv_transpose_weights)
         + xent_weights.mean()
-        + add_42_t0.sum()
-        + np.sum(add_42_t1)
+        + add_concat_1_t0.sum()
+        + concat_1.sum()
         + np.sum(
             np.einsum(
                 "ij,jk->ik",
@@ -582,21 +613,22 @@ def all_ops(x, labels, weights, bias):
             )
         )
     )
+    add_43 = add_concat_1 + np.vdot(split, split_1)
     prod_weights = weights.prod(axis=0)
     mul_weights = np.square(weights)
     # Gradients
-    # for d add_42 / d xent_weights
+    # for d add_43 / d xent_weights
     broadcast_grad_d_xent_weights = np.asarray(
         1 / max(np.size(xent_weights), 1), dtype=np.float64
     )
     del xent_weights
-    d_add_42_d_conv_transpose_weights = conv_transpose_weights * 2
+    d_add_43_d_conv_transpose_weights = conv_transpose_weights * 2
     del conv_transpose_weights
-    d_add_42_d_conv_weights = _max_pool_grad(
+    d_add_43_d_conv_weights = _max_pool_grad(
         conv_weights,
         _avg_pool_grad(
             _conv2d(
-                d_add_42_d_conv_transpose_weights,
+                d_add_43_d_conv_transpose_weights,
                 reshape_weights_1,
                 (2, 2),
                 (1, 1),
@@ -611,215 +643,221 @@ def all_ops(x, labels, weights, bias):
         (1, 1),
         "SAME",
     )
-    # for d add_42 / d log_softmax_weights
+    d_add_43_d_concat_1 = (
+        _unsplit_equal(split, concat_1, 0, 2, 1)
+        + _unsplit_equal(split_1, concat_1, 0, 2, 0)
+        + 1
+    )
+    del concat_1, split, split_1
+    # for d add_43 / d log_softmax_weights
     exp_d_log_softmax_weights = np.exp(log_softmax_weights, out=_float64_rows.pop())
-    # for d add_42 / d log_softmax_weights
+    # for d add_43 / d log_softmax_weights
     sum_d_log_softmax_weights = softmax_weights.sum(axis=1, keepdims=True)
-    # for d add_42 / d softmax_weights
+    # for d add_43 / d softmax_weights
     sub_d_softmax_weights = np.subtract(
         log_softmax_weights,
-        add_42_t0.sum(axis=1, keepdims=True),
+        add_concat_1_t0.sum(axis=1, keepdims=True),
         out=_float64_rows.pop(),
     )
-    _float64_rows.append(add_42_t0)
-    # for d add_42 / d xent_weights
+    _float64_rows.append(add_concat_1_t0)
+    # for d add_43 / d xent_weights
     sub_d_xent_weights = softmax_weights - one_hot_labels
     del one_hot_labels
-    # d add_42 / d matmul_weights, through xent_weights
+    # d add_43 / d matmul_weights, through xent_weights
     d_matmul_weights_via_xent_weights = np.multiply(
         sub_d_xent_weights, broadcast_grad_d_xent_weights, out=sub_d_xent_weights
     )
     del sub_d_xent_weights
-    d_add_42_d_matmul_weights_t0 = np.multiply(
+    d_add_43_d_matmul_weights_t0 = np.multiply(
         exp_d_log_softmax_weights, sum_d_log_softmax_weights, out=_float64_rows.pop()
     )
     del sum_d_log_softmax_weights
-    d_add_42_d_matmul_weights = np.subtract(
+    d_add_43_d_matmul_weights = np.subtract(
         d_matmul_weights_via_xent_weights,
-        d_add_42_d_matmul_weights_t0,
+        d_add_43_d_matmul_weights_t0,
         out=d_matmul_weights_via_xent_weights,
     )
-    d_add_42_d_matmul_weights += softmax_weights * sub_d_softmax_weights
-    d_add_42_d_matmul_weights += softmax_weights
-    d_add_42_d_add_bias = _scatter(
+    d_add_43_d_matmul_weights += softmax_weights * sub_d_softmax_weights
+    d_add_43_d_matmul_weights += softmax_weights
+    d_add_43_d_add_bias = _scatter(
         np.einsum("ik,ij->jk", np.broadcast_to(1, (2, 2)), add),
         (2, 3),
         np.s_[:, :2],
         np.float64,
     )
     del add
-    # for d add_42 / d prod_bias
-    broadcast_grad_d_prod_bias = d_add_42_d_add_bias.sum(axis=1, keepdims=True)
-    # d add_42 / d add_bias
-    d_add_42_d_add_bias_1 = d_add_42_d_add_bias.sum(axis=0)
-    del d_add_42_d_add_bias
-    # for d add_42 / d min_bias
+    # for d add_43 / d prod_bias
+    broadcast_grad_d_prod_bias = d_add_43_d_add_bias.sum(axis=1, keepdims=True)
+    # d add_43 / d add_bias
+    d_add_43_d_add_bias_1 = d_add_43_d_add_bias.sum(axis=0)
+    del d_add_43_d_add_bias
+    # for d add_43 / d min_bias
     cast_d_min_bias = np.asarray(np.equal(gather_bias, min_bias), dtype=np.float64)
     del min_bias
-    # d add_42 / d add_bias
-    d_add_42_d_add_bias_2 = _scatter_add(
+    # d add_43 / d add_bias
+    d_add_43_d_add_bias_2 = _scatter_add(
         broadcast_grad_d_prod_bias
         * cast_d_min_bias
         / cast_d_min_bias.sum(axis=1, keepdims=True)
         + broadcast_grad_d_prod_bias * _prod_others(gather_bias, (1,))
-        + d_add_42_d_add_bias_1 / 2
-        + d_add_42_d_add_bias_1.sum(),
+        + d_add_43_d_add_bias_1 / 2
+        + d_add_43_d_add_bias_1.sum(),
         const,
         (2, 3),
         1,
         np.float64,
     )
-    del cast_d_min_bias, d_add_42_d_add_bias_1
-    d_add_42_d_stack = _scatter(
-        d_add_42_d_add_bias_2 * tile_stack, (2, 4), np.s_[:, 1:4], np.float64
+    del cast_d_min_bias, d_add_43_d_add_bias_1
+    d_add_43_d_stack = _scatter(
+        d_add_43_d_add_bias_2 * tile_stack, (2, 4), np.s_[:, 1:4], np.float64
     ) + _scatter(
-        _untile(d_add_42_d_add_bias_2 * slice_stack, (2, 1), (1, 3)),
+        _untile(d_add_43_d_add_bias_2 * slice_stack, (2, 1), (1, 3)),
         (2, 4),
         np.s_[:, 0:1],
         np.float64,
     )
-    d_add_42_d_concat_t0 = np.shape(ensure_axis_concat)
+    d_add_43_d_concat_t0 = np.shape(ensure_axis_concat)
     del ensure_axis_concat
-    d_add_42_d_concat_t1 = np.shape(concat)
+    d_add_43_d_concat_t1 = np.shape(concat)
     del concat
-    d_add_42_d_concat = _scatter(
-        _scatter(d_add_42_d_stack[0], d_add_42_d_concat_t0, np.s_[0], np.float64)
-        + _scatter(d_add_42_d_stack[1], d_add_42_d_concat_t0, np.s_[1], np.float64),
-        d_add_42_d_concat_t1,
+    d_add_43_d_concat = _scatter(
+        _scatter(d_add_43_d_stack[0], d_add_43_d_concat_t0, np.s_[0], np.float64)
+        + _scatter(d_add_43_d_stack[1], d_add_43_d_concat_t0, np.s_[1], np.float64),
+        d_add_43_d_concat_t1,
         np.s_[:2],
         np.float64,
     )
-    del d_add_42_d_stack
-    # d add_42 / d squeeze, through concat
-    d_squeeze_via_concat = d_add_42_d_concat[:, 0:3]
-    d_add_42_d_expand = d_add_42_d_concat[:, 3:4]
-    # for d add_42 / d max
+    del d_add_43_d_stack
+    # d add_43 / d squeeze, through concat
+    d_squeeze_via_concat = d_add_43_d_concat[:, 0:3]
+    d_add_43_d_expand = d_add_43_d_concat[:, 3:4]
+    # for d add_43 / d max
     cast_d_max = np.asarray(
         np.equal(squeeze, np.expand_dims(max_, 1)), dtype=np.float64
     )
     del squeeze
-    # for d add_42 / d max
+    # for d add_43 / d max
     broadcast_grad_d_max = np.expand_dims(cast_d_max.sum(axis=1), 1)
-    d_add_42_d_squeeze_t0 = np.shape(max_)
+    d_add_43_d_squeeze_t0 = np.shape(max_)
     del max_
-    d_add_42_d_squeeze_t1 = np.divide(
+    d_add_43_d_squeeze_t1 = np.divide(
         cast_d_max, broadcast_grad_d_max, out=_float64_rows.pop()
     )
     del broadcast_grad_d_max, cast_d_max
-    d_add_42_d_squeeze = (
-        d_add_42_d_squeeze_t1
-        * np.expand_dims(np.reshape(d_add_42_d_expand, d_add_42_d_squeeze_t0), 1)
+    d_add_43_d_squeeze = (
+        d_add_43_d_squeeze_t1
+        * np.expand_dims(np.reshape(d_add_43_d_expand, d_add_43_d_squeeze_t0), 1)
         + d_squeeze_via_concat
     )
-    d_add_42_d_reshape_bias_t0 = np.shape(transpose_bias)
+    d_add_43_d_reshape_bias_t0 = np.shape(transpose_bias)
     del transpose_bias
-    d_add_42_d_reshape_bias = np.transpose(
-        np.reshape(d_add_42_d_squeeze, d_add_42_d_reshape_bias_t0), (0, 2, 1)
+    d_add_43_d_reshape_bias = np.transpose(
+        np.reshape(d_add_43_d_squeeze, d_add_43_d_reshape_bias_t0), (0, 2, 1)
     )
-    # d add_42 / d add_bias
-    d_add_42_d_add_bias_3 = greater_bias * np.reshape(
-        d_add_42_d_reshape_bias, add_42_t2
+    # d add_43 / d add_bias
+    d_add_43_d_add_bias_3 = greater_bias * np.reshape(
+        d_add_43_d_reshape_bias, add_concat_1_t1
     )
-    # d add_42 / d tanh_bias, through neg_bias
+    # d add_43 / d tanh_bias, through neg_bias
     d_tanh_bias_via_neg_bias = np.negative(
-        d_add_42_d_add_bias_3, out=_float64_rows.pop()
+        d_add_43_d_add_bias_3, out=_float64_rows.pop()
     )
-    d_add_42_d_sqrt_bias_t0 = np.power(sqrt_bias, -2, out=_float64_rows.pop())
-    d_add_42_d_sqrt_bias_t1 = np.multiply(
-        d_add_42_d_sqrt_bias_t0, tanh_bias, out=_float64_rows.pop()
+    d_add_43_d_sqrt_bias_t0 = np.power(sqrt_bias, -2, out=_float64_rows.pop())
+    d_add_43_d_sqrt_bias_t1 = np.multiply(
+        d_add_43_d_sqrt_bias_t0, tanh_bias, out=_float64_rows.pop()
     )
-    d_add_42_d_sqrt_bias_t2 = np.add(sqrt_bias, 1, out=_float64_rows.pop())
-    d_add_42_d_sqrt_bias_t3 = np.reciprocal(
-        d_add_42_d_sqrt_bias_t2, out=_float64_rows.pop()
+    d_add_43_d_sqrt_bias_t2 = np.add(sqrt_bias, 1, out=_float64_rows.pop())
+    d_add_43_d_sqrt_bias_t3 = np.reciprocal(
+        d_add_43_d_sqrt_bias_t2, out=_float64_rows.pop()
     )
-    d_add_42_d_sqrt_bias_t4 = np.equal(d_add_42_d_add_bias_3, 0)
-    d_add_42_d_sqrt_bias_t5 = np.where(d_add_42_d_sqrt_bias_t4, 1, reciprocal_bias)
-    d_add_42_d_sqrt_bias_t6 = np.square(
-        d_add_42_d_sqrt_bias_t5, out=_float64_rows.pop()
+    d_add_43_d_sqrt_bias_t4 = np.equal(d_add_43_d_add_bias_3, 0)
+    d_add_43_d_sqrt_bias_t5 = np.where(d_add_43_d_sqrt_bias_t4, 1, reciprocal_bias)
+    d_add_43_d_sqrt_bias_t6 = np.square(
+        d_add_43_d_sqrt_bias_t5, out=_float64_rows.pop()
     )
-    d_add_42_d_sqrt_bias_t7 = np.subtract(tanh_bias, 1, out=_float64_rows.pop())
-    d_add_42_d_sqrt_bias_t8 = sqrt_bias**d_add_42_d_sqrt_bias_t7
-    d_add_42_d_sqrt_bias_t9 = np.where(d_add_42_d_sqrt_bias_t4, 1, rsqrt_bias)
-    d_add_42_d_sqrt_bias_t10 = np.power(
-        d_add_42_d_sqrt_bias_t9, 3, out=_float64_rows.pop()
+    d_add_43_d_sqrt_bias_t7 = np.subtract(tanh_bias, 1, out=_float64_rows.pop())
+    d_add_43_d_sqrt_bias_t8 = sqrt_bias**d_add_43_d_sqrt_bias_t7
+    d_add_43_d_sqrt_bias_t9 = np.where(d_add_43_d_sqrt_bias_t4, 1, rsqrt_bias)
+    d_add_43_d_sqrt_bias_t10 = np.power(
+        d_add_43_d_sqrt_bias_t9, 3, out=_float64_rows.pop()
     )
-    d_add_42_d_sqrt_bias_t10 /= 2
-    d_add_42_d_sqrt_bias = np.multiply(
-        d_add_42_d_add_bias_3, d_add_42_d_sqrt_bias_t10, out=_float64_rows.pop()
+    d_add_43_d_sqrt_bias_t10 /= 2
+    d_add_43_d_sqrt_bias = np.multiply(
+        d_add_43_d_add_bias_3, d_add_43_d_sqrt_bias_t10, out=_float64_rows.pop()
     )
     np.subtract(
-        d_add_42_d_add_bias_3 * d_add_42_d_sqrt_bias_t3,
-        d_add_42_d_sqrt_bias,
-        out=d_add_42_d_sqrt_bias,
+        d_add_43_d_add_bias_3 * d_add_43_d_sqrt_bias_t3,
+        d_add_43_d_sqrt_bias,
+        out=d_add_43_d_sqrt_bias,
     )
-    d_add_42_d_sqrt_bias -= d_add_42_d_add_bias_3 * d_add_42_d_sqrt_bias_t6
-    d_add_42_d_sqrt_bias += d_add_42_d_add_bias_3 * d_add_42_d_sqrt_bias_t8 * tanh_bias
-    d_add_42_d_sqrt_bias -= d_add_42_d_add_bias_3 * exp
-    d_add_42_d_sqrt_bias += d_add_42_d_add_bias_3 * reciprocal_bias
-    d_add_42_d_sqrt_bias -= d_add_42_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias
-    d_add_42_d_add_bias_4_t0 = np.equal(d_add_42_d_sqrt_bias, 0)
-    d_add_42_d_add_bias_4_t1 = np.where(d_add_42_d_add_bias_4_t0, 1, sqrt_bias)
-    d_add_42_d_add_bias_4_t2 = np.reciprocal(
-        d_add_42_d_add_bias_4_t1, out=_float64_rows.pop()
+    d_add_43_d_sqrt_bias -= d_add_43_d_add_bias_3 * d_add_43_d_sqrt_bias_t6
+    d_add_43_d_sqrt_bias += d_add_43_d_add_bias_3 * d_add_43_d_sqrt_bias_t8 * tanh_bias
+    d_add_43_d_sqrt_bias -= d_add_43_d_add_bias_3 * exp
+    d_add_43_d_sqrt_bias += d_add_43_d_add_bias_3 * reciprocal_bias
+    d_add_43_d_sqrt_bias -= d_add_43_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias
+    d_add_43_d_add_bias_4_t0 = np.equal(d_add_43_d_sqrt_bias, 0)
+    d_add_43_d_add_bias_4_t1 = np.where(d_add_43_d_add_bias_4_t0, 1, sqrt_bias)
+    d_add_43_d_add_bias_4_t2 = np.reciprocal(
+        d_add_43_d_add_bias_4_t1, out=_float64_rows.pop()
     )
-    d_add_42_d_add_bias_4_t2 /= 2
-    # d add_42 / d add_bias
-    d_add_42_d_add_bias_4 = np.multiply(
-        d_add_42_d_add_bias_4_t2, d_add_42_d_sqrt_bias, out=_float64_rows.pop()
+    d_add_43_d_add_bias_4_t2 /= 2
+    # d add_43 / d add_bias
+    d_add_43_d_add_bias_4 = np.multiply(
+        d_add_43_d_add_bias_4_t2, d_add_43_d_sqrt_bias, out=_float64_rows.pop()
     )
-    d_add_42_d_tanh_bias_t0 = np.multiply(
-        d_add_42_d_add_bias_3, sigmoid_bias, out=_float64_rows.pop()
+    d_add_43_d_tanh_bias_t0 = np.multiply(
+        d_add_43_d_add_bias_3, sigmoid_bias, out=_float64_rows.pop()
     )
-    d_add_42_d_tanh_bias_t1 = np.exp(tanh_bias, out=_float64_rows.pop())
-    d_add_42_d_tanh_bias_t2 = np.multiply(
-        d_add_42_d_add_bias_3, d_add_42_d_tanh_bias_t1, out=_float64_rows.pop()
+    d_add_43_d_tanh_bias_t1 = np.exp(tanh_bias, out=_float64_rows.pop())
+    d_add_43_d_tanh_bias_t2 = np.multiply(
+        d_add_43_d_add_bias_3, d_add_43_d_tanh_bias_t1, out=_float64_rows.pop()
     )
-    d_add_42_d_tanh_bias_t3 = np.multiply(
-        add_bias_t2, d_add_42_d_add_bias_3, out=_float64_rows.pop()
+    d_add_43_d_tanh_bias_t3 = np.multiply(
+        add_bias_t2, d_add_43_d_add_bias_3, out=_float64_rows.pop()
     )
-    d_add_42_d_tanh_bias_t4 = np.multiply(tanh_bias, 2, out=_float64_rows.pop())
-    d_add_42_d_tanh_bias_t5 = np.greater_equal(tanh_bias, 0.1)
-    d_add_42_d_tanh_bias_t6 = np.multiply(
-        add_bias_t1, d_add_42_d_add_bias_3, out=_float64_rows.pop()
+    d_add_43_d_tanh_bias_t4 = np.multiply(tanh_bias, 2, out=_float64_rows.pop())
+    d_add_43_d_tanh_bias_t5 = np.greater_equal(tanh_bias, 0.1)
+    d_add_43_d_tanh_bias_t6 = np.multiply(
+        add_bias_t1, d_add_43_d_add_bias_3, out=_float64_rows.pop()
     )
-    d_add_42_d_tanh_bias_t7 = np.greater(relu_bias, 0)
+    d_add_43_d_tanh_bias_t7 = np.greater(relu_bias, 0)
     del relu_bias
-    d_add_42_d_tanh_bias_t8 = np.where(
+    d_add_43_d_tanh_bias_t8 = np.where(
         sqrt_bias > 0, np.log(np.where(sqrt_bias > 0, sqrt_bias, 1)), 0
     )
-    d_add_42_d_tanh_bias_t9 = np.multiply(
-        d_add_42_d_tanh_bias_t8, pow_bias, out=_float64_rows.pop()
+    d_add_43_d_tanh_bias_t9 = np.multiply(
+        d_add_43_d_tanh_bias_t8, pow_bias, out=_float64_rows.pop()
     )
-    d_add_42_d_tanh_bias_t10 = np.subtract(
-        d_add_42_d_tanh_bias_t4, 1.0, out=_float64_rows.pop()
+    d_add_43_d_tanh_bias_t10 = np.subtract(
+        d_add_43_d_tanh_bias_t4, 1.0, out=_float64_rows.pop()
     )
-    d_add_42_d_tanh_bias_t11 = np.subtract(1, sigmoid_bias, out=_float64_rows.pop())
-    d_add_42_d_tanh_bias = (
-        add_bias_1_t0 * d_add_42_d_add_bias_3
-        + add_bias_t0 * d_add_42_d_add_bias_3
-        + d_add_42_d_add_bias_3 * d_add_42_d_tanh_bias_t10
-        + d_add_42_d_add_bias_3 * d_add_42_d_tanh_bias_t11 * sigmoid_bias
-        + d_add_42_d_add_bias_3 * d_add_42_d_tanh_bias_t5
-        + d_add_42_d_add_bias_3 * d_add_42_d_tanh_bias_t7
-        + d_add_42_d_add_bias_3 * d_add_42_d_tanh_bias_t9
-        + d_add_42_d_add_bias_3
-        + d_add_42_d_add_bias_4 * d_add_42_d_tanh_bias_t4
-        + d_add_42_d_tanh_bias_t0
-        + d_add_42_d_tanh_bias_t2
-        + d_add_42_d_tanh_bias_t3
+    d_add_43_d_tanh_bias_t11 = np.subtract(1, sigmoid_bias, out=_float64_rows.pop())
+    d_add_43_d_tanh_bias = (
+        add_bias_1_t0 * d_add_43_d_add_bias_3
+        + add_bias_t0 * d_add_43_d_add_bias_3
+        + d_add_43_d_add_bias_3 * d_add_43_d_tanh_bias_t10
+        + d_add_43_d_add_bias_3 * d_add_43_d_tanh_bias_t11 * sigmoid_bias
+        + d_add_43_d_add_bias_3 * d_add_43_d_tanh_bias_t5
+        + d_add_43_d_add_bias_3 * d_add_43_d_tanh_bias_t7
+        + d_add_43_d_add_bias_3 * d_add_43_d_tanh_bias_t9
+        + d_add_43_d_add_bias_3
+        + d_add_43_d_add_bias_4 * d_add_43_d_tanh_bias_t4
+        + d_add_43_d_tanh_bias_t0
+        + d_add_43_d_tanh_bias_t2
+        + d_add_43_d_tanh_bias_t3
         + d_tanh_bias_via_neg_bias * reciprocal_bias
         + d_tanh_bias_via_neg_bias
-        - d_add_42_d_tanh_bias_t6
+        - d_add_43_d_tanh_bias_t6
     )
-    d_add_42_d_add_bias_5_t0 = np.subtract(1, sqrt_bias_t0, out=sqrt_bias_t0)
-    # d add_42 / d add_bias
-    d_add_42_d_add_bias_5 = np.multiply(
-        d_add_42_d_add_bias_5_t0, d_add_42_d_tanh_bias, out=_float64_rows.pop()
+    d_add_43_d_add_bias_5_t0 = np.subtract(1, sqrt_bias_t0, out=sqrt_bias_t0)
+    # d add_43 / d add_bias
+    d_add_43_d_add_bias_5 = np.multiply(
+        d_add_43_d_add_bias_5_t0, d_add_43_d_tanh_bias, out=_float64_rows.pop()
     )
-    d_add_42_d_weights = (
+    d_add_43_d_weights = (
         np.reshape(
             _conv2d_backprop_input(
-                d_add_42_d_conv_weights,
+                d_add_43_d_conv_weights,
                 reshape_weights_1,
                 (1, 3, 3, 1),
                 (1, 1),
@@ -831,7 +869,7 @@ def all_ops(x, labels, weights, bias):
         + _scatter(
             np.reshape(
                 _conv2d_backprop_filter(
-                    d_add_42_d_conv_transpose_weights,
+                    d_add_43_d_conv_transpose_weights,
                     avg_pool_weights,
                     (2, 2),
                     (2, 2),
@@ -840,7 +878,7 @@ def all_ops(x, labels, weights, bias):
                 )
                 + _conv2d_backprop_filter(
                     reshape_weights,
-                    d_add_42_d_conv_weights,
+                    d_add_43_d_conv_weights,
                     (2, 2),
                     (1, 1),
                     (1, 1),
@@ -852,140 +890,139 @@ def all_ops(x, labels, weights, bias):
             np.s_[:2, :2],
             np.float64,
         )
-        + x.T @ d_add_42_d_add_bias_5
-        + x.T @ d_add_42_d_matmul_weights
+        + x.T @ d_add_43_d_add_bias_5
+        + x.T @ d_add_43_d_matmul_weights
     )
-    d_add_42_d_bias = d_add_42_d_add_bias_2.sum(axis=0)
-    d_add_42_d_bias += d_add_42_d_add_bias_5.sum(axis=0)
-    d_add_42_d_x_t0 = np.broadcast_to(1, np.shape(add_42_t1))
-    d_add_42_d_x_t1 = [add_42_t2[0], (np.shape(mul_x))[0]]
+    d_add_43_d_bias = d_add_43_d_add_bias_2.sum(axis=0)
+    d_add_43_d_bias += d_add_43_d_add_bias_5.sum(axis=0)
+    d_add_43_d_x_t0 = [add_concat_1_t1[0], (np.shape(mul_x))[0]]
     del mul_x
-    d_add_42_d_x = (
-        _concat_part(d_add_42_d_x_t0, 0, d_add_42_d_x_t1, 0)
-        + 2 * _concat_part(d_add_42_d_x_t0, 0, d_add_42_d_x_t1, 1)
-        + d_add_42_d_add_bias_5 @ weights.T
-        + d_add_42_d_matmul_weights @ weights.T
+    d_add_43_d_x = (
+        _concat_part(d_add_43_d_concat_1, 0, d_add_43_d_x_t0, 0)
+        + 2 * _concat_part(d_add_43_d_concat_1, 0, d_add_43_d_x_t0, 1)
+        + d_add_43_d_add_bias_5 @ weights.T
+        + d_add_43_d_matmul_weights @ weights.T
     )
-    _float64_rows.append(d_add_42_d_add_bias_5)
-    del d_add_42_d_matmul_weights
-    d_sum_6_d_d_add_42_d_add_bias_t0 = np.broadcast_to(prod_weights, (3, 3))
+    _float64_rows.append(d_add_43_d_add_bias_5)
+    del d_add_43_d_concat_1, d_add_43_d_matmul_weights
+    d_sum_7_d_d_add_43_d_add_bias_t0 = np.broadcast_to(prod_weights, (3, 3))
     del prod_weights
-    d_sum_6_d_d_add_42_d_add_bias = x @ d_sum_6_d_d_add_42_d_add_bias_t0
-    d_sum_6_d_d_add_42_d_tanh_bias = np.multiply(
-        d_add_42_d_add_bias_5_t0, d_sum_6_d_d_add_42_d_add_bias, out=_float64_rows.pop()
+    d_sum_7_d_d_add_43_d_add_bias = x @ d_sum_7_d_d_add_43_d_add_bias_t0
+    d_sum_7_d_d_add_43_d_tanh_bias = np.multiply(
+        d_add_43_d_add_bias_5_t0, d_sum_7_d_d_add_43_d_add_bias, out=_float64_rows.pop()
     )
-    # d sum_6 / d d_add_42_d_add_bias
-    d_sum_6_d_d_add_42_d_add_bias_1 = np.multiply(
-        d_add_42_d_tanh_bias_t4, d_sum_6_d_d_add_42_d_tanh_bias, out=_float64_rows.pop()
+    # d sum_7 / d d_add_43_d_add_bias
+    d_sum_7_d_d_add_43_d_add_bias_1 = np.multiply(
+        d_add_43_d_tanh_bias_t4, d_sum_7_d_d_add_43_d_tanh_bias, out=_float64_rows.pop()
     )
-    d_sum_6_d_d_add_42_d_sqrt_bias = np.multiply(
-        d_add_42_d_add_bias_4_t2,
-        d_sum_6_d_d_add_42_d_add_bias_1,
-        out=d_add_42_d_add_bias_4_t2,
+    d_sum_7_d_d_add_43_d_sqrt_bias = np.multiply(
+        d_add_43_d_add_bias_4_t2,
+        d_sum_7_d_d_add_43_d_add_bias_1,
+        out=d_add_43_d_add_bias_4_t2,
     )
-    d_sum_6_d_d_add_42_d_neg_bias = np.negative(
-        d_sum_6_d_d_add_42_d_sqrt_bias, out=_float64_rows.pop()
+    d_sum_7_d_d_add_43_d_neg_bias = np.negative(
+        d_sum_7_d_d_add_43_d_sqrt_bias, out=_float64_rows.pop()
     )
-    d_sum_6_d_d_add_42_d_reshape_bias_t0 = np.multiply(
-        d_add_42_d_tanh_bias_t11, sigmoid_bias, out=_float64_rows.pop()
+    d_sum_7_d_d_add_43_d_reshape_bias_t0 = np.multiply(
+        d_add_43_d_tanh_bias_t11, sigmoid_bias, out=_float64_rows.pop()
     )
-    d_sum_6_d_d_add_42_d_reshape_bias = np.reshape(
+    d_sum_7_d_d_add_43_d_reshape_bias = np.reshape(
         greater_bias
         * (
-            add_bias_1_t0 * d_sum_6_d_d_add_42_d_tanh_bias
-            + add_bias_t0 * d_sum_6_d_d_add_42_d_tanh_bias
-            + add_bias_t2 * d_sum_6_d_d_add_42_d_tanh_bias
-            + d_add_42_d_sqrt_bias_t1 * d_sum_6_d_d_add_42_d_sqrt_bias
-            + d_add_42_d_sqrt_bias_t3 * d_sum_6_d_d_add_42_d_sqrt_bias
-            + d_add_42_d_sqrt_bias_t8 * d_sum_6_d_d_add_42_d_sqrt_bias * tanh_bias
-            + d_add_42_d_tanh_bias_t1 * d_sum_6_d_d_add_42_d_tanh_bias
-            + d_add_42_d_tanh_bias_t10 * d_sum_6_d_d_add_42_d_tanh_bias
-            + d_add_42_d_tanh_bias_t5 * d_sum_6_d_d_add_42_d_tanh_bias
-            + d_add_42_d_tanh_bias_t7 * d_sum_6_d_d_add_42_d_tanh_bias
-            + d_add_42_d_tanh_bias_t9 * d_sum_6_d_d_add_42_d_tanh_bias
-            + d_sum_6_d_d_add_42_d_neg_bias * exp
-            + d_sum_6_d_d_add_42_d_reshape_bias_t0 * d_sum_6_d_d_add_42_d_tanh_bias
-            + d_sum_6_d_d_add_42_d_sqrt_bias * reciprocal_bias
-            + d_sum_6_d_d_add_42_d_tanh_bias * sigmoid_bias
-            - add_bias_t1 * d_sum_6_d_d_add_42_d_tanh_bias
-            - d_add_42_d_sqrt_bias_t10 * d_sum_6_d_d_add_42_d_sqrt_bias
-            - d_add_42_d_sqrt_bias_t6 * d_sum_6_d_d_add_42_d_sqrt_bias
-            - d_sum_6_d_d_add_42_d_tanh_bias * reciprocal_bias
+            add_bias_1_t0 * d_sum_7_d_d_add_43_d_tanh_bias
+            + add_bias_t0 * d_sum_7_d_d_add_43_d_tanh_bias
+            + add_bias_t2 * d_sum_7_d_d_add_43_d_tanh_bias
+            + d_add_43_d_sqrt_bias_t1 * d_sum_7_d_d_add_43_d_sqrt_bias
+            + d_add_43_d_sqrt_bias_t3 * d_sum_7_d_d_add_43_d_sqrt_bias
+            + d_add_43_d_sqrt_bias_t8 * d_sum_7_d_d_add_43_d_sqrt_bias * tanh_bias
+            + d_add_43_d_tanh_bias_t1 * d_sum_7_d_d_add_43_d_tanh_bias
+            + d_add_43_d_tanh_bias_t10 * d_sum_7_d_d_add_43_d_tanh_bias
+            + d_add_43_d_tanh_bias_t5 * d_sum_7_d_d_add_43_d_tanh_bias
+            + d_add_43_d_tanh_bias_t7 * d_sum_7_d_d_add_43_d_tanh_bias
+            + d_add_43_d_tanh_bias_t9 * d_sum_7_d_d_add_43_d_tanh_bias
+            + d_sum_7_d_d_add_43_d_neg_bias * exp
+            + d_sum_7_d_d_add_43_d_reshape_bias_t0 * d_sum_7_d_d_add_43_d_tanh_bias
+            + d_sum_7_d_d_add_43_d_sqrt_bias * reciprocal_bias
+            + d_sum_7_d_d_add_43_d_tanh_bias * sigmoid_bias
+            - add_bias_t1 * d_sum_7_d_d_add_43_d_tanh_bias
+            - d_add_43_d_sqrt_bias_t10 * d_sum_7_d_d_add_43_d_sqrt_bias
+            - d_add_43_d_sqrt_bias_t6 * d_sum_7_d_d_add_43_d_sqrt_bias
+            - d_sum_7_d_d_add_43_d_tanh_bias * reciprocal_bias
         ),
-        np.shape(d_add_42_d_reshape_bias),
+        np.shape(d_add_43_d_reshape_bias),
     )
-    _float64_rows.append(d_add_42_d_sqrt_bias_t10)
-    _float64_rows.append(d_add_42_d_sqrt_bias_t6)
-    del d_add_42_d_reshape_bias
-    d_sum_6_d_d_add_42_d_squeeze = np.reshape(
-        np.transpose(d_sum_6_d_d_add_42_d_reshape_bias, (0, 2, 1)),
-        np.shape(d_add_42_d_squeeze),
+    _float64_rows.append(d_add_43_d_sqrt_bias_t10)
+    _float64_rows.append(d_add_43_d_sqrt_bias_t6)
+    del d_add_43_d_reshape_bias
+    d_sum_7_d_d_add_43_d_squeeze = np.reshape(
+        np.transpose(d_sum_7_d_d_add_43_d_reshape_bias, (0, 2, 1)),
+        np.shape(d_add_43_d_squeeze),
     )
-    del d_add_42_d_squeeze, d_sum_6_d_d_add_42_d_reshape_bias
-    d_sum_6_d_d_add_42_d_ensure_axis_concat_t0 = np.shape(d_add_42_d_concat)
-    del d_add_42_d_concat
-    d_sum_6_d_d_add_42_d_ensure_axis_concat = (
+    del d_add_43_d_squeeze, d_sum_7_d_d_add_43_d_reshape_bias
+    d_sum_7_d_d_add_43_d_ensure_axis_concat_t0 = np.shape(d_add_43_d_concat)
+    del d_add_43_d_concat
+    d_sum_7_d_d_add_43_d_ensure_axis_concat = (
         _scatter(
             np.reshape(
                 np.sum(
-                    d_add_42_d_squeeze_t1
-                    * _sum_to_shape(d_sum_6_d_d_add_42_d_squeeze, np.shape(x)),
+                    d_add_43_d_squeeze_t1
+                    * _sum_to_shape(d_sum_7_d_d_add_43_d_squeeze, np.shape(x)),
                     axis=1,
                 ),
-                np.shape(d_add_42_d_expand),
+                np.shape(d_add_43_d_expand),
             ),
-            d_sum_6_d_d_add_42_d_ensure_axis_concat_t0,
+            d_sum_7_d_d_add_43_d_ensure_axis_concat_t0,
             np.s_[:, 3:4],
             np.float64,
         )
         + _scatter(
-            _sum_to_shape(d_sum_6_d_d_add_42_d_squeeze, np.shape(d_squeeze_via_concat)),
-            d_sum_6_d_d_add_42_d_ensure_axis_concat_t0,
+            _sum_to_shape(d_sum_7_d_d_add_43_d_squeeze, np.shape(d_squeeze_via_concat)),
+            d_sum_7_d_d_add_43_d_ensure_axis_concat_t0,
             np.s_[:, 0:3],
             np.float64,
         )
     )[:2]
-    del d_add_42_d_expand, d_squeeze_via_concat, d_sum_6_d_d_add_42_d_squeeze
-    d_sum_6_d_d_add_42_d_stack = _scatter(
-        d_sum_6_d_d_add_42_d_ensure_axis_concat[0], (2, 4), np.s_[0], np.float64
+    del d_add_43_d_expand, d_squeeze_via_concat, d_sum_7_d_d_add_43_d_squeeze
+    d_sum_7_d_d_add_43_d_stack = _scatter(
+        d_sum_7_d_d_add_43_d_ensure_axis_concat[0], (2, 4), np.s_[0], np.float64
     ) + _scatter(
-        d_sum_6_d_d_add_42_d_ensure_axis_concat[1], (2, 4), np.s_[1], np.float64
+        d_sum_7_d_d_add_43_d_ensure_axis_concat[1], (2, 4), np.s_[1], np.float64
     )
-    del d_sum_6_d_d_add_42_d_ensure_axis_concat
-    d_sum_6_d_d_add_42_d_slice_stack = d_sum_6_d_d_add_42_d_stack[:, 1:4]
-    d_sum_6_d_d_add_42_d_tile_stack = np.tile(
-        d_sum_6_d_d_add_42_d_stack[:, 0:1], (1, 3)
+    del d_sum_7_d_d_add_43_d_ensure_axis_concat
+    d_sum_7_d_d_add_43_d_slice_stack = d_sum_7_d_d_add_43_d_stack[:, 1:4]
+    d_sum_7_d_d_add_43_d_tile_stack = np.tile(
+        d_sum_7_d_d_add_43_d_stack[:, 0:1], (1, 3)
     )
-    del d_sum_6_d_d_add_42_d_stack
-    d_sum_6_d_softmax_d_xent_weights = _sum_to_shape(
+    del d_sum_7_d_d_add_43_d_stack
+    d_sum_7_d_softmax_d_xent_weights = _sum_to_shape(
         broadcast_grad_d_xent_weights
         * _sum_to_shape(
-            d_sum_6_d_d_add_42_d_add_bias, np.shape(d_matmul_weights_via_xent_weights)
+            d_sum_7_d_d_add_43_d_add_bias, np.shape(d_matmul_weights_via_xent_weights)
         ),
         np.shape(x),
     )
     del d_matmul_weights_via_xent_weights
-    d_sum_6_d_sub_d_softmax_weights = np.multiply(
-        d_sum_6_d_d_add_42_d_add_bias, softmax_weights, out=_float64_rows.pop()
+    d_sum_7_d_sub_d_softmax_weights = np.multiply(
+        d_sum_7_d_d_add_43_d_add_bias, softmax_weights, out=_float64_rows.pop()
     )
-    d_sum_6_d_mul_d_softmax_weights = np.sum(
-        -d_sum_6_d_sub_d_softmax_weights, axis=1, keepdims=True
+    d_sum_7_d_mul_d_softmax_weights = np.sum(
+        -d_sum_7_d_sub_d_softmax_weights, axis=1, keepdims=True
     )
-    d_sum_6_d_mul_d_log_softmax_weights = np.negative(
-        d_sum_6_d_d_add_42_d_add_bias, out=_float64_rows.pop()
+    d_sum_7_d_mul_d_log_softmax_weights = np.negative(
+        d_sum_7_d_d_add_43_d_add_bias, out=_float64_rows.pop()
     )
-    d_sum_6_d_d_add_42_d_reshape_weights = np.reshape(
-        d_sum_6_d_d_add_42_d_add_bias_t0, (1, 3, 3, 1)
+    d_sum_7_d_d_add_43_d_reshape_weights = np.reshape(
+        d_sum_7_d_d_add_43_d_add_bias_t0, (1, 3, 3, 1)
     )
-    # d sum_6 / d d_add_42_d_reshape_weights
-    d_sum_6_d_d_add_42_d_reshape_weights_1 = np.reshape(
-        d_sum_6_d_d_add_42_d_add_bias_t0[:2, :2], (2, 2, 1, 1)
+    # d sum_7 / d d_add_43_d_reshape_weights
+    d_sum_7_d_d_add_43_d_reshape_weights_1 = np.reshape(
+        d_sum_7_d_d_add_43_d_add_bias_t0[:2, :2], (2, 2, 1, 1)
     )
-    d_sum_6_d_d_add_42_d_avg_pool_weights = _avg_pool(
+    d_sum_7_d_d_add_43_d_avg_pool_weights = _avg_pool(
         _max_pool_grad_grad(
             conv_weights,
             _conv2d(
-                d_sum_6_d_d_add_42_d_reshape_weights,
+                d_sum_7_d_d_add_43_d_reshape_weights,
                 reshape_weights_1,
                 (1, 1),
                 (1, 1),
@@ -993,7 +1030,7 @@ def all_ops(x, labels, weights, bias):
             )
             + _conv2d(
                 reshape_weights,
-                d_sum_6_d_d_add_42_d_reshape_weights_1,
+                d_sum_7_d_d_add_43_d_reshape_weights_1,
                 (1, 1),
                 (1, 1),
                 "SAME",
@@ -1006,40 +1043,40 @@ def all_ops(x, labels, weights, bias):
         (2, 2),
         "SAME",
     )
-    # d sum_6 / d conv_transpose_weights, through d_conv_transpose_weights_via_mul_wei
+    # d sum_7 / d conv_transpose_weights, through d_conv_transpose_weights_via_mul_wei
     d_conv_transpose_weights_via_d_conv_transpose_we = _conv2d_backprop_input(
         avg_pool_weights,
-        d_sum_6_d_d_add_42_d_reshape_weights_1,
+        d_sum_7_d_d_add_43_d_reshape_weights_1,
         (1, 3, 3, 1),
         (2, 2),
         (1, 1),
         "SAME",
     ) + _conv2d_backprop_input(
-        d_sum_6_d_d_add_42_d_avg_pool_weights,
+        d_sum_7_d_d_add_43_d_avg_pool_weights,
         reshape_weights_1,
         (1, 3, 3, 1),
         (2, 2),
         (1, 1),
         "SAME",
     )
-    d_sum_6_d_conv_transpose_weights = np.multiply(
+    d_sum_7_d_conv_transpose_weights = np.multiply(
         d_conv_transpose_weights_via_d_conv_transpose_we,
         2,
         out=d_conv_transpose_weights_via_d_conv_transpose_we,
     )
     del d_conv_transpose_weights_via_d_conv_transpose_we
-    d_sum_6_d_conv_weights = _max_pool_grad(
+    d_sum_7_d_conv_weights = _max_pool_grad(
         conv_weights,
         _avg_pool_grad(
             _conv2d(
-                d_add_42_d_conv_transpose_weights,
-                d_sum_6_d_d_add_42_d_reshape_weights_1,
+                d_add_43_d_conv_transpose_weights,
+                d_sum_7_d_d_add_43_d_reshape_weights_1,
                 (2, 2),
                 (1, 1),
                 "SAME",
             )
             + _conv2d(
-                d_sum_6_d_conv_transpose_weights,
+                d_sum_7_d_conv_transpose_weights,
                 reshape_weights_1,
                 (2, 2),
                 (1, 1),
@@ -1055,32 +1092,32 @@ def all_ops(x, labels, weights, bias):
         "SAME",
     )
     del conv_weights
-    d_sum_6_d_log_softmax_weights = np.multiply(
-        d_add_42_d_matmul_weights_t0,
-        d_sum_6_d_mul_d_log_softmax_weights,
-        out=d_add_42_d_matmul_weights_t0,
+    d_sum_7_d_log_softmax_weights = np.multiply(
+        d_add_43_d_matmul_weights_t0,
+        d_sum_7_d_mul_d_log_softmax_weights,
+        out=d_add_43_d_matmul_weights_t0,
     )
-    d_sum_6_d_log_softmax_weights += d_sum_6_d_mul_d_softmax_weights * softmax_weights
-    d_sum_6_d_log_softmax_weights += d_sum_6_d_sub_d_softmax_weights
-    _float64_rows.append(d_sum_6_d_sub_d_softmax_weights)
-    d_sum_6_d_softmax_weights = np.multiply(
-        sub_d_softmax_weights, d_sum_6_d_d_add_42_d_add_bias, out=sub_d_softmax_weights
+    d_sum_7_d_log_softmax_weights += d_sum_7_d_mul_d_softmax_weights * softmax_weights
+    d_sum_7_d_log_softmax_weights += d_sum_7_d_sub_d_softmax_weights
+    _float64_rows.append(d_sum_7_d_sub_d_softmax_weights)
+    d_sum_7_d_softmax_weights = np.multiply(
+        sub_d_softmax_weights, d_sum_7_d_d_add_43_d_add_bias, out=sub_d_softmax_weights
     )
-    d_sum_6_d_softmax_weights += d_sum_6_d_d_add_42_d_add_bias
-    d_sum_6_d_softmax_weights += d_sum_6_d_mul_d_softmax_weights * log_softmax_weights
-    d_sum_6_d_softmax_weights += np.sum(
-        d_sum_6_d_mul_d_log_softmax_weights * exp_d_log_softmax_weights,
+    d_sum_7_d_softmax_weights += d_sum_7_d_d_add_43_d_add_bias
+    d_sum_7_d_softmax_weights += d_sum_7_d_mul_d_softmax_weights * log_softmax_weights
+    d_sum_7_d_softmax_weights += np.sum(
+        d_sum_7_d_mul_d_log_softmax_weights * exp_d_log_softmax_weights,
         axis=1,
         keepdims=True,
     )
-    _float64_rows.append(d_sum_6_d_mul_d_log_softmax_weights)
-    del d_sum_6_d_mul_d_softmax_weights, log_softmax_weights
-    d_sum_6_d_add_bias = _scatter_add(
+    _float64_rows.append(d_sum_7_d_mul_d_log_softmax_weights)
+    del d_sum_7_d_mul_d_softmax_weights, log_softmax_weights
+    d_sum_7_d_add_bias = _scatter_add(
         _prod_others_vjp(
             broadcast_grad_d_prod_bias
             * np.take(
-                d_sum_6_d_d_add_42_d_slice_stack * tile_stack
-                + d_sum_6_d_d_add_42_d_tile_stack * slice_stack,
+                d_sum_7_d_d_add_43_d_slice_stack * tile_stack
+                + d_sum_7_d_d_add_43_d_tile_stack * slice_stack,
                 const,
                 axis=1,
             ),
@@ -1093,16 +1130,16 @@ def all_ops(x, labels, weights, bias):
         np.float64,
     )
     del broadcast_grad_d_prod_bias, gather_bias
-    d_sum_6_d_stack = _scatter(
-        d_add_42_d_add_bias_2 * d_sum_6_d_d_add_42_d_tile_stack
-        + d_sum_6_d_add_bias * tile_stack,
+    d_sum_7_d_stack = _scatter(
+        d_add_43_d_add_bias_2 * d_sum_7_d_d_add_43_d_tile_stack
+        + d_sum_7_d_add_bias * tile_stack,
         (2, 4),
         np.s_[:, 1:4],
         np.float64,
     ) + _scatter(
         _untile(
-            d_add_42_d_add_bias_2 * d_sum_6_d_d_add_42_d_slice_stack
-            + d_sum_6_d_add_bias * slice_stack,
+            d_add_43_d_add_bias_2 * d_sum_7_d_d_add_43_d_slice_stack
+            + d_sum_7_d_add_bias * slice_stack,
             (2, 1),
             (1, 3),
         ),
@@ -1111,229 +1148,229 @@ def all_ops(x, labels, weights, bias):
         np.float64,
     )
     del (
-        d_add_42_d_add_bias_2,
-        d_sum_6_d_add_bias,
-        d_sum_6_d_d_add_42_d_slice_stack,
-        d_sum_6_d_d_add_42_d_tile_stack,
+        d_add_43_d_add_bias_2,
+        d_sum_7_d_add_bias,
+        d_sum_7_d_d_add_43_d_slice_stack,
+        d_sum_7_d_d_add_43_d_tile_stack,
         slice_stack,
         tile_stack,
     )
-    d_sum_6_d_concat = _scatter(
-        _scatter(d_sum_6_d_stack[0], d_add_42_d_concat_t0, np.s_[0], np.float64)
-        + _scatter(d_sum_6_d_stack[1], d_add_42_d_concat_t0, np.s_[1], np.float64),
-        d_add_42_d_concat_t1,
+    d_sum_7_d_concat = _scatter(
+        _scatter(d_sum_7_d_stack[0], d_add_43_d_concat_t0, np.s_[0], np.float64)
+        + _scatter(d_sum_7_d_stack[1], d_add_43_d_concat_t0, np.s_[1], np.float64),
+        d_add_43_d_concat_t1,
         np.s_[:2],
         np.float64,
     )
-    del d_sum_6_d_stack
-    # d sum_6 / d add_bias
-    d_sum_6_d_add_bias_1 = greater_bias * np.reshape(
+    del d_sum_7_d_stack
+    # d sum_7 / d add_bias
+    d_sum_7_d_add_bias_1 = greater_bias * np.reshape(
         np.transpose(
             np.reshape(
-                d_add_42_d_squeeze_t1
+                d_add_43_d_squeeze_t1
                 * np.expand_dims(
-                    np.reshape(d_sum_6_d_concat[:, 3:4], d_add_42_d_squeeze_t0), 1
+                    np.reshape(d_sum_7_d_concat[:, 3:4], d_add_43_d_squeeze_t0), 1
                 )
-                + d_sum_6_d_concat[:, 0:3],
-                d_add_42_d_reshape_bias_t0,
+                + d_sum_7_d_concat[:, 0:3],
+                d_add_43_d_reshape_bias_t0,
             ),
             (0, 2, 1),
         ),
-        add_42_t2,
+        add_concat_1_t1,
     )
-    _float64_rows.append(d_add_42_d_squeeze_t1)
-    del d_sum_6_d_concat, greater_bias
-    # d sum_6 / d tanh_bias, through neg_bias
+    _float64_rows.append(d_add_43_d_squeeze_t1)
+    del d_sum_7_d_concat, greater_bias
+    # d sum_7 / d tanh_bias, through neg_bias
     d_tanh_bias_via_neg_bias_1 = np.negative(
-        d_sum_6_d_add_bias_1, out=_float64_rows.pop()
+        d_sum_7_d_add_bias_1, out=_float64_rows.pop()
     )
-    d_sum_6_d_pow_bias_t0 = np.multiply(
-        d_add_42_d_add_bias_3, d_sum_6_d_d_add_42_d_tanh_bias, out=_float64_rows.pop()
+    d_sum_7_d_pow_bias_t0 = np.multiply(
+        d_add_43_d_add_bias_3, d_sum_7_d_d_add_43_d_tanh_bias, out=_float64_rows.pop()
     )
-    d_sum_6_d_pow_bias = np.multiply(
-        d_add_42_d_tanh_bias_t8, d_sum_6_d_pow_bias_t0, out=_float64_rows.pop()
+    d_sum_7_d_pow_bias = np.multiply(
+        d_add_43_d_tanh_bias_t8, d_sum_7_d_pow_bias_t0, out=_float64_rows.pop()
     )
-    d_sum_6_d_pow_bias += d_sum_6_d_add_bias_1
-    d_sum_6_d_tanh_bias_t0 = np.multiply(
-        d_add_42_d_sqrt_bias_t0, d_tanh_bias_via_neg_bias, out=_float64_rows.pop()
+    d_sum_7_d_pow_bias += d_sum_7_d_add_bias_1
+    d_sum_7_d_tanh_bias_t0 = np.multiply(
+        d_add_43_d_sqrt_bias_t0, d_tanh_bias_via_neg_bias, out=_float64_rows.pop()
     )
-    d_sum_6_d_tanh_bias_t1 = np.multiply(
-        d_add_42_d_add_bias_3, d_add_42_d_sqrt_bias_t8, out=_float64_rows.pop()
+    d_sum_7_d_tanh_bias_t1 = np.multiply(
+        d_add_43_d_add_bias_3, d_add_43_d_sqrt_bias_t8, out=_float64_rows.pop()
     )
-    d_sum_6_d_tanh_bias_t2 = np.multiply(
-        d_add_42_d_add_bias_3, d_sum_6_d_d_add_42_d_sqrt_bias, out=_float64_rows.pop()
+    d_sum_7_d_tanh_bias_t2 = np.multiply(
+        d_add_43_d_add_bias_3, d_sum_7_d_d_add_43_d_sqrt_bias, out=_float64_rows.pop()
     )
-    d_sum_6_d_tanh_bias_t3 = d_sum_6_d_tanh_bias_t2 * np.logical_not(
-        d_add_42_d_sqrt_bias_t4
+    d_sum_7_d_tanh_bias_t3 = d_sum_7_d_tanh_bias_t2 * np.logical_not(
+        d_add_43_d_sqrt_bias_t4
     )
-    del d_add_42_d_sqrt_bias_t4
-    d_sum_6_d_tanh_bias_t4_arg = np.multiply(
-        d_add_42_d_sqrt_bias_t5, d_sum_6_d_tanh_bias_t3, out=d_add_42_d_sqrt_bias_t5
+    del d_add_43_d_sqrt_bias_t4
+    d_sum_7_d_tanh_bias_t4_arg = np.multiply(
+        d_add_43_d_sqrt_bias_t5, d_sum_7_d_tanh_bias_t3, out=d_add_43_d_sqrt_bias_t5
     )
-    d_sum_6_d_tanh_bias_t4_arg *= 2
-    d_sum_6_d_tanh_bias_t4_arg += d_tanh_bias_via_neg_bias_1
-    d_sum_6_d_tanh_bias_t4 = np.negative(
-        d_sum_6_d_tanh_bias_t4_arg, out=d_sum_6_d_tanh_bias_t4_arg
+    d_sum_7_d_tanh_bias_t4_arg *= 2
+    d_sum_7_d_tanh_bias_t4_arg += d_tanh_bias_via_neg_bias_1
+    d_sum_7_d_tanh_bias_t4 = np.negative(
+        d_sum_7_d_tanh_bias_t4_arg, out=d_sum_7_d_tanh_bias_t4_arg
     )
-    del d_add_42_d_sqrt_bias_t5, d_sum_6_d_tanh_bias_t4_arg
-    d_sum_6_d_tanh_bias_t5_arg = np.square(
-        d_add_42_d_sqrt_bias_t9, out=d_add_42_d_sqrt_bias_t9
+    del d_add_43_d_sqrt_bias_t5, d_sum_7_d_tanh_bias_t4_arg
+    d_sum_7_d_tanh_bias_t5_arg = np.square(
+        d_add_43_d_sqrt_bias_t9, out=d_add_43_d_sqrt_bias_t9
     )
-    d_sum_6_d_tanh_bias_t5_arg *= d_sum_6_d_tanh_bias_t3
-    d_sum_6_d_tanh_bias_t5_arg *= 3
-    d_sum_6_d_tanh_bias_t5_arg /= 2
-    d_sum_6_d_tanh_bias_t5_arg += d_tanh_bias_via_neg_bias_1
-    d_sum_6_d_tanh_bias_t5 = np.negative(
-        d_sum_6_d_tanh_bias_t5_arg, out=d_sum_6_d_tanh_bias_t5_arg
+    d_sum_7_d_tanh_bias_t5_arg *= d_sum_7_d_tanh_bias_t3
+    d_sum_7_d_tanh_bias_t5_arg *= 3
+    d_sum_7_d_tanh_bias_t5_arg /= 2
+    d_sum_7_d_tanh_bias_t5_arg += d_tanh_bias_via_neg_bias_1
+    d_sum_7_d_tanh_bias_t5 = np.negative(
+        d_sum_7_d_tanh_bias_t5_arg, out=d_sum_7_d_tanh_bias_t5_arg
     )
-    del d_add_42_d_sqrt_bias_t9, d_sum_6_d_tanh_bias_t3, d_sum_6_d_tanh_bias_t5_arg
+    del d_add_43_d_sqrt_bias_t9, d_sum_7_d_tanh_bias_t3, d_sum_7_d_tanh_bias_t5_arg
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        d_sum_6_d_tanh_bias_t6 = (
-            d_add_42_d_add_bias_3
-            * d_add_42_d_sqrt_bias_t7
-            * d_sum_6_d_d_add_42_d_sqrt_bias
+        d_sum_7_d_tanh_bias_t6 = (
+            d_add_43_d_add_bias_3
+            * d_add_43_d_sqrt_bias_t7
+            * d_sum_7_d_d_add_43_d_sqrt_bias
             * tanh_bias
             * sqrt_bias ** (tanh_bias - 2)
-            + d_add_42_d_add_bias_3
-            * d_sum_6_d_d_add_42_d_tanh_bias
+            + d_add_43_d_add_bias_3
+            * d_sum_7_d_d_add_43_d_tanh_bias
             * pow_bias
             * np.where(np.greater(sqrt_bias, 0), reciprocal_bias, 0)
-            + d_add_42_d_sqrt_bias_t3 * d_sum_6_d_add_bias_1
-            + d_add_42_d_sqrt_bias_t8 * d_sum_6_d_pow_bias * tanh_bias
-            + d_sum_6_d_add_bias_1 * reciprocal_bias
+            + d_add_43_d_sqrt_bias_t3 * d_sum_7_d_add_bias_1
+            + d_add_43_d_sqrt_bias_t8 * d_sum_7_d_pow_bias * tanh_bias
+            + d_sum_7_d_add_bias_1 * reciprocal_bias
             + 2
-            * d_sum_6_d_d_add_42_d_sqrt_bias
+            * d_sum_7_d_d_add_43_d_sqrt_bias
             * d_tanh_bias_via_neg_bias
             * tanh_bias
             / sqrt_bias**3
-            - d_add_42_d_sqrt_bias_t0 * d_sum_6_d_tanh_bias_t2
-            - d_add_42_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias_1
-            - d_sum_6_d_d_add_42_d_tanh_bias * d_sum_6_d_tanh_bias_t0
-            - d_sum_6_d_tanh_bias_t4
-            * np.where(np.equal(d_sum_6_d_tanh_bias_t4, 0), 1, reciprocal_bias) ** 2
-            - d_sum_6_d_tanh_bias_t5
-            * np.where(np.equal(d_sum_6_d_tanh_bias_t5, 0), 1, rsqrt_bias) ** 3
+            - d_add_43_d_sqrt_bias_t0 * d_sum_7_d_tanh_bias_t2
+            - d_add_43_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias_1
+            - d_sum_7_d_d_add_43_d_tanh_bias * d_sum_7_d_tanh_bias_t0
+            - d_sum_7_d_tanh_bias_t4
+            * np.where(np.equal(d_sum_7_d_tanh_bias_t4, 0), 1, reciprocal_bias) ** 2
+            - d_sum_7_d_tanh_bias_t5
+            * np.where(np.equal(d_sum_7_d_tanh_bias_t5, 0), 1, rsqrt_bias) ** 3
             / 2
             - exp
             * (
-                d_add_42_d_add_bias_3 * d_sum_6_d_d_add_42_d_neg_bias
-                + d_sum_6_d_add_bias_1
+                d_add_43_d_add_bias_3 * d_sum_7_d_d_add_43_d_neg_bias
+                + d_sum_7_d_add_bias_1
             )
-            - d_sum_6_d_tanh_bias_t2 / d_add_42_d_sqrt_bias_t2**2
-            - d_add_42_d_sqrt_bias
-            * d_sum_6_d_d_add_42_d_add_bias_1
-            * np.logical_not(d_add_42_d_add_bias_4_t0)
-            / (2 * d_add_42_d_add_bias_4_t1**2)
+            - d_sum_7_d_tanh_bias_t2 / d_add_43_d_sqrt_bias_t2**2
+            - d_add_43_d_sqrt_bias
+            * d_sum_7_d_d_add_43_d_add_bias_1
+            * np.logical_not(d_add_43_d_add_bias_4_t0)
+            / (2 * d_add_43_d_add_bias_4_t1**2)
         )
-    _float64_rows.append(d_add_42_d_sqrt_bias)
-    _float64_rows.append(d_add_42_d_sqrt_bias_t0)
-    _float64_rows.append(d_add_42_d_sqrt_bias_t1)
-    _float64_rows.append(d_add_42_d_sqrt_bias_t2)
-    _float64_rows.append(d_add_42_d_sqrt_bias_t3)
-    _float64_rows.append(d_add_42_d_sqrt_bias_t7)
-    _float64_rows.append(d_sum_6_d_d_add_42_d_add_bias_1)
-    _float64_rows.append(d_sum_6_d_d_add_42_d_neg_bias)
-    _float64_rows.append(d_sum_6_d_tanh_bias_t2)
+    _float64_rows.append(d_add_43_d_sqrt_bias)
+    _float64_rows.append(d_add_43_d_sqrt_bias_t0)
+    _float64_rows.append(d_add_43_d_sqrt_bias_t1)
+    _float64_rows.append(d_add_43_d_sqrt_bias_t2)
+    _float64_rows.append(d_add_43_d_sqrt_bias_t3)
+    _float64_rows.append(d_add_43_d_sqrt_bias_t7)
+    _float64_rows.append(d_sum_7_d_d_add_43_d_add_bias_1)
+    _float64_rows.append(d_sum_7_d_d_add_43_d_neg_bias)
+    _float64_rows.append(d_sum_7_d_tanh_bias_t2)
     _float64_rows.append(d_tanh_bias_via_neg_bias)
     _float64_rows.append(exp)
     _float64_rows.append(rsqrt_bias)
     del (
-        d_add_42_d_add_bias_4_t0,
-        d_add_42_d_add_bias_4_t1,
-        d_add_42_d_sqrt_bias_t8,
-        d_sum_6_d_tanh_bias_t4,
-        d_sum_6_d_tanh_bias_t5,
+        d_add_43_d_add_bias_4_t0,
+        d_add_43_d_add_bias_4_t1,
+        d_add_43_d_sqrt_bias_t8,
+        d_sum_7_d_tanh_bias_t4,
+        d_sum_7_d_tanh_bias_t5,
         pow_bias,
     )
-    d_sum_6_d_tanh_bias = (
-        add_bias_1_t0 * d_sum_6_d_add_bias_1
-        + add_bias_t0 * d_sum_6_d_add_bias_1
-        + add_bias_t2 * d_sum_6_d_add_bias_1
-        + 2 * d_add_42_d_add_bias_4 * d_sum_6_d_d_add_42_d_tanh_bias
-        + d_add_42_d_tanh_bias_t0 * d_sum_6_d_d_add_42_d_tanh_bias * (1 - sigmoid_bias)
-        + d_add_42_d_tanh_bias_t1 * d_sum_6_d_add_bias_1
-        + d_add_42_d_tanh_bias_t10 * d_sum_6_d_add_bias_1
-        + d_add_42_d_tanh_bias_t2 * d_sum_6_d_d_add_42_d_tanh_bias
-        + d_add_42_d_tanh_bias_t5 * d_sum_6_d_add_bias_1
-        + d_add_42_d_tanh_bias_t7 * d_sum_6_d_add_bias_1
-        + d_add_42_d_tanh_bias_t9 * d_sum_6_d_pow_bias
-        + d_sum_6_d_add_bias_1 * sigmoid_bias
-        + d_sum_6_d_add_bias_1
-        + d_sum_6_d_d_add_42_d_reshape_bias_t0
+    d_sum_7_d_tanh_bias = (
+        add_bias_1_t0 * d_sum_7_d_add_bias_1
+        + add_bias_t0 * d_sum_7_d_add_bias_1
+        + add_bias_t2 * d_sum_7_d_add_bias_1
+        + 2 * d_add_43_d_add_bias_4 * d_sum_7_d_d_add_43_d_tanh_bias
+        + d_add_43_d_tanh_bias_t0 * d_sum_7_d_d_add_43_d_tanh_bias * (1 - sigmoid_bias)
+        + d_add_43_d_tanh_bias_t1 * d_sum_7_d_add_bias_1
+        + d_add_43_d_tanh_bias_t10 * d_sum_7_d_add_bias_1
+        + d_add_43_d_tanh_bias_t2 * d_sum_7_d_d_add_43_d_tanh_bias
+        + d_add_43_d_tanh_bias_t5 * d_sum_7_d_add_bias_1
+        + d_add_43_d_tanh_bias_t7 * d_sum_7_d_add_bias_1
+        + d_add_43_d_tanh_bias_t9 * d_sum_7_d_pow_bias
+        + d_sum_7_d_add_bias_1 * sigmoid_bias
+        + d_sum_7_d_add_bias_1
+        + d_sum_7_d_d_add_43_d_reshape_bias_t0
         * (
-            d_sum_6_d_add_bias_1
-            + d_sum_6_d_d_add_42_d_tanh_bias
+            d_sum_7_d_add_bias_1
+            + d_sum_7_d_d_add_43_d_tanh_bias
             * (
-                d_add_42_d_add_bias_3 * d_add_42_d_tanh_bias_t11
-                - d_add_42_d_add_bias_3 * sigmoid_bias
+                d_add_43_d_add_bias_3 * d_add_43_d_tanh_bias_t11
+                - d_add_43_d_add_bias_3 * sigmoid_bias
             )
         )
-        + d_sum_6_d_d_add_42_d_sqrt_bias
+        + d_sum_7_d_d_add_43_d_sqrt_bias
         * (
-            d_add_42_d_tanh_bias_t8 * d_sum_6_d_tanh_bias_t1 * tanh_bias
-            + d_sum_6_d_tanh_bias_t1
+            d_add_43_d_tanh_bias_t8 * d_sum_7_d_tanh_bias_t1 * tanh_bias
+            + d_sum_7_d_tanh_bias_t1
         )
-        + 2 * d_sum_6_d_pow_bias_t0
-        + d_sum_6_d_tanh_bias_t6
+        + 2 * d_sum_7_d_pow_bias_t0
+        + d_sum_7_d_tanh_bias_t6
         * tanh_bias
-        / np.where(np.equal(d_sum_6_d_tanh_bias_t6, 0), 1, sqrt_bias)
+        / np.where(np.equal(d_sum_7_d_tanh_bias_t6, 0), 1, sqrt_bias)
         + d_tanh_bias_via_neg_bias_1 * reciprocal_bias
         + d_tanh_bias_via_neg_bias_1
-        - add_bias_t1 * d_sum_6_d_add_bias_1
-        - d_add_42_d_tanh_bias * d_add_42_d_tanh_bias_t4 * d_sum_6_d_d_add_42_d_add_bias
-        - d_add_42_d_tanh_bias_t3 * d_sum_6_d_d_add_42_d_tanh_bias
-        - d_add_42_d_tanh_bias_t6 * d_sum_6_d_d_add_42_d_tanh_bias
-        - d_sum_6_d_d_add_42_d_sqrt_bias * d_sum_6_d_tanh_bias_t0
+        - add_bias_t1 * d_sum_7_d_add_bias_1
+        - d_add_43_d_tanh_bias * d_add_43_d_tanh_bias_t4 * d_sum_7_d_d_add_43_d_add_bias
+        - d_add_43_d_tanh_bias_t3 * d_sum_7_d_d_add_43_d_tanh_bias
+        - d_add_43_d_tanh_bias_t6 * d_sum_7_d_d_add_43_d_tanh_bias
+        - d_sum_7_d_d_add_43_d_sqrt_bias * d_sum_7_d_tanh_bias_t0
     )
     _float64_rows.append(add_bias_t1)
     _float64_rows.append(add_bias_t2)
-    _float64_rows.append(d_add_42_d_add_bias_4)
-    _float64_rows.append(d_add_42_d_tanh_bias_t0)
-    _float64_rows.append(d_add_42_d_tanh_bias_t1)
-    _float64_rows.append(d_add_42_d_tanh_bias_t10)
-    _float64_rows.append(d_add_42_d_tanh_bias_t11)
-    _float64_rows.append(d_add_42_d_tanh_bias_t2)
-    _float64_rows.append(d_add_42_d_tanh_bias_t3)
-    _float64_rows.append(d_add_42_d_tanh_bias_t4)
-    _float64_rows.append(d_add_42_d_tanh_bias_t6)
-    _float64_rows.append(d_add_42_d_tanh_bias_t9)
-    _float64_rows.append(d_sum_6_d_d_add_42_d_reshape_bias_t0)
-    _float64_rows.append(d_sum_6_d_d_add_42_d_sqrt_bias)
-    _float64_rows.append(d_sum_6_d_d_add_42_d_tanh_bias)
-    _float64_rows.append(d_sum_6_d_pow_bias)
-    _float64_rows.append(d_sum_6_d_pow_bias_t0)
-    _float64_rows.append(d_sum_6_d_tanh_bias_t0)
-    _float64_rows.append(d_sum_6_d_tanh_bias_t1)
+    _float64_rows.append(d_add_43_d_add_bias_4)
+    _float64_rows.append(d_add_43_d_tanh_bias_t0)
+    _float64_rows.append(d_add_43_d_tanh_bias_t1)
+    _float64_rows.append(d_add_43_d_tanh_bias_t10)
+    _float64_rows.append(d_add_43_d_tanh_bias_t11)
+    _float64_rows.append(d_add_43_d_tanh_bias_t2)
+    _float64_rows.append(d_add_43_d_tanh_bias_t3)
+    _float64_rows.append(d_add_43_d_tanh_bias_t4)
+    _float64_rows.append(d_add_43_d_tanh_bias_t6)
+    _float64_rows.append(d_add_43_d_tanh_bias_t9)
+    _float64_rows.append(d_sum_7_d_d_add_43_d_reshape_bias_t0)
+    _float64_rows.append(d_sum_7_d_d_add_43_d_sqrt_bias)
+    _float64_rows.append(d_sum_7_d_d_add_43_d_tanh_bias)
+    _float64_rows.append(d_sum_7_d_pow_bias)
+    _float64_rows.append(d_sum_7_d_pow_bias_t0)
+    _float64_rows.append(d_sum_7_d_tanh_bias_t0)
+    _float64_rows.append(d_sum_7_d_tanh_bias_t1)
     _float64_rows.append(d_tanh_bias_via_neg_bias_1)
     _float64_rows.append(sqrt_bias)
     _float64_rows.append(tanh_bias)
     del (
         add_bias_1_t0,
         add_bias_t0,
-        d_add_42_d_add_bias_3,
-        d_add_42_d_tanh_bias,
-        d_add_42_d_tanh_bias_t5,
-        d_add_42_d_tanh_bias_t7,
-        d_add_42_d_tanh_bias_t8,
-        d_sum_6_d_add_bias_1,
-        d_sum_6_d_d_add_42_d_add_bias,
-        d_sum_6_d_tanh_bias_t6,
+        d_add_43_d_add_bias_3,
+        d_add_43_d_tanh_bias,
+        d_add_43_d_tanh_bias_t5,
+        d_add_43_d_tanh_bias_t7,
+        d_add_43_d_tanh_bias_t8,
+        d_sum_7_d_add_bias_1,
+        d_sum_7_d_d_add_43_d_add_bias,
+        d_sum_7_d_tanh_bias_t6,
         reciprocal_bias,
         sigmoid_bias,
     )
-    # d sum_6 / d weights
-    d_sum_6_d_weights_1 = (
+    # d sum_7 / d weights
+    d_sum_7_d_weights_1 = (
         np.reshape(
             _conv2d_backprop_input(
-                d_add_42_d_conv_weights,
-                d_sum_6_d_d_add_42_d_reshape_weights_1,
+                d_add_43_d_conv_weights,
+                d_sum_7_d_d_add_43_d_reshape_weights_1,
                 (1, 3, 3, 1),
                 (1, 1),
                 (1, 1),
                 "SAME",
             )
             + _conv2d_backprop_input(
-                d_sum_6_d_conv_weights,
+                d_sum_7_d_conv_weights,
                 reshape_weights_1,
                 (1, 3, 3, 1),
                 (1, 1),
@@ -1342,19 +1379,19 @@ def all_ops(x, labels, weights, bias):
             ),
             (3, 3),
         )
-        + _prod_others(weights, (0,)) * d_add_42_d_weights.sum(axis=0)
+        + _prod_others(weights, (0,)) * d_add_43_d_weights.sum(axis=0)
         + _scatter(
             np.reshape(
                 _conv2d_backprop_filter(
-                    d_add_42_d_conv_transpose_weights,
-                    d_sum_6_d_d_add_42_d_avg_pool_weights,
+                    d_add_43_d_conv_transpose_weights,
+                    d_sum_7_d_d_add_43_d_avg_pool_weights,
                     (2, 2),
                     (2, 2),
                     (1, 1),
                     "SAME",
                 )
                 + _conv2d_backprop_filter(
-                    d_sum_6_d_conv_transpose_weights,
+                    d_sum_7_d_conv_transpose_weights,
                     avg_pool_weights,
                     (2, 2),
                     (2, 2),
@@ -1362,8 +1399,8 @@ def all_ops(x, labels, weights, bias):
                     "SAME",
                 )
                 + _conv2d_backprop_filter(
-                    d_sum_6_d_d_add_42_d_reshape_weights,
-                    d_add_42_d_conv_weights,
+                    d_sum_7_d_d_add_43_d_reshape_weights,
+                    d_add_43_d_conv_weights,
                     (2, 2),
                     (1, 1),
                     (1, 1),
@@ -1371,7 +1408,7 @@ def all_ops(x, labels, weights, bias):
                 )
                 + _conv2d_backprop_filter(
                     reshape_weights,
-                    d_sum_6_d_conv_weights,
+                    d_sum_7_d_conv_weights,
                     (2, 2),
                     (1, 1),
                     (1, 1),
@@ -1383,81 +1420,81 @@ def all_ops(x, labels, weights, bias):
             np.s_[:2, :2],
             np.float64,
         )
-        + x.T @ (d_add_42_d_add_bias_5_t0 * d_sum_6_d_tanh_bias)
+        + x.T @ (d_add_43_d_add_bias_5_t0 * d_sum_7_d_tanh_bias)
         + x.T
         @ (
-            d_sum_6_d_log_softmax_weights
+            d_sum_7_d_log_softmax_weights
             + softmax_weights
             * (
-                d_sum_6_d_softmax_d_xent_weights
+                d_sum_7_d_softmax_d_xent_weights
                 - np.sum(
-                    d_sum_6_d_softmax_d_xent_weights * softmax_weights,
+                    d_sum_7_d_softmax_d_xent_weights * softmax_weights,
                     axis=1,
                     keepdims=True,
                 )
             )
             + softmax_weights
             * (
-                d_sum_6_d_softmax_weights
+                d_sum_7_d_softmax_weights
                 - np.sum(
-                    d_sum_6_d_softmax_weights * softmax_weights, axis=1, keepdims=True
+                    d_sum_7_d_softmax_weights * softmax_weights, axis=1, keepdims=True
                 )
             )
             - exp_d_log_softmax_weights
-            * d_sum_6_d_log_softmax_weights.sum(axis=1, keepdims=True)
+            * d_sum_7_d_log_softmax_weights.sum(axis=1, keepdims=True)
         )
     )
-    _float64_rows.append(d_add_42_d_add_bias_5_t0)
-    _float64_rows.append(d_sum_6_d_log_softmax_weights)
-    _float64_rows.append(d_sum_6_d_softmax_weights)
+    _float64_rows.append(d_add_43_d_add_bias_5_t0)
+    _float64_rows.append(d_sum_7_d_log_softmax_weights)
+    _float64_rows.append(d_sum_7_d_softmax_weights)
     _float64_rows.append(exp_d_log_softmax_weights)
     _float64_rows.append(softmax_weights)
     del (
         avg_pool_weights,
-        d_add_42_d_conv_transpose_weights,
-        d_add_42_d_conv_weights,
-        d_sum_6_d_conv_transpose_weights,
-        d_sum_6_d_conv_weights,
-        d_sum_6_d_d_add_42_d_avg_pool_weights,
-        d_sum_6_d_d_add_42_d_reshape_weights,
-        d_sum_6_d_d_add_42_d_reshape_weights_1,
-        d_sum_6_d_softmax_d_xent_weights,
-        d_sum_6_d_tanh_bias,
+        d_add_43_d_conv_transpose_weights,
+        d_add_43_d_conv_weights,
+        d_sum_7_d_conv_transpose_weights,
+        d_sum_7_d_conv_weights,
+        d_sum_7_d_d_add_43_d_avg_pool_weights,
+        d_sum_7_d_d_add_43_d_reshape_weights,
+        d_sum_7_d_d_add_43_d_reshape_weights_1,
+        d_sum_7_d_softmax_d_xent_weights,
+        d_sum_7_d_tanh_bias,
         reshape_weights,
         reshape_weights_1,
     )
-    d_sum_6_d_weights = d_sum_6_d_weights_1
-    del d_sum_6_d_weights_1
+    d_sum_7_d_weights = d_sum_7_d_weights_1
+    del d_sum_7_d_weights_1
     d_prod_2_d_mul_weights = _prod_others(mul_weights, (0, 1))
-    # d sum_7 / d weights, through mul_weights
+    # d sum_8 / d weights, through mul_weights
     d_weights_via_mul_weights_1 = weights * _prod_others_vjp(
         2 * weights, mul_weights, (0, 1)
     )
     del mul_weights
-    d_sum_7_d_weights = np.add(
+    d_sum_8_d_weights = np.add(
         d_weights_via_mul_weights_1,
         d_prod_2_d_mul_weights,
         out=d_weights_via_mul_weights_1,
     )
-    d_sum_7_d_weights *= 2
+    d_sum_8_d_weights *= 2
     del d_prod_2_d_mul_weights, d_weights_via_mul_weights_1
     # Updates
-    new_weights = np.multiply(d_add_42_d_weights, 0.1, out=d_add_42_d_weights)
+    new_weights = np.multiply(d_add_43_d_weights, 0.1, out=d_add_43_d_weights)
     np.subtract(weights, new_weights, out=new_weights)
     _give_rows("_float64_rows", _float64_rows)
     return (
-        add_42,
-        d_add_42_d_bias,
-        d_add_42_d_x,
-        d_sum_6_d_weights,
+        add_43,
+        d_add_43_d_bias,
+        d_add_43_d_x,
         d_sum_7_d_weights,
+        d_sum_8_d_weights,
         new_weights,
     )
 
 
 def _all_ops_same_shapes(x, labels, weights, bias):
     """``all_ops`` for the inputs that pass its shape check: sizes known equal."""
-    # Statements: 256, BLAS calls: 11
+    # Statements: 258, BLAS calls: 12
     # Forward
     _float64_rows = _take_rows("_float64_rows", 39, (x.shape[0], 3), np.float64)
     matmul_weights = x @ weights
@@ -1566,6 +1603,9 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     log_softmax_weights -= np.log(softmax_weights_t2)
     del matmul_weights, softmax_weights_t0, softmax_weights_t2
     mul_x = x * 2
+    concat_1 = np.concatenate([x, mul_x], 0)
+    split = _split_equal(concat_1, 0, 2, 0)
+    split_1 = _split_equal(concat_1, 0, 2, 1)
     reshape_weights = np.reshape(weights, (1, 3, 3, 1))
     reshape_weights_1 = np.reshape(weights[:2, :2], (2, 2, 1, 1))
     conv_weights = _conv2d(reshape_weights, reshape_weights_1, (1, 1), (1, 1), "SAME")
@@ -1578,17 +1618,17 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     add_concat_1_t0 = np.multiply(
         log_softmax_weights, softmax_weights, out=_float64_rows.pop()
     )
-    add_concat_1_t1 = np.concatenate([x, mul_x], 0)
-    add_concat_1_t2 = np.shape(x)
+    add_concat_1_t1 = np.shape(x)
     add_concat_1 = (
         np.asarray(
             np.asarray(np.int64(np.size(x)), dtype=np.int32)
-            + np.sum(np.array(add_concat_1_t2, dtype=np.int32)),
+            + np.sum(np.array(add_concat_1_t1, dtype=np.int32)),
             dtype=np.float64,
         )
+        + np.vdot(conv_transpose_weights, conv_transpose_weights)
         + np.mean(-np.sum(log_softmax_weights * one_hot_labels, axis=1))
         + add_concat_1_t0.sum()
-        + np.sum(add_concat_1_t1)
+        + concat_1.sum()
         + np.sum(
             np.einsum(
                 "ij,jk->ik",
@@ -1602,21 +1642,21 @@ def _all_ops_same_shapes(x, labels, weights, bias):
             )
         )
     )
-    add_42 = add_concat_1 + np.vdot(conv_transpose_weights, conv_transpose_weights)
+    add_43 = add_concat_1 + np.vdot(split, split_1)
     prod_weights = weights.prod(axis=0)
     mul_weights = np.square(weights)
     # Gradients
-    # for d add_42 / d xent_weights
+    # for d add_43 / d xent_weights
     broadcast_grad_d_xent_weights = np.asarray(
         1 / max(np.size(labels), 1), dtype=np.float64
     )
-    d_add_42_d_conv_transpose_weights = conv_transpose_weights * 2
+    d_add_43_d_conv_transpose_weights = conv_transpose_weights * 2
     del conv_transpose_weights
-    d_add_42_d_conv_weights = _max_pool_grad(
+    d_add_43_d_conv_weights = _max_pool_grad(
         conv_weights,
         _avg_pool_grad(
             _conv2d(
-                d_add_42_d_conv_transpose_weights,
+                d_add_43_d_conv_transpose_weights,
                 reshape_weights_1,
                 (2, 2),
                 (1, 1),
@@ -1631,214 +1671,220 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         (1, 1),
         "SAME",
     )
-    # for d add_42 / d log_softmax_weights
+    d_add_43_d_concat_1 = (
+        _unsplit_equal(split, concat_1, 0, 2, 1)
+        + _unsplit_equal(split_1, concat_1, 0, 2, 0)
+        + 1
+    )
+    del concat_1, split, split_1
+    # for d add_43 / d log_softmax_weights
     exp_d_log_softmax_weights = np.exp(log_softmax_weights, out=_float64_rows.pop())
-    # for d add_42 / d log_softmax_weights
+    # for d add_43 / d log_softmax_weights
     sum_d_log_softmax_weights = softmax_weights.sum(axis=1, keepdims=True)
-    # for d add_42 / d softmax_weights
+    # for d add_43 / d softmax_weights
     sub_d_softmax_weights = np.subtract(
         log_softmax_weights,
         add_concat_1_t0.sum(axis=1, keepdims=True),
         out=_float64_rows.pop(),
     )
     _float64_rows.append(add_concat_1_t0)
-    # for d add_42 / d xent_weights
+    # for d add_43 / d xent_weights
     sub_d_xent_weights = softmax_weights - one_hot_labels
     del one_hot_labels
-    # d add_42 / d matmul_weights, through xent_weights
+    # d add_43 / d matmul_weights, through xent_weights
     d_matmul_weights_via_xent_weights = np.multiply(
         sub_d_xent_weights, broadcast_grad_d_xent_weights, out=sub_d_xent_weights
     )
     del sub_d_xent_weights
-    d_add_42_d_matmul_weights_t0 = np.multiply(
+    d_add_43_d_matmul_weights_t0 = np.multiply(
         exp_d_log_softmax_weights, sum_d_log_softmax_weights, out=_float64_rows.pop()
     )
     del sum_d_log_softmax_weights
-    d_add_42_d_matmul_weights = np.subtract(
+    d_add_43_d_matmul_weights = np.subtract(
         d_matmul_weights_via_xent_weights,
-        d_add_42_d_matmul_weights_t0,
+        d_add_43_d_matmul_weights_t0,
         out=d_matmul_weights_via_xent_weights,
     )
-    d_add_42_d_matmul_weights += softmax_weights * sub_d_softmax_weights
-    d_add_42_d_matmul_weights += softmax_weights
-    d_add_42_d_add_bias = _scatter(
+    d_add_43_d_matmul_weights += softmax_weights * sub_d_softmax_weights
+    d_add_43_d_matmul_weights += softmax_weights
+    d_add_43_d_add_bias = _scatter(
         np.einsum("ik,ij->jk", np.broadcast_to(1, (2, 2)), add),
         (2, 3),
         np.s_[:, :2],
         np.float64,
     )
     del add
-    # for d add_42 / d prod_bias
-    broadcast_grad_d_prod_bias = d_add_42_d_add_bias.sum(axis=1, keepdims=True)
-    # d add_42 / d add_bias
-    d_add_42_d_add_bias_1 = d_add_42_d_add_bias.sum(axis=0)
-    del d_add_42_d_add_bias
-    # for d add_42 / d min_bias
+    # for d add_43 / d prod_bias
+    broadcast_grad_d_prod_bias = d_add_43_d_add_bias.sum(axis=1, keepdims=True)
+    # d add_43 / d add_bias
+    d_add_43_d_add_bias_1 = d_add_43_d_add_bias.sum(axis=0)
+    del d_add_43_d_add_bias
+    # for d add_43 / d min_bias
     cast_d_min_bias = np.asarray(np.equal(gather_bias, min_bias), dtype=np.float64)
     del min_bias
-    # d add_42 / d add_bias
-    d_add_42_d_add_bias_2 = _scatter_add(
+    # d add_43 / d add_bias
+    d_add_43_d_add_bias_2 = _scatter_add(
         broadcast_grad_d_prod_bias
         * cast_d_min_bias
         / cast_d_min_bias.sum(axis=1, keepdims=True)
         + broadcast_grad_d_prod_bias * _prod_others(gather_bias, (1,))
-        + d_add_42_d_add_bias_1 / 2
-        + d_add_42_d_add_bias_1.sum(),
+        + d_add_43_d_add_bias_1 / 2
+        + d_add_43_d_add_bias_1.sum(),
         const,
         (2, 3),
         1,
         np.float64,
     )
-    del cast_d_min_bias, d_add_42_d_add_bias_1
-    d_add_42_d_stack = _scatter(
-        d_add_42_d_add_bias_2 * tile_stack, (2, 4), np.s_[:, 1:4], np.float64
+    del cast_d_min_bias, d_add_43_d_add_bias_1
+    d_add_43_d_stack = _scatter(
+        d_add_43_d_add_bias_2 * tile_stack, (2, 4), np.s_[:, 1:4], np.float64
     ) + _scatter(
-        _untile(d_add_42_d_add_bias_2 * slice_stack, (2, 1), (1, 3)),
+        _untile(d_add_43_d_add_bias_2 * slice_stack, (2, 1), (1, 3)),
         (2, 4),
         np.s_[:, 0:1],
         np.float64,
     )
-    d_add_42_d_concat_t0 = np.shape(ensure_axis_concat)
+    d_add_43_d_concat_t0 = np.shape(ensure_axis_concat)
     del ensure_axis_concat
-    d_add_42_d_concat_t1 = np.shape(concat)
+    d_add_43_d_concat_t1 = np.shape(concat)
     del concat
-    d_add_42_d_concat = _scatter(
-        _scatter(d_add_42_d_stack[0], d_add_42_d_concat_t0, np.s_[0], np.float64)
-        + _scatter(d_add_42_d_stack[1], d_add_42_d_concat_t0, np.s_[1], np.float64),
-        d_add_42_d_concat_t1,
+    d_add_43_d_concat = _scatter(
+        _scatter(d_add_43_d_stack[0], d_add_43_d_concat_t0, np.s_[0], np.float64)
+        + _scatter(d_add_43_d_stack[1], d_add_43_d_concat_t0, np.s_[1], np.float64),
+        d_add_43_d_concat_t1,
         np.s_[:2],
         np.float64,
     )
-    del d_add_42_d_stack
-    # d add_42 / d squeeze, through concat
-    d_squeeze_via_concat = d_add_42_d_concat[:, 0:3]
-    d_add_42_d_expand = d_add_42_d_concat[:, 3:4]
-    # for d add_42 / d max
+    del d_add_43_d_stack
+    # d add_43 / d squeeze, through concat
+    d_squeeze_via_concat = d_add_43_d_concat[:, 0:3]
+    d_add_43_d_expand = d_add_43_d_concat[:, 3:4]
+    # for d add_43 / d max
     cast_d_max = np.asarray(
         np.equal(squeeze, np.expand_dims(max_, 1)), dtype=np.float64
     )
     del max_, squeeze
-    # for d add_42 / d max
+    # for d add_43 / d max
     broadcast_grad_d_max = np.expand_dims(cast_d_max.sum(axis=1), 1)
-    d_add_42_d_squeeze_t0 = np.shape(labels)
-    d_add_42_d_squeeze_t1 = np.divide(
+    d_add_43_d_squeeze_t0 = np.shape(labels)
+    d_add_43_d_squeeze_t1 = np.divide(
         cast_d_max, broadcast_grad_d_max, out=_float64_rows.pop()
     )
     del broadcast_grad_d_max, cast_d_max
-    d_add_42_d_squeeze = (
-        d_add_42_d_squeeze_t1
-        * np.expand_dims(np.reshape(d_add_42_d_expand, d_add_42_d_squeeze_t0), 1)
+    d_add_43_d_squeeze = (
+        d_add_43_d_squeeze_t1
+        * np.expand_dims(np.reshape(d_add_43_d_expand, d_add_43_d_squeeze_t0), 1)
         + d_squeeze_via_concat
     )
-    d_add_42_d_reshape_bias_t0 = np.shape(transpose_bias)
+    d_add_43_d_reshape_bias_t0 = np.shape(transpose_bias)
     del transpose_bias
-    d_add_42_d_reshape_bias = np.transpose(
-        np.reshape(d_add_42_d_squeeze, d_add_42_d_reshape_bias_t0), (0, 2, 1)
+    d_add_43_d_reshape_bias = np.transpose(
+        np.reshape(d_add_43_d_squeeze, d_add_43_d_reshape_bias_t0), (0, 2, 1)
     )
-    # d add_42 / d add_bias
-    d_add_42_d_add_bias_3 = greater_bias * np.reshape(
-        d_add_42_d_reshape_bias, add_concat_1_t2
+    # d add_43 / d add_bias
+    d_add_43_d_add_bias_3 = greater_bias * np.reshape(
+        d_add_43_d_reshape_bias, add_concat_1_t1
     )
-    # d add_42 / d tanh_bias, through neg_bias
+    # d add_43 / d tanh_bias, through neg_bias
     d_tanh_bias_via_neg_bias = np.negative(
-        d_add_42_d_add_bias_3, out=_float64_rows.pop()
+        d_add_43_d_add_bias_3, out=_float64_rows.pop()
     )
-    d_add_42_d_sqrt_bias_t0 = np.power(sqrt_bias, -2, out=_float64_rows.pop())
-    d_add_42_d_sqrt_bias_t1 = np.multiply(
-        d_add_42_d_sqrt_bias_t0, tanh_bias, out=_float64_rows.pop()
+    d_add_43_d_sqrt_bias_t0 = np.power(sqrt_bias, -2, out=_float64_rows.pop())
+    d_add_43_d_sqrt_bias_t1 = np.multiply(
+        d_add_43_d_sqrt_bias_t0, tanh_bias, out=_float64_rows.pop()
     )
-    d_add_42_d_sqrt_bias_t2 = np.add(sqrt_bias, 1, out=_float64_rows.pop())
-    d_add_42_d_sqrt_bias_t3 = np.reciprocal(
-        d_add_42_d_sqrt_bias_t2, out=_float64_rows.pop()
+    d_add_43_d_sqrt_bias_t2 = np.add(sqrt_bias, 1, out=_float64_rows.pop())
+    d_add_43_d_sqrt_bias_t3 = np.reciprocal(
+        d_add_43_d_sqrt_bias_t2, out=_float64_rows.pop()
     )
-    d_add_42_d_sqrt_bias_t4 = np.equal(d_add_42_d_add_bias_3, 0)
-    d_add_42_d_sqrt_bias_t5 = np.where(d_add_42_d_sqrt_bias_t4, 1, reciprocal_bias)
-    d_add_42_d_sqrt_bias_t6 = np.square(
-        d_add_42_d_sqrt_bias_t5, out=_float64_rows.pop()
+    d_add_43_d_sqrt_bias_t4 = np.equal(d_add_43_d_add_bias_3, 0)
+    d_add_43_d_sqrt_bias_t5 = np.where(d_add_43_d_sqrt_bias_t4, 1, reciprocal_bias)
+    d_add_43_d_sqrt_bias_t6 = np.square(
+        d_add_43_d_sqrt_bias_t5, out=_float64_rows.pop()
     )
-    d_add_42_d_sqrt_bias_t7 = np.subtract(tanh_bias, 1, out=_float64_rows.pop())
-    d_add_42_d_sqrt_bias_t8 = sqrt_bias**d_add_42_d_sqrt_bias_t7
-    d_add_42_d_sqrt_bias_t9 = np.where(d_add_42_d_sqrt_bias_t4, 1, rsqrt_bias)
-    d_add_42_d_sqrt_bias_t10 = np.power(
-        d_add_42_d_sqrt_bias_t9, 3, out=_float64_rows.pop()
+    d_add_43_d_sqrt_bias_t7 = np.subtract(tanh_bias, 1, out=_float64_rows.pop())
+    d_add_43_d_sqrt_bias_t8 = sqrt_bias**d_add_43_d_sqrt_bias_t7
+    d_add_43_d_sqrt_bias_t9 = np.where(d_add_43_d_sqrt_bias_t4, 1, rsqrt_bias)
+    d_add_43_d_sqrt_bias_t10 = np.power(
+        d_add_43_d_sqrt_bias_t9, 3, out=_float64_rows.pop()
     )
-    d_add_42_d_sqrt_bias_t10 /= 2
-    d_add_42_d_sqrt_bias = np.multiply(
-        d_add_42_d_add_bias_3, d_add_42_d_sqrt_bias_t10, out=_float64_rows.pop()
+    d_add_43_d_sqrt_bias_t10 /= 2
+    d_add_43_d_sqrt_bias = np.multiply(
+        d_add_43_d_add_bias_3, d_add_43_d_sqrt_bias_t10, out=_float64_rows.pop()
     )
     np.subtract(
-        d_add_42_d_add_bias_3 * d_add_42_d_sqrt_bias_t3,
-        d_add_42_d_sqrt_bias,
-        out=d_add_42_d_sqrt_bias,
+        d_add_43_d_add_bias_3 * d_add_43_d_sqrt_bias_t3,
+        d_add_43_d_sqrt_bias,
+        out=d_add_43_d_sqrt_bias,
     )
-    d_add_42_d_sqrt_bias -= d_add_42_d_add_bias_3 * d_add_42_d_sqrt_bias_t6
-    d_add_42_d_sqrt_bias += d_add_42_d_add_bias_3 * d_add_42_d_sqrt_bias_t8 * tanh_bias
-    d_add_42_d_sqrt_bias -= d_add_42_d_add_bias_3 * exp
-    d_add_42_d_sqrt_bias += d_add_42_d_add_bias_3 * reciprocal_bias
-    d_add_42_d_sqrt_bias -= d_add_42_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias
-    d_add_42_d_add_bias_4_t0 = np.equal(d_add_42_d_sqrt_bias, 0)
-    d_add_42_d_add_bias_4_t1 = np.where(d_add_42_d_add_bias_4_t0, 1, sqrt_bias)
-    d_add_42_d_add_bias_4_t2 = np.reciprocal(
-        d_add_42_d_add_bias_4_t1, out=_float64_rows.pop()
+    d_add_43_d_sqrt_bias -= d_add_43_d_add_bias_3 * d_add_43_d_sqrt_bias_t6
+    d_add_43_d_sqrt_bias += d_add_43_d_add_bias_3 * d_add_43_d_sqrt_bias_t8 * tanh_bias
+    d_add_43_d_sqrt_bias -= d_add_43_d_add_bias_3 * exp
+    d_add_43_d_sqrt_bias += d_add_43_d_add_bias_3 * reciprocal_bias
+    d_add_43_d_sqrt_bias -= d_add_43_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias
+    d_add_43_d_add_bias_4_t0 = np.equal(d_add_43_d_sqrt_bias, 0)
+    d_add_43_d_add_bias_4_t1 = np.where(d_add_43_d_add_bias_4_t0, 1, sqrt_bias)
+    d_add_43_d_add_bias_4_t2 = np.reciprocal(
+        d_add_43_d_add_bias_4_t1, out=_float64_rows.pop()
     )
-    d_add_42_d_add_bias_4_t2 /= 2
-    # d add_42 / d add_bias
-    d_add_42_d_add_bias_4 = np.multiply(
-        d_add_42_d_add_bias_4_t2, d_add_42_d_sqrt_bias, out=_float64_rows.pop()
+    d_add_43_d_add_bias_4_t2 /= 2
+    # d add_43 / d add_bias
+    d_add_43_d_add_bias_4 = np.multiply(
+        d_add_43_d_add_bias_4_t2, d_add_43_d_sqrt_bias, out=_float64_rows.pop()
     )
-    d_add_42_d_tanh_bias_t0 = np.multiply(
-        d_add_42_d_add_bias_3, sigmoid_bias, out=_float64_rows.pop()
+    d_add_43_d_tanh_bias_t0 = np.multiply(
+        d_add_43_d_add_bias_3, sigmoid_bias, out=_float64_rows.pop()
     )
-    d_add_42_d_tanh_bias_t1 = np.exp(tanh_bias, out=_float64_rows.pop())
-    d_add_42_d_tanh_bias_t2 = np.multiply(
-        d_add_42_d_add_bias_3, d_add_42_d_tanh_bias_t1, out=_float64_rows.pop()
+    d_add_43_d_tanh_bias_t1 = np.exp(tanh_bias, out=_float64_rows.pop())
+    d_add_43_d_tanh_bias_t2 = np.multiply(
+        d_add_43_d_add_bias_3, d_add_43_d_tanh_bias_t1, out=_float64_rows.pop()
     )
-    d_add_42_d_tanh_bias_t3 = np.multiply(
-        add_bias_t2, d_add_42_d_add_bias_3, out=_float64_rows.pop()
+    d_add_43_d_tanh_bias_t3 = np.multiply(
+        add_bias_t2, d_add_43_d_add_bias_3, out=_float64_rows.pop()
     )
-    d_add_42_d_tanh_bias_t4 = np.multiply(tanh_bias, 2, out=_float64_rows.pop())
-    d_add_42_d_tanh_bias_t5 = np.greater_equal(tanh_bias, 0.1)
-    d_add_42_d_tanh_bias_t6 = np.multiply(
-        add_bias_t1, d_add_42_d_add_bias_3, out=_float64_rows.pop()
+    d_add_43_d_tanh_bias_t4 = np.multiply(tanh_bias, 2, out=_float64_rows.pop())
+    d_add_43_d_tanh_bias_t5 = np.greater_equal(tanh_bias, 0.1)
+    d_add_43_d_tanh_bias_t6 = np.multiply(
+        add_bias_t1, d_add_43_d_add_bias_3, out=_float64_rows.pop()
     )
-    d_add_42_d_tanh_bias_t7 = np.greater(relu_bias, 0)
+    d_add_43_d_tanh_bias_t7 = np.greater(relu_bias, 0)
     del relu_bias
-    d_add_42_d_tanh_bias_t8 = np.where(
+    d_add_43_d_tanh_bias_t8 = np.where(
         sqrt_bias > 0, np.log(np.where(sqrt_bias > 0, sqrt_bias, 1)), 0
     )
-    d_add_42_d_tanh_bias_t9 = np.multiply(
-        d_add_42_d_tanh_bias_t8, pow_bias, out=_float64_rows.pop()
+    d_add_43_d_tanh_bias_t9 = np.multiply(
+        d_add_43_d_tanh_bias_t8, pow_bias, out=_float64_rows.pop()
     )
-    d_add_42_d_tanh_bias_t10 = np.subtract(
-        d_add_42_d_tanh_bias_t4, 1.0, out=_float64_rows.pop()
+    d_add_43_d_tanh_bias_t10 = np.subtract(
+        d_add_43_d_tanh_bias_t4, 1.0, out=_float64_rows.pop()
     )
-    d_add_42_d_tanh_bias_t11 = np.subtract(1, sigmoid_bias, out=_float64_rows.pop())
-    d_add_42_d_tanh_bias = (
-        add_bias_1_t0 * d_add_42_d_add_bias_3
-        + add_bias_t0 * d_add_42_d_add_bias_3
-        + d_add_42_d_add_bias_3 * d_add_42_d_tanh_bias_t10
-        + d_add_42_d_add_bias_3 * d_add_42_d_tanh_bias_t11 * sigmoid_bias
-        + d_add_42_d_add_bias_3 * d_add_42_d_tanh_bias_t5
-        + d_add_42_d_add_bias_3 * d_add_42_d_tanh_bias_t7
-        + d_add_42_d_add_bias_3 * d_add_42_d_tanh_bias_t9
-        + d_add_42_d_add_bias_3
-        + d_add_42_d_add_bias_4 * d_add_42_d_tanh_bias_t4
-        + d_add_42_d_tanh_bias_t0
-        + d_add_42_d_tanh_bias_t2
-        + d_add_42_d_tanh_bias_t3
+    d_add_43_d_tanh_bias_t11 = np.subtract(1, sigmoid_bias, out=_float64_rows.pop())
+    d_add_43_d_tanh_bias = (
+        add_bias_1_t0 * d_add_43_d_add_bias_3
+        + add_bias_t0 * d_add_43_d_add_bias_3
+        + d_add_43_d_add_bias_3 * d_add_43_d_tanh_bias_t10
+        + d_add_43_d_add_bias_3 * d_add_43_d_tanh_bias_t11 * sigmoid_bias
+        + d_add_43_d_add_bias_3 * d_add_43_d_tanh_bias_t5
+        + d_add_43_d_add_bias_3 * d_add_43_d_tanh_bias_t7
+        + d_add_43_d_add_bias_3 * d_add_43_d_tanh_bias_t9
+        + d_add_43_d_add_bias_3
+        + d_add_43_d_add_bias_4 * d_add_43_d_tanh_bias_t4
+        + d_add_43_d_tanh_bias_t0
+        + d_add_43_d_tanh_bias_t2
+        + d_add_43_d_tanh_bias_t3
         + d_tanh_bias_via_neg_bias * reciprocal_bias
         + d_tanh_bias_via_neg_bias
-        - d_add_42_d_tanh_bias_t6
+        - d_add_43_d_tanh_bias_t6
     )
-    d_add_42_d_add_bias_5_t0 = np.subtract(1, sqrt_bias_t0, out=sqrt_bias_t0)
-    # d add_42 / d add_bias
-    d_add_42_d_add_bias_5 = np.multiply(
-        d_add_42_d_add_bias_5_t0, d_add_42_d_tanh_bias, out=_float64_rows.pop()
+    d_add_43_d_add_bias_5_t0 = np.subtract(1, sqrt_bias_t0, out=sqrt_bias_t0)
+    # d add_43 / d add_bias
+    d_add_43_d_add_bias_5 = np.multiply(
+        d_add_43_d_add_bias_5_t0, d_add_43_d_tanh_bias, out=_float64_rows.pop()
     )
-    d_add_42_d_weights = (
+    d_add_43_d_weights = (
         np.reshape(
             _conv2d_backprop_input(
-                d_add_42_d_conv_weights,
+                d_add_43_d_conv_weights,
                 reshape_weights_1,
                 (1, 3, 3, 1),
                 (1, 1),
@@ -1850,7 +1896,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         + _scatter(
             np.reshape(
                 _conv2d_backprop_filter(
-                    d_add_42_d_conv_transpose_weights,
+                    d_add_43_d_conv_transpose_weights,
                     avg_pool_weights,
                     (2, 2),
                     (2, 2),
@@ -1859,7 +1905,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
                 )
                 + _conv2d_backprop_filter(
                     reshape_weights,
-                    d_add_42_d_conv_weights,
+                    d_add_43_d_conv_weights,
                     (2, 2),
                     (1, 1),
                     (1, 1),
@@ -1871,140 +1917,139 @@ def _all_ops_same_shapes(x, labels, weights, bias):
             np.s_[:2, :2],
             np.float64,
         )
-        + x.T @ d_add_42_d_add_bias_5
-        + x.T @ d_add_42_d_matmul_weights
+        + x.T @ d_add_43_d_add_bias_5
+        + x.T @ d_add_43_d_matmul_weights
     )
-    d_add_42_d_bias = d_add_42_d_add_bias_2.sum(axis=0)
-    d_add_42_d_bias += d_add_42_d_add_bias_5.sum(axis=0)
-    d_add_42_d_x_t0 = np.broadcast_to(1, np.shape(add_concat_1_t1))
-    d_add_42_d_x_t1 = [add_concat_1_t2[0], (np.shape(mul_x))[0]]
+    d_add_43_d_bias = d_add_43_d_add_bias_2.sum(axis=0)
+    d_add_43_d_bias += d_add_43_d_add_bias_5.sum(axis=0)
+    d_add_43_d_x_t0 = [add_concat_1_t1[0], (np.shape(mul_x))[0]]
     del mul_x
-    d_add_42_d_x = (
-        _concat_part(d_add_42_d_x_t0, 0, d_add_42_d_x_t1, 0)
-        + 2 * _concat_part(d_add_42_d_x_t0, 0, d_add_42_d_x_t1, 1)
-        + d_add_42_d_add_bias_5 @ weights.T
-        + d_add_42_d_matmul_weights @ weights.T
+    d_add_43_d_x = (
+        _concat_part(d_add_43_d_concat_1, 0, d_add_43_d_x_t0, 0)
+        + 2 * _concat_part(d_add_43_d_concat_1, 0, d_add_43_d_x_t0, 1)
+        + d_add_43_d_add_bias_5 @ weights.T
+        + d_add_43_d_matmul_weights @ weights.T
     )
-    _float64_rows.append(d_add_42_d_add_bias_5)
-    del d_add_42_d_matmul_weights
-    d_sum_6_d_d_add_42_d_add_bias_t0 = np.broadcast_to(prod_weights, (3, 3))
+    _float64_rows.append(d_add_43_d_add_bias_5)
+    del d_add_43_d_concat_1, d_add_43_d_matmul_weights
+    d_sum_7_d_d_add_43_d_add_bias_t0 = np.broadcast_to(prod_weights, (3, 3))
     del prod_weights
-    d_sum_6_d_d_add_42_d_add_bias = x @ d_sum_6_d_d_add_42_d_add_bias_t0
-    d_sum_6_d_d_add_42_d_tanh_bias = np.multiply(
-        d_add_42_d_add_bias_5_t0, d_sum_6_d_d_add_42_d_add_bias, out=_float64_rows.pop()
+    d_sum_7_d_d_add_43_d_add_bias = x @ d_sum_7_d_d_add_43_d_add_bias_t0
+    d_sum_7_d_d_add_43_d_tanh_bias = np.multiply(
+        d_add_43_d_add_bias_5_t0, d_sum_7_d_d_add_43_d_add_bias, out=_float64_rows.pop()
     )
-    # d sum_6 / d d_add_42_d_add_bias
-    d_sum_6_d_d_add_42_d_add_bias_1 = np.multiply(
-        d_add_42_d_tanh_bias_t4, d_sum_6_d_d_add_42_d_tanh_bias, out=_float64_rows.pop()
+    # d sum_7 / d d_add_43_d_add_bias
+    d_sum_7_d_d_add_43_d_add_bias_1 = np.multiply(
+        d_add_43_d_tanh_bias_t4, d_sum_7_d_d_add_43_d_tanh_bias, out=_float64_rows.pop()
     )
-    d_sum_6_d_d_add_42_d_sqrt_bias = np.multiply(
-        d_add_42_d_add_bias_4_t2,
-        d_sum_6_d_d_add_42_d_add_bias_1,
-        out=d_add_42_d_add_bias_4_t2,
+    d_sum_7_d_d_add_43_d_sqrt_bias = np.multiply(
+        d_add_43_d_add_bias_4_t2,
+        d_sum_7_d_d_add_43_d_add_bias_1,
+        out=d_add_43_d_add_bias_4_t2,
     )
-    d_sum_6_d_d_add_42_d_neg_bias = np.negative(
-        d_sum_6_d_d_add_42_d_sqrt_bias, out=_float64_rows.pop()
+    d_sum_7_d_d_add_43_d_neg_bias = np.negative(
+        d_sum_7_d_d_add_43_d_sqrt_bias, out=_float64_rows.pop()
     )
-    d_sum_6_d_d_add_42_d_reshape_bias_t0 = np.multiply(
-        d_add_42_d_tanh_bias_t11, sigmoid_bias, out=_float64_rows.pop()
+    d_sum_7_d_d_add_43_d_reshape_bias_t0 = np.multiply(
+        d_add_43_d_tanh_bias_t11, sigmoid_bias, out=_float64_rows.pop()
     )
-    d_sum_6_d_d_add_42_d_reshape_bias = np.reshape(
+    d_sum_7_d_d_add_43_d_reshape_bias = np.reshape(
         greater_bias
         * (
-            add_bias_1_t0 * d_sum_6_d_d_add_42_d_tanh_bias
-            + add_bias_t0 * d_sum_6_d_d_add_42_d_tanh_bias
-            + add_bias_t2 * d_sum_6_d_d_add_42_d_tanh_bias
-            + d_add_42_d_sqrt_bias_t1 * d_sum_6_d_d_add_42_d_sqrt_bias
-            + d_add_42_d_sqrt_bias_t3 * d_sum_6_d_d_add_42_d_sqrt_bias
-            + d_add_42_d_sqrt_bias_t8 * d_sum_6_d_d_add_42_d_sqrt_bias * tanh_bias
-            + d_add_42_d_tanh_bias_t1 * d_sum_6_d_d_add_42_d_tanh_bias
-            + d_add_42_d_tanh_bias_t10 * d_sum_6_d_d_add_42_d_tanh_bias
-            + d_add_42_d_tanh_bias_t5 * d_sum_6_d_d_add_42_d_tanh_bias
-            + d_add_42_d_tanh_bias_t7 * d_sum_6_d_d_add_42_d_tanh_bias
-            + d_add_42_d_tanh_bias_t9 * d_sum_6_d_d_add_42_d_tanh_bias
-            + d_sum_6_d_d_add_42_d_neg_bias * exp
-            + d_sum_6_d_d_add_42_d_reshape_bias_t0 * d_sum_6_d_d_add_42_d_tanh_bias
-            + d_sum_6_d_d_add_42_d_sqrt_bias * reciprocal_bias
-            + d_sum_6_d_d_add_42_d_tanh_bias * sigmoid_bias
-            - add_bias_t1 * d_sum_6_d_d_add_42_d_tanh_bias
-            - d_add_42_d_sqrt_bias_t10 * d_sum_6_d_d_add_42_d_sqrt_bias
-            - d_add_42_d_sqrt_bias_t6 * d_sum_6_d_d_add_42_d_sqrt_bias
-            - d_sum_6_d_d_add_42_d_tanh_bias * reciprocal_bias
+            add_bias_1_t0 * d_sum_7_d_d_add_43_d_tanh_bias
+            + add_bias_t0 * d_sum_7_d_d_add_43_d_tanh_bias
+            + add_bias_t2 * d_sum_7_d_d_add_43_d_tanh_bias
+            + d_add_43_d_sqrt_bias_t1 * d_sum_7_d_d_add_43_d_sqrt_bias
+            + d_add_43_d_sqrt_bias_t3 * d_sum_7_d_d_add_43_d_sqrt_bias
+            + d_add_43_d_sqrt_bias_t8 * d_sum_7_d_d_add_43_d_sqrt_bias * tanh_bias
+            + d_add_43_d_tanh_bias_t1 * d_sum_7_d_d_add_43_d_tanh_bias
+            + d_add_43_d_tanh_bias_t10 * d_sum_7_d_d_add_43_d_tanh_bias
+            + d_add_43_d_tanh_bias_t5 * d_sum_7_d_d_add_43_d_tanh_bias
+            + d_add_43_d_tanh_bias_t7 * d_sum_7_d_d_add_43_d_tanh_bias
+            + d_add_43_d_tanh_bias_t9 * d_sum_7_d_d_add_43_d_tanh_bias
+            + d_sum_7_d_d_add_43_d_neg_bias * exp
+            + d_sum_7_d_d_add_43_d_reshape_bias_t0 * d_sum_7_d_d_add_43_d_tanh_bias
+            + d_sum_7_d_d_add_43_d_sqrt_bias * reciprocal_bias
+            + d_sum_7_d_d_add_43_d_tanh_bias * sigmoid_bias
+            - add_bias_t1 * d_sum_7_d_d_add_43_d_tanh_bias
+            - d_add_43_d_sqrt_bias_t10 * d_sum_7_d_d_add_43_d_sqrt_bias
+            - d_add_43_d_sqrt_bias_t6 * d_sum_7_d_d_add_43_d_sqrt_bias
+            - d_sum_7_d_d_add_43_d_tanh_bias * reciprocal_bias
         ),
-        np.shape(d_add_42_d_reshape_bias),
+        np.shape(d_add_43_d_reshape_bias),
     )
-    _float64_rows.append(d_add_42_d_sqrt_bias_t10)
-    _float64_rows.append(d_add_42_d_sqrt_bias_t6)
-    del d_add_42_d_reshape_bias
-    d_sum_6_d_d_add_42_d_squeeze = np.reshape(
-        np.transpose(d_sum_6_d_d_add_42_d_reshape_bias, (0, 2, 1)),
-        np.shape(d_add_42_d_squeeze),
+    _float64_rows.append(d_add_43_d_sqrt_bias_t10)
+    _float64_rows.append(d_add_43_d_sqrt_bias_t6)
+    del d_add_43_d_reshape_bias
+    d_sum_7_d_d_add_43_d_squeeze = np.reshape(
+        np.transpose(d_sum_7_d_d_add_43_d_reshape_bias, (0, 2, 1)),
+        np.shape(d_add_43_d_squeeze),
     )
-    del d_add_42_d_squeeze, d_sum_6_d_d_add_42_d_reshape_bias
-    d_sum_6_d_d_add_42_d_ensure_axis_concat_t0 = np.shape(d_add_42_d_concat)
-    del d_add_42_d_concat
-    d_sum_6_d_d_add_42_d_ensure_axis_concat = (
+    del d_add_43_d_squeeze, d_sum_7_d_d_add_43_d_reshape_bias
+    d_sum_7_d_d_add_43_d_ensure_axis_concat_t0 = np.shape(d_add_43_d_concat)
+    del d_add_43_d_concat
+    d_sum_7_d_d_add_43_d_ensure_axis_concat = (
         _scatter(
             np.reshape(
                 np.sum(
-                    d_add_42_d_squeeze_t1
-                    * _sum_to_shape(d_sum_6_d_d_add_42_d_squeeze, np.shape(x)),
+                    d_add_43_d_squeeze_t1
+                    * _sum_to_shape(d_sum_7_d_d_add_43_d_squeeze, np.shape(x)),
                     axis=1,
                 ),
-                np.shape(d_add_42_d_expand),
+                np.shape(d_add_43_d_expand),
             ),
-            d_sum_6_d_d_add_42_d_ensure_axis_concat_t0,
+            d_sum_7_d_d_add_43_d_ensure_axis_concat_t0,
             np.s_[:, 3:4],
             np.float64,
         )
         + _scatter(
-            _sum_to_shape(d_sum_6_d_d_add_42_d_squeeze, np.shape(d_squeeze_via_concat)),
-            d_sum_6_d_d_add_42_d_ensure_axis_concat_t0,
+            _sum_to_shape(d_sum_7_d_d_add_43_d_squeeze, np.shape(d_squeeze_via_concat)),
+            d_sum_7_d_d_add_43_d_ensure_axis_concat_t0,
             np.s_[:, 0:3],
             np.float64,
         )
     )[:2]
-    del d_add_42_d_expand, d_squeeze_via_concat, d_sum_6_d_d_add_42_d_squeeze
-    d_sum_6_d_d_add_42_d_stack = _scatter(
-        d_sum_6_d_d_add_42_d_ensure_axis_concat[0], (2, 4), np.s_[0], np.float64
+    del d_add_43_d_expand, d_squeeze_via_concat, d_sum_7_d_d_add_43_d_squeeze
+    d_sum_7_d_d_add_43_d_stack = _scatter(
+        d_sum_7_d_d_add_43_d_ensure_axis_concat[0], (2, 4), np.s_[0], np.float64
     ) + _scatter(
-        d_sum_6_d_d_add_42_d_ensure_axis_concat[1], (2, 4), np.s_[1], np.float64
+        d_sum_7_d_d_add_43_d_ensure_axis_concat[1], (2, 4), np.s_[1], np.float64
     )
-    del d_sum_6_d_d_add_42_d_ensure_axis_concat
-    d_sum_6_d_d_add_42_d_slice_stack = d_sum_6_d_d_add_42_d_stack[:, 1:4]
-    d_sum_6_d_d_add_42_d_tile_stack = np.tile(
-        d_sum_6_d_d_add_42_d_stack[:, 0:1], (1, 3)
+    del d_sum_7_d_d_add_43_d_ensure_axis_concat
+    d_sum_7_d_d_add_43_d_slice_stack = d_sum_7_d_d_add_43_d_stack[:, 1:4]
+    d_sum_7_d_d_add_43_d_tile_stack = np.tile(
+        d_sum_7_d_d_add_43_d_stack[:, 0:1], (1, 3)
     )
-    del d_sum_6_d_d_add_42_d_stack
-    d_sum_6_d_softmax_d_xent_weights = _sum_to_shape(
+    del d_sum_7_d_d_add_43_d_stack
+    d_sum_7_d_softmax_d_xent_weights = _sum_to_shape(
         broadcast_grad_d_xent_weights
         * _sum_to_shape(
-            d_sum_6_d_d_add_42_d_add_bias, np.shape(d_matmul_weights_via_xent_weights)
+            d_sum_7_d_d_add_43_d_add_bias, np.shape(d_matmul_weights_via_xent_weights)
         ),
         np.shape(x),
     )
     del d_matmul_weights_via_xent_weights
-    d_sum_6_d_sub_d_softmax_weights = np.multiply(
-        d_sum_6_d_d_add_42_d_add_bias, softmax_weights, out=_float64_rows.pop()
+    d_sum_7_d_sub_d_softmax_weights = np.multiply(
+        d_sum_7_d_d_add_43_d_add_bias, softmax_weights, out=_float64_rows.pop()
     )
-    d_sum_6_d_mul_d_softmax_weights = np.sum(
-        -d_sum_6_d_sub_d_softmax_weights, axis=1, keepdims=True
+    d_sum_7_d_mul_d_softmax_weights = np.sum(
+        -d_sum_7_d_sub_d_softmax_weights, axis=1, keepdims=True
     )
-    d_sum_6_d_mul_d_log_softmax_weights = np.negative(
-        d_sum_6_d_d_add_42_d_add_bias, out=_float64_rows.pop()
+    d_sum_7_d_mul_d_log_softmax_weights = np.negative(
+        d_sum_7_d_d_add_43_d_add_bias, out=_float64_rows.pop()
     )
-    d_sum_6_d_d_add_42_d_reshape_weights = np.reshape(
-        d_sum_6_d_d_add_42_d_add_bias_t0, (1, 3, 3, 1)
+    d_sum_7_d_d_add_43_d_reshape_weights = np.reshape(
+        d_sum_7_d_d_add_43_d_add_bias_t0, (1, 3, 3, 1)
     )
-    # d sum_6 / d d_add_42_d_reshape_weights
-    d_sum_6_d_d_add_42_d_reshape_weights_1 = np.reshape(
-        d_sum_6_d_d_add_42_d_add_bias_t0[:2, :2], (2, 2, 1, 1)
+    # d sum_7 / d d_add_43_d_reshape_weights
+    d_sum_7_d_d_add_43_d_reshape_weights_1 = np.reshape(
+        d_sum_7_d_d_add_43_d_add_bias_t0[:2, :2], (2, 2, 1, 1)
     )
-    d_sum_6_d_d_add_42_d_avg_pool_weights = _avg_pool(
+    d_sum_7_d_d_add_43_d_avg_pool_weights = _avg_pool(
         _max_pool_grad_grad(
             conv_weights,
             _conv2d(
-                d_sum_6_d_d_add_42_d_reshape_weights,
+                d_sum_7_d_d_add_43_d_reshape_weights,
                 reshape_weights_1,
                 (1, 1),
                 (1, 1),
@@ -2012,7 +2057,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
             )
             + _conv2d(
                 reshape_weights,
-                d_sum_6_d_d_add_42_d_reshape_weights_1,
+                d_sum_7_d_d_add_43_d_reshape_weights_1,
                 (1, 1),
                 (1, 1),
                 "SAME",
@@ -2025,40 +2070,40 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         (2, 2),
         "SAME",
     )
-    # d sum_6 / d conv_transpose_weights, through d_conv_transpose_weights_via_mul_wei
+    # d sum_7 / d conv_transpose_weights, through d_conv_transpose_weights_via_mul_wei
     d_conv_transpose_weights_via_d_conv_transpose_we = _conv2d_backprop_input(
         avg_pool_weights,
-        d_sum_6_d_d_add_42_d_reshape_weights_1,
+        d_sum_7_d_d_add_43_d_reshape_weights_1,
         (1, 3, 3, 1),
         (2, 2),
         (1, 1),
         "SAME",
     ) + _conv2d_backprop_input(
-        d_sum_6_d_d_add_42_d_avg_pool_weights,
+        d_sum_7_d_d_add_43_d_avg_pool_weights,
         reshape_weights_1,
         (1, 3, 3, 1),
         (2, 2),
         (1, 1),
         "SAME",
     )
-    d_sum_6_d_conv_transpose_weights = np.multiply(
+    d_sum_7_d_conv_transpose_weights = np.multiply(
         d_conv_transpose_weights_via_d_conv_transpose_we,
         2,
         out=d_conv_transpose_weights_via_d_conv_transpose_we,
     )
     del d_conv_transpose_weights_via_d_conv_transpose_we
-    d_sum_6_d_conv_weights = _max_pool_grad(
+    d_sum_7_d_conv_weights = _max_pool_grad(
         conv_weights,
         _avg_pool_grad(
             _conv2d(
-                d_add_42_d_conv_transpose_weights,
-                d_sum_6_d_d_add_42_d_reshape_weights_1,
+                d_add_43_d_conv_transpose_weights,
+                d_sum_7_d_d_add_43_d_reshape_weights_1,
                 (2, 2),
                 (1, 1),
                 "SAME",
             )
             + _conv2d(
-                d_sum_6_d_conv_transpose_weights,
+                d_sum_7_d_conv_transpose_weights,
                 reshape_weights_1,
                 (2, 2),
                 (1, 1),
@@ -2074,32 +2119,32 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         "SAME",
     )
     del conv_weights
-    d_sum_6_d_log_softmax_weights = np.multiply(
-        d_add_42_d_matmul_weights_t0,
-        d_sum_6_d_mul_d_log_softmax_weights,
-        out=d_add_42_d_matmul_weights_t0,
+    d_sum_7_d_log_softmax_weights = np.multiply(
+        d_add_43_d_matmul_weights_t0,
+        d_sum_7_d_mul_d_log_softmax_weights,
+        out=d_add_43_d_matmul_weights_t0,
     )
-    d_sum_6_d_log_softmax_weights += d_sum_6_d_mul_d_softmax_weights * softmax_weights
-    d_sum_6_d_log_softmax_weights += d_sum_6_d_sub_d_softmax_weights
-    _float64_rows.append(d_sum_6_d_sub_d_softmax_weights)
-    d_sum_6_d_softmax_weights = np.multiply(
-        sub_d_softmax_weights, d_sum_6_d_d_add_42_d_add_bias, out=sub_d_softmax_weights
+    d_sum_7_d_log_softmax_weights += d_sum_7_d_mul_d_softmax_weights * softmax_weights
+    d_sum_7_d_log_softmax_weights += d_sum_7_d_sub_d_softmax_weights
+    _float64_rows.append(d_sum_7_d_sub_d_softmax_weights)
+    d_sum_7_d_softmax_weights = np.multiply(
+        sub_d_softmax_weights, d_sum_7_d_d_add_43_d_add_bias, out=sub_d_softmax_weights
     )
-    d_sum_6_d_softmax_weights += d_sum_6_d_d_add_42_d_add_bias
-    d_sum_6_d_softmax_weights += d_sum_6_d_mul_d_softmax_weights * log_softmax_weights
-    d_sum_6_d_softmax_weights += np.sum(
-        d_sum_6_d_mul_d_log_softmax_weights * exp_d_log_softmax_weights,
+    d_sum_7_d_softmax_weights += d_sum_7_d_d_add_43_d_add_bias
+    d_sum_7_d_softmax_weights += d_sum_7_d_mul_d_softmax_weights * log_softmax_weights
+    d_sum_7_d_softmax_weights += np.sum(
+        d_sum_7_d_mul_d_log_softmax_weights * exp_d_log_softmax_weights,
         axis=1,
         keepdims=True,
     )
-    _float64_rows.append(d_sum_6_d_mul_d_log_softmax_weights)
-    del d_sum_6_d_mul_d_softmax_weights, log_softmax_weights
-    d_sum_6_d_add_bias = _scatter_add(
+    _float64_rows.append(d_sum_7_d_mul_d_log_softmax_weights)
+    del d_sum_7_d_mul_d_softmax_weights, log_softmax_weights
+    d_sum_7_d_add_bias = _scatter_add(
         _prod_others_vjp(
             broadcast_grad_d_prod_bias
             * np.take(
-                d_sum_6_d_d_add_42_d_slice_stack * tile_stack
-                + d_sum_6_d_d_add_42_d_tile_stack * slice_stack,
+                d_sum_7_d_d_add_43_d_slice_stack * tile_stack
+                + d_sum_7_d_d_add_43_d_tile_stack * slice_stack,
                 const,
                 axis=1,
             ),
@@ -2112,16 +2157,16 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         np.float64,
     )
     del broadcast_grad_d_prod_bias, gather_bias
-    d_sum_6_d_stack = _scatter(
-        d_add_42_d_add_bias_2 * d_sum_6_d_d_add_42_d_tile_stack
-        + d_sum_6_d_add_bias * tile_stack,
+    d_sum_7_d_stack = _scatter(
+        d_add_43_d_add_bias_2 * d_sum_7_d_d_add_43_d_tile_stack
+        + d_sum_7_d_add_bias * tile_stack,
         (2, 4),
         np.s_[:, 1:4],
         np.float64,
     ) + _scatter(
         _untile(
-            d_add_42_d_add_bias_2 * d_sum_6_d_d_add_42_d_slice_stack
-            + d_sum_6_d_add_bias * slice_stack,
+            d_add_43_d_add_bias_2 * d_sum_7_d_d_add_43_d_slice_stack
+            + d_sum_7_d_add_bias * slice_stack,
             (2, 1),
             (1, 3),
         ),
@@ -2130,229 +2175,229 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         np.float64,
     )
     del (
-        d_add_42_d_add_bias_2,
-        d_sum_6_d_add_bias,
-        d_sum_6_d_d_add_42_d_slice_stack,
-        d_sum_6_d_d_add_42_d_tile_stack,
+        d_add_43_d_add_bias_2,
+        d_sum_7_d_add_bias,
+        d_sum_7_d_d_add_43_d_slice_stack,
+        d_sum_7_d_d_add_43_d_tile_stack,
         slice_stack,
         tile_stack,
     )
-    d_sum_6_d_concat = _scatter(
-        _scatter(d_sum_6_d_stack[0], d_add_42_d_concat_t0, np.s_[0], np.float64)
-        + _scatter(d_sum_6_d_stack[1], d_add_42_d_concat_t0, np.s_[1], np.float64),
-        d_add_42_d_concat_t1,
+    d_sum_7_d_concat = _scatter(
+        _scatter(d_sum_7_d_stack[0], d_add_43_d_concat_t0, np.s_[0], np.float64)
+        + _scatter(d_sum_7_d_stack[1], d_add_43_d_concat_t0, np.s_[1], np.float64),
+        d_add_43_d_concat_t1,
         np.s_[:2],
         np.float64,
     )
-    del d_sum_6_d_stack
-    # d sum_6 / d add_bias
-    d_sum_6_d_add_bias_1 = greater_bias * np.reshape(
+    del d_sum_7_d_stack
+    # d sum_7 / d add_bias
+    d_sum_7_d_add_bias_1 = greater_bias * np.reshape(
         np.transpose(
             np.reshape(
-                d_add_42_d_squeeze_t1
+                d_add_43_d_squeeze_t1
                 * np.expand_dims(
-                    np.reshape(d_sum_6_d_concat[:, 3:4], d_add_42_d_squeeze_t0), 1
+                    np.reshape(d_sum_7_d_concat[:, 3:4], d_add_43_d_squeeze_t0), 1
                 )
-                + d_sum_6_d_concat[:, 0:3],
-                d_add_42_d_reshape_bias_t0,
+                + d_sum_7_d_concat[:, 0:3],
+                d_add_43_d_reshape_bias_t0,
             ),
             (0, 2, 1),
         ),
-        add_concat_1_t2,
+        add_concat_1_t1,
     )
-    _float64_rows.append(d_add_42_d_squeeze_t1)
-    del d_sum_6_d_concat, greater_bias
-    # d sum_6 / d tanh_bias, through neg_bias
+    _float64_rows.append(d_add_43_d_squeeze_t1)
+    del d_sum_7_d_concat, greater_bias
+    # d sum_7 / d tanh_bias, through neg_bias
     d_tanh_bias_via_neg_bias_1 = np.negative(
-        d_sum_6_d_add_bias_1, out=_float64_rows.pop()
+        d_sum_7_d_add_bias_1, out=_float64_rows.pop()
     )
-    d_sum_6_d_pow_bias_t0 = np.multiply(
-        d_add_42_d_add_bias_3, d_sum_6_d_d_add_42_d_tanh_bias, out=_float64_rows.pop()
+    d_sum_7_d_pow_bias_t0 = np.multiply(
+        d_add_43_d_add_bias_3, d_sum_7_d_d_add_43_d_tanh_bias, out=_float64_rows.pop()
     )
-    d_sum_6_d_pow_bias = np.multiply(
-        d_add_42_d_tanh_bias_t8, d_sum_6_d_pow_bias_t0, out=_float64_rows.pop()
+    d_sum_7_d_pow_bias = np.multiply(
+        d_add_43_d_tanh_bias_t8, d_sum_7_d_pow_bias_t0, out=_float64_rows.pop()
     )
-    d_sum_6_d_pow_bias += d_sum_6_d_add_bias_1
-    d_sum_6_d_tanh_bias_t0 = np.multiply(
-        d_add_42_d_sqrt_bias_t0, d_tanh_bias_via_neg_bias, out=_float64_rows.pop()
+    d_sum_7_d_pow_bias += d_sum_7_d_add_bias_1
+    d_sum_7_d_tanh_bias_t0 = np.multiply(
+        d_add_43_d_sqrt_bias_t0, d_tanh_bias_via_neg_bias, out=_float64_rows.pop()
     )
-    d_sum_6_d_tanh_bias_t1 = np.multiply(
-        d_add_42_d_add_bias_3, d_add_42_d_sqrt_bias_t8, out=_float64_rows.pop()
+    d_sum_7_d_tanh_bias_t1 = np.multiply(
+        d_add_43_d_add_bias_3, d_add_43_d_sqrt_bias_t8, out=_float64_rows.pop()
     )
-    d_sum_6_d_tanh_bias_t2 = np.multiply(
-        d_add_42_d_add_bias_3, d_sum_6_d_d_add_42_d_sqrt_bias, out=_float64_rows.pop()
+    d_sum_7_d_tanh_bias_t2 = np.multiply(
+        d_add_43_d_add_bias_3, d_sum_7_d_d_add_43_d_sqrt_bias, out=_float64_rows.pop()
     )
-    d_sum_6_d_tanh_bias_t3 = d_sum_6_d_tanh_bias_t2 * np.logical_not(
-        d_add_42_d_sqrt_bias_t4
+    d_sum_7_d_tanh_bias_t3 = d_sum_7_d_tanh_bias_t2 * np.logical_not(
+        d_add_43_d_sqrt_bias_t4
     )
-    del d_add_42_d_sqrt_bias_t4
-    d_sum_6_d_tanh_bias_t4_arg = np.multiply(
-        d_add_42_d_sqrt_bias_t5, d_sum_6_d_tanh_bias_t3, out=d_add_42_d_sqrt_bias_t5
+    del d_add_43_d_sqrt_bias_t4
+    d_sum_7_d_tanh_bias_t4_arg = np.multiply(
+        d_add_43_d_sqrt_bias_t5, d_sum_7_d_tanh_bias_t3, out=d_add_43_d_sqrt_bias_t5
     )
-    d_sum_6_d_tanh_bias_t4_arg *= 2
-    d_sum_6_d_tanh_bias_t4_arg += d_tanh_bias_via_neg_bias_1
-    d_sum_6_d_tanh_bias_t4 = np.negative(
-        d_sum_6_d_tanh_bias_t4_arg, out=d_sum_6_d_tanh_bias_t4_arg
+    d_sum_7_d_tanh_bias_t4_arg *= 2
+    d_sum_7_d_tanh_bias_t4_arg += d_tanh_bias_via_neg_bias_1
+    d_sum_7_d_tanh_bias_t4 = np.negative(
+        d_sum_7_d_tanh_bias_t4_arg, out=d_sum_7_d_tanh_bias_t4_arg
     )
-    del d_add_42_d_sqrt_bias_t5, d_sum_6_d_tanh_bias_t4_arg
-    d_sum_6_d_tanh_bias_t5_arg = np.square(
-        d_add_42_d_sqrt_bias_t9, out=d_add_42_d_sqrt_bias_t9
+    del d_add_43_d_sqrt_bias_t5, d_sum_7_d_tanh_bias_t4_arg
+    d_sum_7_d_tanh_bias_t5_arg = np.square(
+        d_add_43_d_sqrt_bias_t9, out=d_add_43_d_sqrt_bias_t9
     )
-    d_sum_6_d_tanh_bias_t5_arg *= d_sum_6_d_tanh_bias_t3
-    d_sum_6_d_tanh_bias_t5_arg *= 3
-    d_sum_6_d_tanh_bias_t5_arg /= 2
-    d_sum_6_d_tanh_bias_t5_arg += d_tanh_bias_via_neg_bias_1
-    d_sum_6_d_tanh_bias_t5 = np.negative(
-        d_sum_6_d_tanh_bias_t5_arg, out=d_sum_6_d_tanh_bias_t5_arg
+    d_sum_7_d_tanh_bias_t5_arg *= d_sum_7_d_tanh_bias_t3
+    d_sum_7_d_tanh_bias_t5_arg *= 3
+    d_sum_7_d_tanh_bias_t5_arg /= 2
+    d_sum_7_d_tanh_bias_t5_arg += d_tanh_bias_via_neg_bias_1
+    d_sum_7_d_tanh_bias_t5 = np.negative(
+        d_sum_7_d_tanh_bias_t5_arg, out=d_sum_7_d_tanh_bias_t5_arg
     )
-    del d_add_42_d_sqrt_bias_t9, d_sum_6_d_tanh_bias_t3, d_sum_6_d_tanh_bias_t5_arg
+    del d_add_43_d_sqrt_bias_t9, d_sum_7_d_tanh_bias_t3, d_sum_7_d_tanh_bias_t5_arg
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        d_sum_6_d_tanh_bias_t6 = (
-            d_add_42_d_add_bias_3
-            * d_add_42_d_sqrt_bias_t7
-            * d_sum_6_d_d_add_42_d_sqrt_bias
+        d_sum_7_d_tanh_bias_t6 = (
+            d_add_43_d_add_bias_3
+            * d_add_43_d_sqrt_bias_t7
+            * d_sum_7_d_d_add_43_d_sqrt_bias
             * tanh_bias
             * sqrt_bias ** (tanh_bias - 2)
-            + d_add_42_d_add_bias_3
-            * d_sum_6_d_d_add_42_d_tanh_bias
+            + d_add_43_d_add_bias_3
+            * d_sum_7_d_d_add_43_d_tanh_bias
             * pow_bias
             * np.where(np.greater(sqrt_bias, 0), reciprocal_bias, 0)
-            + d_add_42_d_sqrt_bias_t3 * d_sum_6_d_add_bias_1
-            + d_add_42_d_sqrt_bias_t8 * d_sum_6_d_pow_bias * tanh_bias
-            + d_sum_6_d_add_bias_1 * reciprocal_bias
+            + d_add_43_d_sqrt_bias_t3 * d_sum_7_d_add_bias_1
+            + d_add_43_d_sqrt_bias_t8 * d_sum_7_d_pow_bias * tanh_bias
+            + d_sum_7_d_add_bias_1 * reciprocal_bias
             + 2
-            * d_sum_6_d_d_add_42_d_sqrt_bias
+            * d_sum_7_d_d_add_43_d_sqrt_bias
             * d_tanh_bias_via_neg_bias
             * tanh_bias
             / sqrt_bias**3
-            - d_add_42_d_sqrt_bias_t0 * d_sum_6_d_tanh_bias_t2
-            - d_add_42_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias_1
-            - d_sum_6_d_d_add_42_d_tanh_bias * d_sum_6_d_tanh_bias_t0
-            - d_sum_6_d_tanh_bias_t4
-            * np.where(np.equal(d_sum_6_d_tanh_bias_t4, 0), 1, reciprocal_bias) ** 2
-            - d_sum_6_d_tanh_bias_t5
-            * np.where(np.equal(d_sum_6_d_tanh_bias_t5, 0), 1, rsqrt_bias) ** 3
+            - d_add_43_d_sqrt_bias_t0 * d_sum_7_d_tanh_bias_t2
+            - d_add_43_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias_1
+            - d_sum_7_d_d_add_43_d_tanh_bias * d_sum_7_d_tanh_bias_t0
+            - d_sum_7_d_tanh_bias_t4
+            * np.where(np.equal(d_sum_7_d_tanh_bias_t4, 0), 1, reciprocal_bias) ** 2
+            - d_sum_7_d_tanh_bias_t5
+            * np.where(np.equal(d_sum_7_d_tanh_bias_t5, 0), 1, rsqrt_bias) ** 3
             / 2
             - exp
             * (
-                d_add_42_d_add_bias_3 * d_sum_6_d_d_add_42_d_neg_bias
-                + d_sum_6_d_add_bias_1
+                d_add_43_d_add_bias_3 * d_sum_7_d_d_add_43_d_neg_bias
+                + d_sum_7_d_add_bias_1
             )
-            - d_sum_6_d_tanh_bias_t2 / d_add_42_d_sqrt_bias_t2**2
-            - d_add_42_d_sqrt_bias
-            * d_sum_6_d_d_add_42_d_add_bias_1
-            * np.logical_not(d_add_42_d_add_bias_4_t0)
-            / (2 * d_add_42_d_add_bias_4_t1**2)
+            - d_sum_7_d_tanh_bias_t2 / d_add_43_d_sqrt_bias_t2**2
+            - d_add_43_d_sqrt_bias
+            * d_sum_7_d_d_add_43_d_add_bias_1
+            * np.logical_not(d_add_43_d_add_bias_4_t0)
+            / (2 * d_add_43_d_add_bias_4_t1**2)
         )
-    _float64_rows.append(d_add_42_d_sqrt_bias)
-    _float64_rows.append(d_add_42_d_sqrt_bias_t0)
-    _float64_rows.append(d_add_42_d_sqrt_bias_t1)
-    _float64_rows.append(d_add_42_d_sqrt_bias_t2)
-    _float64_rows.append(d_add_42_d_sqrt_bias_t3)
-    _float64_rows.append(d_add_42_d_sqrt_bias_t7)
-    _float64_rows.append(d_sum_6_d_d_add_42_d_add_bias_1)
-    _float64_rows.append(d_sum_6_d_d_add_42_d_neg_bias)
-    _float64_rows.append(d_sum_6_d_tanh_bias_t2)
+    _float64_rows.append(d_add_43_d_sqrt_bias)
+    _float64_rows.append(d_add_43_d_sqrt_bias_t0)
+    _float64_rows.append(d_add_43_d_sqrt_bias_t1)
+    _float64_rows.append(d_add_43_d_sqrt_bias_t2)
+    _float64_rows.append(d_add_43_d_sqrt_bias_t3)
+    _float64_rows.append(d_add_43_d_sqrt_bias_t7)
+    _float64_rows.append(d_sum_7_d_d_add_43_d_add_bias_1)
+    _float64_rows.append(d_sum_7_d_d_add_43_d_neg_bias)
+    _float64_rows.append(d_sum_7_d_tanh_bias_t2)
     _float64_rows.append(d_tanh_bias_via_neg_bias)
     _float64_rows.append(exp)
     _float64_rows.append(rsqrt_bias)
     del (
-        d_add_42_d_add_bias_4_t0,
-        d_add_42_d_add_bias_4_t1,
-        d_add_42_d_sqrt_bias_t8,
-        d_sum_6_d_tanh_bias_t4,
-        d_sum_6_d_tanh_bias_t5,
+        d_add_43_d_add_bias_4_t0,
+        d_add_43_d_add_bias_4_t1,
+        d_add_43_d_sqrt_bias_t8,
+        d_sum_7_d_tanh_bias_t4,
+        d_sum_7_d_tanh_bias_t5,
         pow_bias,
     )
-    d_sum_6_d_tanh_bias = (
-        add_bias_1_t0 * d_sum_6_d_add_bias_1
-        + add_bias_t0 * d_sum_6_d_add_bias_1
-        + add_bias_t2 * d_sum_6_d_add_bias_1
-        + 2 * d_add_42_d_add_bias_4 * d_sum_6_d_d_add_42_d_tanh_bias
-        + d_add_42_d_tanh_bias_t0 * d_sum_6_d_d_add_42_d_tanh_bias * (1 - sigmoid_bias)
-        + d_add_42_d_tanh_bias_t1 * d_sum_6_d_add_bias_1
-        + d_add_42_d_tanh_bias_t10 * d_sum_6_d_add_bias_1
-        + d_add_42_d_tanh_bias_t2 * d_sum_6_d_d_add_42_d_tanh_bias
-        + d_add_42_d_tanh_bias_t5 * d_sum_6_d_add_bias_1
-        + d_add_42_d_tanh_bias_t7 * d_sum_6_d_add_bias_1
-        + d_add_42_d_tanh_bias_t9 * d_sum_6_d_pow_bias
-        + d_sum_6_d_add_bias_1 * sigmoid_bias
-        + d_sum_6_d_add_bias_1
-        + d_sum_6_d_d_add_42_d_reshape_bias_t0
+    d_sum_7_d_tanh_bias = (
+        add_bias_1_t0 * d_sum_7_d_add_bias_1
+        + add_bias_t0 * d_sum_7_d_add_bias_1
+        + add_bias_t2 * d_sum_7_d_add_bias_1
+        + 2 * d_add_43_d_add_bias_4 * d_sum_7_d_d_add_43_d_tanh_bias
+        + d_add_43_d_tanh_bias_t0 * d_sum_7_d_d_add_43_d_tanh_bias * (1 - sigmoid_bias)
+        + d_add_43_d_tanh_bias_t1 * d_sum_7_d_add_bias_1
+        + d_add_43_d_tanh_bias_t10 * d_sum_7_d_add_bias_1
+        + d_add_43_d_tanh_bias_t2 * d_sum_7_d_d_add_43_d_tanh_bias
+        + d_add_43_d_tanh_bias_t5 * d_sum_7_d_add_bias_1
+        + d_add_43_d_tanh_bias_t7 * d_sum_7_d_add_bias_1
+        + d_add_43_d_tanh_bias_t9 * d_sum_7_d_pow_bias
+        + d_sum_7_d_add_bias_1 * sigmoid_bias
+        + d_sum_7_d_add_bias_1
+        + d_sum_7_d_d_add_43_d_reshape_bias_t0
         * (
-            d_sum_6_d_add_bias_1
-            + d_sum_6_d_d_add_42_d_tanh_bias
+            d_sum_7_d_add_bias_1
+            + d_sum_7_d_d_add_43_d_tanh_bias
             * (
-                d_add_42_d_add_bias_3 * d_add_42_d_tanh_bias_t11
-                - d_add_42_d_add_bias_3 * sigmoid_bias
+                d_add_43_d_add_bias_3 * d_add_43_d_tanh_bias_t11
+                - d_add_43_d_add_bias_3 * sigmoid_bias
             )
         )
-        + d_sum_6_d_d_add_42_d_sqrt_bias
+        + d_sum_7_d_d_add_43_d_sqrt_bias
         * (
-            d_add_42_d_tanh_bias_t8 * d_sum_6_d_tanh_bias_t1 * tanh_bias
-            + d_sum_6_d_tanh_bias_t1
+            d_add_43_d_tanh_bias_t8 * d_sum_7_d_tanh_bias_t1 * tanh_bias
+            + d_sum_7_d_tanh_bias_t1
         )
-        + 2 * d_sum_6_d_pow_bias_t0
-        + d_sum_6_d_tanh_bias_t6
+        + 2 * d_sum_7_d_pow_bias_t0
+        + d_sum_7_d_tanh_bias_t6
         * tanh_bias
-        / np.where(np.equal(d_sum_6_d_tanh_bias_t6, 0), 1, sqrt_bias)
+        / np.where(np.equal(d_sum_7_d_tanh_bias_t6, 0), 1, sqrt_bias)
         + d_tanh_bias_via_neg_bias_1 * reciprocal_bias
         + d_tanh_bias_via_neg_bias_1
-        - add_bias_t1 * d_sum_6_d_add_bias_1
-        - d_add_42_d_tanh_bias * d_add_42_d_tanh_bias_t4 * d_sum_6_d_d_add_42_d_add_bias
-        - d_add_42_d_tanh_bias_t3 * d_sum_6_d_d_add_42_d_tanh_bias
-        - d_add_42_d_tanh_bias_t6 * d_sum_6_d_d_add_42_d_tanh_bias
-        - d_sum_6_d_d_add_42_d_sqrt_bias * d_sum_6_d_tanh_bias_t0
+        - add_bias_t1 * d_sum_7_d_add_bias_1
+        - d_add_43_d_tanh_bias * d_add_43_d_tanh_bias_t4 * d_sum_7_d_d_add_43_d_add_bias
+        - d_add_43_d_tanh_bias_t3 * d_sum_7_d_d_add_43_d_tanh_bias
+        - d_add_43_d_tanh_bias_t6 * d_sum_7_d_d_add_43_d_tanh_bias
+        - d_sum_7_d_d_add_43_d_sqrt_bias * d_sum_7_d_tanh_bias_t0
     )
     _float64_rows.append(add_bias_t1)
     _float64_rows.append(add_bias_t2)
-    _float64_rows.append(d_add_42_d_add_bias_4)
-    _float64_rows.append(d_add_42_d_tanh_bias_t0)
-    _float64_rows.append(d_add_42_d_tanh_bias_t1)
-    _float64_rows.append(d_add_42_d_tanh_bias_t10)
-    _float64_rows.append(d_add_42_d_tanh_bias_t11)
-    _float64_rows.append(d_add_42_d_tanh_bias_t2)
-    _float64_rows.append(d_add_42_d_tanh_bias_t3)
-    _float64_rows.append(d_add_42_d_tanh_bias_t4)
-    _float64_rows.append(d_add_42_d_tanh_bias_t6)
-    _float64_rows.append(d_add_42_d_tanh_bias_t9)
-    _float64_rows.append(d_sum_6_d_d_add_42_d_reshape_bias_t0)
-    _float64_rows.append(d_sum_6_d_d_add_42_d_sqrt_bias)
-    _float64_rows.append(d_sum_6_d_d_add_42_d_tanh_bias)
-    _float64_rows.append(d_sum_6_d_pow_bias)
-    _float64_rows.append(d_sum_6_d_pow_bias_t0)
-    _float64_rows.append(d_sum_6_d_tanh_bias_t0)
-    _float64_rows.append(d_sum_6_d_tanh_bias_t1)
+    _float64_rows.append(d_add_43_d_add_bias_4)
+    _float64_rows.append(d_add_43_d_tanh_bias_t0)
+    _float64_rows.append(d_add_43_d_tanh_bias_t1)
+    _float64_rows.append(d_add_43_d_tanh_bias_t10)
+    _float64_rows.append(d_add_43_d_tanh_bias_t11)
+    _float64_rows.append(d_add_43_d_tanh_bias_t2)
+    _float64_rows.append(d_add_43_d_tanh_bias_t3)
+    _float64_rows.append(d_add_43_d_tanh_bias_t4)
+    _float64_rows.append(d_add_43_d_tanh_bias_t6)
+    _float64_rows.append(d_add_43_d_tanh_bias_t9)
+    _float64_rows.append(d_sum_7_d_d_add_43_d_reshape_bias_t0)
+    _float64_rows.append(d_sum_7_d_d_add_43_d_sqrt_bias)
+    _float64_rows.append(d_sum_7_d_d_add_43_d_tanh_bias)
+    _float64_rows.append(d_sum_7_d_pow_bias)
+    _float64_rows.append(d_sum_7_d_pow_bias_t0)
+    _float64_rows.append(d_sum_7_d_tanh_bias_t0)
+    _float64_rows.append(d_sum_7_d_tanh_bias_t1)
     _float64_rows.append(d_tanh_bias_via_neg_bias_1)
     _float64_rows.append(sqrt_bias)
     _float64_rows.append(tanh_bias)
     del (
         add_bias_1_t0,
         add_bias_t0,
-        d_add_42_d_add_bias_3,
-        d_add_42_d_tanh_bias,
-        d_add_42_d_tanh_bias_t5,
-        d_add_42_d_tanh_bias_t7,
-        d_add_42_d_tanh_bias_t8,
-        d_sum_6_d_add_bias_1,
-        d_sum_6_d_d_add_42_d_add_bias,
-        d_sum_6_d_tanh_bias_t6,
+        d_add_43_d_add_bias_3,
+        d_add_43_d_tanh_bias,
+        d_add_43_d_tanh_bias_t5,
+        d_add_43_d_tanh_bias_t7,
+        d_add_43_d_tanh_bias_t8,
+        d_sum_7_d_add_bias_1,
+        d_sum_7_d_d_add_43_d_add_bias,
+        d_sum_7_d_tanh_bias_t6,
         reciprocal_bias,
         sigmoid_bias,
     )
-    # d sum_6 / d weights
-    d_sum_6_d_weights_1 = (
+    # d sum_7 / d weights
+    d_sum_7_d_weights_1 = (
         np.reshape(
             _conv2d_backprop_input(
-                d_add_42_d_conv_weights,
-                d_sum_6_d_d_add_42_d_reshape_weights_1,
+                d_add_43_d_conv_weights,
+                d_sum_7_d_d_add_43_d_reshape_weights_1,
                 (1, 3, 3, 1),
                 (1, 1),
                 (1, 1),
                 "SAME",
             )
             + _conv2d_backprop_input(
-                d_sum_6_d_conv_weights,
+                d_sum_7_d_conv_weights,
                 reshape_weights_1,
                 (1, 3, 3, 1),
                 (1, 1),
@@ -2361,19 +2406,19 @@ def _all_ops_same_shapes(x, labels, weights, bias):
             ),
             (3, 3),
         )
-        + _prod_others(weights, (0,)) * d_add_42_d_weights.sum(axis=0)
+        + _prod_others(weights, (0,)) * d_add_43_d_weights.sum(axis=0)
         + _scatter(
             np.reshape(
                 _conv2d_backprop_filter(
-                    d_add_42_d_conv_transpose_weights,
-                    d_sum_6_d_d_add_42_d_avg_pool_weights,
+                    d_add_43_d_conv_transpose_weights,
+                    d_sum_7_d_d_add_43_d_avg_pool_weights,
                     (2, 2),
                     (2, 2),
                     (1, 1),
                     "SAME",
                 )
                 + _conv2d_backprop_filter(
-                    d_sum_6_d_conv_transpose_weights,
+                    d_sum_7_d_conv_transpose_weights,
                     avg_pool_weights,
                     (2, 2),
                     (2, 2),
@@ -2381,8 +2426,8 @@ def _all_ops_same_shapes(x, labels, weights, bias):
                     "SAME",
                 )
                 + _conv2d_backprop_filter(
-                    d_sum_6_d_d_add_42_d_reshape_weights,
-                    d_add_42_d_conv_weights,
+                    d_sum_7_d_d_add_43_d_reshape_weights,
+                    d_add_43_d_conv_weights,
                     (2, 2),
                     (1, 1),
                     (1, 1),
@@ -2390,7 +2435,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
                 )
                 + _conv2d_backprop_filter(
                     reshape_weights,
-                    d_sum_6_d_conv_weights,
+                    d_sum_7_d_conv_weights,
                     (2, 2),
                     (1, 1),
                     (1, 1),
@@ -2402,73 +2447,73 @@ def _all_ops_same_shapes(x, labels, weights, bias):
             np.s_[:2, :2],
             np.float64,
         )
-        + x.T @ (d_add_42_d_add_bias_5_t0 * d_sum_6_d_tanh_bias)
+        + x.T @ (d_add_43_d_add_bias_5_t0 * d_sum_7_d_tanh_bias)
         + x.T
         @ (
-            d_sum_6_d_log_softmax_weights
+            d_sum_7_d_log_softmax_weights
             + softmax_weights
             * (
-                d_sum_6_d_softmax_d_xent_weights
+                d_sum_7_d_softmax_d_xent_weights
                 - np.sum(
-                    d_sum_6_d_softmax_d_xent_weights * softmax_weights,
+                    d_sum_7_d_softmax_d_xent_weights * softmax_weights,
                     axis=1,
                     keepdims=True,
                 )
             )
             + softmax_weights
             * (
-                d_sum_6_d_softmax_weights
+                d_sum_7_d_softmax_weights
                 - np.sum(
-                    d_sum_6_d_softmax_weights * softmax_weights, axis=1, keepdims=True
+                    d_sum_7_d_softmax_weights * softmax_weights, axis=1, keepdims=True
                 )
             )
             - exp_d_log_softmax_weights
-            * d_sum_6_d_log_softmax_weights.sum(axis=1, keepdims=True)
+            * d_sum_7_d_log_softmax_weights.sum(axis=1, keepdims=True)
         )
     )
-    _float64_rows.append(d_add_42_d_add_bias_5_t0)
-    _float64_rows.append(d_sum_6_d_log_softmax_weights)
-    _float64_rows.append(d_sum_6_d_softmax_weights)
+    _float64_rows.append(d_add_43_d_add_bias_5_t0)
+    _float64_rows.append(d_sum_7_d_log_softmax_weights)
+    _float64_rows.append(d_sum_7_d_softmax_weights)
     _float64_rows.append(exp_d_log_softmax_weights)
     _float64_rows.append(softmax_weights)
     del (
         avg_pool_weights,
-        d_add_42_d_conv_transpose_weights,
-        d_add_42_d_conv_weights,
-        d_sum_6_d_conv_transpose_weights,
-        d_sum_6_d_conv_weights,
-        d_sum_6_d_d_add_42_d_avg_pool_weights,
-        d_sum_6_d_d_add_42_d_reshape_weights,
-        d_sum_6_d_d_add_42_d_reshape_weights_1,
-        d_sum_6_d_softmax_d_xent_weights,
-        d_sum_6_d_tanh_bias,
+        d_add_43_d_conv_transpose_weights,
+        d_add_43_d_conv_weights,
+        d_sum_7_d_conv_transpose_weights,
+        d_sum_7_d_conv_weights,
+        d_sum_7_d_d_add_43_d_avg_pool_weights,
+        d_sum_7_d_d_add_43_d_reshape_weights,
+        d_sum_7_d_d_add_43_d_reshape_weights_1,
+        d_sum_7_d_softmax_d_xent_weights,
+        d_sum_7_d_tanh_bias,
         reshape_weights,
         reshape_weights_1,
     )
-    d_sum_6_d_weights = d_sum_6_d_weights_1
-    del d_sum_6_d_weights_1
+    d_sum_7_d_weights = d_sum_7_d_weights_1
+    del d_sum_7_d_weights_1
     d_prod_2_d_mul_weights = _prod_others(mul_weights, (0, 1))
-    # d sum_7 / d weights, through mul_weights
+    # d sum_8 / d weights, through mul_weights
     d_weights_via_mul_weights_1 = weights * _prod_others_vjp(
         2 * weights, mul_weights, (0, 1)
     )
     del mul_weights
-    d_sum_7_d_weights = np.add(
+    d_sum_8_d_weights = np.add(
         d_weights_via_mul_weights_1,
         d_prod_2_d_mul_weights,
         out=d_weights_via_mul_weights_1,
     )
-    d_sum_7_d_weights *= 2
+    d_sum_8_d_weights *= 2
     del d_prod_2_d_mul_weights, d_weights_via_mul_weights_1
     # Updates
-    new_weights = np.multiply(d_add_42_d_weights, 0.1, out=d_add_42_d_weights)
+    new_weights = np.multiply(d_add_43_d_weights, 0.1, out=d_add_43_d_weights)
     np.subtract(weights, new_weights, out=new_weights)
     _give_rows("_float64_rows", _float64_rows)
     return (
-        add_42,
-        d_add_42_d_bias,
-        d_add_42_d_x,
-        d_sum_6_d_weights,
+        add_43,
+        d_add_43_d_bias,
+        d_add_43_d_x,
         d_sum_7_d_weights,
+        d_sum_8_d_weights,
         new_weights,
     )

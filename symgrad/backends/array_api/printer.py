@@ -683,6 +683,8 @@ PORTABLE_HELPERS = frozenset(
         "scatter_add",
         "untile",
         "concat_part",
+        "split_equal",
+        "unsplit_equal",
         "one_hot",
         "prod_others",
         "conv2d",
