@@ -60,6 +60,10 @@ CASES: dict[str, Build] = {
     "split_rest": lambda p: sg.split(p, [1, -1], 1)[1],
     "split_equal_from_end": lambda p: sg.split(p, 2, -1)[1] * 3.0,
     "split_equal_axis_0_both_parts": lambda p: sg.split(p, 2, 0)[0] * sg.split(p, 2, 0)[1],
+    "boolean_mask_axis_1": lambda p: sg.boolean_mask(p, sg.constant([True, False, True]), axis=1),
+    "boolean_mask_fed_axis_2": lambda p: sg.boolean_mask(
+        p, sg.placeholder_with_default(np.array([True, False, False, True]), [4]), axis=2
+    ),
     "concat_from_end": lambda p: sg.concat([p, 2.0 * p], -1),
     "concat_minus_2": lambda p: sg.concat([p * p, p, p], -2),
     "gather_axis_1": lambda p: sg.gather(p, [[1, 0], [1, 1]], axis=1),
@@ -146,6 +150,7 @@ def test_a_tf1_accuracy_and_one_hot_loss_on_shape_less_labels() -> None:
         (lambda p: sg.one_hot(sg.cast(p, sg.int32), 3, axis=-2), "axis -2 for indices"),
         (lambda p: sg.gather(p, [0], axis=-1), "axis counted from the start"),
         (lambda p: sg.unstack(p, axis=1), "pass num="),
+        (lambda p: sg.boolean_mask(p, sg.constant([True]), axis=-1), "axis counted from the start"),
     ],
 )
 def test_what_a_rank_known_only_at_run_time_cannot_name_is_a_clear_error(
@@ -190,6 +195,11 @@ def test_what_a_rank_known_only_at_run_time_cannot_name_is_a_clear_error(
         (lambda p: sg.slice(p, [0, 1], [-1, 3]), np.ones((2, 3)), "Slice.*at least 4"),
         (lambda p: sg.split(p, 3, -1)[0], np.ones((2, 4)), "Split.*3 equal parts"),
         (lambda p: sg.split(p, 2, 2)[1], np.ones((2, 4)), "Split.*no axis 2"),
+        (
+            lambda p: sg.boolean_mask(p, sg.constant([True, False, True]), axis=1),
+            np.ones((2, 2)),
+            "BooleanMask.*boolean index",
+        ),
         # TF's kernel refuses to concatenate scalars, whatever the axis.
         (lambda p: sg.concat([p, p], -1), np.float64(2.0), "ConcatV2|concatenat"),
         # A trailing full slice asks for an axis, which NumPy checks the value has.

@@ -558,8 +558,19 @@ def boolean_mask(
         raise DTypeError(f"symgrad: BooleanMask: mask '{m.name}' must be bool, got {m.dtype.name}")
     if x.shape is None and not axis and constant_value(m) is not None:
         return _masked(x, m, name)  # indexed when the value arrives, as TF's kernel does
-    rank = _known_rank(x, "BooleanMask")
     depth = _known_rank(m, "BooleanMask")
+    if x.shape is None:
+        # The value's rank arrives at run time, as in TF; indexing then checks the mask
+        # against the axes it covers. Only an axis counted from the start names them.
+        start = 0 if axis is None else int(axis)
+        if depth == 0 or start < 0:
+            raise ShapeError(
+                f"symgrad: BooleanMask: a mask '{m.name}' {format_shape(m.shape)} over axis "
+                f"{start} of '{x.name}', whose rank is known only when run, needs a mask of "
+                f"rank 1 or more and an axis counted from the start"
+            )
+        return _op("BooleanMask", [x, m], {"axis": start}, None, x.dtype, name)
+    rank = len(x.shape)
     start = 0 if axis is None else _axis(axis, rank, "BooleanMask", x.name)
     assert x.shape is not None and m.shape is not None
     covered = tuple(x.shape[start : start + depth])
