@@ -37,6 +37,7 @@ from .errors import (
     NotCompilableError,
     ShapeError,
     StaleValueWarning,
+    SymgradError,
 )
 from .explain import formulas, readable
 from .files import cache_directory as cache_directory  # re-exported: compiler.cache_directory
@@ -140,7 +141,7 @@ class CompiledModule:
         try:
             flat = self.function(*arguments, *([rng] if streams else []))
         except (ValueError, IndexError, ArithmeticError) as error:
-            explained = self.execution_error(error)
+            explained = self.execution_error(error) or self.input_error(error)
             if explained is None:
                 raise
             raise explained from error
@@ -212,6 +213,19 @@ class CompiledModule:
             + (f" (with {', '.join(operands)})" if operands else "")
             + f"\n  in {self.path}, line {lineno}: {text}"
         )
+
+    def input_error(self, error: BaseException) -> SymgradError | None:
+        """The symgrad error for an input the module's own check (``_check``) refused: a
+        ShapeError for a wrong shape, else an InvalidArgumentError (both ValueErrors, as the
+        module's error is). None if the error came from elsewhere."""
+        trace_entry = error.__traceback__
+        while trace_entry is not None:
+            code = trace_entry.tb_frame.f_code
+            if code.co_filename == str(self.path) and code.co_name == "_check":
+                kind = ShapeError if "expected shape" in str(error) else InvalidArgumentError
+                return kind(f"symgrad: {self.program.name}: {error}")
+            trace_entry = trace_entry.tb_next
+        return None
 
     def _op_type(self, op_name: str) -> str:
         """The type of the graph op named ``op_name`` ("?" where the graph does not have it)."""

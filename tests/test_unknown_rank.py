@@ -306,3 +306,35 @@ def test_equal_split_of_an_axis_of_unknown_size_and_its_second_derivative(
 
 def compiled_values(compiled: Any, value: np.ndarray) -> list[np.ndarray]:
     return [np.asarray(v) for v in compiled(value)]
+
+
+@pytest.mark.parametrize("form", ["fast", "readable", "portable"])
+@pytest.mark.parametrize("value_shape", [None, [None, None]])
+@pytest.mark.parametrize("bias_shape", [None, [None], [3]])
+def test_bias_add_checks_the_bias_against_the_last_axis_when_run(
+    value_shape: Any, bias_shape: Any, form: str
+) -> None:
+    """TF's BiasAdd kernel refuses a bias that is not a vector the size of the value's last
+    axis; NumPy would broadcast a last axis of size 1 (or a bias of size 1) silently."""
+    with sg.Graph().as_default():
+        value = sg.placeholder(sg.float64, value_shape, name="value")
+        bias = sg.placeholder(sg.float64, bias_shape, name="bias")
+        out = sg.nn.bias_add(value, bias)
+        (grad,) = sg.gradients(sg.reduce_sum(out * out), bias)
+        if form == "portable":
+            xps = pytest.importorskip("array_api_strict")
+            compiled = sg.compile([out, grad], [value, bias], backend="array_api")
+            convert: Callable[[Any], Any] = xps.asarray
+        else:
+            compiled = sg.compile([out, grad], [value, bias], optimize=form == "fast")
+            convert = np.asarray
+    fed, b = np.arange(6.0).reshape(2, 3), np.array([1.0, -2.0, 0.5])
+    got, d_b = (np.asarray(v) for v in compiled(convert(fed), convert(b)))
+    np.testing.assert_allclose(got, fed + b)
+    np.testing.assert_allclose(d_b, 2 * (fed + b).sum(axis=0))
+    bad = [(np.ones((2, 1)), b)]
+    if bias_shape != [3]:
+        bad += [(fed, np.ones(1)), (fed, np.ones((1, 3)))]
+    for bad_value, bad_bias in bad:
+        with pytest.raises(SymgradError, match="BiasAdd|EnsureShape|shape"):
+            compiled(convert(bad_value), convert(bad_bias))

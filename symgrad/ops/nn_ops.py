@@ -405,6 +405,8 @@ def bias_add(
         raise InvalidArgumentError(
             f"symgrad: BiasAdd: data_format {data_format!r} is not supported"
         )
+    if bias.shape is None:  # a vector, as TF's kernel checks when run
+        bias = ensure_shape(bias, [None])
     if (
         bias.shape is None
         or len(bias.shape) != 1
@@ -415,9 +417,9 @@ def bias_add(
             f"symgrad: BiasAdd: bias '{bias.name}' {format_shape(bias.shape)} must be a vector "
             f"the size of the last axis of '{value.name}' {format_shape(value.shape)}"
         )
-    if value.shape is None:
-        # The value's last axis arrives at run time; TF's kernel checks it against the bias
-        # there, where NumPy would broadcast a size 1 (or a scalar) silently.
+    if value.shape is None or value.shape[-1] is None or bias.shape[0] is None:
+        # The value's last axis or the bias' size arrives at run time; TF's kernel checks one
+        # against the other there, where NumPy would broadcast a size 1 silently.
         bias = ensure_same_dims(bias, value, [0], [-1], "BiasAdd")
     return add(value, bias, name=name or "BiasAdd")
 
