@@ -80,6 +80,14 @@ def _mnist(acc_tol: float | None = None, cost_tol: float | None = None) -> dict[
 
 
 PROGRAMS: dict[str, Program] = {
+    "ageron_09_logistic_regression_log_loss": Program(
+        {
+            "precision": _acc(expr="float(precision)"),
+            "recall": _acc(expr="float(recall)"),
+            "loss": _loss(expr="float(loss_val)"),
+        },
+        notes="20,000 mini-batch steps of tf.losses.log_loss on the moons data",
+    ),
     "ageron_10_mnist_checkpoints": Program(
         {
             "accuracy": _acc(r"Test accuracy:\s*([0-9.]+)"),

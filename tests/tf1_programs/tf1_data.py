@@ -14,6 +14,9 @@ needs no network:
   column (scikit-learn's breast-cancer data, first 8 features min-max scaled to [0, 1]).
 - ``zoo_like_csv()``: 16 feature columns and an integer class label in 0..6 (the digits 0-6,
   averaged to 4x4 images and scaled to [0, 1]).
+- ``make_moons(n_samples, noise, random_state)``: two interleaving half circles with
+  Gaussian noise, the data scikit-learn's function of that name describes, drawn here with
+  NumPy (importing scikit-learn would take longer than the program).
 
 Each program's header names the lines that load data this way.
 """
@@ -131,3 +134,25 @@ def diabetes_csv() -> np.ndarray:
     y = np.loadtxt(_sklearn_data("diabetes_target.csv.gz"))
     x = (x - x.min(axis=0)) / (x.max(axis=0) - x.min(axis=0))
     return np.column_stack([x, y / 100.0]).astype(np.float32)
+
+
+def make_moons(
+    n_samples: int = 100, noise: float = 0.0, random_state: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """(points (n, 2), labels (n,) in {0, 1}): the upper half circle of radius 1 centred at
+    (0, 0) is class 0, the lower one centred at (1, 0.5) class 1, shuffled, with N(0, noise)
+    added to each coordinate."""
+    rng = np.random.RandomState(random_state)
+    outer = n_samples // 2
+    inner = n_samples - outer
+    angles_outer, angles_inner = np.linspace(0, np.pi, outer), np.linspace(0, np.pi, inner)
+    points = np.vstack(
+        [
+            np.column_stack([np.cos(angles_outer), np.sin(angles_outer)]),
+            np.column_stack([1 - np.cos(angles_inner), 0.5 - np.sin(angles_inner)]),
+        ]
+    )
+    labels = np.hstack([np.zeros(outer, np.int64), np.ones(inner, np.int64)])
+    order = rng.permutation(n_samples)
+    points, labels = points[order], labels[order]
+    return points + rng.normal(scale=noise, size=points.shape), labels
