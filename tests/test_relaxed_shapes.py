@@ -51,6 +51,7 @@ from tests.tf_parity import (
     programs_feeding,
     programs_fidelity,
     programs_hessians,
+    programs_losses,
     programs_ported,
     programs_shapes,
     programs_tensor,
@@ -66,6 +67,7 @@ CORPORA = {
     "ported": (programs_ported.PROGRAMS, "tf_fixtures_ported.json", run_program),
     "feeding": (programs_feeding.PROGRAMS, "tf_fixtures_feeding.json", run_fed),
     "hessians": (programs_hessians.PROGRAMS, "tf_fixtures_hessians.json", run_program),
+    "losses": (programs_losses.PROGRAMS, "tf_fixtures_losses.json", run_program),
 }
 FIXTURES = {corpus: load_fixtures(file) for corpus, (_, file, _) in CORPORA.items()}
 SHAPES_FIXTURES = load_fixtures("tf_fixtures_shapes.json")
