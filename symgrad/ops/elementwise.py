@@ -229,6 +229,18 @@ def _zero_where_cotangent_is_zero(partial: sp.Expr, symbols: Sequence[sp.Symbol]
     return partial.xreplace({s: F.OneWhere(safe, s) for s in symbols if partial.has(s)})
 
 
+def _without_guards_of(expr: sp.Expr, cotangent: sp.Symbol) -> sp.Expr:
+    """``expr`` with the guards that keep it finite where ``cotangent`` is 0 taken out.
+
+    A first-order gradient ``g * h(OneWhere(g == 0, x))`` is ``g * h(x)`` where g != 0 and 0
+    where g == 0; its derivative by ``g`` is ``h(x)`` everywhere (TF's SqrtGradGrad and kin),
+    not ``h(1)`` where ``g`` is 0, which the product rule over the guard would give."""
+    guard = F.Equal(cotangent, 0)
+    return expr.replace(
+        lambda e: isinstance(e, F.OneWhere) and e.args[0] == guard, lambda e: e.args[1]
+    )
+
+
 def elementwise_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     expr = op.attrs["expr"]
     args = arg_symbols(len(op.inputs))
@@ -241,7 +253,7 @@ def elementwise_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
         if _only_in_comparisons(expr, args[i]):
             results.append(None)  # e.g. the mask of maximum's gradient: TF has no path
             continue
-        partial = sp.diff(expr, args[i])
+        partial = sp.diff(_without_guards_of(expr, args[i]), args[i])
         if partial.has(sp.Derivative, sp.DiracDelta, sp.Subs):
             results.append(None)  # floor, round: TF has no gradient
             continue

@@ -458,7 +458,7 @@ def all_ops(x, labels, weights, bias):
         # The shapes TF1 programs are fed: equal sizes, so arrays can be reused in place.
         return _all_ops_same_shapes(x, labels, weights, bias)
     # Any other shapes, broadcast as TF1 broadcasts them.
-    # Statements: 259, BLAS calls: 12
+    # Statements: 255, BLAS calls: 12
     # Forward
     _float64_rows = _take_rows("_float64_rows", 39, (x.shape[0], 3), np.float64)
     matmul_weights = x @ weights
@@ -772,39 +772,28 @@ def all_ops(x, labels, weights, bias):
     )
     d_add_43_d_sqrt_bias_t4 = np.equal(d_add_43_d_add_bias_3, 0)
     d_add_43_d_sqrt_bias_t5 = np.where(d_add_43_d_sqrt_bias_t4, 1, reciprocal_bias)
-    d_add_43_d_sqrt_bias_t6 = np.square(
-        d_add_43_d_sqrt_bias_t5, out=_float64_rows.pop()
-    )
-    d_add_43_d_sqrt_bias_t7 = np.subtract(tanh_bias, 1, out=_float64_rows.pop())
-    d_add_43_d_sqrt_bias_t8 = sqrt_bias**d_add_43_d_sqrt_bias_t7
-    d_add_43_d_sqrt_bias_t9 = np.where(d_add_43_d_sqrt_bias_t4, 1, rsqrt_bias)
-    d_add_43_d_sqrt_bias_t10 = np.power(
-        d_add_43_d_sqrt_bias_t9, 3, out=_float64_rows.pop()
-    )
-    d_add_43_d_sqrt_bias_t10 /= 2
+    d_add_43_d_sqrt_bias_t6 = np.subtract(tanh_bias, 1, out=_float64_rows.pop())
+    d_add_43_d_sqrt_bias_t7 = sqrt_bias**d_add_43_d_sqrt_bias_t6
+    d_add_43_d_sqrt_bias_t8 = np.where(d_add_43_d_sqrt_bias_t4, 1, rsqrt_bias)
     d_add_43_d_sqrt_bias = np.multiply(
-        d_add_43_d_add_bias_3, d_add_43_d_sqrt_bias_t10, out=_float64_rows.pop()
+        d_add_43_d_add_bias_3, d_add_43_d_sqrt_bias_t3, out=_float64_rows.pop()
     )
-    np.subtract(
-        d_add_43_d_add_bias_3 * d_add_43_d_sqrt_bias_t3,
-        d_add_43_d_sqrt_bias,
-        out=d_add_43_d_sqrt_bias,
-    )
-    d_add_43_d_sqrt_bias -= d_add_43_d_add_bias_3 * d_add_43_d_sqrt_bias_t6
-    d_add_43_d_sqrt_bias += d_add_43_d_add_bias_3 * d_add_43_d_sqrt_bias_t8 * tanh_bias
+    d_add_43_d_sqrt_bias -= d_add_43_d_add_bias_3 * d_add_43_d_sqrt_bias_t5**2
+    d_add_43_d_sqrt_bias += d_add_43_d_add_bias_3 * d_add_43_d_sqrt_bias_t7 * tanh_bias
+    d_add_43_d_sqrt_bias -= d_add_43_d_add_bias_3 * d_add_43_d_sqrt_bias_t8**3 / 2
     d_add_43_d_sqrt_bias -= d_add_43_d_add_bias_3 * exp
     d_add_43_d_sqrt_bias += d_add_43_d_add_bias_3 * reciprocal_bias
     d_add_43_d_sqrt_bias -= d_add_43_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias
     d_add_43_d_add_bias_4_t0 = np.equal(d_add_43_d_sqrt_bias, 0)
     d_add_43_d_add_bias_4_t1 = np.where(d_add_43_d_add_bias_4_t0, 1, sqrt_bias)
-    d_add_43_d_add_bias_4_t2 = np.reciprocal(
+    d_add_43_d_add_bias_4_t2 = np.divide(
+        d_add_43_d_sqrt_bias, 2, out=d_add_43_d_sqrt_bias
+    )
+    # d add_43 / d add_bias
+    d_add_43_d_add_bias_4 = np.reciprocal(
         d_add_43_d_add_bias_4_t1, out=_float64_rows.pop()
     )
-    d_add_43_d_add_bias_4_t2 /= 2
-    # d add_43 / d add_bias
-    d_add_43_d_add_bias_4 = np.multiply(
-        d_add_43_d_add_bias_4_t2, d_add_43_d_sqrt_bias, out=_float64_rows.pop()
-    )
+    d_add_43_d_add_bias_4 *= d_add_43_d_add_bias_4_t2
     d_add_43_d_tanh_bias_t0 = np.multiply(
         d_add_43_d_add_bias_3, sigmoid_bias, out=_float64_rows.pop()
     )
@@ -916,10 +905,9 @@ def all_ops(x, labels, weights, bias):
         d_add_43_d_tanh_bias_t4, d_sum_7_d_d_add_43_d_tanh_bias, out=_float64_rows.pop()
     )
     d_sum_7_d_d_add_43_d_sqrt_bias = np.multiply(
-        d_add_43_d_add_bias_4_t2,
-        d_sum_7_d_d_add_43_d_add_bias_1,
-        out=d_add_43_d_add_bias_4_t2,
+        d_sum_7_d_d_add_43_d_add_bias_1, reciprocal_bias, out=_float64_rows.pop()
     )
+    d_sum_7_d_d_add_43_d_sqrt_bias /= 2
     d_sum_7_d_d_add_43_d_neg_bias = np.negative(
         d_sum_7_d_d_add_43_d_sqrt_bias, out=_float64_rows.pop()
     )
@@ -934,7 +922,7 @@ def all_ops(x, labels, weights, bias):
             + add_bias_t2 * d_sum_7_d_d_add_43_d_tanh_bias
             + d_add_43_d_sqrt_bias_t1 * d_sum_7_d_d_add_43_d_sqrt_bias
             + d_add_43_d_sqrt_bias_t3 * d_sum_7_d_d_add_43_d_sqrt_bias
-            + d_add_43_d_sqrt_bias_t8 * d_sum_7_d_d_add_43_d_sqrt_bias * tanh_bias
+            + d_add_43_d_sqrt_bias_t7 * d_sum_7_d_d_add_43_d_sqrt_bias * tanh_bias
             + d_add_43_d_tanh_bias_t1 * d_sum_7_d_d_add_43_d_tanh_bias
             + d_add_43_d_tanh_bias_t10 * d_sum_7_d_d_add_43_d_tanh_bias
             + d_add_43_d_tanh_bias_t5 * d_sum_7_d_d_add_43_d_tanh_bias
@@ -945,14 +933,12 @@ def all_ops(x, labels, weights, bias):
             + d_sum_7_d_d_add_43_d_sqrt_bias * reciprocal_bias
             + d_sum_7_d_d_add_43_d_tanh_bias * sigmoid_bias
             - add_bias_t1 * d_sum_7_d_d_add_43_d_tanh_bias
-            - d_add_43_d_sqrt_bias_t10 * d_sum_7_d_d_add_43_d_sqrt_bias
-            - d_add_43_d_sqrt_bias_t6 * d_sum_7_d_d_add_43_d_sqrt_bias
+            - d_sum_7_d_d_add_43_d_sqrt_bias * reciprocal_bias**2
+            - d_sum_7_d_d_add_43_d_sqrt_bias * rsqrt_bias**3 / 2
             - d_sum_7_d_d_add_43_d_tanh_bias * reciprocal_bias
         ),
         np.shape(d_add_43_d_reshape_bias),
     )
-    _float64_rows.append(d_add_43_d_sqrt_bias_t10)
-    _float64_rows.append(d_add_43_d_sqrt_bias_t6)
     del d_add_43_d_reshape_bias
     d_sum_7_d_d_add_43_d_squeeze = np.reshape(
         np.transpose(d_sum_7_d_d_add_43_d_reshape_bias, (0, 2, 1)),
@@ -1195,7 +1181,7 @@ def all_ops(x, labels, weights, bias):
         d_add_43_d_sqrt_bias_t0, d_tanh_bias_via_neg_bias, out=_float64_rows.pop()
     )
     d_sum_7_d_tanh_bias_t1 = np.multiply(
-        d_add_43_d_add_bias_3, d_add_43_d_sqrt_bias_t8, out=_float64_rows.pop()
+        d_add_43_d_add_bias_3, d_add_43_d_sqrt_bias_t7, out=_float64_rows.pop()
     )
     d_sum_7_d_tanh_bias_t2 = np.multiply(
         d_add_43_d_add_bias_3, d_sum_7_d_d_add_43_d_sqrt_bias, out=_float64_rows.pop()
@@ -1214,7 +1200,7 @@ def all_ops(x, labels, weights, bias):
     )
     del d_add_43_d_sqrt_bias_t5, d_sum_7_d_tanh_bias_t4_arg
     d_sum_7_d_tanh_bias_t5_arg = np.square(
-        d_add_43_d_sqrt_bias_t9, out=d_add_43_d_sqrt_bias_t9
+        d_add_43_d_sqrt_bias_t8, out=d_add_43_d_sqrt_bias_t8
     )
     d_sum_7_d_tanh_bias_t5_arg *= d_sum_7_d_tanh_bias_t3
     d_sum_7_d_tanh_bias_t5_arg *= 3
@@ -1223,11 +1209,11 @@ def all_ops(x, labels, weights, bias):
     d_sum_7_d_tanh_bias_t5 = np.negative(
         d_sum_7_d_tanh_bias_t5_arg, out=d_sum_7_d_tanh_bias_t5_arg
     )
-    del d_add_43_d_sqrt_bias_t9, d_sum_7_d_tanh_bias_t3, d_sum_7_d_tanh_bias_t5_arg
+    del d_add_43_d_sqrt_bias_t8, d_sum_7_d_tanh_bias_t3, d_sum_7_d_tanh_bias_t5_arg
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         d_sum_7_d_tanh_bias_t6 = (
             d_add_43_d_add_bias_3
-            * d_add_43_d_sqrt_bias_t7
+            * d_add_43_d_sqrt_bias_t6
             * d_sum_7_d_d_add_43_d_sqrt_bias
             * tanh_bias
             * sqrt_bias ** (tanh_bias - 2)
@@ -1236,7 +1222,7 @@ def all_ops(x, labels, weights, bias):
             * pow_bias
             * np.where(np.greater(sqrt_bias, 0), reciprocal_bias, 0)
             + d_add_43_d_sqrt_bias_t3 * d_sum_7_d_add_bias_1
-            + d_add_43_d_sqrt_bias_t8 * d_sum_7_d_pow_bias * tanh_bias
+            + d_add_43_d_sqrt_bias_t7 * d_sum_7_d_pow_bias * tanh_bias
             + d_sum_7_d_add_bias_1 * reciprocal_bias
             + 2
             * d_sum_7_d_d_add_43_d_sqrt_bias
@@ -1257,17 +1243,17 @@ def all_ops(x, labels, weights, bias):
                 + d_sum_7_d_add_bias_1
             )
             - d_sum_7_d_tanh_bias_t2 / d_add_43_d_sqrt_bias_t2**2
-            - d_add_43_d_sqrt_bias
+            - d_add_43_d_add_bias_4_t2
             * d_sum_7_d_d_add_43_d_add_bias_1
             * np.logical_not(d_add_43_d_add_bias_4_t0)
-            / (2 * d_add_43_d_add_bias_4_t1**2)
+            / d_add_43_d_add_bias_4_t1**2
         )
-    _float64_rows.append(d_add_43_d_sqrt_bias)
+    _float64_rows.append(d_add_43_d_add_bias_4_t2)
     _float64_rows.append(d_add_43_d_sqrt_bias_t0)
     _float64_rows.append(d_add_43_d_sqrt_bias_t1)
     _float64_rows.append(d_add_43_d_sqrt_bias_t2)
     _float64_rows.append(d_add_43_d_sqrt_bias_t3)
-    _float64_rows.append(d_add_43_d_sqrt_bias_t7)
+    _float64_rows.append(d_add_43_d_sqrt_bias_t6)
     _float64_rows.append(d_sum_7_d_d_add_43_d_add_bias_1)
     _float64_rows.append(d_sum_7_d_d_add_43_d_neg_bias)
     _float64_rows.append(d_sum_7_d_tanh_bias_t2)
@@ -1277,7 +1263,7 @@ def all_ops(x, labels, weights, bias):
     del (
         d_add_43_d_add_bias_4_t0,
         d_add_43_d_add_bias_4_t1,
-        d_add_43_d_sqrt_bias_t8,
+        d_add_43_d_sqrt_bias_t7,
         d_sum_7_d_tanh_bias_t4,
         d_sum_7_d_tanh_bias_t5,
         pow_bias,
@@ -1494,7 +1480,7 @@ def all_ops(x, labels, weights, bias):
 
 def _all_ops_same_shapes(x, labels, weights, bias):
     """``all_ops`` for the inputs that pass its shape check: sizes known equal."""
-    # Statements: 258, BLAS calls: 12
+    # Statements: 254, BLAS calls: 12
     # Forward
     _float64_rows = _take_rows("_float64_rows", 39, (x.shape[0], 3), np.float64)
     matmul_weights = x @ weights
@@ -1799,39 +1785,28 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     )
     d_add_43_d_sqrt_bias_t4 = np.equal(d_add_43_d_add_bias_3, 0)
     d_add_43_d_sqrt_bias_t5 = np.where(d_add_43_d_sqrt_bias_t4, 1, reciprocal_bias)
-    d_add_43_d_sqrt_bias_t6 = np.square(
-        d_add_43_d_sqrt_bias_t5, out=_float64_rows.pop()
-    )
-    d_add_43_d_sqrt_bias_t7 = np.subtract(tanh_bias, 1, out=_float64_rows.pop())
-    d_add_43_d_sqrt_bias_t8 = sqrt_bias**d_add_43_d_sqrt_bias_t7
-    d_add_43_d_sqrt_bias_t9 = np.where(d_add_43_d_sqrt_bias_t4, 1, rsqrt_bias)
-    d_add_43_d_sqrt_bias_t10 = np.power(
-        d_add_43_d_sqrt_bias_t9, 3, out=_float64_rows.pop()
-    )
-    d_add_43_d_sqrt_bias_t10 /= 2
+    d_add_43_d_sqrt_bias_t6 = np.subtract(tanh_bias, 1, out=_float64_rows.pop())
+    d_add_43_d_sqrt_bias_t7 = sqrt_bias**d_add_43_d_sqrt_bias_t6
+    d_add_43_d_sqrt_bias_t8 = np.where(d_add_43_d_sqrt_bias_t4, 1, rsqrt_bias)
     d_add_43_d_sqrt_bias = np.multiply(
-        d_add_43_d_add_bias_3, d_add_43_d_sqrt_bias_t10, out=_float64_rows.pop()
+        d_add_43_d_add_bias_3, d_add_43_d_sqrt_bias_t3, out=_float64_rows.pop()
     )
-    np.subtract(
-        d_add_43_d_add_bias_3 * d_add_43_d_sqrt_bias_t3,
-        d_add_43_d_sqrt_bias,
-        out=d_add_43_d_sqrt_bias,
-    )
-    d_add_43_d_sqrt_bias -= d_add_43_d_add_bias_3 * d_add_43_d_sqrt_bias_t6
-    d_add_43_d_sqrt_bias += d_add_43_d_add_bias_3 * d_add_43_d_sqrt_bias_t8 * tanh_bias
+    d_add_43_d_sqrt_bias -= d_add_43_d_add_bias_3 * d_add_43_d_sqrt_bias_t5**2
+    d_add_43_d_sqrt_bias += d_add_43_d_add_bias_3 * d_add_43_d_sqrt_bias_t7 * tanh_bias
+    d_add_43_d_sqrt_bias -= d_add_43_d_add_bias_3 * d_add_43_d_sqrt_bias_t8**3 / 2
     d_add_43_d_sqrt_bias -= d_add_43_d_add_bias_3 * exp
     d_add_43_d_sqrt_bias += d_add_43_d_add_bias_3 * reciprocal_bias
     d_add_43_d_sqrt_bias -= d_add_43_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias
     d_add_43_d_add_bias_4_t0 = np.equal(d_add_43_d_sqrt_bias, 0)
     d_add_43_d_add_bias_4_t1 = np.where(d_add_43_d_add_bias_4_t0, 1, sqrt_bias)
-    d_add_43_d_add_bias_4_t2 = np.reciprocal(
+    d_add_43_d_add_bias_4_t2 = np.divide(
+        d_add_43_d_sqrt_bias, 2, out=d_add_43_d_sqrt_bias
+    )
+    # d add_43 / d add_bias
+    d_add_43_d_add_bias_4 = np.reciprocal(
         d_add_43_d_add_bias_4_t1, out=_float64_rows.pop()
     )
-    d_add_43_d_add_bias_4_t2 /= 2
-    # d add_43 / d add_bias
-    d_add_43_d_add_bias_4 = np.multiply(
-        d_add_43_d_add_bias_4_t2, d_add_43_d_sqrt_bias, out=_float64_rows.pop()
-    )
+    d_add_43_d_add_bias_4 *= d_add_43_d_add_bias_4_t2
     d_add_43_d_tanh_bias_t0 = np.multiply(
         d_add_43_d_add_bias_3, sigmoid_bias, out=_float64_rows.pop()
     )
@@ -1943,10 +1918,9 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         d_add_43_d_tanh_bias_t4, d_sum_7_d_d_add_43_d_tanh_bias, out=_float64_rows.pop()
     )
     d_sum_7_d_d_add_43_d_sqrt_bias = np.multiply(
-        d_add_43_d_add_bias_4_t2,
-        d_sum_7_d_d_add_43_d_add_bias_1,
-        out=d_add_43_d_add_bias_4_t2,
+        d_sum_7_d_d_add_43_d_add_bias_1, reciprocal_bias, out=_float64_rows.pop()
     )
+    d_sum_7_d_d_add_43_d_sqrt_bias /= 2
     d_sum_7_d_d_add_43_d_neg_bias = np.negative(
         d_sum_7_d_d_add_43_d_sqrt_bias, out=_float64_rows.pop()
     )
@@ -1961,7 +1935,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
             + add_bias_t2 * d_sum_7_d_d_add_43_d_tanh_bias
             + d_add_43_d_sqrt_bias_t1 * d_sum_7_d_d_add_43_d_sqrt_bias
             + d_add_43_d_sqrt_bias_t3 * d_sum_7_d_d_add_43_d_sqrt_bias
-            + d_add_43_d_sqrt_bias_t8 * d_sum_7_d_d_add_43_d_sqrt_bias * tanh_bias
+            + d_add_43_d_sqrt_bias_t7 * d_sum_7_d_d_add_43_d_sqrt_bias * tanh_bias
             + d_add_43_d_tanh_bias_t1 * d_sum_7_d_d_add_43_d_tanh_bias
             + d_add_43_d_tanh_bias_t10 * d_sum_7_d_d_add_43_d_tanh_bias
             + d_add_43_d_tanh_bias_t5 * d_sum_7_d_d_add_43_d_tanh_bias
@@ -1972,14 +1946,12 @@ def _all_ops_same_shapes(x, labels, weights, bias):
             + d_sum_7_d_d_add_43_d_sqrt_bias * reciprocal_bias
             + d_sum_7_d_d_add_43_d_tanh_bias * sigmoid_bias
             - add_bias_t1 * d_sum_7_d_d_add_43_d_tanh_bias
-            - d_add_43_d_sqrt_bias_t10 * d_sum_7_d_d_add_43_d_sqrt_bias
-            - d_add_43_d_sqrt_bias_t6 * d_sum_7_d_d_add_43_d_sqrt_bias
+            - d_sum_7_d_d_add_43_d_sqrt_bias * reciprocal_bias**2
+            - d_sum_7_d_d_add_43_d_sqrt_bias * rsqrt_bias**3 / 2
             - d_sum_7_d_d_add_43_d_tanh_bias * reciprocal_bias
         ),
         np.shape(d_add_43_d_reshape_bias),
     )
-    _float64_rows.append(d_add_43_d_sqrt_bias_t10)
-    _float64_rows.append(d_add_43_d_sqrt_bias_t6)
     del d_add_43_d_reshape_bias
     d_sum_7_d_d_add_43_d_squeeze = np.reshape(
         np.transpose(d_sum_7_d_d_add_43_d_reshape_bias, (0, 2, 1)),
@@ -2222,7 +2194,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         d_add_43_d_sqrt_bias_t0, d_tanh_bias_via_neg_bias, out=_float64_rows.pop()
     )
     d_sum_7_d_tanh_bias_t1 = np.multiply(
-        d_add_43_d_add_bias_3, d_add_43_d_sqrt_bias_t8, out=_float64_rows.pop()
+        d_add_43_d_add_bias_3, d_add_43_d_sqrt_bias_t7, out=_float64_rows.pop()
     )
     d_sum_7_d_tanh_bias_t2 = np.multiply(
         d_add_43_d_add_bias_3, d_sum_7_d_d_add_43_d_sqrt_bias, out=_float64_rows.pop()
@@ -2241,7 +2213,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     )
     del d_add_43_d_sqrt_bias_t5, d_sum_7_d_tanh_bias_t4_arg
     d_sum_7_d_tanh_bias_t5_arg = np.square(
-        d_add_43_d_sqrt_bias_t9, out=d_add_43_d_sqrt_bias_t9
+        d_add_43_d_sqrt_bias_t8, out=d_add_43_d_sqrt_bias_t8
     )
     d_sum_7_d_tanh_bias_t5_arg *= d_sum_7_d_tanh_bias_t3
     d_sum_7_d_tanh_bias_t5_arg *= 3
@@ -2250,11 +2222,11 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     d_sum_7_d_tanh_bias_t5 = np.negative(
         d_sum_7_d_tanh_bias_t5_arg, out=d_sum_7_d_tanh_bias_t5_arg
     )
-    del d_add_43_d_sqrt_bias_t9, d_sum_7_d_tanh_bias_t3, d_sum_7_d_tanh_bias_t5_arg
+    del d_add_43_d_sqrt_bias_t8, d_sum_7_d_tanh_bias_t3, d_sum_7_d_tanh_bias_t5_arg
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         d_sum_7_d_tanh_bias_t6 = (
             d_add_43_d_add_bias_3
-            * d_add_43_d_sqrt_bias_t7
+            * d_add_43_d_sqrt_bias_t6
             * d_sum_7_d_d_add_43_d_sqrt_bias
             * tanh_bias
             * sqrt_bias ** (tanh_bias - 2)
@@ -2263,7 +2235,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
             * pow_bias
             * np.where(np.greater(sqrt_bias, 0), reciprocal_bias, 0)
             + d_add_43_d_sqrt_bias_t3 * d_sum_7_d_add_bias_1
-            + d_add_43_d_sqrt_bias_t8 * d_sum_7_d_pow_bias * tanh_bias
+            + d_add_43_d_sqrt_bias_t7 * d_sum_7_d_pow_bias * tanh_bias
             + d_sum_7_d_add_bias_1 * reciprocal_bias
             + 2
             * d_sum_7_d_d_add_43_d_sqrt_bias
@@ -2284,17 +2256,17 @@ def _all_ops_same_shapes(x, labels, weights, bias):
                 + d_sum_7_d_add_bias_1
             )
             - d_sum_7_d_tanh_bias_t2 / d_add_43_d_sqrt_bias_t2**2
-            - d_add_43_d_sqrt_bias
+            - d_add_43_d_add_bias_4_t2
             * d_sum_7_d_d_add_43_d_add_bias_1
             * np.logical_not(d_add_43_d_add_bias_4_t0)
-            / (2 * d_add_43_d_add_bias_4_t1**2)
+            / d_add_43_d_add_bias_4_t1**2
         )
-    _float64_rows.append(d_add_43_d_sqrt_bias)
+    _float64_rows.append(d_add_43_d_add_bias_4_t2)
     _float64_rows.append(d_add_43_d_sqrt_bias_t0)
     _float64_rows.append(d_add_43_d_sqrt_bias_t1)
     _float64_rows.append(d_add_43_d_sqrt_bias_t2)
     _float64_rows.append(d_add_43_d_sqrt_bias_t3)
-    _float64_rows.append(d_add_43_d_sqrt_bias_t7)
+    _float64_rows.append(d_add_43_d_sqrt_bias_t6)
     _float64_rows.append(d_sum_7_d_d_add_43_d_add_bias_1)
     _float64_rows.append(d_sum_7_d_d_add_43_d_neg_bias)
     _float64_rows.append(d_sum_7_d_tanh_bias_t2)
@@ -2304,7 +2276,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     del (
         d_add_43_d_add_bias_4_t0,
         d_add_43_d_add_bias_4_t1,
-        d_add_43_d_sqrt_bias_t8,
+        d_add_43_d_sqrt_bias_t7,
         d_sum_7_d_tanh_bias_t4,
         d_sum_7_d_tanh_bias_t5,
         pow_bias,

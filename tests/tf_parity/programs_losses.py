@@ -291,3 +291,35 @@ def norm_of_placeholder_of_unknown_batch(tf):
     y = tf.matmul(x, w)
     loss = tf.reduce_mean(tf.norm(y, axis=1)) + 0.1 * tf.norm(w)
     return {"fetches": [loss, tf.gradients(loss, w)], "feeds": {x: _arr(19, (5, 3))}}
+
+
+# --- second order where a first-order cotangent is 0 -----------------------------------------
+
+
+@_program
+def second_order_by_a_cotangent_that_is_zero(tf):
+    # Sqrt, Rsqrt and Reciprocal give 0 where their incoming gradient is 0; the derivative of
+    # that gradient by the incoming one is still f'(x) there (TF's SqrtGradGrad and kin).
+    x = tf.placeholder(tf.float64, [None], name="x")
+    w = tf.placeholder(tf.float64, [None], name="w")
+    fetches = []
+    for f in (tf.sqrt, tf.math.rsqrt, tf.math.reciprocal):
+        (d_x,) = tf.gradients(tf.reduce_sum(w * f(x)), x)
+        fetches += [d_x, tf.gradients(tf.reduce_sum(d_x), w)]
+    return {
+        "fetches": fetches,
+        "feeds": {x: np.array([4.0, 4.0, 0.25]), w: np.array([1.0, 0.0, 0.0])},
+    }
+
+
+@_program
+def norm_gradient_weighted_by_zero_differentiated(tf):
+    # The guard's stand-in value is 1: rows of norm 1 would hide a wrong second derivative.
+    d = tf.placeholder(tf.float64, [None, 3], name="d")
+    w = tf.placeholder(tf.float64, [None], name="w")
+    (d_d,) = tf.gradients(tf.reduce_sum(tf.norm(d, axis=1) * w), d)
+    direction = tf.constant([[1.0, 0.0, 2.0], [1.0, -1.0, 0.5]], tf.float64)
+    return {
+        "fetches": [d_d, tf.gradients(tf.reduce_sum(d_d * direction), [w, d])],
+        "feeds": {d: np.array([[1.0, 2.0, 2.0], [3.0, 0.0, 4.0]]), w: np.array([1.0, 0.0])},
+    }
