@@ -115,3 +115,17 @@ def test_norm_of_values_whose_shape_is_known_when_run(shape: list | None) -> Non
     np.testing.assert_allclose(rows, [7.0, 3.0])
     assert matrix == 7.0
     np.testing.assert_allclose(grad, np.sign(value) + value / np.sqrt(30.0))
+
+
+def test_a_scalar_norms_gradient_in_the_portable_form_keeps_float32() -> None:
+    """The gradient's seed, reshaped to the norm's kept axes, is an array of the tensor's dtype
+    (it was NumPy's int64, which the array API refuses to reshape)."""
+    xps = pytest.importorskip("array_api_strict")
+    value = np.array([[1.0, -2.0, 3.0], [0.5, 0.0, -6.0]], np.float32)
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [None, 3], name="x")
+        (grad,) = sg.gradients(sg.norm(x, ord=1, axis=(0, 1)), x)
+        compiled = sg.compile(grad, [x], backend="array_api")
+    got = compiled(xps.asarray(value))
+    assert got.dtype == xps.float32
+    np.testing.assert_array_equal(np.asarray(got), [[0, 0, 1], [0, 0, -1]])  # column 2 is largest

@@ -36,6 +36,7 @@ from .broadcasting import sum_to_shape_of
 from .elementwise import add, cast, identity, multiply, ones_like, zeros_like
 from .elementwise import where as _select
 from .functions import Literal, _Structural, helper, literal
+from .functions import cast as cast_node
 from .registry import OpDef, register
 from .sources import constant, convert_to_tensor
 
@@ -274,7 +275,13 @@ def reshape_like(tensor: Tensor, like: Tensor) -> Tensor:
 
 
 def _lower_reshape_like(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
-    return call("reshape", operands[0], shape_argument(op.inputs[1], operands[1]))
+    value = operands[0]
+    if isinstance(value, sp.Number):
+        # A number (the 1 that seeds a gradient) reshaped is an array of its own: NumPy would
+        # make it int64 or float64, whatever the tensor's dtype.
+        dtype = op.outputs[0].dtype.name
+        value = cast_node(value, dtype, dtype)
+    return call("reshape", value, shape_argument(op.inputs[1], operands[1]))
 
 
 def _static_like(op: Operation) -> tuple[int, ...]:

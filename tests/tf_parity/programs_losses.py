@@ -323,3 +323,19 @@ def norm_gradient_weighted_by_zero_differentiated(tf):
         "fetches": [d_d, tf.gradients(tf.reduce_sum(d_d * direction), [w, d])],
         "feeds": {d: np.array([[1.0, 2.0, 2.0], [3.0, 0.0, 4.0]]), w: np.array([1.0, 0.0])},
     }
+
+
+@_program
+def norm_float32_scalars_of_a_batch(tf):
+    # A norm over every axis is squeezed to a scalar: its gradient stays float32.
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    fetches = []
+    for ord_, axis in [("fro", (0, 1)), (1, (0, 1)), (np.inf, (0, 1)), ("euclidean", None)]:
+        value = tf.norm(x, ord=ord_, axis=axis)
+        fetches += [value, tf.gradients(value, x)]
+    squeezed = tf.squeeze(tf.reduce_max(x, keepdims=True))
+    fetches += [squeezed, tf.gradients(squeezed, x)]
+    return {
+        "fetches": fetches,
+        "feeds": {x: np.array([[1.0, -2.0, 3.0], [0.5, 0.0, -6.0]], np.float32)},
+    }
