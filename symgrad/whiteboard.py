@@ -437,7 +437,13 @@ def _broadcast(*shapes: _Shapes) -> _Shapes:
 
 # Helpers that return their first argument after checking its shape when the module runs.
 _RUN_TIME_CHECKS = frozenset(
-    {"_ensure_shape", "_ensure_same_dims", "_ensure_in_range", "_ensure_axis"}
+    {
+        "_ensure_shape",
+        "_ensure_same_dims",
+        "_ensure_in_range",
+        "_ensure_axis",
+        "_ensure_broadcastable",
+    }
 )
 
 

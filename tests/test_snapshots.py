@@ -128,6 +128,8 @@ def build_all_ops():  # type: ignore[no-untyped-def]
     spread = sg.nn.conv2d_transpose(pooled, kernel, [1, 3, 3, 1], [1, 2, 2, 1], "SAME")
     loss = losses + sg.reduce_sum(unknown) + sg.reduce_sum(spread * spread)
     loss += sg.reduce_sum(halves[0] * halves[1])
+    # weights of sizes known when run: checked then to broadcast as TF1 allows
+    loss += sg.losses.compute_weighted_loss(x * x, weights=x[:, :1], loss_collection=None)
     grads = sg.gradients(loss, [w, b, x])
     hvp = sg.gradients(sg.reduce_sum(grads[0] * sg.reduce_prod(w, axis=0)), w)[0]
     second = sg.gradients(sg.reduce_sum(sg.gradients(sg.reduce_prod(w * w), w)[0]), w)[0]

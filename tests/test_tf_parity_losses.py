@@ -129,3 +129,41 @@ def test_a_scalar_norms_gradient_in_the_portable_form_keeps_float32() -> None:
     got = compiled(xps.asarray(value))
     assert got.dtype == xps.float32
     np.testing.assert_array_equal(np.asarray(got), [[0, 0, 1], [0, 0, -1]])  # column 2 is largest
+
+
+@pytest.mark.parametrize("form", ["fast", "readable", "portable"])
+def test_weights_known_only_when_run_are_checked_as_tf1_checks_them(form: str) -> None:
+    """TF 2.21 refuses weights [3], [1] and [1, 1, 3] against [4, 3] losses when run
+    (``assert_broadcastable``); NumPy would broadcast all three."""
+    rng = np.random.default_rng(4)
+    labels, predictions = rng.standard_normal((4, 3)), rng.standard_normal((4, 3))
+    with sg.Graph().as_default():
+        y = sg.placeholder(sg.float32, [None, 3], name="y")
+        p = sg.placeholder(sg.float32, [None, 3], name="p")
+        w = sg.placeholder(sg.float32, name="w")
+        loss = sg.losses.mean_squared_error(y, p, weights=w)
+        if form == "portable":
+            xps = pytest.importorskip("array_api_strict")
+            compiled = sg.compile(loss, [y, p, w], backend="array_api")
+
+            def run(weights: np.ndarray) -> float:
+                arrays = (labels, predictions, weights)
+                return float(compiled(*(xps.asarray(np.float32(a)) for a in arrays)))
+        else:
+            compiled = sg.compile(loss, [y, p, w], optimize=form == "fast")
+
+            def run(weights: np.ndarray) -> float:
+                return float(compiled(labels, predictions, np.float32(weights)))
+
+    squared = (predictions - labels) ** 2
+    for weights in [
+        np.array(2.0),
+        np.full((4, 1), 2.0),
+        np.full((1, 3), 2.0),
+        np.full((4, 3), 2.0),
+    ]:
+        np.testing.assert_allclose(run(weights), 2.0 * squared.mean(), rtol=1e-5)
+    for weights in [np.ones(3), np.ones(1), np.ones((1, 1, 3))]:
+        with pytest.raises(sg.errors.SymgradError, match="can not be broadcast") as caught:
+            run(weights)
+        assert isinstance(caught.value, ValueError)

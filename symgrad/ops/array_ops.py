@@ -1823,6 +1823,43 @@ register(
     )
 )
 
+
+def ensure_broadcastable(weights: Tensor, values: Tensor, op_type: str) -> Tensor:
+    """``weights``, checked when the graph runs to be a scalar or of the rank of ``values``
+    with each size 1 or the size of ``values`` (TF1's ``assert_broadcastable``, which
+    ``op_type`` asks for): NumPy would also broadcast a lower rank, silently. For where the
+    static shapes cannot decide it.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     weights = sg.placeholder(sg.float32, name="weights")
+    ...     values = sg.placeholder(sg.float32, [None, 2], name="values")
+    ...     f = sg.compile(ensure_broadcastable(weights, values, "compute_weighted_loss"))
+    >>> f([[1.0, 0.0]], [[1.0, 2.0]] * 3).tolist()
+    [[1.0, 0.0]]
+    """
+    attrs = {"what": op_type}
+    return _op("EnsureBroadcastable", [weights, values], attrs, weights.shape, weights.dtype, None)
+
+
+register(
+    OpDef(
+        "EnsureBroadcastable",
+        lower=lambda op, xs: helper(
+            "_ensure_broadcastable",
+            xs[0],
+            xs[1],
+            Literal(repr(op.attrs["what"])),  # a string in the module, not a name
+            dtype=op.inputs[0].dtype.name,
+        ),
+        gradient=lambda op, grad: [grad, None],
+        # ``values`` is read for its shape: a named array, never an expression computed again.
+        materialized_inputs=lambda op: (1,),
+        shape_only_inputs=(1,),
+        signature=lambda op, sigs: sigs[0],
+    )
+)
+
 # --- shape, size, rank -------------------------------------------------------------------------------------
 
 

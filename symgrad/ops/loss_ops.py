@@ -14,17 +14,17 @@ from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError, ShapeError
 from ..graph import Tensor, get_default_graph
 from ..shapes import format_shape, shapes_compatible
-from .array_ops import shape
+from .array_ops import ensure_broadcastable, shape
 from .elementwise import (
     abs,
     cast,
     div_no_nan,
-    equal,
     greater,
     log,
     maximum,
     minimum,
     multiply,
+    not_equal,
     ones_like,
     relu,
     square,
@@ -59,20 +59,27 @@ class Reduction:
         return (cls.NONE, cls.SUM, cls.MEAN, cls.SUM_OVER_BATCH_SIZE, cls.SUM_BY_NONZERO_WEIGHTS)
 
 
+def _present(weights: Tensor) -> Tensor:
+    """1.0 where a float32 weight is not zero, else 0.0 (TF1's ``where(equal(w, 0), 0, 1)``)."""
+    return cast(not_equal(weights, 0.0), _dtypes.float32)
+
+
 def _num_present(losses: Tensor, weights: Tensor) -> Tensor:
     """How many entries of ``losses`` have a weight that is not zero."""
-    present = where(equal(weights, 0.0), _zeros_like(weights), ones_like(weights))
-    return reduce_sum(multiply(present, ones_like(losses)))
+    return reduce_sum(multiply(_present(weights), ones_like(losses)))
 
 
-def _check_broadcastable(weights: Tensor, losses: Tensor) -> None:
-    """TF1's static ``assert_broadcastable``: weights are a scalar, or of the losses' rank with
-    each size 1 or the losses' size (NumPy would also take a lower rank, silently)."""
-    if weights.shape is None or losses.shape is None or not weights.shape:
-        return
+def _check_broadcastable(weights: Tensor, losses: Tensor) -> Tensor:
+    """``weights``, checked as TF1's ``assert_broadcastable`` checks them: a scalar, or of the
+    losses' rank with each size 1 or the losses' size (NumPy would also take a lower rank,
+    silently). When the graph is built where the static shapes decide it, else when run."""
+    if weights.shape is not None and not weights.shape:
+        return weights
+    if weights.shape is None or losses.shape is None:
+        return ensure_broadcastable(weights, losses, "compute_weighted_loss")
+    pairs = list(zip(weights.shape, losses.shape, strict=False))
     if len(weights.shape) != len(losses.shape) or any(
-        w not in (1, None) and v is not None and w != v
-        for w, v in zip(weights.shape, losses.shape, strict=True)
+        w is not None and w != 1 and v is not None and w != v for w, v in pairs
     ):
         raise ShapeError(
             f"symgrad: compute_weighted_loss: weights '{weights.name}' "
@@ -80,6 +87,9 @@ def _check_broadcastable(weights: Tensor, losses: Tensor) -> None:
             f"{format_shape(losses.shape)}: they must be a scalar or have the losses' rank, "
             f"each size 1 or the losses' size"
         )
+    if any(w != 1 and (w is None or v is None) for w, v in pairs):
+        return ensure_broadcastable(weights, losses, "compute_weighted_loss")
+    return weights
 
 
 def _float_pair(op: str, labels: Any, predictions: Any) -> tuple[Tensor, Tensor]:
@@ -123,7 +133,7 @@ def compute_weighted_loss(
     graph = get_default_graph()
     with graph.name_scope(scope or "weighted_loss"):
         losses, weights = convert_to_tensor(losses), convert_to_tensor(weights)
-        _check_broadcastable(weights, losses)
+        weights = _check_broadcastable(weights, losses)
         input_dtype = losses.dtype
         # TF1 computes the weighting in float32 and casts the result back.
         losses = cast(losses, _dtypes.float32)
@@ -414,14 +424,12 @@ def mean_pairwise_squared_error(
             )
         per_example = list(range(1, len(predictions.shape)))
         labels, predictions = _float_pair("mean_pairwise_squared_error", labels, predictions)
-        weights = convert_to_tensor(weights)
-        _check_broadcastable(weights, predictions)
+        weights = _check_broadcastable(convert_to_tensor(weights), predictions)
         weights = cast(weights, _dtypes.float32)
         diffs = subtract(predictions, labels)
         sum_squares = reduce_sum(square(diffs), axis=per_example, keepdims=True)
-        present = where(equal(weights, 0.0), _zeros_like(weights), ones_like(weights))
         num_present = reduce_sum(
-            multiply(present, ones_like(diffs)), axis=per_example, keepdims=True
+            multiply(_present(weights), ones_like(diffs)), axis=per_example, keepdims=True
         )
         term1 = 2.0 * div_no_nan(sum_squares, maximum(num_present - 1, 0.0))
         sum_diff = reduce_sum(diffs, axis=per_example, keepdims=True)

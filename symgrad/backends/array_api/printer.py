@@ -718,6 +718,7 @@ PORTABLE_HELPERS = frozenset(
         "ensure_same_dims",
         "ensure_in_range",
         "ensure_axis",
+        "ensure_broadcastable",
         "select_condition",
         "one_hot_like",
     }
