@@ -128,6 +128,9 @@ def build_all_ops():  # type: ignore[no-untyped-def]
     spread = sg.nn.conv2d_transpose(pooled, kernel, [1, 3, 3, 1], [1, 2, 2, 1], "SAME")
     loss = losses + sg.reduce_sum(unknown) + sg.reduce_sum(spread * spread)
     loss += sg.reduce_sum(halves[0] * halves[1])
+    # a gradient through a concat along an axis of unknown size, differentiated again below
+    (through_concat,) = sg.gradients(sg.reduce_sum(sg.sin(unknown)), x)
+    loss += sg.reduce_sum(through_concat * through_concat)
     # weights of sizes known when run: checked then to broadcast as TF1 allows
     loss += sg.losses.compute_weighted_loss(x * x, weights=x[:, :1], loss_collection=None)
     grads = sg.gradients(loss, [w, b, x])

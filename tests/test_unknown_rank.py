@@ -338,3 +338,33 @@ def test_bias_add_checks_the_bias_against_the_last_axis_when_run(
     for bad_value, bad_bias in bad:
         with pytest.raises(SymgradError, match="BiasAdd|EnsureShape|shape"):
             compiled(convert(bad_value), convert(bad_bias))
+
+
+@pytest.mark.parametrize("form", ["readable", "portable"])
+@pytest.mark.parametrize("axis", [0, -1])
+def test_concat_of_shape_less_values_differentiated_twice(axis: int, form: str) -> None:
+    """The gradient of a part of a concatenation along an axis of unknown size is itself
+    differentiable (the part's gradient placed among zeros), in every form alike."""
+    a_value = np.random.default_rng(1).standard_normal((2, 3))
+    b_value = np.random.default_rng(2).standard_normal((2, 3))
+
+    def run(run_form: str) -> list[np.ndarray]:
+        with sg.Graph().as_default():
+            a = sg.placeholder(sg.float64, name="a")
+            b = sg.placeholder(sg.float64, name="b")
+            joined = sg.concat([a, b * b], axis)
+            (d_b,) = sg.gradients(sg.reduce_sum(sg.sin(joined)), b)
+            outputs = [d_b, *sg.gradients(sg.reduce_sum(d_b * d_b), [a, b])]
+            if run_form == "portable":
+                xps = pytest.importorskip("array_api_strict")
+                compiled = sg.compile(outputs, [a, b], backend="array_api")
+                return [np.asarray(v) for v in compiled(xps.asarray(a_value), xps.asarray(b_value))]
+            compiled = sg.compile(outputs, [a, b], optimize=run_form == "fast")
+            return [np.asarray(v) for v in compiled(a_value, b_value)]
+
+    expected_d_b = np.cos(b_value * b_value) * 2 * b_value
+    fast = run("fast")
+    np.testing.assert_allclose(fast[0], expected_d_b, rtol=1e-12)
+    np.testing.assert_array_equal(fast[1], np.zeros_like(a_value))  # a is another part
+    for got, want in zip(run(form), fast, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

@@ -846,19 +846,44 @@ def _lower_concat_part(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
 register(OpDef("ConcatV2", lower=_lower_concat, gradient=_concat_gradient))
 
 
-def _no_second_order(op: Operation, grad: Tensor) -> list[Tensor | None]:
-    raise InvalidArgumentError(
-        "symgrad: gradients: the gradient of concat along an axis of unknown size cannot be "
-        "differentiated again; give the concatenated tensors static sizes along that axis"
+def _concat_part_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
+    # The part's gradient in its place among zeros, shaped like the concatenation's gradient;
+    # the parts give only their sizes.
+    whole, *parts = op.inputs
+    placed = _op(
+        "UnconcatPart", [grad, whole, *parts], dict(op.attrs), whole.shape, grad.dtype, None
     )
+    return [placed] + [None] * len(parts)
+
+
+def _lower_unconcat_part(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
+    grad, whole, *parts = operands
+    axis, index = op.attrs["axis"], op.attrs["index"]
+    sizes = ListOf(*(Index(ShapeOf(p), Literal(str(axis))) for p in parts))
+    return helper("_unconcat_part", grad, whole, axis, sizes, index)
+
+
+def _unconcat_part_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
+    _, whole, *parts = op.inputs
+    part = _op("ConcatPart", [grad, *parts], dict(op.attrs), op.inputs[0].shape, grad.dtype, None)
+    return [part, None] + [None] * len(parts)
 
 
 register(
     OpDef(
         "ConcatPart",
         lower=_lower_concat_part,
-        gradient=_no_second_order,
+        gradient=_concat_part_gradient,
         materialized_inputs=lambda op: tuple(builtins.range(1, len(op.inputs))),
+    )
+)
+register(
+    OpDef(
+        "UnconcatPart",
+        lower=_lower_unconcat_part,
+        gradient=_unconcat_part_gradient,
+        materialized_inputs=lambda op: tuple(builtins.range(1, len(op.inputs))),
+        signature=lambda op, sigs: sigs[1],
     )
 )
 

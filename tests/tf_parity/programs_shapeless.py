@@ -222,3 +222,25 @@ def softmax_second_derivative_shapeless(tf):
         "fetches": [probabilities, grad, tf.gradients(tf.reduce_sum(grad**2), [x])],
         "feeds": {x: _arr(23, (3, 5))},
     }
+
+
+@_program
+def concat_and_split_of_shapeless_values_differentiated_twice(tf):
+    # concat along an axis counted from the end, and an equal split of an axis whose size
+    # arrives with the value: their gradients are differentiated again.
+    a = tf.placeholder(tf.float64, name="a")
+    b = tf.placeholder(tf.float64, name="b")
+    joined = tf.concat([a, b], -1)
+    left, right = tf.split(joined, 2, axis=0)
+    loss = tf.reduce_sum(tf.sin(joined) * tf.cos(joined)) + tf.reduce_sum(left * right * right)
+    d_a, d_b = tf.gradients(loss, [a, b])
+    return {
+        "fetches": [
+            joined,
+            left,
+            d_a,
+            d_b,
+            tf.gradients(tf.reduce_sum(d_a * d_a) + tf.reduce_sum(d_b), [a, b]),
+        ],
+        "feeds": {a: _arr(1, (4, 2)), b: _arr(2, (4, 3))},
+    }

@@ -683,6 +683,7 @@ PORTABLE_HELPERS = frozenset(
         "scatter_add",
         "untile",
         "concat_part",
+        "unconcat_part",
         "split_equal",
         "unsplit_equal",
         "one_hot",
