@@ -78,6 +78,7 @@ FAMILIES = {
     "where_shapeless_condition_rows",
     "sparse_xent_shapeless_labels",
     "sparse_xent_shapeless_logits",
+    "max_min_over_empty_batch",
 }
 
 

@@ -363,6 +363,19 @@ class ReduceMin(ReduceMax):
     numpy_name = "min"
 
 
+class MaybeEmptyReduceMax(ReduceMax):
+    """``ReduceMax`` over axes that may hold no elements when run.
+
+    TF's maximum of no elements is the dtype's least value (-inf for floats). NumPy gives it
+    when told (``initial=``, which the NumPy printer always writes); the array API leaves it
+    undefined, so the portable printer calls a helper for these nodes only.
+    """
+
+
+class MaybeEmptyReduceMin(ReduceMin):
+    """``ReduceMin`` over axes that may hold no elements when run (see MaybeEmptyReduceMax)."""
+
+
 class ReduceProd(ReduceSum):
     numpy_name = "prod"
 

@@ -110,11 +110,23 @@ def _axes_arg(op: Operation) -> sp.Tuple:
     return F.axes_tuple(axes)
 
 
-def _lower_reduce(node: type) -> Any:
+def _lower_reduce(node: type, maybe_empty: type | None = None) -> Any:
+    """Lowering to ``node``; to ``maybe_empty`` where a reduced axis may have no elements."""
+
     def lower(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
-        return node(operands[0], _axes_arg(op), sp.Integer(int(op.attrs["keepdims"])))
+        chosen = maybe_empty if maybe_empty and _may_reduce_nothing(op) else node
+        return chosen(operands[0], _axes_arg(op), sp.Integer(int(op.attrs["keepdims"])))
 
     return lower
+
+
+def _may_reduce_nothing(op: Operation) -> bool:
+    """Whether a reduced axis of ``op``'s input is of size 0 or of a size known only when run."""
+    shape, axes = op.inputs[0].shape, op.attrs["axes"]
+    if shape is None:
+        return True
+    reduced = range(len(shape)) if axes is None else axes
+    return any(shape[axis] is None or shape[axis] == 0 for axis in reduced)
 
 
 def _reduce_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
@@ -163,12 +175,15 @@ def _tf1_reduction(
 
 
 def _reduction(
-    op_type: str, doc: str, node: type, gradient: Callable[[Operation, Tensor], list[Tensor | None]]
+    op_type: str,
+    doc: str,
+    node: type,
+    gradient: Callable[[Operation, Tensor], list[Tensor | None]],
+    maybe_empty: type | None = None,
 ) -> Callable[..., Tensor]:
     """Register the reduction ``op_type`` and return its TF1 function ``reduce_<op_type>``."""
-    register(
-        OpDef(op_type, lower=_lower_reduce(node), gradient=gradient, signature=_reduce_signature)
-    )
+    lower = _lower_reduce(node, maybe_empty)
+    register(OpDef(op_type, lower=lower, gradient=gradient, signature=_reduce_signature))
     return _tf1_reduction(f"reduce_{op_type.lower()}", functools.partial(_reduce, op_type), doc)
 
 
@@ -281,12 +296,14 @@ reduce_max = _reduction(
     """Maximum over ``axis``; tied maxima share the gradient equally, as in TF.""",
     F.ReduceMax,
     _tie_gradient,
+    F.MaybeEmptyReduceMax,
 )
 reduce_min = _reduction(
     "Min",
     """Minimum over ``axis``; tied minima share the gradient equally, as in TF.""",
     F.ReduceMin,
     _tie_gradient,
+    F.MaybeEmptyReduceMin,
 )
 reduce_prod = _reduction(
     "Prod",

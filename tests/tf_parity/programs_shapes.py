@@ -163,3 +163,29 @@ def per_example_weights_column(tf):
         "fetches": [loss, tf.gradients(loss, [w, v, s])],
         "feeds": {v: _arr(31, (4, 2)), s: _arr(32, (4, 1))},
     }
+
+
+@_program
+def max_min_over_empty_batch(tf):
+    # TF's maximum of no elements is the dtype's least value, its minimum the greatest: the
+    # batch axis is reduced; its gradient is empty. Integers and a norm of order inf too.
+    x = tf.placeholder(tf.float32, [None, 3])
+    k = tf.placeholder(tf.int32, [None, 3])
+    s = tf.placeholder(tf.float64)
+    fetches = [
+        tf.reduce_max(x),
+        tf.reduce_min(x, axis=0),
+        tf.reduce_max(x, axis=0, keepdims=True),
+        tf.reduce_max(x, axis=1),
+        tf.reduce_max(k, axis=0),
+        tf.reduce_min(k),
+        tf.norm(x, ord=np.inf),
+        tf.reduce_max(s),
+        tf.gradients(tf.reduce_sum(tf.reduce_max(x, axis=0) * 0.0) + tf.reduce_sum(x), x)[0],
+    ]
+    feeds = {
+        x: np.zeros((0, 3), np.float32),
+        k: np.zeros((0, 3), np.int32),
+        s: np.zeros((2, 0)),
+    }
+    return {"fetches": fetches, "feeds": feeds}

@@ -512,9 +512,19 @@ class Printer(NumPyCodePrinter):
             # NumPy counts True as 1; the standard sums numbers only.
             parts[0] = f"xp.astype({parts[0]}, xp.int64)"
             dtype = "int64"
-        # TF's max of no elements is -inf; the standard leaves it undefined (an empty
-        # batch is the one case where the portable form differs).
         return f"{self._xp(name)}({', '.join(parts)})"
+
+    def _print_MaybeEmptyReduceMax(self, expr: F.MaybeEmptyReduceMax) -> str:
+        # TF's maximum of no elements is the dtype's least value, its minimum the greatest;
+        # the standard leaves both undefined (NumPy raises), so a helper answers for an
+        # empty batch. Reductions over axes of known, nonzero size print as ``xp.max``.
+        value, axes, keepdims = expr.args
+        axis = _axis_text(axes) if len(axes) else "None"
+        return self._helper_call(
+            "reduce_extremum", f'"{expr.numpy_name}"', self._print(value), axis, str(bool(keepdims))
+        )
+
+    _print_MaybeEmptyReduceMin = _print_MaybeEmptyReduceMax
 
     def _shape(self, value: sp.Expr) -> str:
         return f"{self.parenthesize(value, PRECEDENCE['Atom'], strict=True)}.shape"

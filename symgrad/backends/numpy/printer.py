@@ -518,6 +518,8 @@ class Printer(NumPyPrinter):
     _print_ReduceMean = _same_as("_print_ReduceSum")
     _print_ReduceMax = _same_as("_print_ReduceSum")
     _print_ReduceMin = _same_as("_print_ReduceSum")
+    _print_MaybeEmptyReduceMax = _same_as("_print_ReduceSum")  # ``initial=`` covers no elements
+    _print_MaybeEmptyReduceMin = _same_as("_print_ReduceSum")
     _print_ReduceProd = _same_as("_print_ReduceSum")
     _print_Greater = _same_as("_print__Comparison")
     _print_ReluMask = _same_as("_print__Comparison")
