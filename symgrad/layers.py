@@ -29,10 +29,10 @@ import numpy as np
 from . import dtypes as _dtypes
 from .errors import InvalidArgumentError, ShapeError
 from .graph import Tensor, name_scope
-from .ops.array_ops import reshape, where
+from .ops.array_ops import reshape, size, where
 from .ops.conv_ops import avg_pool, max_pool
 from .ops.conv_ops import conv2d as _nn_conv2d
-from .ops.elementwise import add, cast, identity, multiply, rsqrt, subtract
+from .ops.elementwise import add, cast, identity, maximum, multiply, rsqrt, subtract
 from .ops.init_ops import ones_initializer, zeros_initializer
 from .ops.linalg import matmul, tensordot
 from .ops.nn_ops import bias_add
@@ -357,6 +357,17 @@ def _moving_average_update(variable: Variable, value: Tensor, momentum: float) -
     return assign_sub(variable, multiply(subtract(variable, value), decay))
 
 
+def _fused_kernel(fused: Any, rank: int, axes: list[int], dtype: _dtypes.DType) -> bool:
+    """Whether TF1's layer runs its fused kernel: 4-D input, channels on axis 3 or 1, a float
+    type other than float64, unless ``fused=False``."""
+    return (
+        fused is not False
+        and rank == 4
+        and axes in ([3], [1])
+        and dtype in (_dtypes.float16, _dtypes.float32)
+    )
+
+
 def batch_normalization(
     inputs: Any,
     axis: int | Sequence[int] = -1,
@@ -388,9 +399,11 @@ def batch_normalization(
     ``training=True`` normalizes with the batch's mean and variance and puts the updates of
     ``moving_mean`` and ``moving_variance`` into ``GraphKeys.UPDATE_OPS`` (run them with
     the train step, as TF1 programs do); ``training=False`` normalizes with the moving
-    statistics; a boolean placeholder chooses per run. The moving variance is updated with the
-    batch's biased variance, as TensorFlow 2.21's ``compat.v1`` layer does for 2-D and 4-D
-    inputs alike (``fused`` changes nothing in the numbers and is accepted for that reason).
+    statistics; a boolean placeholder chooses per run. The moving variance moves toward the
+    batch's biased variance, except where TF1 runs its fused kernel (``fused`` not False, a
+    4-D float16/float32 input with channels on axis 3 or 1): there toward the unbiased one,
+    ``n / (n - 1)`` times it, as that kernel does. The output is normalized with the biased
+    variance either way.
 
     >>> import numpy as np
     >>> import symgrad as sg
@@ -495,6 +508,11 @@ def batch_normalization(
         centered = subtract(x, reshape(batch_mean, broadcast_shape))
         batch_variance = reduce_mean(multiply(centered, centered), axis=reduction_axes)
         update_variance = batch_variance
+        if _fused_kernel(fused, rank, axes, x.dtype):
+            # TF1's fused kernel moves the moving variance toward the unbiased batch variance
+            # (n / (n - 1) times the biased one, n the values per channel; 1 for n = 1).
+            values = cast(size(x), dtype) / float(np.prod(param_shape))
+            update_variance = multiply(batch_variance, values / maximum(values - 1.0, 1.0))
         if isinstance(training, Tensor):
             mean_used = where(training, batch_mean, moving_mean)
             variance_used = where(training, batch_variance, moving_variance)

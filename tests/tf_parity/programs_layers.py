@@ -191,3 +191,50 @@ def layers_cnn_adam_steps(tf):
         "feeds": {x: _arr(19, (5, 8, 8, 1)), labels: np.array([0, 1, 2, 1, 0])},
         "before": [step] * 3,
     }
+
+
+def _fused_batch_norm_program(tf, shape, axis, dtype, training):
+    # A 4-D float32 input runs TF1's fused kernel, which moves the moving variance toward the
+    # unbiased batch variance; float64 does not (TF's fused kernel takes no float64).
+    x = tf.placeholder(tf.as_dtype(dtype), [None] + list(shape[1:]), name="x")
+    y = tf.layers.batch_normalization(x, axis=axis, training=training, momentum=0.5)
+    loss = tf.reduce_sum(tf.square(y) * _arr(13, shape).astype(dtype))
+    feeds = {x: _arr(14, shape, -2.0, 3.0).astype(dtype)}
+    if not isinstance(training, bool):
+        feeds[training] = True
+    return {
+        "fetches": [y, loss] + tf.gradients(loss, [x]) + tf.global_variables(),
+        "feeds": feeds,
+        "before": [tf.group(*tf.get_collection(tf.GraphKeys.UPDATE_OPS))] * 2,
+        "rtol": 1e-5,
+    }
+
+
+@_program
+def batch_norm_fused_float32_channels_last(tf):
+    return _fused_batch_norm_program(tf, (2, 3, 3, 2), -1, np.float32, True)
+
+
+@_program
+def batch_norm_fused_float32_channels_first(tf):
+    return _fused_batch_norm_program(tf, (2, 2, 3, 3), 1, np.float32, True)
+
+
+@_program
+def batch_norm_fused_training_placeholder(tf):
+    training = tf.placeholder(tf.bool, [], name="training")
+    return _fused_batch_norm_program(tf, (3, 2, 2, 2), 3, np.float32, training)
+
+
+@_program
+def batch_norm_4d_float64_not_fused(tf):
+    return _fused_batch_norm_program(tf, (2, 3, 3, 2), -1, np.float64, True)
+
+
+@_program
+def batch_norm_4d_float32_fused_false(tf):
+    x = tf.placeholder(tf.float32, [None, 2, 2, 3], name="x")
+    tf.layers.batch_normalization(x, training=True, momentum=0.0, fused=False)
+    feeds = {x: _arr(15, (2, 2, 2, 3)).astype(np.float32)}
+    update = tf.group(*tf.get_collection(tf.GraphKeys.UPDATE_OPS))
+    return {"fetches": tf.global_variables(), "feeds": feeds, "before": [update], "rtol": 1e-5}
