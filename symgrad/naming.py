@@ -195,7 +195,14 @@ def _user_named(tensor: Tensor) -> bool:
 # Ops that pass their first input through, checked against the shape of the others (read for
 # their shape alone): a name looks through them to the value checked.
 _CHECKS = frozenset(
-    {"EnsureShape", "EnsureSameDims", "EnsureInRange", "EnsureAxis", "EnsureBroadcastable"}
+    {
+        "EnsureShape",
+        "EnsureSameDims",
+        "EnsureInRange",
+        "EnsureAxis",
+        "EnsureBroadcastable",
+        "EnsureSegmentIds",
+    }
 )
 
 

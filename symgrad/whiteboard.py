@@ -441,6 +441,7 @@ _RUN_TIME_CHECKS = frozenset(
         "_ensure_shape",
         "_ensure_same_dims",
         "_ensure_in_range",
+        "_ensure_segment_ids",
         "_ensure_axis",
         "_ensure_broadcastable",
     }

@@ -19,6 +19,7 @@ STRUCTURAL_OPS = frozenset(
     {
         "Pad",
         "MirrorPadGrad",
+        "EnsureSegmentIds",
         "ReverseV2",
         "Cumsum",
         "Cumprod",

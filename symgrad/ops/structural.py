@@ -109,8 +109,15 @@ def pad(
         )
     # REFLECT may pad at most size - 1 on a side, SYMMETRIC at most size (TF's limits).
     limit = {"constant": None, "reflect": 1, "symmetric": 0}[numpy_mode]
-    for axis, ((before, after), dim) in enumerate(zip(pairs, x.shape, strict=True)):
-        if limit is not None and dim is not None and builtins.max(before, after) > dim - limit:
+    input_shape = x.shape  # x may become its run-time check below, of the same shape
+    for axis, ((before, after), dim) in enumerate(zip(pairs, input_shape, strict=True)):
+        if limit is None:
+            continue
+        needed = builtins.max(before, after) + limit
+        if dim is None and needed:
+            # NumPy mirrors a short axis again and again; TF's kernel refuses it when run.
+            x = ensure_axis(x, axis, needed, at_least=True, op_type="MirrorPad")
+        elif dim is not None and needed > dim:
             raise InvalidArgumentError(
                 f"symgrad: MirrorPad: paddings {[before, after]} of axis {axis} are too large "
                 f"for '{x.name}' of shape {format_shape(x.shape)} in mode {mode}"
@@ -126,7 +133,7 @@ def pad(
         fill = fixed
     fill = np.asarray(fill).astype(x.dtype.numpy).item()
     shape = tuple(
-        None if d is None else d + b + a for d, (b, a) in zip(x.shape, pairs, strict=True)
+        None if d is None else d + b + a for d, (b, a) in zip(input_shape, pairs, strict=True)
     )
     attrs = {"paddings": pairs, "mode": numpy_mode, "constant_values": fill}
     return _op("Pad", [x], attrs, shape, x.dtype, name)
@@ -640,6 +647,41 @@ def _segment_ids(data: Tensor, segment_ids: Any, op: str, flat: bool) -> Tensor:
     return ids
 
 
+def _checked_segment_ids(ids: Tensor, count: int | None, ordered: bool, op_type: str) -> Tensor:
+    """``ids``, checked when the graph runs as TF's kernel ``op_type`` checks them: below
+    ``count`` (the unsorted ops, where a negative id drops its row), or sorted and non-negative
+    (``ordered``, the sorted ops). NumPy would add a row to the wrong segment, or drop it."""
+    fixed = constant_value(ids)
+    if fixed is not None:
+        if fixed.size and count is not None and int(fixed.max()) >= count:
+            raise InvalidArgumentError(
+                f"symgrad: {op_type}: segment id {int(fixed.max())} of '{ids.name}' is not in "
+                f"[0, {count})"
+            )
+        return ids
+    attrs = {"count": count, "ordered": ordered, "what": op_type}
+    if ids.op.type == "EnsureSegmentIds" and ids.op.attrs["ordered"] == ordered:
+        return ids  # checked already (segment_mean's two sums read one check)
+    return _op("EnsureSegmentIds", [ids], attrs, ids.shape, ids.dtype, None)
+
+
+register(
+    OpDef(
+        "EnsureSegmentIds",
+        lower=lambda op, xs: helper(
+            "_ensure_segment_ids",
+            xs[0],
+            literal(op.attrs["count"]),
+            int(op.attrs["ordered"]),
+            Literal(repr(op.attrs["what"])),  # a string in the module, not a name
+            dtype=op.inputs[0].dtype.name,
+        ),
+        gradient=lambda op, grad: [None],
+        signature=lambda op, sigs: sigs[0],
+    )
+)
+
+
 def unsorted_segment_sum(
     data: Any, segment_ids: Any, num_segments: Any, name: str | None = None
 ) -> Tensor:
@@ -655,6 +697,7 @@ def unsorted_segment_sum(
     x = convert_to_tensor(data)
     ids = _segment_ids(x, segment_ids, "UnsortedSegmentSum", flat=False)
     (count,) = _static_ints(num_segments, "UnsortedSegmentSum", "num_segments", x)
+    ids = _checked_segment_ids(ids, count, False, "UnsortedSegmentSum")
     return _segment_sum_op("UnsortedSegmentSum", x, ids, count, name)
 
 
@@ -679,6 +722,7 @@ def segment_sum(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
             f"symgrad: SegmentSum: segment_ids '{ids.name}' must be sorted and non-negative, "
             f"got {fixed.tolist()!r:.60}"
         )
+    ids = _checked_segment_ids(ids, count, True, "SegmentSum")
     return _segment_sum_op("SegmentSum", x, ids, count, name)
 
 
@@ -747,6 +791,7 @@ def unsorted_segment_max(
     x = convert_to_tensor(data)
     ids = _segment_ids(x, segment_ids, "UnsortedSegmentMax", flat=False)
     (count,) = _static_ints(num_segments, "UnsortedSegmentMax", "num_segments", x)
+    ids = _checked_segment_ids(ids, count, False, "UnsortedSegmentMax")
     return _segment_sum_op("UnsortedSegmentMax", x, ids, count, name)
 
 
@@ -788,6 +833,8 @@ def segment_mean(data: Any, segment_ids: Any, name: str | None = None) -> Tensor
     """
     x = convert_to_tensor(data)
     ids = _segment_ids(x, segment_ids, "SegmentMean", flat=True)
+    if constant_value(ids) is None:
+        ids = _checked_segment_ids(ids, None, True, "SegmentMean")
     total = segment_sum(x, ids)
     assert x.shape is not None
     counts = segment_sum(cast(ids * 0 + 1, x.dtype), ids)

@@ -56,6 +56,40 @@ def _scatter(value, shape, key, dtype):
     return result
 
 
+def _ensure_segment_ids(ids, count, ordered, op_type):
+    """``ids``, checked as TF's ``op_type`` checks them: below ``count`` (when given), and
+    sorted and non-negative (``ordered``)."""
+    values = np.asarray(ids).reshape(-1)
+    if values.size:
+        if ordered and values.min() < 0:
+            raise IndexError(f"{op_type}: segment id {values.min()} is negative")
+        if ordered and np.any(values[1:] < values[:-1]):
+            raise ValueError(
+                f"{op_type}: segment ids are not sorted: {values.tolist()!r:.60}"
+            )
+        if count is not None and values.max() >= count:
+            raise IndexError(
+                f"{op_type}: segment id {values.max()} is not in [0, {count})"
+            )
+    return ids
+
+
+def _ensure_axis(value, axis, size, at_least, op_type):
+    """``value``, checked to have an axis ``axis`` of ``size`` entries (``at_least``: or more),
+    where ``op_type`` checks it in TF and NumPy would take the value anyway."""
+    shape = np.shape(value)
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(
+            f"{op_type}: a value of shape {list(shape)} has no axis {axis}"
+        )
+    if shape[axis] < size or (not at_least and shape[axis] != size):
+        raise ValueError(
+            f"{op_type}: axis {axis} of shape {list(shape)} must have "
+            f"{'at least ' if at_least else ''}{size} entries"
+        )
+    return value
+
+
 def _sum_to_shape(value, shape):
     """Sum ``value`` over the axes that NumPy broadcasting added to ``shape``."""
     if np.shape(value) == shape:
@@ -213,10 +247,14 @@ def structural_ops(x, ids, weights):
         # The shapes TF1 programs are fed: equal sizes, so arrays can be reused in place.
         return _structural_ops_same_shapes(x, ids, weights)
     # Any other shapes, broadcast as TF1 broadcasts them.
-    # Statements: 80, BLAS calls: 6
+    # Statements: 81, BLAS calls: 6
     # Forward
     tanh_weights = np.tanh(x @ weights)
-    pad_weights = np.pad(tanh_weights, ((1, 1), (2, 1)), mode="reflect")
+    pad_weights = np.pad(
+        _ensure_axis(tanh_weights, 0, 2, 1, "MirrorPad"),
+        ((1, 1), (2, 1)),
+        mode="reflect",
+    )
     pad_weights_1 = np.pad(tanh_weights, ((1, 1), (1, 2)))
     reverse_v2_weights = np.flip(pad_weights + pad_weights_1, axis=(1,))
     slice_ = reverse_v2_weights[:, :4]
@@ -226,10 +264,11 @@ def structural_ops(x, ids, weights):
     add_weights_1 = _band_part(weights, 1, 0) + np.sum(_matrix_diag_part(weights[:3]))
     greater = np.greater(add, 0)
     boolean_mask = _boolean_mask(add, greater, 0)
+    ensure_segment_ids_ids = _ensure_segment_ids(ids, 3, 0, "UnsortedSegmentSum")
     unsorted_segment_max_weights = _segment_max(tanh_weights, const_1, 3, np.float64)
     add_ids = (
         unsorted_segment_max_weights
-        + _segment_sum(tanh_weights, ids, 3, np.float64)
+        + _segment_sum(tanh_weights, ensure_segment_ids_ids, 3, np.float64)
         + _segment_sum(tanh_weights[:3], const, 3, np.float64)
     )
     reshape_weights = np.reshape(tanh_weights, (1, 1, -1, 4))
@@ -281,7 +320,7 @@ def structural_ops(x, ids, weights):
     del unsorted_segment_sum_d_unsorted_segment_max_weig
     # d add_10 / d custom_gradient_weights, through unsorted_segment_sum_ids
     d_custom_gradient_weights_via_unsorted_segment_s = _segment_gather(
-        d_add_10_d_add_ids, ids
+        d_add_10_d_add_ids, ensure_segment_ids_ids
     )
     d_add_10_d_add_t0 = np.shape(add)
     del add
@@ -310,8 +349,7 @@ def structural_ops(x, ids, weights):
     )
     # d add_10 / d custom_gradient_weights, through pad_weights
     d_custom_gradient_weights_via_pad_weights = d_add_10_d_pad_weights[1:-1, 1:-2]
-    # d add_10 / d custom_gradient_weights, through pad_weights
-    d_custom_gradient_weights_via_pad_weights_1 = _mirror_pad_grad(
+    d_add_10_d_ensure_axis_weights = _mirror_pad_grad(
         _sum_to_shape(d_add_10_d_add_weights_2, np.shape(pad_weights)),
         ((1, 1), (2, 1)),
         "reflect",
@@ -322,8 +360,8 @@ def structural_ops(x, ids, weights):
         0.5
         * cast_d_unsorted_segment_max_weights
         * _segment_gather(d_add_10_d_add_ids * d_add_10_d_tanh_weights_t1, const_1)
+        + 0.5 * d_add_10_d_ensure_axis_weights
         + 0.5 * d_custom_gradient_weights_via_pad_weights
-        + 0.5 * d_custom_gradient_weights_via_pad_weights_1
         + 0.5 * d_custom_gradient_weights_via_unsorted_segment_s
         + 0.5 * np.reshape(d_add_10_d_reshape_weights, d_add_10_d_tanh_weights_t0)
         + 0.5
@@ -365,7 +403,7 @@ def structural_ops(x, ids, weights):
                 np.pad(
                     _sum_to_shape(
                         d_sum_5_d_d_add_10_d_custom_gradient_weights,
-                        np.shape(d_custom_gradient_weights_via_pad_weights_1),
+                        np.shape(d_add_10_d_ensure_axis_weights),
                     ),
                     ((1, 1), (2, 1)),
                     mode="reflect",
@@ -386,9 +424,9 @@ def structural_ops(x, ids, weights):
     )[:, :4]
     del (
         d_add_10_d_add_weights_2,
+        d_add_10_d_ensure_axis_weights,
         d_add_10_d_pad_weights,
         d_custom_gradient_weights_via_pad_weights,
-        d_custom_gradient_weights_via_pad_weights_1,
     )
     d_sum_5_d_mul_d_cumprod = _cumsum(
         d_add_10_d_add_weights_2_t0 * d_sum_5_d_d_add_10_d_slice, 1, 0, 0
@@ -443,7 +481,7 @@ def structural_ops(x, ids, weights):
                 d_sum_5_d_d_add_10_d_custom_gradient_weights,
                 np.shape(d_custom_gradient_weights_via_unsorted_segment_s),
             ),
-            ids,
+            ensure_segment_ids_ids,
             3,
             np.float64,
         )
@@ -563,7 +601,7 @@ def structural_ops(x, ids, weights):
                     + d_sum_5_d_identity_weights * pow_,
                     d_add_10_d_tanh_weights_t0,
                 )
-                + 0.5 * _segment_gather(d_sum_5_d_add_ids, ids)
+                + 0.5 * _segment_gather(d_sum_5_d_add_ids, ensure_segment_ids_ids)
                 + 0.5
                 * _mirror_pad_grad(
                     _sum_to_shape(d_sum_5_d_add_weights_2, np.shape(pad_weights)),
@@ -607,6 +645,7 @@ def structural_ops(x, ids, weights):
         d_sum_5_d_d_add_10_d_matmul_weights,
         d_sum_5_d_d_add_10_d_pow,
         d_sum_5_d_identity_weights,
+        ensure_segment_ids_ids,
         maximum_d_unsorted_segment_max_weights,
         pad_weights,
         pad_weights_1,
@@ -619,10 +658,14 @@ def structural_ops(x, ids, weights):
 
 def _structural_ops_same_shapes(x, ids, weights):
     """``structural_ops`` for the inputs that pass its shape check: sizes known equal."""
-    # Statements: 79, BLAS calls: 6
+    # Statements: 80, BLAS calls: 6
     # Forward
     tanh_weights = np.tanh(x @ weights)
-    pad_weights = np.pad(tanh_weights, ((1, 1), (2, 1)), mode="reflect")
+    pad_weights = np.pad(
+        _ensure_axis(tanh_weights, 0, 2, 1, "MirrorPad"),
+        ((1, 1), (2, 1)),
+        mode="reflect",
+    )
     pad_weights_1 = np.pad(tanh_weights, ((1, 1), (1, 2)))
     reverse_v2_weights = np.flip(pad_weights + pad_weights_1, axis=(1,))
     slice_ = reverse_v2_weights[:, :4]
@@ -632,10 +675,11 @@ def _structural_ops_same_shapes(x, ids, weights):
     add_weights_1 = _band_part(weights, 1, 0) + np.sum(_matrix_diag_part(weights[:3]))
     greater = np.greater(add, 0)
     boolean_mask = _boolean_mask(add, greater, 0)
+    ensure_segment_ids_ids = _ensure_segment_ids(ids, 3, 0, "UnsortedSegmentSum")
     unsorted_segment_max_weights = _segment_max(tanh_weights, const_1, 3, np.float64)
     add_ids = (
         unsorted_segment_max_weights
-        + _segment_sum(tanh_weights, ids, 3, np.float64)
+        + _segment_sum(tanh_weights, ensure_segment_ids_ids, 3, np.float64)
         + _segment_sum(tanh_weights[:3], const, 3, np.float64)
     )
     reshape_weights = np.reshape(tanh_weights, (1, 1, -1, 4))
@@ -712,8 +756,7 @@ def _structural_ops_same_shapes(x, ids, weights):
     )
     # d add_10 / d custom_gradient_weights, through pad_weights
     d_custom_gradient_weights_via_pad_weights = d_add_10_d_pad_weights[1:-1, 1:-2]
-    # d add_10 / d custom_gradient_weights, through pad_weights
-    d_custom_gradient_weights_via_pad_weights_1 = _mirror_pad_grad(
+    d_add_10_d_ensure_axis_weights = _mirror_pad_grad(
         _sum_to_shape(d_add_10_d_add_weights_2, np.shape(pad_weights)),
         ((1, 1), (2, 1)),
         "reflect",
@@ -724,10 +767,10 @@ def _structural_ops_same_shapes(x, ids, weights):
         0.5
         * cast_d_unsorted_segment_max_weights
         * _segment_gather(d_add_10_d_add_ids * d_add_10_d_tanh_weights_t1, const_1)
+        + 0.5 * d_add_10_d_ensure_axis_weights
         + 0.5 * d_custom_gradient_weights_via_pad_weights
-        + 0.5 * d_custom_gradient_weights_via_pad_weights_1
         + 0.5 * np.reshape(d_add_10_d_reshape_weights, d_add_10_d_tanh_weights_t0)
-        + 0.5 * _segment_gather(d_add_10_d_add_ids, ids)
+        + 0.5 * _segment_gather(d_add_10_d_add_ids, ensure_segment_ids_ids)
         + 0.5
         * _scatter(
             _segment_gather(d_add_10_d_add_ids, const),
@@ -767,7 +810,7 @@ def _structural_ops_same_shapes(x, ids, weights):
                 np.pad(
                     _sum_to_shape(
                         d_sum_5_d_d_add_10_d_custom_gradient_weights,
-                        np.shape(d_custom_gradient_weights_via_pad_weights_1),
+                        np.shape(d_add_10_d_ensure_axis_weights),
                     ),
                     ((1, 1), (2, 1)),
                     mode="reflect",
@@ -788,9 +831,9 @@ def _structural_ops_same_shapes(x, ids, weights):
     )[:, :4]
     del (
         d_add_10_d_add_weights_2,
+        d_add_10_d_ensure_axis_weights,
         d_add_10_d_pad_weights,
         d_custom_gradient_weights_via_pad_weights,
-        d_custom_gradient_weights_via_pad_weights_1,
     )
     d_sum_5_d_mul_d_cumprod = _cumsum(
         d_add_10_d_add_weights_2_t0 * d_sum_5_d_d_add_10_d_slice, 1, 0, 0
@@ -836,7 +879,12 @@ def _structural_ops_same_shapes(x, ids, weights):
             np.float64,
         )
         + 2
-        * _segment_sum(d_sum_5_d_d_add_10_d_custom_gradient_weights, ids, 3, np.float64)
+        * _segment_sum(
+            d_sum_5_d_d_add_10_d_custom_gradient_weights,
+            ensure_segment_ids_ids,
+            3,
+            np.float64,
+        )
         + 2
         * _segment_sum(
             d_sum_5_d_d_add_10_d_custom_gradient_weights[:3], const, 3, np.float64
@@ -953,7 +1001,7 @@ def _structural_ops_same_shapes(x, ids, weights):
                     + d_sum_5_d_identity_weights * pow_,
                     d_add_10_d_tanh_weights_t0,
                 )
-                + 0.5 * _segment_gather(d_sum_5_d_add_ids, ids)
+                + 0.5 * _segment_gather(d_sum_5_d_add_ids, ensure_segment_ids_ids)
                 + 0.5
                 * _mirror_pad_grad(
                     _sum_to_shape(d_sum_5_d_add_weights_2, np.shape(pad_weights)),
@@ -997,6 +1045,7 @@ def _structural_ops_same_shapes(x, ids, weights):
         d_sum_5_d_d_add_10_d_matmul_weights,
         d_sum_5_d_d_add_10_d_pow,
         d_sum_5_d_identity_weights,
+        ensure_segment_ids_ids,
         maximum_d_unsorted_segment_max_weights,
         pad_weights,
         pad_weights_1,

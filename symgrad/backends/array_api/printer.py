@@ -728,6 +728,7 @@ PORTABLE_HELPERS = frozenset(
         "ensure_shape",
         "ensure_same_dims",
         "ensure_in_range",
+        "ensure_segment_ids",
         "ensure_axis",
         "ensure_broadcastable",
         "select_condition",
