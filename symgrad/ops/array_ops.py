@@ -1582,7 +1582,7 @@ def one_hot_of_labels(
         raise InvalidArgumentError(
             f"symgrad: OneHot: depth {depth} of the one-hot vectors of '{indices.name}' is negative"
         )
-    dtype = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.float32
+    dtype = _one_hot_dtype(on_value, off_value, dtype)
     attrs = {
         "depth": int(depth),
         "on": 1 if on_value is None else on_value,
@@ -1609,6 +1609,24 @@ def one_hot_of_labels(
     shape.insert(position, int(depth))
     attrs["axis"] = position
     return _op("OneHot", [indices], attrs, tuple(shape), dtype, name)
+
+
+def _one_hot_dtype(on_value: Any, off_value: Any, dtype: Any) -> _dtypes.DType:
+    """TF's dtype of a one-hot tensor: ``dtype``, else that of the on/off values (which must
+    agree), else float32."""
+    if dtype is not None:
+        return _dtypes.as_dtype(dtype)
+    given = {
+        role: value.dtype if isinstance(value, Tensor) else _dtypes.infer_dtype(value, "OneHot")
+        for role, value in (("on_value", on_value), ("off_value", off_value))
+        if value is not None
+    }
+    if len(set(given.values())) > 1:
+        raise DTypeError(
+            f"symgrad: OneHot: on_value of dtype {given['on_value'].name} does not match "
+            f"off_value of dtype {given['off_value'].name}"
+        )
+    return next(iter(given.values()), _dtypes.float32)
 
 
 def _lower_one_hot(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:

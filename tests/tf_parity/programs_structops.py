@@ -462,3 +462,17 @@ def control_dependencies_update_ops(tf):
     with tf.device("/cpu:0"):
         a, b = tf.tuple([w * 1.0, count * 1.0])
     return {"fetches": [w, count, a, b], "before": [train, train, tf.no_op()], "feeds": {}}
+
+
+@_program
+def one_hot_dtype_from_on_off_values(tf):
+    # Without dtype=, TF's one_hot takes the dtype of on_value/off_value (Python ints: int32).
+    i = tf.placeholder(tf.int32, [None], name="i")
+    fetches = [
+        tf.one_hot(i, 3, on_value=2, off_value=0),
+        tf.one_hot(i, 3, off_value=-1),
+        tf.one_hot(i, 3, on_value=np.float64(2.5)),
+        tf.one_hot(i, 3, on_value=True, off_value=False),
+        tf.one_hot(i, 3, on_value=2, dtype=tf.float64),
+    ]
+    return {"fetches": fetches, "feeds": {i: np.array([0, 2, 1], np.int32)}}
