@@ -53,15 +53,21 @@ class Value:
         if self.exact:
             return self.expr
         value = self.expr
-        if value.is_Number and self.dtype.name not in ("float64", "int64"):
+        if value.is_Number and not _native(value, self.dtype.name):
             # ``np.broadcast_to(1, ...)`` is an int64 array, which would promote a float32
-            # computation (``grad_ys`` of a float32 y) to float64: give the number its dtype.
-            # (int64 or float64 arrays promote nothing in a float64 or int64 computation.)
+            # computation (``grad_ys`` of a float32 y) to float64, and which the array API
+            # does not mix with floats at all: give the number its dtype. (A Python int as
+            # int64, a float as float64, is already of the array's dtype.)
             value = F.cast(value, self.dtype.name, self.dtype.name)
         if is_fully_defined(self.shape):
             static = sp.Tuple(*(sp.Integer(d) for d in self.shape))
             return F.BroadcastTo(value, static, sp.Integer(int(copy)))
         return F.BroadcastTo(value, sp.Tuple(), sp.Integer(int(copy)), *self.witnesses)
+
+
+def _native(number: sp.Expr, dtype: str) -> bool:
+    """Whether NumPy makes an array of ``dtype`` from ``number`` as it is."""
+    return dtype == ("int64" if number.is_Integer else "float64")
 
 
 def _hashable(value: object) -> object:

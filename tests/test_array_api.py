@@ -79,6 +79,7 @@ FAMILIES = {
     "sparse_xent_shapeless_labels",
     "sparse_xent_shapeless_logits",
     "max_min_over_empty_batch",
+    "sigmoid_xent_float64_unreduced_gradient",
 }
 
 

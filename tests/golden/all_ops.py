@@ -770,7 +770,7 @@ def all_ops(x, labels, weights, bias):
     d_add_45_d_matmul_weights += softmax_weights * sub_d_softmax_weights
     d_add_45_d_matmul_weights += softmax_weights
     d_add_45_d_add_bias = _scatter(
-        np.einsum("ik,ij->jk", np.broadcast_to(1, (2, 2)), add),
+        np.einsum("ik,ij->jk", np.broadcast_to(np.float64(1), (2, 2)), add),
         (2, 3),
         np.s_[:, :2],
         np.float64,
@@ -1856,7 +1856,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     d_add_45_d_matmul_weights += softmax_weights * sub_d_softmax_weights
     d_add_45_d_matmul_weights += softmax_weights
     d_add_45_d_add_bias = _scatter(
-        np.einsum("ik,ij->jk", np.broadcast_to(1, (2, 2)), add),
+        np.einsum("ik,ij->jk", np.broadcast_to(np.float64(1), (2, 2)), add),
         (2, 3),
         np.s_[:, :2],
         np.float64,

@@ -244,3 +244,14 @@ def concat_and_split_of_shapeless_values_differentiated_twice(tf):
         ],
         "feeds": {a: _arr(1, (4, 2)), b: _arr(2, (4, 3))},
     }
+
+
+@_program
+def sigmoid_xent_float64_unreduced_gradient(tf):
+    # The gradient of an unreduced loss of unknown shape is seeded with ones of its dtype (the
+    # portable form refused an int64 seed meeting float64 values).
+    x = tf.placeholder(tf.float64, name="logits")
+    y = tf.placeholder(tf.float64, name="labels")
+    loss = tf.nn.sigmoid_cross_entropy_with_logits(labels=y, logits=x)
+    feeds = {x: np.array([0.0, 3.0, -2.0, 5.0]), y: np.array([0.5, 1.0, 0.0, 0.3])}
+    return {"fetches": [loss, tf.gradients(loss, [x, y])], "feeds": feeds}
