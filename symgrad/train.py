@@ -28,12 +28,13 @@ from .checkpoint import (
 from .errors import DTypeError, InvalidArgumentError
 from .gradients import gradients
 from .graph import Operation, Tensor, get_default_graph
-from .ops.array_ops import ensure_shape, where
+from .ops.array_ops import concat, ensure_shape, gathered_slices, reshape, where
 from .ops.elementwise import (
     cast,
     equal,
     exp,
     floor,
+    greater,
     less_equal,
     minimum,
     multiply,
@@ -44,6 +45,7 @@ from .ops.elementwise import (
 )
 from .ops.sources import constant, convert_to_tensor
 from .ops.state import Variable, assign, assign_add, group, trainable_variables
+from .ops.structural import unsorted_segment_sum
 from .tf1_names import missing_attribute
 
 __all__ = [
@@ -79,9 +81,16 @@ GradsAndVars = list[tuple[Tensor | None, Variable]]
 class Optimizer:
     """Base class: ``compute_gradients`` + ``apply_gradients`` = ``minimize``.
 
-    Subclasses define ``_updates(grad, var)``, returning the Assign tensors of
-    one variable's step.
+    Subclasses define ``_updates(grad, var, rows)``, returning the Assign tensors of
+    one variable's step. ``rows`` is None, or, for a variable the loss reads only through
+    ``gather``/``embedding_lookup`` (TF1's sparse gradient, ``IndexedSlices``), a bool
+    vector of the rows gathered in this step: TF1's sparse kernels then update only those
+    rows of the variable and of its slots. Optimizers whose sparse kernels equal the dense
+    ones on rows without a gradient (gradient descent, Adam, Adagrad) set
+    ``_sparse_rows_differ = False`` and get None.
     """
+
+    _sparse_rows_differ = False
 
     def __init__(self, use_locking: bool = False, name: str = "Optimizer") -> None:
         self._name = name
@@ -134,9 +143,11 @@ class Optimizer:
         with graph.as_default(), graph.name_scope(name or self._name):
             self._prepare(pairs)
             for grad, var in pairs:
+                gathered = _gathered_indices(grad, var) if self._sparse_rows_differ else None
+                rows = None if gathered is None else _rows_of(gathered, var)
                 if grad.dtype != var.dtype:
                     grad = cast(grad, var.dtype)
-                updates.extend(self._updates(grad, var))
+                updates.extend(self._updates(grad, var, rows))
             updates.extend(self._finish())
             if global_step is not None:
                 updates.append(assign_add(global_step, 1))
@@ -200,8 +211,37 @@ class Optimizer:
         """Updates of non-slot state after the per-variable ones."""
         return []
 
-    def _updates(self, grad: Tensor, var: Variable) -> list[Tensor]:
+    def _updates(self, grad: Tensor, var: Variable, rows: Tensor | None) -> list[Tensor]:
         raise NotImplementedError
+
+
+def _gathered_indices(grad: Tensor, var: Variable) -> list[Tensor] | None:
+    """The indices of the gathers of ``var`` whose gradients ``grad`` adds up, when it is
+    nothing else (TF1's ``IndexedSlices``), else None."""
+    slices = gathered_slices(grad)
+    if slices is None or any(_read_of(part.params) is not var for part in slices):
+        return None
+    return [part.indices for part in slices]
+
+
+def _read_of(tensor: Tensor) -> Tensor:
+    """``tensor``, or the variable an ``identity`` of it reads."""
+    while tensor.op.type == "Identity":
+        tensor = tensor.op.inputs[0]
+    return tensor
+
+
+def _rows_of(gathered: list[Tensor], var: Variable) -> Tensor:
+    """A bool vector, true for the rows of ``var`` that ``gathered`` index."""
+    flat = [reshape(indices, [-1]) for indices in gathered]
+    every = flat[0] if len(flat) == 1 else concat(flat, 0)
+    rows = typing.cast(tuple[int, ...], var.shape)[0]
+    return greater(unsorted_segment_sum(cast(every * 0 + 1, _dtypes.int32), every, rows), 0)
+
+
+def _on_rows(rows: Tensor | None, new: Tensor, old: Tensor) -> Tensor:
+    """``new`` on ``rows`` (all of them when None), ``old`` elsewhere: TF1's sparse kernels."""
+    return new if rows is None else where(rows, new, old)
 
 
 def _hyper(value: Any, var: Variable) -> Any:
@@ -236,7 +276,7 @@ class GradientDescentOptimizer(Optimizer):
         super().__init__(use_locking, name)
         self._learning_rate = learning_rate
 
-    def _updates(self, grad: Tensor, var: Variable) -> list[Tensor]:
+    def _updates(self, grad: Tensor, var: Variable, rows: Tensor | None) -> list[Tensor]:
         return [assign(var, var - _hyper(self._learning_rate, var) * grad)]
 
 
@@ -259,17 +299,15 @@ class MomentumOptimizer(Optimizer):
         self._momentum = momentum
         self._use_nesterov = use_nesterov
 
-    def _updates(self, grad: Tensor, var: Variable) -> list[Tensor]:
+    _sparse_rows_differ = True  # rows not gathered keep their momentum and do not move
+
+    def _updates(self, grad: Tensor, var: Variable, rows: Tensor | None) -> list[Tensor]:
         lr, momentum = _hyper(self._learning_rate, var), _hyper(self._momentum, var)
         accum = self._slot(var, "momentum", self._name)
-        new_accum = accum * momentum + grad
-        if self._use_nesterov:
-            # ApplyMomentum's kernel order: var -= grad*lr + accum*momentum*lr.
-            return [
-                assign(accum, new_accum),
-                assign(var, var - (grad * lr + new_accum * momentum * lr)),
-            ]
-        return [assign(accum, new_accum), assign(var, var - new_accum * lr)]
+        new_accum = _on_rows(rows, accum * momentum + grad, accum)
+        # With Nesterov, ApplyMomentum's kernel order: var -= grad*lr + accum*momentum*lr.
+        step = grad * lr + new_accum * momentum * lr if self._use_nesterov else new_accum * lr
+        return [assign(accum, new_accum), assign(var, _on_rows(rows, var - step, var))]
 
 
 class AdamOptimizer(Optimizer):
@@ -305,7 +343,8 @@ class AdamOptimizer(Optimizer):
                     Variable(np.float32(self._beta2), name="beta2_power", trainable=False),
                 )
 
-    def _updates(self, grad: Tensor, var: Variable) -> list[Tensor]:
+    def _updates(self, grad: Tensor, var: Variable, rows: Tensor | None) -> list[Tensor]:
+        # TF1's sparse Adam also decays m and v and moves every row: the dense formulas.
         assert self._beta_powers is not None
         beta1_power, beta2_power = (
             p if p.dtype == var.dtype else cast(p, var.dtype) for p in self._beta_powers
@@ -368,23 +407,25 @@ class RMSPropOptimizer(Optimizer):
         self._decay, self._momentum, self._epsilon = decay, momentum, epsilon
         self._centered = centered
 
-    def _updates(self, grad: Tensor, var: Variable) -> list[Tensor]:
+    _sparse_rows_differ = True  # rows not gathered keep their averages and do not move
+
+    def _updates(self, grad: Tensor, var: Variable, rows: Tensor | None) -> list[Tensor]:
         lr, rho = _hyper(self._learning_rate, var), _hyper(self._decay, var)
         momentum, epsilon = _hyper(self._momentum, var), _hyper(self._epsilon, var)
         # TF1 creates the slots in this order, so their variable names count up alike.
         ms = self._slot(var, "rms", self._name, initial=1.0)
         mg = self._slot(var, "mg", f"{self._name}_1") if self._centered else None
         mom = self._slot(var, "momentum", f"{self._name}_{2 if self._centered else 1}")
-        ms_t = ms + (grad * grad - ms) * (1 - rho)
+        ms_t = _on_rows(rows, ms + (grad * grad - ms) * (1 - rho), ms)
         updates = [assign(ms, ms_t)]
         if mg is not None:
-            mg_t = mg + (grad - mg) * (1 - rho)
+            mg_t = _on_rows(rows, mg + (grad - mg) * (1 - rho), mg)
             updates.append(assign(mg, mg_t))
             denominator = sqrt(ms_t - mg_t * mg_t + epsilon)
         else:
             denominator = sqrt(ms_t + epsilon)
-        mom_t = mom * momentum + grad * lr / denominator
-        return [*updates, assign(mom, mom_t), assign(var, var - mom_t)]
+        mom_t = _on_rows(rows, mom * momentum + grad * lr / denominator, mom)
+        return [*updates, assign(mom, mom_t), assign(var, _on_rows(rows, var - mom_t, var))]
 
 
 class AdagradOptimizer(Optimizer):
@@ -419,7 +460,8 @@ class AdagradOptimizer(Optimizer):
         self._learning_rate = learning_rate
         self._initial_accumulator_value = initial_accumulator_value
 
-    def _updates(self, grad: Tensor, var: Variable) -> list[Tensor]:
+    def _updates(self, grad: Tensor, var: Variable, rows: Tensor | None) -> list[Tensor]:
+        # A row without a gradient adds 0 and moves by 0: the sparse kernel's result.
         lr = _hyper(self._learning_rate, var)
         accum = self._slot(var, "accumulator", self._name, self._initial_accumulator_value)
         accum_t = accum + grad * grad
@@ -455,17 +497,20 @@ class AdadeltaOptimizer(Optimizer):
         super().__init__(use_locking, name)
         self._learning_rate, self._rho, self._epsilon = learning_rate, rho, epsilon
 
-    def _updates(self, grad: Tensor, var: Variable) -> list[Tensor]:
+    _sparse_rows_differ = True  # rows not gathered keep their accumulators
+
+    def _updates(self, grad: Tensor, var: Variable, rows: Tensor | None) -> list[Tensor]:
         lr, rho = _hyper(self._learning_rate, var), _hyper(self._rho, var)
         epsilon = _hyper(self._epsilon, var)
         accum = self._slot(var, "accum", self._name)
         accum_update = self._slot(var, "accum_update", f"{self._name}_1")
-        accum_t = accum * rho + grad * grad * (1 - rho)
+        accum_t = _on_rows(rows, accum * rho + grad * grad * (1 - rho), accum)
         update = sqrt(accum_update + epsilon) / sqrt(accum_t + epsilon) * grad
+        new_accum_update = accum_update * rho + update * update * (1 - rho)
         return [
             assign(accum, accum_t),
-            assign(var, var - update * lr),
-            assign(accum_update, accum_update * rho + update * update * (1 - rho)),
+            assign(var, _on_rows(rows, var - update * lr, var)),
+            assign(accum_update, _on_rows(rows, new_accum_update, accum_update)),
         ]
 
 

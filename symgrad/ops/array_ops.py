@@ -37,7 +37,7 @@ from .elementwise import add, cast, identity, multiply, ones_like, zeros_like
 from .elementwise import where as _select
 from .functions import Literal, _Structural, helper, literal
 from .functions import cast as cast_node
-from .registry import OpDef, register
+from .registry import OpDef, arg_symbols, register
 from .sources import constant, convert_to_tensor
 
 
@@ -1300,6 +1300,46 @@ def _gather_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
         None,
     )
     return [scattered, None]
+
+
+class GatheredSlices(typing.NamedTuple):
+    """A gather's part of a gradient, as TF1's ``IndexedSlices`` hold it: the cotangent of
+    the gathered rows (``values``, times each of ``scales``), their ``indices`` into
+    ``params`` (rows repeat when an index does)."""
+
+    values: Tensor
+    indices: Tensor
+    params: Tensor
+    scales: tuple[Tensor, ...]
+
+
+def gathered_slices(gradient: Tensor) -> list[GatheredSlices] | None:
+    """The slices of the gathers (along axis 0) whose gradients ``gradient`` adds up, when it
+    is nothing else (at most scaled by a number, as ``clip_by_global_norm`` scales it), else
+    None: where TF1's gradient is ``IndexedSlices``, whose values its ``global_norm`` and
+    sparse optimizer kernels read as they are (repeated rows not summed)."""
+    op = gradient.op
+    if op.type == "ScatterAdd":
+        if op.attrs["axis"] != 0:
+            return None
+        return [GatheredSlices(op.inputs[0], op.inputs[1], op.inputs[2], ())]
+    if op.type == "Identity":
+        return gathered_slices(op.inputs[0])
+    if op.type == "Mul" and len(op.inputs) == 2:
+        numbers = [t for t in op.inputs if t.shape == ()]
+        scaled = [t for t in op.inputs if t.shape != ()]
+        if len(numbers) != 1 or len(scaled) != 1:
+            return None
+        inner = gathered_slices(scaled[0])
+        if inner is None:
+            return None
+        return [part._replace(scales=(*part.scales, numbers[0])) for part in inner]
+    if op.type == "Elementwise" and op.attrs["expr"] == sp.Add(*arg_symbols(len(op.inputs))):
+        parts = [gathered_slices(t) for t in op.inputs]  # the sum of several gathers' gradients
+        if any(part is None for part in parts):
+            return None
+        return [piece for part in parts for piece in typing.cast(list[GatheredSlices], part)]
+    return None
 
 
 def _gather_signature(op: Operation, sigs: Sequence[Any]) -> Any:

@@ -30,6 +30,7 @@ from .array_ops import (
     ensure_same_dims,
     ensure_shape,
     expand_dims,
+    gathered_slices,
     one_hot_like,
     one_hot_of_labels,
     squeeze,
@@ -39,6 +40,7 @@ from .array_ops import range as _range
 from .elementwise import (
     abs,
     add,
+    add_n,
     cast,
     equal,
     exp,
@@ -578,8 +580,24 @@ def global_norm(t_list: Sequence[Any], name: str | None = None) -> Tensor:
     values = [convert_to_tensor(t) for t in t_list if t is not None]
     if not values:
         raise InvalidArgumentError("symgrad: global_norm: t_list has no tensors")
-    half_squared_norm = reduce_sum(stack([l2_loss(v) for v in values]))
+    half_squared_norm = reduce_sum(stack([_half_squared_norm(v) for v in values]))
     return sqrt(half_squared_norm * 2, name=name or "global_norm")
+
+
+def _half_squared_norm(value: Tensor) -> Tensor:
+    """``l2_loss(value)``; of the slices' values where ``value`` is a gathered variable's
+    gradient, as TF1 takes the norm of ``IndexedSlices``: a row gathered twice counts as two
+    rows, not as their sum."""
+    slices = gathered_slices(value)
+    if slices is None:
+        return l2_loss(value)
+    parts = []
+    for part in slices:
+        half = l2_loss(part.values)
+        for factor in part.scales:
+            half = half * factor * factor
+        parts.append(half)
+    return parts[0] if len(parts) == 1 else add_n(parts)
 
 
 def clip_by_global_norm(

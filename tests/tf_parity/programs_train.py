@@ -333,3 +333,83 @@ def run_time_shapes_follow_the_fed_batch(tf):
         "fetches": [y, loss, tf.gradients(loss, [x, w])],
         "feeds": {x: _arr(33, (4, 3), dtype=np.float32)},
     }
+
+
+# --- sparse updates: a variable read only through gather/embedding_lookup ------------------
+#
+# TF1's gradient of such a variable is IndexedSlices, and Momentum, RMSProp and Adadelta
+# apply it with their sparse kernels: rows not gathered in a step keep their slots and do not
+# move. The ids of each step come from the global step, so that steps gather different rows
+# (and one gathers a row twice).
+
+
+def _sparse_program(tf, make, dense_too=False, clip=False):
+    table = tf.Variable(_arr(40, (4, 2)).astype(np.float32), name="table")
+    step = tf.train.get_or_create_global_step()
+    schedule = tf.constant(np.array([[0, 1], [0, 0], [1, 2], [3, 3]], np.int32))
+    ids = tf.gather(schedule, tf.minimum(step, 3))
+    loss = tf.reduce_sum(tf.square(tf.nn.embedding_lookup(table, ids) - 0.5))
+    loss += tf.reduce_sum(tf.gather(table, ids[:1]))  # a second gather of the table
+    if dense_too:
+        loss += 0.1 * tf.reduce_sum(table)  # a dense read: TF's gradient is dense then
+    optimizer = make()
+    grads_and_vars = optimizer.compute_gradients(loss)
+    norms = []
+    if clip:
+        # TF takes the norm of the slices: a row gathered twice counts twice, not summed.
+        grads, norm = tf.clip_by_global_norm([g for g, _ in grads_and_vars], 1.0)
+        grads_and_vars = list(zip(grads, [v for _, v in grads_and_vars], strict=True))
+        norms = [norm, tf.global_norm([g for g, _ in grads_and_vars])]
+    train = optimizer.apply_gradients(grads_and_vars, global_step=step)
+    slots = [optimizer.get_slot(table, name) for name in optimizer.get_slot_names()]
+    return {"fetches": [table, loss] + slots + norms, "feeds": {}, "before": [train] * 4}
+
+
+@_program
+def sparse_momentum(tf):
+    return _sparse_program(tf, lambda: tf.train.MomentumOptimizer(0.1, 0.9))
+
+
+@_program
+def sparse_momentum_nesterov(tf):
+    return _sparse_program(tf, lambda: tf.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True))
+
+
+@_program
+def sparse_momentum_clipped_by_global_norm(tf):
+    return _sparse_program(tf, lambda: tf.train.MomentumOptimizer(0.1, 0.9), clip=True)
+
+
+@_program
+def sparse_and_dense_momentum(tf):
+    return _sparse_program(tf, lambda: tf.train.MomentumOptimizer(0.1, 0.9), dense_too=True)
+
+
+@_program
+def sparse_rmsprop(tf):
+    return _sparse_program(tf, lambda: tf.train.RMSPropOptimizer(0.1))
+
+
+@_program
+def sparse_rmsprop_centered_momentum(tf):
+    return _sparse_program(tf, lambda: tf.train.RMSPropOptimizer(0.05, momentum=0.5, centered=True))
+
+
+@_program
+def sparse_adadelta(tf):
+    return _sparse_program(tf, lambda: tf.train.AdadeltaOptimizer(1.0))
+
+
+@_program
+def sparse_adagrad(tf):
+    return _sparse_program(tf, lambda: tf.train.AdagradOptimizer(0.1))
+
+
+@_program
+def sparse_adam(tf):
+    return _sparse_program(tf, lambda: tf.train.AdamOptimizer(0.1))
+
+
+@_program
+def sparse_gradient_descent(tf):
+    return _sparse_program(tf, lambda: tf.train.GradientDescentOptimizer(0.1))
