@@ -447,9 +447,13 @@ def _binary(op_type: str) -> Callable[..., Tensor]:
 
 def _comparison(op_type: str) -> Callable[..., Tensor]:
     rule = COMPARISONS[op_type]
+    # TF compares bools for (in)equality only: tf.equal(predicted, labels) of bool tensors.
+    allowed = "any" if op_type in ("Equal", "NotEqual") else "numeric"
 
     def apply(x: Any, y: Any, name: str | None = None) -> Tensor:
-        return make_elementwise(op_type, rule, [x, y], name, out_dtype=_dtypes.bool_)
+        return make_elementwise(
+            op_type, rule, [x, y], name, out_dtype=_dtypes.bool_, allowed=allowed
+        )
 
     apply.__name__ = op_type.lower()
     apply.__doc__ = f"Elementwise ``{op_type}`` comparison; a bool tensor without gradient."

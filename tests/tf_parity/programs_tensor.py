@@ -1362,3 +1362,14 @@ def mlp_mse_none_batch(tf):
         "fetches": [loss, pred, tf.gradients(loss, [w, b])],
         "feeds": {x: _MLP_X, t: _arr(236, (4, 1), 0.0, 1.0)},
     }
+
+
+@_program
+def equal_of_bool_tensors(tf):
+    # TF compares bools for (in)equality (an accuracy of bool predictions and labels).
+    predicted = tf.placeholder(tf.bool, [None], name="predicted")
+    labels = tf.placeholder(tf.bool, [None], name="labels")
+    same = tf.equal(predicted, labels)
+    accuracy = tf.reduce_mean(tf.cast(same, tf.float32))
+    feeds = {predicted: np.array([True, False, True, False]), labels: np.array([True] * 4)}
+    return {"fetches": [same, tf.not_equal(predicted, True), accuracy], "feeds": feeds}
