@@ -80,6 +80,7 @@ FAMILIES = {
     "sparse_xent_shapeless_logits",
     "max_min_over_empty_batch",
     "sigmoid_xent_float64_unreduced_gradient",
+    "zeros_ones_fill_of_sizes_known_when_run",
 }
 
 

@@ -60,7 +60,27 @@ def test_run_time_tensors_as_static_arguments_are_clear_errors() -> None:
         with pytest.raises(TypeError, match="run time"):
             sg.reduce_sum(x, n)
         with pytest.raises(ValueError, match="computed at run time"):
-            sg.zeros(sg.stack([n, 2]))
+            sg.zeros(sg.placeholder(sg.int32, [2], name="dims"))  # not a list of sizes
+        scale = sg.placeholder(sg.float32, [], name="scale")
+        with pytest.raises(ValueError, match=r"Zeros: a size .* not 'scale:0' float32"):
+            sg.zeros([scale, 2])
+        with pytest.raises(ValueError, match=r"Ones: a size .* not 'Shape.*int32\(2,\)"):
+            sg.ones([sg.shape(x), 2])
+
+
+def test_sizes_computed_at_run_time_among_ints_make_arrays_of_that_shape() -> None:
+    """``tf.zeros([tf.shape(x)[0], 4])`` (an RNN's zero state): TF takes a list, or a stack,
+    of sizes some of which are scalar int tensors; so do zeros, ones and fill."""
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [None, 3], name="x")
+        n = sg.placeholder(sg.int32, [], name="n")
+        made = [sg.zeros([sg.shape(x)[0], 4]), sg.ones(sg.stack([n, 2]), sg.int32)]
+        made.append(sg.fill([2, n], 7.0))
+        assert [t.shape for t in made] == [(None, 4), (None, 2), (2, None)]
+        with sg.Session() as sess:
+            values = sess.run(made, {x: np.zeros((3, 3), np.float32), n: 5})
+    assert [v.shape for v in values] == [(3, 4), (5, 2), (2, 5)]
+    assert [v.dtype for v in values] == [np.float32, np.int32, np.float32]
 
 
 def test_run_time_shapes_work_dynamically() -> None:

@@ -23,6 +23,7 @@ TF1GAPS_OPS = frozenset(
         "TopKIndices",
         "TopKValues",
         "TopKScatter",
+        "FillSizes",
     }
 )
 
@@ -39,6 +40,7 @@ def build_tf1gaps_ops():  # type: ignore[no-untyped-def]
     top = sg.nn.top_k(chosen, k=2).values
     fixed = sg.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=chosen)
     free = sg.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=hidden @ v)
+    free += sg.zeros([sg.shape(labels)[0]], sg.float64)  # FillSizes: a size known when run
     static = sg.reduce_sum(fixed) + sg.reduce_sum(top**2)
     loss = static + sg.reduce_sum(free)
     (grad,) = sg.gradients(loss, w)

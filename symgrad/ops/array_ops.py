@@ -98,6 +98,14 @@ class ListOf(_Structural):
     """``[a, b, c]`` (the operands of concatenate and stack)."""
 
 
+class Filled(_Structural):
+    """``np.full(sizes, value, dtype=...)`` with sizes computed at run time among ints: args
+    are the value's text, the dtype's name, then the sizes."""
+
+    def result_dtype(self, dtype_of: Any) -> str:
+        return str(self.args[1])
+
+
 class Created(_Structural):
     """A NumPy constructor call with literal arguments only (``np.zeros((3, 4), dtype=...)``)."""
 
@@ -1434,6 +1442,59 @@ def _run_time_shape_of(shape: Any) -> Tensor | None:
     return None
 
 
+def _run_time_sizes(shape: Any, op: str) -> list[int | Tensor] | None:
+    """The sizes of a shape that lists scalar int tensors computed at run time among ints
+    (``[tf.shape(x)[0], 4]``, or ``tf.stack`` of such sizes); None for any other shape."""
+    if isinstance(shape, Tensor) and shape.op.type == "Pack" and shape.op.attrs["axis"] == 0:
+        items: list[Any] = list(shape.op.inputs)
+    elif isinstance(shape, (list, tuple)) and any(isinstance(d, Tensor) for d in shape):
+        items = list(shape)
+    else:
+        return None
+    sizes: list[int | Tensor] = []
+    for item in items:
+        fixed = constant_value(item) if isinstance(item, Tensor) else np.asarray(item)
+        if fixed is not None:
+            sizes.extend(_ints([fixed.item()] if fixed.ndim == 0 else [None], op, "the shape"))
+            continue
+        if item.shape != () or not item.dtype.is_integer:
+            raise InvalidArgumentError(
+                f"symgrad: {op}: a size of the shape must be an int or a scalar int tensor, "
+                f"not '{item.name}' {item.dtype.name}{format_shape(item.shape)}"
+            )
+        sizes.append(item)
+    if not any(isinstance(size, Tensor) for size in sizes):
+        return None
+    return sizes
+
+
+def _filled(
+    op_type: str, sizes: list[int | Tensor], value: Any, dtype: _dtypes.DType, name: str | None
+) -> Tensor:
+    """``value`` over a shape whose sizes ``sizes`` computes at run time (some of them)."""
+    shape = tuple(None if isinstance(size, Tensor) else int(size) for size in sizes)
+    inputs = [size for size in sizes if isinstance(size, Tensor)]
+    attrs = {"sizes": shape, "value": value, "what": op_type}
+    default = {"Zeros": "zeros", "Ones": "ones"}.get(op_type, op_type)  # TF's op names
+    return _op("FillSizes", inputs, attrs, shape, dtype, name or default)
+
+
+def _lower_filled(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
+    fed = iter(operands)
+    sizes = [next(fed) if size is None else sp.Integer(size) for size in op.attrs["sizes"]]
+    value = Literal(repr(op.attrs["value"]))
+    return Filled(value, Literal(op.outputs[0].dtype.name), *sizes)
+
+
+register(
+    OpDef(
+        "FillSizes",
+        lower=_lower_filled,
+        gradient=lambda op, grad: [None] * len(op.inputs),
+    )
+)
+
+
 def _shape_argument(shape: Any, op: str, of: Tensor | None = None) -> Any:
     """A shape given as a list, or as a tensor whose value the graph fixes (``tf.constant``)."""
     if not isinstance(shape, Tensor):
@@ -1466,11 +1527,23 @@ def _numpy_dtype_text(dtype: _dtypes.DType) -> str:
 
 
 def zeros(shape: Any, dtype: Any = _dtypes.float32, name: str | None = None) -> Tensor:
-    """Zeros of a static shape: a list, a constant int tensor, or ``tf.shape(t)`` (then
-    ``t``'s run-time shape). Any other tensor computed at run time is an error."""
+    """Zeros of a shape: a list, a constant int tensor, ``tf.shape(t)`` (then ``t``'s run-time
+    shape), or a list (or ``tf.stack``) of sizes among which scalar int tensors computed at
+    run time, as ``[tf.shape(x)[0], 4]``. Any other tensor computed at run time is an error.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float32, [None, 3])
+    ...     state = sg.zeros([sg.shape(x)[0], 4])
+    ...     print(state.shape, sg.compile(state, [x])([[1.0, 2.0, 3.0]] * 2).shape)
+    (?, 4) (2, 4)
+    """
     like = _run_time_shape_of(shape)
     if like is not None:
         return zeros_like(like, dtype=dtype, name=name)
+    sizes = _run_time_sizes(shape, "Zeros")
+    if sizes is not None:
+        return _filled("Zeros", sizes, 0, _dtypes.as_dtype(dtype), name)
     dims, dtype = _static_dims(shape, "Zeros"), _dtypes.as_dtype(dtype)
     return _created(
         "Zeros", f"np.zeros({dims!r}, dtype={_numpy_dtype_text(dtype)})", dims, dtype, name
@@ -1482,6 +1555,9 @@ def ones(shape: Any, dtype: Any = _dtypes.float32, name: str | None = None) -> T
     like = _run_time_shape_of(shape)
     if like is not None:
         return ones_like(like, dtype=dtype, name=name)
+    sizes = _run_time_sizes(shape, "Ones")
+    if sizes is not None:
+        return _filled("Ones", sizes, 1, _dtypes.as_dtype(dtype), name)
     dims, dtype = _static_dims(shape, "Ones"), _dtypes.as_dtype(dtype)
     return _created(
         "Ones", f"np.ones({dims!r}, dtype={_numpy_dtype_text(dtype)})", dims, dtype, name
@@ -1505,11 +1581,16 @@ def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
         if filler.shape != ():
             raise ShapeError("symgrad: Fill: value must be a scalar")
         return multiply(ones_like(like, dtype=filler.dtype), filler, name=name)
-    shape = _static_dims(dims, "Fill")
+    sizes = _run_time_sizes(dims, "Fill")
+    if sizes is not None and isinstance(value, Tensor):
+        return multiply(_filled("Fill", sizes, 1, value.dtype, None), value, name=name)
     array = np.asarray(value)
     dtype = _dtypes.infer_dtype(value, "Fill")
     if array.ndim:
         raise ShapeError("symgrad: Fill: value must be a scalar")
+    if sizes is not None:
+        return _filled("Fill", sizes, array.item(), dtype, name)
+    shape = _static_dims(dims, "Fill")
     literal_value = repr(array.item())
     return _created(
         "Fill",

@@ -8,8 +8,8 @@ Inputs:
     w            float64 (4, 3)            variable
     v            float64 (3, 2)            variable
 Outputs:
-    add_2        float64 ()
-    d_add_2_d_w  float64 (4, 3)
+    add_3        float64 ()
+    d_add_3_d_w  float64 (4, 3)
     d_sum_3_d_w  float64 (4, 3)
 """
 
@@ -183,7 +183,7 @@ def tf1gaps_ops(x, labels, keep, w, v):
     keep = _check("keep", keep, np.bool_, None)
     w = _check("w", w, np.float64, (4, 3))
     v = _check("v", v, np.float64, (3, 2))
-    # Statements: 46, BLAS calls: 5
+    # Statements: 49, BLAS calls: 5
     # Forward
     matmul_w_t0 = _matrices(x)
     matmul_w = matmul_w_t0 @ w
@@ -217,55 +217,56 @@ def tf1gaps_ops(x, labels, keep, w, v):
     ensure_axis_v = _ensure_axis(
         matmul_v, -1, 0, 1, "SparseSoftmaxCrossEntropyWithLogits"
     )
-    add_2_t0 = select_keep.max(axis=1, keepdims=True, initial=-np.inf)
-    add_2_t1_arg = select_keep - add_2_t0
-    add_2_t1 = np.exp(add_2_t1_arg, out=add_2_t1_arg)
-    del add_2_t1_arg
-    add_2_t2 = add_2_t1.sum(axis=1, keepdims=True)
-    add_2_t3 = np.max(ensure_axis_v, axis=-1, keepdims=True, initial=-np.inf)
-    add_2_t4 = np.exp(ensure_axis_v - add_2_t3)
-    add_2_t5 = np.sum(add_2_t4, axis=-1, keepdims=True)
-    add_2 = (
+    xent_v_t0 = np.max(ensure_axis_v, axis=-1, keepdims=True, initial=-np.inf)
+    xent_v_t1 = np.exp(ensure_axis_v - xent_v_t0)
+    xent_v_t2 = np.sum(xent_v_t1, axis=-1, keepdims=True)
+    xent_v = -np.sum(
+        one_hot_like_labels * (ensure_axis_v - xent_v_t0 - np.log(xent_v_t2)), axis=-1
+    )
+    add_3_t0 = xent_v + np.full(
+        ((np.array(np.shape(labels), dtype=np.int32))[0],), 0, dtype=np.float64
+    )
+    add_3_t1 = select_keep.max(axis=1, keepdims=True, initial=-np.inf)
+    add_3_t2_arg = select_keep - add_3_t1
+    add_3_t2 = np.exp(add_3_t2_arg, out=add_3_t2_arg)
+    del add_3_t2_arg
+    add_3_t3 = add_3_t2.sum(axis=1, keepdims=True)
+    add_3 = (
         np.vdot(values, values)
+        + np.sum(add_3_t0)
         + np.sum(
             -np.sum(
-                one_hot_labels * (select_keep - add_2_t0 - np.log(add_2_t2)), axis=1
-            )
-        )
-        + np.sum(
-            -np.sum(
-                one_hot_like_labels * (ensure_axis_v - add_2_t3 - np.log(add_2_t5)),
-                axis=-1,
+                one_hot_labels * (select_keep - add_3_t1 - np.log(add_3_t3)), axis=1
             )
         )
     )
-    del add_2_t0, select_keep
+    del add_3_t1, select_keep
     # Gradients
-    # for d add_2 / d xent_labels
-    softmax_d_xent_labels = np.divide(add_2_t1, add_2_t2, out=add_2_t1)
-    del add_2_t1, add_2_t2
-    d_add_2_d_select_keep = (
+    # for d add_3 / d xent_labels
+    softmax_d_xent_labels = np.divide(add_3_t2, add_3_t3, out=add_3_t2)
+    del add_3_t2, add_3_t3
+    d_add_3_d_select_keep = (
         softmax_d_xent_labels
         + _top_k_grad(2 * values, indices, (5, 3))
         - one_hot_labels
     )
     del one_hot_labels, values
-    d_add_2_d_add_w_t0 = np.float64(select_condition_keep) + 0.5 * np.float64(
+    d_add_3_d_add_w_t0 = np.float64(select_condition_keep) + 0.5 * np.float64(
         np.logical_not(select_condition_keep)
     )
     del select_condition_keep
-    d_add_2_d_add_w = np.multiply(
-        d_add_2_d_select_keep, d_add_2_d_add_w_t0, out=d_add_2_d_select_keep
+    d_add_3_d_add_w = np.multiply(
+        d_add_3_d_select_keep, d_add_3_d_add_w_t0, out=d_add_3_d_select_keep
     )
-    del d_add_2_d_select_keep
-    d_add_2_d_erfc_w = d_add_2_d_add_w.sum(axis=0)
+    del d_add_3_d_select_keep
+    d_add_3_d_erfc_w = d_add_3_d_add_w.sum(axis=0)
     d_w_via_slice_w_t0 = np.square(slice_w)
     d_w_via_slice_w_t1_arg = np.negative(d_w_via_slice_w_t0)
     d_w_via_slice_w_t1 = np.exp(d_w_via_slice_w_t1_arg, out=d_w_via_slice_w_t1_arg)
     del d_w_via_slice_w_t1_arg
-    # d add_2 / d w, through slice_w
+    # d add_3 / d w, through slice_w
     d_w_via_slice_w = _scatter(
-        -1.1283791670955126 * d_add_2_d_erfc_w * d_w_via_slice_w_t1,
+        -1.1283791670955126 * d_add_3_d_erfc_w * d_w_via_slice_w_t1,
         (4, 3),
         np.s_[1],
         np.float64,
@@ -278,58 +279,74 @@ def tf1gaps_ops(x, labels, keep, w, v):
     del d_w_via_slice_w_1_t1_arg
     d_w_via_slice_w_1_t2 = d_w_via_slice_w_1_t1 * ones
     del ones
-    # d add_2 / d w, through slice_w
+    # d add_3 / d w, through slice_w
     d_w_via_slice_w_1 = _scatter(
-        np.sum(1.1283791670955126 * d_add_2_d_add_w * d_w_via_slice_w_1_t2, axis=0),
+        np.sum(1.1283791670955126 * d_add_3_d_add_w * d_w_via_slice_w_1_t2, axis=0),
         (4, 3),
         np.s_[0],
         np.float64,
     )
-    d_add_1_d_w = d_w_via_slice_w + d_w_via_slice_w_1
+    d_add_3_d_w_t0 = xent_v_t1 / xent_v_t2 - one_hot_like_labels
+    d_add_2_d_w = d_w_via_slice_w + d_w_via_slice_w_1
     del d_w_via_slice_w, d_w_via_slice_w_1
-    d_add_2_d_w = d_add_1_d_w + _sum_to_shape(
+    d_add_3_d_w = d_add_2_d_w + _sum_to_shape(
         np.swapaxes(matmul_w_t0, -1, -2)
         @ _matrices(
             _sum_to_shape(
-                _matrices(add_2_t4 / add_2_t5 - one_hot_like_labels) @ v.T,
+                _matrices(
+                    np.broadcast_to(
+                        d_add_3_d_w_t0
+                        * np.expand_dims(
+                            _sum_to_shape(
+                                np.broadcast_to(np.float64(1), np.shape(add_3_t0)),
+                                np.shape(xent_v),
+                            ),
+                            -1,
+                        ),
+                        np.broadcast_shapes(
+                            np.shape(ensure_axis_v), np.shape(d_add_3_d_w_t0)
+                        ),
+                    )
+                )
+                @ v.T,
                 np.shape(matmul_w),
             )
         ),
         np.shape(w),
     )
-    d_sum_3_d_d_add_1_d_add_w = np.multiply(
+    d_sum_3_d_d_add_2_d_add_w = np.multiply(
         d_w_via_slice_w_1_t1, 1.1283791670955126, out=d_w_via_slice_w_1_t1
     )
-    d_sum_3_d_d_add_1_d_add_w *= mul_w
-    d_sum_3_d_d_add_1_d_add_w -= 1.1283791670955126 * d_w_via_slice_w_t1 * slice_w
+    d_sum_3_d_d_add_2_d_add_w *= mul_w
+    d_sum_3_d_d_add_2_d_add_w -= 1.1283791670955126 * d_w_via_slice_w_t1 * slice_w
     del d_w_via_slice_w_1_t1, mul_w, slice_w
-    d_sum_3_d_d_add_1_d_select_keep = np.multiply(
-        d_sum_3_d_d_add_1_d_add_w, d_add_2_d_add_w_t0, out=d_sum_3_d_d_add_1_d_add_w
+    d_sum_3_d_d_add_2_d_select_keep = np.multiply(
+        d_sum_3_d_d_add_2_d_add_w, d_add_3_d_add_w_t0, out=d_sum_3_d_d_add_2_d_add_w
     )
-    del d_sum_3_d_d_add_1_d_add_w
+    del d_sum_3_d_d_add_2_d_add_w
     d_sum_3_d_select_keep = softmax_d_xent_labels * (
-        d_sum_3_d_d_add_1_d_select_keep
+        d_sum_3_d_d_add_2_d_select_keep
         - np.sum(
-            d_sum_3_d_d_add_1_d_select_keep * softmax_d_xent_labels,
+            d_sum_3_d_d_add_2_d_select_keep * softmax_d_xent_labels,
             axis=1,
             keepdims=True,
         )
     ) + _top_k_grad(
-        2 * np.take_along_axis(d_sum_3_d_d_add_1_d_select_keep, indices, -1),
+        2 * np.take_along_axis(d_sum_3_d_d_add_2_d_select_keep, indices, -1),
         indices,
         (5, 3),
     )
-    del d_sum_3_d_d_add_1_d_select_keep, indices, softmax_d_xent_labels
+    del d_sum_3_d_d_add_2_d_select_keep, indices, softmax_d_xent_labels
     d_sum_3_d_add_w = np.multiply(
-        d_sum_3_d_select_keep, d_add_2_d_add_w_t0, out=d_sum_3_d_select_keep
+        d_sum_3_d_select_keep, d_add_3_d_add_w_t0, out=d_sum_3_d_select_keep
     )
-    del d_add_2_d_add_w_t0, d_sum_3_d_select_keep
+    del d_add_3_d_add_w_t0, d_sum_3_d_select_keep
     d_sum_3_d_w = (
-        d_add_1_d_w
+        d_add_2_d_w
         + _scatter(
             d_w_via_slice_w_t1
             * (
-                2.256758334191025 * d_add_2_d_erfc_w * d_w_via_slice_w_t0
+                2.256758334191025 * d_add_3_d_erfc_w * d_w_via_slice_w_t0
                 - 1.1283791670955126 * d_sum_3_d_add_w.sum(axis=0)
             ),
             (4, 3),
@@ -341,7 +358,7 @@ def tf1gaps_ops(x, labels, keep, w, v):
                 d_w_via_slice_w_1_t2
                 * (
                     1.1283791670955126 * d_sum_3_d_add_w
-                    - 2.256758334191025 * d_add_2_d_add_w * d_w_via_slice_w_1_t0
+                    - 2.256758334191025 * d_add_3_d_add_w * d_w_via_slice_w_1_t0
                 ),
                 axis=0,
             ),
@@ -350,4 +367,4 @@ def tf1gaps_ops(x, labels, keep, w, v):
             np.float64,
         )
     )
-    return add_2, d_add_2_d_w, d_sum_3_d_w
+    return add_3, d_add_3_d_w, d_sum_3_d_w

@@ -255,3 +255,18 @@ def sigmoid_xent_float64_unreduced_gradient(tf):
     loss = tf.nn.sigmoid_cross_entropy_with_logits(labels=y, logits=x)
     feeds = {x: np.array([0.0, 3.0, -2.0, 5.0]), y: np.array([0.5, 1.0, 0.0, 0.3])}
     return {"fetches": [loss, tf.gradients(loss, [x, y])], "feeds": feeds}
+
+
+@_program
+def zeros_ones_fill_of_sizes_known_when_run(tf):
+    # tf.zeros([tf.shape(x)[0], n]): a size computed at run time among ints (an RNN's zero
+    # state, a mask's ones); fill with a tensor value passes its gradient on.
+    x = tf.placeholder(tf.float64, [None, 3], name="x")
+    batch = tf.shape(x)[0]
+    state = tf.zeros([batch, 4], tf.float64)
+    mask = tf.ones(tf.stack([batch, 2]), tf.int32)
+    scale = tf.reduce_sum(x)
+    filled = tf.fill([2, batch], scale)
+    loss = tf.reduce_sum(filled * tf.transpose(x[:, :2])) + tf.reduce_sum(state)
+    feeds = {x: np.arange(15.0).reshape(5, 3) / 10}
+    return {"fetches": [state, mask, filled, tf.gradients(loss, x)], "feeds": feeds}

@@ -636,6 +636,13 @@ class Printer(NumPyCodePrinter):
         self.helpers_used.add(helper)
         return f"{name}(xp, {', '.join(self._print(a) for a in arguments)})"
 
+    def _print_Filled(self, expr: A.Filled) -> str:
+        value, dtype, *sizes = expr.args
+        # The standard's sizes are Python ints; a size computed at run time is a 0-d array.
+        listed = [str(s) if s.is_Integer else f"int({self._print(s)})" for s in sizes]
+        shape = "(" + ", ".join(listed) + ("," if len(listed) == 1 else "") + ")"
+        return f"xp.full({shape}, {value}, dtype=xp.{dtype}, device=device)"
+
     def _print_Created(self, expr: A.Created) -> str:
         return _portable_literal(str(expr.args[0]))
 

@@ -401,6 +401,12 @@ class Printer(NumPyPrinter):
     def _print_ListOf(self, expr: A.ListOf) -> str:
         return "[" + ", ".join(self._print(a) for a in expr.args) + "]"
 
+    def _print_Filled(self, expr: A.Filled) -> str:
+        value, dtype, *sizes = expr.args
+        listed = [self._print(s) for s in sizes]
+        shape = "(" + ", ".join(listed) + ("," if len(listed) == 1 else "") + ")"
+        return f"{self._module_format('numpy.full')}({shape}, {value}, dtype=np.{dtype})"
+
     def _print_Created(self, expr: A.Created) -> str:
         return str(expr.args[0])
 
