@@ -104,3 +104,9 @@ __all__ += [
 from .ops.sorting import top_k  # noqa: E402
 
 __all__ += ["top_k"]
+
+# Recurrent nets: the cells and the unrolling functions.
+from . import rnn_cell  # noqa: E402
+from .rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_rnn  # noqa: E402
+
+__all__ += ["rnn_cell", "bidirectional_dynamic_rnn", "dynamic_rnn", "static_rnn"]

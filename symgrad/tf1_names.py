@@ -46,11 +46,6 @@ SUBSTITUTES: dict[str, str] = {
     "SparseTensor": "dense tensors (`tf.one_hot`, `tf.gather`)",
     "sparse_placeholder": "a dense `tf.placeholder`",
     # Models, layers and losses.
-    "contrib.rnn": "not available: unroll the cell by hand (`tf.matmul`, `tf.tanh`, `tf.sigmoid`)",
-    "nn.rnn_cell": "not available: unroll the cell by hand (`tf.matmul`, `tf.tanh`, `tf.sigmoid`)",
-    "nn.dynamic_rnn": "not available: unroll the recurrence over time steps in Python",
-    "nn.static_rnn": "not available: unroll the recurrence over time steps in Python",
-    "nn.bidirectional_dynamic_rnn": "not available: unroll both directions in Python",
     "nn.ctc_loss": "not available",
     "sort": "sort the fetched values with NumPy",
     "argsort": "sort the fetched values with NumPy",

@@ -27,15 +27,17 @@ MODULES = {
     "metrics": "symgrad.metrics",
     "contrib": "symgrad.contrib",
     "contrib.layers": "symgrad.contrib.layers",
+    "contrib.rnn": "symgrad.contrib.rnn",
+    "nn.rnn_cell": "symgrad.rnn_cell",
 }
 
 
 @pytest.mark.parametrize(
     "module, name, substitute",
     [
-        (sg.contrib, "rnn", "unroll the cell by hand"),
+        (sg.contrib, "seq2seq", "not available"),
         (sg, "while_loop", "a Python loop"),
-        (sg.nn, "dynamic_rnn", "unroll the recurrence"),
+        (sg.nn, "ctc_loss", "not available"),
         (sg.train, "MonitoredTrainingSession", "`tf.Session` and a training loop"),
         (sg.contrib.layers, "fully_connected", "`tf.layers.dense`"),
         (sg.linalg, "inv", "NumPy outside the graph"),

@@ -1,11 +1,12 @@
-"""``symgrad.contrib``: the few ``tf.contrib`` names TF1 programs use most (``contrib.layers``)."""
+"""``symgrad.contrib``: the few ``tf.contrib`` names TF1 programs use most (``contrib.layers``,
+``contrib.rnn``)."""
 
 from typing import TYPE_CHECKING, Any
 
 from ..tf1_names import missing_attribute
-from . import layers
+from . import layers, rnn
 
-__all__ = ["layers"]
+__all__ = ["layers", "rnn"]
 
 
 # A TF1 name this module lacks says so, and what to use instead (symgrad.tf1_names).

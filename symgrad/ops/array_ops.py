@@ -1536,7 +1536,7 @@ def zeros(shape: Any, dtype: Any = _dtypes.float32, name: str | None = None) -> 
     ...     x = sg.placeholder(sg.float32, [None, 3])
     ...     state = sg.zeros([sg.shape(x)[0], 4])
     ...     print(state.shape, sg.compile(state, [x])([[1.0, 2.0, 3.0]] * 2).shape)
-    (?, 4) (2, 4)
+    (None, 4) (2, 4)
     """
     like = _run_time_shape_of(shape)
     if like is not None:

@@ -137,6 +137,13 @@ PROGRAMS: dict[str, Program] = {
         }
     ),
     "aymericdamien_logistic_regression": Program(_mnist()),
+    "aymericdamien_recurrent_network": Program(
+        {
+            "accuracy": _acc(r"Testing Accuracy:\s*([0-9.]+)", tol=0.06),
+            "loss": _loss(expr="float(final_loss)", tol=0.1),
+        },
+        notes="an LSTM unrolled over the 28 rows of each image by contrib.rnn.static_rnn",
+    ),
     "aymericdamien_multilayer_perceptron": Program(
         _mnist(acc_tol=0.08, cost_tol=20.0),
         notes="linear layers with random_normal weights of stddev 1: the cost is large and varies",

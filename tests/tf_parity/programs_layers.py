@@ -238,3 +238,109 @@ def batch_norm_4d_float32_fused_false(tf):
     feeds = {x: _arr(15, (2, 2, 2, 3)).astype(np.float32)}
     update = tf.group(*tf.get_collection(tf.GraphKeys.UPDATE_OPS))
     return {"fetches": tf.global_variables(), "feeds": feeds, "before": [update], "rtol": 1e-5}
+
+
+# --- recurrent nets: tf.nn.rnn_cell cells unrolled by dynamic_rnn / static_rnn ----------------
+#
+# The cells make Glorot-uniform kernels (random); "before" assigns every variable fixed values
+# so that TF and symgrad run the same weights.
+
+
+def _rnn_program(tf, build, x_shape, time_major=False, lengths=None):
+    declared = [x_shape[0], None, x_shape[2]] if time_major else [None] + list(x_shape[1:])
+    x = tf.placeholder(tf.float64, declared, name="x")
+    feeds = {x: _arr(20, x_shape, -2.0, 2.0)}
+    length = None
+    if lengths is not None:
+        length = tf.placeholder(tf.int32, [None], name="length")
+        feeds[length] = np.array(lengths, np.int32)
+    outputs, state = build(x, length)
+    flat_state = _flat(state)
+    variables = tf.trainable_variables()
+    assign = [tf.assign(v, _arr(30 + i, v.shape.as_list())) for i, v in enumerate(variables)]
+    outputs_list = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+    sizes = [[1 if d is None else d for d in o.shape.as_list()] for o in outputs_list]
+    weights = [_arr(50 + i, shape) for i, shape in enumerate(sizes)]  # the batch broadcasts
+    loss = tf.add_n([tf.reduce_sum(o * w) for o, w in zip(outputs_list, weights, strict=True)])
+    loss += tf.add_n([tf.reduce_sum(s * s) for s in flat_state])
+    return {
+        "fetches": outputs_list + flat_state + tf.gradients(loss, [x] + variables),
+        "feeds": feeds,
+        "before": [tf.group(*assign)],
+    }
+
+
+def _flat(state):
+    if isinstance(state, (tuple, list)):
+        return [leaf for part in state for leaf in _flat(part)]
+    return [state]
+
+
+@_program
+def rnn_basic_lstm_dynamic(tf):
+    def build(x, length):
+        cell = tf.nn.rnn_cell.BasicLSTMCell(4)
+        return tf.nn.dynamic_rnn(cell, x, dtype=tf.float64)
+
+    return _rnn_program(tf, build, (2, 4, 3))
+
+
+@_program
+def rnn_gru_dynamic_sequence_length(tf):
+    def build(x, length):
+        cell = tf.nn.rnn_cell.GRUCell(3)
+        return tf.nn.dynamic_rnn(cell, x, sequence_length=length, dtype=tf.float64)
+
+    return _rnn_program(tf, build, (3, 4, 2), lengths=[4, 2, 0])
+
+
+@_program
+def rnn_basic_static_initial_state(tf):
+    def build(x, length):
+        cell = tf.nn.rnn_cell.BasicRNNCell(3, activation=tf.nn.relu)
+        start = tf.ones([tf.shape(x)[0], 3], tf.float64) * 0.5
+        steps = tf.unstack(x, axis=1)
+        return tf.nn.static_rnn(cell, steps, initial_state=start, sequence_length=length)
+
+    return _rnn_program(tf, build, (2, 3, 2), lengths=[1, 3])
+
+
+@_program
+def rnn_lstm_peepholes_projection_time_major(tf):
+    def build(x, length):
+        cell = tf.nn.rnn_cell.LSTMCell(
+            4, use_peepholes=True, cell_clip=0.8, num_proj=2, proj_clip=0.5, forget_bias=0.5
+        )
+        return tf.nn.dynamic_rnn(cell, x, dtype=tf.float64, time_major=True)
+
+    return _rnn_program(tf, build, (3, 2, 3), time_major=True)
+
+
+@_program
+def rnn_multi_lstm_gru(tf):
+    def build(x, length):
+        cells = [tf.nn.rnn_cell.BasicLSTMCell(3), tf.nn.rnn_cell.GRUCell(2)]
+        multi = tf.nn.rnn_cell.MultiRNNCell(cells)
+        return tf.nn.dynamic_rnn(multi, x, sequence_length=length, dtype=tf.float64)
+
+    return _rnn_program(tf, build, (2, 3, 2), lengths=[3, 1])
+
+
+@_program
+def rnn_bidirectional_gru_sequence_length(tf):
+    def build(x, length):
+        forward, backward = tf.nn.rnn_cell.GRUCell(2), tf.nn.rnn_cell.GRUCell(3)
+        return tf.nn.bidirectional_dynamic_rnn(
+            forward, backward, x, sequence_length=length, dtype=tf.float64
+        )
+
+    return _rnn_program(tf, build, (3, 4, 2), lengths=[4, 2, 1])
+
+
+@_program
+def rnn_basic_lstm_concatenated_state(tf):
+    def build(x, length):
+        cell = tf.nn.rnn_cell.BasicLSTMCell(2, state_is_tuple=False, forget_bias=0.0)
+        return tf.nn.dynamic_rnn(cell, x, dtype=tf.float64)
+
+    return _rnn_program(tf, build, (2, 3, 2))
