@@ -2,8 +2,9 @@
 
 Each case's values were confirmed under TF 2.21 (``compat.v1``): the good feed gives the
 expected result there, the bad feed an ``InvalidArgumentError``. NumPy would take the bad
-feeds: ``np.pad`` mirrors a short axis again and again, and a segment sum adds a row to the
-segment its id names whether the ids are sorted, negative or past ``num_segments``.
+feeds: ``np.pad`` mirrors a short axis again and again, a segment sum adds a row to the
+segment its id names whether the ids are sorted, negative or past ``num_segments``, and
+``[batch, 1]`` labels against logits of unknown rank broadcast into a ``[batch, batch]`` loss.
 """
 
 from __future__ import annotations
@@ -37,6 +38,13 @@ def _segments(op: Callable[..., Any], *count: int) -> Build:
     return build
 
 
+def _sparse_cross_entropy() -> tuple[Any, list[Any]]:
+    labels = sg.placeholder(sg.int32, name="labels")  # no shapes: checked when run
+    logits = sg.placeholder(sg.float64, name="logits")
+    loss = sg.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+    return loss, [labels, logits]
+
+
 _ROWS = np.arange(6.0).reshape(3, 2)
 _IDS = np.array
 
@@ -53,6 +61,17 @@ CASES: dict[str, tuple[Build, tuple[Any, ...], Any, list[tuple[tuple[Any, ...], 
         (_ROWS[:2],),
         [[0, 1], [0, 1], [2, 3], [2, 3], [0, 1]],
         [((_ROWS[:1],), "MirrorPad: axis 0 of shape \\[1, 2\\] must have at least 2 entries")],
+    ),
+    "sparse_cross_entropy": (
+        _sparse_cross_entropy,
+        (_IDS([1, 2, 0], np.int32), np.zeros((3, 3))),
+        np.full(3, np.log(3.0)),
+        [
+            (
+                (_IDS([[1], [2], [0]], np.int32), np.zeros((3, 3))),
+                "labels of shape \\[3, 1\\] must have the shape of the logits \\[3, 3\\]",
+            )
+        ],
     ),
     "segment_sum": (
         _segments(sg.segment_sum),
@@ -104,7 +123,7 @@ def test_a_feed_tf_refuses_is_an_error_in_every_form(name: str, form: str) -> No
     convert: Callable[[Any], Any] = lambda value: value  # noqa: E731
     if form == "portable":
         convert = pytest.importorskip("array_api_strict").asarray
-    np.testing.assert_array_equal(np.asarray(run(*map(convert, good))), expected)
+    np.testing.assert_allclose(np.asarray(run(*map(convert, good))), expected, rtol=1e-12)
     for bad, words in bad_feeds:
         with pytest.raises(ExecutionError, match=words) as caught:
             run(*map(convert, bad))

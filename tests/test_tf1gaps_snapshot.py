@@ -24,6 +24,7 @@ TF1GAPS_OPS = frozenset(
         "TopKValues",
         "TopKScatter",
         "FillSizes",
+        "SqueezeLastByRank",
     }
 )
 
@@ -42,7 +43,8 @@ def build_tf1gaps_ops():  # type: ignore[no-untyped-def]
     free = sg.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=hidden @ v)
     free += sg.zeros([sg.shape(labels)[0]], sg.float64)  # FillSizes: a size known when run
     static = sg.reduce_sum(fixed) + sg.reduce_sum(top**2)
-    loss = static + sg.reduce_sum(free)
+    # SqueezeLastByRank: TF1's losses drop a [batch, 1] label's last axis by the fed rank.
+    loss = static + sg.reduce_sum(free) + sg.losses.sparse_softmax_cross_entropy(labels, chosen)
     (grad,) = sg.gradients(loss, w)
     # Second order of the ops of static rank (a reduction over the class axis of logits of
     # unknown rank, as the cross-entropy's second derivative needs, wants a known rank).

@@ -167,3 +167,29 @@ def test_weights_known_only_when_run_are_checked_as_tf1_checks_them(form: str) -
         with pytest.raises(sg.errors.SymgradError, match="can not be broadcast") as caught:
             run(weights)
         assert isinstance(caught.value, ValueError)
+
+
+@pytest.mark.parametrize("form", ["fast", "readable", "portable"])
+def test_column_labels_and_weights_of_unknown_rank_are_squeezed_when_run(form: str) -> None:
+    """TF1 drops the last axis of [batch, 1] labels and weights by the ranks fed when the
+    placeholders have no shape; the value is TF 2.21's (the recorded program
+    sparse_softmax_cross_entropy_squeezes_column_labels_and_weights, shape-less here)."""
+    with sg.Graph().as_default():
+        logits = sg.placeholder(sg.float32, name="logits")
+        labels = sg.placeholder(sg.int64, name="labels")
+        weights = sg.placeholder(sg.float32, name="weights")
+        loss = sg.losses.sparse_softmax_cross_entropy(labels, logits, weights=weights)
+        feeds = [
+            np.array([[1], [2], [0]]),
+            np.array([[2.0, -1.0, 0.0], [3.0, 3.0, 3.0], [-5.0, -1.0, 4.0]], np.float32),
+            np.array([[1.0], [0.0], [2.0]], np.float32),
+        ]
+        if form == "portable":
+            xps = pytest.importorskip("array_api_strict")
+            compiled = sg.compile(loss, [labels, logits, weights], backend="array_api")
+            feeds = [xps.asarray(f) for f in feeds]
+        else:
+            compiled = sg.compile(loss, [labels, logits, weights], optimize=form == "fast")
+        value = float(np.asarray(compiled(*feeds)))
+        flat = float(np.asarray(compiled(feeds[0][:, 0], feeds[1], feeds[2][:, 0])))
+    assert value == pytest.approx(10.591761, rel=1e-6) and flat == pytest.approx(value)

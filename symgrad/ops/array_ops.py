@@ -407,6 +407,25 @@ def expand_dims(input: Any, axis: int, name: str | None = None) -> Tensor:
     return _op("ExpandDims", [x], {"axis": position}, shape, x.dtype, name)
 
 
+def squeeze_last_by_rank(value: Tensor, other: Tensor, difference: int) -> Tensor:
+    """``value`` without its last axis (which must have size 1) when its rank, known only at
+    run time, exceeds ``other``'s by ``difference``; else ``value`` as it is: TF1's dynamic
+    ``_remove_squeezable_dimensions`` of labels and weights of unknown rank."""
+    attrs = {"difference": int(difference)}
+    return _op("SqueezeLastByRank", [value, other], attrs, None, value.dtype, None)
+
+
+register(
+    OpDef(
+        "SqueezeLastByRank",
+        lower=lambda op, xs: helper("_squeeze_last_by_rank", xs[0], xs[1], op.attrs["difference"]),
+        gradient=lambda op, grad: [reshape_like(grad, op.inputs[0]), None],
+        materialized_inputs=lambda op: (1,),
+        shape_only_inputs=(1,),
+    )
+)
+
+
 def squeeze(
     input: Any, axis: Any = None, name: str | None = None, squeeze_dims: Any = None
 ) -> Tensor:

@@ -14,7 +14,7 @@ from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError, ShapeError
 from ..graph import Tensor, get_default_graph
 from ..shapes import format_shape, shapes_compatible
-from .array_ops import ensure_broadcastable, shape
+from .array_ops import ensure_broadcastable, shape, squeeze, squeeze_last_by_rank
 from .elementwise import (
     abs,
     cast,
@@ -173,10 +173,33 @@ def sparse_softmax_cross_entropy(
     0.6931
     """
     with get_default_graph().name_scope(scope or "sparse_softmax_cross_entropy_loss"):
+        labels, logits, weights = _squeezed(
+            convert_to_tensor(labels), convert_to_tensor(logits), convert_to_tensor(weights)
+        )
         losses = sparse_softmax_cross_entropy_with_logits(
             labels=labels, logits=logits, name="xentropy"
         )
         return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+
+
+def _squeezed(labels: Tensor, logits: Tensor, weights: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    """TF1's ``_remove_squeezable_dimensions`` for class labels: labels of the logits' rank
+    (``[batch, 1]``) and weights of one more axis than the labels (``[batch, 1]`` per
+    example) lose their last, size-1 axis; by the static ranks where both are known, else by
+    the ranks that arrive when the graph runs."""
+    if labels.shape is not None and logits.shape is not None:
+        if len(labels.shape) == len(logits.shape) and labels.shape:
+            labels = squeeze(labels, [-1])
+    elif labels.shape is None or labels.shape:
+        labels = squeeze_last_by_rank(labels, logits, 0)
+    if weights.shape is not None and not weights.shape:
+        return labels, logits, weights  # a scalar weight
+    if labels.shape is not None and weights.shape is not None:
+        if len(weights.shape) - len(labels.shape) == 1:
+            weights = squeeze(weights, [-1])
+    elif weights.shape is None or weights.shape[-1] in (1, None):
+        weights = squeeze_last_by_rank(weights, labels, 1)
+    return labels, logits, weights
 
 
 def softmax_cross_entropy(

@@ -8,8 +8,8 @@ Inputs:
     w            float64 (4, 3)            variable
     v            float64 (3, 2)            variable
 Outputs:
-    add_3        float64 ()
-    d_add_3_d_w  float64 (4, 3)
+    add_4        float64 ()
+    d_add_4_d_w  float64 (4, 3)
     d_sum_3_d_w  float64 (4, 3)
 """
 
@@ -143,6 +143,19 @@ def _ensure_axis(value, axis, size, at_least, op_type):
     return value
 
 
+def _squeeze_last_by_rank(value, other, difference):
+    """``value`` without its last axis if its rank exceeds ``other``'s by ``difference``
+    (TF1's losses drop a [batch, 1] label's or weight's last axis by the ranks that arrive)."""
+    if np.ndim(value) - np.ndim(other) == difference:
+        if np.shape(value)[-1] != 1:
+            raise ValueError(
+                f"cannot squeeze the last axis of shape {list(np.shape(value))}: its size is "
+                "not 1"
+            )
+        return np.squeeze(value, -1)
+    return value
+
+
 def _select_condition(condition, x, y):
     """A condition of unknown rank as TF's Select takes it: a scalar, a vector that picks
     rows, or the branches' shape; spread over that shape."""
@@ -154,7 +167,13 @@ def _select_condition(condition, x, y):
 
 def _one_hot_like(labels, logits, dtype):
     """One-hot vectors of ``labels`` as long as the last axis of ``logits``. A label outside
-    the classes is an error, as in TF: its row of zeros would be a silently wrong loss."""
+    the classes is an error, as in TF: its row of zeros would be a silently wrong loss, and
+    so are labels not of the logits' shape without its last axis (they would broadcast)."""
+    if np.shape(labels) != np.shape(logits)[:-1]:
+        raise ValueError(
+            f"labels of shape {list(np.shape(labels))} must have the shape of the logits "
+            f"{list(np.shape(logits))} without its last axis"
+        )
     classes = np.shape(logits)[-1]
     if np.size(labels) and not 0 <= np.min(labels) <= np.max(labels) < classes:
         outside = np.asarray(labels)[
@@ -183,8 +202,11 @@ def tf1gaps_ops(x, labels, keep, w, v):
     keep = _check("keep", keep, np.bool_, None)
     w = _check("w", w, np.float64, (4, 3))
     v = _check("v", v, np.float64, (3, 2))
-    # Statements: 49, BLAS calls: 5
+    # Statements: 59, BLAS calls: 5
     # Forward
+    sum_ = np.sum(
+        np.broadcast_to(np.asarray(np.not_equal(1, 0), dtype=np.float32), (5,))
+    )
     matmul_w_t0 = _matrices(x)
     matmul_w = matmul_w_t0 @ w
     ones = np.ones((5, 3), dtype=np.float64)
@@ -200,7 +222,8 @@ def tf1gaps_ops(x, labels, keep, w, v):
     del add_w, mul_w_1
     indices = _top_k_indices(select_keep, 2)
     values = np.take_along_axis(select_keep, indices, -1)
-    one_hot_labels = (np.eye(3, dtype=np.float64))[
+    one_hot_labels_t0 = np.eye(3, dtype=np.float64)
+    one_hot_labels = one_hot_labels_t0[
         _ensure_in_range(
             _ensure_shape(labels, (5,)),
             select_keep,
@@ -223,130 +246,176 @@ def tf1gaps_ops(x, labels, keep, w, v):
     xent_v = -np.sum(
         one_hot_like_labels * (ensure_axis_v - xent_v_t0 - np.log(xent_v_t2)), axis=-1
     )
-    add_3_t0 = xent_v + np.full(
+    one_hot_labels_1 = one_hot_labels_t0[
+        _ensure_in_range(
+            _ensure_shape(_squeeze_last_by_rank(labels, select_keep, 0), (5,)),
+            select_keep,
+            -1,
+            "SparseSoftmaxCrossEntropyWithLogits",
+        )
+    ]
+    add_4_t0 = xent_v + np.full(
         ((np.array(np.shape(labels), dtype=np.int32))[0],), 0, dtype=np.float64
     )
-    add_3_t1 = select_keep.max(axis=1, keepdims=True, initial=-np.inf)
-    add_3_t2_arg = select_keep - add_3_t1
-    add_3_t2 = np.exp(add_3_t2_arg, out=add_3_t2_arg)
-    del add_3_t2_arg
-    add_3_t3 = add_3_t2.sum(axis=1, keepdims=True)
-    add_3 = (
-        np.vdot(values, values)
-        + np.sum(add_3_t0)
-        + np.sum(
-            -np.sum(
-                one_hot_labels * (select_keep - add_3_t1 - np.log(add_3_t3)), axis=1
-            )
+    add_4_t1 = select_keep.max(axis=1, keepdims=True, initial=-np.inf)
+    add_4_t2_arg = select_keep - add_4_t1
+    add_4_t2 = np.exp(add_4_t2_arg, out=add_4_t2_arg)
+    del add_4_t2_arg
+    add_4_t3 = add_4_t2.sum(axis=1, keepdims=True)
+    add_4_t4 = select_keep - add_4_t1
+    add_4_t4 -= np.log(add_4_t3)
+    del add_4_t1, select_keep
+    add_4 = (
+        np.asarray(
+            np.where(
+                np.equal(sum_, 0),
+                0,
+                np.sum(
+                    np.asarray(
+                        -np.sum(add_4_t4 * one_hot_labels_1, axis=1), dtype=np.float32
+                    )
+                )
+                / np.where(np.equal(sum_, 0), 1, sum_),
+            ),
+            dtype=np.float64,
         )
+        + np.vdot(values, values)
+        + np.sum(add_4_t0)
+        + np.sum(-np.sum(add_4_t4 * one_hot_labels, axis=1))
     )
-    del add_3_t1, select_keep
+    del add_4_t4
     # Gradients
-    # for d add_3 / d xent_labels
-    softmax_d_xent_labels = np.divide(add_3_t2, add_3_t3, out=add_3_t2)
-    del add_3_t2, add_3_t3
-    d_add_3_d_select_keep = (
-        softmax_d_xent_labels
-        + _top_k_grad(2 * values, indices, (5, 3))
-        - one_hot_labels
+    # for d add_4 / d xentropy
+    softmax_d_xentropy = np.divide(add_4_t2, add_4_t3, out=add_4_t2)
+    del add_4_t2, add_4_t3
+    d_select_keep_via_xent_labels_t0 = np.negative(softmax_d_xentropy)
+    # d add_4 / d select_keep, through xent_labels
+    d_select_keep_via_xent_labels_arg = (
+        d_select_keep_via_xent_labels_t0 + one_hot_labels
     )
-    del one_hot_labels, values
-    d_add_3_d_add_w_t0 = np.float64(select_condition_keep) + 0.5 * np.float64(
+    d_select_keep_via_xent_labels = np.negative(
+        d_select_keep_via_xent_labels_arg, out=d_select_keep_via_xent_labels_arg
+    )
+    del d_select_keep_via_xent_labels_arg, one_hot_labels
+    # d add_4 / d select_keep, through values
+    d_select_keep_via_values = _top_k_grad(2 * values, indices, (5, 3))
+    del values
+    d_add_2_d_select_keep = np.add(
+        d_select_keep_via_xent_labels,
+        d_select_keep_via_values,
+        out=d_select_keep_via_xent_labels,
+    )
+    del d_select_keep_via_values, d_select_keep_via_xent_labels
+    d_add_4_d_select_keep = d_add_2_d_select_keep + (
+        -d_select_keep_via_xent_labels_t0 - one_hot_labels_1
+    ) * np.asarray(
+        np.float32(1)
+        * np.where(np.equal(sum_, 0), 0, 1 / np.where(np.equal(sum_, 0), 1, sum_)),
+        dtype=np.float64,
+    )
+    del d_select_keep_via_xent_labels_t0, one_hot_labels_1
+    d_add_4_d_add_w_t0 = np.float64(select_condition_keep) + 0.5 * np.float64(
         np.logical_not(select_condition_keep)
     )
     del select_condition_keep
-    d_add_3_d_add_w = np.multiply(
-        d_add_3_d_select_keep, d_add_3_d_add_w_t0, out=d_add_3_d_select_keep
+    d_add_4_d_add_w = np.multiply(
+        d_add_4_d_select_keep, d_add_4_d_add_w_t0, out=d_add_4_d_select_keep
     )
-    del d_add_3_d_select_keep
-    d_add_3_d_erfc_w = d_add_3_d_add_w.sum(axis=0)
-    d_w_via_slice_w_t0 = np.square(slice_w)
-    d_w_via_slice_w_t1_arg = np.negative(d_w_via_slice_w_t0)
-    d_w_via_slice_w_t1 = np.exp(d_w_via_slice_w_t1_arg, out=d_w_via_slice_w_t1_arg)
-    del d_w_via_slice_w_t1_arg
-    # d add_3 / d w, through slice_w
-    d_w_via_slice_w = _scatter(
-        -1.1283791670955126 * d_add_3_d_erfc_w * d_w_via_slice_w_t1,
-        (4, 3),
-        np.s_[1],
-        np.float64,
-    )
-    d_w_via_slice_w_1_t0 = np.square(mul_w)
-    d_w_via_slice_w_1_t1_arg = np.negative(d_w_via_slice_w_1_t0)
-    d_w_via_slice_w_1_t1 = np.exp(
-        d_w_via_slice_w_1_t1_arg, out=d_w_via_slice_w_1_t1_arg
-    )
-    del d_w_via_slice_w_1_t1_arg
-    d_w_via_slice_w_1_t2 = d_w_via_slice_w_1_t1 * ones
+    del d_add_4_d_select_keep
+    d_add_4_d_w_t0 = np.square(slice_w)
+    d_add_4_d_w_t1_arg = np.negative(d_add_4_d_w_t0)
+    d_add_4_d_w_t1 = np.exp(d_add_4_d_w_t1_arg, out=d_add_4_d_w_t1_arg)
+    del d_add_4_d_w_t1_arg
+    d_add_4_d_w_t2 = d_add_4_d_w_t1 * 1.1283791670955126
+    d_add_4_d_w_t3 = np.square(mul_w)
+    d_add_4_d_w_t4_arg = np.negative(d_add_4_d_w_t3)
+    d_add_4_d_w_t4 = np.exp(d_add_4_d_w_t4_arg, out=d_add_4_d_w_t4_arg)
+    del d_add_4_d_w_t4_arg
+    d_add_4_d_w_t5 = d_add_4_d_w_t4 * ones
     del ones
-    # d add_3 / d w, through slice_w
-    d_w_via_slice_w_1 = _scatter(
-        np.sum(1.1283791670955126 * d_add_3_d_add_w * d_w_via_slice_w_1_t2, axis=0),
+    d_add_4_d_w_t7 = xent_v_t1 / xent_v_t2 - one_hot_like_labels
+    d_add_4_d_w = (
+        _scatter(
+            -d_add_4_d_w_t2 * d_add_4_d_add_w.sum(axis=0), (4, 3), np.s_[1], np.float64
+        )
+        + _scatter(
+            1.1283791670955126 * np.sum(d_add_4_d_add_w * d_add_4_d_w_t5, axis=0),
+            (4, 3),
+            np.s_[0],
+            np.float64,
+        )
+        + _sum_to_shape(
+            np.swapaxes(matmul_w_t0, -1, -2)
+            @ _matrices(
+                _sum_to_shape(
+                    _matrices(
+                        np.broadcast_to(
+                            d_add_4_d_w_t7
+                            * np.expand_dims(
+                                _sum_to_shape(
+                                    np.broadcast_to(np.float64(1), np.shape(add_4_t0)),
+                                    np.shape(xent_v),
+                                ),
+                                -1,
+                            ),
+                            np.broadcast_shapes(
+                                np.shape(ensure_axis_v), np.shape(d_add_4_d_w_t7)
+                            ),
+                        )
+                    )
+                    @ v.T,
+                    np.shape(matmul_w),
+                )
+            ),
+            np.shape(w),
+        )
+    )
+    del d_add_4_d_add_w
+    d_add_2_d_add_w = np.multiply(
+        d_add_2_d_select_keep, d_add_4_d_add_w_t0, out=d_add_2_d_select_keep
+    )
+    del d_add_2_d_select_keep
+    d_add_2_d_erfc_w = d_add_2_d_add_w.sum(axis=0)
+    d_add_2_d_w = _scatter(
+        -d_add_2_d_erfc_w * d_add_4_d_w_t2, (4, 3), np.s_[1], np.float64
+    ) + _scatter(
+        1.1283791670955126 * np.sum(d_add_2_d_add_w * d_add_4_d_w_t5, axis=0),
         (4, 3),
         np.s_[0],
         np.float64,
     )
-    d_add_3_d_w_t0 = xent_v_t1 / xent_v_t2 - one_hot_like_labels
-    d_add_2_d_w = d_w_via_slice_w + d_w_via_slice_w_1
-    del d_w_via_slice_w, d_w_via_slice_w_1
-    d_add_3_d_w = d_add_2_d_w + _sum_to_shape(
-        np.swapaxes(matmul_w_t0, -1, -2)
-        @ _matrices(
-            _sum_to_shape(
-                _matrices(
-                    np.broadcast_to(
-                        d_add_3_d_w_t0
-                        * np.expand_dims(
-                            _sum_to_shape(
-                                np.broadcast_to(np.float64(1), np.shape(add_3_t0)),
-                                np.shape(xent_v),
-                            ),
-                            -1,
-                        ),
-                        np.broadcast_shapes(
-                            np.shape(ensure_axis_v), np.shape(d_add_3_d_w_t0)
-                        ),
-                    )
-                )
-                @ v.T,
-                np.shape(matmul_w),
-            )
-        ),
-        np.shape(w),
-    )
+    del d_add_4_d_w_t2
     d_sum_3_d_d_add_2_d_add_w = np.multiply(
-        d_w_via_slice_w_1_t1, 1.1283791670955126, out=d_w_via_slice_w_1_t1
+        d_add_4_d_w_t4, 1.1283791670955126, out=d_add_4_d_w_t4
     )
     d_sum_3_d_d_add_2_d_add_w *= mul_w
-    d_sum_3_d_d_add_2_d_add_w -= 1.1283791670955126 * d_w_via_slice_w_t1 * slice_w
-    del d_w_via_slice_w_1_t1, mul_w, slice_w
+    d_sum_3_d_d_add_2_d_add_w -= 1.1283791670955126 * d_add_4_d_w_t1 * slice_w
+    del d_add_4_d_w_t4, mul_w, slice_w
     d_sum_3_d_d_add_2_d_select_keep = np.multiply(
-        d_sum_3_d_d_add_2_d_add_w, d_add_3_d_add_w_t0, out=d_sum_3_d_d_add_2_d_add_w
+        d_sum_3_d_d_add_2_d_add_w, d_add_4_d_add_w_t0, out=d_sum_3_d_d_add_2_d_add_w
     )
     del d_sum_3_d_d_add_2_d_add_w
-    d_sum_3_d_select_keep = softmax_d_xent_labels * (
+    d_sum_3_d_select_keep = softmax_d_xentropy * (
         d_sum_3_d_d_add_2_d_select_keep
         - np.sum(
-            d_sum_3_d_d_add_2_d_select_keep * softmax_d_xent_labels,
-            axis=1,
-            keepdims=True,
+            d_sum_3_d_d_add_2_d_select_keep * softmax_d_xentropy, axis=1, keepdims=True
         )
     ) + _top_k_grad(
         2 * np.take_along_axis(d_sum_3_d_d_add_2_d_select_keep, indices, -1),
         indices,
         (5, 3),
     )
-    del d_sum_3_d_d_add_2_d_select_keep, indices, softmax_d_xent_labels
+    del d_sum_3_d_d_add_2_d_select_keep, indices, softmax_d_xentropy
     d_sum_3_d_add_w = np.multiply(
-        d_sum_3_d_select_keep, d_add_3_d_add_w_t0, out=d_sum_3_d_select_keep
+        d_sum_3_d_select_keep, d_add_4_d_add_w_t0, out=d_sum_3_d_select_keep
     )
-    del d_add_3_d_add_w_t0, d_sum_3_d_select_keep
+    del d_add_4_d_add_w_t0, d_sum_3_d_select_keep
     d_sum_3_d_w = (
         d_add_2_d_w
         + _scatter(
-            d_w_via_slice_w_t1
+            d_add_4_d_w_t1
             * (
-                2.256758334191025 * d_add_3_d_erfc_w * d_w_via_slice_w_t0
+                2.256758334191025 * d_add_2_d_erfc_w * d_add_4_d_w_t0
                 - 1.1283791670955126 * d_sum_3_d_add_w.sum(axis=0)
             ),
             (4, 3),
@@ -355,10 +424,10 @@ def tf1gaps_ops(x, labels, keep, w, v):
         )
         + _scatter(
             np.sum(
-                d_w_via_slice_w_1_t2
+                d_add_4_d_w_t5
                 * (
                     1.1283791670955126 * d_sum_3_d_add_w
-                    - 2.256758334191025 * d_add_3_d_add_w * d_w_via_slice_w_1_t0
+                    - 2.256758334191025 * d_add_2_d_add_w * d_add_4_d_w_t3
                 ),
                 axis=0,
             ),
@@ -367,4 +436,4 @@ def tf1gaps_ops(x, labels, keep, w, v):
             np.float64,
         )
     )
-    return add_3, d_add_3_d_w, d_sum_3_d_w
+    return add_4, d_add_4_d_w, d_sum_3_d_w

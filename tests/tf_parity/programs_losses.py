@@ -339,3 +339,20 @@ def norm_float32_scalars_of_a_batch(tf):
         "fetches": fetches,
         "feeds": {x: np.array([[1.0, -2.0, 3.0], [0.5, 0.0, -6.0]], np.float32)},
     }
+
+
+@_program
+def sparse_softmax_cross_entropy_squeezes_column_labels_and_weights(tf):
+    # TF1 drops the last, size-1 axis of [batch, 1] labels and of per-example [batch, 1]
+    # weights (_remove_squeezable_dimensions) where the ranks are known when built.
+    logits = tf.placeholder(tf.float32, [None, 3], name="logits")
+    labels = tf.placeholder(tf.int64, [None, 1], name="labels")
+    weights = tf.placeholder(tf.float32, [None, 1], name="weights")
+    loss = tf.losses.sparse_softmax_cross_entropy(labels, logits, weights=weights)
+    plain = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+    feeds = {
+        logits: np.array([[2.0, -1.0, 0.0], [3.0, 3.0, 3.0], [-5.0, -1.0, 4.0]], np.float32),
+        labels: np.array([[1], [2], [0]]),
+        weights: np.array([[1.0], [0.0], [2.0]], np.float32),
+    }
+    return {"fetches": [loss, plain, tf.gradients(loss, logits)], "feeds": feeds, "rtol": 1e-5}

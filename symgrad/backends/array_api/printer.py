@@ -736,6 +736,7 @@ PORTABLE_HELPERS = frozenset(
         "ensure_same_dims",
         "ensure_in_range",
         "ensure_segment_ids",
+        "squeeze_last_by_rank",
         "ensure_axis",
         "ensure_broadcastable",
         "select_condition",
