@@ -218,7 +218,6 @@ from .ops.elementwise import (
     atan2,
     atanh,
     ceil,
-    clip_by_value,
     cosh,
     div,
     div_no_nan,
@@ -241,6 +240,7 @@ from .ops.elementwise import (
 from .ops.nn_ops import (
     clip_by_global_norm,
     clip_by_norm,
+    clip_by_value,
     global_norm,
 )
 from .ops.reductions import (

@@ -121,6 +121,22 @@ recurrent remote_fused_graph resampler rnn rpc saved_model seq2seq signal slim s
 sparsemax specs staging stat_summarizer stateless summary tensor_forest tensorboard testing
 text tfprof timeseries tpu training util
 """,
+    "contrib.rnn": """
+AttentionCellWrapper BasicLSTMCell BasicRNNCell BidirectionalGridLSTMCell CompiledWrapper
+Conv1DLSTMCell Conv2DLSTMCell Conv3DLSTMCell ConvLSTMCell CoupledInputForgetGateLSTMCell
+DeviceWrapper DropoutWrapper EmbeddingWrapper FusedRNNCell FusedRNNCellAdaptor GLSTMCell
+GRUBlockCell GRUBlockCellV2 GRUCell GridLSTMCell HighwayWrapper IndRNNCell IndyGRUCell
+IndyLSTMCell InputProjectionWrapper IntersectionRNNCell LSTMBlockCell LSTMBlockFusedCell
+LSTMBlockWrapper LSTMCell LSTMStateTuple LayerNormBasicLSTMCell LayerRNNCell MultiRNNCell
+NASCell OutputProjectionWrapper PhasedLSTMCell RNNCell ResidualWrapper SRUCell
+TimeFreqLSTMCell TimeReversedFusedRNN UGRNNCell best_effort_input_batch_size
+static_bidirectional_rnn static_rnn static_state_saving_rnn stack_bidirectional_dynamic_rnn
+stack_bidirectional_rnn transpose_batch_time
+""",
+    "nn.rnn_cell": """
+BasicLSTMCell BasicRNNCell DeviceWrapper DropoutWrapper GRUCell LSTMCell LSTMStateTuple
+MultiRNNCell RNNCell ResidualWrapper
+""",
     "contrib.layers": """
 apply_regularization avg_pool2d batch_norm bias_add bucketized_column conv2d conv2d_in_plane
 conv2d_transpose conv3d convolution convolution2d convolution2d_transpose crossed_column

@@ -4,8 +4,8 @@
 A cell makes its variables at its first call, in a variable scope named after it
 (``basic_lstm_cell``, ``gru_cell``, ... made unique, or the ``name`` given) inside the
 scope of the call (``rnn`` for the functions here), so that they are named as in TF1
-(``rnn/basic_lstm_cell/kernel``, ``rnn/multi_rnn_cell/cell_0/gru_cell/gates/bias``) and a
-TF1 checkpoint restores into them. Later calls use the same variables. The kernels are
+(``rnn/basic_lstm_cell/kernel``, ``rnn/multi_rnn_cell/cell_0/gru_cell/gates/bias``) and
+weights saved by name carry over. Later calls use the same variables. The kernels are
 Glorot uniform unless the enclosing variable scope or the cell says otherwise, the biases
 zeros (a GRU's gates: ones), as in TF1.
 
@@ -36,6 +36,7 @@ from .errors import InvalidArgumentError, ShapeError
 from .graph import Tensor, get_default_graph
 from .ops.array_ops import (
     concat,
+    ensure_in_range,
     one_hot,
     reshape,
     shape,
@@ -508,20 +509,27 @@ class DropoutWrapper(RNNCell):
     def zero_state(self, batch_size: Any, dtype: Any) -> Any:
         return self._cell.zero_state(batch_size, dtype)
 
-    def _dropped(self, value: Tensor, keep: Any) -> Tensor:
+    def _dropped(self, value: Tensor, keep: Any, role: int) -> Tensor:
         if not isinstance(keep, Tensor) and float(keep) == 1.0:
             return value
-        return dropout(value, keep_prob=keep, seed=self._seed)
+        # One seed, three masks: TF1 salts the seed per role (input, state, output) too.
+        seed = None if self._seed is None else (3 * self._seed + role) % 2**31
+        return dropout(value, keep_prob=keep, seed=seed)
+
+    def _dropped_state(self, state: Any) -> Any:
+        """Dropout on every part of ``state`` but the cell state ``c`` of each LSTM (TF1's
+        default filter, which also looks inside the tuple of a MultiRNNCell)."""
+        if isinstance(state, LSTMStateTuple):
+            return LSTMStateTuple(state.c, self._dropped_state(state.h))
+        if isinstance(state, (tuple, list)):
+            return type(state)(self._dropped_state(part) for part in state)
+        return self._dropped(state, self._keep[2], 1)
 
     def __call__(self, inputs: Any, state: Any, scope: Any = None) -> tuple[Tensor, Any]:
-        input_keep, output_keep, state_keep = self._keep
-        inputs = self._dropped(convert_to_tensor(inputs), input_keep)
+        input_keep, output_keep, _ = self._keep
+        inputs = self._dropped(convert_to_tensor(inputs), input_keep, 0)
         output, new_state = self._cell(inputs, state, scope=scope)
-        if isinstance(new_state, LSTMStateTuple):  # TF1 keeps the cell state c
-            new_state = LSTMStateTuple(new_state.c, self._dropped(new_state.h, state_keep))
-        else:
-            new_state = _structure_map(lambda s: self._dropped(s, state_keep), new_state)
-        return self._dropped(output, output_keep), new_state
+        return self._dropped(output, output_keep, 2), self._dropped_state(new_state)
 
 
 # --- unrolling ---------------------------------------------------------------------------
@@ -536,7 +544,11 @@ def _initial_state(
         raise InvalidArgumentError(
             f"symgrad: {function}: if no initial_state is provided, dtype must be specified"
         )
-    assert first_step.shape is not None
+    if first_step.shape is None or len(first_step.shape) != 2:
+        raise ShapeError(
+            f"symgrad: {function}: the inputs of each step must be [batch, depth] with a known "
+            f"depth, got '{first_step.name}' {format_shape(first_step.shape)}"
+        )
     batch = first_step.shape[0]
     return cell.zero_state(shape(first_step)[0] if batch is None else batch, dtype)
 
@@ -546,7 +558,7 @@ def _unroll(
 ) -> tuple[list[Tensor], Any]:
     """The cell over ``steps`` from ``state``; past a sequence's length (when given) its
     output is zeros and its state is kept, as TF1's ``_rnn_step`` does."""
-    lengths = None if sequence_length is None else cast(sequence_length, _dtypes.int32)
+    lengths = None if sequence_length is None else _lengths(sequence_length)
     outputs = []
     for time, step in enumerate(steps):
         output, new_state = cell(step, state)
@@ -557,6 +569,17 @@ def _unroll(
         outputs.append(output)
         state = new_state
     return outputs, state
+
+
+def _lengths(sequence_length: Any) -> Tensor:
+    """``sequence_length`` as int32, checked to be a vector (one length per sequence)."""
+    lengths = convert_to_tensor(sequence_length)
+    if lengths.shape is not None and len(lengths.shape) != 1:
+        raise ShapeError(
+            f"symgrad: rnn: sequence_length '{lengths.name}' must be a vector of length "
+            f"batch_size, got {format_shape(lengths.shape)}"
+        )
+    return cast(lengths, _dtypes.int32)
 
 
 def static_rnn(
@@ -673,7 +696,11 @@ def _reversed(sequence: Tensor, sequence_length: Any, time_axis: int) -> Tensor:
     assert sequence.shape is not None
     count = int(sequence.shape[time_axis])  # dynamic_rnn has checked it is known
     batch_major = transpose(sequence, [1, 0, 2]) if time_axis == 0 else sequence
-    lengths = reshape(cast(sequence_length, _dtypes.int32), [-1, 1])
+    # TF's ReverseSequence refuses a length past the steps or below 0.
+    lengths = ensure_in_range(
+        _lengths(sequence_length), zeros([count + 1], _dtypes.int32), 0, "ReverseSequence"
+    )
+    lengths = reshape(lengths, [-1, 1])
     times = constant(np.arange(count, dtype=np.int32))
     # Step t of a sequence of length n comes from its step n - 1 - t while t < n.
     sources = where(less(times, lengths), lengths - 1 - times, times + 0 * lengths)

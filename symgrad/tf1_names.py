@@ -47,6 +47,11 @@ SUBSTITUTES: dict[str, str] = {
     "sparse_placeholder": "a dense `tf.placeholder`",
     # Models, layers and losses.
     "nn.ctc_loss": "not available",
+    "nn.static_bidirectional_rnn": "`tf.nn.bidirectional_dynamic_rnn` of the steps stacked (`tf.stack(inputs, 1)`), then `tf.unstack` of its outputs",
+    "contrib.rnn.static_bidirectional_rnn": "`tf.nn.bidirectional_dynamic_rnn` of the steps stacked (`tf.stack(inputs, 1)`), then `tf.unstack` of its outputs",
+    "contrib.rnn.LSTMBlockCell": "`tf.nn.rnn_cell.LSTMCell` (the same cell)",
+    "contrib.rnn.LayerNormBasicLSTMCell": "not available: a `BasicLSTMCell` without the normalization",
+    "nn.rnn_cell.ResidualWrapper": "a cell whose output adds its input: `output + inputs` after calling the wrapped cell",
     "sort": "sort the fetched values with NumPy",
     "argsort": "sort the fetched values with NumPy",
     "unique": "`np.unique` on the fetched or fed values",

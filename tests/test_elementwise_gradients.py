@@ -757,12 +757,14 @@ WHERE_MIXED = [
     ("where(c,x,0.0)", lambda c, x, k: sg.where(c, x, 0.0), lambda c, x, k: np.where(c, x, 0.0)),
     ("where(c,1.5,x)", lambda c, x, k: sg.where(c, 1.5, x), lambda c, x, k: np.where(c, 1.5, x)),
     ("where(c,x,C)", lambda c, x, k: sg.where(c, x, k), lambda c, x, k: np.where(c, x, k)),
+    # A constant condition of x's shape (TF1's Select takes no other but a vector of rows).
     (
         "where(C_bool,x,-x)",
         lambda c, x, k: sg.where(k > 0, x, -x),
         lambda c, x, k: np.where(k > 0, x, -x),
     ),
 ]
+FULL_SHAPE_CONSTANT = {"where(C_bool,x,-x)"}
 WHERE_MIXED_CASES = [
     (f"{name}({a.label})", (build, reference, a))
     for name, build, reference in WHERE_MIXED
@@ -779,7 +781,9 @@ def test_where_with_constants(
     rng = _rng(case_id)
     cond = np.asarray(rng.random(a.feed) < 0.5, dtype=np.bool_)
     x = real()(rng, a.feed)
-    k = nonzero()(rng, a.feed[-1:])  # a NumPy array, broadcast along x's last axis
+    # A NumPy array, broadcast along x's last axis (or of x's shape, for a condition).
+    full = any(case_id.startswith(name + "(") for name in FULL_SHAPE_CONSTANT)
+    k = nonzero()(rng, a.feed if full else a.feed[-1:])
     run_loss_case(
         case_id,
         lambda c, t: build(c, t, k),
@@ -1209,10 +1213,11 @@ COVERED_ELEMENTWISE = {
 
 def _elementwise_exports(namespace: Any, prefix: str = "") -> set:
     """Names in ``namespace.__all__`` bound to functions of ``symgrad.ops.elementwise``."""
-    from symgrad.ops import array_ops, elementwise
+    from symgrad.ops import array_ops, elementwise, nn_ops
 
-    # TF1's where is the elementwise Select, after turning a vector condition into rows
-    also_elementwise = {array_ops.where}
+    # TF1's where is the elementwise Select, after turning a vector condition into rows;
+    # clip_by_value is the elementwise one, after taking a gathered gradient's slices apart
+    also_elementwise = {array_ops.where, nn_ops.clip_by_value}
     return {
         prefix + name
         for name in namespace.__all__

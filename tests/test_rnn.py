@@ -148,3 +148,59 @@ def test_what_cannot_be_unrolled_is_a_clear_error() -> None:
             sg.nn.rnn_cell.DropoutWrapper(cell, input_keep_prob=0.0)
         with pytest.raises(sg.InvalidArgumentError, match="static_rnn: inputs must not be empty"):
             sg.nn.static_rnn(cell, [], dtype=sg.float32)
+
+
+def test_lengths_pick_rows_whatever_the_static_batch_sizes_say() -> None:
+    """The mask of ``sequence_length`` picks rows (TF1's Select of a vector): with a fixed
+    batch and lengths of unknown length, or constant lengths and a batch of None, when the
+    batch equals the units (a square state) too."""
+    rng = np.random.default_rng(3)
+    x_value = rng.standard_normal((3, 4, 2))
+    for x_shape, lengths in (([3, 4, 2], "fed"), ([None, 4, 2], [4, 0, 2])):
+        with sg.Graph().as_default():
+            x = sg.placeholder(sg.float64, x_shape, name="x")
+            fed = sg.placeholder(sg.int32, [None], name="lengths")
+            cell = sg.nn.rnn_cell.GRUCell(3)  # 3 units for 3 sequences
+            length = fed if lengths == "fed" else lengths
+            outputs, state = sg.nn.dynamic_rnn(cell, x, sequence_length=length, dtype=sg.float64)
+            with sg.Session() as sess:
+                sess.run(sg.global_variables_initializer())
+                out, last = sess.run([outputs, state], {x: x_value, fed: [4, 0, 2]})
+        assert np.all(out[1] == 0.0) and np.all(last[1] == 0.0)  # length 0: nothing ran
+        assert np.all(out[2, 2:] == 0.0) and np.all(out[2, :2] != 0.0)
+        np.testing.assert_array_equal(last[2], out[2, 1])
+
+
+def test_state_dropout_keeps_the_cell_state_of_every_lstm() -> None:
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [None, 1, 2], name="x")
+        multi = sg.nn.rnn_cell.MultiRNNCell([sg.nn.rnn_cell.BasicLSTMCell(3) for _ in range(2)])
+        _, plain = sg.nn.dynamic_rnn(multi, x, dtype=sg.float32)
+        wrapped = sg.nn.rnn_cell.DropoutWrapper(multi, state_keep_prob=0.5, seed=1)
+        _, dropped = sg.nn.dynamic_rnn(wrapped, x, dtype=sg.float32, scope="again")
+        with sg.Session() as sess:
+            sess.run(sg.global_variables_initializer())
+            feed = {x: np.random.default_rng(4).standard_normal((64, 1, 2))}
+            kept, half = sess.run([plain, dropped], feed)
+    for layer in range(2):
+        np.testing.assert_array_equal(half[layer].c, kept[layer].c)
+        assert 0.2 < np.mean(half[layer].h == 0.0) < 0.8
+
+
+def test_lengths_tf_refuses_are_errors() -> None:
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [None, 3, 2], name="x")
+        lengths = sg.placeholder(sg.int32, [None], name="lengths")
+        cells = sg.nn.rnn_cell.GRUCell(2), sg.nn.rnn_cell.GRUCell(2)
+        outputs, _ = sg.nn.bidirectional_dynamic_rnn(
+            *cells, x, sequence_length=lengths, dtype=sg.float32
+        )
+        with pytest.raises(sg.ShapeError, match="sequence_length .* must be a vector"):
+            sg.nn.dynamic_rnn(sg.nn.rnn_cell.GRUCell(2), x, sequence_length=3, dtype=sg.float32)
+        with pytest.raises(sg.ShapeError, match="static_rnn: the inputs of each step"):
+            sg.nn.static_rnn(cells[0], [sg.placeholder(sg.float32)], dtype=sg.float32)
+        with sg.Session() as sess:
+            sess.run(sg.global_variables_initializer())
+            for bad in ([4, 1], [-1, 1]):  # past the 3 steps, or negative
+                with pytest.raises(IndexError, match="ReverseSequence"):
+                    sess.run(outputs, {x: np.zeros((2, 3, 2)), lengths: bad})

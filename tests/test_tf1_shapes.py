@@ -123,3 +123,42 @@ def test_broadcast_to_a_run_time_shape_gives_exactly_that_shape(optimize: bool) 
             sg.broadcast_to(sg.constant(np.ones((2, 1))), sg.shape(z))
         shapeless = sg.broadcast_to(sg.placeholder(sg.float64, name="w"), sg.shape(y))
         assert shapeless.shape == (None, 3)
+
+
+@pytest.mark.parametrize("form", ["fast", "readable", "portable"])
+def test_fill_writes_infinities_as_code_that_runs(form: str) -> None:
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [None, 2], name="x")
+        made = [sg.fill([2, 2], -np.inf), sg.fill([sg.shape(x)[0], 2], np.nan)]
+        if form == "portable":
+            xps = pytest.importorskip("array_api_strict")
+            low, missing = sg.compile(made, [x], backend="array_api")(xps.asarray(np.ones((3, 2))))
+        else:
+            low, missing = sg.compile(made, [x], optimize=form == "fast")(np.ones((3, 2)))
+    assert np.all(np.asarray(low) == -np.inf) and np.all(np.isnan(np.asarray(missing)))
+    assert np.asarray(missing).shape == (3, 2)
+
+
+def test_fill_of_sizes_known_when_run_takes_a_scalar_value_only() -> None:
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [None, 3], name="x")
+        with pytest.raises(sg.ShapeError, match=r"Fill: value 'StridedSlice.* must be a scalar"):
+            sg.fill([sg.shape(x)[0], 3], x[0])
+
+
+def test_a_vector_condition_picks_rows_as_in_tf1() -> None:
+    """TF1's where (Select) of a vector picks rows, whatever the static sizes say, and the
+    vector must be as long as the first axis (TF 2.21 raises otherwise)."""
+    with sg.Graph().as_default():
+        keep = sg.placeholder(sg.bool, [None], name="keep")
+        square = sg.placeholder(sg.float64, [2, 2], name="square")
+        picked = sg.where(keep, square, sg.zeros_like(square))
+        compiled = sg.compile(picked, [keep, square])
+        np.testing.assert_array_equal(
+            compiled(np.array([True, False]), np.array([[1.0, 2.0], [3.0, 4.0]])),
+            [[1.0, 2.0], [0.0, 0.0]],
+        )
+        with pytest.raises(ValueError, match="Select: 3 entries along axis 0"):
+            compiled(np.array([True, False, True]), np.ones((2, 2)))
+        with pytest.raises(sg.ShapeError, match="Select: the condition .* must have 2 entries"):
+            sg.where(sg.constant([True, False, True]), square, square)

@@ -33,7 +33,7 @@ from ..shapes import (
 )
 from ..signatures import reduced_axes_of, signature_of
 from .broadcasting import sum_to_shape_of
-from .elementwise import add, cast, identity, multiply, ones_like, zeros_like
+from .elementwise import add, add_n, cast, identity, multiply, ones_like, zeros_like
 from .elementwise import where as _select
 from .functions import Literal, _Structural, helper, literal
 from .functions import cast as cast_node
@@ -126,9 +126,10 @@ def _lower_call(function: str, *attributes: str) -> Any:
 def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Tensor:
     """Elements of ``x`` where ``condition`` holds, else of ``y``.
 
-    As TF1's ``where``: a vector ``condition`` as long as the first axis of ``x``/``y`` of
-    higher rank picks whole rows, even where it would also broadcast along the last axis
-    (a square matrix); otherwise all three broadcast.
+    As TF1's ``where``: a vector ``condition`` picks whole rows of ``x``/``y`` of higher rank
+    (it must be as long as their first axis, checked when run where a size is unknown then),
+    even where it would also broadcast along the last axis (a square matrix); otherwise all
+    three broadcast.
 
     >>> import symgrad as sg
     >>> with sg.Graph().as_default():
@@ -147,8 +148,18 @@ def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None)
             and len(condition.shape) == 1
             and widest is not None
             and len(widest) > 1
-            and condition.shape[0] == widest[0]
         ):
+            # TF1's Select: a vector picks rows, and must be as long as the first axis.
+            count, rows = condition.shape[0], widest[0]
+            if count is not None and rows is not None and count != rows:
+                raise ShapeError(
+                    f"symgrad: Select: the condition '{condition.name}' "
+                    f"{format_shape(condition.shape)} picks rows of values of shape "
+                    f"{format_shape(widest)}: it must have {rows} entries"
+                )
+            if count is None or rows is None:
+                wide = convert_to_tensor(x if _shape_of(x) == widest else y)
+                condition = ensure_same_dims(condition, wide, (0,), (0,), "Select")
             # a size-1 axis for every axis after the first: the condition broadcasts per row
             condition = reshape(condition, [-1] + [1] * (len(widest) - 1))
         elif condition.shape is None and _shape_of(x) is not None and _shape_of(y) is not None:
@@ -1331,42 +1342,52 @@ def _gather_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
 
 class GatheredSlices(typing.NamedTuple):
     """A gather's part of a gradient, as TF1's ``IndexedSlices`` hold it: the cotangent of
-    the gathered rows (``values``, times each of ``scales``), their ``indices`` into
-    ``params`` (rows repeat when an index does)."""
+    the gathered rows (``values``) and their ``indices`` into ``params`` (rows repeat when an
+    index does)."""
 
     values: Tensor
     indices: Tensor
     params: Tensor
-    scales: tuple[Tensor, ...]
 
 
 def gathered_slices(gradient: Tensor) -> list[GatheredSlices] | None:
     """The slices of the gathers (along axis 0) whose gradients ``gradient`` adds up, when it
-    is nothing else (at most scaled by a number, as ``clip_by_global_norm`` scales it), else
-    None: where TF1's gradient is ``IndexedSlices``, whose values its ``global_norm`` and
-    sparse optimizer kernels read as they are (repeated rows not summed)."""
+    is nothing else, else None: where TF1's gradient is ``IndexedSlices``, which its clipping
+    functions and sparse optimizer kernels read slice by slice (repeated rows not summed).
+    Any other op on the gradient (``g * t``) makes it dense, as in TF1."""
     op = gradient.op
     if op.type == "ScatterAdd":
         if op.attrs["axis"] != 0:
             return None
-        return [GatheredSlices(op.inputs[0], op.inputs[1], op.inputs[2], ())]
+        return [GatheredSlices(op.inputs[0], op.inputs[1], op.inputs[2])]
     if op.type == "Identity":
         return gathered_slices(op.inputs[0])
-    if op.type == "Mul" and len(op.inputs) == 2:
-        numbers = [t for t in op.inputs if t.shape == ()]
-        scaled = [t for t in op.inputs if t.shape != ()]
-        if len(numbers) != 1 or len(scaled) != 1:
-            return None
-        inner = gathered_slices(scaled[0])
-        if inner is None:
-            return None
-        return [part._replace(scales=(*part.scales, numbers[0])) for part in inner]
-    if op.type == "Elementwise" and op.attrs["expr"] == sp.Add(*arg_symbols(len(op.inputs))):
+    if op.type in ("Elementwise", "AddN") and op.attrs["expr"] == sp.Add(
+        *arg_symbols(len(op.inputs))
+    ):
         parts = [gathered_slices(t) for t in op.inputs]  # the sum of several gathers' gradients
         if any(part is None for part in parts):
             return None
         return [piece for part in parts for piece in typing.cast(list[GatheredSlices], part)]
     return None
+
+
+def from_slices(slices: list[GatheredSlices], values: Sequence[Tensor]) -> Tensor:
+    """The gradient ``slices`` stand for, with new ``values`` for them (clipped or scaled, as
+    TF1's clipping functions give ``IndexedSlices`` back): still a sum of scatter-adds, so
+    still sparse for the optimizers."""
+    parts = [
+        _op(
+            "ScatterAdd",
+            [new, part.indices, part.params],
+            {"axis": 0},
+            part.params.shape,
+            new.dtype,
+            None,
+        )
+        for part, new in zip(slices, values, strict=True)
+    ]
+    return parts[0] if len(parts) == 1 else add_n(parts)
 
 
 def _gather_signature(op: Operation, sigs: Sequence[Any]) -> Any:
@@ -1501,8 +1522,15 @@ def _filled(
 def _lower_filled(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
     fed = iter(operands)
     sizes = [next(fed) if size is None else sp.Integer(size) for size in op.attrs["sizes"]]
-    value = Literal(repr(op.attrs["value"]))
+    value = Literal(_number_text(op.attrs["value"]))
     return Filled(value, Literal(op.outputs[0].dtype.name), *sizes)
+
+
+def _number_text(value: Any) -> str:
+    """A Python number as code that needs no import (``float("inf")`` rather than ``inf``)."""
+    if isinstance(value, float) and not np.isfinite(value):
+        return f'float("{value}")'
+    return repr(value)
 
 
 register(
@@ -1602,6 +1630,10 @@ def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
         return multiply(ones_like(like, dtype=filler.dtype), filler, name=name)
     sizes = _run_time_sizes(dims, "Fill")
     if sizes is not None and isinstance(value, Tensor):
+        if value.shape != ():
+            raise ShapeError(
+                f"symgrad: Fill: value '{value.name}' {format_shape(value.shape)} must be a scalar"
+            )
         return multiply(_filled("Fill", sizes, 1, value.dtype, None), value, name=name)
     array = np.asarray(value)
     dtype = _dtypes.infer_dtype(value, "Fill")
@@ -1610,7 +1642,7 @@ def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
     if sizes is not None:
         return _filled("Fill", sizes, array.item(), dtype, name)
     shape = _static_dims(dims, "Fill")
-    literal_value = repr(array.item())
+    literal_value = _number_text(array.item())
     return _created(
         "Fill",
         f"np.full({shape!r}, {literal_value}, dtype={_numpy_dtype_text(dtype)})",
@@ -1725,8 +1757,8 @@ def one_hot_of_labels(
     dtype = _one_hot_dtype(on_value, off_value, dtype)
     attrs = {
         "depth": int(depth),
-        "on": 1 if on_value is None else on_value,
-        "off": 0 if off_value is None else off_value,
+        "on": 1 if on_value is None else _fixed_number(on_value, "on_value"),
+        "off": 0 if off_value is None else _fixed_number(off_value, "off_value"),
         "axis": int(axis),
         "in_range": bool(in_range),
     }
@@ -1749,6 +1781,17 @@ def one_hot_of_labels(
     shape.insert(position, int(depth))
     attrs["axis"] = position
     return _op("OneHot", [indices], attrs, tuple(shape), dtype, name)
+
+
+def _fixed_number(value: Any, what: str) -> Any:
+    """An on/off value as a Python number: a number, or a tensor the graph fixes."""
+    fixed = constant_value(value) if isinstance(value, Tensor) else np.asarray(value)
+    if fixed is None or fixed.ndim:
+        raise InvalidArgumentError(
+            f"symgrad: OneHot: {what} must be a number or a constant scalar tensor, got "
+            f"{getattr(value, 'name', value)!r}"
+        )
+    return fixed.item()
 
 
 def _one_hot_dtype(on_value: Any, off_value: Any, dtype: Any) -> _dtypes.DType:

@@ -30,6 +30,7 @@ from .array_ops import (
     ensure_same_dims,
     ensure_shape,
     expand_dims,
+    from_slices,
     gathered_slices,
     one_hot_like,
     one_hot_of_labels,
@@ -66,6 +67,7 @@ from .elementwise import (
     zero_gradient,
     zeros_like,
 )
+from .elementwise import clip_by_value as _clip_values
 from .linalg import matmul
 from .reductions import broadcast_gradient, reduce_all, reduce_max, reduce_mean, reduce_sum
 from .registry import OpDef, register
@@ -591,12 +593,7 @@ def _half_squared_norm(value: Tensor) -> Tensor:
     slices = gathered_slices(value)
     if slices is None:
         return l2_loss(value)
-    parts = []
-    for part in slices:
-        half = l2_loss(part.values)
-        for factor in part.scales:
-            half = half * factor * factor
-        parts.append(half)
+    parts = [l2_loss(part.values) for part in slices]
     return parts[0] if len(parts) == 1 else add_n(parts)
 
 
@@ -627,7 +624,13 @@ def clip_by_global_norm(
             clipped.append(None)
             continue
         v = convert_to_tensor(v)
-        clipped.append(identity(v * (scale if v.dtype == scale.dtype else cast(scale, v.dtype))))
+        factor = scale if v.dtype == scale.dtype else cast(scale, v.dtype)
+        slices = gathered_slices(v)
+        if slices is not None:  # TF1 scales IndexedSlices' values: the gradient stays sparse
+            v = from_slices(slices, [part.values * factor for part in slices])
+            clipped.append(identity(v))
+        else:
+            clipped.append(identity(v * factor))
     return clipped, use_norm
 
 
@@ -640,6 +643,18 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: str | None = No
     [0.6 0.8]
     """
     t = convert_to_tensor(t)
+    slices = gathered_slices(t)
+    if slices is not None and (axes is None or 0 not in _axis_list(axes)):
+        # TF1 clips IndexedSlices' values: one norm over all slices (rows gathered twice
+        # count twice), or one per row when the axes leave out the first.
+        if axes is None:
+            total = add_n([reduce_sum(part.values * part.values) for part in slices])
+            norm = _safe_norm(total)
+            clip = _same_dtype(clip_norm, t)
+            values = [part.values * clip / maximum(norm, clip) for part in slices]
+        else:
+            values = [clip_by_norm(part.values, clip_norm, axes) for part in slices]
+        return identity(from_slices(slices, values), name=name)
     clip = _same_dtype(clip_norm, t)
     l2sum = reduce_sum(t * t, axes, keepdims=True)
     positive = greater(l2sum, 0)
@@ -647,6 +662,38 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: str | None = No
     l2sum_safe = where(positive, l2sum, ones_like(l2sum))
     l2norm = where(positive, sqrt(l2sum_safe), l2sum)
     return identity(t * clip / maximum(l2norm, clip), name=name)
+
+
+def _axis_list(axes: Any) -> list[int]:
+    return [int(a) for a in (axes if isinstance(axes, (list, tuple)) else [axes])]
+
+
+def _safe_norm(l2sum: Tensor) -> Tensor:
+    """``sqrt(l2sum)``, with TF's safe gradient at 0 (its gradient there would be inf * 0)."""
+    positive = greater(l2sum, 0)
+    return where(positive, sqrt(where(positive, l2sum, ones_like(l2sum))), l2sum)
+
+
+def clip_by_value(
+    t: Any, clip_value_min: Any, clip_value_max: Any, name: str | None = None
+) -> Tensor:
+    """``t`` clipped into ``[clip_value_min, clip_value_max]``, as TF computes it,
+    ``maximum(minimum(t, max), min)``: at a bound the gradient goes to ``t``.
+
+    A gathered variable's gradient (TF1's ``IndexedSlices``) is clipped slice by slice, rows
+    gathered twice each on its own, and stays sparse for the optimizers, as in TF1.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     print(sg.compile(sg.clip_by_value(sg.constant([-2.0, 0.5, 2.0]), -1.0, 1.0))())
+    [-1.   0.5  1. ]
+    """
+    if isinstance(t, Tensor):
+        slices = gathered_slices(t)
+        if slices is not None:
+            values = [_clip_values(part.values, clip_value_min, clip_value_max) for part in slices]
+            return identity(from_slices(slices, values), name=name)
+    return _clip_values(t, clip_value_min, clip_value_max, name)
 
 
 def in_top_k(predictions: Any, targets: Any, k: Any, name: str | None = None) -> Tensor:

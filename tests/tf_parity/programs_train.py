@@ -343,7 +343,7 @@ def run_time_shapes_follow_the_fed_batch(tf):
 # (and one gathers a row twice).
 
 
-def _sparse_program(tf, make, dense_too=False, clip=False):
+def _sparse_program(tf, make, dense_too=False, clip=False, transform=None):
     table = tf.Variable(_arr(40, (4, 2)).astype(np.float32), name="table")
     step = tf.train.get_or_create_global_step()
     schedule = tf.constant(np.array([[0, 1], [0, 0], [1, 2], [3, 3]], np.int32))
@@ -355,6 +355,8 @@ def _sparse_program(tf, make, dense_too=False, clip=False):
     optimizer = make()
     grads_and_vars = optimizer.compute_gradients(loss)
     norms = []
+    if transform is not None:  # what users do to gradients: TF keeps some of them sparse
+        grads_and_vars = [(transform(g), v) for g, v in grads_and_vars]
     if clip:
         # TF takes the norm of the slices: a row gathered twice counts twice, not summed.
         grads, norm = tf.clip_by_global_norm([g for g, _ in grads_and_vars], 1.0)
@@ -413,3 +415,33 @@ def sparse_adam(tf):
 @_program
 def sparse_gradient_descent(tf):
     return _sparse_program(tf, lambda: tf.train.GradientDescentOptimizer(0.1))
+
+
+@_program
+def sparse_momentum_clipped_by_value(tf):
+    # TF1 clips IndexedSlices slice by slice (a row gathered twice is clipped twice) and keeps
+    # them sparse.
+    return _sparse_program(
+        tf,
+        lambda: tf.train.MomentumOptimizer(0.1, 0.9),
+        transform=lambda g: tf.clip_by_value(g, -0.6, 0.6),
+    )
+
+
+@_program
+def sparse_gradient_descent_clipped_by_norm(tf):
+    return _sparse_program(
+        tf,
+        lambda: tf.train.GradientDescentOptimizer(0.1),
+        transform=lambda g: tf.clip_by_norm(g, 1.0),
+    )
+
+
+@_program
+def sparse_momentum_scaled_by_a_tensor_is_dense(tf):
+    # A product with a tensor turns TF1's IndexedSlices into a dense gradient.
+    return _sparse_program(
+        tf,
+        lambda: tf.train.MomentumOptimizer(0.1, 0.9),
+        transform=lambda g: tf.multiply(g, tf.constant(0.5, tf.float32)),
+    )
