@@ -36,6 +36,8 @@ MODULES = {
     "module, name, substitute",
     [
         (sg.contrib, "seq2seq", "not available"),
+        (sg.contrib.rnn, "static_bidirectional_rnn", "`tf.nn.bidirectional_dynamic_rnn`"),
+        (sg.nn.rnn_cell, "ResidualWrapper", "`output + inputs`"),
         (sg, "while_loop", "a Python loop"),
         (sg.nn, "ctc_loss", "not available"),
         (sg.train, "MonitoredTrainingSession", "`tf.Session` and a training loop"),

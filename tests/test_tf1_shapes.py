@@ -162,3 +162,14 @@ def test_a_vector_condition_picks_rows_as_in_tf1() -> None:
             compiled(np.array([True, False, True]), np.ones((2, 2)))
         with pytest.raises(sg.ShapeError, match="Select: the condition .* must have 2 entries"):
             sg.where(sg.constant([True, False, True]), square, square)
+
+
+def test_one_hot_takes_constant_tensors_as_on_and_off_values() -> None:
+    with sg.Graph().as_default():
+        on = sg.constant(2.0, sg.float16)
+        made = sg.one_hot([0, 2], 3, on_value=on, off_value=sg.constant(0.0, sg.float16))
+        assert made.dtype == sg.float16
+        np.testing.assert_array_equal(sg.compile(made)(), [[2.0, 0.0, 0.0], [0.0, 0.0, 2.0]])
+        fed = sg.placeholder(sg.float32, [], name="fed")
+        with pytest.raises(sg.InvalidArgumentError, match="on_value must be a number or a"):
+            sg.one_hot([0], 3, on_value=fed)
