@@ -173,3 +173,17 @@ def test_one_hot_takes_constant_tensors_as_on_and_off_values() -> None:
         fed = sg.placeholder(sg.float32, [], name="fed")
         with pytest.raises(sg.InvalidArgumentError, match="on_value must be a number or a"):
             sg.one_hot([0], 3, on_value=fed)
+
+
+def test_constant_int_tensors_serve_as_perms_sizes_and_axes() -> None:
+    """Shapes confirmed under TF 2.21: (2, 3, 2), (2, 2, 1), (2, 3)."""
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float64, [None, 2, 3], name="x")
+        made = [
+            sg.transpose(x, sg.constant([0, 2, 1])),
+            sg.split(x, sg.constant([1, 2]), axis=2)[0],
+            sg.reduce_sum(x, sg.constant([1])),
+        ]
+        with sg.Session() as sess:
+            values = sess.run(made, {x: np.ones((2, 2, 3))})
+    assert [v.shape for v in values] == [(2, 3, 2), (2, 2, 1), (2, 3)]

@@ -350,8 +350,10 @@ register(
 def transpose(
     a: Any, perm: Sequence[int] | None = None, name: str | None = None, conjugate: bool = False
 ) -> Tensor:
-    """Permute axes (reverse them by default)."""
+    """Permute axes (reverse them by default); ``perm`` may be a constant int tensor."""
     x = convert_to_tensor(a)
+    if isinstance(perm, Tensor):
+        perm = _shape_argument(perm, "Transpose", x)
     if x.shape is None:
         if perm is None:  # NumPy reverses the axes of whatever rank arrives, as TF does
             return _op("Transpose", [x], {"perm": None}, None, x.dtype, name)
@@ -1019,8 +1021,13 @@ def unstack(
 def split(
     value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = None, name: str = "split"
 ) -> list[Tensor]:
-    """Split ``value`` along ``axis`` into equal parts, or parts of the given sizes."""
+    """Split ``value`` along ``axis`` into equal parts, or parts of the given sizes (a list,
+    or a constant int tensor)."""
     x = convert_to_tensor(value)
+    if isinstance(num_or_size_splits, Tensor):
+        fixed = _shape_argument(num_or_size_splits, "Split", x)
+        scalar = num_or_size_splits.shape == ()
+        num_or_size_splits = fixed[0] if scalar else fixed
     if x.shape is None:  # the slices read the rank that arrives
         position, size = int(axis), None
     else:

@@ -27,7 +27,7 @@ from ..shapes import (
     unknown_rank_axes,
 )
 from . import functions as F
-from .array_ops import ensure_axis
+from .array_ops import constant_value, ensure_axis
 from .broadcasting import like_signature
 from .elementwise import (
     cast,
@@ -71,12 +71,18 @@ def _reduce(
         )
     if isinstance(axis, Tensor):
         if axis.shape != ():
-            raise InvalidArgumentError(
-                f"symgrad: {op_type}: axis must be a Python int or list, not tensor '{axis.name}'"
-            )
-        # A scalar int tensor the graph fixes (tf.constant(1)) is that int (Tensor.__index__,
-        # a clear error if it is computed at run time).
-        axis = operator.index(axis)
+            # A vector of axes the graph fixes (tf.constant([1, 2])) is that list.
+            fixed = constant_value(axis)
+            if fixed is None or fixed.ndim != 1 or not axis.dtype.is_integer:
+                raise InvalidArgumentError(
+                    f"symgrad: {op_type}: axis must be a Python int or list, or a constant int "
+                    f"tensor, not tensor '{axis.name}'"
+                )
+            axis = [int(a) for a in fixed]
+        else:
+            # A scalar int tensor the graph fixes (tf.constant(1)) is that int
+            # (Tensor.__index__, a clear error if it is computed at run time).
+            axis = operator.index(axis)
     shape: Shape
     axes: tuple[int, ...] | None
     if x.shape is None:
