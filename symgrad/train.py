@@ -39,6 +39,7 @@ from .ops.elementwise import (
     minimum,
     multiply,
     negative,
+    ones_like,
     pow,
     sqrt,
     truediv,
@@ -236,7 +237,7 @@ def _rows_of(gathered: list[Tensor], var: Variable) -> Tensor:
     flat = [reshape(indices, [-1]) for indices in gathered]
     every = flat[0] if len(flat) == 1 else concat(flat, 0)
     rows = typing.cast(tuple[int, ...], var.shape)[0]
-    return greater(unsorted_segment_sum(cast(every * 0 + 1, _dtypes.int32), every, rows), 0)
+    return greater(unsorted_segment_sum(ones_like(every, dtype=_dtypes.int32), every, rows), 0)
 
 
 def _on_rows(rows: Tensor | None, new: Tensor, old: Tensor) -> Tensor:

@@ -656,11 +656,7 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: str | None = No
             values = [clip_by_norm(part.values, clip_norm, axes) for part in slices]
         return identity(from_slices(slices, values), name=name)
     clip = _same_dtype(clip_norm, t)
-    l2sum = reduce_sum(t * t, axes, keepdims=True)
-    positive = greater(l2sum, 0)
-    # sqrt only of positive sums (TF's "safe sqrt"): its gradient at 0 would be inf * 0.
-    l2sum_safe = where(positive, l2sum, ones_like(l2sum))
-    l2norm = where(positive, sqrt(l2sum_safe), l2sum)
+    l2norm = _safe_norm(reduce_sum(t * t, axes, keepdims=True))
     return identity(t * clip / maximum(l2norm, clip), name=name)
 
 
@@ -669,7 +665,8 @@ def _axis_list(axes: Any) -> list[int]:
 
 
 def _safe_norm(l2sum: Tensor) -> Tensor:
-    """``sqrt(l2sum)``, with TF's safe gradient at 0 (its gradient there would be inf * 0)."""
+    """``sqrt(l2sum)`` of positive sums only (TF's "safe sqrt"): its gradient at 0 would be
+    inf * 0."""
     positive = greater(l2sum, 0)
     return where(positive, sqrt(where(positive, l2sum, ones_like(l2sum))), l2sum)
 
