@@ -142,6 +142,7 @@ from .ops.init_ops import (
     random_normal_initializer,
     random_uniform_initializer,
     truncated_normal_initializer,
+    uniform_unit_scaling_initializer,
     variance_scaling_initializer,
     zeros_initializer,
 )
@@ -399,6 +400,7 @@ __all__ = [
     "random_normal_initializer",
     "random_uniform_initializer",
     "truncated_normal_initializer",
+    "uniform_unit_scaling_initializer",
     "variance_scaling_initializer",
     "zeros_initializer",
     "multinomial",

@@ -16,6 +16,7 @@ from .ops.init_ops import Ones as ones
 from .ops.init_ops import RandomNormal as random_normal
 from .ops.init_ops import RandomUniform as random_uniform
 from .ops.init_ops import TruncatedNormal as truncated_normal
+from .ops.init_ops import UniformUnitScaling as uniform_unit_scaling
 from .ops.init_ops import VarianceScaling as variance_scaling
 from .ops.init_ops import Zeros as zeros
 from .ops.init_ops import he_normal, he_uniform, lecun_normal, lecun_uniform
@@ -35,6 +36,7 @@ __all__ = [
     "random_normal",
     "random_uniform",
     "truncated_normal",
+    "uniform_unit_scaling",
     "variance_scaling",
     "variables",
     "zeros",

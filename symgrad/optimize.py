@@ -20,6 +20,7 @@ from sympy.codegen.cfunctions import expm1, log1p
 
 from .expression_dtypes import WEAK_FLOAT, dtype_name, expression_dtype
 from .naming import Namer
+from .ops.functions import is_pure
 from .program import Program, Statement
 
 SIMPLIFY_LIMIT = 60
@@ -218,13 +219,17 @@ def deduplicate(program: Program) -> Program:
     """Bind each distinct right-hand side once (the same gradient built twice, say).
 
     Equal expressions of different dtypes stay apart: ``2/3`` in float32 and in
-    float64 are two values (TF computes each in its own precision).
+    float64 are two values (TF computes each in its own precision), and so do two equal
+    expressions that are not pure (two random draws are two arrays).
     """
     first: dict[tuple[sp.Expr, str], sp.Symbol] = {}
     alias: dict[sp.Symbol, sp.Symbol] = {}
     kept: list[Statement] = []
     for statement in program.statements:
         expr = statement.expr.xreplace(alias) if alias else statement.expr
+        if not is_pure(expr):
+            kept.append(statement.with_expr(expr))
+            continue
         key = (expr, str(statement.dtype))
         if key in first:
             alias[statement.symbol] = first[key]

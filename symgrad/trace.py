@@ -153,10 +153,12 @@ class Tracer:
 
     # -- bookkeeping ------------------------------------------------------------------
     def _merge_duplicates(self, ops: Sequence[Operation]) -> list[Operation]:
-        """Value numbering: an op equal to an earlier one (type, inputs, attributes) is dropped.
+        """Value numbering: a pure op equal to an earlier one (type, inputs, attributes) is
+        dropped.
 
         The same gradient built twice (by ``minimize`` and by ``gradients``)
-        is then computed once.
+        is then computed once. A random draw or an assignment is never merged: two
+        ``random_uniform([4])`` ops without seeds draw two different arrays, as in TF1.
         """
         self.canonical: dict[Tensor, Tensor] = {}
         seen: dict[tuple, Operation] = {}
@@ -166,6 +168,7 @@ class Tracer:
                 op.type in ("Const", "Placeholder", "VariableV2")
                 or len(op.outputs) != 1
                 or op.outputs[0] in self.given
+                or not opdef_of(op).pure
             ):
                 kept.append(op)
                 continue

@@ -333,6 +333,16 @@ def test_xavier_initializer_is_contribs_variant() -> None:
     assert abs(normal.std() - np.sqrt(1.3 / n) * 0.87962566) < 0.02 * np.sqrt(1.3 / n)
 
 
+def test_uniform_unit_scaling_takes_its_scale_from_every_dim_but_the_last() -> None:
+    # TF 2.21 compat.v1, shape [300, 2, 400], factor 1.5: max |w| 0.10606544 against the bound
+    # 1.5 * sqrt(3 / 600) = 0.10606602, standard deviation 0.06116 (bound / sqrt(3): 0.06124)
+    bound = 1.5 * np.sqrt(3.0 / 600)
+    value = _initial(sg.uniform_unit_scaling_initializer(1.5, seed=2), [300, 2, 400])
+    assert bound * 0.999 < abs(value).max() <= bound
+    assert abs(value.std() - bound / np.sqrt(3.0)) < 0.01 * bound
+    assert sg.initializers.uniform_unit_scaling(seed=1).get_config()["factor"] == 1.0
+
+
 def test_initializers_follow_the_tf1_call_protocol() -> None:
     with sg.Graph().as_default():
         init = sg.glorot_uniform_initializer()

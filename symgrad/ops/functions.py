@@ -295,9 +295,14 @@ def literal(value: Any) -> Literal:
 
 
 class _Structural(sp.Function):
-    """A NumPy call on whole arrays. ``result_dtype`` says what dtype NumPy gives it."""
+    """A NumPy call on whole arrays. ``result_dtype`` says what dtype NumPy gives it.
+
+    A node that is not ``pure`` (a random draw) gives another value each time it is
+    evaluated: passes never merge, reuse or duplicate it (:func:`is_pure`).
+    """
 
     is_real = True
+    pure = True
 
     def result_dtype(self, dtype_of: Any) -> str:
         return dtype_of(self.args[0])
@@ -313,6 +318,16 @@ class _Structural(sp.Function):
     def _latex(self, printer: Any) -> str:
         name = getattr(self, "numpy_name", "") or type(self).__name__
         return rf"\operatorname{{{name}}}\left({printer._print(self.args[0])}\right)"
+
+
+def is_pure(expr: sp.Basic) -> bool:
+    """Whether ``expr`` is a value: equal expressions evaluate to equal arrays.
+
+    >>> import sympy as sp
+    >>> is_pure(sp.Symbol("x") + 1)
+    True
+    """
+    return all(node.pure for node in expr.atoms(_Structural))
 
 
 class ReduceSum(_Structural):

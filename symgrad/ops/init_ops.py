@@ -327,6 +327,36 @@ class GlorotNormal(VarianceScaling):
         return {"seed": self.seed, "dtype": self.dtype.name}
 
 
+class UniformUnitScaling(Initializer):
+    """Uniform in ``±factor * sqrt(3 / input_size)``, where ``input_size`` multiplies every
+    dim but the last (``tf.uniform_unit_scaling_initializer``, deprecated in TF1 in favour
+    of ``variance_scaling_initializer(distribution="uniform")``, which it equals for
+    ``scale=factor**2``): a linear layer keeps its input's scale.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     w = sg.compile(sg.uniform_unit_scaling_initializer(1.5, seed=1)([12, 4]))()
+    >>> bool(abs(w).max() <= 1.5 * (3 / 12) ** 0.5)
+    True
+    """
+
+    def __init__(
+        self, factor: float = 1.0, seed: int | None = None, dtype: Any = _dtypes.float32
+    ) -> None:
+        self.factor, self.seed = float(factor), seed
+        self.dtype = _dtypes.as_dtype(dtype)
+
+    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
+        dims, target = _dims(shape), self._floating(dtype)
+        full = _dims(partition_info.full_shape) if partition_info is not None else dims
+        input_size = max(float(np.prod(full[:-1])) if full else 1.0, 1.0)
+        limit = math.sqrt(3.0 / input_size) * self.factor
+        return random_uniform(dims, -limit, limit, target, seed=self.seed)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"factor": self.factor, "seed": self.seed, "dtype": self.dtype.name}
+
+
 # TF1's lower-case names are the classes themselves (``tf.zeros_initializer()``).
 zeros_initializer = Zeros
 ones_initializer = Ones
@@ -337,6 +367,7 @@ truncated_normal_initializer = TruncatedNormal
 variance_scaling_initializer = VarianceScaling
 glorot_uniform_initializer = GlorotUniform
 glorot_normal_initializer = GlorotNormal
+uniform_unit_scaling_initializer = UniformUnitScaling
 
 
 def he_normal(seed: int | None = None) -> VarianceScaling:
@@ -435,6 +466,7 @@ __all__ = [
     "random_normal_initializer",
     "random_uniform_initializer",
     "truncated_normal_initializer",
+    "uniform_unit_scaling_initializer",
     "variance_scaling_initializer",
     "xavier_initializer",
     "xavier_initializer_conv2d",

@@ -110,6 +110,9 @@ class RandomDraw(_Structural):
     operands (bounds, the value to shuffle, the logits and the sample count).
     """
 
+    # Each draw is its own: two draws of one kind and size are two different arrays.
+    pure = False
+
     def result_dtype(self, dtype_of: Any) -> str:
         return str(self.args[2])
 

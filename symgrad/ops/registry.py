@@ -38,6 +38,9 @@ class OpDef:
     elementwise ops broadcast and other ops get fresh unknown dims.
     A ``random`` op draws from the generated function's random source: the
     tracer numbers it (its stream in ``rng``) and always binds it to a name.
+    An ``effectful`` op changes state when run (an assignment). Random and
+    effectful ops are not :attr:`pure`: two of them built alike are two ops, each
+    drawing or writing on its own, so value numbering never merges them.
     """
 
     type: str
@@ -49,6 +52,12 @@ class OpDef:
     value_lowering: bool = False
     signature: Callable[[Operation, Sequence[Any]], Any] | None = None
     random: bool = False
+    effectful: bool = False
+
+    @property
+    def pure(self) -> bool:
+        """Whether two ops of this type with equal inputs and attributes are one value."""
+        return not (self.random or self.effectful)
 
 
 REGISTRY: dict[str, OpDef] = {}

@@ -19,7 +19,7 @@ from .elementwise import _lower, _no_gradient, cast, identity, make_elementwise
 from .registry import OpDef, register
 from .sources import constant, convert_to_tensor
 
-register(OpDef("Assign", lower=_lower, gradient=_no_gradient, elementwise=True))
+register(OpDef("Assign", lower=_lower, gradient=_no_gradient, elementwise=True, effectful=True))
 register(OpDef("NoOp", lower=None, gradient=None))
 # A variable is an input of the generated function (the tracer makes it one).
 register(OpDef("VariableV2", lower=None, gradient=None))

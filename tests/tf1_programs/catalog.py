@@ -57,6 +57,11 @@ class Program:
     seconds: float = 300.0  # the subprocess timeout under symgrad (a loaded 2-core machine)
     notes: str = ""
     extra_needs: tuple[str, ...] = field(default=())
+    # Run as a user runs it: the runner gives the default graph no seed under symgrad either,
+    # so random ops draw from the operating system's entropy (other numbers every run), and
+    # the test runs it ``runs`` times.
+    unseeded: bool = False
+    runs: int = 1
 
 
 def _acc(stdout: str | None = None, expr: str | None = None, tol: float | None = None) -> Metric:
@@ -137,6 +142,17 @@ PROGRAMS: dict[str, Program] = {
         }
     ),
     "aymericdamien_logistic_regression": Program(_mnist()),
+    "aymericdamien_word2vec_unseeded": Program(
+        {
+            "first_loss": Metric("band", expr="first_loss", tol=30.0),
+            "final_loss": _loss(expr="final_loss", tol=2.0),
+            "start_correlation": Metric("band", expr="start_correlation", tol=0.03),
+        },
+        notes="no graph seed: the embeddings and the NCE weights, both random_normal of one "
+        "shape, are two draws (the first loss and their correlation show it); run 3 times",
+        unseeded=True,
+        runs=3,
+    ),
     "aymericdamien_recurrent_network": Program(
         {
             "accuracy": _acc(r"Testing Accuracy:\s*([0-9.]+)", tol=0.06),
@@ -147,6 +163,16 @@ PROGRAMS: dict[str, Program] = {
     "aymericdamien_multilayer_perceptron": Program(
         _mnist(acc_tol=0.08, cost_tol=20.0),
         notes="linear layers with random_normal weights of stddev 1: the cost is large and varies",
+    ),
+    "golbin_06_02_dropout_unseeded": Program(
+        {
+            "accuracy": _acc(_PRINTED_ACCURACY),
+            "cost": _loss(expr="float(avg_cost)", tol=0.05),
+            "dropped_together": Metric("band", expr="dropped_together", tol=0.02),
+        },
+        notes="no graph seed: two dropouts of one tensor draw two masks; run 3 times",
+        unseeded=True,
+        runs=3,
     ),
     "golbin_04_02_deep_nn": Program(
         {"accuracy": _acc(_PRINTED_ACCURACY, tol=3.0), "cost": _loss(expr="final_cost")},
