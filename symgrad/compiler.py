@@ -483,6 +483,16 @@ def _target_path(path: str | Path | None, name: str, source: str) -> Path:
     return target
 
 
+def _free_path(target: Path, source: str) -> Path:
+    """``target``, or the first of ``stem_2.py``, ``stem_3.py``, ... that holds ``source`` or
+    is free, written there exclusively: no other file is ever replaced."""
+    candidate, number = target, 1
+    while files.read_regular_text(candidate) != source and not files.write_new(candidate, source):
+        number += 1
+        candidate = target.with_name(f"{target.stem}_{number}{target.suffix}")
+    return candidate
+
+
 def load_module(path: Path, source: str) -> Any:
     """Run ``source``, the text just written to ``path``, as a fresh module.
 
@@ -525,12 +535,17 @@ def compile(
     values: Any = None,
     backend: str = "numpy",
     scalar_inputs: Sequence[Tensor] = (),
+    replace: bool = True,
 ) -> CompiledModule:
     """Generate, write and import a NumPy module computing ``outputs``.
 
     ``inputs`` are the placeholders and variables that become the function's
     parameters, in order (default: all those the outputs need, in creation
     order). ``path`` is a ``.py`` file or a folder (default: a cache folder).
+    A file at ``path`` is replaced atomically; with ``replace=False`` a file of other text
+    there is left as it is and the module takes the first free name after it
+    (``loss_2.py``, ``loss_3.py``, ...): what ``Session(codegen_dir=...)`` does, so that
+    two sessions or processes writing into one folder keep each other's files.
     ``optimize=False`` writes the readable form, one NumPy expression per
     statement, instead of the fast one (dot products, in-place arithmetic,
     reused arrays; see ``symgrad.backends.numpy.planner``). ``simplify=False`` skips SymPy's
@@ -667,7 +682,10 @@ def compile(
     files.make_directory(target.parent, private=in_cache)
     # A regular file with this very text is kept as it is; anything else at the target (another
     # text, a symlink, a FIFO) is replaced atomically, never read through or written through.
-    if files.read_regular_text(target) != source:
+    # (Cached modules are named by a hash of their text: one is only ever replaced by itself.)
+    if not replace and not in_cache:
+        target = _free_path(target, source)
+    elif files.read_regular_text(target) != source:
         files.write_atomic(target, source, private=in_cache)
         if in_cache:
             files.evict(target.parent)

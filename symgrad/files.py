@@ -133,30 +133,56 @@ def write_atomic(target: Path, text: str, private: bool = False) -> None:
     make_directory(directory, private=private)
     if target.is_dir() and not target.is_symlink():
         raise PathIsADirectoryError(f"symgrad: cannot write '{target}': it is a folder")
+    _write_complete(target, text, private, replace=True)
+
+
+def write_new(target: Path, text: str, private: bool = False) -> bool:
+    """Create ``target`` holding ``text``, complete, only if nothing has that name: True if it
+    was written, False if a file (or link, or anything else) is already there, which is left
+    exactly as it was. Readers never see a partial file; two writers racing for one name
+    cannot both win.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "run_1.py"
+    ...     write_new(path, "x = 1\\n"), write_new(path, "x = 2\\n"), path.read_text()
+    (True, False, 'x = 1\\n')
+    """
+    target = Path(os.path.abspath(target))
+    make_directory(target.parent, private=private)
+    return _write_complete(target, text, private, replace=False)
+
+
+def _write_complete(target: Path, text: str, private: bool, replace: bool) -> bool:
+    directory = target.parent
     remove_orphaned_temporaries(directory)
     mode = (0o600 if private else 0o666) & ~_UMASK
     try:
-        if not _write_unnamed(target, text.encode(), mode):
-            _write_named(target, text.encode(), mode)
+        written = _write_unnamed(target, text.encode(), mode, replace)
+        if written is None:
+            written = _write_named(target, text.encode(), mode, replace)
         _sync_directory(directory)
     except FileAccessError:
         raise
     except OSError as error:
         raise file_error(error, f"cannot write '{target}'") from error
+    return written
 
 
-def _write_unnamed(target: Path, data: bytes, mode: int) -> bool:
+def _write_unnamed(target: Path, data: bytes, mode: int, replace: bool) -> bool | None:
     """Linux: write into an unnamed file (``O_TMPFILE``), give it a name only once it is complete,
     and rename it over the target at once. A process killed while writing leaves nothing behind;
     one killed in the few microseconds between the naming and the rename leaves a temporary that
-    the next write into the folder removes. False where the system cannot do this."""
+    the next write into the folder removes. Without ``replace``, the complete file gets the
+    target's name only if that name is free (``linkat`` never replaces): whether it did.
+    None where the system cannot do this."""
     if not hasattr(os, "O_TMPFILE") or not os.path.isdir("/proc/self/fd"):
-        return False
+        return None
     try:
         descriptor = os.open(target.parent, os.O_TMPFILE | os.O_WRONLY, mode)
     except OSError as error:
         if error.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOENT):
-            return False  # the file system or kernel has no unnamed files
+            return None  # the file system or kernel has no unnamed files
         raise
     with os.fdopen(descriptor, "wb") as file:
         os.fchmod(file.fileno(), mode)
@@ -165,9 +191,22 @@ def _write_unnamed(target: Path, data: bytes, mode: int) -> bool:
         os.fsync(file.fileno())
         folder = os.open(target.parent, os.O_RDONLY)
         try:
+            if not replace:
+                return _link_open_file(file.fileno(), folder, target.name)
             _name_and_replace(file.fileno(), folder, target)
         finally:
             os.close(folder)
+    return True
+
+
+def _link_open_file(descriptor: int, folder: int, name: str) -> bool:
+    """Give the open unnamed file ``name`` in ``folder`` if that name is free."""
+    try:
+        # linkat(AT_SYMLINK_FOLLOW) names the open file; os.link calls linkat (not link,
+        # which would try to link /proc's symlink itself) only when given a folder fd.
+        os.link(f"/proc/self/fd/{descriptor}", name, dst_dir_fd=folder, follow_symlinks=True)
+    except FileExistsError:
+        return False
     return True
 
 
@@ -175,20 +214,9 @@ def _name_and_replace(descriptor: int, folder: int, target: Path) -> None:
     """Give the open unnamed file a temporary name in ``folder`` and rename it over ``target``,
     with no Ctrl-C in between: Linux cannot link an open file over an existing name directly."""
     with _interrupts_deferred():
-        while True:
+        temporary = _temporary_name(target)
+        while not _link_open_file(descriptor, folder, temporary):
             temporary = _temporary_name(target)
-            try:
-                # linkat(AT_SYMLINK_FOLLOW) names the open file; os.link calls linkat (not link,
-                # which would try to link /proc's symlink itself) only when given a folder fd.
-                os.link(
-                    f"/proc/self/fd/{descriptor}",
-                    temporary,
-                    dst_dir_fd=folder,
-                    follow_symlinks=True,
-                )
-            except FileExistsError:
-                continue
-            break
         try:
             os.replace(temporary, target)
         except BaseException:
@@ -197,9 +225,10 @@ def _name_and_replace(descriptor: int, folder: int, target: Path) -> None:
             raise
 
 
-def _write_named(target: Path, data: bytes, mode: int) -> None:
+def _write_named(target: Path, data: bytes, mode: int, replace: bool) -> bool:
     """Elsewhere: a named temporary file, removed on every exit path (KeyboardInterrupt
-    included); one left by a killed process is removed by a later write."""
+    included); one left by a killed process is removed by a later write. Without ``replace``,
+    it is linked to the target's name only if that name is free: whether it was."""
     temporary: str | None = None
     try:
         # mkstemp opens with O_CREAT | O_EXCL (and O_NOFOLLOW where it exists) under a random
@@ -215,12 +244,19 @@ def _write_named(target: Path, data: bytes, mode: int) -> None:
             file.write(data)
             file.flush()
             os.fsync(file.fileno())
+        if not replace:
+            try:
+                os.link(temporary, target, follow_symlinks=False)
+            except FileExistsError:
+                return False
+            return True
         os.replace(temporary, target)
         temporary = None
     finally:
         if temporary is not None:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
+    return True
 
 
 @contextlib.contextmanager

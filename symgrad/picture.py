@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .errors import InvalidArgumentError, MissingDependencyError
+from .files import write_atomic
 from .graph import Operation, Tensor, ancestors
 from .shapes import format_shape
 
@@ -82,9 +83,9 @@ class GraphPicture:
         target = Path(path)
         suffix = target.suffix.lower()
         if suffix in (".dot", ".gv"):
-            target.write_text(self.dot)
+            write_atomic(target, self.dot)
         elif suffix == ".svg":
-            target.write_text(self.svg())
+            write_atomic(target, self.svg())
         else:
             raise InvalidArgumentError(
                 f"symgrad: graph picture: cannot write {target.name!r}; use a .dot, .gv or .svg file"

@@ -544,6 +544,8 @@ class Session:
             path=path,
             backend="numpy" if self._namespace is None else "array_api",
             scalar_inputs=[t for t in inputs if t.shape is None and _is_0d(feeds.get(t))],
+            # Another session's file of that name (in this process or another) stays.
+            replace=False,
         )
         if path is not None:
             self.generated_files.append(compiled.path)

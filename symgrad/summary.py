@@ -1,11 +1,13 @@
-"""``symgrad.summary``: TF1's TensorBoard summaries, written by tensorboardX.
+"""``symgrad.summary``: TF1's TensorBoard summaries.
 
 ``summary.scalar``/``histogram``/``image`` give summaries that ``Session.run``
 evaluates to a serialized ``Summary`` protocol buffer (bytes, as in TF1);
 ``merge``/``merge_all`` combine them; a :class:`FileWriter` appends them to a
-TensorBoard event file. The protocol buffers and the event file are
-tensorboardX's (an optional extra: ``pip install 'symgrad[tensorboard]'``), so
-``tensorboard --logdir LOGDIR`` shows the curves as for a TensorFlow program.
+TensorBoard event file of its own. The protocol buffers and the records' checksum are
+tensorboardX's (an optional extra: ``pip install 'symgrad[tensorboard]'``); the event
+file is written here, because tensorboardX's names a file by the second and the host
+only and opens it for writing from the start, truncating another writer's file of that
+name. ``tensorboard --logdir LOGDIR`` shows the curves as for a TensorFlow program.
 
 >>> import tempfile, symgrad as sg
 >>> with sg.Graph().as_default(), tempfile.TemporaryDirectory() as logdir:
@@ -21,16 +23,24 @@ bytes
 
 from __future__ import annotations
 
+import atexit
 import functools
+import itertools
 import os
+import socket
+import struct
+import threading
 import time
+import weakref
 from collections.abc import Sequence
+from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
-from .errors import InvalidArgumentError, MissingExtraError
+from .errors import InvalidArgumentError, MissingExtraError, file_error
+from .files import make_directory
 from .graph import Graph, Tensor, get_default_graph
 
 SUMMARIES = "summaries"  # TF1's GraphKeys.SUMMARIES
@@ -48,6 +58,7 @@ def _library() -> ModuleType:
         import tensorboardX.proto.node_def_pb2
         import tensorboardX.proto.summary_pb2
         import tensorboardX.proto.versions_pb2
+        import tensorboardX.record_writer
         import tensorboardX.summary
     except ImportError:
         raise MissingExtraError(
@@ -227,10 +238,61 @@ def graph_def(graph: Graph) -> Any:
     )
 
 
+def _masked_crc32c(data: bytes) -> int:
+    """The checksum of a TFRecord field: CRC-32C, rotated and offset as TF masks it."""
+    from_library = _library().record_writer.masked_crc32c
+    return int(from_library(data))
+
+
+# Numbers the event files this process opens, so that two writers opened within one second (in
+# threads, or one after another) never build the same name.
+_file_numbers = itertools.count(1)
+_open_writers: weakref.WeakSet[FileWriter] = weakref.WeakSet()
+
+
+def _new_event_file(logdir: Path, suffix: str) -> tuple[BinaryIO, Path]:
+    """A new event file in ``logdir``, created exclusively: no other writer's file (another
+    FileWriter, thread or process, or a file planted there) is ever opened or truncated."""
+    host = socket.gethostname()
+    while True:
+        name = (
+            f"events.out.tfevents.{int(time.time()):010d}.{host}."
+            f"{os.getpid()}.{next(_file_numbers)}{suffix}"
+        )
+        path = logdir / name
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        try:
+            descriptor = os.open(path, flags, 0o666)
+        except FileExistsError:
+            continue  # a process of the same pid on a host of the same name: take the next
+        except OSError as error:
+            raise file_error(error, f"cannot create an event file in '{logdir}'") from error
+        return os.fdopen(descriptor, "wb"), path
+
+
 class FileWriter:
     """Writes summaries and the graph to an event file in ``logdir`` (TF1's ``tf.summary.FileWriter``).
 
     Run ``tensorboard --logdir LOGDIR`` (``pip install tensorboard``) to see them.
+
+    Every writer writes a file of its own, named
+    ``events.out.tfevents.<seconds>.<host>.<pid>.<n><filename_suffix>`` and created
+    exclusively, so writers opened on one folder at once (a training and an evaluation job,
+    two runs in one process within a second, threads) never truncate each other's records;
+    TensorBoard reads every event file of the folder. ``reopen()`` after ``close()`` starts
+    a new file, as TF1 does. Records are buffered and reach the file when ``max_queue`` of
+    them are pending, every ``flush_secs`` seconds, at ``flush()`` and ``close()``, and when
+    the interpreter exits.
+
+    >>> import os, tempfile, symgrad as sg
+    >>> with sg.Graph().as_default(), tempfile.TemporaryDirectory() as logdir:
+    ...     loss = sg.summary.scalar("loss", sg.constant(1.0))
+    ...     with sg.Session() as sess:
+    ...         for run in range(2):  # two runs within one second: two files
+    ...             with sg.summary.FileWriter(logdir) as writer:
+    ...                 writer.add_summary(sess.run(loss), global_step=run)
+    ...     len(os.listdir(logdir))
+    2
     """
 
     def __init__(
@@ -243,19 +305,83 @@ class FileWriter:
         filename_suffix: str | None = None,
         session: Any = None,
     ) -> None:
-        library = _library()
+        _library()  # the protocol buffers and the checksum
         self.logdir = str(logdir)
-        self._writer = library.FileWriter(
-            self.logdir,
-            max_queue=max_queue,
-            flush_secs=flush_secs,
-            filename_suffix=filename_suffix or "",
-        )
+        self._suffix = filename_suffix or ""
+        if os.sep in self._suffix or (os.altsep and os.altsep in self._suffix):
+            raise InvalidArgumentError(
+                f"symgrad: FileWriter: filename_suffix {self._suffix!r} must not name a folder"
+            )
+        self._max_queue = max(1, int(max_queue))
+        self._flush_secs = float(flush_secs)
+        self._lock = threading.Lock()
+        self._file: BinaryIO | None = None
+        self._pending = 0
+        self._last_flush = time.monotonic()
+        self._stop = threading.Event()
+        self._flusher: threading.Thread | None = None
+        self.path: Path | None = None  # the event file now written
+        self._open()
         if graph is not None:
             self.add_graph(graph)
+        elif graph_def is not None:
+            self._add_graph_def(graph_def)
+
+    def _open(self) -> None:
+        folder = Path(self.logdir)
+        make_directory(folder)
+        self._file, self.path = _new_event_file(folder, self._suffix)
+        self._pending = 0
+        self._stop = threading.Event()
+        # TensorBoard takes a file's first record for its version.
+        self._write(_protos().event_pb2.Event(wall_time=time.time(), file_version="brain.Event:2"))
+        self._flush_locked(sync=False)
+        _open_writers.add(self)
+        if self._flush_secs > 0:
+            self._flusher = threading.Thread(
+                target=self._flush_every, args=(self._stop,), daemon=True, name="FileWriter"
+            )
+            self._flusher.start()
+
+    def _flush_every(self, stop: threading.Event) -> None:
+        while not stop.wait(self._flush_secs):
+            with self._lock:
+                if self._file is not None and self._pending:
+                    self._flush_locked(sync=False)
+
+    def _write(self, event: Any) -> None:
+        assert self._file is not None
+        data = event.SerializeToString()
+        header = struct.pack("<Q", len(data))
+        record = (
+            header
+            + struct.pack("<I", _masked_crc32c(header))
+            + data
+            + struct.pack("<I", _masked_crc32c(data))
+        )
+        self._file.write(record)
+        self._pending += 1
+
+    def _flush_locked(self, sync: bool) -> None:
+        assert self._file is not None
+        self._file.flush()
+        if sync:
+            os.fsync(self._file.fileno())
+        self._pending = 0
+        self._last_flush = time.monotonic()
 
     def get_logdir(self) -> str:
         return self.logdir
+
+    def add_event(self, event: Any) -> None:
+        """Append an ``Event`` protocol buffer (ignored after ``close()``, as in TF1)."""
+        with self._lock:
+            if self._file is None:
+                return
+            self._write(event)
+            due = time.monotonic() - self._last_flush >= self._flush_secs
+            if self._pending >= self._max_queue or due:
+                self._flush_locked(sync=False)
 
     def add_summary(self, summary: Any, global_step: int | None = None) -> None:
         """Append a summary (the bytes ``Session.run`` gave, or a ``Summary`` protocol buffer)."""
@@ -271,8 +397,10 @@ class FileWriter:
                 f"symgrad: FileWriter.add_summary: expected the bytes of a Summary, got "
                 f"{type(summary).__name__}"
             )
-        step = None if global_step is None else int(global_step)
-        self._writer.add_summary(summary, step)
+        event = _protos().event_pb2.Event(wall_time=time.time(), summary=summary)
+        if global_step is not None:
+            event.step = int(global_step)
+        self.add_event(event)
 
     def add_graph(self, graph: Graph, global_step: int | None = None) -> None:
         """Write the graph for TensorBoard's graph view."""
@@ -281,24 +409,49 @@ class FileWriter:
                 f"symgrad: FileWriter.add_graph: expected a symgrad Graph, got "
                 f"{type(graph).__name__}"
             )
+        self._add_graph_def(graph_def(graph), global_step)
+
+    def _add_graph_def(self, definition: Any, global_step: int | None = None) -> None:
         event = _protos().event_pb2.Event(
-            wall_time=time.time(), graph_def=graph_def(graph).SerializeToString()
+            wall_time=time.time(), graph_def=definition.SerializeToString()
         )
         if global_step is not None:
             event.step = int(global_step)
-        self._writer.add_event(event)
+        self.add_event(event)
 
     def flush(self) -> None:
-        self._writer.flush()
+        """Write every pending record to the file and the file to disk."""
+        with self._lock:
+            if self._file is not None:
+                self._flush_locked(sync=True)
 
     def close(self) -> None:
-        self._writer.close()
+        """Flush and close the file; later records are dropped until ``reopen()``."""
+        with self._lock:
+            if self._file is None:
+                return
+            self._stop.set()
+            self._flush_locked(sync=True)
+            self._file.close()
+            self._file = None
+        _open_writers.discard(self)
 
     def reopen(self) -> None:
-        self._writer.reopen()
+        """After ``close()``: go on writing, into a new event file (TF1's ``reopen``)."""
+        with self._lock:
+            if self._file is not None:
+                return
+            self._open()
 
     def __enter__(self) -> FileWriter:
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+@atexit.register
+def _close_open_writers() -> None:
+    """Records still buffered when the interpreter exits reach their files."""
+    for writer in list(_open_writers):
+        writer.close()

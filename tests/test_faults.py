@@ -227,6 +227,88 @@ def test_processes_compiling_into_one_folder(tmp_path: Path) -> None:
     assert _leftovers(tmp_path, {"shared.py"}) == []
 
 
+def test_write_new_never_replaces_and_one_racer_wins(tmp_path: Path) -> None:
+    target = tmp_path / "run_1.py"
+    barrier = threading.Barrier(8)
+    won: list[int] = []
+
+    def race(number: int) -> None:
+        barrier.wait()
+        if files.write_new(target, f"writer = {number}\n" * 1000):
+            won.append(number)
+
+    threads = [threading.Thread(target=race, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(won) == 1
+    assert target.read_text() == f"writer = {won[0]}\n" * 1000
+    assert _leftovers(tmp_path, {"run_1.py"}) == []
+    target.unlink()
+    target.symlink_to(tmp_path / "elsewhere")
+    assert not files.write_new(target, "x = 1\n")  # a planted link is not followed either
+    assert not (tmp_path / "elsewhere").exists()
+
+
+_CODEGEN_WORKER = """
+import sys
+import symgrad as sg
+for k in range(5):
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [], name="x")
+        with sg.Session(codegen_dir=sys.argv[1]) as sess:
+            value = float(sess.run(x * (float(sys.argv[2]) + k), {x: 1.0}))
+            assert value == float(sys.argv[2]) + k, value
+            (path,) = sess.generated_files
+            (plan,) = sess._plans.values()
+            print(path.name, plan.compiled.source.encode().hex())
+"""
+
+
+def test_sessions_sharing_a_codegen_dir_keep_each_other_s_files(tmp_path: Path) -> None:
+    """Sessions in threads and in processes writing modules of one name into one folder: each
+    module is its own file, and every file still holds the text its session ran."""
+    folder = tmp_path / "gen"
+    ran: dict[Path, str] = {}
+    lock = threading.Lock()
+
+    def session(k: float) -> None:
+        with sg.Graph().as_default():
+            x = sg.placeholder(sg.float32, [], name="x")
+            with sg.Session(codegen_dir=folder) as sess:
+                assert float(sess.run(x * k, {x: 1.0})) == k
+                (path,) = sess.generated_files
+                with lock:
+                    ran[path] = next(iter(sess._plans.values())).compiled.source
+
+    threads = [threading.Thread(target=session, args=(float(k),)) for k in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", _CODEGEN_WORKER, str(folder), str(100 * n)],
+            env=_env(),
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for n in (1, 2)
+    ]
+    outputs = [p.communicate(timeout=300)[0] for p in processes]
+    assert [p.returncode for p in processes] == [0, 0]
+    assert len(ran) == 8
+    for path, source in ran.items():
+        assert path.read_text() == source
+    # 8 modules of the threads and 10 of the processes, each in its own file
+    assert len(list(folder.iterdir())) == 18, sorted(p.name for p in folder.iterdir())
+    for output in outputs:
+        for line in output.splitlines():
+            name, source = line.split()
+            assert (folder / name).read_text() == bytes.fromhex(source).decode()
+
+
 # --- 6-8. planted symlinks and FIFOs, interrupted and killed writes ---------------------------------
 
 
