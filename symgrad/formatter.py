@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sysconfig
+import threading
 from functools import cache
 
 from ruff import find_ruff_bin
@@ -26,10 +28,22 @@ from .errors import FormatterError
 # ruff's own default; written out because the generated code is laid out to it.
 LINE_LENGTH = 88
 
+# find_ruff_bin reads sysconfig's variables, which CPython 3.11 fills on first use without a
+# lock: a thread reading them while another fills them got None for "EXE" (a TypeError inside
+# ruff, 2-3 first compiles in 40 from four threads). Filled here, under the import lock, and the
+# lookup itself runs once, under a lock of its own.
+sysconfig.get_config_vars()
+_LOOKUP = threading.Lock()
+
+
+def ruff_executable() -> str:
+    """The path of the ``ruff`` binary installed with symgrad (looked up once per process)."""
+    with _LOOKUP:
+        return _find_ruff()
+
 
 @cache
-def ruff_executable() -> str:
-    """The path of the ``ruff`` binary installed with symgrad."""
+def _find_ruff() -> str:
     try:
         return os.fsdecode(find_ruff_bin())
     except FileNotFoundError as error:
