@@ -115,6 +115,9 @@ class _Plan:
     trains: tuple[Variable, ...] = ()  # variables the run changes other than by initializers
     compiled: CompiledModule | None = None
     random_ops: tuple[Operation, ...] = ()  # one stream of the function's ``rng`` each
+    # The locks of the variables the run assigns, in the graph's order (so that two runs never
+    # wait on each other's): held from reading their values to storing the new ones.
+    locks: tuple[threading.Lock, ...] = ()
 
 
 class Session:
@@ -124,11 +127,14 @@ class Session:
     folder where every generated module is written under a readable name;
     ``generated_files`` lists them.
 
-    A session may be shared by threads: each ``run`` reads the variables' values
-    it starts from and stores its assignments under a lock, each signature is
-    compiled once, and ``close()`` makes every later (and every unfinished) run
-    raise ``SessionClosedError`` without storing anything. Values a run returns
-    are the caller's own: never the session's storage or a fed array.
+    A session may be shared by threads: a ``run`` that assigns variables (a training step,
+    an ``assign_add``) holds their locks from reading their values to storing the new ones,
+    so concurrent runs that update one variable apply every update, one after the other
+    (TF1's ``use_locking=True``, whatever the argument says); runs that only read, or that
+    update other variables, run side by side. Each signature is compiled once, and
+    ``close()`` makes every later (and every unfinished) run raise ``SessionClosedError``
+    without storing anything. Values a run returns are the caller's own: never the
+    session's storage or a fed array.
 
     ``backend`` runs every step through the portable form (``compile(...,
     backend="array_api")``) on another array library: ``"torch"``, ``"jax"``, ``"dask"``,
@@ -181,6 +187,9 @@ class Session:
         self._lock = threading.RLock()
         # Serializes compiling new signatures, so that each is compiled (and numbered) once.
         self._plan_lock = threading.Lock()
+        # One lock per variable that runs assign (made when a plan that assigns it is made,
+        # under _plan_lock); never waited for while holding _lock.
+        self._variable_locks: dict[Variable, threading.Lock] = {}
         directory = codegen_dir or os.environ.get("SYMGRAD_CODEGEN_DIR")
         self.codegen_dir = Path(directory) if directory else None
         self.generated_files: list[Path] = []
@@ -331,6 +340,22 @@ class Session:
     def _execute(self, plan: _Plan, feeds: dict[Tensor, Any]) -> list[Any]:
         if plan.function is None:
             return []
+        locks = plan.locks
+        if not locks:
+            return self._execute_unlocked(plan, feeds)
+        if len(locks) == 1:
+            with locks[0]:
+                return self._execute_unlocked(plan, feeds)
+        for lock in locks:
+            lock.acquire()
+        try:
+            return self._execute_unlocked(plan, feeds)
+        finally:
+            for lock in reversed(locks):
+                lock.release()
+
+    def _execute_unlocked(self, plan: _Plan, feeds: dict[Tensor, Any]) -> list[Any]:
+        """One run of ``plan``: its snapshot of the variables, the function, its stores."""
         namespace = self._namespace
         arguments = []
         with self._lock:
@@ -551,6 +576,8 @@ class Session:
             self.generated_files.append(compiled.path)
         kinds = [("feed" if t in fed else "variable", t) for t in inputs]
         initializers = {op for op in assigns if op.attrs["variable"]._initializer is op}
+        assigned = sorted((a.variable for a in assignments), key=lambda v: v.op.index)
+        locks = tuple(self._variable_locks.setdefault(v, threading.Lock()) for v in assigned)
         return _Plan(
             compiled.function,
             kinds,
@@ -561,6 +588,7 @@ class Session:
             tuple(op.attrs["variable"] for op in assigns if op not in initializers),
             compiled,
             tuple(random_ops_of(compiled.program.random_streams, self.graph)),
+            locks,
         )
 
     @staticmethod
@@ -609,13 +637,17 @@ class Session:
                 f"{array.dtype}, the variable has dtype {variable.dtype.name}"
             )
         # A copy: later changes to the caller's array must not reach the session.
-        self._values[variable] = (
+        stored = (
             np.array(array, dtype=variable.dtype.numpy)
             if self._namespace is None
             else self._namespace.asarray(
                 array, variable.dtype.numpy, f"variable '{variable.name}'", copy=True
             )
         )
+        # Under the variable's lock: a training step running now stores after the load, from
+        # the loaded value, instead of overwriting it with a step from the old one.
+        with self._variable_locks.setdefault(variable, threading.Lock()), self._lock:
+            self._values[variable] = stored
         variable.changed_in_session = True
 
 

@@ -113,15 +113,38 @@ class Variable(Tensor):
     def initialized_value(self) -> Tensor:
         return self.initial_value
 
-    def assign(self, value: Any, name: str | None = None) -> Tensor:
-        """A tensor holding ``value`` that stores it in this variable when run."""
-        return assign(self, value, name)
+    def assign(
+        self,
+        value: Any,
+        use_locking: bool | None = None,
+        name: str | None = None,
+        read_value: bool = True,
+    ) -> Any:
+        """A tensor holding ``value`` that stores it in this variable when run (with
+        ``read_value=False``, the op that does).
 
-    def assign_add(self, delta: Any, name: str | None = None) -> Tensor:
-        return assign_add(self, delta, name)
+        ``use_locking`` is accepted for TF1's sake: a Session applies every run's updates
+        of a variable one after the other, as TF1 does with ``use_locking=True``.
+        """
+        return _read_or_op(assign(self, value, use_locking=use_locking, name=name), read_value)
 
-    def assign_sub(self, delta: Any, name: str | None = None) -> Tensor:
-        return assign_sub(self, delta, name)
+    def assign_add(
+        self,
+        delta: Any,
+        use_locking: bool | None = None,
+        name: str | None = None,
+        read_value: bool = True,
+    ) -> Any:
+        return _read_or_op(assign_add(self, delta, use_locking, name), read_value)
+
+    def assign_sub(
+        self,
+        delta: Any,
+        use_locking: bool | None = None,
+        name: str | None = None,
+        read_value: bool = True,
+    ) -> Any:
+        return _read_or_op(assign_sub(self, delta, use_locking, name), read_value)
 
     def read_value(self) -> Tensor:
         return identity(self)
@@ -149,8 +172,24 @@ def trainable_variables() -> list:
     return get_default_graph().get_collection("trainable_variables")
 
 
-def assign(ref: Variable, value: Any, name: str | None = None) -> Tensor:
+def _read_or_op(assigned: Tensor, read_value: bool) -> Any:
+    """TF1's ``read_value``: the assigned value, or (False) the op that assigns it."""
+    return assigned if read_value else assigned.op
+
+
+def assign(
+    ref: Variable,
+    value: Any,
+    validate_shape: bool | None = None,
+    use_locking: bool | None = None,
+    name: str | None = None,
+) -> Tensor:
     """A tensor holding ``value``; running it stores that value in ``ref``.
+
+    ``use_locking`` is accepted as in TF1 and needs no lock of its own: a Session applies
+    the updates of one variable by concurrent runs one after the other. A variable keeps
+    the shape it was made with, so ``validate_shape=False`` still needs a value of that
+    shape (a clear ``ShapeError`` otherwise).
 
     >>> import symgrad as sg
     >>> with sg.Graph().as_default():
@@ -181,9 +220,12 @@ def assign(ref: Variable, value: Any, name: str | None = None) -> Tensor:
                 f"({ref.dtype.name}{format_shape(ref.shape)}): {error}"
             ) from None
     if value.shape is None or not shapes_compatible(value.shape, ref.shape):
+        kept = (
+            " (validate_shape=False: a variable keeps its shape)" if validate_shape is False else ""
+        )
         raise ShapeError(
             f"symgrad: Assign: value '{value.name}' has shape {format_shape(value.shape)}, "
-            f"variable '{ref.name}' has shape {format_shape(ref.shape)}"
+            f"variable '{ref.name}' has shape {format_shape(ref.shape)}{kept}"
         )
     out = make_elementwise(
         "Assign", lambda a: a, [value], name or f"{ref.op.name}/Assign", allowed="any"
@@ -192,14 +234,18 @@ def assign(ref: Variable, value: Any, name: str | None = None) -> Tensor:
     return out
 
 
-def assign_add(ref: Variable, delta: Any, name: str | None = None) -> Tensor:
-    """``ref + delta``, stored in ``ref`` when run."""
-    return assign(ref, ref + delta, name=name or f"{ref.op.name}/AssignAdd")
+def assign_add(
+    ref: Variable, value: Any, use_locking: bool | None = None, name: str | None = None
+) -> Tensor:
+    """``ref + value``, stored in ``ref`` when run (``use_locking`` as in :func:`assign`)."""
+    return assign(ref, ref + value, name=name or f"{ref.op.name}/AssignAdd")
 
 
-def assign_sub(ref: Variable, delta: Any, name: str | None = None) -> Tensor:
-    """``ref - delta``, stored in ``ref`` when run."""
-    return assign(ref, ref - delta, name=name or f"{ref.op.name}/AssignSub")
+def assign_sub(
+    ref: Variable, value: Any, use_locking: bool | None = None, name: str | None = None
+) -> Tensor:
+    """``ref - value``, stored in ``ref`` when run (``use_locking`` as in :func:`assign`)."""
+    return assign(ref, ref - value, name=name or f"{ref.op.name}/AssignSub")
 
 
 def group(*inputs: Any, name: str | None = None) -> Operation:

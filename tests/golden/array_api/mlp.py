@@ -126,13 +126,28 @@ def _take(xp, value, indices, axis):
     return xp.reshape(flat, shape)
 
 
+def _traced(value):
+    """Whether ``value`` is a value JAX traces (under ``jax.jit``, ``jax.vmap``, ``jax.grad``
+    even a computation of known inputs is one): its entries are not known yet, so checks of
+    them are skipped and sizes cannot come from them."""
+    if array_api_compat is None or not array_api_compat.is_jax_array(value):
+        return False
+    import jax
+
+    return isinstance(value, jax.core.Tracer)
+
+
 def _ensure_in_range(xp, indices, like, axis, op_type):
     """``indices``, checked to lie in ``[0, n)`` for ``n`` the size of ``like`` along ``axis``
-    (``op_type`` refuses others in TF, where indexing would wrap a negative index round)."""
+    (``op_type`` refuses others in TF, where indexing would wrap a negative index round); not
+    while JAX traces them."""
     size = like.shape[axis]
     values = xp.asarray(indices)
     if all(values.shape):  # not empty
-        low, high = int(xp.min(values)), int(xp.max(values))
+        low, high = xp.min(values), xp.max(values)
+        if _traced(low):
+            return indices
+        low, high = int(low), int(high)
         if low < 0 or high >= size:
             raise IndexError(
                 f"{op_type}: index {low if low < 0 else high} is not in [0, {size}) "
