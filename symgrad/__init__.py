@@ -16,7 +16,22 @@ from typing import TYPE_CHECKING, Any
 from . import operators as _operators  # noqa: F401  (attaches + - * / ... to Tensor)
 from . import linalg, losses, math, nn, summary, train
 from .compiler import CompiledModule, compile
-from .dtypes import DType, as_dtype, bool_ as bool, float16, float32, float64, int32, int64
+from .dtypes import (
+    DType,
+    as_dtype,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+from .dtypes import bool_ as bool
 from .errors import (
     ArgumentTypeError,
     DTypeError,
@@ -128,6 +143,7 @@ from .ops.state import (
     global_variables_initializer,
     group,
     initialize_all_variables,
+    is_variable_initialized,
     trainable_variables,
     variables_initializer,
 )
@@ -267,8 +283,14 @@ __all__ = [
     "float16",
     "float32",
     "float64",
+    "int8",
+    "int16",
     "int32",
     "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
     "ArgumentTypeError",
     "DTypeError",
     "ExecutionError",
@@ -343,6 +365,7 @@ __all__ = [
     "assign_add",
     "assign_sub",
     "global_variables_initializer",
+    "is_variable_initialized",
     "group",
     "initialize_all_variables",
     "variables_initializer",

@@ -484,7 +484,7 @@ class Saver:
                     f"{', '.join(sorted(saved)) or 'no variables'}"
                 )
             shape = tuple(saved[name]["shape"])
-            if shape != variable.shape:
+            if variable.shape is not None and shape != variable.shape:
                 raise ShapeError(
                     f"symgrad: Saver.restore: variable '{variable.name}' has shape "
                     f"{variable.shape}, checkpoint {prefix!r} holds shape {shape}"

@@ -92,6 +92,9 @@ class CompiledModule:
         self.path = path
         self.module = module
         self.function = getattr(module, program.name)
+        # The module's own arrays (its constants): a result that shares memory with one is
+        # copied before it is handed out, so that changing it cannot change later results.
+        self.constant_arrays: tuple[np.ndarray, ...] = _constant_arrays(module, program)
         self.input_names: list[str] = [i.name for i in program.inputs]
         self._structure = structure
         self._defaults = defaults
@@ -149,9 +152,10 @@ class CompiledModule:
             flat = (flat,)
         # Scalars come back as NumPy scalars (np.float32(...)), as from TF's Session.run.
         flat = [v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v for v in flat]
-        # An output that is an input (or a view of one) is copied, so that changing the result
-        # cannot change the caller's array or a variable's initial value kept here.
-        flat = [unshared(v, arguments) for v in flat]
+        # An output that is an input, a module constant or another output (or a view of one)
+        # is copied, so that changing the result cannot change the caller's array, a
+        # variable's initial value kept here, the module, or another result.
+        flat = owned(flat, [*arguments, *self.constant_arrays])
         return _restructure(self._structure, flat)
 
     def _warn_if_stale(self, names: list[str]) -> None:
@@ -377,6 +381,42 @@ def unshared(value: Any, arguments: Sequence[Any]) -> Any:
         ):
             return value.copy()
     return value
+
+
+def owned(values: Sequence[Any], kept: Sequence[Any]) -> list[Any]:
+    """``values`` made the caller's own: each that may share memory with one of ``kept`` (the
+    inputs, the module's constants, the session's storage) is copied, and so is each that is
+    the same array as an earlier one (a tensor fetched twice, an output that is another).
+
+    >>> a = np.ones(2)
+    >>> first, second = owned([a, a], [])
+    >>> first is a, second is a
+    (True, False)
+    """
+    result: list[Any] = []
+    seen: set[int] = set()
+    for value in values:
+        value = unshared(value, kept)
+        if isinstance(value, np.ndarray):
+            if id(value) in seen:
+                value = value.copy()
+            seen.add(id(value))
+        result.append(value)
+    return result
+
+
+def _constant_arrays(module: Any, program: Program) -> tuple[np.ndarray, ...]:
+    """The arrays a generated module keeps for its constants (module globals in the NumPy
+    form, its ``_CONSTANTS`` table in the portable form)."""
+    table = getattr(module, "_CONSTANTS", None)
+    found = []
+    for constant in program.constants:
+        value = table.get(constant.name) if isinstance(table, dict) else None
+        if value is None:
+            value = getattr(module, constant.name, None)
+        if isinstance(value, np.ndarray):
+            found.append(value)
+    return tuple(found)
 
 
 def evaluate_constant(tensor: Tensor) -> np.ndarray:

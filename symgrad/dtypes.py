@@ -31,7 +31,36 @@ class DType:
 
     @property
     def is_integer(self) -> bool:
-        return self.name.startswith("int")
+        return self.name.startswith(("int", "uint"))
+
+    @property
+    def is_unsigned(self) -> bool:
+        return self.name.startswith("uint") or self.name == "bool"
+
+    @property
+    def base_dtype(self) -> DType:
+        """The dtype itself (TF1's ref dtypes have a base; symgrad's dtypes are all bases)."""
+        return self
+
+    @property
+    def min(self) -> Any:
+        """The least value of the dtype (TF1's ``DType.min``)."""
+        return self._limits().min
+
+    @property
+    def max(self) -> Any:
+        """The greatest value of the dtype (TF1's ``DType.max``).
+
+        >>> import symgrad as sg
+        >>> sg.uint8.max, sg.int8.min
+        (255, -128)
+        """
+        return self._limits().max
+
+    def _limits(self) -> Any:
+        if self.is_bool:
+            return _BoolLimits()
+        return np.finfo(self.numpy) if self.is_floating else np.iinfo(self.numpy)
 
     @property
     def is_bool(self) -> bool:
@@ -45,14 +74,39 @@ class DType:
         return f"symgrad.{self.name}"
 
 
+class _BoolLimits:
+    min, max = False, True
+
+
 float16 = DType("float16")
 float32 = DType("float32")
 float64 = DType("float64")
+int8 = DType("int8")
+int16 = DType("int16")
 int32 = DType("int32")
 int64 = DType("int64")
+uint8 = DType("uint8")
+uint16 = DType("uint16")
+uint32 = DType("uint32")
+uint64 = DType("uint64")
 bool_ = DType("bool")
 
-ALL_DTYPES = (float16, float32, float64, int32, int64, bool_)
+# Every integer dtype keeps its width and wraps round on overflow, as TF's kernels do (and
+# NumPy's arithmetic on arrays of that dtype).
+ALL_DTYPES = (
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+    bool_,
+)
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 # TF1's ``tf.string``: a name only, so that programs that mention it import; an op that
 # would compute a string tensor is an error (Graph.create_op says so).
@@ -109,7 +163,7 @@ def infer_dtype(value: Any, op: str = "constant") -> DType:
         if value.dtype.kind == "f" and value.dtype != np.float16:
             return as_dtype(value.dtype)
         if value.dtype.kind in "iub":
-            return as_dtype(value.dtype) if value.dtype.name in _BY_NAME else int64
+            return as_dtype(value.dtype)
         return as_dtype(value.dtype)
     try:
         array = np.asarray(value)

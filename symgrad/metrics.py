@@ -2,10 +2,30 @@
 
 from typing import TYPE_CHECKING, Any
 
-from .ops.metrics_ops import accuracy, mean
+from .ops.metrics_ops import (
+    accuracy,
+    auc,
+    false_negatives,
+    false_positives,
+    mean,
+    precision,
+    recall,
+    true_negatives,
+    true_positives,
+)
 from .tf1_names import missing_attribute
 
-__all__ = ["accuracy", "mean"]
+__all__ = [
+    "accuracy",
+    "auc",
+    "false_negatives",
+    "false_positives",
+    "mean",
+    "precision",
+    "recall",
+    "true_negatives",
+    "true_positives",
+]
 
 
 # A TF1 name this module lacks says so, and what to use instead (symgrad.tf1_names).

@@ -1,4 +1,5 @@
-"""Python operators on tensors (``+ - * / ** @``, comparisons), as in TF1.
+"""Python operators on tensors (``+ - * / // % ** @``, comparisons, and ``& | ^ ~`` as the
+logical operations of bool tensors), as in TF1.
 
 ``==`` and ``!=`` keep Python's identity meaning (tensors are graph nodes and
 dictionary keys); use ``symgrad.equal`` for elementwise equality.
@@ -27,6 +28,17 @@ _OPERATORS = {
     "__rmul__": _swap(E.multiply),
     "__truediv__": E.truediv,
     "__rtruediv__": _swap(E.truediv),
+    "__floordiv__": E.floordiv,
+    "__rfloordiv__": _swap(E.floordiv),
+    "__mod__": E.floormod,
+    "__rmod__": _swap(E.floormod),
+    "__and__": E.logical_and,
+    "__rand__": _swap(E.logical_and),
+    "__or__": E.logical_or,
+    "__ror__": _swap(E.logical_or),
+    "__xor__": E.logical_xor,
+    "__rxor__": _swap(E.logical_xor),
+    "__invert__": lambda self: E.logical_not(self),
     "__pow__": E.pow,
     "__rpow__": _swap(E.pow),
     "__matmul__": matmul,

@@ -21,7 +21,7 @@ import numpy as np
 
 from . import naming
 from .backends import namespaces
-from .compiler import CompiledModule, unshared
+from .compiler import CompiledModule, owned, unshared
 from .compiler import compile as compile_graph
 from .errors import (
     ArgumentTypeError,
@@ -41,7 +41,7 @@ from .graph import (
     sources_of,
 )
 from .ops.random_ops import generator_for, random_ops_of
-from .ops.state import Variable
+from .ops.state import SESSION_STATE_OPS, Variable
 
 
 def _fetch_key(fetches: Any) -> Any:
@@ -80,6 +80,19 @@ def _rebuilder(structure: Any) -> Callable[[Iterator[Any]], Any]:
     return lambda values: make(*[part(values) for part in parts])  # a namedtuple
 
 
+def _op_of(fetch: Any) -> Operation:
+    return fetch.op if isinstance(fetch, Tensor) else fetch
+
+
+def _copy(value: Any) -> Any:
+    """A copy of an array of any library (NumPy scalars are values already)."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, np.generic) or value is None:
+        return value
+    return namespaces.copied(value)
+
+
 def _is_0d(value: Any) -> bool:
     """Whether a fed value is a scalar (a number, or a 0-d array of any library)."""
     if value is None:
@@ -99,7 +112,7 @@ class _Assignment(NamedTuple):
     variable: Variable
     slot: int
     dtype: np.dtype
-    shape: tuple[int, ...]
+    shape: tuple[int, ...] | None  # None: a variable made with validate_shape=False
 
 
 @dataclass
@@ -118,6 +131,8 @@ class _Plan:
     # The locks of the variables the run assigns, in the graph's order (so that two runs never
     # wait on each other's): held from reading their values to storing the new ones.
     locks: tuple[threading.Lock, ...] = ()
+    # Positions of fetches of a tensor fetched earlier in the same run.
+    repeated_fetches: tuple[int, ...] = ()
 
 
 class Session:
@@ -181,6 +196,8 @@ class Session:
             Any, tuple[Callable[[Iterator[Any]], Any] | None, tuple[Any, ...]]
         ] = {}
         self._feed_orders: dict[tuple[Any, ...], list[tuple[Any, Tensor]]] = {}
+        # Per fetch structure: the ops whose value is this session's state (SESSION_STATE_OPS).
+        self._state_ops: dict[tuple[Any, ...], tuple[Operation, ...]] = {}
         self._closed = False
         # Guards the variables' values and `_closed`: a run reads its snapshot and stores its
         # assignments under it; the generated function itself runs outside it.
@@ -306,6 +323,15 @@ class Session:
         feeds: dict[Tensor, Any],
     ) -> Any:
         """One run of flattened fetches with feeds already checked, in graph order."""
+        state_ops = self._state_ops.get(flat)
+        if state_ops is None:
+            state_ops = self._state_ops[flat] = tuple(
+                op
+                for op in ancestors([_op_of(item) for item in flat], control=True)
+                if op.type in SESSION_STATE_OPS
+            )
+        if state_ops:
+            feeds = self._with_state(state_ops, feeds)
         key = (flat, tuple(feeds))
         plan = self._plans.get(key)
         if plan is None:
@@ -317,7 +343,27 @@ class Session:
         for variable in plan.trains:
             variable.changed_in_session = True
         values = [None if slot is None else results[slot] for slot in plan.fetch_slots]
+        for position in plan.repeated_fetches:  # a tensor fetched twice: two arrays
+            values[position] = _copy(values[position])
         return values if rebuild is None else rebuild(iter(values))
+
+    def _with_state(self, ops: Sequence[Operation], feeds: dict[Tensor, Any]) -> dict[Tensor, Any]:
+        """``feeds`` and the values of this session's state that ``ops`` stand for: whether a
+        variable is initialized (``is_variable_initialized``), and an initialized variable's
+        value (``initialized_value``; an uninitialized one's is computed from its initial
+        value). A value the caller fed stays."""
+        feeds = dict(feeds)
+        with self._lock:
+            for op in ops:
+                tensor = op.outputs[0]
+                if tensor in feeds:
+                    continue
+                value = self._values.get(op.attrs["variable"])
+                if op.type == "IsVariableInitialized":
+                    feeds[tensor] = np.bool_(value is not None)
+                elif value is not None:
+                    feeds[tensor] = value
+        return feeds
 
     def _fetches_of(
         self, fetches: Any
@@ -410,7 +456,7 @@ class Session:
             else:
                 value = namespace.asarray(output, dtype, f"variable '{variable.name}'")
                 value = unshared(namespace.stored(value), arguments)
-            if tuple(value.shape) != shape:
+            if shape is not None and tuple(value.shape) != shape:
                 raise InvalidArgumentError(
                     f"symgrad: assigning a value of shape {tuple(value.shape)} to variable "
                     f"'{variable.name}' of shape {shape}"
@@ -421,11 +467,14 @@ class Session:
                 raise SessionClosedError("symgrad: the Session was closed during this run.")
             self._values.update(stored)
         # What the caller gets back is theirs: a copy wherever it could alias the session's
-        # storage (a fetched variable, an assignment's new value) or a fed array.
+        # storage (a fetched variable, an assignment's new value), a fed array, the module's
+        # constants or another output.
         kept = arguments + [value for _, value in stored]
+        if plan.compiled is not None:
+            kept += plan.compiled.constant_arrays
         if namespace is not None:
-            return [namespace.unshared(v, kept) for v in outputs]
-        return [unshared(v, kept) if isinstance(v, np.ndarray) else v for v in outputs]
+            return namespace.owned(outputs, kept)
+        return owned(outputs, kept)
 
     def _generator(self, op: Operation) -> np.random.Generator:
         generator = self._generators.get(op)
@@ -534,6 +583,13 @@ class Session:
         assignments: list[_Assignment] = []
         for op in assigns:
             variable = op.attrs["variable"]
+            if variable in feeds:
+                # TF1 refuses too: a fed value overrides reads for one run and is never stored.
+                raise InvalidArgumentError(
+                    f"symgrad: Session.run: variable '{variable.name}' is fed, and this run "
+                    f"assigns it ({op.type} '{op.name}'); a feed is a value for one run, not "
+                    f"a new value to store: assign it (variable.load(value, sess)) instead"
+                )
             if any(assignment.variable is variable for assignment in assignments):
                 raise InvalidArgumentError(
                     f"symgrad: Session.run assigns variable '{variable.name}' twice "
@@ -544,7 +600,7 @@ class Session:
                     variable,
                     slot(op.outputs[0]),
                     np.dtype(variable.dtype.numpy),
-                    tuple(int(dim) for dim in variable.shape),
+                    None if variable.shape is None else tuple(int(dim) for dim in variable.shape),
                 )
             )
         if not outputs:
@@ -589,6 +645,11 @@ class Session:
             compiled,
             tuple(random_ops_of(compiled.program.random_streams, self.graph)),
             locks,
+            tuple(
+                position
+                for position, slot in enumerate(fetch_slots)
+                if slot is not None and slot in fetch_slots[:position]
+            ),
         )
 
     @staticmethod
@@ -624,7 +685,7 @@ class Session:
                 f"symgrad: load: the value for variable '{variable.name}' is not a "
                 f"rectangular array"
             ) from None
-        if array.shape != variable.shape:
+        if variable.shape is not None and array.shape != variable.shape:
             raise ShapeError(
                 f"symgrad: load: the value for variable '{variable.name}' has shape "
                 f"{array.shape}, the variable has shape {variable.shape}"

@@ -74,9 +74,6 @@ SUBSTITUTES: dict[str, str] = {
     "make_template": "`tf.variable_scope(name, reuse=tf.AUTO_REUSE)`",
     "metrics.mean_squared_error": "`tf.metrics.mean(tf.square(labels - predictions))`",
     "metrics.mean_absolute_error": "`tf.metrics.mean(tf.abs(labels - predictions))`",
-    "metrics.precision": "fetch the predictions and count with NumPy",
-    "metrics.recall": "fetch the predictions and count with NumPy",
-    "metrics.auc": "fetch the scores and compute it with NumPy (or scikit-learn)",
     # Linear algebra and signals.
     "linalg.inv": "not available: compute it with NumPy outside the graph",
     "matrix_inverse": "not available: compute it with NumPy outside the graph",

@@ -29,6 +29,7 @@ from .graph import Operation, Tensor, ancestors
 from .naming import Namer, preferred_names, provenance_comment, sanitize
 from .ops import functions as F
 from .ops.registry import Lowered, OpDef, arg_symbols, opdef_of
+from .ordering import reads_after_writes
 from .program import ConstantArray, Input, Output, Program, Statement
 from .shapes import Shape, Signature, is_fully_defined
 from .signatures import natural_signature, signature_of
@@ -109,8 +110,11 @@ class Tracer:
                     f"symgrad: compile: tensor '{tensor.name}' belongs to "
                     f"another graph than '{self.outputs[0][1].name}'"
                 )
-        # A fed intermediate tensor is an input: what computes it is not traced.
-        ops = ancestors([t.op for _, t in self.outputs], stop=self.given)
+        # A fed intermediate tensor is an input: what computes it is not traced. A read of a
+        # variable that TF1 orders after an assignment of it reads the assigned value.
+        roots = [t.op for _, t in self.outputs]
+        self.reads_after = reads_after_writes(roots, self.given)
+        ops = ancestors(roots, stop=self.given, inputs_of=self._inputs)
         ops = self._merge_duplicates(ops)
         self._count_uses(ops)
         self.namer = Namer([self.name])  # the function's own name is taken
@@ -174,7 +178,7 @@ class Tracer:
                 continue
             key = (
                 op.type,
-                tuple(self.canonical.get(t, t) for t in op.inputs),
+                tuple(self._operands(op)),
                 tuple((name, _hashable(value)) for name, value in sorted(op.attrs.items())),
                 # ones_like(x, dtype=...) or an op without inputs: equal rules, other results
                 tuple((t.shape, t.dtype) for t in op.outputs),
@@ -188,8 +192,15 @@ class Tracer:
         self.outputs = [(name, self.canonical.get(t, t)) for name, t in self.outputs]
         return kept
 
+    def _inputs(self, op: Operation) -> Sequence[Tensor]:
+        """``op``'s inputs, with a variable it reads after an assignment of it replaced by
+        the assignment's output (:func:`symgrad.ordering.reads_after_writes`)."""
+        if not self.reads_after:
+            return op.inputs
+        return [self.reads_after.get((op, i), t) for i, t in enumerate(op.inputs)]
+
     def _operands(self, op: Operation) -> list[Tensor]:
-        return [self.canonical.get(t, t) for t in op.inputs]
+        return [self.canonical.get(t, t) for t in self._inputs(op)]
 
     def _count_uses(self, ops: Sequence[Operation]) -> None:
         self.uses: dict[Tensor, int] = {}

@@ -50,9 +50,11 @@ def test_feeds_run_dict_and_load_follow_tf1() -> None:
             np.testing.assert_allclose(
                 sess.run(m["pred"], {m["hidden"]: [5.0, 6.0]}), np.array([5.0, 6.0]) + snapshot["b"]
             )
-            # A training step fed with w computes its update from the fed value.
-            sess.run(m["train"], {m["x"]: data, m["w"]: 0.0})
-            assert sess.run(m["w"]) > 0.5  # one step from 0.0, not from the trained 2.0
+            # A training step that would store an update of the fed w is refused, as in TF1,
+            # and stores nothing.
+            with pytest.raises(sg.InvalidArgumentError, match="'w:0' is fed, and this run"):
+                sess.run(m["train"], {m["x"]: data, m["w"]: 0.0})
+            assert sess.run(m["w"]) == snapshot["w"]
             # A fed Assign tensor is not run: the variable keeps its value.
             before = sess.run(m["b"])
             bump = m["b"].assign_add(1.0)

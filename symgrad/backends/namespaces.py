@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -125,11 +126,55 @@ class Namespace:
         """
         return value.persist() if _compat().is_dask_array(value) else value
 
-    def unshared(self, value: Any, kept: list[Any]) -> Any:
+    def unshared(self, value: Any, kept: Sequence[Any]) -> Any:
         """``value``, or a copy if it is one of ``kept`` (a fed array or a stored variable)."""
         if any(value is k for k in kept):
             return self.xp.asarray(value, copy=True)
         return value
+
+    def owned(self, values: Sequence[Any], kept: Sequence[Any]) -> list[Any]:
+        """``values`` made the caller's own: a copy of each that is, or shares memory with,
+        one of ``kept`` (fed arrays, stored variables, the module's constants) or an earlier
+        value. Memory is compared where the library's arrays live in host memory NumPy can
+        view (NumPy, ``array_api_strict``, PyTorch on the CPU); JAX and Dask arrays are
+        immutable, and other devices' arrays are compared by identity."""
+        views = [v for v in (_host_view(k) for k in kept) if v is not None]
+        result: list[Any] = []
+        for value in values:
+            view = _host_view(value)
+            shared = any(value is k for k in kept) or any(value is r for r in result)
+            if not shared and view is not None:
+                shared = any(np.may_share_memory(view, other) for other in views)
+            if shared:
+                value = self.xp.asarray(value, copy=True)
+                view = _host_view(value)
+            if view is not None:
+                views.append(view)
+            result.append(value)
+        return result
+
+
+def copied(value: Any) -> Any:
+    """A copy of an array of any array-API library."""
+    return _compat().array_namespace(value).asarray(value, copy=True)
+
+
+def _host_view(value: Any) -> np.ndarray | None:
+    """A NumPy array sharing ``value``'s memory, where its library keeps it in host memory
+    that NumPy can view without a copy; None otherwise."""
+    if isinstance(value, np.ndarray):
+        return value
+    inner = getattr(value, "_array", None)  # array_api_strict wraps a NumPy array
+    if isinstance(inner, np.ndarray):
+        return inner
+    device = getattr(value, "device", None)
+    if (
+        type(value).__module__.startswith("torch")
+        and getattr(device, "type", None) == "cpu"
+        and not value.is_sparse
+    ):
+        return np.asarray(value.detach())
+    return None
 
 
 def resolve(backend: Any, device: Any = None) -> Namespace | None:

@@ -364,7 +364,10 @@ class ReduceMean(ReduceSum):
 
 
 # Integer dtypes whose mean is TF's: the sum divided by the count, rounded toward 0.
-INTEGER_MEANS = ("int32", "int64")
+INTEGER_MEANS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+# Integer dtypes that NumPy and the array API sum (and multiply) in a wider dtype unless told
+# otherwise: TF's sum and product stay in the dtype and wrap round, so printers pass it.
+NARROW_INTEGERS = ("int8", "int16", "uint8", "uint16", "uint32")
 
 
 class ReduceMax(ReduceSum):

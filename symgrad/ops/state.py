@@ -21,6 +21,18 @@ from .sources import constant, convert_to_tensor
 
 register(OpDef("Assign", lower=_lower, gradient=_no_gradient, elementwise=True, effectful=True))
 register(OpDef("NoOp", lower=None, gradient=None))
+# Values of a session's state: a Session feeds them (SESSION_STATE_OPS); computed, as in a
+# Session where nothing is initialized yet, they are the variable's initial value and False.
+register(
+    OpDef(
+        "InitializedValue",
+        lower=_lower,
+        gradient=lambda op, grad: [grad],
+        elementwise=True,
+    )
+)
+register(OpDef("IsVariableInitialized", lower=_lower, gradient=_no_gradient, elementwise=True))
+SESSION_STATE_OPS = ("InitializedValue", "IsVariableInitialized")
 # A variable is an input of the generated function (the tracer makes it one).
 register(OpDef("VariableV2", lower=None, gradient=None))
 
@@ -45,6 +57,7 @@ class Variable(Tensor):
         dtype: Any = None,
         trainable: bool = True,
         collections: Any = None,
+        validate_shape: bool = True,
     ) -> None:
         graph = get_default_graph()
         target = _dtypes.as_dtype(dtype) if dtype is not None else None
@@ -60,16 +73,20 @@ class Variable(Tensor):
                 initial = constant(
                     initial_value, dtype=target, name=f"{name or 'Variable'}/initial_value"
                 )
-        if not is_fully_defined(initial.shape):
+        # validate_shape=False (TF1): the variable's shape is unknown, and an assignment with
+        # validate_shape=False may give it a value of another shape.
+        shape = initial.shape if validate_shape else None
+        if validate_shape and not is_fully_defined(initial.shape):
             raise ShapeError(
                 f"symgrad: Variable: the initial value '{initial.name}' has shape "
-                f"{format_shape(initial.shape)}; a variable needs a fully defined shape"
+                f"{format_shape(initial.shape)}; a variable needs a fully defined shape "
+                f"(or validate_shape=False)"
             )
         op = graph.create_op(
-            "VariableV2", [], {}, [(initial.shape, initial.dtype)], name=name or "Variable"
+            "VariableV2", [], {}, [(shape, initial.dtype)], name=name or "Variable"
         )
         op.auto_named = name is None
-        super().__init__(op, 0, initial.shape, initial.dtype)
+        super().__init__(op, 0, shape, initial.dtype)
         op.outputs = (self,)
         self.initial_value = initial
         self.trainable = trainable
@@ -78,6 +95,7 @@ class Variable(Tensor):
         # falls back on the initial value.
         self.changed_in_session = False
         self._initializer: Any | None = None
+        self._initialized_value: Tensor | None = None
         # TF1: the collections default to the global variables; a trainable variable is
         # also in the trainable ones, whatever collections say.
         keys = ["variables"] if collections is None else list(collections)
@@ -111,7 +129,33 @@ class Variable(Tensor):
         (session or get_default_session()).load_variable(self, value)
 
     def initialized_value(self) -> Tensor:
-        return self.initial_value
+        """The variable's value once it is initialized, else its initial value (TF1's
+        ``initialized_value``: what another variable's initial value should read).
+
+        >>> import symgrad as sg
+        >>> with sg.Graph().as_default():
+        ...     a = sg.Variable(2.0, name="a")
+        ...     b = sg.Variable(a.initialized_value() * 3.0, name="b")
+        ...     with sg.Session() as sess:
+        ...         _ = sess.run([a.initializer, b.initializer])
+        ...         first = sess.run(b)
+        ...         _ = sess.run(sg.assign(a, 10.0))
+        ...         _ = sess.run(b.initializer)  # a is initialized now: its value counts
+        ...         print(first, sess.run(b))
+        6.0 30.0
+        """
+        if self._initialized_value is None:
+            # Outside control_dependencies (TF1's init_scope): reading it runs nothing else.
+            with self.graph.control_dependencies(None):
+                self._initialized_value = make_elementwise(
+                    "InitializedValue",
+                    lambda a: a,
+                    [self.initial_value],
+                    f"{self.op.name}/initialized_value",
+                    allowed="any",
+                )
+            self._initialized_value.op.attrs["variable"] = self
+        return self._initialized_value
 
     def assign(
         self,
@@ -188,8 +232,8 @@ def assign(
 
     ``use_locking`` is accepted as in TF1 and needs no lock of its own: a Session applies
     the updates of one variable by concurrent runs one after the other. A variable keeps
-    the shape it was made with, so ``validate_shape=False`` still needs a value of that
-    shape (a clear ``ShapeError`` otherwise).
+    the shape it was made with unless it was made with ``validate_shape=False`` (its shape
+    is then unknown, and any value fits); another shape is a clear ``ShapeError``.
 
     >>> import symgrad as sg
     >>> with sg.Graph().as_default():
@@ -219,9 +263,14 @@ def assign(
                 f"symgrad: Assign: cannot assign {value!r:.60} to variable '{ref.name}' "
                 f"({ref.dtype.name}{format_shape(ref.shape)}): {error}"
             ) from None
-    if value.shape is None or not shapes_compatible(value.shape, ref.shape):
+    if ref.shape is not None and (
+        value.shape is None or not shapes_compatible(value.shape, ref.shape)
+    ):
         kept = (
-            " (validate_shape=False: a variable keeps its shape)" if validate_shape is False else ""
+            " (validate_shape=False changes the shape only of a variable made with "
+            "validate_shape=False)"
+            if validate_shape is False
+            else ""
         )
         raise ShapeError(
             f"symgrad: Assign: value '{value.name}' has shape {format_shape(value.shape)}, "
@@ -263,6 +312,35 @@ def group(*inputs: Any, name: str | None = None) -> Operation:
     return graph.create_op("NoOp", [], {"control": control}, [], name=name or "NoOp")
 
 
+def is_variable_initialized(variable: Variable, name: str | None = None) -> Tensor:
+    """A bool tensor: whether ``variable`` holds a value in the session that runs it.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     v = sg.Variable(1.0, name="v")
+    ...     with sg.Session() as sess:
+    ...         before = sess.run(sg.is_variable_initialized(v))
+    ...         _ = sess.run(v.initializer)
+    ...         print(before, sess.run(sg.is_variable_initialized(v)))
+    False True
+    """
+    if not isinstance(variable, Variable):
+        raise InvalidArgumentError(
+            f"symgrad: is_variable_initialized: expected a Variable, got "
+            f"{type(variable).__name__} {getattr(variable, 'name', variable)!r:.60}"
+        )
+    with variable.graph.control_dependencies(None):
+        flag = make_elementwise(
+            "IsVariableInitialized",
+            lambda a: a,
+            [constant(False)],
+            name or f"{variable.op.name}/IsVariableInitialized",
+            allowed="any",
+        )
+    flag.op.attrs["variable"] = variable
+    return flag
+
+
 def variables_initializer(var_list: Iterable[Variable], name: str = "init") -> Operation:
     """An op that sets every variable of ``var_list`` to its initial value."""
     return group([v.initializer for v in var_list], name=name)
@@ -296,6 +374,7 @@ __all__ = [
     "assign_add",
     "assign_sub",
     "group",
+    "is_variable_initialized",
     "variables_initializer",
     "global_variables_initializer",
     "initialize_all_variables",

@@ -48,6 +48,9 @@ CORPORA = {
     "programs_tf1gaps": "tf_fixtures_tf1gaps.json",
     "programs_losses": "tf_fixtures_losses.json",
 }
+# Corpora whose programs are several runs each (``run_steps``), recorded run by run; kept out
+# of CORPORA, whose programs the portable-form tests run as one set of fetches.
+STEP_CORPORA = {"programs_state": "tf_fixtures_state.json"}
 
 
 def _encode_scalar(v):
@@ -106,10 +109,16 @@ def record(tf, corpus):
     if len(set(names)) != len(names):
         raise SystemExit(f"duplicate program names in {corpus}")
     flatten = importlib.import_module("programs").flatten_fetches
-    results = {fn.__name__: run_program(tf, flatten, fn) for fn in programs.PROGRAMS}
+    if corpus in STEP_CORPORA:
+        results = {
+            fn.__name__: {"steps": programs.run_steps(tf, fn, _encode_array)}
+            for fn in programs.PROGRAMS
+        }
+    else:
+        results = {fn.__name__: run_program(tf, flatten, fn) for fn in programs.PROGRAMS}
     doc = {"tensorflow_version": tf.__version__, "programs": results}
     text = json.dumps(doc, sort_keys=True, indent=1, allow_nan=False)
-    output = os.path.join(_HERE, CORPORA[corpus])
+    output = os.path.join(_HERE, {**CORPORA, **STEP_CORPORA}[corpus])
     with open(output, "w", encoding="utf-8", newline="\n") as fh:
         fh.write(text)
         fh.write("\n")
@@ -127,11 +136,10 @@ def main(corpora):
 
     tf.disable_v2_behavior()
     tf.logging.set_verbosity(tf.logging.ERROR)
-    for corpus in corpora or list(CORPORA):
-        if corpus not in CORPORA:
-            raise SystemExit(
-                "unknown corpus {!r}; choose from {}".format(corpus, ", ".join(CORPORA))
-            )
+    known = {**CORPORA, **STEP_CORPORA}
+    for corpus in corpora or list(known):
+        if corpus not in known:
+            raise SystemExit("unknown corpus {!r}; choose from {}".format(corpus, ", ".join(known)))
         record(tf, corpus)
 
 

@@ -508,6 +508,8 @@ class Printer(NumPyCodePrinter):
         dtype = self.dtype_of(value)
         if name == "mean" and dtype in F.INTEGER_MEANS:
             return self._integer_mean(expr)
+        if name in ("sum", "prod") and dtype in F.NARROW_INTEGERS:
+            parts.append(f"dtype=xp.{dtype}")
         if dtype == "bool" and name in ("sum", "mean", "prod"):
             # NumPy counts True as 1; the standard sums numbers only.
             parts[0] = f"xp.astype({parts[0]}, xp.int64)"
@@ -619,6 +621,8 @@ class Printer(NumPyCodePrinter):
             return f"_squeeze_ones(xp, {arguments[0]})"
         if name == "ndim":  # the standard's arrays say their rank; it has no function for it
             return f"{self.parenthesize(value, PRECEDENCE['Atom'], strict=True)}.ndim"
+        if name == "size":  # nor for their number of elements
+            return f"math.prod({self.parenthesize(value, PRECEDENCE['Atom'], strict=True)}.shape)"
         if name == "array":
             # An array made from a shape (the Shape op): on the inputs' device.
             return f"xp.asarray({', '.join(arguments)}, device=device)"

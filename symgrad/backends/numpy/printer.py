@@ -55,6 +55,11 @@ def _axis_text(axes: sp.Tuple) -> str:
 ARRAY_LITERAL_LIMIT = 64  # larger constants are stored as base64 bytes
 
 
+_INTEGER_DTYPES = frozenset(
+    ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+)
+
+
 class Printer(NumPyPrinter):
     """NumPy code as a person would write it: ``np.tanh(x)``, ``x/32``, ``x**2``.
 
@@ -68,6 +73,7 @@ class Printer(NumPyPrinter):
     def __init__(self, table: dict[sp.Symbol, Any] | None = None) -> None:
         super().__init__({"fully_qualified_modules": False, "allow_unknown_functions": False})
         self._float_dtype = "float64"
+        self._integer_dtype: str | None = None
         self.helpers_used: set = set()
         # Names the fast form knows hold ndarrays: their reductions print as methods,
         # ``a.sum()``, which skip the dispatch ``np.sum`` adds (about 2 µs a call).
@@ -94,12 +100,25 @@ class Printer(NumPyPrinter):
 
     @contextlib.contextmanager
     def float_context(self, dtype_name: str) -> Iterator[None]:
-        saved = self._float_dtype
+        """Print numbers for an expression of ``dtype_name``: floats in that precision, and
+        integers that SymPy folded past that integer dtype's range wrapped round, as TF's
+        integer kernels wrap (``int16(300) * int16(300)`` is 24464)."""
+        saved = self._float_dtype, self._integer_dtype
         self._float_dtype = dtype_name if dtype_name in ("float16", "float32") else "float64"
+        self._integer_dtype = dtype_name if dtype_name in _INTEGER_DTYPES else None
         try:
             yield
         finally:
-            self._float_dtype = saved
+            self._float_dtype, self._integer_dtype = saved
+
+    def _print_Integer(self, expr: sp.Integer) -> str:
+        value = int(expr)
+        if self._integer_dtype is not None:
+            limits = np.iinfo(self._integer_dtype)
+            if not limits.min <= value <= limits.max:
+                span = int(limits.max) - int(limits.min) + 1
+                value = (value - int(limits.min)) % span + int(limits.min)
+        return str(value)
 
     def _module_format(self, fqn: str, register: bool = True) -> str:
         if fqn == "numpy":
@@ -307,6 +326,8 @@ class Printer(NumPyPrinter):
             parts.append("keepdims=True")
         if expr.numpy_name == "mean" and self.dtype_of(value) in F.INTEGER_MEANS:
             return self._integer_mean(expr)
+        if expr.numpy_name in ("sum", "prod") and self.dtype_of(value) in F.NARROW_INTEGERS:
+            parts.append(f"dtype={self._module_format('numpy.' + self.dtype_of(value))}")
         identity = _empty_reduction(expr.numpy_name, self.dtype_of(value))
         if identity:
             # TF's max of no elements is -inf (the dtype's least value for integers), its
