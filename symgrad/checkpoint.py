@@ -28,6 +28,7 @@ import contextlib
 import hashlib
 import json
 import os
+import stat
 import tempfile
 import time
 import zipfile
@@ -39,8 +40,16 @@ from typing import IO, Any
 import numpy as np
 
 from .backends.namespaces import to_numpy
-from .errors import CheckpointError, DTypeError, InvalidArgumentError, ShapeError
-from .files import _sync_directory, remove_orphaned_temporaries
+from .errors import (
+    CheckpointError,
+    DTypeError,
+    FileAccessError,
+    InvalidArgumentError,
+    PathIsADirectoryError,
+    ShapeError,
+    file_error,
+)
+from .files import _sync_directory, read_regular_text, remove_orphaned_temporaries
 from .graph import Tensor, get_default_graph
 from .ops.state import Variable, global_variables
 from .version import __version__
@@ -90,10 +99,41 @@ def _write_npz(handle: IO[bytes], arrays: Mapping[str, np.ndarray]) -> None:
                 np.lib.format.write_array(member, np.asarray(array, order="C"), allow_pickle=False)
 
 
+def _check_name(name: str, what: str) -> None:
+    """A name a checkpoint can hold: the archive keeps names as UTF-8 and cuts them at NUL,
+    so a name with either problem would be written and never read back."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidArgumentError(
+            f"symgrad: Saver: {what} is saved under the name {name!r}, which is not valid "
+            f"Unicode (a lone surrogate); name it otherwise"
+        ) from None
+    if "\x00" in name:
+        raise InvalidArgumentError(
+            f"symgrad: Saver: {what} is saved under the name {name!r}, which holds a NUL "
+            f"character that a checkpoint cannot keep; name it otherwise"
+        )
+
+
 def write_checkpoint(prefix: str | os.PathLike, arrays: Mapping[str, np.ndarray]) -> str:
-    """Write the checkpoint ``prefix`` (data file, then index) and return ``prefix``."""
+    """Write the checkpoint ``prefix`` (data file, then index) and return ``prefix``.
+
+    A write that fails (a full disk, a folder in the way) is a :class:`FileAccessError`
+    naming the file; the previous checkpoint of that prefix, if any, stays whole.
+    """
     prefix = str(prefix)
+    for name in arrays:
+        _check_name(name, "an array")
     data_path = Path(prefix + DATA_SUFFIX)
+    try:
+        _write_files(prefix, data_path, arrays)
+    except OSError as error:
+        raise file_error(error, f"cannot write checkpoint {prefix!r}") from error
+    return prefix
+
+
+def _write_files(prefix: str, data_path: Path, arrays: Mapping[str, np.ndarray]) -> None:
     atomic_write(data_path, lambda handle: _write_npz(handle, arrays))
     index = {
         "format": FORMAT,
@@ -108,7 +148,6 @@ def write_checkpoint(prefix: str | os.PathLike, arrays: Mapping[str, np.ndarray]
     }
     text = json.dumps(index, indent=1, sort_keys=True) + "\n"
     atomic_write(prefix + INDEX_SUFFIX, lambda handle: handle.write(text.encode()))
-    return prefix
 
 
 def _sha256_of(path: Path) -> str:
@@ -123,13 +162,24 @@ def read_index(prefix: str | os.PathLike) -> dict[str, Any]:
     """The index of checkpoint ``prefix``; a :class:`CheckpointError` if it is missing or bad."""
     path = Path(str(prefix) + INDEX_SUFFIX)
     try:
-        index = json.loads(path.read_text())
-    except FileNotFoundError:
+        # Only a regular file is opened: a FIFO planted there would block the reader.
+        text = read_regular_text(path)
+    except FileAccessError as error:
+        raise CheckpointError(
+            f"symgrad: the checkpoint index {str(path)!r} is unreadable: {error}"
+        ) from None
+    except UnicodeDecodeError:
+        raise CheckpointError(
+            f"symgrad: the checkpoint index {str(path)!r} is not UTF-8 text"
+        ) from None
+    if text is None:
         raise CheckpointError(
             f"symgrad: no checkpoint at {str(prefix)!r} (no file {path.name} in "
             f"{str(path.parent)!r}); train.latest_checkpoint(folder) gives the newest one"
-        ) from None
-    except (OSError, ValueError) as error:
+        )
+    try:
+        index = json.loads(text)
+    except ValueError as error:
         raise CheckpointError(
             f"symgrad: the checkpoint index {str(path)!r} is unreadable: {error}"
         ) from None
@@ -140,7 +190,38 @@ def read_index(prefix: str | os.PathLike) -> dict[str, Any]:
             f"symgrad: checkpoint {str(prefix)!r} has format version {index.get('version')}; "
             f"this symgrad reads version {FORMAT_VERSION}"
         )
+    problem = _index_problem(index)
+    if problem:
+        raise CheckpointError(f"symgrad: the checkpoint index {str(path)!r} is damaged: {problem}")
     return index
+
+
+def _index_problem(index: dict[str, Any]) -> str | None:
+    """What is wrong with the fields of a parsed index, or None."""
+    data_file = index.get("data_file")
+    if not isinstance(data_file, str) or not data_file or Path(data_file).name != data_file:
+        return f"'data_file' must name a file next to the index, got {data_file!r:.80}"
+    if data_file in (".", ".."):
+        return f"'data_file' must name a file next to the index, got {data_file!r}"
+    digest = index.get("sha256")
+    if not isinstance(digest, str) or len(digest) != 64:
+        return f"'sha256' must be a SHA-256 in hex, got {digest!r:.80}"
+    variables = index.get("variables")
+    if not isinstance(variables, dict):
+        return f"'variables' must map names to dtypes and shapes, got {type(variables).__name__}"
+    for name, entry in variables.items():
+        if not isinstance(entry, dict):
+            return f"variable {name!r}: expected its dtype and shape, got {entry!r:.80}"
+        dtype, shape = entry.get("dtype"), entry.get("shape")
+        try:
+            np.dtype(dtype)
+        except TypeError:
+            return f"variable {name!r}: unknown dtype {dtype!r:.40}"
+        if not isinstance(shape, list) or not all(
+            isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape
+        ):
+            return f"variable {name!r}: the shape must be a list of sizes, got {shape!r:.80}"
+    return None
 
 
 def read_checkpoint(prefix: str | os.PathLike) -> dict[str, np.ndarray]:
@@ -153,23 +234,52 @@ def read_checkpoint(prefix: str | os.PathLike) -> dict[str, np.ndarray]:
     index = read_index(prefix)
     data_path = Path(str(prefix) + INDEX_SUFFIX).parent / index["data_file"]
     try:
-        actual = _sha256_of(data_path)
+        kind = os.lstat(data_path).st_mode
     except FileNotFoundError:
+        kind = None
+    if kind is None or not stat.S_ISREG(kind):
+        # missing, or a folder, a link, a FIFO (which would block the reader)
         raise CheckpointError(
-            f"symgrad: checkpoint {str(prefix)!r}: its data file {data_path.name} is missing"
-        ) from None
+            f"symgrad: checkpoint {str(prefix)!r}: its data file {data_path.name} is "
+            f"{'missing' if kind is None else 'not a regular file'}"
+        )
+    try:
+        actual = _sha256_of(data_path)
+    except OSError as error:
+        raise file_error(error, f"cannot read checkpoint {str(prefix)!r}") from error
     if actual != index["sha256"]:
         raise CheckpointError(
             f"symgrad: checkpoint {str(prefix)!r}: the data file {data_path.name} does not match "
             f"its index (truncated or changed after it was written)"
         )
-    with np.load(data_path, allow_pickle=False) as archive:
-        arrays = {name: archive[name] for name in archive.files}
+    try:
+        with np.load(data_path, allow_pickle=False) as archive:
+            arrays = {name: archive[name] for name in archive.files}
+    except (ValueError, OSError, EOFError, KeyError, zipfile.BadZipFile) as error:
+        # The checksum matched, so another tool wrote this file: it is not a valid archive
+        # of plain arrays (a pickle, object arrays, a damaged zip).
+        raise CheckpointError(
+            f"symgrad: checkpoint {str(prefix)!r}: the data file {data_path.name} is not an "
+            f"archive of numeric arrays: {error}"
+        ) from None
     if set(arrays) != set(index["variables"]):
         raise CheckpointError(
             f"symgrad: checkpoint {str(prefix)!r}: the data file and the index list "
             f"different variables"
         )
+    for name, array in arrays.items():
+        entry = index["variables"][name]
+        if array.dtype != np.dtype(entry["dtype"]) or list(array.shape) != entry["shape"]:
+            raise CheckpointError(
+                f"symgrad: checkpoint {str(prefix)!r}: variable {name!r} is stored as "
+                f"{array.dtype.name}{list(array.shape)}, its index says "
+                f"{entry['dtype']}{entry['shape']}"
+            )
+        if array.dtype.kind not in "biuf":
+            raise CheckpointError(
+                f"symgrad: checkpoint {str(prefix)!r}: variable {name!r} has dtype "
+                f"{array.dtype.name}, not a number"
+            )
     return arrays
 
 
@@ -244,7 +354,11 @@ def update_checkpoint_state(
     lines = [f"model_checkpoint_path: {_quote(relative(model_checkpoint_path))}"]
     lines += [f"all_model_checkpoint_paths: {_quote(relative(p))}" for p in paths]
     text = "\n".join(lines) + "\n"
-    atomic_write(_state_path(directory, latest_filename), lambda h: h.write(text.encode()))
+    target = _state_path(directory, latest_filename)
+    try:
+        atomic_write(target, lambda h: h.write(text.encode()))
+    except OSError as error:
+        raise file_error(error, f"cannot write the checkpoint state file '{target}'") from error
 
 
 def get_checkpoint_state(
@@ -253,8 +367,14 @@ def get_checkpoint_state(
     """The folder's ``checkpoint`` file, with paths joined to the folder; None if there is none."""
     path = _state_path(checkpoint_dir, latest_filename)
     try:
-        text = path.read_text()
-    except FileNotFoundError:
+        text = read_regular_text(path)  # a FIFO there is not opened (it would block)
+    except UnicodeDecodeError:
+        raise CheckpointError(f"symgrad: {str(path)!r} is not a checkpoint state file") from None
+    except PathIsADirectoryError:
+        raise CheckpointError(
+            f"symgrad: {str(path)!r} is a folder, not a checkpoint state file"
+        ) from None
+    if text is None:
         return None
     newest: str | None = None
     kept: list[str] = []
@@ -326,6 +446,8 @@ def _variables_by_name(var_list: Any) -> dict[str, Variable]:
                 f"symgrad: Saver: var_list entries must be Variables, got "
                 f"{type(variable).__name__} {getattr(variable, 'name', variable)!r:.60}"
             )
+        if isinstance(name, str) and name:
+            _check_name(name, f"variable '{variable.name}'")
         if not isinstance(name, str) or not name:
             raise InvalidArgumentError(
                 f"symgrad: Saver: the name of variable '{variable.name}' must be a non-empty string"
@@ -421,8 +543,15 @@ class Saver:
         and return the checkpoint's prefix. No meta graph is written: the graph is code."""
         prefix = str(save_path)
         if global_step is not None:
-            step = int(sess.run(global_step)) if isinstance(global_step, Tensor) else global_step
-            step_text = f"{int(step):08d}" if self._pad_step_number else str(int(step))
+            step = sess.run(global_step) if isinstance(global_step, Tensor) else global_step
+            try:
+                step = int(step)
+            except (TypeError, ValueError):
+                raise InvalidArgumentError(
+                    f"symgrad: Saver.save: global_step must be an integer or an integer "
+                    f"tensor, got {step!r:.60}"
+                ) from None
+            step_text = f"{step:08d}" if self._pad_step_number else str(step)
             prefix = f"{prefix}-{step_text}"
         directory = Path(prefix).parent
         if not directory.is_dir():
@@ -438,10 +567,17 @@ class Saver:
         remove_orphaned_temporaries(directory)
         write_checkpoint(prefix, arrays)
         if write_state:
+            kept = list(self._last_checkpoints)
             stale = self._record(prefix)
-            update_checkpoint_state(
-                directory, prefix, self.last_checkpoints, latest_filename=latest_filename
-            )
+            try:
+                update_checkpoint_state(
+                    directory, prefix, self.last_checkpoints, latest_filename=latest_filename
+                )
+            except BaseException:
+                # The state file still names the checkpoints kept before: so does the Saver,
+                # which therefore deletes none of them.
+                self._last_checkpoints = kept
+                raise
             # Only now that the state file no longer names them.
             for old in stale:
                 for suffix in (INDEX_SUFFIX, DATA_SUFFIX):  # index first: never a half checkpoint

@@ -21,6 +21,7 @@ import numpy as np
 import sympy as sp
 
 from . import display, files, naming
+from .backends import namespaces
 from .backends.array_api import emit as portable
 from .backends.namespaces import to_numpy
 from .backends.numpy import NUMPY, emit, planner
@@ -137,10 +138,23 @@ class CompiledModule:
         for name in defaulted:
             values[name] = self._initial_value(name)
         arguments = [values[n] for n in self.input_names]
+        if self.backend == "numpy":
+            # Arrays of other libraries are read as data, as a Session reads its feeds: torch
+            # tensors detached from autograd, clear errors for tensors without values.
+            arguments = [
+                a
+                if type(a) is np.ndarray
+                else namespaces.data_of(
+                    a, f"input '{n}'", "numpy", context=f"{self.program.name}()"
+                )
+                for n, a in zip(self.input_names, arguments, strict=True)
+            ]
         streams = self.program.random_streams
         if streams and rng is None:
             graph = self.output_tensors[0].graph
             rng = [generator_for(op) for op in random_ops_of(streams, graph)]
+        elif streams:
+            _check_random_source(self.program.name, rng, len(streams))
         try:
             flat = self.function(*arguments, *([rng] if streams else []))
         except (ValueError, IndexError, ArithmeticError) as error:
@@ -403,6 +417,20 @@ def owned(values: Sequence[Any], kept: Sequence[Any]) -> list[Any]:
             seen.add(id(value))
         result.append(value)
     return result
+
+
+def _check_random_source(function: str, rng: Any, count: int) -> None:
+    """``rng`` as a module with ``count`` random streams takes it, or an InvalidArgumentError."""
+    if isinstance(rng, (int, np.integer, np.random.Generator)) and not isinstance(rng, bool):
+        return
+    sequence = isinstance(rng, (list, tuple)) and len(rng) == count
+    if sequence and all(isinstance(g, np.random.Generator) for g in rng):
+        return
+    raise InvalidArgumentError(
+        f"symgrad: {function}(): rng must be a numpy.random.Generator, an int seed, or a "
+        f"sequence of {count} Generators (one per random op), got {type(rng).__name__} "
+        f"{rng!r:.60}"
+    )
 
 
 def _constant_arrays(module: Any, program: Program) -> tuple[np.ndarray, ...]:

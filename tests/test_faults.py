@@ -9,9 +9,13 @@ file, never leaves a temporary file, and never hands out its own storage.
 
 from __future__ import annotations
 
+import hashlib
 import inspect
+import io
+import json
 import multiprocessing
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -26,6 +30,7 @@ import pytest
 
 import symgrad as sg
 from symgrad import cli, files
+from symgrad.errors import CheckpointError, PathIsADirectoryError
 
 ROOT = Path(__file__).resolve().parents[1]
 ROUNDS = 20
@@ -780,3 +785,231 @@ def test_snapshot_paths_are_relative_to_the_pytest_root(tmp_path: Path) -> None:
     assert (project / "tests" / "snapshots" / "model.py").read_text() == "x = 1\n"
     assert not (project / "tests" / "tests").exists()
     assert pytest_in_tests().returncode == 0
+
+
+# --- 12. found by the fault probe: checkpoints, feeds, random sources --------------------------------
+
+
+def _saved(tmp_path: Path) -> tuple[Any, Any, str]:
+    w = sg.Variable([1.0, 2.0], name="w")
+    saver = sg.train.Saver()
+    with sg.Session() as sess:
+        sess.run(w.initializer)
+        return w, saver, saver.save(sess, str(tmp_path / "m"))
+
+
+def _restore(saver: Any, prefix: str) -> None:
+    with sg.Session() as sess:
+        saver.restore(sess, prefix)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("sha256", None, "'sha256' must be a SHA-256"),
+        ("variables", None, "'variables' must map names"),
+        ("data_file", None, "'data_file' must name a file"),
+        ("data_file", "", "'data_file' must name a file"),
+        ("data_file", "../elsewhere.npz", "'data_file' must name a file"),
+        ("variables", {"w": "junk"}, "expected its dtype and shape"),
+        ("variables", {"w": {"dtype": "float32", "shape": [-1]}}, "must be a list of sizes"),
+    ],
+)
+def test_a_damaged_checkpoint_index_is_a_checkpoint_error(
+    tmp_path: Path, field: str, value: Any, message: str
+) -> None:
+    """An index of the right format with a missing or mistyped field gave KeyError, TypeError
+    or IsADirectoryError."""
+    with sg.Graph().as_default():
+        _, saver, prefix = _saved(tmp_path)
+        index_path = Path(prefix + ".index.json")
+        index = json.loads(index_path.read_text())
+        index[field] = value
+        index_path.write_text(json.dumps(index))
+        with pytest.raises(CheckpointError, match=re.escape(message)):
+            _restore(saver, prefix)
+
+
+@pytest.mark.parametrize("content", ["not a zip", "object array", "float64 for float32"])
+def test_a_data_file_that_matches_its_checksum_is_still_checked(
+    tmp_path: Path, content: str
+) -> None:
+    """A data file another tool wrote, with its checksum in the index: a pickle and object
+    arrays gave raw ValueErrors, and float64 data under a float32 entry was cast silently
+    (to inf)."""
+    with sg.Graph().as_default():
+        _, saver, prefix = _saved(tmp_path)
+        buffer = io.BytesIO()
+        if content == "not a zip":
+            buffer.write(b"not a zip")
+        elif content == "object array":
+            np.savez(buffer, w=np.array([None, 1], dtype=object))
+        else:
+            np.savez(buffer, w=np.array([1e300, 2.0**60]))
+        blob = buffer.getvalue()
+        Path(prefix + ".npz").write_bytes(blob)
+        index_path = Path(prefix + ".index.json")
+        index = json.loads(index_path.read_text())
+        index["sha256"] = hashlib.sha256(blob).hexdigest()
+        index_path.write_text(json.dumps(index))
+        with pytest.raises(CheckpointError, match=r"not an archive|is stored as float64"):
+            _restore(saver, prefix)
+
+
+@pytest.mark.parametrize("name", ["a\x00b", "bad\ud800"], ids=["nul", "lone-surrogate"])
+def test_a_name_a_checkpoint_cannot_hold_is_refused_up_front(name: str) -> None:
+    """A NUL was cut off inside the archive (saved, never restorable); a lone surrogate raised
+    a raw UnicodeEncodeError from zipfile."""
+    with sg.Graph().as_default():
+        v = sg.Variable(1.0, name="v")
+        with pytest.raises(sg.InvalidArgumentError, match="name it otherwise"):
+            sg.train.Saver({name: v})
+
+
+_FULL_DISK = """
+import os, resource, sys
+import numpy as np
+import symgrad as sg
+from symgrad.errors import FileAccessError
+folder, limit = sys.argv[1], int(sys.argv[2])
+with sg.Graph().as_default():
+    v = sg.Variable(np.arange(1000.0), name="v")
+    saver = sg.train.Saver(max_to_keep=2)
+    with sg.Session() as sess:
+        sess.run(v.initializer)
+        prefix = os.path.join(folder, "m" * 200)
+        for step in (1, 2, 3):
+            saver.save(sess, prefix, global_step=step)
+        before = list(saver.last_checkpoints)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+        try:
+            saver.save(sess, prefix, global_step=4)
+        except FileAccessError as error:
+            print("FileAccessError", "File too large" in str(error))
+        print(saver.last_checkpoints == before, sg.train.latest_checkpoint(folder) == before[-1])
+"""
+
+
+@pytest.mark.parametrize("limit", [1000, 600], ids=["data-file", "state-file"])
+def test_a_full_disk_is_a_file_access_error_and_keeps_the_saver_s_books(
+    tmp_path: Path, limit: int
+) -> None:
+    """EFBIG (RLIMIT_FSIZE) gave a raw OSError; when only the state file failed, the Saver
+    already named the new checkpoint and had dropped (without deleting) the oldest."""
+    result = subprocess.run(
+        [sys.executable, "-c", _FULL_DISK, str(tmp_path), str(limit)],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=120,
+    )
+    assert result.stdout.split() == ["FileAccessError", "True", "True", "True"], result.stderr
+
+
+def test_paths_of_the_wrong_kind_and_a_bad_step_are_symgrad_errors(tmp_path: Path) -> None:
+    with sg.Graph().as_default():
+        w = sg.Variable(1.0, name="w")
+        saver = sg.train.Saver()
+        with sg.Session() as sess:
+            sess.run(w.initializer)
+            (tmp_path / "m-1.npz").mkdir()
+            with pytest.raises(PathIsADirectoryError):
+                saver.save(sess, str(tmp_path / "m"), global_step=1)
+            with pytest.raises(sg.InvalidArgumentError, match="global_step must be an integer"):
+                saver.save(sess, str(tmp_path / "m"), global_step="abc")
+            (tmp_path / "checkpoint").mkdir()
+            with pytest.raises(PathIsADirectoryError):
+                saver.save(sess, str(tmp_path / "n"))
+            with pytest.raises(CheckpointError, match="is a folder"):
+                sg.train.latest_checkpoint(tmp_path)
+
+
+def test_fifos_in_a_checkpoint_folder_do_not_block_readers(tmp_path: Path) -> None:
+    """A FIFO in place of the state file blocked latest_checkpoint, in place of the data file
+    blocked restore."""
+    script = textwrap.dedent(
+        f"""
+        import os
+        import symgrad as sg
+        from symgrad.errors import CheckpointError
+        folder = {str(tmp_path)!r}
+        w = sg.Variable(1.0, name="w")
+        saver = sg.train.Saver()
+        with sg.Session() as sess:
+            sess.run(w.initializer)
+            prefix = saver.save(sess, os.path.join(folder, "m"))
+        os.remove(prefix + ".npz")
+        os.mkfifo(prefix + ".npz")
+        try:
+            with sg.Session() as sess:
+                saver.restore(sess, prefix)
+        except CheckpointError as error:
+            print("not a regular file" in str(error))
+        os.remove(os.path.join(folder, "checkpoint"))
+        os.mkfifo(os.path.join(folder, "checkpoint"))
+        print(sg.train.latest_checkpoint(folder))
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=_env(), timeout=60
+    )
+    assert result.stdout.split() == ["True", "None"], result.stderr
+
+
+@pytest.mark.parametrize("backend", ["numpy", "array_api"])
+@pytest.mark.parametrize(
+    ("dtype", "value"),
+    [("int32", 2**31), ("int32", 2**32 + 5), ("int64", [2**63]), ("int32", float("nan"))],
+)
+def test_numbers_an_integer_placeholder_cannot_hold_are_refused(
+    backend: str, dtype: str, value: Any
+) -> None:
+    """TF1 converts feeds with np.asarray(value, dtype): 2**31 for int32 is an OverflowError
+    there; symgrad wrapped it round to -2147483648 (and NaN to INT_MIN)."""
+    with sg.Graph().as_default():
+        shape = [] if np.ndim(value) == 0 else [1]
+        a = sg.placeholder(getattr(sg, dtype), shape, name="a")
+        with (
+            sg.Session(backend=backend) as sess,
+            pytest.raises(sg.InvalidArgumentError, match="'a:0'.*cannot hold the value"),
+        ):
+            sess.run(a + 1, {a: value})
+        module = sg.compile(a + 1, backend=backend)
+        with pytest.raises(sg.InvalidArgumentError):
+            module(value)
+
+
+def test_torch_tensors_numpy_cannot_read_directly_go_into_compiled_modules() -> None:
+    torch = pytest.importorskip("torch")
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [2], name="x")
+        double = sg.compile(x * 2.0, name="double")
+    assert double(torch.tensor([1.0, 2.0], dtype=torch.bfloat16)).tolist() == [2.0, 4.0]
+    assert double(torch.tensor([1.0, 2.0], requires_grad=True)).tolist() == [2.0, 4.0]
+    with pytest.raises(sg.InvalidArgumentError, match="'meta' device"):
+        double(torch.empty(2, device="meta"))
+    with pytest.raises(sg.InvalidArgumentError, match="to_dense"):
+        double(torch.tensor([1.0, 2.0]).to_sparse())
+
+
+def test_a_bad_random_source_is_an_invalid_argument() -> None:
+    with sg.Graph().as_default():
+        noisy = sg.compile(sg.random_normal([2]), name="noisy")
+    for rng in ("abc", [], [np.random.RandomState(0)], [np.random.default_rng(0)] * 2, True):
+        with pytest.raises(sg.InvalidArgumentError, match="rng must be"):
+            noisy(rng=rng)
+    assert noisy(rng=3).shape == (2,)
+
+
+def test_fill_takes_a_scalar_tensor_as_its_value() -> None:
+    """TF1's fill takes a scalar tensor (a placeholder, a variable); it was a DTypeError
+    saying the tensor was non-numeric."""
+    with sg.Graph().as_default():
+        s = sg.placeholder(sg.float64, [], name="s")
+        flag = sg.placeholder(sg.bool, [], name="flag")
+        filled = sg.fill([2, 3], s)
+        gradient = sg.gradients(sg.reduce_sum(filled * 2.0), s)[0]
+        values = sg.compile([filled, gradient, sg.fill([2], flag)])(2.5, True)
+    assert values[0].tolist() == [[2.5] * 3] * 2
+    assert float(values[1]) == 12.0
+    assert values[2].tolist() == [True, True]

@@ -266,15 +266,22 @@ def to_numpy(value: Any) -> Any:
 
 
 def data_of(
-    value: Any, what: str, backend: str, keeps_dask: bool = False, keeps_meta: bool = False
+    value: Any,
+    what: str,
+    backend: str,
+    keeps_dask: bool = False,
+    keeps_meta: bool = False,
+    context: str | None = None,
 ) -> Any:
     """``value`` as data a run may read: a torch tensor detached from autograd (a fed
     tensor that requires grad would otherwise tie every result and stored variable into its
     graph, growing with each step); errors for a tensor without data (torch's ``meta``
     device; unless ``keeps_meta``: a torch session may run on it to learn shapes) and,
     unless ``keeps_dask``, for a Dask array, which only a Dask session keeps lazy: any other
-    would compute it into one process's memory.
+    would compute it into one process's memory. ``context`` is who reads it, for the
+    messages (default: the Session of ``backend``).
     """
+    where = context or f"Session(backend={backend!r})"
     if isinstance(value, (np.ndarray, np.generic, int, float, bool, list, tuple)):
         return value
     try:
@@ -284,17 +291,31 @@ def data_of(
     if compat.is_torch_array(value):
         if value.is_meta and not keeps_meta:
             raise InvalidArgumentError(
-                f"symgrad: Session(backend={backend!r}): {what} is a torch tensor on the "
+                f"symgrad: {where}: {what} is a torch tensor on the "
                 f"'meta' device, which holds no values to compute with"
             )
-        return value.detach()
+        if value.is_sparse or value.layout != _torch_strided(value):
+            raise InvalidArgumentError(
+                f"symgrad: {where}: {what} is a torch tensor of layout "
+                f"{value.layout}; feed value.to_dense()"
+            )
+        value = value.detach()
+        if backend == "numpy" and str(value.dtype) == "torch.bfloat16":
+            # NumPy has no bfloat16: every bfloat16 is a float32 exactly.
+            value = value.float()
+        return value
     if compat.is_dask_array(value) and not keeps_dask:
         raise InvalidArgumentError(
-            f"symgrad: Session(backend={backend!r}): {what} is a Dask array of shape "
+            f"symgrad: {where}: {what} is a Dask array of shape "
             f"{value.shape}, which this backend would compute into memory; feed "
             f"value.compute() if it fits, or run Session(backend='dask')"
         )
     return value
+
+
+def _torch_strided(value: Any) -> Any:
+    """torch's dense layout (``torch.strided``), found from the tensor's own module."""
+    return importlib.import_module("torch").strided
 
 
 def _refuse_unknown_sizes(value: Any, what: str, backend: str) -> None:
@@ -324,4 +345,14 @@ def host_array(value: Any, dtype: Any, what: str, backend: str) -> np.ndarray:
             f"symgrad: Session(backend={backend!r}): {what} has dtype {host.dtype}, not "
             f"convertible to {np.dtype(dtype).name}"
         )
+    if np.dtype(dtype).kind in "iu" and not isinstance(value, (np.ndarray, np.generic)):
+        # Python numbers, as TF1 converts feeds (np.asarray(value, dtype)): one the dtype
+        # cannot hold (2**31 for int32, NaN) is an error, not a number wrapped round.
+        try:
+            return np.asarray(value, dtype=dtype)
+        except (OverflowError, ValueError) as error:
+            raise InvalidArgumentError(
+                f"symgrad: Session(backend={backend!r}): {what}: {np.dtype(dtype).name} "
+                f"cannot hold the value: {error}"
+            ) from None
     return host.astype(dtype, copy=False)

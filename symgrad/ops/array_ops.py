@@ -1636,12 +1636,15 @@ def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
             raise ShapeError("symgrad: Fill: value must be a scalar")
         return multiply(ones_like(like, dtype=filler.dtype), filler, name=name)
     sizes = _run_time_sizes(dims, "Fill")
-    if sizes is not None and isinstance(value, Tensor):
+    if isinstance(value, Tensor):
+        # A value computed or fed at run time (its gradient is the sum of the filled one's).
         if value.shape != ():
             raise ShapeError(
                 f"symgrad: Fill: value '{value.name}' {format_shape(value.shape)} must be a scalar"
             )
-        return multiply(_filled("Fill", sizes, 1, value.dtype, None), value, name=name)
+        if sizes is not None:
+            return multiply(_filled("Fill", sizes, 1, value.dtype, None), value, name=name)
+        return broadcast_to(value, list(_static_dims(dims, "Fill")), name=name)
     array = np.asarray(value)
     dtype = _dtypes.infer_dtype(value, "Fill")
     if array.ndim:

@@ -60,12 +60,28 @@ def _is_numpy(xp):
     )
 
 
+def _numpy_dtype(dtype):
+    """NumPy's dtype of a namespace's ``dtype`` (``torch.int32``: by its name)."""
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        return np.dtype(str(dtype).rsplit(".", 1)[-1].strip("'>"))
+
+
 def _check(xp, device, name, value, dtype, shape):
     """``value`` as an array of ``dtype`` in ``xp``; a ValueError if its shape or type does
     not fit. Arrays of ``xp`` are checked where they are, never copied to NumPy."""
-    if not (hasattr(value, "shape") and hasattr(value, "dtype")) or (
-        isinstance(value, (np.ndarray, np.generic)) and not _is_numpy(xp)
-    ):
+    if not (hasattr(value, "shape") and hasattr(value, "dtype")):
+        # Python numbers, converted as TF1 feeds them (with the dtype: 2**31 does not fit
+        # int32, NaN no integer), through NumPy so that every library reads them alike.
+        try:
+            value = np.asarray(value, dtype=_numpy_dtype(dtype))
+        except (OverflowError, ValueError, TypeError) as error:
+            raise ValueError(
+                f"input {name!r}: not a rectangular array of numbers that {dtype} holds "
+                f"({error})"
+            ) from None
+    if isinstance(value, (np.ndarray, np.generic)) and not _is_numpy(xp):
         try:
             value = xp.asarray(value, device=device)
         except (ValueError, TypeError):
