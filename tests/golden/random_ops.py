@@ -43,7 +43,18 @@ def _check(name, value, dtype, shape):
                 f"input {name!r}: expected numbers convertible to "
                 f"{np.dtype(dtype).name}, got {type(value).__name__} of dtype {array.dtype}"
             )
-        array = array.astype(dtype)
+        numbers = not isinstance(value, (np.ndarray, np.generic))
+        if numbers and np.dtype(dtype).kind in "iu":
+            # Python numbers, converted as TF1 feeds them: one the dtype cannot hold (2**31
+            # for int32, NaN) is an error, not a number wrapped round.
+            try:
+                array = np.asarray(value, dtype=dtype)
+            except (OverflowError, ValueError) as error:
+                raise ValueError(
+                    f"input {name!r}: {np.dtype(dtype).name} cannot hold the value: {error}"
+                ) from None
+        else:
+            array = array.astype(dtype)
     if shape is not None and array.shape != shape:
         # A loop, not any() over a generator: this runs on every call, for every input.
         fits = array.ndim == len(shape)
