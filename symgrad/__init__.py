@@ -136,6 +136,7 @@ from .ops.reductions import (
 from .ops.sources import constant, convert_to_tensor, placeholder
 from .ops.state import (
     Variable,
+    assert_variables_initialized,
     assign,
     assign_add,
     assign_sub,
@@ -144,6 +145,7 @@ from .ops.state import (
     group,
     initialize_all_variables,
     is_variable_initialized,
+    report_uninitialized_variables,
     trainable_variables,
     variables_initializer,
 )
@@ -366,6 +368,8 @@ __all__ = [
     "assign_sub",
     "global_variables_initializer",
     "is_variable_initialized",
+    "report_uninitialized_variables",
+    "assert_variables_initialized",
     "group",
     "initialize_all_variables",
     "variables_initializer",

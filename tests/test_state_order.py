@@ -222,3 +222,26 @@ def test_is_variable_initialized_follows_the_session(backend: str) -> None:
             assert bool(sess.run(flag))
         with sg.Session(backend=backend) as sess:
             assert not bool(sess.run(flag))
+
+
+@pytest.mark.parametrize("backend", FORMS)
+def test_report_and_assert_uninitialized_variables_as_tf1(backend: str) -> None:
+    """The results TF 2.21 compat.v1 gives for the same program: [b'a' b'b'], then [b'b']
+    next to a's value, then an empty array; the assertion gives the ranks, then raises."""
+    with sg.Graph().as_default():
+        a, b = sg.Variable(1.0, name="a"), sg.Variable([2.0], name="b")
+        report = sg.report_uninitialized_variables()
+        with sg.Session(backend=backend) as sess:
+            assert sess.run(report).tolist() == [b"a", b"b"]
+            sess.run(a.initializer)
+            names, value = sess.run([report, a])
+            assert names.tolist() == [b"b"] and float(value) == 1.0
+            sess.run(b.initializer)
+            empty = sess.run(report)
+            assert empty.shape == (0,) and empty.dtype == object
+            assert sess.run(sg.assert_variables_initialized()).tolist() == [0, 1]
+        with (
+            sg.Session(backend=backend) as sess,
+            pytest.raises(sg.errors.FailedPreconditionError, match="uninitialized variables a"),
+        ):
+            sess.run(sg.assert_variables_initialized([a]))

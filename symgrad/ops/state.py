@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
 from .. import dtypes as _dtypes
-from ..errors import DTypeError, InvalidArgumentError, ShapeError
+from ..errors import DTypeError, FailedPreconditionError, InvalidArgumentError, ShapeError
 from ..graph import Operation, Tensor, get_default_graph, get_default_session
 from ..shapes import format_shape, is_fully_defined, shapes_compatible
 from .elementwise import _lower, _no_gradient, cast, identity, make_elementwise
@@ -82,9 +84,12 @@ class Variable(Tensor):
                 f"{format_shape(initial.shape)}; a variable needs a fully defined shape "
                 f"(or validate_shape=False)"
             )
-        op = graph.create_op(
-            "VariableV2", [], {}, [(shape, initial.dtype)], name=name or "Variable"
-        )
+        # Outside control_dependencies too (TF1's init_scope): reading a variable made inside
+        # a block runs nothing else (fetching an optimizer's slot ran the batch norm updates).
+        with graph.control_dependencies(None):
+            op = graph.create_op(
+                "VariableV2", [], {}, [(shape, initial.dtype)], name=name or "Variable"
+            )
         op.auto_named = name is None
         super().__init__(op, 0, shape, initial.dtype)
         op.outputs = (self,)
@@ -111,7 +116,11 @@ class Variable(Tensor):
     def initializer(self) -> Any:
         """The op that sets this variable to its initial value."""
         if self._initializer is None:
-            self._initializer = assign(self, self.initial_value, name=f"{self.op.name}/Assign").op
+            # Outside control_dependencies (TF1's init_scope): initializing runs nothing else.
+            with self.graph.control_dependencies(None):
+                self._initializer = assign(
+                    self, self.initial_value, name=f"{self.op.name}/Assign"
+                ).op
         return self._initializer
 
     def load(self, value: Any, session: Any = None) -> None:
@@ -341,6 +350,82 @@ def is_variable_initialized(variable: Variable, name: str | None = None) -> Tens
     return flag
 
 
+class _VariablesCheck:
+    """A fetch that reads whether each of some variables is initialized in the session that
+    runs it (one ``is_variable_initialized`` flag each) and makes one result of the flags."""
+
+    def __init__(self, var_list: Iterable[Variable] | None, what: str) -> None:
+        variables = list(global_variables() + local_variables() if var_list is None else var_list)
+        self.variables = variables
+        self.name = what
+        self._flags = [is_variable_initialized(v) for v in variables]
+
+    def _symgrad_fetches(self) -> list[Tensor]:
+        return self._flags
+
+    def _uninitialized(self, values: list[Any]) -> list[str]:
+        return [v.op.name for v, done in zip(self.variables, values, strict=True) if not done]
+
+
+class UninitializedVariables(_VariablesCheck):
+    """What ``report_uninitialized_variables`` gives; running it gives the names."""
+
+    def _symgrad_combine(self, values: list[Any]) -> np.ndarray:
+        names = [name.encode() for name in self._uninitialized(values)]
+        return np.array(names, dtype=object).reshape(len(names))
+
+    def __repr__(self) -> str:
+        return f"<symgrad report_uninitialized_variables of {len(self.variables)} variables>"
+
+
+class VariablesInitializedCheck(_VariablesCheck):
+    """What ``assert_variables_initialized`` gives; running it checks, and gives the
+    variables' ranks as TF1 does (one rank for one variable)."""
+
+    def _symgrad_combine(self, values: list[Any]) -> Any:
+        missing = self._uninitialized(values)
+        if missing:
+            raise FailedPreconditionError(
+                f"symgrad: {self.name}: attempting to use uninitialized variables "
+                f"{', '.join(missing)}"
+            )
+        ranks = [np.int32(-1 if v.shape is None else len(v.shape)) for v in self.variables]
+        return ranks[0] if len(ranks) == 1 else np.array(ranks, dtype=np.int32)
+
+    def __repr__(self) -> str:
+        return f"<symgrad assert_variables_initialized of {len(self.variables)} variables>"
+
+
+def report_uninitialized_variables(
+    var_list: Iterable[Variable] | None = None, name: str = "report_uninitialized_variables"
+) -> UninitializedVariables:
+    """The names of the variables of ``var_list`` (default: every global and local variable)
+    that are not initialized in the session that runs it, as TF1's 1-D array of bytes.
+
+    TF1 gives a string tensor; symgrad has no string tensors, so this is a fetch for
+    ``Session.run`` (alone or among other fetches) that cannot go into other ops.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     a, b = sg.Variable(1.0, name="a"), sg.Variable(2.0, name="b")
+    ...     with sg.Session() as sess:
+    ...         _ = sess.run(a.initializer)
+    ...         print(sess.run(sg.report_uninitialized_variables()))
+    [b'b']
+    """
+    return UninitializedVariables(var_list, name)
+
+
+def assert_variables_initialized(
+    var_list: Iterable[Variable] | None = None,
+) -> VariablesInitializedCheck:
+    """A fetch whose run raises ``FailedPreconditionError`` naming the variables of
+    ``var_list`` (default: every global and local one) not yet initialized (TF1's
+    ``assert_variables_initialized``); when all are, it gives their ranks, as TF1 does
+    (-1 for a variable made with ``validate_shape=False``)."""
+    return VariablesInitializedCheck(var_list, "assert_variables_initialized")
+
+
 def variables_initializer(var_list: Iterable[Variable], name: str = "init") -> Operation:
     """An op that sets every variable of ``var_list`` to its initial value."""
     return group([v.initializer for v in var_list], name=name)
@@ -373,8 +458,10 @@ __all__ = [
     "assign",
     "assign_add",
     "assign_sub",
+    "assert_variables_initialized",
     "group",
     "is_variable_initialized",
+    "report_uninitialized_variables",
     "variables_initializer",
     "global_variables_initializer",
     "initialize_all_variables",

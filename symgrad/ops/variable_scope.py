@@ -452,7 +452,9 @@ def get_variable(
         )
     # The variable and its initial value are named from the variable scope alone: a
     # name_scope open around get_variable changes op names, not variable names (TF1).
-    with graph.name_scope(""):
+    # Outside any control_dependencies block, as TF1's init_scope makes variables: a layer
+    # built under control_dependencies(UPDATE_OPS) must not make its initializer run them.
+    with graph.control_dependencies(None), graph.name_scope(""):
         with graph.name_scope(f"{full_name}/Initializer/"):
             if from_value:
                 if isinstance(initializer, Tensor):

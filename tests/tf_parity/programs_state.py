@@ -854,3 +854,36 @@ def variable_of_changing_shape(tf):
             _run(v),
         ]
     }
+
+
+# ---------------------------------------------------------------------------
+# 8. Variables made under control_dependencies run nothing else (TF1's init_scope)
+# ---------------------------------------------------------------------------
+
+
+@_program
+def variables_made_under_control_dependencies(tf):
+    # The batch-norm idiom of TF1 CNN tutorials: the optimizer's slots, a layer and the global
+    # step are made under control_dependencies(UPDATE_OPS); initializing or reading them must
+    # not run the moving-average updates (which need the placeholder).
+    x = tf.placeholder(tf.float32, [None, 2], name="x")
+    y = tf.layers.batch_normalization(x, training=True)
+    loss = tf.reduce_mean(tf.square(y))
+    optimizer = tf.train.AdamOptimizer(0.1)
+    with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
+        train = optimizer.minimize(loss)
+        dense = tf.layers.dense(x, 3, kernel_initializer=tf.ones_initializer())
+        step = tf.train.get_or_create_global_step()
+    gamma = [v for v in tf.global_variables() if v.name.endswith("gamma:0")][0]
+    mean = [v for v in tf.global_variables() if v.name.endswith("moving_mean:0")][0]
+    feeds = {x: np.array([[1.0, 2.0], [3.0, 5.0]], np.float32)}
+    return {
+        "steps": [
+            INIT,
+            _run([mean, optimizer.get_slot(gamma, "m"), step]),
+            _run(train, feeds),
+            _run([mean, optimizer.get_slot(gamma, "m"), gamma]),
+            _run(dense, feeds),
+            _run(mean),
+        ]
+    }
