@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import dtypes as _dtypes
 from .errors import DTypeError, GraphMismatchError, InvalidArgumentError, NotFoundError
-from .shapes import Shape, TensorShape, format_shape
+from .shapes import Shape, TensorShape, as_shape, format_shape
 
 _VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
 
@@ -62,6 +62,23 @@ class Operation:
         """Run this op in the default session (TF1's ``op.run()``)."""
         (session or get_default_session()).run(self, feed_dict=feed_dict)
 
+    def get_attr(self, name: str) -> Any:
+        """An attribute of the op as TF1 names it: ``"T"`` or ``"dtype"`` is its output's
+        dtype, ``"shape"`` its static shape; others are the op's own attributes.
+
+        >>> import symgrad as sg
+        >>> with sg.Graph().as_default():
+        ...     sg.identity(sg.constant([1.0])).op.get_attr("T")
+        symgrad.float32
+        """
+        if name in ("T", "dtype", "DstT", "out_type") and self.outputs:
+            return self.outputs[0].dtype
+        if name == "shape" and self.outputs:
+            return self.outputs[0].shape
+        if name in self.attrs and not name.startswith("_"):
+            return self.attrs[name]
+        raise InvalidArgumentError(f"symgrad: operation {self.name!r} has no attribute {name!r}")
+
 
 class Tensor:
     """A symbolic value: one output of an :class:`Operation`.
@@ -91,6 +108,28 @@ class Tensor:
     @property
     def name(self) -> str:
         return f"{self.op.name}:{self.value_index}"
+
+    def set_shape(self, shape: Any) -> None:
+        """Give the tensor a more specific static shape (TF1's ``set_shape``): ``shape`` is
+        merged with the one known, and must be compatible with it (a ``ShapeError``, which is
+        a ``ValueError``, otherwise). Ops made afterwards see the new shape; a placeholder's
+        compiled input check asks for it.
+
+        >>> import symgrad as sg
+        >>> with sg.Graph().as_default():
+        ...     x = sg.placeholder(sg.float32, name="x")
+        ...     x.set_shape([None, 3])
+        ...     (x * 2.0).shape
+        (None, 3)
+        """
+        wanted = as_shape(shape)
+        if wanted is None:
+            return
+        self.shape = TensorShape(wanted) if self.shape is None else self.shape.merge_with(wanted)
+
+    def consumers(self) -> list[Operation]:
+        """The ops that take this tensor as an input, in the order they were made."""
+        return [op for op in self.graph.get_operations() if any(t is self for t in op.inputs)]
 
     def get_shape(self) -> TensorShape | None:
         """The static shape, a :class:`symgrad.TensorShape` (``None`` for an unknown rank).
@@ -184,6 +223,7 @@ class Graph:
         self.seed: int | None = None
         # The ops of the enclosing ``control_dependencies`` blocks, innermost last.
         self._control_stack: list[list[Operation]] = []
+        self._on_demand: dict[str, Callable[[], Operation]] = {}
 
     # -- building -------------------------------------------------------------
     def create_op(
@@ -297,7 +337,18 @@ class Graph:
         for op in self._operations:
             if op.name == name:
                 return op
+        # An op that TF1 makes with every variable (``v/read``, ``v/Assign``) is made here on
+        # first use: made for every variable, it would only add ops (and shift the op counts
+        # that seed random ops).
+        make = self._on_demand.get(name)
+        if make is not None:
+            return make()
         raise NotFoundError(f"symgrad: the graph has no operation named {name!r}")
+
+    def make_on_demand(self, name: str, make: Callable[[], Operation]) -> None:
+        """Register ``make``, which makes (once) the op named ``name`` that TF1 would have made
+        already, for :meth:`get_operation_by_name` and :meth:`get_tensor_by_name`."""
+        self._on_demand[name] = make
 
     def get_tensor_by_name(self, name: str) -> Tensor:
         op_name, _, index = name.rpartition(":")
@@ -377,9 +428,25 @@ def reset_default_graph() -> None:
 
 
 @contextlib.contextmanager
-def name_scope(name: str) -> Iterator[str]:
-    """``with symgrad.name_scope('layer1'):`` prefixes the names of new ops."""
-    with get_default_graph().name_scope(name) as scope:
+def name_scope(
+    name: str | None, default_name: str | None = None, values: Any = None
+) -> Iterator[str]:
+    """``with symgrad.name_scope('layer1'):`` prefixes the names of new ops; TF1's form
+    ``name_scope(name, default_name, values)`` takes ``default_name`` when ``name`` is None
+    (``values`` only pick the graph in TF1).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     with sg.name_scope(None, "Default", []) as scope:
+    ...         print(scope)
+    Default/
+    """
+    del values
+    if name is None and default_name is None:
+        raise InvalidArgumentError("symgrad: name_scope: give a name or a default_name")
+    chosen = default_name if name is None else name
+    assert chosen is not None  # checked above
+    with get_default_graph().name_scope(chosen) as scope:
         yield scope
 
 

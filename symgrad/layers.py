@@ -27,15 +27,33 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import dtypes as _dtypes
-from .errors import InvalidArgumentError, ShapeError
-from .graph import Tensor, name_scope
+from .errors import DTypeError, InvalidArgumentError, ShapeError
+from .graph import Operation, Tensor, name_scope
 from .ops.array_ops import reshape, size, where
+from .ops.array_ops import shape as shape_of
 from .ops.conv_ops import avg_pool, max_pool
 from .ops.conv_ops import conv2d as _nn_conv2d
-from .ops.elementwise import add, cast, identity, maximum, multiply, rsqrt, subtract
+from .ops.elementwise import (
+    add,
+    cast,
+    elu,
+    identity,
+    maximum,
+    multiply,
+    relu,
+    relu6,
+    rsqrt,
+    selu,
+    sigmoid,
+    softplus,
+    softsign,
+    subtract,
+    tanh,
+    truediv,
+)
 from .ops.init_ops import ones_initializer, zeros_initializer
 from .ops.linalg import matmul, tensordot
-from .ops.nn_ops import bias_add
+from .ops.nn_ops import bias_add, softmax
 from .ops.random_ops import dropout as _nn_dropout
 from .ops.reductions import reduce_mean
 from .ops.sources import convert_to_tensor
@@ -121,13 +139,44 @@ def _activate(
     activation: Callable[[Tensor], Tensor] | None,
     activity_regularizer: Callable[[Tensor], Any] | None,
 ) -> Tensor:
-    """``activation(y)``, with the loss of ``activity_regularizer`` on it collected."""
+    """``activation(y)`` (a function, or its name: ``"relu"``), with the loss of
+    ``activity_regularizer`` on it collected, divided by the batch size as TF1's layers do."""
+    activation = _activation_function(activation)
     output = y if activation is None else activation(y)
     if activity_regularizer is not None:
-        loss = activity_regularizer(output)
-        if loss is not None:
-            add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
+        with name_scope("ActivityRegularizer"):
+            loss = activity_regularizer(output)
+            if loss is not None:
+                loss = convert_to_tensor(loss)
+                batch = cast(shape_of(output)[0], loss.dtype)
+                add_to_collection(GraphKeys.REGULARIZATION_LOSSES, truediv(loss, batch))
     return output
+
+
+# The activations a layer takes by name, as Keras' ``activations.get`` (which TF1's layers use).
+_ACTIVATIONS: dict[str, Callable[[Tensor], Tensor]] = {
+    "relu": relu,
+    "relu6": relu6,
+    "elu": elu,
+    "selu": selu,
+    "sigmoid": sigmoid,
+    "tanh": tanh,
+    "softplus": softplus,
+    "softsign": softsign,
+    "softmax": softmax,
+    "linear": identity,
+}
+
+
+def _activation_function(activation: Any) -> Callable[[Tensor], Tensor] | None:
+    if activation is None or callable(activation):
+        return activation
+    if isinstance(activation, str) and activation in _ACTIVATIONS:
+        return _ACTIVATIONS[activation]
+    raise InvalidArgumentError(
+        f"symgrad: layers: unknown activation {activation!r}; give a function or one of "
+        f"{', '.join(sorted(_ACTIVATIONS))}"
+    )
 
 
 def dense(
@@ -162,6 +211,12 @@ def dense(
     """
     _unsupported_constraints("dense", kernel_constraint, bias_constraint)
     x = convert_to_tensor(inputs)
+    if not x.dtype.is_floating:
+        # TF1's layer makes its kernel in the input's dtype, which must be floating.
+        raise DTypeError(
+            f"symgrad: layers.dense: the input {x.name!r} has dtype {x.dtype.name}; a layer "
+            f"needs a floating-point input (tf.cast it to float32)"
+        )
     shape = _known_rank(x, "dense")
     if len(shape) < 2 or shape[-1] is None:
         raise ShapeError(
@@ -350,11 +405,14 @@ def average_pooling2d(
 
 
 # --- batch normalization ---------------------------------------------------------------------------
-def _moving_average_update(variable: Variable, value: Tensor, momentum: float) -> Tensor:
-    """TF1's update of a moving statistic: ``variable -= (variable - value) * (1 - momentum)``."""
+def _moving_average_update(variable: Variable, value: Tensor, momentum: float) -> Operation:
+    """TF1's update of a moving statistic: ``variable -= (variable - value) * (1 - momentum)``,
+    the op ``AssignMovingAvg`` of the layer's name scope that ``UPDATE_OPS`` holds."""
     # TF1 converts the Python ``1 - momentum`` to a float32 tensor before casting it.
     decay = cast(np.float32(1.0 - momentum), variable.dtype)
-    return assign_sub(variable, multiply(subtract(variable, value), decay))
+    return assign_sub(
+        variable, multiply(subtract(variable, value), decay), name="AssignMovingAvg"
+    ).op
 
 
 def _fused_kernel(fused: Any, rank: int, axes: list[int], dtype: _dtypes.DType) -> bool:
@@ -441,10 +499,11 @@ def batch_normalization(
             f"layers.batch_normalization: the input {x.name!r} of shape {format_shape(shape)} "
             f"needs a known size along axis {axis}"
         )
-    param_shape = [int(shape[a]) for a in axes]  # type: ignore[arg-type]  # known, checked above
     reduction_axes = [a for a in range(rank) if a not in axes]
     # How the parameters broadcast against the input (TF1 reshapes them the same way).
     broadcast_shape = [int(shape[a]) if a in axes else 1 for a in range(rank)]  # type: ignore[arg-type]
+    # One axis: a vector of parameters; several: TF1 keeps them in the broadcast shape.
+    param_shape = [int(shape[a]) for a in axes] if len(axes) == 1 else broadcast_shape  # type: ignore[arg-type]
     dtype = x.dtype if x.dtype != _dtypes.float16 else _dtypes.float32
     with variable_scope(name, default_name="batch_normalization", reuse=reuse):
         gamma = (

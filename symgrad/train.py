@@ -25,7 +25,7 @@ from .checkpoint import (
     load_variable,
     update_checkpoint_state,
 )
-from .errors import DTypeError, InvalidArgumentError
+from .errors import DTypeError, InvalidArgumentError, NotFoundError
 from .gradients import gradients
 from .graph import Operation, Tensor, get_default_graph
 from .ops.array_ops import concat, ensure_shape, gathered_slices, reshape, where
@@ -44,9 +44,11 @@ from .ops.elementwise import (
     sqrt,
     truediv,
 )
+from .ops.init_ops import zeros_initializer
 from .ops.sources import constant, convert_to_tensor
 from .ops.state import Variable, assign, assign_add, group, trainable_variables
 from .ops.structural import unsorted_segment_sum
+from .ops.variable_scope import GraphKeys, get_variable, slot_variable
 from .tf1_names import missing_attribute
 
 __all__ = [
@@ -141,8 +143,11 @@ class Optimizer:
             )
         graph = pairs[0][1].graph
         updates: list[Tensor] = []
-        with graph.as_default(), graph.name_scope(name or self._name):
+        # Non-slot state (Adam's beta powers) is made in the name scope the call is in, as
+        # TF1's init_scope keeps it ("train/beta1_power" under name_scope("train")).
+        with graph.as_default():
             self._prepare(pairs)
+        with graph.as_default(), graph.name_scope(name or self._name) as scope:
             for grad, var in pairs:
                 gathered = _gathered_indices(grad, var) if self._sparse_rows_differ else None
                 rows = None if gathered is None else _rows_of(gathered, var)
@@ -152,7 +157,11 @@ class Optimizer:
             updates.extend(self._finish())
             if global_step is not None:
                 updates.append(assign_add(global_step, 1))
-        return group(updates, name=name or self._name)
+            # The train op is named after its scope ("Adam", "train/Adam"), as in TF1.
+            train_op = group(updates, name=scope)
+        if train_op not in graph.get_collection(GraphKeys.TRAIN_OP):
+            graph.add_to_collection(GraphKeys.TRAIN_OP, train_op)
+        return train_op
 
     def minimize(
         self,
@@ -181,22 +190,17 @@ class Optimizer:
         return self.apply_gradients(grads_and_vars, global_step=global_step, name=name)
 
     # -- slots ---------------------------------------------------------------------------------
-    def _slot(
-        self, var: Variable, slot_name: str, variable_name: str, initial: Any = 0.0
-    ) -> Variable:
-        """The slot ``slot_name`` of ``var`` (TF1's key, ``"momentum"``), a variable
-        named ``var/variable_name`` (TF1's variable name, ``"w/Momentum"``), filled with
-        ``initial`` in the variable's dtype (TF1's ``constant_initializer``: no float32
+    def _slot(self, var: Variable, slot_name: str, initial: Any = 0.0) -> Variable:
+        """The slot ``slot_name`` of ``var`` (TF1's key, ``"momentum"``), a variable named
+        after ``var`` and this optimizer (``w/Momentum``; the second slot of one optimizer
+        ``w/Adam_1``; in a variable scope ``train/w/Adam``: :func:`slot_variable`), filled
+        with ``initial`` in the variable's dtype (TF1's ``constant_initializer``: no float32
         rounding)."""
         key = (var, slot_name)
         if key not in self._slots:
             shape = typing.cast(tuple[int, ...], var.shape)  # a variable's shape is fully defined
             value = np.full(shape, initial, dtype=var.dtype.numpy)
-            # TF1 names a slot after its variable, outside any scope: "w/Momentum".
-            with var.graph.as_default(), var.graph.name_scope(""):
-                self._slots[key] = Variable(
-                    value, name=f"{var.op.name}/{variable_name}", trainable=False
-                )
+            self._slots[key] = slot_variable(var, value, self._name)
         return self._slots[key]
 
     def get_slot(self, var: Variable, name: str) -> Variable | None:
@@ -304,7 +308,7 @@ class MomentumOptimizer(Optimizer):
 
     def _updates(self, grad: Tensor, var: Variable, rows: Tensor | None) -> list[Tensor]:
         lr, momentum = _hyper(self._learning_rate, var), _hyper(self._momentum, var)
-        accum = self._slot(var, "momentum", self._name)
+        accum = self._slot(var, "momentum")
         new_accum = _on_rows(rows, accum * momentum + grad, accum)
         # With Nesterov, ApplyMomentum's kernel order: var -= grad*lr + accum*momentum*lr.
         step = grad * lr + new_accum * momentum * lr if self._use_nesterov else new_accum * lr
@@ -338,7 +342,7 @@ class AdamOptimizer(Optimizer):
             graph = first.graph
             # TF1 makes the beta powers float32 variables (from Python floats) whatever
             # the variables' dtype, and casts them to each variable's dtype when applying.
-            with graph.as_default(), graph.name_scope(""):
+            with graph.as_default(), graph.control_dependencies(None):
                 self._beta_powers = (
                     Variable(np.float32(self._beta1), name="beta1_power", trainable=False),
                     Variable(np.float32(self._beta2), name="beta2_power", trainable=False),
@@ -353,7 +357,7 @@ class AdamOptimizer(Optimizer):
         lr = _hyper(self._learning_rate, var)
         beta1, beta2 = _hyper(self._beta1, var), _hyper(self._beta2, var)
         epsilon = _hyper(self._epsilon, var)
-        m, v = self._slot(var, "m", self._name), self._slot(var, "v", f"{self._name}_1")
+        m, v = self._slot(var, "m"), self._slot(var, "v")
         # ApplyAdam's kernel order: m += (g - m)·(1 - β1), v += (g² - v)·(1 - β2).
         lr_t = lr * sqrt(1 - beta2_power) / (1 - beta1_power)
         m_t = m + (grad - m) * (1 - beta1)
@@ -414,9 +418,10 @@ class RMSPropOptimizer(Optimizer):
         lr, rho = _hyper(self._learning_rate, var), _hyper(self._decay, var)
         momentum, epsilon = _hyper(self._momentum, var), _hyper(self._epsilon, var)
         # TF1 creates the slots in this order, so their variable names count up alike.
-        ms = self._slot(var, "rms", self._name, initial=1.0)
-        mg = self._slot(var, "mg", f"{self._name}_1") if self._centered else None
-        mom = self._slot(var, "momentum", f"{self._name}_{2 if self._centered else 1}")
+        # TF1's order of slots (their names count up in it): rms, mg, momentum.
+        ms = self._slot(var, "rms", initial=1.0)
+        mg = self._slot(var, "mg") if self._centered else None
+        mom = self._slot(var, "momentum")
         ms_t = _on_rows(rows, ms + (grad * grad - ms) * (1 - rho), ms)
         updates = [assign(ms, ms_t)]
         if mg is not None:
@@ -464,7 +469,7 @@ class AdagradOptimizer(Optimizer):
     def _updates(self, grad: Tensor, var: Variable, rows: Tensor | None) -> list[Tensor]:
         # A row without a gradient adds 0 and moves by 0: the sparse kernel's result.
         lr = _hyper(self._learning_rate, var)
-        accum = self._slot(var, "accumulator", self._name, self._initial_accumulator_value)
+        accum = self._slot(var, "accumulator", self._initial_accumulator_value)
         accum_t = accum + grad * grad
         return [assign(accum, accum_t), assign(var, var - grad * lr / sqrt(accum_t))]
 
@@ -503,8 +508,8 @@ class AdadeltaOptimizer(Optimizer):
     def _updates(self, grad: Tensor, var: Variable, rows: Tensor | None) -> list[Tensor]:
         lr, rho = _hyper(self._learning_rate, var), _hyper(self._rho, var)
         epsilon = _hyper(self._epsilon, var)
-        accum = self._slot(var, "accum", self._name)
-        accum_update = self._slot(var, "accum_update", f"{self._name}_1")
+        accum = self._slot(var, "accum")
+        accum_update = self._slot(var, "accum_update")
         accum_t = _on_rows(rows, accum * rho + grad * grad * (1 - rho), accum)
         update = sqrt(accum_update + epsilon) / sqrt(accum_t + epsilon) * grad
         new_accum_update = accum_update * rho + update * update * (1 - rho)
@@ -683,9 +688,17 @@ def piecewise_constant(
 
 
 def get_global_step(graph: Any = None) -> Variable | None:
-    """The graph's global step variable, if one was created."""
-    found = (graph or get_default_graph()).get_collection("global_step")
-    return found[0] if found else None
+    """The graph's global step variable: the one in ``GraphKeys.GLOBAL_STEP``, else a
+    variable named ``global_step`` (TF1's rule), else None."""
+    graph = graph or get_default_graph()
+    found = graph.get_collection(GraphKeys.GLOBAL_STEP)
+    if found:
+        return found[0]
+    try:
+        tensor = graph.get_tensor_by_name("global_step:0")
+    except NotFoundError:
+        return None
+    return tensor if isinstance(tensor, Variable) else None
 
 
 def get_or_create_global_step(graph: Any = None) -> Variable:
@@ -694,9 +707,17 @@ def get_or_create_global_step(graph: Any = None) -> Variable:
     existing = get_global_step(graph)
     if existing is not None:
         return existing
+    # get_variable: in the current variable scope ("s/global_step" under variable_scope("s")),
+    # outside name scopes and control dependencies, as TF1 makes it.
     with graph.as_default(), graph.name_scope(""):
-        step = Variable(np.int64(0), name="global_step", trainable=False, dtype=_dtypes.int64)
-    graph.add_to_collection("global_step", step)
+        step = get_variable(
+            GraphKeys.GLOBAL_STEP,
+            shape=[],
+            dtype=_dtypes.int64,
+            initializer=zeros_initializer(),
+            trainable=False,
+            collections=[GraphKeys.GLOBAL_VARIABLES, GraphKeys.GLOBAL_STEP],
+        )
     return step
 
 

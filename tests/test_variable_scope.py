@@ -194,12 +194,14 @@ def test_collections() -> None:
             k = sg.get_variable("k", [1])
         mine = sg.get_variable("m", [1], collections=["mine"])
         keys = sg.GraphKeys
-        assert sg.get_collection(keys.TRAINABLE_VARIABLES) == [w, k]
+        # Explicit collections replace the global one; a trainable variable is in the
+        # trainable ones whatever they say (TF 2.21 compat.v1 gives the same lists).
+        assert sg.get_collection(keys.TRAINABLE_VARIABLES) == [w, k, mine]
         assert sg.get_collection(keys.GLOBAL_VARIABLES) == [w, h, k]
         assert sg.get_collection(keys.TRAINABLE_VARIABLES, "layer1") == [w]
         assert sg.get_collection(keys.GLOBAL_VARIABLES, "a") == [k]
         assert sg.get_collection("mine") == [mine]
-        assert sg.trainable_variables() == [w, k] and sg.global_variables() == [w, h, k]
+        assert sg.trainable_variables() == [w, k, mine] and sg.global_variables() == [w, h, k]
         sg.add_to_collection(keys.UPDATE_OPS, w)
         sg.get_collection(keys.UPDATE_OPS).append(k)  # a copy
         sg.get_collection_ref(keys.LOSSES).append(k)  # the collection itself

@@ -19,7 +19,7 @@ from ..graph import Operation, Tensor, ancestors, get_default_graph
 from .elementwise import cast, minimum
 from .sources import convert_to_tensor
 from .state import Variable, assign_sub, global_variables, group, trainable_variables
-from .variable_scope import GraphKeys, get_collection
+from .variable_scope import GraphKeys, get_collection, slot_variable
 
 MOVING_AVERAGE_VARIABLES = GraphKeys.MOVING_AVERAGE_VARIABLES
 
@@ -100,11 +100,9 @@ class ExponentialMovingAverage:
                 raise InvalidArgumentError(
                     f"symgrad: Moving average already computed for: {var.name}"
                 )
-            # Outside any name scope or control dependency, as TF1's slots (init_scope).
-            with graph.control_dependencies(None), graph.name_scope(""):
-                self._averages[var] = Variable(
-                    var.initial_value, name=self.average_name(var), trainable=False
-                )
+            # A slot of the variable, as TF1 makes it: named after the variable scope it is
+            # made in, starting from the variable's value once it is initialized.
+            self._averages[var] = slot_variable(var, var.initialized_value(), self._name)
             graph.add_to_collection(MOVING_AVERAGE_VARIABLES, var)
         assigned = _assigned_before(graph)
         with graph.name_scope(self._name) as scope:
@@ -131,7 +129,11 @@ class ExponentialMovingAverage:
         return self._averages.get(var)
 
     def average_name(self, var: Any) -> str:
-        """The name of ``var``'s shadow variable: ``<var's op name>/<this object's name>``."""
+        """The name of ``var``'s shadow variable: once ``apply`` made it, its name (in a
+        variable scope, ``ema_scope/w/ExponentialMovingAverage``), before that the name it
+        would get outside any scope, ``<var's op name>/<this object's name>``."""
+        if var in self._averages:
+            return str(self._averages[var].op.name)
         return f"{var.op.name}/{self._name}"
 
     def variables_to_restore(self, moving_avg_variables: Any = None) -> dict[str, Variable]:

@@ -101,6 +101,9 @@ class Variable(Tensor):
         self.changed_in_session = False
         self._initializer: Any | None = None
         self._initialized_value: Tensor | None = None
+        self._read: Tensor | None = None
+        graph.make_on_demand(f"{op.name}/read", lambda: self.value().op)
+        graph.make_on_demand(f"{op.name}/Assign", lambda: self.initializer)
         # TF1: the collections default to the global variables; a trainable variable is
         # also in the trainable ones, whatever collections say.
         keys = ["variables"] if collections is None else list(collections)
@@ -110,7 +113,11 @@ class Variable(Tensor):
             graph.add_to_collection(key, self)
 
     def value(self) -> Tensor:
-        return self
+        """The variable's value as TF1 reads it: the tensor ``<name>/read:0``."""
+        if self._read is None:
+            with self.graph.control_dependencies(None), self.graph.name_scope(""):
+                self._read = identity(self, name=f"{self.op.name}/read")
+        return self._read
 
     @property
     def initializer(self) -> Any:
@@ -209,20 +216,26 @@ class Variable(Tensor):
         )
 
 
-def global_variables() -> list:
-    """Every variable of the default graph, in creation order."""
-    return get_default_graph().get_collection("variables")
+def global_variables(scope: str | None = None) -> list:
+    """Every variable of the default graph, in creation order (with ``scope``, those whose
+    name matches it from the start, as TF1 matches a regular expression)."""
+    return get_default_graph().get_collection("variables", scope)
 
 
-def local_variables() -> list:
+def local_variables(scope: str | None = None) -> list:
     """The variables in ``GraphKeys.LOCAL_VARIABLES`` (a streaming metric's counters), which
     ``global_variables_initializer`` leaves alone."""
-    return get_default_graph().get_collection("local_variables")
+    return get_default_graph().get_collection("local_variables", scope)
 
 
-def trainable_variables() -> list:
-    """The variables created with ``trainable=True``."""
-    return get_default_graph().get_collection("trainable_variables")
+def trainable_variables(scope: str | None = None) -> list:
+    """The variables created with ``trainable=True`` (``scope`` as in :func:`global_variables`)."""
+    return get_default_graph().get_collection("trainable_variables", scope)
+
+
+def model_variables(scope: str | None = None) -> list:
+    """The variables in ``GraphKeys.MODEL_VARIABLES`` (TF1's ``tf.model_variables``)."""
+    return get_default_graph().get_collection("model_variables", scope)
 
 
 def _read_or_op(assigned: Tensor, read_value: bool) -> Any:
@@ -467,4 +480,5 @@ __all__ = [
     "initialize_all_variables",
     "local_variables",
     "local_variables_initializer",
+    "model_variables",
 ]

@@ -59,6 +59,27 @@ class GraphKeys:
     TRAIN_OP = "train_op"
     MOVING_AVERAGE_VARIABLES = "moving_average_variables"
     METRIC_VARIABLES = "metric_variables"
+    # The others TF1 defines: symgrad fills none of them, but programs name them.
+    ACTIVATIONS = "activations"
+    ASSET_FILEPATHS = "asset_filepaths"
+    BIASES = "biases"
+    CONCATENATED_VARIABLES = "concatenated_variables"
+    COND_CONTEXT = "cond_context"
+    EVAL_STEP = "eval_step"
+    INIT_OP = "init_op"
+    LOCAL_INIT_OP = "local_init_op"
+    LOCAL_RESOURCES = "local_resources"
+    QUEUE_RUNNERS = "queue_runners"
+    READY_FOR_LOCAL_INIT_OP = "ready_for_local_init_op"
+    READY_OP = "ready_op"
+    RESOURCES = "resources"
+    SAVEABLE_OBJECTS = "saveable_objects"
+    SAVERS = "savers"
+    SUMMARY_OP = "summary_op"
+    TABLE_INITIALIZERS = "table_initializer"
+    TRAINABLE_RESOURCE_VARIABLES = "trainable_resource_variables"
+    WEIGHTS = "weights"
+    WHILE_CONTEXT = "while_context"
 
 
 class _ReuseMode(enum.Enum):
@@ -335,6 +356,40 @@ def variable_scope(
                         counts[key] = 0
 
 
+# --- slots ------------------------------------------------------------------------------------
+
+
+def slot_variable(primary: Variable, value: Any, name: str) -> Variable:
+    """A variable that keeps state for ``primary`` (an optimizer's accumulator, a moving
+    average), named as TF1's ``slot_creator`` names it: ``<variable scope>/<primary's
+    name>/<name>``, then ``<name>_1``, ``<name>_2``... for the next slots of that name (Adam's
+    ``w/Adam`` and ``w/Adam_1``, a second Adam's ``w/Adam_2``); not trainable, and made
+    outside any control dependency (TF1's ``init_scope``).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     w = sg.Variable([1.0], name="w")
+    ...     with sg.variable_scope("train"):
+    ...         first, second = slot_variable(w, [0.0], "Adam"), slot_variable(w, [0.0], "Adam")
+    ...     first.op.name, second.op.name
+    ('train/w/Adam', 'train/w/Adam_1')
+    """
+    graph = primary.graph
+    with (
+        graph.as_default(),
+        graph.control_dependencies(None),
+        variable_scope(None, f"{primary.op.name}/{name}", auxiliary_name_scope=False) as scope,
+    ):
+        if scope.reuse is True:
+            raise VariableScopeError(
+                f"symgrad: Variable {scope.name} does not exist, or was not created with "
+                f"get_variable(): a slot of '{primary.name}' is made in a scope with "
+                f"reuse=True; create the optimizer outside it, or use reuse=AUTO_REUSE"
+            )
+        with graph.name_scope(""):
+            return Variable(value, name=scope.name, trainable=False)
+
+
 # --- get_variable -----------------------------------------------------------------------------
 
 
@@ -476,18 +531,14 @@ def get_variable(
                     initial = cast(initial, var_dtype)
         if trainable is None:
             trainable = True
-        variable = Variable(initial, name=full_name, trainable=trainable)
-    if collections is not None:
-        # TF1: explicit collections replace the default ones.
-        keys = list(collections)
-        for key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES):
-            if key not in keys:
-                ref = graph.get_collection_ref(key)
-                if variable in ref:
-                    ref.remove(variable)
-        for key in keys:
-            if variable not in graph.get_collection_ref(key):
-                graph.add_to_collection(key, variable)
+        # TF1: explicit collections replace the global one, and a trainable variable is
+        # in the trainable ones whatever they say (Variable's rule).
+        variable = Variable(
+            initial,
+            name=full_name,
+            trainable=trainable,
+            collections=None if collections is None else list(collections),
+        )
     store[full_name] = variable
     regularizer = regularizer if regularizer is not None else scope.regularizer
     if regularizer is not None:
@@ -659,6 +710,7 @@ __all__ = [
     "l1_l2_regularizer",
     "l1_regularizer",
     "l2_regularizer",
+    "slot_variable",
     "sum_regularizer",
     "variable_scope",
 ]

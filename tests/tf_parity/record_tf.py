@@ -51,6 +51,9 @@ CORPORA = {
 # Corpora whose programs are several runs each (``run_steps``), recorded run by run; kept out
 # of CORPORA, whose programs the portable-form tests run as one set of fetches.
 STEP_CORPORA = {"programs_state": "tf_fixtures_state.json"}
+# Corpora whose programs describe the graph they build (names, collections, shapes):
+# ``describe`` records what each returns.
+NAME_CORPORA = {"programs_names": "tf_fixtures_names.json"}
 
 
 def _encode_scalar(v):
@@ -109,7 +112,9 @@ def record(tf, corpus):
     if len(set(names)) != len(names):
         raise SystemExit(f"duplicate program names in {corpus}")
     flatten = importlib.import_module("programs").flatten_fetches
-    if corpus in STEP_CORPORA:
+    if corpus in NAME_CORPORA:
+        results = {fn.__name__: programs.describe(tf, fn) for fn in programs.PROGRAMS}
+    elif corpus in STEP_CORPORA:
         results = {
             fn.__name__: {"steps": programs.run_steps(tf, fn, _encode_array)}
             for fn in programs.PROGRAMS
@@ -118,7 +123,7 @@ def record(tf, corpus):
         results = {fn.__name__: run_program(tf, flatten, fn) for fn in programs.PROGRAMS}
     doc = {"tensorflow_version": tf.__version__, "programs": results}
     text = json.dumps(doc, sort_keys=True, indent=1, allow_nan=False)
-    output = os.path.join(_HERE, {**CORPORA, **STEP_CORPORA}[corpus])
+    output = os.path.join(_HERE, {**CORPORA, **STEP_CORPORA, **NAME_CORPORA}[corpus])
     with open(output, "w", encoding="utf-8", newline="\n") as fh:
         fh.write(text)
         fh.write("\n")
@@ -136,7 +141,7 @@ def main(corpora):
 
     tf.disable_v2_behavior()
     tf.logging.set_verbosity(tf.logging.ERROR)
-    known = {**CORPORA, **STEP_CORPORA}
+    known = {**CORPORA, **STEP_CORPORA, **NAME_CORPORA}
     for corpus in corpora or list(known):
         if corpus not in known:
             raise SystemExit("unknown corpus {!r}; choose from {}".format(corpus, ", ".join(known)))
