@@ -169,7 +169,8 @@ class CompiledModule:
         # An output that is an input, a module constant or another output (or a view of one)
         # is copied, so that changing the result cannot change the caller's array, a
         # variable's initial value kept here, the module, or another result.
-        flat = owned(flat, [*arguments, *self.constant_arrays])
+        kept = [*arguments, *self.constant_arrays]
+        flat = owned(flat, kept) if self.backend == "numpy" else namespaces.owned_arrays(flat, kept)
         return _restructure(self._structure, flat)
 
     def _warn_if_stale(self, names: list[str]) -> None:

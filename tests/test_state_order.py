@@ -245,3 +245,18 @@ def test_report_and_assert_uninitialized_variables_as_tf1(backend: str) -> None:
             pytest.raises(sg.errors.FailedPreconditionError, match="uninitialized variables a"),
         ):
             sess.run(sg.assert_variables_initialized([a]))
+
+
+def test_portable_results_on_torch_never_alias_the_module_s_constants() -> None:
+    """torch.asarray of a NumPy constant shares its memory: a returned constant changed by
+    the caller changed the module's table for every later call."""
+    torch = pytest.importorskip("torch")
+    with sg.Graph().as_default():
+        c = sg.constant([1.0, 2.0, 3.0], name="c")
+        x = sg.placeholder(sg.float32, [3], name="x")
+        module = sg.compile([c, x, c], backend="array_api")
+    fed = torch.tensor([5.0, 6.0, 7.0])
+    first, echoed, again = module(fed)
+    first[0], echoed[0] = -1.0, -1.0
+    assert module(fed)[0].tolist() == [1.0, 2.0, 3.0]
+    assert fed.tolist() == [5.0, 6.0, 7.0] and again.tolist() == [1.0, 2.0, 3.0]

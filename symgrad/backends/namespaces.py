@@ -133,25 +133,30 @@ class Namespace:
         return value
 
     def owned(self, values: Sequence[Any], kept: Sequence[Any]) -> list[Any]:
-        """``values`` made the caller's own: a copy of each that is, or shares memory with,
-        one of ``kept`` (fed arrays, stored variables, the module's constants) or an earlier
-        value. Memory is compared where the library's arrays live in host memory NumPy can
-        view (NumPy, ``array_api_strict``, PyTorch on the CPU); JAX and Dask arrays are
-        immutable, and other devices' arrays are compared by identity."""
-        views = [v for v in (_host_view(k) for k in kept) if v is not None]
-        result: list[Any] = []
-        for value in values:
+        """``values`` made the caller's own (see :func:`owned_arrays`)."""
+        return owned_arrays(values, kept)
+
+
+def owned_arrays(values: Sequence[Any], kept: Sequence[Any]) -> list[Any]:
+    """``values`` (arrays of any library) made the caller's own: a copy of each that is, or
+    shares memory with, one of ``kept`` (fed arrays, stored variables, a module's constants)
+    or an earlier value. Memory is compared where the library's arrays live in host memory
+    NumPy can view (NumPy, ``array_api_strict``, PyTorch on the CPU); JAX and Dask arrays are
+    immutable, and other devices' arrays are compared by identity."""
+    views = [v for v in (_host_view(k) for k in kept) if v is not None]
+    result: list[Any] = []
+    for value in values:
+        view = _host_view(value)
+        shared = any(value is k for k in kept) or any(value is r for r in result)
+        if not shared and view is not None:
+            shared = any(np.may_share_memory(view, other) for other in views)
+        if shared and hasattr(value, "shape"):
+            value = copied(value)
             view = _host_view(value)
-            shared = any(value is k for k in kept) or any(value is r for r in result)
-            if not shared and view is not None:
-                shared = any(np.may_share_memory(view, other) for other in views)
-            if shared:
-                value = self.xp.asarray(value, copy=True)
-                view = _host_view(value)
-            if view is not None:
-                views.append(view)
-            result.append(value)
-        return result
+        if view is not None:
+            views.append(view)
+        result.append(value)
+    return result
 
 
 def copied(value: Any) -> Any:
