@@ -299,7 +299,7 @@ def data_of(
                 f"symgrad: {where}: {what} is a torch tensor on the "
                 f"'meta' device, which holds no values to compute with"
             )
-        if value.is_sparse or value.layout != _torch_strided(value):
+        if value.layout != _torch_strided(value):  # sparse COO/CSR and other layouts
             raise InvalidArgumentError(
                 f"symgrad: {where}: {what} is a torch tensor of layout "
                 f"{value.layout}; feed value.to_dense()"
@@ -319,8 +319,8 @@ def data_of(
 
 
 def _torch_strided(value: Any) -> Any:
-    """torch's dense layout (``torch.strided``), found from the tensor's own module."""
-    return importlib.import_module("torch").strided
+    """torch's dense layout (``torch.strided``), from the module the tensor came from."""
+    return importlib.import_module(type(value).__module__.split(".")[0]).strided
 
 
 def _refuse_unknown_sizes(value: Any, what: str, backend: str) -> None:

@@ -10,6 +10,7 @@ far.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -103,10 +104,7 @@ def mean(
         update_count = assign_add(count, num_values)
         value = div_no_nan(total, maximum(count, 0.0), name="value")
         update_op = div_no_nan(update_total, maximum(update_count, 0.0), name="update_op")
-    if metrics_collections:
-        add_to_collections(metrics_collections, value)
-    if updates_collections:
-        add_to_collections(updates_collections, update_op)
+    _collect(metrics_collections, value, updates_collections, update_op)
     return value, update_op
 
 
@@ -175,7 +173,15 @@ def _count(condition: Tensor, weights: Any, name: str) -> tuple[Tensor, Tensor]:
         return identity(count, name="value"), update
 
 
-def _outcome_metric(kind: str, label: bool, prediction: bool) -> Any:
+# compute(labels, predictions, weights, name) -> (value, update_op)
+_Compute = Callable[[Any, Any, Any, str], tuple[Tensor, Tensor]]
+
+
+def _tf1_metric(kind: str, compute: _Compute) -> Callable[..., tuple[Tensor, Tensor]]:
+    """A metric with TF1's signature (``labels, predictions, weights, metrics_collections,
+    updates_collections, name``) made of ``compute``; the value and the update op go into
+    the collections asked for."""
+
     def metric(
         labels: Any,
         predictions: Any,
@@ -184,16 +190,22 @@ def _outcome_metric(kind: str, label: bool, prediction: bool) -> Any:
         updates_collections: Any = None,
         name: str | None = None,
     ) -> tuple[Tensor, Tensor]:
-        labels, predictions = _as_bools(labels, predictions)
-        wanted_labels = labels if label else logical_not(labels)
-        wanted_predictions = predictions if prediction else logical_not(predictions)
-        value, update = _count(
-            logical_and(wanted_labels, wanted_predictions), weights, name or kind
-        )
+        value, update = compute(labels, predictions, weights, name or kind)
         _collect(metrics_collections, value, updates_collections, update)
         return value, update
 
     metric.__name__ = metric.__qualname__ = kind
+    return metric
+
+
+def _outcome_metric(kind: str, label: bool, prediction: bool) -> Callable[..., Any]:
+    def compute(labels: Any, predictions: Any, weights: Any, name: str) -> tuple[Tensor, Tensor]:
+        labels, predictions = _as_bools(labels, predictions)
+        wanted_labels = labels if label else logical_not(labels)
+        wanted_predictions = predictions if prediction else logical_not(predictions)
+        return _count(logical_and(wanted_labels, wanted_predictions), weights, name)
+
+    metric = _tf1_metric(kind, compute)
     metric.__doc__ = (
         f"The (weighted) number of elements whose label is {label} and whose prediction is "
         f"{prediction}, over every batch ``update_op`` has seen (TF1's ``tf.metrics.{kind}``)."
@@ -216,27 +228,20 @@ def _collect(
         add_to_collections(updates_collections, update)
 
 
-def _ratio_metric(kind: str, other: Any) -> Any:
-    def metric(
-        labels: Any,
-        predictions: Any,
-        weights: Any = None,
-        metrics_collections: Any = None,
-        updates_collections: Any = None,
-        name: str | None = None,
-    ) -> tuple[Tensor, Tensor]:
-        with get_default_graph().name_scope(name or kind):
+def _ratio_metric(kind: str, other: Callable[..., Any]) -> Callable[..., Any]:
+    """hits / (hits + ``other``), hits the true positives: 0 where nothing was counted yet,
+    as TF1's ``_realdiv_maybe_zero``."""
+
+    def compute(labels: Any, predictions: Any, weights: Any, name: str) -> tuple[Tensor, Tensor]:
+        with get_default_graph().name_scope(name):
             labels, predictions = _as_bools(labels, predictions)
             hits, update_hits = true_positives(labels, predictions, weights)
             misses, update_misses = other(labels, predictions, weights)
-            # 0 where nothing was counted yet, as TF1's _realdiv_maybe_zero
             value = div_no_nan(hits, add(hits, misses), name="value")
             update = div_no_nan(update_hits, add(update_hits, update_misses), name="update_op")
-        _collect(metrics_collections, value, updates_collections, update)
         return value, update
 
-    metric.__name__ = metric.__qualname__ = kind
-    return metric
+    return _tf1_metric(kind, compute)
 
 
 precision = _ratio_metric("precision", false_positives)
