@@ -153,11 +153,13 @@ from .ops.state import (
 
 # Randomness: random ops, seeds, initializers (tf.random, tf.initializers)
 from . import initializers, layers, random
+from . import layer_classes as _layer_classes  # noqa: F401  (adds tf.layers' classes to layers)
 from .ops.init_ops import (
     constant_initializer,
     glorot_normal_initializer,
     glorot_uniform_initializer,
     ones_initializer,
+    orthogonal_initializer,
     random_normal_initializer,
     random_uniform_initializer,
     truncated_normal_initializer,
@@ -426,6 +428,7 @@ __all__ = [
     "glorot_normal_initializer",
     "glorot_uniform_initializer",
     "ones_initializer",
+    "orthogonal_initializer",
     "random_normal_initializer",
     "random_uniform_initializer",
     "truncated_normal_initializer",
@@ -548,3 +551,10 @@ __all__ += [
     "local_variables",
     "local_variables_initializer",
 ]
+
+# TensorFlow's own files: graphs in, checkpoints both ways (symgrad.tf_files, the tf-files extra).
+from . import saved_model  # noqa: E402
+from .graph_import import GraphDef, import_graph_def  # noqa: E402
+from .model_export import export_model  # noqa: E402
+
+__all__ += ["saved_model", "GraphDef", "import_graph_def", "export_model"]

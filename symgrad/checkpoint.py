@@ -1,6 +1,14 @@
-"""Checkpoints: TF1's ``tf.train.Saver`` API over a portable, documented file format.
+"""Checkpoints: TF1's ``tf.train.Saver`` API over TensorFlow's own checkpoint format, or a
+portable NumPy one.
 
-A checkpoint with prefix ``model.ckpt-1000`` is two files next to each other:
+By default (with the ``tf-files`` extra installed) a checkpoint is TensorFlow's V2 format, as
+``tf.train.Saver`` writes it, byte for byte (:mod:`symgrad.tf_files`): a checkpoint with
+prefix ``model.ckpt-1000`` is ``model.ckpt-1000.index`` (which variables, their dtypes,
+shapes and checksums) and ``model.ckpt-1000.data-00000-of-00001`` (their values).
+TensorFlow restores it, and symgrad restores TensorFlow's.
+
+Without the extra, or with ``Saver(checkpoint_format="npz")``, a checkpoint is two files
+that any NumPy reads:
 
 * ``model.ckpt-1000.npz``: a NumPy ``.npz`` archive (an uncompressed zip of
   ``.npy`` files), one array per variable, keyed by the variable's name
@@ -19,7 +27,8 @@ flushed to disk (``fsync``) and renamed over the target (``os.replace``, atomic
 on POSIX and Windows). A crash or a kill during ``save`` leaves the previous
 checkpoint and the ``checkpoint`` file as they were; the ``checkpoint`` file
 names a new checkpoint only once both of its files are in place, and older
-checkpoints are deleted only after that.
+checkpoints are deleted only after that. Restoring reads either format, whichever is at the
+prefix.
 """
 
 from __future__ import annotations
@@ -27,7 +36,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
+import re
 import stat
 import tempfile
 import time
@@ -39,26 +50,44 @@ from typing import IO, Any
 
 import numpy as np
 
+from . import dtypes as _dtypes
 from .backends.namespaces import to_numpy
 from .errors import (
     CheckpointError,
+    CheckpointKeyError,
     DTypeError,
     FileAccessError,
     InvalidArgumentError,
+    MissingExtraError,
     PathIsADirectoryError,
     ShapeError,
     file_error,
 )
-from .files import _sync_directory, read_regular_text, remove_orphaned_temporaries
+from .files import (
+    _sync_directory,
+    make_directory,
+    read_regular_text,
+    remove_orphaned_temporaries,
+)
 from .graph import Tensor, get_default_graph
+from .ops.sources import constant
 from .ops.state import Variable, global_variables
+from .tf_files import bundle as tf_bundle
+from .tf_files._libraries import INSTALL_HINT, require_libraries
 from .version import __version__
+
+logger = logging.getLogger(__name__)
 
 FORMAT = "symgrad.checkpoint"
 FORMAT_VERSION = 1
 DATA_SUFFIX = ".npz"
 INDEX_SUFFIX = ".index.json"
 STATE_FILENAME = "checkpoint"
+
+# The two formats a Saver writes (and restore reads, whichever is at a prefix).
+TF_FORMAT = "tf"
+NPZ_FORMAT = "npz"
+FORMATS = (TF_FORMAT, NPZ_FORMAT)
 
 
 # --- atomic files ------------------------------------------------------------------------------
@@ -116,7 +145,18 @@ def _check_name(name: str, what: str) -> None:
         )
 
 
-def write_checkpoint(prefix: str | os.PathLike, arrays: Mapping[str, np.ndarray]) -> str:
+def default_format() -> str:
+    """TensorFlow's format where the ``tf-files`` extra is installed, else the NumPy one."""
+    try:
+        require_libraries()
+    except MissingExtraError:
+        return NPZ_FORMAT
+    return TF_FORMAT
+
+
+def write_checkpoint(
+    prefix: str | os.PathLike, arrays: Mapping[str, np.ndarray], checkpoint_format: str = NPZ_FORMAT
+) -> str:
     """Write the checkpoint ``prefix`` (data file, then index) and return ``prefix``.
 
     A write that fails (a full disk, a folder in the way) is a :class:`FileAccessError`
@@ -125,6 +165,9 @@ def write_checkpoint(prefix: str | os.PathLike, arrays: Mapping[str, np.ndarray]
     prefix = str(prefix)
     for name in arrays:
         _check_name(name, "an array")
+    if checkpoint_format == TF_FORMAT:
+        tf_bundle.write_bundle(prefix, arrays)
+        return prefix
     data_path = Path(prefix + DATA_SUFFIX)
     try:
         _write_files(prefix, data_path, arrays)
@@ -224,13 +267,77 @@ def _index_problem(index: dict[str, Any]) -> str | None:
     return None
 
 
-def read_checkpoint(prefix: str | os.PathLike) -> dict[str, np.ndarray]:
-    """Every array of checkpoint ``prefix`` (a prefix or a folder: its latest checkpoint), by name.
+def format_of(prefix: str | os.PathLike) -> str | None:
+    """The format of the checkpoint at ``prefix`` (``"tf"`` or ``"npz"``), None if there is none.
 
-    The data file is checked against the index's checksum first, so a truncated
-    or altered file is an error, never a silently wrong value.
+    TensorFlow's is looked for first: a prefix holds one checkpoint, and where both formats
+    were written to it, TensorFlow reads only its own.
+    """
+    if tf_bundle.bundle_exists(prefix):
+        return TF_FORMAT
+    if Path(str(prefix) + INDEX_SUFFIX).is_file():
+        return NPZ_FORMAT
+    return None
+
+
+def _no_checkpoint(prefix: str) -> CheckpointError:
+    path = Path(prefix)
+    return CheckpointError(
+        f"symgrad: no checkpoint at {prefix!r} (no file {path.name}.index or "
+        f"{path.name}{INDEX_SUFFIX} in {str(path.parent)!r}); train.latest_checkpoint(folder) "
+        f"gives the newest one"
+    )
+
+
+def read_checkpoint(prefix: str | os.PathLike) -> dict[str, np.ndarray]:
+    """Every array of checkpoint ``prefix`` (a prefix or a folder: its latest checkpoint), by
+    name, in either format.
+
+    Every byte read is checked (TensorFlow's CRC-32C checksums, or the SHA-256 of the NumPy
+    format's index), so a truncated or altered file is an error, never a silently wrong value.
     """
     prefix = _resolve(prefix)
+    kind = format_of(prefix)
+    if kind == TF_FORMAT:
+        return tf_bundle.read_bundle(prefix)
+    if kind is None:
+        raise _no_checkpoint(prefix)
+    return _read_npz_checkpoint(prefix)
+
+
+def saved_variables(
+    prefix: str | os.PathLike,
+) -> dict[str, tuple[np.dtype | None, tuple[int, ...]]]:
+    """``{name: (dtype, shape)}`` of the checkpoint at ``prefix`` (either format), from its
+    index alone; the dtype is None for one NumPy has not (TensorFlow's bfloat16)."""
+    prefix = str(prefix)
+    kind = format_of(prefix)
+    if kind == TF_FORMAT:
+        return {
+            name: (entry.dtype, tuple(entry.shape))
+            for name, entry in tf_bundle.read_bundle_index(prefix).items()
+        }
+    if kind is None:
+        raise _no_checkpoint(prefix)
+    index = read_index(prefix)
+    return {
+        name: (np.dtype(entry["dtype"]), tuple(entry["shape"]))
+        for name, entry in index["variables"].items()
+    }
+
+
+def _read_arrays(prefix: str, names: Sequence[str]) -> dict[str, np.ndarray]:
+    """The arrays ``names`` of the checkpoint at ``prefix`` (TensorFlow's format reads only
+    those; the NumPy one checks its whole data file first)."""
+    if format_of(prefix) == TF_FORMAT:
+        return {name: tf_bundle.read_tensor(prefix, name) for name in names}
+    arrays = _read_npz_checkpoint(prefix)
+    return {name: arrays[name] for name in names}
+
+
+def _read_npz_checkpoint(prefix: str) -> dict[str, np.ndarray]:
+    """The arrays of the NumPy-format checkpoint ``prefix``, its data file checked against the
+    index's checksum first."""
     index = read_index(prefix)
     data_path = Path(str(prefix) + INDEX_SUFFIX).parent / index["data_file"]
     try:
@@ -294,26 +401,168 @@ def _resolve(path: str | os.PathLike) -> str:
 
 
 def checkpoint_exists(checkpoint_prefix: str | os.PathLike) -> bool:
-    """True if a complete checkpoint (its index) exists at ``checkpoint_prefix``."""
-    return Path(str(checkpoint_prefix) + INDEX_SUFFIX).is_file()
+    """True if a complete checkpoint (its index, in either format) exists at the prefix."""
+    return format_of(checkpoint_prefix) is not None
+
+
+class CheckpointReader:
+    """What a checkpoint holds, read by name (TF1's ``tf.train.NewCheckpointReader`` and
+    ``tf.train.load_checkpoint``), in either format; a folder stands for its newest checkpoint.
+
+    >>> import tempfile, numpy as np, symgrad as sg
+    >>> with sg.Graph().as_default(), tempfile.TemporaryDirectory() as folder:
+    ...     w = sg.Variable(np.eye(2, dtype=np.float32), name="layer/w")
+    ...     with sg.Session() as sess:
+    ...         _ = sess.run(w.initializer)
+    ...         path = sg.train.Saver().save(sess, f"{folder}/model.ckpt")
+    ...     reader = sg.train.NewCheckpointReader(path)
+    ...     print(reader.get_variable_to_shape_map(), reader.has_tensor("layer/w"))
+    ...     print(reader.get_tensor("layer/w").tolist())
+    {'layer/w': [2, 2]} True
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+
+    def __init__(self, filepattern: str | os.PathLike) -> None:
+        self._prefix = _resolve(filepattern)
+        self._variables = saved_variables(self._prefix)
+
+    def get_variable_to_shape_map(self) -> dict[str, list[int]]:
+        """``{name: shape}`` of every tensor in the checkpoint."""
+        return {name: list(shape) for name, (_, shape) in sorted(self._variables.items())}
+
+    def get_variable_to_dtype_map(self) -> dict[str, _dtypes.DType]:
+        """``{name: dtype}`` of every tensor whose dtype symgrad has."""
+        return {
+            name: _dtypes.as_dtype(dtype)
+            for name, (dtype, _) in sorted(self._variables.items())
+            if dtype is not None and dtype.kind in "biufc"
+        }
+
+    def has_tensor(self, tensor_str: str) -> bool:
+        """Whether the checkpoint holds a tensor of that name."""
+        return tensor_str in self._variables
+
+    def get_tensor(self, tensor_str: str) -> np.ndarray:
+        """The saved value of one tensor; a :class:`~symgrad.errors.CheckpointKeyError` (TF1's
+        ``NotFoundError``) if the checkpoint has none of that name."""
+        if tensor_str not in self._variables:
+            raise CheckpointKeyError(
+                f"symgrad: checkpoint {self._prefix!r} has no variable {tensor_str!r}; it has "
+                f"{', '.join(sorted(self._variables)) or 'none'}"
+            )
+        return _read_arrays(self._prefix, [tensor_str])[tensor_str]
+
+    def debug_string(self) -> bytes:
+        """One line per tensor, ``name (dtype) [shape]``, as TF's reader prints them."""
+        lines = [
+            f"{name} ({'?' if dtype is None else dtype.name}) {list(shape)}"
+            for name, (dtype, shape) in sorted(self._variables.items())
+        ]
+        return ("\n".join(lines) + "\n").encode()
+
+
+NewCheckpointReader = CheckpointReader
+
+
+def load_checkpoint(ckpt_dir_or_file: str | os.PathLike) -> CheckpointReader:
+    """A :class:`CheckpointReader` of a checkpoint or of a folder's newest (TF1's
+    ``tf.train.load_checkpoint``)."""
+    return CheckpointReader(ckpt_dir_or_file)
 
 
 def list_variables(ckpt_dir_or_file: str | os.PathLike) -> list[tuple[str, list[int]]]:
     """``[(name, shape), ...]`` of a checkpoint, sorted by name (TF1's ``tf.train.list_variables``)."""
-    index = read_index(_resolve(ckpt_dir_or_file))
-    return [(name, list(entry["shape"])) for name, entry in sorted(index["variables"].items())]
+    return list(load_checkpoint(ckpt_dir_or_file).get_variable_to_shape_map().items())
 
 
 def load_variable(ckpt_dir_or_file: str | os.PathLike, name: str) -> np.ndarray:
     """One variable's value from a checkpoint (TF1's ``tf.train.load_variable``)."""
-    arrays = read_checkpoint(ckpt_dir_or_file)
     key = name[:-2] if name.endswith(":0") else name
-    if key not in arrays:
-        raise CheckpointError(
-            f"symgrad: checkpoint {str(ckpt_dir_or_file)!r} has no variable {name!r}; "
-            f"it has {', '.join(sorted(arrays)) or 'none'}"
+    return load_checkpoint(ckpt_dir_or_file).get_tensor(key)
+
+
+def init_from_checkpoint(ckpt_dir_or_file: str | os.PathLike, assignment_map: Mapping) -> None:
+    """Initialize variables from a checkpoint instead of their initializers (TF1's
+    ``tf.train.init_from_checkpoint``): call it before ``global_variables_initializer()``.
+
+    ``assignment_map`` maps checkpoint names to the current graph's, as TF1 reads it:
+    ``{"old/w": "new/w"}`` or ``{"old/w": variable}`` for one variable,
+    ``{"old_scope/": "new_scope/"}`` for every variable under ``new_scope/`` (each from the
+    checkpoint's ``old_scope/`` + the same rest), ``{"/": "new_scope/"}`` for names without
+    a scope in the checkpoint. A name or a shape that does not match is an error before any
+    variable changes.
+
+    >>> import tempfile, numpy as np, symgrad as sg
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     with sg.Graph().as_default():
+    ...         with sg.variable_scope("pretrained"):
+    ...             w = sg.get_variable("w", initializer=np.float32([1.0, 2.0]))
+    ...         with sg.Session() as sess:
+    ...             _ = sess.run(w.initializer)
+    ...             path = sg.train.Saver().save(sess, f"{folder}/model.ckpt")
+    ...     with sg.Graph().as_default():
+    ...         with sg.variable_scope("finetuned"):
+    ...             v = sg.get_variable("w", [2], initializer=sg.zeros_initializer())
+    ...         sg.train.init_from_checkpoint(folder, {"pretrained/": "finetuned/"})
+    ...         with sg.Session() as sess:
+    ...             _ = sess.run(sg.global_variables_initializer())
+    ...             print(sess.run(v))
+    [1. 2.]
+    """
+    reader = load_checkpoint(ckpt_dir_or_file)
+    saved = reader.get_variable_to_shape_map()
+    current = {v.op.name: v for v in global_variables()}
+    if not isinstance(assignment_map, Mapping):
+        raise InvalidArgumentError(
+            f"symgrad: init_from_checkpoint: assignment_map must be a dict, got "
+            f"{type(assignment_map).__name__}"
         )
-    return arrays[key]
+    plan: dict[Variable, str] = {}
+    for saved_name, target in assignment_map.items():
+        if isinstance(target, Variable):
+            plan[target] = str(saved_name)
+        elif isinstance(target, str) and target in current and not str(saved_name).endswith("/"):
+            plan[current[target]] = str(saved_name)
+        elif isinstance(target, str):
+            scope = "" if target in ("", "/") else target.rstrip("/") + "/"
+            saved_scope = "" if saved_name in ("", "/") else str(saved_name).rstrip("/") + "/"
+            matched = [name for name in current if name.startswith(scope)]
+            if not matched:
+                raise InvalidArgumentError(
+                    f"symgrad: init_from_checkpoint: no variable of the graph is named "
+                    f"{target!r} or is under the scope {scope!r}"
+                )
+            for name in matched:
+                plan[current[name]] = saved_scope + name[len(scope) :]
+        else:
+            raise InvalidArgumentError(
+                f"symgrad: init_from_checkpoint: assignment_map[{saved_name!r}] must be a "
+                f"variable, a variable's name or a scope, got {type(target).__name__}"
+            )
+    for variable, saved_name in plan.items():
+        if saved_name not in saved:
+            raise CheckpointKeyError(
+                f"symgrad: init_from_checkpoint: '{variable.name}' is to come from "
+                f"{saved_name!r}, which checkpoint {str(ckpt_dir_or_file)!r} does not hold"
+            )
+        if variable.shape is not None and tuple(saved[saved_name]) != variable.shape:
+            raise ShapeError(
+                f"symgrad: init_from_checkpoint: '{variable.name}' has shape "
+                f"{variable.shape}, {saved_name!r} in the checkpoint {tuple(saved[saved_name])}"
+            )
+    dtypes = reader.get_variable_to_dtype_map()
+    for variable, saved_name in plan.items():
+        if dtypes.get(saved_name) != variable.dtype:
+            held = dtypes[saved_name].name if saved_name in dtypes else "a dtype NumPy has not"
+            raise DTypeError(
+                f"symgrad: init_from_checkpoint: '{variable.name}' has dtype "
+                f"{variable.dtype.name}, {saved_name!r} in the checkpoint {held}"
+            )
+    for variable, saved_name in plan.items():
+        value = reader.get_tensor(saved_name)
+        graph = variable.graph
+        with graph.control_dependencies(None), graph.name_scope(variable.op.name + "/"):
+            variable.replace_initial_value(constant(value, dtype=variable.dtype, name="checkpoint"))
 
 
 # --- the checkpoint state file -----------------------------------------------------------------
@@ -460,14 +709,49 @@ def _variables_by_name(var_list: Any) -> dict[str, Variable]:
     return named
 
 
+# TF1's SaverDef.V2, the only write_version written (V1 is TF's long-deprecated format).
+SAVER_V2 = 2
+_NUMPY_FORMAT_WARNED: list[bool] = []
+
+
+def _warn_numpy_format_once() -> None:
+    if not _NUMPY_FORMAT_WARNED:
+        _NUMPY_FORMAT_WARNED.append(True)
+        logger.warning(
+            "symgrad: Saver writes symgrad's NumPy checkpoint format, which TensorFlow cannot "
+            "read: TensorFlow's format needs the tf-files extra (%s); "
+            "Saver(checkpoint_format='npz') says this choice and silences this warning",
+            INSTALL_HINT,
+        )
+
+
+def checkpoint_files(prefix: str | os.PathLike) -> list[str]:
+    """The files of the checkpoint at ``prefix`` (either format) that exist, index first: the
+    order in which deleting them never leaves an index without its data."""
+    prefix = str(prefix)
+    folder, base = os.path.split(prefix)
+    shard = re.compile(re.escape(base) + r"\.data-\d{5}-of-\d{5}")
+    try:
+        names = os.listdir(folder or ".")
+    except OSError:
+        names = []
+    candidates = [tf_bundle.index_path(prefix), prefix + INDEX_SUFFIX]
+    candidates += sorted(os.path.join(folder, n) for n in names if shard.fullmatch(n))
+    candidates += [prefix + DATA_SUFFIX, prefix + ".meta"]
+    return [path for path in candidates if os.path.lexists(path)]
+
+
 class Saver:
     """Saves and restores variables (TF1's ``tf.train.Saver``).
 
     ``var_list`` is None (every global variable at construction), a list of
     variables (saved under their op names) or a dict from names to variables.
     ``save`` keeps the ``max_to_keep`` newest checkpoints (None or 0: all) and,
-    beyond those, one every ``keep_checkpoint_every_n_hours``. See the module
-    docstring for the file format and why writes are atomic.
+    beyond those, one every ``keep_checkpoint_every_n_hours``. ``checkpoint_format`` is
+    ``"tf"`` (TensorFlow's V2 checkpoints, which TensorFlow restores; the default where the
+    ``tf-files`` extra is installed) or ``"npz"`` (symgrad's NumPy format; the default
+    otherwise, with a warning). ``restore`` reads either. See the module docstring for the
+    file formats and why writes are atomic.
 
     >>> import tempfile, symgrad as sg
     >>> with sg.Graph().as_default(), tempfile.TemporaryDirectory() as folder:
@@ -499,7 +783,23 @@ class Saver:
         pad_step_number: bool = False,
         save_relative_paths: bool = True,
         filename: str | None = None,
+        checkpoint_format: str | None = None,
     ) -> None:
+        if write_version is not None and write_version != SAVER_V2:
+            raise InvalidArgumentError(
+                f"symgrad: Saver: write_version={write_version!r}: only TF1's default "
+                f"(SaverDef.V2, {SAVER_V2}) is written; V1 checkpoints are not"
+            )
+        if checkpoint_format is None:
+            checkpoint_format = default_format()
+            if checkpoint_format != TF_FORMAT:
+                _warn_numpy_format_once()
+        if checkpoint_format not in FORMATS:
+            raise InvalidArgumentError(
+                f"symgrad: Saver: checkpoint_format must be one of {FORMATS}, not "
+                f"{checkpoint_format!r}"
+            )
+        self.checkpoint_format = checkpoint_format
         if var_list is None:
             with get_default_graph().as_default():
                 var_list = global_variables()
@@ -554,10 +854,7 @@ class Saver:
             step_text = f"{step:08d}" if self._pad_step_number else str(step)
             prefix = f"{prefix}-{step_text}"
         directory = Path(prefix).parent
-        if not directory.is_dir():
-            raise CheckpointError(
-                f"symgrad: Saver.save: the folder {str(directory)!r} of {prefix!r} does not exist"
-            )
+        make_directory(directory)  # as TF1 does: a FileAccessError if a file is in the way
         names = list(self._variables)
         values = sess.run([self._variables[n] for n in names]) if names else []
         arrays = {
@@ -565,7 +862,7 @@ class Saver:
         }
         # Temporary files of writers that were killed (SIGKILL cannot be caught).
         remove_orphaned_temporaries(directory)
-        write_checkpoint(prefix, arrays)
+        write_checkpoint(prefix, arrays, self.checkpoint_format)
         if write_state:
             kept = list(self._last_checkpoints)
             stale = self._record(prefix)
@@ -580,9 +877,9 @@ class Saver:
                 raise
             # Only now that the state file no longer names them.
             for old in stale:
-                for suffix in (INDEX_SUFFIX, DATA_SUFFIX):  # index first: never a half checkpoint
+                for path in checkpoint_files(old):  # index first: never a half checkpoint
                     with contextlib.suppress(FileNotFoundError):
-                        os.unlink(old + suffix)
+                        os.unlink(path)
         return prefix
 
     def _record(self, prefix: str) -> list[str]:
@@ -610,26 +907,26 @@ class Saver:
                 "no checkpoint?)"
             )
         prefix = str(save_path)
-        index = read_index(prefix)
-        saved = index["variables"]
+        saved = saved_variables(prefix)
         for name, variable in self._variables.items():
             if name not in saved:
-                raise CheckpointError(
+                raise CheckpointKeyError(
                     f"symgrad: Saver.restore: variable '{variable.name}' (saved as {name!r}) "
                     f"is not in checkpoint {prefix!r}; it has "
                     f"{', '.join(sorted(saved)) or 'no variables'}"
                 )
-            shape = tuple(saved[name]["shape"])
+            dtype, shape = saved[name]
             if variable.shape is not None and shape != variable.shape:
                 raise ShapeError(
                     f"symgrad: Saver.restore: variable '{variable.name}' has shape "
                     f"{variable.shape}, checkpoint {prefix!r} holds shape {shape}"
                 )
-            if saved[name]["dtype"] != np.dtype(variable.dtype.numpy).name:
+            if dtype != np.dtype(variable.dtype.numpy):
+                held = "a dtype NumPy has not" if dtype is None else dtype.name
                 raise DTypeError(
                     f"symgrad: Saver.restore: variable '{variable.name}' has dtype "
-                    f"{variable.dtype.name}, checkpoint {prefix!r} holds {saved[name]['dtype']}"
+                    f"{variable.dtype.name}, checkpoint {prefix!r} holds {held}"
                 )
-        arrays = read_checkpoint(prefix)
+        arrays = _read_arrays(prefix, list(self._variables))
         for name, variable in self._variables.items():
             sess.load_variable(variable, arrays[name])

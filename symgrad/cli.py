@@ -7,6 +7,8 @@
     symgrad show --after PASS FILE.py[:OBJECT]   the Program after one pass (symgrad.passes)
     symgrad show FILE.py[:OBJECT] --graph G.svg  ... and a picture of the graph (.svg or .dot)
     symgrad check FILE.py[:OBJECT]               gradients against finite differences
+    symgrad export MODEL -o OUT.py               a TensorFlow model (frozen .pb, .meta +
+        [--inputs x:0] [--outputs logits:0]      checkpoint, SavedModel) as a NumPy module
     symgrad cache clear | info                   the cache of generated modules
 
 ``FILE.py`` alone runs the file as a script and collects every module it
@@ -31,6 +33,7 @@ from . import checkpoint, compiler, files
 from .backends.numpy.printer import formula_text
 from .errors import SymgradError
 from .graph import Graph, Tensor, ancestors
+from .model_export import export_model
 from .ops.reductions import reduce_sum
 from .passes import pass_names
 from .program import Program
@@ -337,6 +340,22 @@ def _cache(args: argparse.Namespace) -> None:
     )
 
 
+def _export(args: argparse.Namespace) -> None:
+    module = export_model(
+        args.source,
+        args.output,
+        inputs=args.inputs,
+        outputs=args.outputs,
+        checkpoint=args.checkpoint,
+        name=args.name,
+        backend=args.backend,
+    )
+    names = ", ".join(output.name for output in module.program.outputs)
+    print(
+        f"wrote {args.output}: {module.program.name}({', '.join(i.name for i in module.program.inputs)}) -> {names}"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="symgrad", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -389,6 +408,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="largest relative error that passes (default 1e-3)",
     )
     check_parser.set_defaults(run=_check)
+    export_parser = commands.add_parser(
+        "export",
+        help="a TensorFlow model (frozen .pb/.pbtxt, .meta + checkpoint, SavedModel folder) "
+        "as a standalone NumPy module with its trained weights",
+    )
+    export_parser.add_argument("source", metavar="MODEL", help="a .pb, .pbtxt, .meta or folder")
+    export_parser.add_argument("-o", "--output", required=True, help="the .py file to write")
+    export_parser.add_argument(
+        "--inputs",
+        nargs="+",
+        metavar="TENSOR",
+        help="input tensors (x:0); default: the placeholders",
+    )
+    export_parser.add_argument(
+        "--outputs", nargs="+", metavar="TENSOR", help="output tensors (logits:0)"
+    )
+    export_parser.add_argument(
+        "--checkpoint", metavar="PREFIX_OR_DIR", help="the weights of a .meta (default: beside it)"
+    )
+    export_parser.add_argument("--name", help="the function's name (default: the file's)")
+    export_parser.add_argument(
+        "--backend", choices=compiler.BACKENDS, default="numpy", help="as for compile"
+    )
+    export_parser.set_defaults(run=_export)
     cache_parser = commands.add_parser(
         "cache", help="'clear' deletes the cached generated modules; 'info' counts them"
     )

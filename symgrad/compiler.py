@@ -605,6 +605,7 @@ def compile(
     backend: str = "numpy",
     scalar_inputs: Sequence[Tensor] = (),
     replace: bool = True,
+    provenance: Sequence[str] = (),
 ) -> CompiledModule:
     """Generate, write and import a NumPy module computing ``outputs``.
 
@@ -728,6 +729,7 @@ def compile(
     try:
         traced = trace(flat, inputs, function_name, baked)
         traced.graph_name = name or function_name
+        traced.provenance = tuple(provenance)
         program = run_passes(traced, simplify=simplify, passes=PASSES)
         specialized, guard = None, ""
         scalars = _scalar_inputs(scalar_inputs, inputs)
@@ -737,6 +739,7 @@ def compile(
             with assuming(assumption.signatures):
                 same = trace(flat, inputs, function_name, baked)
             same.graph_name = traced.graph_name
+            same.provenance = traced.provenance
             same.naturals = assumption.ranks_known(same.naturals)
             specialized = run_passes(same, simplify=simplify, passes=PASSES)
             guard = emit.guard_text(assumption, [i.name for i in program.inputs])

@@ -64,6 +64,17 @@ class CheckpointError(SymgradError, ValueError):
     """A checkpoint that is missing, truncated, or does not match the variables restored."""
 
 
+class CheckpointKeyError(NotFoundError, CheckpointError):
+    """A checkpoint lacks a variable that is restored or read from it (TF1 raises
+    ``tf.errors.NotFoundError`` there); also a :class:`CheckpointError`."""
+
+
+class ModelFileError(SymgradError, ValueError):
+    """A TensorFlow graph file (GraphDef, MetaGraphDef, SavedModel) that is missing, cut
+    short, does not parse, or holds what symgrad cannot import; the message names the file
+    (or the node) and what is wrong."""
+
+
 class MissingExtraError(SymgradError, ImportError):
     """An optional dependency is not installed; the message names the extra to install."""
 

@@ -57,7 +57,7 @@ def explain_gradients(ys: Any, xs: Any, stop_gradients: Any = None) -> str:
     ...     b = sg.multiply(sg.stop_gradient(w1 * 3.0, name="a_stopped"), w2, name="b")
     ...     print(sg.explain_gradients(b, [w1, w2]))
     w1:0: None — no path from it to the ys carries a gradient:
-      w1:0 → Mul:0 → a_stopped:0 → b:0 is cut: 'a_stopped:0' is stop_gradient
+      w1:0 → mul:0 → a_stopped:0 → b:0 is cut: 'a_stopped:0' is stop_gradient
     w2:0: gets a gradient, along 1 path:
       w2:0 → b:0
     """

@@ -27,9 +27,10 @@ import secrets
 import signal
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import FrameType
+from typing import BinaryIO
 
 from .errors import FileAccessError, PathIsADirectoryError, file_error
 
@@ -342,6 +343,71 @@ def _process_alive(pid: int) -> bool:
     except OSError:  # it exists but belongs to someone else
         return True
     return True
+
+
+def write_files_together(files: Sequence[tuple[Path, Callable[[BinaryIO], object]]]) -> None:
+    """Write files that belong together (a checkpoint's data file and its index): each
+    through its ``write(file)`` callback, in the order given, into a temporary file in its
+    target's folder, flushed to disk. Only once every one is complete are they renamed over
+    their targets, in the same order, with Ctrl-C held back between the renames; then the
+    folders are synced.
+
+    An error (or interrupt) while any file is being written leaves every target as it was
+    and no temporary file behind. Only a crash of the machine or a kill in the microseconds
+    between two renames can leave some targets new and the others old; naming a file last
+    (an index) makes that a state its reader can detect.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     data, index = Path(folder) / "m.data", Path(folder) / "m.index"
+    ...     write_files_together(
+    ...         [(data, lambda file: file.write(b"123")), (index, lambda file: file.write(b"i"))]
+    ...     )
+    ...     data.read_bytes(), index.read_bytes(), sorted(p.name for p in Path(folder).iterdir())
+    (b'123', b'i', ['m.data', 'm.index'])
+    """
+    # Absolute, so that a later change of the working folder cannot move a target.
+    targets = [Path(os.path.abspath(target)) for target, _ in files]
+    folders = list(dict.fromkeys(target.parent for target in targets))
+    for folder in folders:
+        make_directory(folder)
+        remove_orphaned_temporaries(folder)
+    for target in targets:
+        if target.is_dir() and not target.is_symlink():
+            raise PathIsADirectoryError(f"symgrad: cannot write '{target}': it is a folder")
+    mode = 0o666 & ~_UMASK
+    temporaries: list[str] = []
+    current = targets[0] if targets else None
+    try:
+        for target, (_, write) in zip(targets, files, strict=True):
+            current = target
+            # Created exclusively under a random name (nothing planted is followed); SIGINT is
+            # deferred so that the file cannot exist before the list that cleans it up has it.
+            with _interrupts_deferred():
+                descriptor, temporary = tempfile.mkstemp(
+                    dir=target.parent, prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp"
+                )
+                temporaries.append(temporary)
+            with os.fdopen(descriptor, "wb") as file:
+                os.fchmod(file.fileno(), mode)
+                write(file)
+                file.flush()
+                os.fsync(file.fileno())
+        with _interrupts_deferred():
+            while temporaries:
+                current = targets[len(targets) - len(temporaries)]
+                os.replace(temporaries[0], current)
+                temporaries.pop(0)
+    except FileAccessError:
+        raise
+    except OSError as error:
+        raise file_error(error, f"cannot write '{current}'") from error
+    finally:
+        for temporary in temporaries:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+    for folder in folders:
+        _sync_directory(folder)
 
 
 # --- the cache ---------------------------------------------------------------------------------

@@ -17,7 +17,11 @@ from . import dtypes as _dtypes
 from .errors import DTypeError, GraphMismatchError, InvalidArgumentError, NotFoundError
 from .shapes import Shape, TensorShape, as_shape, format_shape
 
-_VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
+# TF1's rules for names: a name at the top of the graph starts with a letter, a digit or a dot;
+# inside a scope it may also start with "_", "-" or ">"; ":" is never in one (it introduces the
+# output index of "name:0").
+_VALID_ROOT_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
+_VALID_SCOPED_NAME = re.compile(r"^[A-Za-z0-9_.\-/>]*$")
 
 
 class Operation:
@@ -47,6 +51,10 @@ class Operation:
         self.created_by_gradients = created_by_gradients
         # True when the name came from the op type rather than from the user.
         self.auto_named = False
+        # The name generated code reads its role from (symgrad.naming): the op type counted
+        # among ops of that type, even where TF1 names the op after the function that made
+        # it (``truediv``, ``strided_slice``), so that generated code keeps its names.
+        self.code_name = name
         # For gradient ops: which derivative this op helps compute (a naming.Provenance),
         # so generated code can name it after that rather than after TF's op counters.
         self.provenance: Any = None
@@ -216,6 +224,10 @@ class Graph:
     def __init__(self) -> None:
         self._operations: list[Operation] = []
         self._names_in_use: dict[str, int] = {}
+        # The same names with auto-named ops counted under their op type: see Operation.code_name.
+        self._code_names_in_use: dict[str, int] = {}
+        # TF1's default names of ops made by a function or an operator (``{"RealDiv": "truediv"}``).
+        self._default_names: dict[str, str] = {}
         self._name_stack: list[str] = []
         self._gradient_depth = 0
         self._collections: dict[str, list] = {}
@@ -234,6 +246,7 @@ class Graph:
         outputs: Sequence[tuple[Shape, _dtypes.DType]],
         name: str | None = None,
     ) -> Operation:
+        name = name or None  # "" is no name, as in most TF1 functions
         for _, dtype in outputs:
             if dtype == _dtypes.string:
                 raise DTypeError(
@@ -251,41 +264,77 @@ class Graph:
             pending = [c for block in self._control_stack for c in block]
             listed = list(attrs.get("control", ()))
             attrs = {**attrs, "control": listed + [c for c in pending if c not in listed]}
+        default = self._default_names.get(op_type, op_type) if name is None else name
+        full_name, code_name = self._unique_names(default, op_type if name is None else name)
         op = Operation(
             self,
             op_type,
-            self.unique_name(name or op_type),
+            full_name,
             inputs,
             attrs,
             outputs,
             created_by_gradients=self._gradient_depth > 0,
         )
         op.auto_named = name is None
+        op.code_name = code_name
         self._operations.append(op)
         return op
 
+    @contextlib.contextmanager
+    def default_names(self, names: dict[str, str]) -> Iterator[None]:
+        """Name the unnamed ops of the given types as TF1's function or operator does
+        (``a / b`` is ``truediv``, ``tf.zeros`` is ``zeros``) while the block builds them."""
+        saved = self._default_names
+        self._default_names = {**saved, **names}
+        try:
+            yield
+        finally:
+            self._default_names = saved
+
     def unique_name(self, name: str) -> str:
         """TF's rule: ``scope/name``, then ``name_1``, ``name_2``... on reuse; a name that ends
-        in ``/`` (what ``name_scope`` yields) names an op after its scope, as it is."""
-        name = str(name)
+        in ``/`` (what ``name_scope`` yields) names an op after its scope, as it is.
+
+        A name TF1 refuses (``"a b"``, ``"w:0"``, ``"-a"`` at the top) raises
+        :class:`~symgrad.errors.InvalidArgumentError`, a ``ValueError`` as in TF1.
+        """
+        return self._unique_names(str(name), str(name))[0]
+
+    def _unique_names(self, name: str, code_name: str) -> tuple[str, str]:
+        """The unique graph name for ``name`` and, counted apart, the code name (see
+        ``Operation.code_name``) for ``code_name``, both under the current scope."""
         if len(name) > 1 and name.endswith("/"):
             full = name[:-1]
             self._names_in_use.setdefault(full.lower(), 1)
-            return full
-        if not _VALID_NAME.match(name):
-            # TF rejects such names; we keep the user's text (naming.py sanitises it
-            # for code) but strip what would break the scope/name:index syntax.
-            name = name.replace(":", "_") or "unnamed"
+            self._code_names_in_use.setdefault(full.lower(), 1)
+            return full, full
+        self._check_name(name)
+        return (
+            self._claim(self._names_in_use, name),
+            self._claim(self._code_names_in_use, code_name),
+        )
+
+    def _check_name(self, name: str) -> None:
+        rule = _VALID_SCOPED_NAME if self._name_stack else _VALID_ROOT_NAME
+        if not name or not rule.match(name):
+            where = f"inside the scope '{self.get_name_scope()}'" if self._name_stack else ""
+            raise InvalidArgumentError(
+                f"symgrad: {name!r} is not a valid name for an op or a scope {where}".rstrip()
+                + ": TF1 allows ASCII letters, digits and '.', '_', '-', '/', '>', and a name "
+                "at the top of the graph starts with a letter, a digit or '.'"
+            )
+
+    def _claim(self, in_use: dict[str, int], name: str) -> str:
         full = "/".join(self._name_stack + [name])
         key = full.lower()
-        if key in self._names_in_use:
-            count = self._names_in_use[key]
-            while f"{key}_{count}" in self._names_in_use:
+        if key in in_use:
+            count = in_use[key]
+            while f"{key}_{count}" in in_use:
                 count += 1
-            self._names_in_use[key] = count + 1
+            in_use[key] = count + 1
             full = f"{full}_{count}"
             key = full.lower()
-        self._names_in_use[key] = 1
+        in_use[key] = 1
         return full
 
     @contextlib.contextmanager
@@ -410,6 +459,22 @@ def get_default_session() -> Any:
             "symgrad: no default session: use `with symgrad.Session() as sess:` or pass session="
         )
     return _default_sessions[-1]
+
+
+def graph_of(*values: Any) -> Graph:
+    """The graph of the first tensor among ``values``, else the default graph (where an op
+    over them is made)."""
+    for value in values:
+        if isinstance(value, Tensor):
+            return value.graph
+    return get_default_graph()
+
+
+@contextlib.contextmanager
+def default_names(values: Sequence[Any], names: dict[str, str]) -> Iterator[None]:
+    """:meth:`Graph.default_names` on the graph of ``values`` (see :func:`graph_of`)."""
+    with graph_of(*values).default_names(names):
+        yield
 
 
 def get_default_graph() -> Graph:

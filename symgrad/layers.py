@@ -28,8 +28,8 @@ import numpy as np
 
 from . import dtypes as _dtypes
 from .errors import DTypeError, InvalidArgumentError, ShapeError
-from .graph import Operation, Tensor, name_scope
-from .ops.array_ops import reshape, size, where
+from .graph import Operation, Tensor, default_names, name_scope
+from .ops.array_ops import expand_dims, reshape, size, squeeze, transpose, where
 from .ops.array_ops import shape as shape_of
 from .ops.conv_ops import avg_pool, max_pool
 from .ops.conv_ops import conv2d as _nn_conv2d
@@ -58,6 +58,7 @@ from .ops.random_ops import dropout as _nn_dropout
 from .ops.reductions import reduce_mean
 from .ops.sources import convert_to_tensor
 from .ops.state import Variable, assign_sub
+from .ops.structural import pad
 from .ops.variable_scope import GraphKeys, add_to_collection, get_variable, variable_scope
 from .shapes import format_shape
 from .tf1_names import missing_attribute
@@ -95,6 +96,10 @@ def _known_rank(x: Tensor, layer: str) -> tuple[int | None, ...]:
         )
     sizes = [getattr(d, "value", d) for d in dims]
     return tuple(None if d is None else int(d) for d in sizes)
+
+
+# The names TF1's layers give the arithmetic they build with Python operators.
+_ARITHMETIC_NAMES = {"Add": "add", "Sub": "sub", "Mul": "mul", "RealDiv": "truediv"}
 
 
 def _unsupported_constraints(layer: str, kernel_constraint: Any, bias_constraint: Any) -> None:
@@ -243,11 +248,15 @@ def flatten(inputs: Any, name: str | None = None, data_format: str = "channels_l
     ...         sess.run(sg.layers.flatten(x), {x: np.zeros((2, 7, 7, 64))}).shape
     (2, 3136)
     """
+    first = _channels_first(data_format, "flatten")
     x = convert_to_tensor(inputs)
     shape = _known_rank(x, "flatten")
     with name_scope(name or "flatten"):
         if len(shape) <= 1:
             return reshape(x, [-1, 1])
+        if first and len(shape) >= 3:
+            # TF1 puts the channels last first, so the flat order is that of NHWC.
+            x = transpose(x, [0, *range(2, len(shape)), 1])
         rest = shape[1:]
         if any(d is None for d in rest):
             raise ShapeError(
@@ -280,11 +289,60 @@ def _padding(padding: str, layer: str) -> str:
     return mode
 
 
-def _channels_last(data_format: str, layer: str) -> None:
-    if data_format != "channels_last":
+def _channels_first(data_format: str | None, layer: str) -> bool:
+    """Whether ``data_format`` is ``"channels_first"`` (NCHW); ``"channels_last"`` (NHWC) is
+    TF1's default (None too). Channels-first inputs are transposed to channels-last and the
+    results back, as TF's CPU kernels do."""
+    if data_format is None:
+        return False
+    if data_format not in ("channels_last", "channels_first"):
         raise InvalidArgumentError(
-            f"layers.{layer}: only data_format='channels_last' (NHWC) is supported, not {data_format!r}"
+            f"layers.{layer}: data_format must be 'channels_last' or 'channels_first', "
+            f"not {data_format!r}"
         )
+    return data_format == "channels_first"
+
+
+def _single(value: Any, what: str, layer: str) -> int:
+    """TF1's ``normalize_tuple`` for one spatial axis: an int or a tuple of one int."""
+    number = (int, np.integer)
+    items = (value,) if isinstance(value, number) else tuple(value) if value is not None else ()
+    if len(items) != 1 or not isinstance(items[0], number) or isinstance(items[0], bool):
+        raise InvalidArgumentError(
+            f"layers.{layer}: {what} must be a positive int or a tuple of one, not {value!r}"
+        )
+    if items[0] <= 0:
+        raise InvalidArgumentError(f"layers.{layer}: {what} must be positive, not {value!r}")
+    return int(items[0])
+
+
+# The input layouts the convolution and pooling layers take, by rank and data_format.
+_LAYOUTS = {
+    (3, False): "[batch, width, channels]",
+    (3, True): "[batch, channels, width]",
+    (4, False): "[batch, height, width, channels]",
+    (4, True): "[batch, channels, height, width]",
+}
+
+
+def _spatial_input(inputs: Any, rank: int, first: bool, layer: str) -> Tensor:
+    """``inputs`` of the layer's rank, checked, with its channels moved last if ``first``."""
+    x = convert_to_tensor(inputs)
+    shape = _known_rank(x, layer)
+    if len(shape) != rank:
+        raise ShapeError(
+            f"layers.{layer}: the input {x.name!r} of shape {format_shape(shape)} must be "
+            f"{_LAYOUTS[rank, first]} (rank {rank})"
+        )
+    return transpose(x, [0, *range(2, rank), 1]) if first else x
+
+
+def _channels_back(y: Tensor, first: bool) -> Tensor:
+    """A channels-last result of rank 3 or 4 back to channels-first when ``first``."""
+    if not first:
+        return y
+    rank = len(_known_rank(y, "conv"))
+    return transpose(y, [0, rank - 1, *range(1, rank - 1)])
 
 
 def conv2d(
@@ -308,12 +366,13 @@ def conv2d(
     name: str | None = None,
     reuse: Any = None,
 ) -> Tensor:
-    """``tf.layers.conv2d``: ``activation(nn.conv2d(inputs, kernel) + bias)`` on NHWC inputs.
+    """``tf.layers.conv2d``: ``activation(nn.conv2d(inputs, kernel) + bias)``.
 
     The variables are ``<name>/kernel`` (``[kh, kw, in_channels, filters]``, Glorot uniform
     unless ``kernel_initializer`` says otherwise) and ``<name>/bias`` (zeros); ``name``
     defaults to ``conv2d``, made unique. ``padding`` is ``"valid"`` (TF1's default) or
-    ``"same"``.
+    ``"same"``. The input is NHWC, or NCHW with ``data_format="channels_first"`` (transposed
+    to NHWC and the result back, as TF's CPU kernels do).
 
     >>> import symgrad as sg
     >>> with sg.Graph().as_default():
@@ -323,26 +382,28 @@ def conv2d(
     (['conv2d/kernel', 'conv2d/bias'], (None, 28, 28, 32))
     """
     _unsupported_constraints("conv2d", kernel_constraint, bias_constraint)
-    _channels_last(data_format, "conv2d")
+    first = _channels_first(data_format, "conv2d")
     x = convert_to_tensor(inputs)
     shape = _known_rank(x, "conv2d")
-    if len(shape) != 4 or shape[-1] is None:
+    if len(shape) != 4 or shape[1 if first else -1] is None:
         raise ShapeError(
             f"layers.conv2d: the input {x.name!r} of shape {format_shape(shape)} must be "
-            "[batch, height, width, channels] with known channels"
+            f"{_LAYOUTS[4, first]} with known channels"
         )
     kh, kw = _pair(kernel_size, "kernel_size", "conv2d")
     sh, sw = _pair(strides, "strides", "conv2d")
     dh, dw = _pair(dilation_rate, "dilation_rate", "conv2d")
     with variable_scope(name, default_name="conv2d", reuse=reuse):
+        x = _spatial_input(x, 4, first, "conv2d")
+        channels = shape[1 if first else -1]
         kernel = _kernel(
-            x, [kh, kw, shape[-1], int(filters)], kernel_initializer, kernel_regularizer, trainable
+            x, [kh, kw, channels, int(filters)], kernel_initializer, kernel_regularizer, trainable
         )
         y = _nn_conv2d(
             x, kernel, [1, sh, sw, 1], _padding(padding, "conv2d"), dilations=[1, dh, dw, 1]
         )
         y = _add_bias(y, int(filters), use_bias, bias_initializer, bias_regularizer, trainable)
-        return _activate(y, activation, activity_regularizer)
+        return _channels_back(_activate(y, activation, activity_regularizer), first)
 
 
 def _pooling2d(
@@ -355,11 +416,13 @@ def _pooling2d(
     data_format: str,
     name: str | None,
 ) -> Tensor:
-    _channels_last(data_format, layer)
+    first = _channels_first(data_format, layer)
     ph, pw = _pair(pool_size, "pool_size", layer)
     sh, sw = _pair(strides, "strides", layer)
     with name_scope(name or layer):
-        return pool(inputs, [1, ph, pw, 1], [1, sh, sw, 1], _padding(padding, layer))
+        x = _spatial_input(inputs, 4, first, layer) if first else inputs
+        y = pool(x, [1, ph, pw, 1], [1, sh, sw, 1], _padding(padding, layer))
+        return _channels_back(y, first)
 
 
 def max_pooling2d(
@@ -401,6 +464,149 @@ def average_pooling2d(
     """
     return _pooling2d(
         avg_pool, "average_pooling2d", inputs, pool_size, strides, padding, data_format, name
+    )
+
+
+def conv1d(
+    inputs: Any,
+    filters: int,
+    kernel_size: Any,
+    strides: Any = 1,
+    padding: str = "valid",
+    data_format: str = "channels_last",
+    dilation_rate: Any = 1,
+    activation: Callable[[Tensor], Tensor] | None = None,
+    use_bias: bool = True,
+    kernel_initializer: Any = None,
+    bias_initializer: Any = None,
+    kernel_regularizer: Any = None,
+    bias_regularizer: Any = None,
+    activity_regularizer: Any = None,
+    kernel_constraint: Any = None,
+    bias_constraint: Any = None,
+    trainable: bool = True,
+    name: str | None = None,
+    reuse: Any = None,
+) -> Tensor:
+    """``tf.layers.conv1d``: ``activation(conv1d(inputs, kernel) + bias)`` over the width of
+    ``[batch, width, channels]`` inputs (``[batch, channels, width]`` with
+    ``data_format="channels_first"``).
+
+    As TF1 computes it: the input gets a height of 1 and the kernel ``<name>/kernel``
+    (``[width, in_channels, filters]``) a leading 1, a 2-D convolution runs, and the height
+    is squeezed away; ``<name>/bias`` is ``[filters]``. ``padding`` is ``"valid"``,
+    ``"same"`` or ``"causal"`` (zeros before the sequence only, so an output never sees a
+    later step).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float32, [None, 10, 3])
+    ...     y = sg.layers.conv1d(x, 4, 3, strides=2, padding="same")
+    ...     [(v.op.name, tuple(v.shape)) for v in sg.global_variables()], tuple(y.shape)
+    ([('conv1d/kernel', (3, 3, 4)), ('conv1d/bias', (4,))], (None, 5, 4))
+    """
+    _unsupported_constraints("conv1d", kernel_constraint, bias_constraint)
+    first = _channels_first(data_format, "conv1d")
+    x = convert_to_tensor(inputs)
+    shape = _known_rank(x, "conv1d")
+    if len(shape) != 3 or shape[1 if first else -1] is None:
+        raise ShapeError(
+            f"layers.conv1d: the input {x.name!r} of shape {format_shape(shape)} must be "
+            f"{_LAYOUTS[3, first]} with known channels"
+        )
+    width = _single(kernel_size, "kernel_size", "conv1d")
+    stride = _single(strides, "strides", "conv1d")
+    dilation = _single(dilation_rate, "dilation_rate", "conv1d")
+    causal = str(padding).lower() == "causal"
+    mode = "VALID" if causal else _padding(padding, "conv1d")
+    with variable_scope(name, default_name="conv1d", reuse=reuse):
+        x = _spatial_input(x, 3, first, "conv1d")
+        channels = shape[1 if first else -1]
+        kernel = _kernel(
+            x, [width, channels, int(filters)], kernel_initializer, kernel_regularizer, trainable
+        )
+        if causal:
+            x = pad(x, [[0, 0], [dilation * (width - 1), 0], [0, 0]])
+        # TF1's nn.conv1d, named as it names it: "<layer>/Conv1D" is the 2-D convolution.
+        with name_scope("Conv1D") as scope:
+            y = _nn_conv2d(
+                expand_dims(x, 1),
+                expand_dims(kernel, 0),
+                [1, 1, stride, 1],
+                mode,
+                dilations=[1, 1, dilation, 1],
+                name=scope,
+            )
+            y = squeeze(y, [1])
+        y = _add_bias(y, int(filters), use_bias, bias_initializer, bias_regularizer, trainable)
+        return _channels_back(_activate(y, activation, activity_regularizer), first)
+
+
+def _pooling1d(
+    pool: Callable[..., Tensor],
+    layer: str,
+    inputs: Any,
+    pool_size: Any,
+    strides: Any,
+    padding: str,
+    data_format: str,
+    name: str | None,
+) -> Tensor:
+    """TF1's 1-D pooling: the 2-D pool of the input with a width-1 axis added, then removed."""
+    first = _channels_first(data_format, layer)
+    size_ = _single(pool_size, "pool_size", layer)
+    stride = _single(strides, "strides", layer)
+    mode = _padding(padding, layer)
+    with name_scope(name or layer):
+        x = _spatial_input(inputs, 3, first, layer)
+        y = pool(expand_dims(x, 2), [1, size_, 1, 1], [1, stride, 1, 1], mode)
+        return _channels_back(squeeze(y, [2]), first)
+
+
+def max_pooling1d(
+    inputs: Any,
+    pool_size: Any,
+    strides: Any,
+    padding: str = "valid",
+    data_format: str = "channels_last",
+    name: str | None = None,
+) -> Tensor:
+    """``tf.layers.max_pooling1d``: the maximum of each ``pool_size`` window along the width
+    of ``[batch, width, channels]`` inputs (``[batch, channels, width]`` with
+    ``data_format="channels_first"``).
+
+    >>> import numpy as np
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float32, [None, 4, 1])
+    ...     y = sg.layers.max_pooling1d(x, 2, 2)
+    ...     sg.compile(y)(np.array([[[1.0], [3.0], [2.0], [0.0]]]))[0, :, 0].tolist()
+    [3.0, 2.0]
+    """
+    return _pooling1d(
+        max_pool, "max_pooling1d", inputs, pool_size, strides, padding, data_format, name
+    )
+
+
+def average_pooling1d(
+    inputs: Any,
+    pool_size: Any,
+    strides: Any,
+    padding: str = "valid",
+    data_format: str = "channels_last",
+    name: str | None = None,
+) -> Tensor:
+    """``tf.layers.average_pooling1d``: the mean of each ``pool_size`` window along the width
+    (a ``"same"`` window at an edge averages over the steps inside the input only).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float32, [None, 3, 7])
+    ...     tuple(sg.layers.average_pooling1d(x, 2, 2, data_format="channels_first").shape)
+    (None, 3, 3)
+    """
+    return _pooling1d(
+        avg_pool, "average_pooling1d", inputs, pool_size, strides, padding, data_format, name
     )
 
 
@@ -550,6 +756,11 @@ def batch_normalization(
         )
 
         def normalize(mean: Tensor, variance: Tensor) -> Tensor:
+            # Named as TF1's layer names it: the output is 'batchnorm/add_1'.
+            with name_scope("batchnorm"), default_names([x], _ARITHMETIC_NAMES):
+                return _normalized(mean, variance)
+
+        def _normalized(mean: Tensor, variance: Tensor) -> Tensor:
             inv = rsqrt(add(variance, cast(epsilon, dtype)))
             if gamma is not None:
                 inv = multiply(inv, gamma)
@@ -590,12 +801,15 @@ def batch_normalization(
 
 
 __all__ = [
+    "average_pooling1d",
     "average_pooling2d",
     "batch_normalization",
+    "conv1d",
     "conv2d",
     "dense",
     "dropout",
     "flatten",
+    "max_pooling1d",
     "max_pooling2d",
 ]
 

@@ -150,7 +150,7 @@ def preferred_names(tensor: Tensor) -> list[str]:
         return [sanitize(f"{role}_{anchor}{suffix}" if anchor else role + suffix)]
     # A user's name, or an unnamed input's TF name (``variable_1``): parameters of the
     # generated function and gradients named after them must agree.
-    parts = [snake_case(p) if op.auto_named else p for p in op.name.split("/")]
+    parts = [snake_case(p) if op.auto_named else p for p in op.code_name.split("/")]
     if op.type == "VariableV2" and len(parts) > 1:
         # A variable's scopes are part of its name (``layer1/W`` is ``layer1_W``), so that
         # every layer's ``W`` and every optimizer slot (``layer1/W/Adam``) is named alike.
@@ -180,8 +180,9 @@ def output_names(tensor: Tensor) -> list[str]:
 
 
 def _role(tensor: Tensor) -> str:
-    """``add`` for TF's ``add_2``: the kind of op, without TF's counter."""
-    last = tensor.op.name.split("/")[-1]
+    """``add`` for TF's ``add_2``: the kind of op, without TF's counter (the op type's name
+    where TF1 names the op after its function: ``div`` for ``truediv``)."""
+    last = tensor.op.code_name.split("/")[-1]
     if tensor.op.auto_named:
         last = _TF_COUNTER.sub("", last)
     role = sanitize(snake_case(last), default="t")
@@ -322,7 +323,7 @@ def _y_part(ys: Iterable[Tensor]) -> str:
     if len(ys) != 1:
         return "ys"
     # The op's own name, as the outputs of ``gradients`` have always been named.
-    last = ys[0].op.name.split("/")[-1]
+    last = ys[0].op.code_name.split("/")[-1]
     last = snake_case(last) if ys[0].op.auto_named else last
     return sanitize(last).strip("_") or "t"
 
@@ -333,6 +334,17 @@ def _short(tensor: Tensor) -> str:
 
 def function_name(text: str | None) -> str:
     return sanitize(text or "compiled", default="compiled")
+
+
+def docstring_text(text: str) -> str:
+    """User text (a file's path) made safe for a docstring line, whole: printable ASCII only,
+    no triple quote that would close the docstring, no backslash.
+
+    >>> docstring_text("models\\\\frozen.pb  sha256 0a1b")
+    'models/frozen.pb  sha256 0a1b'
+    """
+    cleaned = "".join(ch if 32 <= ord(ch) < 127 else "?" for ch in str(text))
+    return cleaned.replace('"""', "'''").replace("\\", "/").strip() or "?"
 
 
 def comment_text(text: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .graph import Tensor
+from .graph import Tensor, default_names
 from .ops import elementwise as E
 from .ops.linalg import matmul
 
@@ -19,30 +19,34 @@ def _swap(function: Callable[..., Tensor]) -> Callable[[Tensor, Any], Tensor]:
     return lambda self, other: function(other, self)
 
 
-_OPERATORS = {
-    "__add__": E.add,
-    "__radd__": _swap(E.add),
-    "__sub__": E.subtract,
-    "__rsub__": _swap(E.subtract),
-    "__mul__": E.multiply,
-    "__rmul__": _swap(E.multiply),
-    "__truediv__": E.truediv,
-    "__rtruediv__": _swap(E.truediv),
-    "__floordiv__": E.floordiv,
-    "__rfloordiv__": _swap(E.floordiv),
-    "__mod__": E.floormod,
-    "__rmod__": _swap(E.floormod),
-    "__and__": E.logical_and,
-    "__rand__": _swap(E.logical_and),
-    "__or__": E.logical_or,
-    "__ror__": _swap(E.logical_or),
-    "__xor__": E.logical_xor,
-    "__rxor__": _swap(E.logical_xor),
+def _named(tf_name: str, op_types: tuple[str, ...], function: Callable[..., Tensor]) -> Any:
+    """``function`` making its ops of ``op_types`` under TF1's name for the operator
+    (``a + b`` is ``add``, ``a / b`` is ``truediv``: what ``get_tensor_by_name`` finds)."""
+    names = dict.fromkeys(op_types, tf_name)
+
+    def apply(self: Tensor, *other: Any) -> Tensor:
+        with default_names([self], names):
+            return function(self, *other)
+
+    return apply
+
+
+_BINARY: dict[str, tuple[Callable[..., Tensor], str, tuple[str, ...]]] = {
+    "add": (E.add, "add", ("Add",)),
+    "sub": (E.subtract, "sub", ("Sub",)),
+    "mul": (E.multiply, "mul", ("Mul",)),
+    "truediv": (E.truediv, "truediv", ("RealDiv",)),
+    "floordiv": (E.floordiv, "floordiv", ("FloorDiv",)),
+    "mod": (E.floormod, "mod", ("FloorMod",)),
+    "and": (E.logical_and, "and", ("LogicalAnd",)),
+    "or": (E.logical_or, "or", ("LogicalOr",)),
+    "xor": (E.logical_xor, "xor", ("LogicalXor",)),
+    "pow": (E.pow, "pow", ("Pow",)),
+    "matmul": (matmul, "matmul", ("MatMul", "BatchMatMulV2")),
+}
+
+_OPERATORS: dict[str, Any] = {
     "__invert__": lambda self: E.logical_not(self),
-    "__pow__": E.pow,
-    "__rpow__": _swap(E.pow),
-    "__matmul__": matmul,
-    "__rmatmul__": _swap(matmul),
     "__gt__": E.greater,
     "__ge__": E.greater_equal,
     "__lt__": E.less,
@@ -50,6 +54,9 @@ _OPERATORS = {
     "__neg__": lambda self: E.negative(self),
     "__abs__": lambda self: E.abs(self),
 }
+for _operator, (_function, _tf_name, _op_types) in _BINARY.items():
+    _OPERATORS[f"__{_operator}__"] = _named(_tf_name, _op_types, _function)
+    _OPERATORS[f"__r{_operator}__"] = _named(_tf_name, _op_types, _swap(_function))
 
 for _name, _function in _OPERATORS.items():
     setattr(Tensor, _name, _function)

@@ -77,6 +77,9 @@ class Program:
     statements: list[Statement]
     outputs: list[Output]
     graph_name: str = ""
+    # Where the graph came from, as the module's docstring lists it (an imported TF model's
+    # files and their SHA-256): lines of text, empty for a graph built in Python.
+    provenance: tuple[str, ...] = ()
     notes: list[str] = field(default_factory=list)
     # The run-time shape signature of each input, constant and traced statement
     # (symgrad.shapes.Signature), where the tracer could tell it.

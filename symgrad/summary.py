@@ -26,7 +26,9 @@ from __future__ import annotations
 import atexit
 import functools
 import itertools
+import logging
 import os
+import re
 import socket
 import struct
 import threading
@@ -44,6 +46,8 @@ from .files import make_directory
 from .graph import Graph, Tensor, get_default_graph
 
 SUMMARIES = "summaries"  # TF1's GraphKeys.SUMMARIES
+
+logger = logging.getLogger(__name__)
 
 
 @functools.cache
@@ -108,10 +112,23 @@ def _register(summary: Summary, graph: Graph, collections: Sequence[str] | None)
     return summary
 
 
+_TAG_REFUSED = re.compile(r"[^-/\w.]", re.ASCII)
+
+
 def _tag(name: str, family: str | None) -> str:
-    """TF1's tag: the unique, scoped name of the summary (``family/`` in front if given)."""
+    """TF1's tag: the unique, scoped name of the summary (``family/`` in front if given).
+
+    As in TF1, a name that is no valid op name (``"loss value"``) is made one (``loss_value``),
+    with a warning in the log.
+    """
     graph = get_default_graph()
-    return graph.unique_name(f"{family}/{name}" if family else name)
+    text = f"{family}/{name}" if family else str(name)
+    cleaned = _TAG_REFUSED.sub("_", text).lstrip("/") or "summary"
+    if cleaned[0] in "_-":
+        cleaned = f".{cleaned}"
+    if cleaned != text:
+        logger.warning("summary name %r is not a valid op name; using %r instead", text, cleaned)
+    return graph.unique_name(cleaned)
 
 
 def scalar(

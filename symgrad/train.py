@@ -9,26 +9,32 @@ of the run, so fetching ``[train_op, loss]`` gives the loss before the update.
 from __future__ import annotations
 
 import typing
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import dtypes as _dtypes
 from .checkpoint import (
+    CheckpointReader,
     CheckpointState,
+    NewCheckpointReader,
     Saver,
     checkpoint_exists,
     get_checkpoint_state,
+    init_from_checkpoint,
     latest_checkpoint,
     list_variables,
+    load_checkpoint,
     load_variable,
     update_checkpoint_state,
 )
-from .errors import DTypeError, InvalidArgumentError, NotFoundError
+from .errors import DTypeError, InvalidArgumentError, ModelFileError, NotFoundError
 from .gradients import gradients
 from .graph import Operation, Tensor, get_default_graph
+from .graph_import import AppliedUpdate, import_meta_graph, register_training_op
 from .ops.array_ops import concat, ensure_shape, gathered_slices, reshape, where
+from .ops.elementwise import abs as abs_
 from .ops.elementwise import (
     cast,
     equal,
@@ -36,13 +42,16 @@ from .ops.elementwise import (
     floor,
     greater,
     less_equal,
+    maximum,
     minimum,
     multiply,
     negative,
     ones_like,
     pow,
+    sign,
     sqrt,
     truediv,
+    zeros_like,
 )
 from .ops.init_ops import zeros_initializer
 from .ops.sources import constant, convert_to_tensor
@@ -55,6 +64,7 @@ __all__ = [
     "AdadeltaOptimizer",
     "AdagradOptimizer",
     "AdamOptimizer",
+    "FtrlOptimizer",
     "RMSPropOptimizer",
     "exponential_decay",
     "inverse_time_decay",
@@ -75,6 +85,11 @@ __all__ = [
     "latest_checkpoint",
     "list_variables",
     "load_variable",
+    "load_checkpoint",
+    "NewCheckpointReader",
+    "CheckpointReader",
+    "init_from_checkpoint",
+    "import_meta_graph",
     "update_checkpoint_state",
 ]
 
@@ -190,17 +205,19 @@ class Optimizer:
         return self.apply_gradients(grads_and_vars, global_step=global_step, name=name)
 
     # -- slots ---------------------------------------------------------------------------------
-    def _slot(self, var: Variable, slot_name: str, initial: Any = 0.0) -> Variable:
+    def _slot(
+        self, var: Variable, slot_name: str, initial: Any = 0.0, op_name: str | None = None
+    ) -> Variable:
         """The slot ``slot_name`` of ``var`` (TF1's key, ``"momentum"``), a variable named
         after ``var`` and this optimizer (``w/Momentum``; the second slot of one optimizer
-        ``w/Adam_1``; in a variable scope ``train/w/Adam``: :func:`slot_variable`), filled
-        with ``initial`` in the variable's dtype (TF1's ``constant_initializer``: no float32
-        rounding)."""
+        ``w/Adam_1``; in a variable scope ``train/w/Adam``: :func:`slot_variable`) or
+        ``op_name`` when given, filled with ``initial`` in the variable's dtype (TF1's
+        ``constant_initializer``: no float32 rounding)."""
         key = (var, slot_name)
         if key not in self._slots:
             shape = typing.cast(tuple[int, ...], var.shape)  # a variable's shape is fully defined
             value = np.full(shape, initial, dtype=var.dtype.numpy)
-            self._slots[key] = slot_variable(var, value, self._name)
+            self._slots[key] = slot_variable(var, value, op_name or self._name)
         return self._slots[key]
 
     def get_slot(self, var: Variable, name: str) -> Variable | None:
@@ -520,6 +537,122 @@ class AdadeltaOptimizer(Optimizer):
         ]
 
 
+def _ftrl_number(value: Any, what: str, sign: str = "") -> float:
+    """An FtrlOptimizer argument that TF1 compares with 0 in Python: a number, not negative
+    (``sign="+"``) or not positive (``sign="-"``), with TF1's message otherwise."""
+    if isinstance(value, (bool, Tensor)) or not isinstance(value, (int, float, np.number)):
+        raise InvalidArgumentError(
+            f"symgrad: FtrlOptimizer: {what} must be a Python number, got {value!r}"
+        )
+    if sign == "-" and value > 0.0:
+        raise InvalidArgumentError(
+            f"symgrad: FtrlOptimizer: {what} {float(value):f} needs to be negative or zero"
+        )
+    if sign == "+" and value < 0.0:
+        raise InvalidArgumentError(
+            f"symgrad: FtrlOptimizer: {what} {float(value):f} needs to be positive or zero"
+        )
+    return float(value)
+
+
+class FtrlOptimizer(Optimizer):
+    """TF1's FTRL-proximal optimizer (McMahan et al., 2013), ApplyFtrl's formulas:
+
+    ``n ← accum + g²``; ``linear ← linear + ĝ − (n^(−p) − accum^(−p))/lr·var``;
+    ``var ← (l1·sign(linear) − linear)/(n^(−p)/lr + 2·l2)`` where ``|linear| > l1``, else 0;
+    ``accum ← n``. ``p`` is ``learning_rate_power`` (−0.5: square roots), ``ĝ`` the gradient,
+    plus ``2·l2_shrinkage·var`` with ``l2_shrinkage_regularization_strength`` (ApplyFtrlV2),
+    and ``l2`` is ``l2_regularization_strength + beta/(2·lr)``. Slots ``"accum"`` (starts at
+    ``initial_accumulator_value``; named ``var/Ftrl``, or after ``accum_name``) and
+    ``"linear"`` (zeros; ``var/Ftrl_1``, or after ``linear_name``). A variable read through
+    ``gather`` moves only on the rows gathered, as TF1's SparseApplyFtrl.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     w = sg.Variable([1.0, 2.0], dtype=sg.float64, name="w")
+    ...     opt = sg.train.FtrlOptimizer(0.1, l1_regularization_strength=0.01)
+    ...     step = opt.minimize(sg.reduce_sum(w * w))
+    ...     with sg.Session() as sess:
+    ...         sess.run(sg.global_variables_initializer())
+    ...         sess.run(step)
+    ...         print(sess.run(w).round(6), [v.op.name for v in sg.global_variables()][1:])
+    [0.744559 1.74244 ] ['w/Ftrl', 'w/Ftrl_1']
+    """
+
+    def __init__(
+        self,
+        learning_rate: Any,
+        learning_rate_power: float = -0.5,
+        initial_accumulator_value: float = 0.1,
+        l1_regularization_strength: float = 0.0,
+        l2_regularization_strength: float = 0.0,
+        use_locking: bool = False,
+        name: str = "Ftrl",
+        accum_name: str | None = None,
+        linear_name: str | None = None,
+        l2_shrinkage_regularization_strength: float = 0.0,
+        beta: float | None = None,
+    ) -> None:
+        super().__init__(use_locking, name)
+        self._initial_accumulator_value = _ftrl_number(
+            initial_accumulator_value, "initial_accumulator_value", "+"
+        )
+        self._learning_rate_power = _ftrl_number(learning_rate_power, "learning_rate_power", "-")
+        self._l1 = _ftrl_number(l1_regularization_strength, "l1_regularization_strength", "+")
+        self._l2 = _ftrl_number(l2_regularization_strength, "l2_regularization_strength", "+")
+        self._l2_shrinkage = _ftrl_number(
+            l2_shrinkage_regularization_strength, "l2_shrinkage_regularization_strength", "+"
+        )
+        self._beta = 0.0 if beta is None else _ftrl_number(beta, "beta")
+        self._learning_rate = learning_rate
+        self._accum_name, self._linear_name = accum_name, linear_name
+
+    _sparse_rows_differ = True  # rows not gathered keep their slots and their value
+
+    def _adjusted_l2(self, var: Variable) -> Any:
+        """``l2 + beta / (2 * max(lr, 1e-36))``, which TF1 computes in float32 (the rate's
+        dtype when it is a tensor) before casting it to the variable's dtype."""
+        lr = self._learning_rate
+        if self._beta == 0.0:
+            return _hyper(self._l2, var)  # l2 + 0, exactly
+        if isinstance(lr, Tensor):
+            denominator = multiply(maximum(lr, np.asarray(1e-36, lr.dtype.numpy)), 2.0)
+            adjusted = truediv(np.asarray(self._beta, lr.dtype.numpy), denominator) + self._l2
+            return _hyper(adjusted, var)
+        f32 = np.float32
+        value = f32(self._l2) + f32(self._beta) / (f32(2.0) * max(f32(lr), f32(1e-36)))
+        return _hyper(float(value), var)
+
+    def _updates(self, grad: Tensor, var: Variable, rows: Tensor | None) -> list[Tensor]:
+        lr, l1 = _hyper(self._learning_rate, var), _hyper(self._l1, var)
+        l2 = self._adjusted_l2(var)
+        power = _hyper(self._learning_rate_power, var)
+        # TF1 makes the slots in this order: their names count up in it (w/Ftrl, w/Ftrl_1).
+        accum = self._slot(
+            var, "accum", self._initial_accumulator_value, self._accum_name or self._name
+        )
+        linear = self._slot(var, "linear", 0.0, self._linear_name or self._name)
+        shrunk = grad
+        if self._l2_shrinkage > 0.0:  # ApplyFtrlV2
+            shrunk = grad + 2.0 * _hyper(self._l2_shrinkage, var) * var
+        new_accum = accum + grad * grad
+        if power == -0.5:  # the kernels' special case: square roots
+            new_power, old_power = sqrt(new_accum), sqrt(accum)
+        else:
+            new_power, old_power = pow(new_accum, -power), pow(accum, -power)
+        new_linear = linear + (shrunk - (new_power - old_power) / lr * var)
+        active = greater(abs_(new_linear), l1)
+        quadratic = new_power / lr + 2.0 * l2
+        # Divided only where the result is kept, so a discarded 0/0 raises no warning.
+        safe = where(active, quadratic, ones_like(var))
+        new_var = where(active, (l1 * sign(new_linear) - new_linear) / safe, zeros_like(var))
+        return [
+            assign(linear, _on_rows(rows, new_linear, linear)),
+            assign(var, _on_rows(rows, new_var, var)),
+            assign(accum, _on_rows(rows, new_accum, accum)),
+        ]
+
+
 # --- learning-rate schedules (TF1's learning_rate_decay) -------------------------------------
 #
 # Each takes the global step (a variable that minimize(..., global_step=...) increments) and
@@ -734,6 +867,119 @@ if not TYPE_CHECKING:
 
     def __getattr__(name: str) -> Any:
         raise missing_attribute(__name__, "train", name)
+
+
+# --- the train ops of imported meta graphs ------------------------------------------------------
+# symgrad.graph_import makes each train op of a .meta file again with these optimizers: the
+# hyperparameters and slot variables of TF's update ops (ApplyAdam's m and v ...) adopted.
+
+
+def _adopted(
+    optimizer: Optimizer, updates: Sequence[AppliedUpdate], slots: Mapping[str, str]
+) -> Optimizer:
+    """``optimizer`` whose slot ``slots[input]`` of each updated variable is the imported
+    variable that TF's update op reads as ``input``."""
+    for update in updates:
+        variable = update.variables["var"]
+        for input_name, slot_name in slots.items():
+            slot = update.variables.get(input_name)
+            if slot is None:
+                raise ModelFileError(
+                    f"symgrad: import_meta_graph: the {input_name} of '{update.name}' "
+                    f"({update.op}) is no variable symgrad imported"
+                )
+            optimizer._slots[(variable, slot_name)] = slot
+    return optimizer
+
+
+def _no_nesterov(update: AppliedUpdate) -> None:
+    if update.attrs.get("use_nesterov"):
+        raise ModelFileError(
+            f"symgrad: import_meta_graph: '{update.name}' ({update.op}) uses Nesterov "
+            f"momentum, which TF1's {update.op[5:]}Optimizer does not"
+        )
+
+
+def _imported_gradient_descent(updates: Sequence[AppliedUpdate]) -> Optimizer:
+    return GradientDescentOptimizer(updates[0].hyper("lr"))
+
+
+def _imported_momentum(updates: Sequence[AppliedUpdate]) -> Optimizer:
+    first = updates[0]
+    optimizer = MomentumOptimizer(
+        first.hyper("lr"),
+        first.hyper("momentum"),
+        use_nesterov=bool(first.attrs.get("use_nesterov")),
+    )
+    return _adopted(optimizer, updates, {"accum": "momentum"})
+
+
+def _imported_adam(updates: Sequence[AppliedUpdate]) -> Optimizer:
+    first = updates[0]
+    _no_nesterov(first)
+    optimizer = AdamOptimizer(
+        first.hyper("lr"), first.hyper("beta1"), first.hyper("beta2"), first.hyper("epsilon")
+    )
+    powers = (first.variables.get("beta1_power"), first.variables.get("beta2_power"))
+    if powers[0] is None or powers[1] is None:
+        raise ModelFileError(
+            f"symgrad: import_meta_graph: the beta powers of '{first.name}' are no variables "
+            f"symgrad imported"
+        )
+    optimizer._beta_powers = (powers[0], powers[1])
+    return _adopted(optimizer, updates, {"m": "m", "v": "v"})
+
+
+def _imported_rmsprop(updates: Sequence[AppliedUpdate]) -> Optimizer:
+    first = updates[0]
+    centered = first.op == "ApplyCenteredRMSProp"
+    optimizer = RMSPropOptimizer(
+        first.hyper("lr"),
+        first.hyper("rho"),
+        first.hyper("momentum"),
+        first.hyper("epsilon"),
+        centered=centered,
+    )
+    slots = {"ms": "rms", "mom": "momentum", **({"mg": "mg"} if centered else {})}
+    return _adopted(optimizer, updates, slots)
+
+
+def _imported_adagrad(updates: Sequence[AppliedUpdate]) -> Optimizer:
+    return _adopted(AdagradOptimizer(updates[0].hyper("lr")), updates, {"accum": "accumulator"})
+
+
+def _imported_adadelta(updates: Sequence[AppliedUpdate]) -> Optimizer:
+    first = updates[0]
+    optimizer = AdadeltaOptimizer(first.hyper("lr"), first.hyper("rho"), first.hyper("epsilon"))
+    return _adopted(optimizer, updates, {"accum": "accum", "accum_update": "accum_update"})
+
+
+# The inputs of TF's update kernels, in order (training_ops.cc); "grad" is the gradient.
+register_training_op("ApplyGradientDescent", ("var", "lr", "grad"), _imported_gradient_descent)
+register_training_op(
+    "ApplyMomentum", ("var", "accum", "lr", "grad", "momentum"), _imported_momentum
+)
+register_training_op(
+    "ApplyAdam",
+    ("var", "m", "v", "beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon", "grad"),
+    _imported_adam,
+)
+register_training_op(
+    "ApplyRMSProp",
+    ("var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"),
+    _imported_rmsprop,
+)
+register_training_op(
+    "ApplyCenteredRMSProp",
+    ("var", "mg", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"),
+    _imported_rmsprop,
+)
+register_training_op("ApplyAdagrad", ("var", "accum", "lr", "grad"), _imported_adagrad)
+register_training_op(
+    "ApplyAdadelta",
+    ("var", "accum", "accum_update", "lr", "rho", "epsilon", "grad"),
+    _imported_adadelta,
+)
 
 
 # Moving averages of variables (issue 15).

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import random
 import signal
@@ -19,6 +18,16 @@ import pytest
 import symgrad as sg
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# The files of one checkpoint in each format (the data files, then the index).
+FILES = {"tf": (".data-00000-of-00001", ".index"), "npz": (".index.json", ".npz")}
+
+
+@pytest.fixture(params=["tf", "npz"])
+def checkpoint_format(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each test that takes it runs with Savers of either format (the default one chosen)."""
+    monkeypatch.setattr(sg.checkpoint, "default_format", lambda: request.param)
+    return str(request.param)
 
 
 def _model() -> dict:
@@ -39,7 +48,9 @@ def _batch() -> dict:
     return {"x": rng.standard_normal((8, 4)), "y": rng.standard_normal(8)}
 
 
-def test_save_restore_round_trip_is_bit_exact_and_keeps_max_to_keep(tmp_path: Path) -> None:
+def test_save_restore_round_trip_is_bit_exact_and_keeps_max_to_keep(
+    tmp_path: Path, checkpoint_format: str
+) -> None:
     batch = _batch()
     with sg.Graph().as_default():
         m = _model()
@@ -60,7 +71,7 @@ def test_save_restore_round_trip_is_bit_exact_and_keeps_max_to_keep(tmp_path: Pa
         ]
         names = sorted(p.name for p in tmp_path.iterdir())
         assert names == ["checkpoint"] + [
-            f"model.ckpt-{s}{suffix}" for s in (3, 4, 5) for suffix in (".index.json", ".npz")
+            f"model.ckpt-{s}{suffix}" for s in (3, 4, 5) for suffix in FILES[checkpoint_format]
         ]
         # TF's text format, paths relative to the folder (the folder can move).
         assert (tmp_path / "checkpoint").read_text().splitlines() == [
@@ -72,10 +83,14 @@ def test_save_restore_round_trip_is_bit_exact_and_keeps_max_to_keep(tmp_path: Pa
         state = sg.train.get_checkpoint_state(tmp_path)
         assert state is not None and state.model_checkpoint_path == path
         assert sg.train.latest_checkpoint(tmp_path) == path
-        # Any NumPy reads the data file; the index says what it holds.
-        with np.load(path + ".npz") as archive:
-            assert sorted(archive.files) == ["global_step", "layer/biases", "layer/weights"]
-            assert archive["layer/biases"].dtype == np.float32
+        # Any NumPy reads the data file (the index says what it holds); TensorFlow reads its own.
+        if checkpoint_format == "npz":
+            with np.load(path + ".npz") as archive:
+                arrays = {name: archive[name] for name in archive.files}
+        else:
+            arrays = sg.tf_files.read_bundle(path)
+        assert sorted(arrays) == ["global_step", "layer/biases", "layer/weights"]
+        assert arrays["layer/biases"].dtype == np.float32
         assert sg.train.list_variables(tmp_path) == [
             ("global_step", []),
             ("layer/biases", [3]),
@@ -90,7 +105,7 @@ def test_save_restore_round_trip_is_bit_exact_and_keeps_max_to_keep(tmp_path: Pa
                 assert fresh.run(m["step"]) == int(prefix.rsplit("-", 1)[1])
 
 
-def test_var_list_as_dict_and_list(tmp_path: Path) -> None:
+def test_var_list_as_dict_and_list(tmp_path: Path, checkpoint_format: str) -> None:
     with sg.Graph().as_default():
         m = _model()
         with sg.Session() as sess:
@@ -106,7 +121,9 @@ def test_var_list_as_dict_and_list(tmp_path: Path) -> None:
             assert fresh.run(m["w"])[3, 2] == 7.0
 
 
-def test_restore_errors_name_the_variable_and_change_nothing(tmp_path: Path) -> None:
+def test_restore_errors_name_the_variable_and_change_nothing(
+    tmp_path: Path, checkpoint_format: str
+) -> None:
     with sg.Graph().as_default():
         w = sg.Variable(np.ones(3), name="w")
         sg.Variable(np.ones(2, np.float32), name="v")
@@ -125,10 +142,11 @@ def test_restore_errors_name_the_variable_and_change_nothing(tmp_path: Path) -> 
             assert sess.run(w).tolist() == [0.0, 0.0, 0.0]  # nothing half-restored
             with pytest.raises(sg.errors.CheckpointError, match="no checkpoint at"):
                 saver.restore(sess, str(tmp_path / "missing"))
-            data = Path(good + ".npz")
-            data.write_bytes(data.read_bytes()[:-20])  # cut short
-            with pytest.raises(sg.errors.CheckpointError, match="truncated"):
+            data = Path(good + FILES[checkpoint_format][checkpoint_format == "npz"])
+            data.write_bytes(data.read_bytes()[:-4])  # cut short
+            with pytest.raises(sg.errors.CheckpointError, match=r"truncated|shorter|size"):
                 saver.restore(sess, good)
+            assert sess.run(w).tolist() == [0.0, 0.0, 0.0]
     with sg.Graph().as_default():
         sg.Variable(np.zeros(4), name="w")
         sg.Variable(np.zeros(2, np.float32), name="v")
@@ -140,12 +158,49 @@ def test_restore_errors_name_the_variable_and_change_nothing(tmp_path: Path) -> 
             sg.train.Saver().restore(sess, str(tmp_path / "only_w"))
 
 
+def test_a_missing_key_is_tf1s_not_found_error(tmp_path: Path, checkpoint_format: str) -> None:
+    with sg.Graph().as_default():
+        w = sg.Variable(np.ones(3), name="w")
+        with sg.Session() as sess:
+            sess.run(w.initializer)
+            only_w = sg.train.Saver().save(sess, tmp_path / "only_w")
+    with sg.Graph().as_default():
+        sg.Variable(np.zeros(3), name="w")
+        sg.Variable(np.zeros(2), name="v")
+        with sg.Session() as sess:
+            sess.run(sg.global_variables_initializer())
+            try:  # how TF1 programs catch it (to start from scratch)
+                sg.train.Saver().restore(sess, only_w)
+            except sg.errors.NotFoundError as error:
+                assert isinstance(error, sg.errors.CheckpointError), type(error)
+                assert "'v:0'" in str(error)
+            else:
+                raise AssertionError("restored a checkpoint that lacks 'v'")
+    with pytest.raises(sg.errors.NotFoundError, match="no variable 'v'"):
+        sg.train.load_variable(only_w, "v")
+
+
+def test_save_creates_missing_folders_and_refuses_a_file_in_the_way(tmp_path: Path) -> None:
+    with sg.Graph().as_default():
+        w = sg.Variable(np.ones(3), name="w")
+        saver = sg.train.Saver()
+        with sg.Session() as sess:
+            sess.run(w.initializer)
+            path = saver.save(sess, tmp_path / "a" / "b" / "model.ckpt", global_step=3)
+            assert sg.train.latest_checkpoint(tmp_path / "a" / "b") == path
+            (tmp_path / "file").write_text("in the way")
+            with pytest.raises(sg.errors.FileAccessError, match="a file is in the way"):
+                saver.save(sess, tmp_path / "file" / "model.ckpt")
+
+
 def test_no_checkpoint_yet() -> None:
     assert sg.train.latest_checkpoint("/nonexistent/folder") is None
     assert sg.train.get_checkpoint_state("/nonexistent/folder") is None
 
 
-def test_failed_save_leaves_no_temporary_file(tmp_path: Path) -> None:
+def test_failed_save_leaves_no_temporary_file(
+    tmp_path: Path, checkpoint_format: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with sg.Graph().as_default():
         w = sg.Variable(np.ones(3), name="w")
         saver = sg.train.Saver()
@@ -155,15 +210,14 @@ def test_failed_save_leaves_no_temporary_file(tmp_path: Path) -> None:
             before = sorted(p.name for p in tmp_path.iterdir())
 
             def broken(*args: object, **kwargs: object) -> None:
-                raise KeyboardInterrupt  # Ctrl-C in the middle of writing the archive
+                raise KeyboardInterrupt  # Ctrl-C in the middle of writing the files
 
-            original = np.lib.format.write_array
-            np.lib.format.write_array = broken
-            try:
-                with pytest.raises(KeyboardInterrupt):
-                    saver.save(sess, tmp_path / "m", global_step=2)
-            finally:
-                np.lib.format.write_array = original
+            with monkeypatch.context() as patch, pytest.raises(KeyboardInterrupt):
+                if checkpoint_format == "npz":  # the data file
+                    patch.setattr(np.lib.format, "write_array", broken)
+                else:  # the index, once the data file is written
+                    patch.setattr(sg.tf_files.bundle, "_index_table", broken)
+                saver.save(sess, tmp_path / "m", global_step=2)
             assert sorted(p.name for p in tmp_path.iterdir()) == before
             assert sg.train.latest_checkpoint(tmp_path) == first
 
@@ -302,8 +356,6 @@ def test_restore_in_a_fresh_process_gives_bit_identical_predictions(tmp_path: Pa
 
     trained = run("train")
     assert trained and run("restore") == trained
-    index = json.loads((tmp_path / "model.ckpt-20.index.json").read_text())
-    assert index["format"] == "symgrad.checkpoint" and index["variables"]["global_step"] == {
-        "dtype": "int64",
-        "shape": [],
-    }
+    # The default format (TensorFlow's, the tf-files extra being installed here).
+    index = sg.tf_files.read_bundle_index(tmp_path / "model.ckpt-20")
+    assert index["global_step"].dtype == np.int64 and index["global_step"].shape == ()

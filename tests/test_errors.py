@@ -1513,7 +1513,7 @@ def _() -> Any:
 # --- 13. checkpoints, loading and exporting values, summaries -------------------------------------------------
 
 
-def _saved(**variables: Any) -> str:
+def _saved(checkpoint_format: str | None = None, **variables: Any) -> str:
     """A checkpoint of ``variables`` (name -> initial value) written from a graph of its own."""
     folder = tempfile.mkdtemp(prefix="symgrad-errors-")
     with sg.Graph().as_default():
@@ -1521,7 +1521,8 @@ def _saved(**variables: Any) -> str:
             sg.Variable(value, name=name)
         with sg.Session() as sess:
             sess.run(sg.global_variables_initializer())
-            return sg.train.Saver().save(sess, os.path.join(folder, "model.ckpt"))
+            saver = sg.train.Saver(checkpoint_format=checkpoint_format)
+            return saver.save(sess, os.path.join(folder, "model.ckpt"))
 
 
 def _restore_into(prefix: str, **variables: Any) -> Any:
@@ -1553,9 +1554,24 @@ def _() -> Any:
     return _restore_into(_saved(w=np.zeros(3)), w=np.zeros(3, np.float32))
 
 
-@bad("restore-truncated", sg.errors.CheckpointError, ValueError, "truncated", "model.ckpt.npz")
+@bad(
+    "restore-truncated",
+    sg.errors.CheckpointError,
+    ValueError,
+    "truncated",
+    "model.ckpt.data-00000-of-00001",
+    "'w'",
+)
 def _() -> Any:
     prefix = _saved(w=np.zeros(1000))
+    with open(prefix + ".data-00000-of-00001", "r+b") as handle:
+        handle.truncate(100)
+    return _restore_into(prefix, w=np.zeros(1000))
+
+
+@bad("restore-truncated-npz", sg.errors.CheckpointError, ValueError, "truncated", "model.ckpt.npz")
+def _() -> Any:
+    prefix = _saved(checkpoint_format="npz", w=np.zeros(1000))
     with open(prefix + ".npz", "r+b") as handle:
         handle.truncate(100)
     return _restore_into(prefix, w=np.zeros(1000))
@@ -1568,12 +1584,15 @@ def _() -> Any:
     return _restore_into(None, w=np.zeros(3))  # type: ignore[arg-type]
 
 
-@bad("save-missing-folder", sg.errors.CheckpointError, ValueError, "/nonexistent/folder")
+@bad("save-folder-is-a-file", sg.errors.FileAccessError, OSError, "a file is in the way")
 def _() -> Any:
+    # A missing folder is made, as TF1 makes it; a file where it should be is an error.
+    in_the_way = tempfile.mkdtemp(prefix="symgrad-errors-") + "/folder"
+    Path(in_the_way).write_text("not a folder")
     w = sg.Variable(1.0, name="w")
     with sg.Session() as sess:
         sess.run(w.initializer)
-        return sg.train.Saver().save(sess, "/nonexistent/folder/model.ckpt")
+        return sg.train.Saver().save(sess, in_the_way + "/model.ckpt")
 
 
 @bad("saver-no-variables", sg.InvalidArgumentError, ValueError, "Saver", "no variables")

@@ -116,7 +116,7 @@ def test_explain_gradients_is_linear_on_a_deep_chain_with_gradient_ops() -> None
     assert seconds < 5.0
     lines = text.splitlines()
     assert lines[0] == "x:0: gets a gradient, along 1 path:"
-    assert lines[1].startswith("  x:0 → Mul:0 → Add:0 → Tanh:0 → ") and "more …" in lines[1]
+    assert lines[1].startswith("  x:0 → mul:0 → add:0 → Tanh:0 → ") and "more …" in lines[1]
     assert "w0:0: gets a gradient, along 1 path:" in lines
     assert lines[-1].endswith("Tanh_2999:0 → Sum:0")
 

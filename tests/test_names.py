@@ -362,31 +362,64 @@ class Built:
     explicit_inputs: list | None
 
 
+# TF1's rule for op and scope names (symgrad.graph refuses the others, as TF1 does).
+_TF_NAME_CHARACTERS = re.compile(r"[^A-Za-z0-9_.\-/>]")
+_TF_NAME_STAND_INS = "._->"
+
+
+def graph_name(text: str) -> str:
+    """``text`` made a name TF1 accepts, keeping what makes it hard for generated code: each
+    character TF1 refuses becomes one of '.', '_', '-', '>' (chosen by the character, so
+    lookalike texts stay lookalikes), a leading '_', '-', '/' or '>' gets a '.' in front.
+    Dictionary keys and function names take any text; they are not graph names."""
+    name = _TF_NAME_CHARACTERS.sub(
+        lambda match: _TF_NAME_STAND_INS[ord(match.group()) % len(_TF_NAME_STAND_INS)], text
+    )
+    if name and not re.match(r"[A-Za-z0-9.]", name):
+        name = f".{name}"
+    return name
+
+
+def test_graph_name_keeps_valid_names_and_refused_ones_are_refused() -> None:
+    for text in ["x", "class", "np", "a.b", "a-b", "a>b", "1x", "layer1/W", ".a", ""]:
+        assert graph_name(text) == text
+    for text in ["a b", "w:0", "-a", "_a", "x\nimport os", "é", '"""']:
+        with sg.Graph().as_default():
+            with pytest.raises(sg.errors.InvalidArgumentError, match="not a valid name"):
+                sg.placeholder(sg.float64, name=text)
+            sg.placeholder(sg.float64, name=graph_name(text))
+
+
 def build(case: Case, path: Path) -> Built:
-    """Compile the case's graph; return it with its inputs and the NumPy values of its outputs."""
+    """Compile the case's graph; return it with its inputs and the NumPy values of its outputs.
+
+    The graph's names are the case's, made names TF1 accepts (:func:`graph_name`)."""
     n = len(case.placeholders)
     ps = [
-        sg.placeholder(sg.float64, shape=[None] if i == 1 else [3], name=name)
+        sg.placeholder(sg.float64, shape=[None] if i == 1 else [3], name=graph_name(name))
         for i, name in enumerate(case.placeholders)
     ]
-    v = sg.Variable(V_VALUE, dtype=sg.float64, name=case.variable)
-    c = sg.constant(C_VALUE, dtype=sg.float64, name=case.constant)
-    with sg.name_scope(case.scope) if case.scope is not None else contextlib.nullcontext():
-        u = sg.tanh(ps[1], name=case.ops[0])
-        h = sg.add(ps[0] * v, u, name=case.ops[1])  # used twice: a statement named after the op
+    v = sg.Variable(V_VALUE, dtype=sg.float64, name=graph_name(case.variable))
+    c = sg.constant(C_VALUE, dtype=sg.float64, name=graph_name(case.constant))
+    scope = sg.name_scope(graph_name(case.scope)) if case.scope is not None else None
+    with scope if scope is not None else contextlib.nullcontext():
+        u = sg.tanh(ps[1], name=graph_name(case.ops[0]))
+        # used twice: a statement named after the op
+        h = sg.add(ps[0] * v, u, name=graph_name(case.ops[1]))
     z = h * c + h * h
     if n > 2:
         z = z + ps[2] * u
     if n > 3:
         z = z + sg.square(ps[3])
-    y = sg.reduce_sum(z, name=case.ops[2])
+    y = sg.reduce_sum(z, name=graph_name(case.ops[2]))
     if case.big is not None:
-        big = sg.constant(BIG_VALUE, dtype=sg.float64, name=case.big)
-        y = sg.add(y, sg.reduce_sum(big * ps[0][0]), name=case.ops[3])  # its gradient uses _scatter
+        big = sg.constant(BIG_VALUE, dtype=sg.float64, name=graph_name(case.big))
+        # its gradient uses _scatter
+        y = sg.add(y, sg.reduce_sum(big * ps[0][0]), name=graph_name(case.ops[3]))
     grads = sg.gradients(y, ps + [v])
     tensors = [y, grads[-1]] + grads[:-1] + ([y] if case.alias is not None else [])
     if case.update is not None:
-        tensors.append(sg.assign_sub(v, 0.125 * grads[-1], name=case.update))
+        tensors.append(sg.assign_sub(v, 0.125 * grads[-1], name=graph_name(case.update)))
 
     p = P_VALUES[:n]
     hv = p[0] * V_VALUE + np.tanh(p[1])
@@ -705,6 +738,7 @@ def check_case(case: Case, root: Path, built: Built | None = None) -> sg.Compile
             if n is not None
         ]
     )
+    user_names += [graph_name(n) for n in user_names]  # what the graph holds
     check_text(source, tree, compiled, case.function, user_names)
     check_values(built, entry)
     return compiled

@@ -559,13 +559,13 @@ def test_reductions_over_axes_from_the_end_of_shapeless_vectors() -> None:
 
 
 def test_an_op_may_be_named_like_the_assumption() -> None:
-    """The 0-d assumption's mark is no op name: an op called "assumed scalar" of unknown rank
+    """The 0-d assumption's mark is no op name: an op called "assumed_scalar" of unknown rank
     is an array like any other."""
     values = np.arange(8.0).reshape(4, 2)
     with sg.Graph().as_default():
         x = sg.placeholder(sg.float64, name="x")
         y = sg.placeholder(sg.float64, name="y")
-        total = sg.reduce_sum(x, axis=-1, name="assumed scalar")
+        total = sg.reduce_sum(x, axis=-1, name="assumed_scalar")
         gradient = sg.gradients(sg.reduce_sum(total * y), x)[0]
         for optimize in (True, False):
             compiled = sg.compile(gradient, [x, y], name="named", optimize=optimize)

@@ -362,7 +362,7 @@ def test_make_callable_errors() -> None:
         sess.make_callable(total, [3])
     with pytest.raises(sg.errors.ArgumentTypeError, match="feed_list holds tensors"):
         sess.make_callable(total, [[ph]])
-    with pytest.raises(sg.errors.ExecutionValueError, match=r"op 'Add'.*\(2,2\) \(3,\)"):
+    with pytest.raises(sg.errors.ExecutionValueError, match=r"op 'add'.*\(2,2\) \(3,\)"):
         step([1.0, 2.0, 3.0], np.ones((2, 2)))
     assert step(1.0, 2.0) == 3.0
     sess.close()

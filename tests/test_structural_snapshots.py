@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 import symgrad as sg
+from symgrad.ops.linalg import qr_q
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 # The op types of symgrad/ops/structural.py and control.py: build_structural_ops uses them all
@@ -39,6 +40,7 @@ STRUCTURAL_OPS = frozenset(
         "PlaceholderWithDefault",
         "CustomGradient",
         "Rank",
+        "QrQ",
     }
 )
 
@@ -79,7 +81,8 @@ def build_structural_ops():  # type: ignore[no-untyped-def]
     )
     (grad,) = sg.gradients(loss, [w])
     (second,) = sg.gradients(sg.reduce_sum(grad * grad), [w])
-    return [loss, grad, second], [x, ids, w]
+    orthonormal = qr_q(w)  # no gradient: the orthogonal initializer's Q
+    return [loss, grad, second, orthonormal], [x, ids, w]
 
 
 def test_structural_ops_module_matches_its_snapshot(symgrad_snapshot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -23,20 +23,9 @@ FIXTURES = load_fixtures("tf_fixtures_names.json")
 REF_SUFFIX = "_ref"
 
 # Programs that still differ from TF1, with the reason (xfail, strict).
-_OP_NAMES = (
-    "ops made by Python operators and some functions are named after their op type "
-    "('Add', 'RealDiv', 'Zeros'), not TF1's function names ('add', 'truediv', 'zeros')"
-)
 KNOWN: dict[str, str] = {
-    "op_names_of_operators": _OP_NAMES,
-    "op_names_of_functions": _OP_NAMES
-    + "; tf.shape of a static shape is a constant; unstack is several ops",
-    "op_names_under_name_scopes": _OP_NAMES,
-    "batch_norm_update_ops": _OP_NAMES + " (the output is not 'batchnorm/add_1')",
-    "activity_regularizer_divides_by_the_batch": _OP_NAMES,
-    "invalid_names_are_refused": (
-        "names TF1 refuses ('a b', '-a', 'w:0') are accepted, and made safe for code"
-    ),
+    "op_names_of_functions": "tf.unstack is one op in TF1 (unstack:0, unstack:1), a slice per "
+    "part in symgrad (unstack:0, unstack_1:0)",
     "flatten_of_unknown_dims": "reshape to a size computed at run time is not supported",
     "graph_def_node_names": "Graph.as_graph_def: GraphDef protocol buffers are not there yet",
 }

@@ -18,7 +18,7 @@ import sympy as sp
 
 from .. import dtypes as _dtypes
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
-from ..graph import Operation, Tensor, get_default_graph
+from ..graph import Operation, Tensor, default_names, get_default_graph
 from ..shapes import (
     Shape,
     as_shape,
@@ -351,6 +351,11 @@ def transpose(
     a: Any, perm: Sequence[int] | None = None, name: str | None = None, conjugate: bool = False
 ) -> Tensor:
     """Permute axes (reverse them by default); ``perm`` may be a constant int tensor."""
+    with default_names([a], {"Transpose": "transpose"}):
+        return _transpose(a, perm, name)
+
+
+def _transpose(a: Any, perm: Sequence[int] | None, name: str | None) -> Tensor:
     x = convert_to_tensor(a)
     if isinstance(perm, Tensor):
         perm = _shape_argument(perm, "Transpose", x)
@@ -1015,7 +1020,9 @@ def unstack(
         raise ShapeError(
             f"symgrad: Unpack: axis {position} of '{x.name}' has unknown size; pass num="
         )
-    return [strided_slice(x, _along(position, i)) for i in builtins.range(count)]
+    # One op in TF1 ('unstack:0', 'unstack:1'), a slice per part here ('unstack', 'unstack_1').
+    with default_names([x], {"StridedSlice": name or "unstack"}):
+        return [strided_slice(x, _along(position, i)) for i in builtins.range(count)]
 
 
 def split(
@@ -1592,30 +1599,32 @@ def zeros(shape: Any, dtype: Any = _dtypes.float32, name: str | None = None) -> 
     ...     print(state.shape, sg.compile(state, [x])([[1.0, 2.0, 3.0]] * 2).shape)
     (None, 4) (2, 4)
     """
-    like = _run_time_shape_of(shape)
-    if like is not None:
-        return zeros_like(like, dtype=dtype, name=name)
-    sizes = _run_time_sizes(shape, "Zeros")
-    if sizes is not None:
-        return _filled("Zeros", sizes, 0, _dtypes.as_dtype(dtype), name)
-    dims, dtype = _static_dims(shape, "Zeros"), _dtypes.as_dtype(dtype)
-    return _created(
-        "Zeros", f"np.zeros({dims!r}, dtype={_numpy_dtype_text(dtype)})", dims, dtype, name
-    )
+    with default_names([], {"Zeros": "zeros", "ZerosLike": "zeros"}):
+        like = _run_time_shape_of(shape)
+        if like is not None:
+            return zeros_like(like, dtype=dtype, name=name)
+        sizes = _run_time_sizes(shape, "Zeros")
+        if sizes is not None:
+            return _filled("Zeros", sizes, 0, _dtypes.as_dtype(dtype), name)
+        dims, dtype = _static_dims(shape, "Zeros"), _dtypes.as_dtype(dtype)
+        return _created(
+            "Zeros", f"np.zeros({dims!r}, dtype={_numpy_dtype_text(dtype)})", dims, dtype, name
+        )
 
 
 def ones(shape: Any, dtype: Any = _dtypes.float32, name: str | None = None) -> Tensor:
     """Ones of a static shape, given as for :func:`zeros`."""
-    like = _run_time_shape_of(shape)
-    if like is not None:
-        return ones_like(like, dtype=dtype, name=name)
-    sizes = _run_time_sizes(shape, "Ones")
-    if sizes is not None:
-        return _filled("Ones", sizes, 1, _dtypes.as_dtype(dtype), name)
-    dims, dtype = _static_dims(shape, "Ones"), _dtypes.as_dtype(dtype)
-    return _created(
-        "Ones", f"np.ones({dims!r}, dtype={_numpy_dtype_text(dtype)})", dims, dtype, name
-    )
+    with default_names([], {"Ones": "ones", "OnesLike": "ones"}):
+        like = _run_time_shape_of(shape)
+        if like is not None:
+            return ones_like(like, dtype=dtype, name=name)
+        sizes = _run_time_sizes(shape, "Ones")
+        if sizes is not None:
+            return _filled("Ones", sizes, 1, _dtypes.as_dtype(dtype), name)
+        dims, dtype = _static_dims(shape, "Ones"), _dtypes.as_dtype(dtype)
+        return _created(
+            "Ones", f"np.ones({dims!r}, dtype={_numpy_dtype_text(dtype)})", dims, dtype, name
+        )
 
 
 def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
@@ -1740,7 +1749,8 @@ def one_hot(
      [0. 0. 1.]
      [0. 0. 0.]]
     """
-    return one_hot_of_labels(indices, depth, on_value, off_value, axis, dtype, name, False)
+    with default_names([indices], {"OneHot": "one_hot"}):
+        return one_hot_of_labels(indices, depth, on_value, off_value, axis, dtype, name, False)
 
 
 def one_hot_of_labels(
@@ -2103,8 +2113,9 @@ def shape(input: Any, name: str | None = None, out_type: Any = _dtypes.int32) ->
     """The run-time shape of a tensor, as an int32 vector (a constant when static)."""
     x = convert_to_tensor(input)
     out_type = _dtypes.as_dtype(out_type)
-    if is_fully_defined(x.shape):
-        return constant(np.asarray(x.shape, dtype=out_type.numpy), dtype=out_type, name=name)
+    if is_fully_defined(x.shape):  # a constant, named as TF1's Shape op is
+        with default_names([x], {"Const": "Shape"}):
+            return constant(np.asarray(x.shape, dtype=out_type.numpy), dtype=out_type, name=name)
     length = None if x.shape is None else len(x.shape)
     return _op("Shape", [x], {"out": out_type.name}, (length,), out_type, name)
 
@@ -2126,7 +2137,8 @@ def size(input: Any, name: str | None = None, out_type: Any = _dtypes.int32) -> 
     x = convert_to_tensor(input)
     count = num_elements(x.shape)
     if count is not None:
-        return constant(np.asarray(count, dtype=_dtypes.as_dtype(out_type).numpy), name=name)
+        with default_names([x], {"Const": "Size"}):
+            return constant(np.asarray(count, dtype=_dtypes.as_dtype(out_type).numpy), name=name)
     out = _op("Size", [x], {}, (), _dtypes.int64, name)
     return cast(out, out_type) if _dtypes.as_dtype(out_type) != _dtypes.int64 else out
 
@@ -2146,7 +2158,8 @@ def rank(input: Any, name: str | None = None) -> Tensor:
     x = convert_to_tensor(input)
     if x.shape is None:
         return _op("Rank", [x], {}, (), _dtypes.int32, name)
-    return constant(np.int32(len(x.shape)), name=name)
+    with default_names([x], {"Const": "Rank"}):
+        return constant(np.int32(len(x.shape)), name=name)
 
 
 register(
@@ -2162,7 +2175,8 @@ register(
 
 
 def _getitem(self: Tensor, key: Any) -> Tensor:
-    return strided_slice(self, key)
+    with self.graph.default_names({"StridedSlice": "strided_slice"}):
+        return strided_slice(self, key)
 
 
 Tensor.__getitem__ = _getitem  # type: ignore[method-assign]  # declared on Tensor, defined here

@@ -22,7 +22,7 @@ from sympy.codegen.cfunctions import log1p as _log1p
 
 from .. import dtypes as _dtypes
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
-from ..graph import Operation, Tensor, get_default_graph
+from ..graph import Operation, Tensor, default_names, get_default_graph
 from ..shapes import broadcast_shapes, format_shape, is_fully_defined
 from ..signatures import broadcast_axes_of, signature_of
 from . import functions as F
@@ -534,7 +534,8 @@ def truediv(x: Any, y: Any, name: str | None = None) -> Tensor:
     dtype = next((v.dtype for v in (x, y) if isinstance(v, Tensor)), None)
     if dtype is not None and dtype.is_integer:
         x, y = (cast(v, _dtypes.float64) if isinstance(v, Tensor) else v for v in (x, y))
-    return make_elementwise("RealDiv", BINARY["RealDiv"], [x, y], name)
+    with default_names([x, y], {"RealDiv": "truediv"}):
+        return make_elementwise("RealDiv", BINARY["RealDiv"], [x, y], name)
 
 
 divide = truediv
@@ -609,9 +610,10 @@ def ones_like(
     >>> import symgrad as sg
     >>> with sg.Graph().as_default():
     ...     sg.ones_like(sg.placeholder(sg.float32, [None, 2]))
-    <symgrad.Tensor 'OnesLike:0' shape=(None, 2) dtype=float32>
+    <symgrad.Tensor 'ones_like:0' shape=(None, 2) dtype=float32>
     """
-    return _filled_like("OnesLike", sp.S.One, tensor, dtype, name, optimize)
+    with default_names([tensor], {"OnesLike": "ones_like"}):
+        return _filled_like("OnesLike", sp.S.One, tensor, dtype, name, optimize)
 
 
 def zeros_like(
@@ -622,9 +624,10 @@ def zeros_like(
     >>> import symgrad as sg
     >>> with sg.Graph().as_default():
     ...     sg.zeros_like(sg.constant([1.0, 2.0]))
-    <symgrad.Tensor 'ZerosLike:0' shape=(2,) dtype=float32>
+    <symgrad.Tensor 'zeros_like:0' shape=(2,) dtype=float32>
     """
-    return _filled_like("ZerosLike", sp.S.Zero, tensor, dtype, name, optimize)
+    with default_names([tensor], {"ZerosLike": "zeros_like"}):
+        return _filled_like("ZerosLike", sp.S.Zero, tensor, dtype, name, optimize)
 
 
 # --- TF1's other elementwise ops -----------------------------------------
@@ -676,7 +679,8 @@ def floordiv(x: Any, y: Any, name: str | None = None) -> Tensor:
     ...     print(sg.compile(sg.floordiv(sg.constant([7, -7]), 2))())
     [ 3 -4]
     """
-    return make_elementwise("FloorDiv", BINARY["FloorDiv"], [x, y], name)
+    with default_names([x, y], {"FloorDiv": "floordiv"}):
+        return make_elementwise("FloorDiv", BINARY["FloorDiv"], [x, y], name)
 
 
 def floormod(x: Any, y: Any, name: str | None = None) -> Tensor:
@@ -724,9 +728,10 @@ def div(x: Any, y: Any, name: str | None = None) -> Tensor:
     dtype = next((v.dtype for v in (x, y) if isinstance(v, Tensor)), None)
     if dtype is None:
         dtype = _dtypes.infer_dtype(x, "Div")
-    if dtype.is_integer:
-        return floordiv(x, y, name)
-    return make_elementwise("RealDiv", BINARY["RealDiv"], [x, y], name)
+    with default_names([x, y], {"FloorDiv": "div", "RealDiv": "div"}):
+        if dtype.is_integer:
+            return make_elementwise("FloorDiv", BINARY["FloorDiv"], [x, y], name)
+        return make_elementwise("RealDiv", BINARY["RealDiv"], [x, y], name)
 
 
 def _logical(op_type: str, tf_name: str) -> Callable[..., Tensor]:
@@ -850,6 +855,11 @@ def clip_by_value(
     ...     print(sg.compile(sg.clip_by_value(sg.constant([-2.0, 0.5, 2.0]), -1.0, 1.0))())
     [-1.   0.5  1. ]
     """
+    with default_names([t], {"ClipByValue": "clip_by_value"}):
+        return _clip_by_value(t, clip_value_min, clip_value_max, name)
+
+
+def _clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any, name: str | None) -> Tensor:
     return make_elementwise(
         "ClipByValue",
         lambda x, low, high: F.Maximum(F.Minimum(x, high), low),

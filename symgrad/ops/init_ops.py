@@ -17,8 +17,11 @@ import numpy as np
 from .. import dtypes as _dtypes
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Tensor
-from .array_ops import zeros
+from .array_ops import reshape, transpose, zeros
+from .elementwise import cast, multiply, sign
+from .linalg import qr_q
 from .random_ops import random_normal, random_uniform, truncated_normal
+from .reductions import reduce_sum
 from .sources import constant
 
 # The standard deviation of a standard normal truncated to [-2, 2]: a truncated normal drawn
@@ -357,6 +360,69 @@ class UniformUnitScaling(Initializer):
         return {"factor": self.factor, "seed": self.seed, "dtype": self.dtype.name}
 
 
+class Orthogonal(Initializer):
+    """An orthogonal matrix times ``gain`` (``tf.orthogonal_initializer``, TF1's algorithm).
+
+    A shape ``[d0, ..., dn]`` is taken as the matrix ``[d0 * ... * d(n-1), dn]`` (a
+    convolution kernel ``[h, w, in, out]`` as ``[h * w * in, out]``). TF1 draws a normal
+    matrix of that shape (its transpose when it has fewer rows than columns), takes the Q
+    of its QR decomposition with each column's sign made that of R's diagonal (so Q is
+    uniformly distributed over the orthogonal matrices), transposes it back, reshapes it
+    and multiplies it by ``gain``: the columns are orthonormal (``WᵀW = gain² I``) when
+    there are at least as many rows as columns, else the rows (``WWᵀ = gain² I``). The
+    numbers are drawn when the variable is initialized; with a seed they are the same in
+    every run, though not TensorFlow's.
+
+    >>> import numpy as np
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     w = sg.get_variable("w", [6, 4], initializer=sg.orthogonal_initializer(2.0, seed=1))
+    ...     with sg.Session() as sess:
+    ...         sess.run(sg.global_variables_initializer())
+    ...         value = sess.run(w)
+    >>> np.allclose(value.T @ value, 4.0 * np.eye(4), atol=1e-5)
+    True
+    """
+
+    def __init__(
+        self, gain: float = 1.0, seed: int | None = None, dtype: Any = _dtypes.float32
+    ) -> None:
+        self.gain, self.seed = gain, seed
+        self.dtype = _dtypes.as_dtype(dtype)
+        if not self.dtype.is_floating:
+            raise DTypeError(
+                f"symgrad: orthogonal_initializer: expected a floating dtype, got {self.dtype.name}"
+            )
+
+    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
+        dims, target = _dims(shape), self._floating(dtype)
+        if len(dims) < 2:
+            raise ShapeError(
+                "symgrad: orthogonal_initializer: the shape to initialize must have at least "
+                f"two dimensions, got {list(dims)}"
+            )
+        rows, columns = int(np.prod(dims[:-1])), dims[-1]
+        wide = rows < columns
+        # NumPy's QR has no float16: draw and factor in float32, then round, as TF's float16
+        # Qr computes in float32 too.
+        work = _dtypes.float32 if target == _dtypes.float16 else target
+        drawn = random_normal(
+            (columns, rows) if wide else (rows, columns), dtype=work, seed=self.seed
+        )
+        q = qr_q(drawn)
+        # R = Qᵀ·drawn, so R's diagonal is the sum over rows of Q * drawn, column by column.
+        q = multiply(q, sign(reduce_sum(multiply(q, drawn), axis=0)))
+        if wide:
+            q = transpose(q)
+        matrix = reshape(q, list(dims))
+        if work != target:
+            matrix = cast(matrix, target)
+        return multiply(constant(self.gain, dtype=target), matrix)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"gain": self.gain, "seed": self.seed, "dtype": self.dtype.name}
+
+
 # TF1's lower-case names are the classes themselves (``tf.zeros_initializer()``).
 zeros_initializer = Zeros
 ones_initializer = Ones
@@ -368,6 +434,7 @@ variance_scaling_initializer = VarianceScaling
 glorot_uniform_initializer = GlorotUniform
 glorot_normal_initializer = GlorotNormal
 uniform_unit_scaling_initializer = UniformUnitScaling
+orthogonal_initializer = Orthogonal
 
 
 def he_normal(seed: int | None = None) -> VarianceScaling:

@@ -479,3 +479,40 @@ def norm(
         if axes is not None and not keep:
             result = squeeze(result, list(axes))
     return result
+
+
+# --- the Q factor of a QR decomposition (the orthogonal initializer's) ----------------------------
+
+
+def qr_q(a: Any, name: str | None = None) -> Tensor:
+    """The ``Q`` of the reduced QR decomposition of the matrix ``a`` (``[m, n]``, ``m >= n``):
+    ``m × n`` with orthonormal columns, as NumPy's ``linalg.qr`` (LAPACK's Householder QR)
+    computes it; ``Qᵀ a`` is then the upper triangular ``R``. No gradient (TF's
+    ``orthogonal_initializer`` is its use).
+
+    >>> import numpy as np
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     q = sg.compile(qr_q(sg.constant([[3.0, 1.0], [4.0, 2.0], [0.0, 2.0]])))()
+    >>> np.allclose(q.T @ q, np.eye(2)), q.shape
+    (True, (3, 2))
+    """
+    x = convert_to_tensor(a)
+    if not x.dtype.is_floating:
+        raise DTypeError(f"symgrad: Qr: '{x.name}' must be floating point, got {x.dtype.name}")
+    if x.shape is None or len(x.shape) != 2 or None in x.shape or x.shape[0] < x.shape[1]:
+        raise ShapeError(
+            f"symgrad: Qr: '{x.name}' must be a matrix of static shape [m, n] with m >= n, "
+            f"got shape {format_shape(x.shape)}"
+        )
+    with x.graph.default_names({"QrQ": "Qr"}):  # TF1's op name; code names it by its kind
+        op = x.graph.create_op("QrQ", [x], {}, [(tuple(x.shape), x.dtype)], name=name)
+    return op.outputs[0]
+
+
+class QrQ(_Structural):
+    """``np.linalg.qr(a)[0]``: the Q of the reduced QR decomposition (the array API's
+    ``linalg.qr`` gives the same pair)."""
+
+
+register(OpDef("QrQ", lower=lambda op, xs: QrQ(xs[0]), gradient=None))

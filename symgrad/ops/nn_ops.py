@@ -518,12 +518,14 @@ def batch_normalization(
     [-1.  1.]
     """
     x = convert_to_tensor(x)
-    mean, variance = _same_dtype(mean, x), _same_dtype(variance, x)
-    inv = rsqrt(variance + variance_epsilon)
-    if scale is not None:
-        inv = inv * _same_dtype(scale, x)
-    shift = -mean * inv if offset is None else _same_dtype(offset, x) - mean * inv
-    return add(x * inv, shift, name=name)
+    # TF1's names: ``name`` (or "batchnorm") is a scope, the output its 'add_1'.
+    with x.graph.name_scope(name or "batchnorm"):
+        mean, variance = _same_dtype(mean, x), _same_dtype(variance, x)
+        inv = rsqrt(variance + variance_epsilon)
+        if scale is not None:
+            inv = inv * _same_dtype(scale, x)
+        shift = -mean * inv if offset is None else _same_dtype(offset, x) - mean * inv
+        return x * inv + shift
 
 
 def weighted_cross_entropy_with_logits(

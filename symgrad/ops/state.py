@@ -14,7 +14,13 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dtypes
-from ..errors import DTypeError, FailedPreconditionError, InvalidArgumentError, ShapeError
+from ..errors import (
+    DTypeError,
+    FailedPreconditionError,
+    GraphMismatchError,
+    InvalidArgumentError,
+    ShapeError,
+)
 from ..graph import Operation, Tensor, get_default_graph, get_default_session
 from ..shapes import format_shape, is_fully_defined, shapes_compatible
 from .elementwise import _lower, _no_gradient, cast, identity, make_elementwise
@@ -118,6 +124,19 @@ class Variable(Tensor):
             with self.graph.control_dependencies(None), self.graph.name_scope(""):
                 self._read = identity(self, name=f"{self.op.name}/read")
         return self._read
+
+    def replace_initial_value(self, value: Tensor) -> None:
+        """Make ``value`` this variable's initial value (what ``train.init_from_checkpoint``
+        does): the initializer made from now on assigns it; one made before (and the
+        ``global_variables_initializer`` holding it) still assigns the old one, as in TF1."""
+        if value.graph is not self.graph:
+            raise GraphMismatchError(
+                f"symgrad: Variable '{self.name}': its new initial value '{value.name}' belongs "
+                f"to another graph"
+            )
+        self.initial_value = value
+        self._initializer = None
+        self._initialized_value = None
 
     @property
     def initializer(self) -> Any:

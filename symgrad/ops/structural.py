@@ -18,7 +18,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
-from ..graph import Operation, Tensor
+from ..graph import Operation, Tensor, default_names
 from ..shapes import format_shape, unknown_rank_axes
 from .array_ops import (
     _axis,
@@ -186,6 +186,11 @@ def slice(input_: Any, begin: Any, size: Any, name: str | None = None) -> Tensor
     [[2 3]
      [5 6]]
     """
+    with default_names([input_], {"StridedSlice": "Slice"}):
+        return _slice(input_, begin, size, name)
+
+
+def _slice(input_: Any, begin: Any, size: Any, name: str | None) -> Tensor:
     x = convert_to_tensor(input_)
     starts = _static_ints(begin, "Slice", "begin", x)
     sizes = _static_ints(size, "Slice", "size", x)

@@ -9,6 +9,7 @@ Outputs:
     add_10              float64 ()
     d_add_10_d_weights  float64 (4, 4)
     d_sum_5_d_weights   float64 (4, 4)
+    qr_q                float64 (4, 4)
 """
 
 import numpy as np
@@ -258,7 +259,7 @@ def structural_ops(x, ids, weights):
         # The shapes TF1 programs are fed: equal sizes, so arrays can be reused in place.
         return _structural_ops_same_shapes(x, ids, weights)
     # Any other shapes, broadcast as TF1 broadcasts them.
-    # Statements: 81, BLAS calls: 6
+    # Statements: 82, BLAS calls: 6
     # Forward
     tanh_weights = np.tanh(x @ weights)
     pad_weights = np.pad(
@@ -295,6 +296,7 @@ def structural_ops(x, ids, weights):
         + add_10_t0.sum()
         + np.sum(np.broadcast_to(mul_weights * weights, (4, 4)))
     )
+    qr_q = np.linalg.qr(weights)[0]
     # Gradients
     d_add_10_d_identity_weights = np.multiply(identity_weights, 2, out=identity_weights)
     del identity_weights
@@ -664,12 +666,12 @@ def structural_ops(x, ids, weights):
         tanh_weights,
     )
     d_sum_5_d_weights = d_sum_5_d_weights_1
-    return add_10, d_add_10_d_weights, d_sum_5_d_weights
+    return add_10, d_add_10_d_weights, d_sum_5_d_weights, qr_q
 
 
 def _structural_ops_same_shapes(x, ids, weights):
     """``structural_ops`` for the inputs that pass its shape check: sizes known equal."""
-    # Statements: 80, BLAS calls: 6
+    # Statements: 81, BLAS calls: 6
     # Forward
     tanh_weights = np.tanh(x @ weights)
     pad_weights = np.pad(
@@ -706,6 +708,7 @@ def _structural_ops_same_shapes(x, ids, weights):
         + add_10_t0.sum()
         + np.sum(np.broadcast_to(mul_weights * weights, (4, 4)))
     )
+    qr_q = np.linalg.qr(weights)[0]
     # Gradients
     d_add_10_d_identity_weights = np.multiply(identity_weights, 2, out=identity_weights)
     del identity_weights
@@ -1064,4 +1067,4 @@ def _structural_ops_same_shapes(x, ids, weights):
         tanh_weights,
     )
     d_sum_5_d_weights = d_sum_5_d_weights_1
-    return add_10, d_add_10_d_weights, d_sum_5_d_weights
+    return add_10, d_add_10_d_weights, d_sum_5_d_weights, qr_q

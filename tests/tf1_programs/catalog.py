@@ -93,6 +93,17 @@ PROGRAMS: dict[str, Program] = {
         },
         notes="20,000 mini-batch steps of tf.losses.log_loss on the moons data",
     ),
+    "ageron_11_reuse_by_name": Program(
+        {
+            "accuracy": _acc(r"Test accuracy:\s*([0-9.]+)"),
+            "restored_equal": Metric("band", expr="restored_equal"),
+            "hidden_units": Metric("band", expr="float(hidden_units)"),
+            "kernel_rows": Metric("band", expr="float(kernel_rows)"),
+            "logits_columns": Metric("band", expr="float(logits_shape[1])"),
+        },
+        notes="tensors and ops found by TF1's names; the batch-norm + Adam idiom saved into a "
+        "folder that does not exist yet, restored and trained on",
+    ),
     "ageron_10_mnist_checkpoints": Program(
         {
             "accuracy": _acc(r"Test accuracy:\s*([0-9.]+)"),

@@ -220,6 +220,90 @@ def op_names_of_functions(tf):
 
 
 @_program
+def op_names_of_reflected_and_logical_operators(tf):
+    a = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    t = tf.constant([True, False])
+    ints = tf.constant([7, 8])
+    made = [
+        2.0 + a,
+        2.0 - a,
+        2.0 * a,
+        2.0 / a,
+        2.0**a,
+        a @ a,
+        ints / 2,
+        9 // ints,
+        9 % ints,
+        t & t,
+        t | t,
+        t ^ t,
+        ~t,
+        a > 1.0,
+        a <= 1.0,
+        a[1:],
+        a[:, ::-1],
+        a[..., 0],
+    ]
+    return [("names", _names(made))]
+
+
+@_program
+def op_names_of_more_functions(tf):
+    a = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    ints = tf.constant([7, 8])
+    made = [
+        tf.divide(a, a),
+        tf.truediv(a, a),
+        tf.div(ints, 2),
+        tf.floordiv(ints, 2),
+        tf.mod(ints, 3),
+        tf.zeros_like(a),
+        tf.ones_like(a),
+        tf.zeros([2, 2], tf.int32),
+        tf.ones([3]),
+        tf.one_hot(ints - 7, 2),
+        tf.transpose(a, [1, 0]),
+        tf.slice(a, [0, 0], [1, 2]),
+        tf.clip_by_value(a, 0.0, 1.0),
+        tf.size(a),
+        tf.rank(a),
+        tf.shape(a),
+        tf.maximum(a, a),
+        tf.negative(a),
+        tf.square(a),
+        tf.reduce_max(a),
+        tf.argmin(a, 0),
+        tf.expand_dims(a, 0),
+        tf.squeeze(tf.reshape(a, [1, 4])),
+        tf.tile(a, [1, 2]),
+        tf.gather(a, [1]),
+        tf.stop_gradient(a),
+        tf.logical_not(tf.equal(a, a)),
+        tf.nn.bias_add(a, [1.0, 2.0]),
+        tf.nn.leaky_relu(a),
+    ]
+    return [("names", _names(made))]
+
+
+@_program
+def named_functions_and_operators_count_together(tf):
+    a = tf.constant([1.0, 2.0], name="a")
+    made = [
+        tf.add(a, a, name="add"),
+        a + a,
+        tf.identity(a, name="truediv"),
+        a / a,
+        a / a,
+        tf.zeros([1], name="zeros_1"),
+        tf.zeros([1]),
+        tf.zeros([1]),
+    ]
+    with tf.name_scope("add"):
+        made.append(a + a)
+    return [("names", _names(made))]
+
+
+@_program
 def op_names_under_name_scopes(tf):
     a = tf.constant(1.0, name="a")
     with tf.name_scope("block"):

@@ -47,6 +47,7 @@ CORPORA = {
     "programs_shapeless": "tf_fixtures_shapeless.json",
     "programs_tf1gaps": "tf_fixtures_tf1gaps.json",
     "programs_losses": "tf_fixtures_losses.json",
+    "programs_layer_classes": "tf_fixtures_layer_classes.json",
 }
 # Corpora whose programs are several runs each (``run_steps``), recorded run by run; kept out
 # of CORPORA, whose programs the portable-form tests run as one set of fetches.
@@ -85,6 +86,18 @@ def _encode_array(value):
     }
 
 
+def plain_names(value):
+    """A program's ``"names"`` (labelled names of variables, ops and tensors, shapes, numbers)
+    as JSON: a name for anything that has one, a list for a shape."""
+    if isinstance(value, (list, tuple)):
+        return [plain_names(v) for v in value]
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return value
+    if hasattr(value, "as_list"):  # a TensorShape
+        return value.as_list()
+    return value.name
+
+
 def run_program(tf, flatten_fetches, fn):
     graph = tf.Graph()
     with graph.as_default():
@@ -102,7 +115,10 @@ def run_program(tf, flatten_fetches, fn):
     it = iter(values)
     for f in fetches:
         out.append(None if f is None else _encode_array(next(it)))
-    return {"fetches": out}
+    result = {"fetches": out}
+    if "names" in spec:  # what the graph is named (programs_layer_classes)
+        result["names"] = [[label, plain_names(v)] for label, v in spec["names"]]
+    return result
 
 
 def record(tf, corpus):

@@ -14,7 +14,7 @@ import sympy as sp
 
 from ...errors import BackendError
 from ...formatter import format_source
-from ...naming import comment_text
+from ...naming import comment_text, docstring_text
 from ...program import Program
 from ...version import __version__
 from ..numpy.emit import (
@@ -120,6 +120,7 @@ def generate_source(program: Program) -> str:
         version=__version__,
         template_name=TEMPLATE,
         graph_name=comment_text(program.graph_name or program.name),
+        provenance=[docstring_text(line) for line in program.provenance],
         inputs=[
             {"doc": f"{i.name.ljust(width)}  {_describe(i.dtype, i.shape).ljust(24)}  {i.kind}"}
             for i in program.inputs

@@ -159,6 +159,8 @@ STANDARD = frozenset(
         "tensordot",
         "vecdot",
         "matrix_transpose",
+        # The linalg extension: the orthogonal initializer's QR.
+        "linalg.qr",
         "asarray",
         "astype",
         "zeros",
@@ -578,6 +580,10 @@ class Printer(NumPyCodePrinter):
         subscripts, *operands = expr.args
         listed = ", ".join(self._argument(o, list(operands)) for o in operands)
         return f"_einsum(xp, {subscripts}, {listed})"
+
+    def _print_QrQ(self, expr: L.QrQ) -> str:
+        # The standard's linalg extension: a (Q, R) named tuple, as NumPy's.
+        return f"{self._xp('linalg.qr')}({self._print(expr.args[0])})[0]"
 
     # --- calls, helpers, literals ----------------------------------------------------------
 

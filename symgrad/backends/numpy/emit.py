@@ -17,7 +17,7 @@ import jinja2
 
 from ...dtypes import DType
 from ...formatter import format_source
-from ...naming import comment_text
+from ...naming import comment_text, docstring_text
 from ...ops import functions as F
 from ...program import Program
 from ...shapes import format_shape
@@ -149,6 +149,7 @@ def render(
         template_name=TEMPLATE,
         function_name=program.name,
         graph_name=comment_text(program.graph_name or program.name),
+        provenance=[docstring_text(line) for line in program.provenance],
         inputs=[
             {
                 "name": i.name,

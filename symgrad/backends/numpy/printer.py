@@ -436,6 +436,9 @@ class Printer(NumPyPrinter):
         listed = ", ".join(self._print(o) for o in operands)
         return f"{self._module_format('numpy.einsum')}({subscripts}, {listed})"
 
+    def _print_QrQ(self, expr: L.QrQ) -> str:
+        return f"{self._module_format('numpy.linalg.qr')}({self._print(expr.args[0])})[0]"
+
     def _print_RandomDraw(self, expr: R.RandomDraw) -> str:
         stream, kind, dtype, size, *rest = expr.args
         generator = f"rng[{int(stream)}]"

@@ -1,0 +1,24 @@
+"""TF1's ``tf.saved_model``: load a SavedModel TensorFlow wrote (its meta graph tagged
+``serve``, its variables restored) into a symgrad graph and session.
+
+    with tf.Session() as sess:
+        meta = tf.saved_model.loader.load(sess, [tf.saved_model.tag_constants.SERVING], folder)
+        signature = meta.signature_def["serving_default"]
+
+Writing SavedModels (``simple_save``, ``builder``) is not there: symgrad's graphs are saved
+as code (``symgrad.compile``) and checkpoints.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..tf1_names import missing_attribute
+from . import loader, signature_constants, tag_constants
+from .loader import load
+
+__all__ = ["load", "loader", "signature_constants", "tag_constants"]
+
+
+def __getattr__(name: str) -> Any:
+    raise missing_attribute(__name__, "saved_model", name)
