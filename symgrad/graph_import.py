@@ -4,6 +4,10 @@ a SavedModel) into the default graph, each TF op type through the symgrad op tha
 the same thing. Gradients of an imported graph are symgrad's own (``tf.gradients`` works on
 it), and ``compile`` turns it into a standalone module.
 
+A ``tf.cond`` (``Switch`` and ``Merge``) comes in with both branches computed and the
+``Merge`` selecting the taken branch's value; an assignment in a branch assigns only where
+its branch is taken. While loops are not imported.
+
 Each op type is declared once, in ``BUILDERS``: a function from the node, its input tensors
 and its attributes to its output tensors. A graph holding op types that are not there is
 refused with one :class:`~symgrad.errors.ModelFileError` listing all of them (and a node of
@@ -40,7 +44,10 @@ from .ops.linalg import matmul
 from .ops.registry import opdef_of
 from .ops.sorting import top_k
 from .ops.sources import constant, placeholder
-from .ops.state import Variable
+from .ops.state import Variable, group
+from .ops.state import assign as S_assign
+from .ops.state import assign_add as S_assign_add
+from .ops.state import assign_sub as S_assign_sub
 from .tf_files import graph_files
 from .tf_files._libraries import require_libraries
 
@@ -65,8 +72,12 @@ _DTYPES = {
 # Ops with no value to compute in an imported graph: their outputs are never an input of an
 # op that is built (a NoOp groups control dependencies; savers and asserts are side effects).
 SKIPPED = frozenset(
-    {"NoOp", "SaveV2", "RestoreV2", "MergeV2Checkpoints", "Assert", "ShardedFilename", "StringJoin"}
+    {"SaveV2", "RestoreV2", "MergeV2Checkpoints", "Assert", "ShardedFilename", "StringJoin"}
 )
+
+# A tensor computed inside a branch of TF1's ``tf.cond``: its predicate, and the branch
+# (True: the ``Switch``'s output 1, taken when the predicate holds).
+Guard = tuple[Tensor, bool]
 
 
 @dataclass
@@ -83,6 +94,10 @@ class Node:
     # For each input that is a shape TF computes from shapes (``Shape``, ``Slice`` of it,
     # ``ConcatV2``, ``Pack``): its sizes, ints where static, scalar tensors where not.
     input_sizes: list[list[Any] | None] = field(default_factory=list)
+    # For each input computed in a branch of a ``tf.cond``: the branch (see ``Guard``).
+    input_guards: list[Guard | None] = field(default_factory=list)
+    # This node's own branch (the first of its inputs' and control inputs').
+    guard: Guard | None = None
 
     def attr(self, key: str, default: Any = None) -> Any:
         return self.attrs.get(key, default)
@@ -584,15 +599,74 @@ def _variable(node: Node) -> Tensor:
         return Variable(initial, trainable=node.attr("_trainable", False), name=own)
 
 
-@_builds("Assign")
-def _assign(node: Node) -> Operation:
+def _assigned_variable(node: Node) -> Variable:
     variable = node.inputs[0]
     if not isinstance(variable, Variable):
         raise ModelFileError(
-            f"symgrad: import_graph_def: node '{node.name}' (Assign) assigns to "
+            f"symgrad: import_graph_def: node '{node.name}' ({node.op}) assigns to "
             f"'{variable.name}', which is no variable"
         )
-    return variable.initializer
+    return variable
+
+
+def _taken(guard: Guard) -> Tensor:
+    """True where the branch of ``guard`` runs."""
+    predicate, branch = guard
+    return predicate if branch else E.logical_not(predicate)
+
+
+@_builds("Assign", "AssignAdd", "AssignSub")
+def _assign(node: Node) -> Tensor | Operation:
+    variable = _assigned_variable(node)
+    if node.attr("_initializer"):
+        return variable.initializer
+    value = node.inputs[1]
+    # An assignment in a branch of a tf.cond: both branches are computed here, so it assigns
+    # what it would, where its branch runs, and leaves the variable as it is elsewhere.
+    guard = node.input_guards[0] if node.input_guards else None
+    if node.op == "Assign":
+        if guard is not None:
+            value = E.where(_taken(guard), value, variable.value())
+        return S_assign(variable, value, name=node.scope)
+    if guard is not None:
+        value = E.where(_taken(guard), value, E.zeros_like(value))
+    update = S_assign_add if node.op == "AssignAdd" else S_assign_sub
+    return update(variable, value, name=node.scope)
+
+
+@_builds("NoOp")
+def _no_op(node: Node) -> Operation:
+    # Its control inputs are the control dependencies it is built under (_build_node).
+    return group(name=node.scope)
+
+
+@_builds("Switch", "RefSwitch")
+def _switch(node: Node) -> list[Tensor]:
+    # Both outputs carry the data; which branch each feeds is its guard (_build_node).
+    return [node.inputs[0], node.inputs[0]]
+
+
+@_builds("Merge")
+def _merge(node: Node) -> list[Tensor]:
+    """The value of the branch that ran: ``where(predicate, true branch, false branch)``,
+    both computed (exact for branches without side effects other than guarded assigns;
+    a value the other branch makes NaN is selected away, its gradient is not)."""
+    branches: dict[bool, tuple[int, Tensor]] = {}
+    predicate = None
+    for position, (tensor, guard) in enumerate(zip(node.inputs, node.input_guards, strict=False)):
+        if guard is None or (predicate is not None and guard[0] is not predicate):
+            break
+        predicate = guard[0]
+        branches[guard[1]] = (position, tensor)
+    if predicate is None or set(branches) != {True, False} or len(node.inputs) != 2:
+        raise ModelFileError(
+            f"symgrad: import_graph_def: node '{node.name}' (Merge) does not join the two "
+            f"branches of one tf.cond (a while loop?); control flow beyond tf.cond is not imported"
+        )
+    (true_index, true_value), (false_index, false_value) = branches[True], branches[False]
+    value = E.where(predicate, true_value, false_value, name=node.scope)
+    index = E.where(predicate, np.int32(true_index), np.int32(false_index))
+    return [value, index]
 
 
 # --- shape arithmetic ----------------------------------------------------------------------------
@@ -784,6 +858,8 @@ class Imported:
     # The sizes each int node of shape arithmetic holds (see ``Node.input_sizes``); a scalar's
     # is a list of one.
     sizes: dict[str, list[Any]] = field(default_factory=dict)
+    # The branch of a tf.cond each tensor (``"name:0"``) is computed in, if any.
+    guards: dict[str, Guard] = field(default_factory=dict)
 
 
 def import_graph_def(
@@ -864,13 +940,10 @@ def build_graph_def(
     if len(nodes) != len(graph_def.node):
         raise ModelFileError("symgrad: import_graph_def: two nodes of the graph have one name")
     variables = dict(variables or {})
-    initializers = {info.initializer: name for name, info in variables.items()}
     unsupported = {
         node.name: node.op
         for node in graph_def.node
-        if node.op not in BUILDERS
-        and node.op not in SKIPPED
-        or (node.op == "Assign" and node.name not in initializers)
+        if node.op not in BUILDERS and node.op not in SKIPPED
     }
     if unsupported and not leave_out_unsupported:
         examples: dict[str, str] = {}
@@ -889,8 +962,8 @@ def build_graph_def(
     }
     order = _ordered(nodes, after)
     left_out = {n.name for n in graph_def.node if n.name in unsupported or n.op in SKIPPED}
-    for node in order:  # inputs come first: one pass marks every reader of a node left out
-        if node.name not in left_out and any(i in left_out for i in _data_input_names(node)):
+    for node in order:  # inputs come first: one pass marks every node after one left out
+        if node.name not in left_out and any(i in left_out for i in _input_names(node)):
             left_out.add(node.name)
     mapped = {(k if ":" in k else f"{k}:0"): v for k, v in (input_map or {}).items()}
     graph = get_default_graph()
@@ -902,8 +975,8 @@ def build_graph_def(
         for node in order:
             if node.name in left_out:
                 continue
-            if leave_out_unsupported and any(i in left_out for i in _data_input_names(node)):
-                left_out.add(node.name)  # it reads a node that could not be built
+            if leave_out_unsupported and any(i in left_out for i in _input_names(node)):
+                left_out.add(node.name)  # it comes after a node that could not be built
                 imported.left_out.setdefault(node.op, []).append(node.name)
                 continue
             try:
@@ -928,12 +1001,20 @@ def _build_node(
     attrs = {key: _attr_value(value, where) for key, value in node.attr.items()}
     inputs: list[Tensor] = []
     input_sizes: list[list[Any] | None] = []
+    input_guards: list[Guard | None] = []
+    control: list[Operation] = []
+    guard: Guard | None = None
     for text in node.input:
-        if text.startswith("^"):
-            continue
-        source, index = _tensor_key(text)
+        source, index = _tensor_key(text.lstrip("^"))
         key = f"{source}:{index}"
+        source_guard = imported.guards.get(key)
+        guard = guard or source_guard
+        if text.startswith("^"):
+            if source in imported.ops:
+                control.append(imported.ops[source])
+            continue
         input_sizes.append(imported.sizes.get(source) if index == 0 and key not in mapped else None)
+        input_guards.append(source_guard)
         if key in mapped:
             inputs.append(A.convert_to_tensor(mapped[key]))
             continue
@@ -949,12 +1030,17 @@ def _build_node(
         initial = imported.outputs.get(source)
         attrs["_initial_value"] = initial[index] if initial else None
         attrs["_trainable"] = info.trainable
+    if node.op == "Assign" and any(i.initializer == node.name for i in variables.values()):
+        attrs["_initializer"] = True
     graph = get_default_graph()
+    described = Node(node.name, node.op, attrs, inputs, "", input_sizes, input_guards, guard)
     try:
-        with graph.name_scope(f"{prefix_scope}{node.name}/") as own_scope:
-            built = BUILDERS[node.op](
-                Node(node.name, node.op, attrs, inputs, own_scope, input_sizes)
-            )
+        with (
+            graph.control_dependencies(control),
+            graph.name_scope(f"{prefix_scope}{node.name}/") as own_scope,
+        ):
+            described.scope = own_scope
+            built = BUILDERS[node.op](described)
     except ModelFileError:
         raise
     except (SymgradError, ValueError, TypeError) as error:
@@ -962,16 +1048,26 @@ def _build_node(
     if isinstance(built, Operation):
         imported.ops[node.name] = built
         imported.outputs[node.name] = list(built.outputs)
-        return
-    tensors = [built] if isinstance(built, Tensor) else list(built)
-    imported.outputs[node.name] = tensors
-    if tensors:
-        imported.ops[node.name] = tensors[0].op
-        sizes = _shape_sizes(node.op, tensors[0], inputs, input_sizes, attrs)
-        if sizes is not None:
-            imported.sizes[node.name] = sizes
-    if isinstance(built, Variable):
-        imported.variables[node.name] = built
+        tensors = list(built.outputs)
+    else:
+        tensors = [built] if isinstance(built, Tensor) else list(built)
+        imported.outputs[node.name] = tensors
+        if tensors:
+            imported.ops[node.name] = tensors[0].op
+            sizes = _shape_sizes(node.op, tensors[0], inputs, input_sizes, attrs)
+            if sizes is not None:
+                imported.sizes[node.name] = sizes
+        if isinstance(built, Variable):
+            imported.variables[node.name] = built
+    # Which branch of a tf.cond each output belongs to: a Switch's output 1 feeds the branch
+    # taken when its predicate holds, output 0 the other; a Merge joins them again; any other
+    # op is in the branch of its inputs.
+    if node.op in ("Switch", "RefSwitch"):
+        imported.guards[f"{node.name}:0"] = (inputs[1], False)
+        imported.guards[f"{node.name}:1"] = (inputs[1], True)
+    elif node.op != "Merge" and guard is not None:
+        for position in range(max(len(tensors), 1)):
+            imported.guards[f"{node.name}:{position}"] = guard
 
 
 # --- training ops of meta graphs -------------------------------------------------------------
@@ -1035,10 +1131,10 @@ def _variable_behind(name: str, nodes: Mapping[str, Any], imported: Imported) ->
     return None
 
 
-def _gradient_ys(grad_name: str, nodes: Mapping[str, Any]) -> str | None:
-    """The loss whose gradient ``grad_name`` is part of. TF's ``gradients`` scope starts from
-    ``<scope>/grad_ys_0`` (the ones it fills), which the gradient of the loss's own op reads:
-    ``<scope>/<loss op>_grad/...``."""
+def _gradient_ys(grad_name: str, nodes: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The loss whose gradient ``grad_name`` is part of, and the ``gradients`` scope. TF's
+    ``gradients`` scope starts from ``<scope>/grad_ys_0`` (the ones it fills), which the
+    gradient of the loss's own op reads: ``<scope>/<loss op>_grad/...``."""
     parts = _tensor_key(grad_name)[0].split("/")
     for end in range(len(parts), 0, -1):
         if not re.fullmatch(r"gradients(_\d+)?", parts[end - 1]):
@@ -1050,7 +1146,7 @@ def _gradient_ys(grad_name: str, nodes: Mapping[str, Any]) -> str | None:
                 continue
             match = re.fullmatch(re.escape(scope) + r"/(.+)_grad/.*", node.name)
             if match and match.group(1) in nodes:
-                return f"{match.group(1)}:0"
+                return f"{match.group(1)}:0", scope
     return None
 
 
@@ -1077,6 +1173,28 @@ def _rebuild_train_ops(graph_def: Any, imported: Imported, prefix: str) -> None:
     del graph
 
 
+def _control_inputs_of(
+    nodes: Mapping[str, Any], imported: Imported, scopes: Sequence[str]
+) -> list[Operation]:
+    """The imported ops that the nodes under ``scopes`` (TF's gradients and train op) have as
+    control inputs, from outside those scopes."""
+    prefixes = tuple(f"{scope}/" for scope in scopes)
+
+    def inside(name: str) -> bool:
+        return name in scopes or name.startswith(prefixes)
+
+    found: list[Operation] = []
+    for node in nodes.values():
+        if not inside(node.name):
+            continue
+        for text in node.input:
+            source = text[1:].split(":")[0] if text.startswith("^") else None
+            op = imported.ops.get(source) if source and not inside(source) else None
+            if op is not None and op not in found:
+                found.append(op)
+    return found
+
+
 def _rebuild_train_op(
     train_name: str,
     update_nodes: Sequence[Any],
@@ -1090,6 +1208,7 @@ def _rebuild_train_op(
     training = TRAINING_OPS[update_nodes[0].op]
     updates: list[AppliedUpdate] = []
     losses: set[str] = set()
+    scopes: set[str] = set()
     for node in update_nodes:
         names = list(node.input)
         if len(names) < len(training.inputs):
@@ -1107,10 +1226,11 @@ def _rebuild_train_op(
                 variables[key] = variable
         if "var" not in variables:
             raise ModelFileError(f"'{node.name}' updates no variable symgrad imported")
-        loss_name = _gradient_ys(names[training.inputs.index("grad")], nodes)
-        if loss_name is None:
+        found = _gradient_ys(names[training.inputs.index("grad")], nodes)
+        if found is None:
             raise ModelFileError(f"the loss of '{node.name}' is not found from its gradient")
-        losses.add(loss_name)
+        losses.add(found[0])
+        scopes.add(found[1])
         where = f"node '{node.name}' ({node.op})"
         attrs = {key: _attr_value(value, where) for key, value in node.attr.items()}
         updates.append(AppliedUpdate(node.op, node.name, inputs, variables, attrs))
@@ -1128,13 +1248,16 @@ def _rebuild_train_op(
         global_step = _variable_behind(step_node.input[0], nodes, imported)
     optimizer = training.optimizer(updates)
     updated = [update.variables["var"] for update in updates]
-    grads = gradients(loss, updated)
     graph = get_default_graph()
     scope = graph.name_scope(prefix) if prefix else contextlib.nullcontext("")
-    with scope:
-        train_op = optimizer.apply_gradients(
-            list(zip(grads, updated, strict=True)), global_step=global_step, name=train_name
-        )
+    # What TF's gradients and updates ran after (a batch norm's UPDATE_OPS under
+    # control_dependencies), so does the train op made again.
+    with graph.control_dependencies(_control_inputs_of(nodes, imported, (*scopes, train_name))):
+        grads = gradients(loss, updated)
+        with scope:
+            train_op = optimizer.apply_gradients(
+                list(zip(grads, updated, strict=True)), global_step=global_step, name=train_name
+            )
     imported.ops[train_name] = train_op
     imported.outputs[train_name] = list(train_op.outputs)
 
