@@ -69,8 +69,8 @@ _DTYPES = {
     "DT_BOOL": "bool",
 }
 
-# Ops with no value to compute in an imported graph: their outputs are never an input of an
-# op that is built (a NoOp groups control dependencies; savers and asserts are side effects).
+# Ops with nothing to compute in an imported graph (a saver's file operations, asserts): left
+# out, with every node that reads them or runs after them.
 SKIPPED = frozenset(
     {"SaveV2", "RestoreV2", "MergeV2Checkpoints", "Assert", "ShardedFilename", "StringJoin"}
 )
@@ -96,8 +96,6 @@ class Node:
     input_sizes: list[list[Any] | None] = field(default_factory=list)
     # For each input computed in a branch of a ``tf.cond``: the branch (see ``Guard``).
     input_guards: list[Guard | None] = field(default_factory=list)
-    # This node's own branch (the first of its inputs' and control inputs').
-    guard: Guard | None = None
 
     def attr(self, key: str, default: Any = None) -> Any:
         return self.attrs.get(key, default)
@@ -998,7 +996,7 @@ def _build_node(
     variables: Mapping[str, VariableInfo],
 ) -> None:
     where = f"node '{node.name}' ({node.op})"
-    attrs = {key: _attr_value(value, where) for key, value in node.attr.items()}
+    attrs = {key: _attr_value(value, where) for key, value in sorted(node.attr.items())}
     inputs: list[Tensor] = []
     input_sizes: list[list[Any] | None] = []
     input_guards: list[Guard | None] = []
@@ -1033,7 +1031,7 @@ def _build_node(
     if node.op == "Assign" and any(i.initializer == node.name for i in variables.values()):
         attrs["_initializer"] = True
     graph = get_default_graph()
-    described = Node(node.name, node.op, attrs, inputs, "", input_sizes, input_guards, guard)
+    described = Node(node.name, node.op, attrs, inputs, "", input_sizes, input_guards)
     try:
         with (
             graph.control_dependencies(control),
@@ -1232,7 +1230,7 @@ def _rebuild_train_op(
         losses.add(found[0])
         scopes.add(found[1])
         where = f"node '{node.name}' ({node.op})"
-        attrs = {key: _attr_value(value, where) for key, value in node.attr.items()}
+        attrs = {key: _attr_value(value, where) for key, value in sorted(node.attr.items())}
         updates.append(AppliedUpdate(node.op, node.name, inputs, variables, attrs))
     if len(losses) != 1:
         raise ModelFileError(f"its updates follow the gradients of {sorted(losses)}")

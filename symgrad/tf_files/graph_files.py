@@ -145,10 +145,27 @@ def _writer(data: bytes) -> Callable[[Any], object]:
     return lambda file: file.write(data)
 
 
+# The largest tensor value read from a graph file: a Const that declares more (a hostile or
+# broken file: one value "repeated" over [10**9, 10**9]) is refused before anything is made.
+MAX_TENSOR_BYTES = 2**31
+
+
 def tensor_to_array(tensor: Any, where: str) -> np.ndarray:
     """A ``TensorProto`` (a Const's value) as a NumPy array, through tensorboard's
-    ``make_ndarray``; strings are object arrays of ``bytes``."""
+    ``make_ndarray``; strings are object arrays of ``bytes``. Its declared size is checked
+    first (Python ints, no overflow): more than ``MAX_TENSOR_BYTES`` is an error."""
     libraries = require_libraries()
+    sizes = [int(dim.size) for dim in tensor.tensor_shape.dim]
+    if any(size < 0 for size in sizes):
+        raise ModelFileError(f"symgrad: {where}: a tensor value of negative size {sizes}")
+    elements = 1
+    for size in sizes:
+        elements *= size
+    if elements * 16 > MAX_TENSOR_BYTES:  # 16: the widest element (complex128)
+        raise ModelFileError(
+            f"symgrad: {where}: a tensor value of shape {sizes} ({elements} elements) is "
+            f"larger than symgrad reads from a graph file"
+        )
     try:
         return np.asarray(libraries.tensor_util.make_ndarray(tensor))
     except (TypeError, ValueError) as error:
