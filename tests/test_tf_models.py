@@ -15,6 +15,7 @@ import runpy
 import shutil
 import subprocess
 import sys
+import venv
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -295,9 +296,67 @@ def test_training_resumed_after_import_meta_graph_takes_tfs_steps(model: str) ->
 # --- export: a TF model as a standalone module ----------------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def numpy_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Python of a fresh virtual environment whose only package is NumPy (links to the
+    installed one): no symgrad, no TensorFlow, no SymPy."""
+    root = tmp_path_factory.mktemp("numpy_venv")
+    venv.create(root, with_pip=False, symlinks=True)
+    python = root / "bin" / "python"
+    site_packages = Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
+    installed = Path(np.__file__).resolve().parent.parent
+    for entry in installed.iterdir():
+        if entry.name == "numpy" or entry.name.startswith(("numpy.libs", "numpy-")):
+            (site_packages / entry.name).symlink_to(entry)
+    return python
+
+
+def _run_standalone(
+    python: Path,
+    module: Path,
+    function: str,
+    arguments: list[Any],
+    folder: Path,
+    rng: int | None = None,
+) -> list[np.ndarray]:
+    """Call ``function`` of the generated ``module`` in ``python`` (isolated: ``-I``), with
+    ``arguments`` passed through .npy files (and ``rng``, a seed, if given); its outputs, in
+    order."""
+    names = []
+    for position, argument in enumerate(arguments):
+        np.save(folder / f"argument_{position}.npy", np.asarray(argument))
+        names.append(str(folder / f"argument_{position}.npy"))
+    script = (
+        "import runpy, sys\n"
+        "import numpy as np\n"
+        f"module = runpy.run_path({str(module)!r})\n"
+        f"arguments = [np.load(n) for n in {names!r}] + ([{rng!r}] if {rng!r} is not None else [])\n"
+        f"result = module[{function!r}](*arguments)\n"
+        "outputs = result if isinstance(result, tuple) else (result,)\n"
+        "loaded = {m.split('.')[0] for m in sys.modules}\n"
+        "assert not loaded & {'symgrad', 'tensorflow', 'sympy'}, loaded\n"
+        f"np.savez({str(folder / 'outputs.npz')!r}, *outputs)\n"
+    )
+    done = subprocess.run(
+        [str(python), "-I", "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    with np.load(folder / "outputs.npz") as archive:
+        return [archive[f"arr_{i}"] for i in range(len(archive.files))]
+
+
 @pytest.mark.parametrize("form", ["frozen.pb", "meta", "saved_model"])
 @pytest.mark.parametrize("model", MODELS)
-def test_export_gives_a_module_computing_tfs_outputs(model: str, form: str, tmp_path: Path) -> None:
+def test_export_gives_a_module_computing_tfs_outputs_with_numpy_alone(
+    model: str, form: str, tmp_path: Path, numpy_venv: Path
+) -> None:
     expected = _expected(model)
     source = {
         "frozen.pb": MODELS_DIR / model / "frozen.pb",
@@ -306,32 +365,24 @@ def test_export_gives_a_module_computing_tfs_outputs(model: str, form: str, tmp_
     }[form]
     outputs = None if form == "saved_model" else [o["name"] for o in expected["outputs"]]
     inputs = None if form == "saved_model" else [i["name"] for i in expected["inputs"]]
-    module = sg.export_model(source, tmp_path / f"{model}.py", inputs=inputs, outputs=outputs)
-    text = (tmp_path / f"{model}.py").read_text()
-    assert "Made from:" in text and source.name in text
+    out = tmp_path / f"{model}.py"
+    module = sg.export_model(source, out, inputs=inputs, outputs=outputs)
+    text = out.read_text()
+    assert "Made from:" in text and source.name in text and "import symgrad" not in text
     made_from = source / "saved_model.pb" if form == "saved_model" else source
     assert f"sha256 {hashlib.sha256(made_from.read_bytes()).hexdigest()}" in text
-    results = module(*_feed_values(expected).values())
-    for output in expected["outputs"]:
-        key = output["signature_key"] if form == "saved_model" else output["name"]
-        _close(results[key], output, f"{model} exported from {form}: {output['name']}")
-
-
-def _numpy_only(tmp_path: Path) -> Path:
-    """A folder holding NumPy alone (links to its installed package): an interpreter started
-    with ``-I -S`` and this folder on its path has NumPy and nothing else, no symgrad, no
-    TensorFlow."""
-    site = Path(np.__file__).resolve().parent.parent
-    folder = tmp_path / "numpy_only"
-    folder.mkdir()
-    for entry in site.iterdir():
-        if entry.name == "numpy" or entry.name.startswith(("numpy.libs", "numpy-")):
-            (folder / entry.name).symlink_to(entry)
-    return folder
+    # in order: the outputs as given, a SavedModel's by signature key
+    wanted = sorted(expected["outputs"], key=lambda o: o["signature_key"])
+    wanted = wanted if form == "saved_model" else expected["outputs"]
+    arguments = list(_feed_values(expected).values())
+    rng = 0 if module.program.random_streams else None  # the CNN's dropout (at 1.0) still draws
+    got = _run_standalone(numpy_venv, out, model, arguments, tmp_path, rng)
+    for value, output in zip(got, wanted, strict=True):
+        _close(value, output, f"{model} exported from {form}, NumPy alone: {output['name']}")
 
 
 def test_the_exported_cnn_is_a_golden_file_and_runs_with_numpy_alone(
-    tmp_path: Path, symgrad_snapshot: Any
+    tmp_path: Path, symgrad_snapshot: Any, numpy_venv: Path
 ) -> None:
     expected = _expected("cnn")
     out = tmp_path / "mnist_cnn.py"
@@ -343,30 +394,11 @@ def test_the_exported_cnn_is_a_golden_file_and_runs_with_numpy_alone(
         name="mnist_cnn",
     )
     symgrad_snapshot(out.read_text(), "tests/golden/mnist_cnn_from_tf.py")
-    images = np.asarray(expected["inputs"][0]["value"], np.float32)
-    np.save(tmp_path / "images.npy", images)
-    script = (
-        "import sys, runpy\n"
-        f"sys.path.insert(0, {str(_numpy_only(tmp_path))!r})\n"
-        "import numpy as np\n"
-        f"module = runpy.run_path({str(out)!r})\n"
-        # The dropout (kept at keep_prob 1.0) still draws: the frozen graph has its random op.
-        f"result = module['mnist_cnn'](np.load({str(tmp_path / 'images.npy')!r}), 0)\n"
-        "assert not any(m.split('.')[0] in ('symgrad', 'tensorflow', 'sympy') for m in sys.modules)\n"
-        # the raw function returns its outputs in order (logits, prediction)
-        f"np.save({str(tmp_path / 'logits.npy')!r}, result[0])\n"
-        f"np.save({str(tmp_path / 'prediction.npy')!r}, result[1])\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-I", "-S", "-c", script], capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    for output in expected["outputs"]:
-        _close(
-            np.load(tmp_path / f"{output['name'][:-2]}.npy"),
-            output,
-            f"NumPy alone: {output['name']}",
-        )
+    # The dropout (kept at keep_prob 1.0) still draws: the frozen graph has its random op.
+    images = list(_feed_values(expected).values())
+    got = _run_standalone(numpy_venv, out, "mnist_cnn", images, tmp_path, rng=0)
+    for value, output in zip(got, expected["outputs"], strict=True):
+        _close(value, output, f"NumPy alone: {output['name']}")
 
 
 def test_symgrad_export_on_the_command_line(tmp_path: Path) -> None:
