@@ -175,6 +175,7 @@ from .ops.random_ops import (
     set_random_seed,
     truncated_normal,
 )
+from .config import ConfigProto, GPUOptions, RunMetadata, RunOptions
 from .session import InteractiveSession, Session
 from .tracing import Function, TensorSpec, TracedFunction, function, grad, value_and_grad
 
@@ -266,6 +267,8 @@ from .ops.nn_ops import (
     global_norm,
 )
 from .ops.reductions import (
+    arg_max,
+    arg_min,
     argmax,
     argmin,
     count_nonzero,
@@ -379,6 +382,10 @@ __all__ = [
     "variables_initializer",
     "InteractiveSession",
     "Session",
+    "ConfigProto",
+    "GPUOptions",
+    "RunMetadata",
+    "RunOptions",
     "get_default_session",
     "linalg",
     "losses",
@@ -489,6 +496,8 @@ __all__ += [
     "to_int64",
     "truncatediv",
     "truncatemod",
+    "arg_max",
+    "arg_min",
     "argmax",
     "argmin",
     "count_nonzero",
@@ -552,9 +561,10 @@ __all__ += [
     "local_variables_initializer",
 ]
 
-# TensorFlow's own files: graphs in, checkpoints both ways (symgrad.tf_files, the tf-files extra).
-from . import saved_model  # noqa: E402
+# TensorFlow's own files, in and out (symgrad.tf_files, the tf-files extra); graph_util also
+# installs Graph.as_graph_def.
+from . import graph_util, saved_model  # noqa: E402
 from .graph_import import GraphDef, import_graph_def  # noqa: E402
 from .model_export import export_model  # noqa: E402
 
-__all__ += ["saved_model", "GraphDef", "import_graph_def", "export_model"]
+__all__ += ["saved_model", "graph_util", "GraphDef", "import_graph_def", "export_model"]

@@ -95,6 +95,12 @@ class ArgumentTypeError(SymgradError, TypeError):
     """An argument of the wrong kind (a ``feed_dict`` that is not a dict, ...)."""
 
 
+class MessageFieldError(ArgumentTypeError, ValueError, AttributeError):
+    """A field a configuration message (``ConfigProto``, ``GPUOptions``...) does not have, or a
+    value it cannot hold: a ``TypeError``, and the ``ValueError`` (unknown keyword) and
+    ``AttributeError`` (unknown attribute, a message field assigned) protobuf raises."""
+
+
 # --- files ------------------------------------------------------------------------------------
 
 

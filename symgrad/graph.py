@@ -379,6 +379,10 @@ class Graph:
             self._gradient_depth -= 1
 
     # -- queries --------------------------------------------------------------
+    if TYPE_CHECKING:
+        # Installed at import time by symgrad.graph_export (which needs every op's writer).
+        def as_graph_def(self, from_version: Any = None, add_shapes: bool = False) -> Any: ...
+
     def get_operations(self) -> list[Operation]:
         return list(self._operations)
 

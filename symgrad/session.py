@@ -23,6 +23,7 @@ from . import naming
 from .backends import namespaces
 from .compiler import CompiledModule, owned, unshared
 from .compiler import compile as compile_graph
+from .config import ConfigProto, RunMetadata, RunOptions
 from .errors import (
     ArgumentTypeError,
     DTypeError,
@@ -78,6 +79,48 @@ def _rebuilder(structure: Any) -> Callable[[Iterator[Any]], Any]:
     if make is tuple:
         return lambda values: tuple([part(values) for part in parts])
     return lambda values: make(*[part(values) for part in parts])  # a namedtuple
+
+
+def _check_run_options(options: Any, run_metadata: Any) -> None:
+    """``Session.run``'s ``options`` and ``run_metadata``: TF1's messages or None."""
+    if options is not None and not isinstance(options, RunOptions):
+        raise ArgumentTypeError(
+            f"symgrad: Session.run: options must be a tf.RunOptions, got "
+            f"{type(options).__name__} {options!r:.60}"
+        )
+    if run_metadata is not None and not isinstance(run_metadata, RunMetadata):
+        raise ArgumentTypeError(
+            f"symgrad: Session.run: run_metadata must be a tf.RunMetadata, got "
+            f"{type(run_metadata).__name__} {run_metadata!r:.60}"
+        )
+
+
+def _flat_feeds(feed_dict: Mapping[Any, Any]) -> dict[Any, Any]:
+    """``feed_dict`` with each key that is a (nested) tuple of tensors replaced by its
+    tensors, each fed its part of the key's value (TF1's nested feeds)."""
+    flat: dict[Any, Any] = {}
+
+    def pair(key: Any, value: Any, whole: Any) -> None:
+        if not isinstance(key, tuple):
+            flat[key] = value
+            return
+        if not isinstance(value, (list, tuple)) or len(value) != len(key):
+            got = (
+                f"{type(value).__name__} of {len(value)}"
+                if isinstance(value, (list, tuple))
+                else f"{type(value).__name__} {value!r:.60}"
+            )
+            raise InvalidArgumentError(
+                f"symgrad: Session.run: feed_dict key {whole!r:.120} is a structure of tensors; "
+                f"its value must have the same structure: a list or tuple of {len(key)} where "
+                f"the key has {type(key).__name__} {key!r:.80}, got {got}"
+            )
+        for part_key, part_value in zip(key, value, strict=True):
+            pair(part_key, part_value, whole)
+
+    for key, value in feed_dict.items():
+        pair(key, value, key)
+    return flat
 
 
 def _op_of(fetch: Any) -> Operation:
@@ -186,6 +229,13 @@ class Session:
         backend: Any = "numpy",
         device: Any = None,
     ) -> None:
+        if config is not None and not isinstance(config, ConfigProto):
+            raise ArgumentTypeError(
+                f"symgrad: Session: config must be a tf.ConfigProto, got "
+                f"{type(config).__name__} {config!r:.60}"
+            )
+        # Kept, used for nothing: symgrad runs NumPy on the CPU (see symgrad.config).
+        self._config = config
         self.graph = graph or get_default_graph()
         # None: the NumPy fast form; else the array namespace the portable form runs on.
         self._namespace = namespaces.resolve(backend, device)
@@ -247,10 +297,29 @@ class Session:
     ) -> Any:
         """Evaluate ``fetches`` (a tensor, an op, or nested lists/tuples/dicts of them).
 
-        Returns values in the same structure; a fetched op gives ``None``.
+        Returns values in the same structure (lists, tuples, namedtuples such as
+        ``LSTMStateTuple``, dicts); a fetched op gives ``None``. A ``feed_dict`` key may be a
+        tuple or namedtuple of tensors, nested (an RNN's state), with a value of the same
+        structure: each tensor takes its part. ``options`` (a ``tf.RunOptions``) and
+        ``run_metadata`` (a ``tf.RunMetadata``) are accepted and change nothing: symgrad
+        records no traces (see :mod:`symgrad.config`).
+
+        >>> import numpy as np
+        >>> import symgrad as tf
+        >>> with tf.Graph().as_default():
+        ...     c = tf.placeholder(tf.float32, [1, 2], name="c")
+        ...     h = tf.placeholder(tf.float32, [1, 2], name="h")
+        ...     state = tf.nn.rnn_cell.LSTMStateTuple(c, h)
+        ...     new_state = tf.nn.rnn_cell.LSTMStateTuple(c + 1.0, h * 2.0)
+        ...     with tf.Session() as sess:
+        ...         value = sess.run(new_state, {state: (np.zeros((1, 2)), np.ones((1, 2)))})
+        ...         value = sess.run(new_state, {state: value})
+        >>> value.c, value.h
+        (array([[2., 2.]], dtype=float32), array([[4., 4.]], dtype=float32))
         """
         if self._closed:
             raise SessionClosedError("symgrad: Attempted to use a closed Session.")
+        _check_run_options(options, run_metadata)
         rebuild, flat = self._fetches_of(fetches)
         if feed_dict is not None and not isinstance(feed_dict, Mapping):
             raise ArgumentTypeError(
@@ -312,6 +381,7 @@ class Session:
             return step
 
         def step_with_options(*values: Any, options: Any = None, run_metadata: Any = None) -> Any:
+            _check_run_options(options, run_metadata)
             return step(*values)
 
         return step_with_options
@@ -536,16 +606,20 @@ class Session:
         flat.append(self._as_fetch(fetches))
         return ("leaf",)
 
-    def _resolve_feeds(self, feed_dict: dict) -> dict[Tensor, Any]:
+    def _resolve_feeds(self, feed_dict: Mapping[Any, Any]) -> dict[Tensor, Any]:
         keys = tuple(feed_dict)
         order = self._feed_orders.get(keys)  # the same keys, step after step: checked once
         if order is None:
+            if any(isinstance(key, tuple) for key in keys):
+                # A structure of tensors (an LSTMStateTuple, a MultiRNNCell's state) fed a
+                # structure of values: each tensor its part, then as if fed one by one.
+                return self._resolve_feeds(_flat_feeds(feed_dict))
             order = self._feed_orders[keys] = [
                 (key, tensor) for tensor, key in self._check_feeds(feed_dict)
             ]
         return {tensor: feed_dict[key] for key, tensor in order}
 
-    def _check_feeds(self, feed_dict: dict) -> list[tuple[Tensor, Any]]:
+    def _check_feeds(self, feed_dict: Mapping[Any, Any]) -> list[tuple[Tensor, Any]]:
         """(tensor, key) for each key of ``feed_dict``, in graph order; errors for bad keys.
 
         Any tensor can be fed, as in TF1: a placeholder, a variable (its stored value

@@ -91,8 +91,6 @@ SUBSTITUTES: dict[str, str] = {
     "train.cosine_decay": "`tf.train.polynomial_decay`, or the formula with `tf.cos` of the step",
     "train.MonitoredTrainingSession": "`tf.Session` and a training loop",
     "train.Supervisor": "`tf.Session` and a training loop",
-    "ConfigProto": "leave it out: `tf.Session(config=...)` accepts and ignores it",
-    "GPUOptions": "leave it out: generated code runs on the CPU with NumPy",
     "app": "`argparse` and a `main()` function",
     "flags": "`argparse`",
     "logging": "Python's `logging`",

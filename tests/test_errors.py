@@ -311,11 +311,6 @@ def _() -> Any:
     return sg.squeeze(_x(), axis=1)
 
 
-@bad("squeeze-unknown-dims", sg.ShapeError, ValueError, "Squeeze", "'p:0'", "(None, 1)")
-def _() -> Any:
-    return sg.squeeze(sg.placeholder(sg.float32, shape=[None, 1], name="p"))
-
-
 @bad("split-unequal", sg.ShapeError, ValueError, "Split", "'x:0'", "size 3", "2 equal parts")
 def _() -> Any:
     return sg.split(_x(), 2, axis=1)

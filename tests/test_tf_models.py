@@ -459,3 +459,50 @@ def test_tensorflow_restores_symgrads_checkpoints_of_the_same_programs(
         np.asarray(restored_by_tf["outputs"][expected["outputs"][0]["name"]]),
         np.asarray(expected["outputs"][0]["value"]),
     )
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_tensorflow_runs_the_graphs_symgrad_writes(
+    model: str, same_program: Any, tmp_path: Path
+) -> None:
+    """symgrad freezes the inference program (``graph_util.convert_variables_to_constants``,
+    ``train.write_graph``) and saves it as a SavedModel (``saved_model.simple_save``) from its
+    checkpoint in ``symgrad/``: the files are those committed there, byte for byte, which
+    TensorFlow imported and loaded (``record_models.py --check-symgrad``), getting symgrad's
+    outputs."""
+    expected = _expected(model)
+    folder = MODELS_DIR / model / "symgrad"
+    written = json.loads((folder / "symgrad_outputs.json").read_text())
+    by_tf = json.loads((folder / "tf_restored.json").read_text())
+    sg.set_random_seed(record_models.SEEDS[model])
+    inference = getattr(same_program, f"build_{model}")(training_graph=False)
+    graph = sg.get_default_graph()
+    with sg.Session() as sess:
+        sg.train.Saver().restore(sess, sg.train.latest_checkpoint(folder))
+        names = [t.op.name for t in inference["outputs"].values()]
+        frozen = sg.graph_util.convert_variables_to_constants(sess, graph.as_graph_def(), names)
+        sg.train.write_graph(frozen, tmp_path, "frozen.pb", as_text=False)
+        sg.saved_model.simple_save(
+            sess, tmp_path / "saved_model", inference["inputs"], inference["outputs"]
+        )
+    assert (tmp_path / "frozen.pb").read_bytes() == (folder / "frozen.pb").read_bytes()
+    for path in (
+        "saved_model.pb",
+        "variables/variables.index",
+        "variables/variables.data-00000-of-00001",
+    ):
+        assert (tmp_path / "saved_model" / path).read_bytes() == (
+            folder / "saved_model" / path
+        ).read_bytes(), path
+    assert not any(node.op == "VariableV2" for node in frozen.node)
+    for output in expected["outputs"]:
+        name = output["name"]
+        want = {"value": written["outputs"][name], "dtype": output["dtype"]}
+        for label in ("frozen_graph_outputs", "saved_model_outputs"):
+            _close(np.asarray(by_tf[label][name], dtype=output["dtype"]), want, f"{model} {label}")
+
+
+def test_as_graph_def_refuses_training_ops_naming_them(same_program: Any) -> None:
+    same_program.build_mlp()  # with its gradients and Adam updates
+    with pytest.raises(sg.errors.ModelFileError, match=r"no TensorFlow counterpart.*SumToShape"):
+        sg.get_default_graph().as_graph_def()

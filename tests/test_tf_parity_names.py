@@ -27,7 +27,6 @@ KNOWN: dict[str, str] = {
     "op_names_of_functions": "tf.unstack is one op in TF1 (unstack:0, unstack:1), a slice per "
     "part in symgrad (unstack:0, unstack_1:0)",
     "flatten_of_unknown_dims": "reshape to a size computed at run time is not supported",
-    "graph_def_node_names": "Graph.as_graph_def: GraphDef protocol buffers are not there yet",
 }
 
 

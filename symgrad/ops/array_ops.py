@@ -38,7 +38,7 @@ from .elementwise import where as _select
 from .functions import Literal, _Structural, helper, literal
 from .functions import cast as cast_node
 from .registry import OpDef, arg_symbols, register
-from .sources import constant, convert_to_tensor
+from .sources import PACKER, constant, convert_to_tensor
 
 
 def _op(
@@ -459,10 +459,9 @@ def squeeze(
     rank = len(x.shape)
     if axis is None:
         if None in x.shape:
-            raise ShapeError(
-                f"symgrad: Squeeze: '{x.name}' has shape {format_shape(x.shape)}; with unknown "
-                f"dims, name the axes to squeeze"
-            )
+            # Which axes have size 1 is known when the value arrives: the result's rank is
+            # unknown until then, as TF's shape function says.
+            return _op("Squeeze", [x], {"axes": None}, None, x.dtype, name)
         axes = tuple(i for i, d in enumerate(x.shape) if d == 1)
     else:
         requested = axis if isinstance(axis, (list, tuple)) else [axis]
@@ -965,12 +964,23 @@ def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
     return _op("Pack", tensors, {"axis": position}, shape, first.dtype, name)
 
 
+PACKER["stack"] = stack  # convert_to_tensor packs lists of tensors with it
+
+
 def _along(axis: int, index: int | slice) -> tuple[Any, ...]:
     """The key of ``index`` along ``axis``: counted from the end when the rank is known only
     at run time (``[..., i, :]`` for axis -2)."""
     if axis < 0:
         return (Ellipsis, index) + (slice(None),) * (-axis - 1)
     return (slice(None),) * axis + (index,)
+
+
+def _lower_stack(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
+    # A constant scalar is printed as a Python number, which np.stack would make float64 (or
+    # int64): cast it to the op's dtype first, as the other operands are.
+    dtype = op.outputs[0].dtype.name
+    typed = [cast_node(x, dtype, dtype) if x.is_Number else x for x in operands]
+    return Call(Literal("stack"), ListOf(*typed), literal(op.attrs["axis"]))
 
 
 def _stack_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
@@ -987,7 +997,7 @@ def _stack_signature(op: Operation, sigs: Sequence[Any]) -> Any:
 register(
     OpDef(
         "Pack",
-        lower=lambda op, xs: Call(Literal("stack"), ListOf(*xs), literal(op.attrs["axis"])),
+        lower=_lower_stack,
         gradient=_stack_gradient,
         signature=_stack_signature,
     )

@@ -28,7 +28,7 @@ from ..signatures import broadcast_axes_of, signature_of
 from . import functions as F
 from .broadcasting import sum_to_shape_of
 from .registry import OpDef, arg_symbols, register
-from .sources import constant
+from .sources import constant, convert_to_tensor, holds_tensor
 
 _COTANGENT = sp.Symbol("_g", real=True)
 _OUTPUT = sp.Symbol("_z", real=True)
@@ -71,8 +71,10 @@ def _resolve_operands(
 ) -> list[Any]:
     """Tensors stay; arrays become constants; Python scalars stay scalars.
 
-    Values are converted to the dtype of the first tensor operand, as TF does.
+    Values are converted to the dtype of the first tensor operand, as TF does; a list that
+    holds tensors is packed into one first (``convert_to_tensor``).
     """
+    operands = [convert_to_tensor(x) if holds_tensor(x) else x for x in operands]
     tensors = [
         x for i, x in enumerate(operands) if isinstance(x, Tensor) and i not in bool_positions
     ]

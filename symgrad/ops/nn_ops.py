@@ -188,10 +188,9 @@ def _cross_entropy(
         convert_to_tensor(labels, dtype=logits.dtype) if not isinstance(labels, Tensor) else labels
     )
     if labels.dtype != logits.dtype:
-        raise DTypeError(
-            f"symgrad: {op_name}: labels '{labels.name}' ({labels.dtype.name}) and logits "
-            f"'{logits.name}' ({logits.dtype.name}) must have the same dtype"
-        )
+        # TF casts the labels to the logits' dtype (integer one-hot labels, float64 labels of
+        # float32 logits); no gradient reaches labels that are not floats.
+        labels = cast(labels, logits.dtype)
     # Labels of unknown rank take the logits' shape, checked when run (TF's shape function
     # merges the two); a size-1 batch still broadcasts, as in TF's kernel. The gradient of the
     # logits then has their shape, which an optimizer's update of a variable needs.

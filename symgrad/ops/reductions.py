@@ -543,6 +543,38 @@ def argmin(
     return _arg_reduce("ArgMin", input, axis, name, dimension, output_type)
 
 
+def arg_max(
+    input: Any,
+    dimension: Any = None,
+    output_type: Any = _dtypes.int64,
+    name: str | None = None,
+) -> Tensor:
+    """TF1's old spelling of :func:`argmax`: the axis is ``dimension`` (the second argument).
+
+    >>> import symgrad as tf
+    >>> with tf.Graph().as_default():
+    ...     print(tf.compile(tf.arg_max(tf.constant([[1.0, 3.0], [2.0, 0.0]]), dimension=1))())
+    [1 0]
+    """
+    return _arg_reduce("ArgMax", input, None, name, dimension, output_type)
+
+
+def arg_min(
+    input: Any,
+    dimension: Any = None,
+    output_type: Any = _dtypes.int64,
+    name: str | None = None,
+) -> Tensor:
+    """TF1's old spelling of :func:`argmin`: the axis is ``dimension`` (the second argument).
+
+    >>> import symgrad as tf
+    >>> with tf.Graph().as_default():
+    ...     print(tf.compile(tf.arg_min(tf.constant([[1.0, 3.0], [2.0, 0.0]]), 0))())
+    [0 1]
+    """
+    return _arg_reduce("ArgMin", input, None, name, dimension, output_type)
+
+
 def _lower_arg(node: type) -> Any:
     def lower(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
         return node(operands[0], sp.Integer(op.attrs["axes"][0]))

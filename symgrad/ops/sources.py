@@ -6,6 +6,7 @@ assignments.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,12 @@ def _as_array(value: Any, dtype: _dtypes.DType | None, op: str) -> np.ndarray:
     if isinstance(value, Tensor):
         raise DTypeError(
             f"symgrad: {op}: expected a Python or NumPy value, got Tensor '{value.name}'"
+        )
+    if holds_tensor(value):
+        # As TF's constant: a tensor is not a value; convert_to_tensor and stack pack them.
+        raise DTypeError(
+            f"symgrad: {op}: expected a Python or NumPy value, got a list holding Tensor "
+            f"'{_first_tensor(value).name}'; use symgrad.stack or symgrad.convert_to_tensor"
         )
     try:
         raw = np.asarray(value)
@@ -112,8 +119,64 @@ def placeholder(dtype: Any, shape: Any = None, name: str | None = None) -> Tenso
     return op.outputs[0]
 
 
+def holds_tensor(value: Any) -> bool:
+    """Whether ``value`` is a list or tuple holding a tensor, at any depth."""
+    if not isinstance(value, (list, tuple)):
+        return False
+    return any(isinstance(item, Tensor) or holds_tensor(item) for item in value)
+
+
+def _first_tensor(value: Any) -> Tensor:
+    """The first tensor of a nested list or tuple that holds one (depth first)."""
+    for item in value:
+        if isinstance(item, Tensor):
+            return item
+        if holds_tensor(item):
+            return _first_tensor(item)
+    raise AssertionError("no tensor")  # callers check holds_tensor first
+
+
+# ``stack``, installed by symgrad.ops.array_ops when it is imported: array_ops converts its
+# inputs with this module, so this module cannot import it (the ops package imports both).
+PACKER: dict[str, Callable[..., Tensor]] = {}
+
+
+def _pack(value: Any, dtype: _dtypes.DType, name: str | None) -> Tensor:
+    """A nested list or tuple of tensors and values, packed (``stack``) level by level."""
+    stack = PACKER["stack"]
+    parts = []
+    for item in value:
+        if isinstance(item, Tensor):
+            if item.dtype != dtype:
+                raise DTypeError(
+                    f"symgrad: packing a list of tensors: '{item.name}' has dtype "
+                    f"{item.dtype.name}, the list's first tensor {dtype.name}; use symgrad.cast"
+                )
+            parts.append(item)
+        elif holds_tensor(item):
+            parts.append(_pack(item, dtype, None))
+        else:
+            parts.append(constant(item, dtype=dtype))
+    if not parts:
+        raise ShapeError("symgrad: packing a list of tensors: an empty list inside it")
+    return stack(parts, name=name or "packed")
+
+
 def convert_to_tensor(value: Any, dtype: Any = None, name: str | None = None) -> Tensor:
-    """A tensor as is (checking ``dtype``), or a new constant for a Python/NumPy value."""
+    """A tensor as is (checking ``dtype``), or a new constant for a Python/NumPy value.
+
+    A list or tuple that holds tensors (nested ones too) is packed into one tensor along a new
+    first axis (``stack``, named ``packed`` as in TF); its other values become constants of the
+    first tensor's dtype, and gradients flow through to each tensor. So ``reduce_sum([a, b])``
+    and ``stop_gradient([y])`` take lists where TF does.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     a = sg.constant([1.0, 2.0])
+    ...     packed = sg.convert_to_tensor([a, [3.0, 4.0]])
+    ...     print(packed.shape, sg.compile(sg.reduce_sum(packed, axis=1))())
+    (2, 2) [3. 7.]
+    """
     if isinstance(value, Tensor):
         if dtype is not None and _dtypes.as_dtype(dtype) != value.dtype:
             raise DTypeError(
@@ -121,4 +184,12 @@ def convert_to_tensor(value: Any, dtype: Any = None, name: str | None = None) ->
                 f"expected {_dtypes.as_dtype(dtype).name}"
             )
         return value
+    if holds_tensor(value):
+        inferred = _first_tensor(value).dtype
+        if dtype is not None and _dtypes.as_dtype(dtype) != inferred:
+            raise DTypeError(
+                f"symgrad: packing a list of tensors: its tensors have dtype {inferred.name}, "
+                f"expected {_dtypes.as_dtype(dtype).name}; use symgrad.cast"
+            )
+        return _pack(value, inferred, name)
     return constant(value, dtype=dtype, name=name)

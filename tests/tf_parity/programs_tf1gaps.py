@@ -322,3 +322,149 @@ def embedding_sharded_mod_two_shards_float32(tf):
         "fetches": [rows, [tf.convert_to_tensor(g) for g in tf.gradients(loss, shards)]],
         "feeds": {},
     }
+
+
+# --- small TF1 gaps: packed lists, arg_max/arg_min, integer one-hot labels, squeeze, nested feeds
+
+
+@_program
+def list_of_tensors_packed_with_gradients(tf):
+    a = tf.Variable(_arr(30, (2, 3)), name="a")
+    b = tf.Variable(_arr(31, (2, 3)), name="b")
+    packed = tf.convert_to_tensor([a, b * 2.0])
+    mixed = tf.convert_to_tensor([[a[0], [1.0, 2.0, 3.0]], [b[1], a[1]]])
+    summed = tf.reduce_sum([a, tf.square(b)], axis=0)
+    held = tf.stop_gradient([a])
+    y = tf.reduce_sum(packed * packed) + tf.reduce_sum(mixed * 3.0) + tf.reduce_sum(summed * a)
+    y = y + tf.reduce_sum(held * a)
+    return {
+        "fetches": [packed, mixed, summed, held, y, tf.gradients(y, [a, b])],
+        "feeds": {},
+    }
+
+
+@_program
+def list_of_tensors_packed_scalars_float32(tf):
+    s = tf.placeholder(tf.float32, [], name="s")
+    t = tf.placeholder(tf.float32, [], name="t")
+    v = tf.convert_to_tensor([s, t * t, 0.5])
+    y = tf.reduce_prod(v) + tf.reduce_max([s, t])
+    return {
+        "fetches": [v, y, tf.gradients(y, [s, t])],
+        "feeds": {s: np.float32(1.5), t: np.float32(-2.0)},
+    }
+
+
+@_program
+def arg_max_arg_min_old_spellings(tf):
+    x = tf.placeholder(tf.float32, [3, 4], name="x")
+    return {
+        "fetches": [
+            tf.arg_max(x, dimension=1),
+            tf.arg_max(x, 0),
+            tf.arg_min(x, dimension=0),
+            tf.arg_min(x, 1, output_type=tf.int32),
+        ],
+        "feeds": {x: _arr(32, (3, 4), dtype=np.float32)},
+    }
+
+
+@_program
+def softmax_cross_entropy_integer_one_hot_labels(tf):
+    logits = tf.Variable(_arr(33, (3, 4), dtype=np.float32), name="logits")
+    labels = tf.one_hot([2, 0, 3], 4, dtype=tf.int32)
+    v2 = tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)
+    v1 = tf.nn.softmax_cross_entropy_with_logits(
+        labels=tf.constant([[0, 1, 0, 0]] * 3), logits=logits
+    )
+    loss = tf.reduce_mean(v2) + tf.reduce_sum(v1)
+    return {"fetches": [v2, v1, loss, tf.gradients(loss, logits)], "feeds": {}}
+
+
+@_program
+def softmax_cross_entropy_float64_labels_float32_logits(tf):
+    logits = tf.placeholder(tf.float32, [2, 3], name="logits")
+    labels = tf.constant([[0.2, 0.3, 0.5], [1.0, 0.0, 0.0]], tf.float64)
+    loss = tf.reduce_sum(tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits))
+    return {
+        "fetches": [loss, tf.gradients(loss, logits)],
+        "feeds": {logits: _arr(34, (2, 3), dtype=np.float32)},
+    }
+
+
+@_program
+def squeeze_all_axes_of_unknown_sizes(tf):
+    x = tf.placeholder(tf.float64, [None, 1, None], name="x")
+    w = tf.Variable(_arr(35, (4,)), name="w")
+    squeezed = tf.squeeze(x)
+    y = tf.reduce_sum(squeezed * w)
+    return {
+        "fetches": [squeezed, tf.shape(squeezed), y, tf.gradients(y, [x, w])],
+        "feeds": {x: _arr(36, (3, 1, 4))},
+    }
+
+
+@_program
+def squeeze_unknown_sizes_drops_run_time_ones(tf):
+    x = tf.placeholder(tf.float32, [None, 3, None], name="x")
+    squeezed = tf.squeeze(x)
+    y = tf.reduce_sum(tf.sin(squeezed))
+    return {
+        "fetches": [squeezed, tf.rank(squeezed), y, tf.gradients(y, x)],
+        "feeds": {x: _arr(37, (1, 3, 1), dtype=np.float32)},
+    }
+
+
+def _lstm_step(tf, inputs, state, weights):
+    """One LSTM step written out (the cells' variables would be initialized at random)."""
+    c, h = state
+    gates = tf.matmul(tf.concat([inputs, h], 1), weights)
+    i, j, f, o = tf.split(gates, 4, axis=1)
+    new_c = c * tf.sigmoid(f + 1.0) + tf.sigmoid(i) * tf.tanh(j)
+    new_h = tf.tanh(new_c) * tf.sigmoid(o)
+    return tf.nn.rnn_cell.LSTMStateTuple(new_c, new_h)
+
+
+@_program
+def nested_feed_of_lstm_state_tuples(tf):
+    """The PTB model's loop: the final state fetched is fed back as the initial state, here a
+    MultiRNNCell-like tuple of LSTMStateTuples fed as one key (run in a Session)."""
+    inputs = tf.placeholder(tf.float32, [2, 3], name="inputs")
+    layers = []
+    for layer in range(2):
+        c = tf.placeholder(tf.float32, [2, 2], name=f"c{layer}")
+        h = tf.placeholder(tf.float32, [2, 2], name=f"h{layer}")
+        layers.append(tf.nn.rnn_cell.LSTMStateTuple(c, h))
+    initial = tuple(layers)
+    w0 = tf.Variable(_arr(38, (5, 8), dtype=np.float32), name="w0")
+    w1 = tf.Variable(_arr(39, (4, 8), dtype=np.float32), name="w1")
+    first = _lstm_step(tf, inputs, initial[0], w0)
+    second = _lstm_step(tf, first.h, initial[1], w1)
+    final = (first, second)
+    loss = tf.reduce_sum(second.h)
+    state = (
+        tf.nn.rnn_cell.LSTMStateTuple(
+            _arr(40, (2, 2), dtype=np.float32), np.zeros((2, 2), np.float32)
+        ),
+        [np.ones((2, 2), np.float32), _arr(41, (2, 2), dtype=np.float32)],
+    )
+    return {
+        "fetches": [final, loss, tf.gradients(loss, [w0, w1])],
+        "feeds": {inputs: _arr(42, (2, 3), dtype=np.float32), initial: state},
+        "before": [],
+    }
+
+
+@_program
+def nested_feed_of_one_lstm_state_tuple(tf):
+    c = tf.placeholder(tf.float64, [None, 3], name="c")
+    h = tf.placeholder(tf.float64, [None, 3], name="h")
+    state = tf.nn.rnn_cell.LSTMStateTuple(c, h)
+    w = tf.Variable(_arr(43, (3, 3)), name="w")
+    out = tf.matmul(tf.tanh(state.c) + state.h, w)
+    loss = tf.reduce_sum(out * out)
+    return {
+        "fetches": [out, loss, tf.gradients(loss, w)],
+        "feeds": {state: (_arr(44, (2, 3)), _arr(45, (2, 3)))},
+        "before": [],
+    }

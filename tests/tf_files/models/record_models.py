@@ -835,9 +835,25 @@ def write_symgrad_checkpoint(name: str) -> None:
             outputs = sess.run(
                 {item["name"]: item["name"] for item in expected["outputs"]}, feed_values(expected)
             )
+    # The inference program, from that checkpoint: frozen and as a SavedModel, by symgrad.
+    with symgrad.Graph().as_default() as graph:
+        # Seeded, so that TensorFlow (determinism on) runs the CNN's dropout (keep_prob 1.0).
+        symgrad.set_random_seed(SEEDS[name])
+        inference = SPECS[name]["build"](training_graph=False)
+        with symgrad.Session() as sess:
+            symgrad.train.Saver().restore(sess, prefix)
+            names = [t.op.name for t in inference["outputs"].values()]
+            frozen = symgrad.graph_util.convert_variables_to_constants(
+                sess, graph.as_graph_def(), names
+            )
+            symgrad.train.write_graph(frozen, target, "frozen.pb", as_text=False)
+            symgrad.saved_model.simple_save(
+                sess, os.path.join(target, "saved_model"), inference["inputs"], inference["outputs"]
+            )
     record = {
         "about": "symgrad restored TensorFlow's checkpoint, took the resume steps and saved "
-        "this checkpoint; outputs are symgrad's for the test batch",
+        "this checkpoint, then froze the inference program from it (frozen.pb) and saved it "
+        "as a SavedModel (saved_model/); outputs are symgrad's for the test batch",
         "prefix": os.path.basename(prefix),
         "outputs": {key: plain(np.asarray(value)) for key, value in sorted(outputs.items())},
     }
@@ -872,11 +888,42 @@ def check_symgrad_checkpoint(name: str) -> list[str]:
             symgrad_record["outputs"][key],
             problems,
         )
+    # symgrad's frozen graph, imported by TensorFlow
+    with tf1.Graph().as_default() as graph:
+        graph_def = tf1.GraphDef()
+        with open(os.path.join(folder, "frozen.pb"), "rb") as file:
+            graph_def.ParseFromString(file.read())
+        tf1.import_graph_def(graph_def, name="")
+        with tf1.Session(graph=graph, config=session_config()) as sess:
+            feed = {graph.get_tensor_by_name(k): v for k, v in feed_values(expected).items()}
+            frozen = sess.run({key: graph.get_tensor_by_name(key) for key in got}, feed)
+    # symgrad's SavedModel, loaded by TensorFlow
+    with (
+        tf1.Graph().as_default() as graph,
+        tf1.Session(graph=graph, config=session_config()) as sess,
+    ):
+        folder_of_model = os.path.join(folder, "saved_model")
+        meta = tf1.saved_model.loader.load(sess, ["serve"], folder_of_model)
+        signature = meta.signature_def["serving_default"]
+        values = feed_values(expected).values()
+        feed = {
+            graph.get_tensor_by_name(signature.inputs[k].name): v
+            for k, v in zip(sorted(signature.inputs), values, strict=True)
+        }
+        names = [signature.outputs[k].name for k in signature.outputs]
+        served = sess.run({n: graph.get_tensor_by_name(n) for n in names}, feed)
+    for label, results in (("frozen graph", frozen), ("SavedModel", served)):
+        for key, value in sorted(results.items()):
+            want = symgrad_record["outputs"][key]
+            compare(f"{name} TF running symgrad's {label} {key}", value, want, problems)
     record = {
-        "about": "TensorFlow restored symgrad's checkpoint into the same program; its outputs "
-        "for the test batch",
+        "about": "TensorFlow restored symgrad's checkpoint into the same program, imported "
+        "symgrad's frozen graph and loaded symgrad's SavedModel; their outputs for the test "
+        "batch",
         "tensorflow_version": tf.__version__,
         "outputs": {key: plain(np.asarray(value)) for key, value in sorted(got.items())},
+        "frozen_graph_outputs": {k: plain(np.asarray(v)) for k, v in sorted(frozen.items())},
+        "saved_model_outputs": {k: plain(np.asarray(v)) for k, v in sorted(served.items())},
     }
     with open(os.path.join(folder, "tf_restored.json"), "w") as file:
         file.write(dumps(record) + "\n")
