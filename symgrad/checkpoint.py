@@ -59,6 +59,7 @@ from .errors import (
     FileAccessError,
     InvalidArgumentError,
     MissingExtraError,
+    ModelFileError,
     PathIsADirectoryError,
     ShapeError,
     file_error,
@@ -70,6 +71,7 @@ from .files import (
     remove_orphaned_temporaries,
 )
 from .graph import Tensor, get_default_graph
+from .graph_export import export_meta_graph
 from .ops.sources import constant
 from .ops.state import Variable, global_variables
 from .tf_files import bundle as tf_bundle
@@ -800,6 +802,7 @@ class Saver:
                 f"{checkpoint_format!r}"
             )
         self.checkpoint_format = checkpoint_format
+        self._meta_graph_warned = False
         if var_list is None:
             with get_default_graph().as_default():
                 var_list = global_variables()
@@ -840,7 +843,10 @@ class Saver:
         save_debug_info: bool = False,
     ) -> str:
         """Write the variables' values in ``sess`` to ``save_path`` (``-<global_step>`` appended)
-        and return the checkpoint's prefix. No meta graph is written: the graph is code."""
+        and return the checkpoint's prefix. With TF's checkpoint format, the graph is written
+        beside it as TF writes it (``<prefix>.meta``, which TF's ``import_meta_graph`` reads),
+        unless ``write_meta_graph=False`` or the graph holds ops TF has no counterpart for
+        (then a warning says which, once per Saver)."""
         prefix = str(save_path)
         if global_step is not None:
             step = sess.run(global_step) if isinstance(global_step, Tensor) else global_step
@@ -863,6 +869,8 @@ class Saver:
         # Temporary files of writers that were killed (SIGKILL cannot be caught).
         remove_orphaned_temporaries(directory)
         write_checkpoint(prefix, arrays, self.checkpoint_format)
+        if write_meta_graph and self.checkpoint_format == TF_FORMAT:
+            self._write_meta_graph(sess.graph, f"{prefix}.{meta_graph_suffix}")
         if write_state:
             kept = list(self._last_checkpoints)
             stale = self._record(prefix)
@@ -881,6 +889,21 @@ class Saver:
                     with contextlib.suppress(FileNotFoundError):
                         os.unlink(path)
         return prefix
+
+    def _write_meta_graph(self, graph: Any, path: str) -> None:
+        try:
+            export_meta_graph(path, graph=graph)
+        except ModelFileError as error:
+            if not self._meta_graph_warned:
+                self._meta_graph_warned = True
+                logger.warning("symgrad: Saver.save wrote no .meta: %s", error)
+
+    def export_meta_graph(
+        self, filename: str | os.PathLike | None = None, as_text: bool = False, **kwargs: Any
+    ) -> Any:
+        """The graph's ``MetaGraphDef``, written to ``filename`` if given (TF1's
+        ``Saver.export_meta_graph``)."""
+        return export_meta_graph(filename, as_text=as_text, **kwargs)
 
     def _record(self, prefix: str) -> list[str]:
         """Add ``prefix`` to the kept checkpoints; return those to delete."""

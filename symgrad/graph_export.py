@@ -1,18 +1,16 @@
 """symgrad graphs written as TensorFlow's: ``Graph.as_graph_def()``, ``train.write_graph``,
-``graph_util.convert_variables_to_constants`` (freezing) and ``saved_model.simple_save``, so
-that TensorFlow (``tf.import_graph_def``, ``saved_model.loader.load``) runs what symgrad
-built.
+``train.export_meta_graph`` (and the ``.meta`` beside a checkpoint), ``graph_util``'s freezing
+and ``saved_model.simple_save``, so that TensorFlow (``tf.import_graph_def``,
+``import_meta_graph``, ``saved_model.loader.load``) runs, and trains on, what symgrad built.
 
 Each symgrad op becomes the NodeDefs of TensorFlow's op computing the same thing, named as the
 op (``dense/MatMul``), its axes, shapes and permutations as ``Const`` inputs as TF's kernels
 take them. Elementwise ops are written from their SymPy formula, one TF node per operation of
-it (``a0 + 1`` is ``AddV2(x, Const)``; ``Relu(a0)`` is ``Relu``), the last named as the op.
-The ops of the forward graphs people export (placeholders, variables, constants, matmuls,
-convolutions, pooling, reductions, reshapes, slices, softmax, random ops, every elementwise
-op) are covered; gradient and check ops that TF has no counterpart for (``SumToShape``,
-``EnsureShape``, ...) are refused, all of their types named in one
-:class:`~symgrad.errors.ModelFileError` (export the inference graph: the outputs that are
-written, not the training ops).
+it (``a0 + 1`` is ``AddV2(x, Const)``; ``Relu(a0)`` is ``Relu``), the last named as the op;
+symgrad's gradient ops as TF's gradient code computes them. Each assignment waits for the
+reads that precede it in symgrad's order, so a training step computes in TF what it computes
+in symgrad. Op types the writer has no TF counterpart for are refused, all of their types
+named in one :class:`~symgrad.errors.ModelFileError`.
 """
 
 from __future__ import annotations
@@ -28,6 +26,7 @@ import sympy as sp
 from . import dtypes as _dtypes
 from .errors import ModelFileError
 from .graph import Graph, Operation, Tensor, ancestors
+from .graph import get_default_graph as _default_graph
 from .ops import functions as F
 from .ops.registry import arg_symbols
 from .ops.state import Variable
@@ -257,6 +256,10 @@ class _Formula:
                 self.writer.node(node_name, unary[exponent], [operand], T=_Type(dtype))
                 return node_name, dtype
             return self._call("Pow", "pow", [base, exponent], name, context)
+        if type(expr).__name__ == "OneWhere":  # where(cond, 1, x)
+            return self._call(
+                "SelectV2", "select", [expr.args[0], sp.Integer(1), expr.args[1]], name, context
+            )
         kind = _FUNCTIONS.get(type(expr)) or _FUNCTION_NAMES.get(type(expr).__name__) or ""
         if not kind:
             raise ModelFileError(
@@ -266,7 +269,16 @@ class _Formula:
         return self._call(kind, kind.lower(), list(expr.args), name, context)
 
     def _operand(self, expr: sp.Expr, context: _dtypes.DType) -> tuple[str, _dtypes.DType]:
-        return self.write(expr, None, context)
+        """An operand of arithmetic: a comparison in it (relu's mask ``x > 0``) is 0 or 1 of
+        the arithmetic's dtype, as NumPy and SymPy read it; TF needs the ``Cast``."""
+        name, dtype = self.write(expr, None, context)
+        if dtype.is_bool and not context.is_bool:
+            cast = self.fresh("Cast")
+            self.writer.node(
+                cast, "Cast", [name], SrcT=_Type(dtype), DstT=_Type(context), Truncate=False
+            )
+            return cast, context
+        return name, dtype
 
     def _call(
         self,
@@ -290,7 +302,11 @@ class _Formula:
         names, dtypes = [], []
         for position, arg in enumerate(args):
             wanted = _dtypes.bool_ if kind == "SelectV2" and position == 0 else operand_context
-            operand, dtype = self.write(arg, None, wanted)
+            logical = kind in ("LogicalNot", "LogicalAnd", "LogicalOr") or wanted.is_bool
+            if logical:
+                operand, dtype = self.write(arg, None, wanted)
+            else:
+                operand, dtype = self._operand(arg, wanted)
             names.append(operand)
             dtypes.append(dtype)
         node_name = name or self.fresh(short)
@@ -312,9 +328,9 @@ class _Formula:
         tensors = [a for a in args if not isinstance(a, sp.Number)]
         operand_context = self._dtype_of(tensors[0], context) if tensors else context
         ordered = sorted(args, key=lambda a: isinstance(a, sp.Number))  # tensors first: x + 1
-        current, dtype = self.write(ordered[0], None, operand_context)
+        current, dtype = self._operand(ordered[0], operand_context)
         for position, arg in enumerate(ordered[1:], 1):
-            operand, _ = self.write(arg, None, operand_context)
+            operand, _ = self._operand(arg, operand_context)
             last = position == len(ordered) - 1
             node_name = name if last and name else self.fresh(short)
             self.writer.node(node_name, kind, [current, operand], T=_Type(dtype))
@@ -330,7 +346,25 @@ class _Formula:
 
 def _elementwise(op: Operation, writer: _Writer) -> None:
     output = op.outputs[0]
-    _Formula(op, writer).write(op.attrs["expr"], op.name, output.dtype)
+    expr = op.attrs["expr"]
+    if op.inputs and not expr.free_symbols:  # ones_like, zeros_like: a value of the input's shape
+        like = op.inputs[0]
+        if expr == 0 and like.dtype == output.dtype:
+            writer.node(op.name, "ZerosLike", [writer.ref(like)], T=_Type(like.dtype))
+        elif expr == 1 and like.dtype == output.dtype:
+            writer.node(op.name, "OnesLike", [writer.ref(like)], T=_Type(like.dtype))
+        else:
+            shape = _shape_of(like, f"{op.name}/shape", writer)
+            value = writer.const(f"{op.name}/value", complex(expr).real, output.dtype)
+            writer.node(
+                op.name,
+                "Fill",
+                [shape, value],
+                T=_Type(output.dtype),
+                index_type=_Type(_dtypes.int32),
+            )
+        return
+    _Formula(op, writer).write(expr, op.name, output.dtype)
 
 
 # --- structural ops -------------------------------------------------------------------------------
@@ -677,6 +711,237 @@ def _one_hot(op: Operation, writer: _Writer) -> None:
     )
 
 
+# --- the ops of gradients, as TF's gradient code computes them -------------------------------------
+
+
+def _shape_of(tensor: Tensor, name: str, writer: _Writer) -> str:
+    """``tensor``'s shape as an int32 vector: a Const where static, else a ``Shape`` node."""
+    if tensor.shape is not None and all(d is not None for d in tensor.shape):
+        return writer.const(name, list(tensor.shape), _dtypes.int32)
+    writer.node(
+        name, "Shape", [writer.ref(tensor)], T=_Type(tensor.dtype), out_type=_Type(_dtypes.int32)
+    )
+    return name
+
+
+@_exports(
+    "EnsureShape",
+    "EnsureSameDims",
+    "EnsureInRange",
+    "EnsureAxis",
+    "EnsureBroadcastable",
+    "EnsureSegmentIds",
+)
+def _check(op: Operation, writer: _Writer) -> None:
+    """A run-time check of symgrad's passes its input through: TF's kernels check for themselves."""
+    writer.node(op.name, "Identity", [writer.ref(op.inputs[0])], T=_t(op))
+
+
+@_exports("ReshapeLike")
+def _reshape_like(op: Operation, writer: _Writer) -> None:
+    shape = _shape_of(op.inputs[1], f"{op.name}/shape", writer)
+    writer.node(
+        op.name, "Reshape", [writer.ref(op.inputs[0]), shape], T=_t(op), Tshape=_Type(_dtypes.int32)
+    )
+
+
+@_exports("SumToShape")
+def _sum_to_shape(op: Operation, writer: _Writer) -> None:
+    """A broadcast operand's cotangent, as TF's gradients compute it: summed over the axes
+    ``BroadcastGradientArgs`` finds, reshaped to the operand's shape."""
+    grad, like = op.inputs
+    grad_shape = _shape_of(grad, f"{op.name}/Shape", writer)
+    like_shape = _shape_of(like, f"{op.name}/Shape_1", writer)
+    axes = f"{op.name}/BroadcastGradientArgs"
+    writer.node(axes, "BroadcastGradientArgs", [grad_shape, like_shape], T=_Type(_dtypes.int32))
+    total = f"{op.name}/Sum"
+    writer.node(
+        total,
+        "Sum",
+        [writer.ref(grad), f"{axes}:1"],
+        T=_t(op),
+        Tidx=_Type(_dtypes.int32),
+        keep_dims=False,
+    )
+    writer.node(op.name, "Reshape", [total, like_shape], T=_t(op), Tshape=_Type(_dtypes.int32))
+
+
+@_exports("BroadcastGrad")
+def _broadcast_grad(op: Operation, writer: _Writer) -> None:
+    """A reduction's cotangent spread back over the reduced axes (and divided by their count
+    for a mean)."""
+    grad, like = op.inputs
+    axes, keepdims = op.attrs["axes"], op.attrs["keepdims"]
+    if like.shape is None:
+        raise ModelFileError(
+            f"symgrad: as_graph_def: '{op.name}' (BroadcastGrad) of a rank known only at run time"
+        )
+    rank = len(like.shape)
+    reduced = tuple(range(rank)) if axes is None else tuple(a % max(rank, 1) for a in axes)
+    current = writer.ref(grad)
+    if not keepdims and grad.shape is not None and len(grad.shape) < rank:
+        for position, axis in enumerate(sorted(reduced)):
+            dim = writer.const(f"{op.name}/dim_{position}", axis, _dtypes.int32)
+            expanded = f"{op.name}/ExpandDims_{position}" if position else f"{op.name}/ExpandDims"
+            writer.node(expanded, "ExpandDims", [current, dim], T=_t(op), Tdim=_Type(_dtypes.int32))
+            current = expanded
+    shape = _shape_of(like, f"{op.name}/shape", writer)
+    spread = op.name if not op.attrs["mean"] else f"{op.name}/BroadcastTo"
+    writer.node(spread, "BroadcastTo", [current, shape], T=_t(op), Tidx=_Type(_dtypes.int32))
+    if not op.attrs["mean"]:
+        return
+    sizes = [like.shape[a] for a in reduced]
+    if all(size is not None for size in sizes):
+        count = writer.const(f"{op.name}/count", float(np.prod(sizes)), grad.dtype)
+    else:
+        indices = writer.const(f"{op.name}/axes", list(reduced), _dtypes.int32)
+        gather_axis = writer.const(f"{op.name}/gather_axis", 0, _dtypes.int32)
+        gathered = f"{op.name}/GatherV2"
+        writer.node(
+            gathered,
+            "GatherV2",
+            [shape, indices, gather_axis],
+            Tparams=_Type(_dtypes.int32),
+            Tindices=_Type(_dtypes.int32),
+            Taxis=_Type(_dtypes.int32),
+            batch_dims=0,
+        )
+        zero = writer.const(f"{op.name}/prod_axis", [0], _dtypes.int32)
+        product = f"{op.name}/Prod"
+        writer.node(
+            product,
+            "Prod",
+            [gathered, zero],
+            T=_Type(_dtypes.int32),
+            Tidx=_Type(_dtypes.int32),
+            keep_dims=False,
+        )
+        count = f"{op.name}/count"
+        writer.node(
+            count,
+            "Cast",
+            [product],
+            SrcT=_Type(_dtypes.int32),
+            DstT=_Type(grad.dtype),
+            Truncate=False,
+        )
+    writer.node(op.name, "RealDiv", [spread, count], T=_t(op))
+
+
+@_exports("SliceGrad")
+def _slice_grad(op: Operation, writer: _Writer) -> None:
+    """A slice's cotangent: zeros around it, which TF's gradient makes with ``Pad``."""
+    grad, like = op.inputs
+    key = op.attrs["key"]
+    key = key if isinstance(key, tuple) else (key,)
+    if like.shape is None:
+        raise ModelFileError(
+            f"symgrad: as_graph_def: '{op.name}' (SliceGrad) of a rank known only at run time"
+        )
+    paddings, current = [], writer.ref(grad)
+    for axis, item in enumerate(key):
+        size = like.shape[axis]
+        if isinstance(item, slice) and item == slice(None):
+            paddings.append([0, 0])
+            continue
+        if (
+            size is None
+            or not isinstance(item, (slice, int, np.integer))
+            or (isinstance(item, slice) and item.step not in (None, 1))
+        ):
+            raise ModelFileError(
+                f"symgrad: as_graph_def: '{op.name}' (SliceGrad) of {item!r} on an axis of size {size}"
+            )
+        if isinstance(item, slice):
+            start, stop, _ = item.indices(size)
+            paddings.append([start, size - max(stop, start)])
+        else:
+            index = int(item) % size
+            paddings.append([index, size - index - 1])
+            dim = writer.const(f"{op.name}/dim_{axis}", axis, _dtypes.int32)
+            expanded = f"{op.name}/ExpandDims_{axis}"
+            writer.node(expanded, "ExpandDims", [current, dim], T=_t(op), Tdim=_Type(_dtypes.int32))
+            current = expanded
+    paddings += [[0, 0]] * (len(like.shape) - len(key))
+    padding = writer.const(f"{op.name}/paddings", paddings, _dtypes.int32)
+    writer.node(op.name, "Pad", [current, padding], T=_t(op), Tpaddings=_Type(_dtypes.int32))
+
+
+@_exports("MaxPoolGrad")
+def _max_pool_grad(op: Operation, writer: _Writer) -> None:
+    original, grad = op.inputs
+    attrs = dict(
+        ksize=_four(op.attrs["ksize"]),
+        strides=_four(op.attrs["strides"]),
+        padding=str(op.attrs["padding"]),
+        data_format="NHWC",
+    )
+    pooled = f"{op.name}/MaxPool"
+    writer.node(pooled, "MaxPool", [writer.ref(original)], T=_t(op), **attrs)
+    writer.node(
+        op.name, "MaxPoolGrad", [writer.ref(original), pooled, writer.ref(grad)], T=_t(op), **attrs
+    )
+
+
+def _conv_attrs(op: Operation) -> dict[str, Any]:
+    return dict(
+        strides=_four(op.attrs["strides"]),
+        padding=str(op.attrs["padding"]),
+        dilations=_four(op.attrs["dilations"]),
+        data_format="NHWC",
+        use_cudnn_on_gpu=True,
+        explicit_paddings=[],
+    )
+
+
+@_exports("Conv2DBackpropInput")
+def _conv2d_backprop_input(op: Operation, writer: _Writer) -> None:
+    grad, kernel = op.inputs[0], op.inputs[1]
+    if len(op.inputs) > 2:
+        sizes = _shape_of(op.inputs[2], f"{op.name}/input_sizes", writer)
+    elif op.attrs.get("shape") is not None and all(d is not None for d in op.attrs["shape"]):
+        sizes = writer.const(f"{op.name}/input_sizes", list(op.attrs["shape"]), _dtypes.int32)
+    else:
+        raise ModelFileError(
+            f"symgrad: as_graph_def: '{op.name}' (Conv2DBackpropInput) of a run-time input shape"
+        )
+    writer.node(
+        op.name,
+        "Conv2DBackpropInput",
+        [sizes, writer.ref(kernel), writer.ref(grad)],
+        T=_Type(grad.dtype),
+        **_conv_attrs(op),
+    )
+
+
+@_exports("Conv2DBackpropFilter")
+def _conv2d_backprop_filter(op: Operation, writer: _Writer) -> None:
+    source, grad = op.inputs
+    sizes = writer.const(f"{op.name}/filter_sizes", list(op.attrs["filter_shape"]), _dtypes.int32)
+    writer.node(
+        op.name,
+        "Conv2DBackpropFilter",
+        [writer.ref(source), sizes, writer.ref(grad)],
+        T=_t(op),
+        **_conv_attrs(op),
+    )
+
+
+@_exports("SoftmaxCrossEntropyWithLogits")
+def _softmax_cross_entropy(op: Operation, writer: _Writer) -> None:
+    labels, logits = op.inputs
+    if logits.shape is None or op.attrs["axis"] != len(logits.shape) - 1 or len(logits.shape) != 2:
+        raise ModelFileError(
+            f"symgrad: as_graph_def: '{op.name}' over other than the last axis of a matrix"
+        )
+    writer.node(
+        op.name,
+        "SoftmaxCrossEntropyWithLogits",
+        [writer.ref(logits), writer.ref(labels)],
+        T=_Type(logits.dtype),
+    )
+
+
 # --- graphs ------------------------------------------------------------------------------------
 
 
@@ -696,7 +961,8 @@ def graph_def_of(graph: Graph, ops: Sequence[Operation] | None = None) -> Any:
             f"(graph_util.convert_variables_to_constants, saved_model.simple_save)"
         )
     writer = _Writer()
-    for op in sorted(chosen, key=lambda o: o.index):
+    ordered = sorted(chosen, key=lambda o: o.index)
+    for op in ordered:
         exporter = EXPORTERS.get(op.type)
         if exporter is not None:
             exporter(op, writer)
@@ -705,7 +971,43 @@ def graph_def_of(graph: Graph, ops: Sequence[Operation] | None = None) -> Any:
             if op.attrs.get("control"):
                 node = writer.graph_def.node[-1]
                 node.input.extend(f"^{c.name}" for c in op.attrs["control"])
+    _order_writes_after_reads(ordered, writer.graph_def)
     return writer.graph_def
+
+
+def _order_writes_after_reads(ops: Sequence[Operation], graph_def: Any) -> None:
+    """symgrad's order within a run (:mod:`symgrad.ordering`): a read of a variable that does
+    not come after an assignment of it sees the value the run started with. TF runs reads and
+    writes of a ref variable in any order, so each assignment is made to wait (a control
+    input) for those reads: the graph then computes in TF what it computes in symgrad (the
+    gradients from the weights before the step, as TF's own optimizers ensure)."""
+    consumers: dict[Operation, list[Operation]] = {}
+    for op in ops:
+        for tensor in op.inputs:
+            consumers.setdefault(tensor.op, []).append(op)
+        for control in op.attrs.get("control", ()):
+            consumers.setdefault(control, []).append(op)
+    nodes = {node.name: node for node in graph_def.node}
+    for write in ops:
+        if write.type != "Assign":
+            continue
+        variable = write.attrs["variable"]
+        after: set[Operation] = set()
+        stack = [write]
+        while stack:
+            for consumer in consumers.get(stack.pop(), ()):
+                if consumer not in after:
+                    after.add(consumer)
+                    stack.append(consumer)
+        readers = [
+            op.name
+            for op in ops
+            if op is not write and op not in after and any(t is variable for t in op.inputs)
+        ]
+        node = nodes.get(write.name)
+        if node is not None:
+            present = set(node.input)
+            node.input.extend(f"^{name}" for name in readers if f"^{name}" not in present)
 
 
 def graph_def_for(outputs: Sequence[Tensor | Operation]) -> Any:
@@ -918,11 +1220,72 @@ def _add_variable_collections(meta: Any, variables: Sequence[Variable], librarie
             continue
         collection = meta.collection_def[key]
         for variable in chosen:
-            definition = libraries.variable_pb2.VariableDef(
-                variable_name=variable.name,
-                initial_value_name=variable.initial_value.name,
-                initializer_name=f"{variable.op.name}/Assign",
-                snapshot_name=variable.value().name,
-                trainable=variable.trainable,
+            collection.bytes_list.value.append(
+                _variable_def(variable, libraries).SerializeToString()
             )
-            collection.bytes_list.value.append(definition.SerializeToString())
+
+
+# --- meta graphs -------------------------------------------------------------------------------------
+
+
+def meta_graph_def_of(graph: Graph, tags: Sequence[str] = ()) -> Any:
+    """The ``MetaGraphDef`` of ``graph`` (TF1's ``export_meta_graph``): its ``GraphDef``, each
+    variable's ``VariableDef`` in the variable collections, and every collection of tensors
+    and ops by name, so that TF's ``import_meta_graph`` finds the train op, the losses and
+    the update ops again."""
+    libraries = require_libraries()
+    variables = list(graph.get_collection("variables")) + [
+        v
+        for v in graph.get_collection("local_variables")
+        if v not in graph.get_collection("variables")
+    ]
+    for variable in variables:  # made on demand: the VariableDefs name them
+        _ = variable.initializer, variable.value()
+    meta = libraries.meta_graph_pb2.MetaGraphDef()
+    meta.meta_info_def.tensorflow_version = "1.15.0"
+    meta.meta_info_def.tags.extend(tags)
+    meta.graph_def.CopyFrom(graph_def_of(graph))
+    present = {node.name for node in meta.graph_def.node}
+    for key in sorted(k for k in graph.get_all_collection_keys() if isinstance(k, str)):
+        items = graph.get_collection(key)
+        if items and all(isinstance(item, Variable) for item in items):
+            collection = meta.collection_def[key]
+            for variable in items:
+                collection.bytes_list.value.append(
+                    _variable_def(variable, libraries).SerializeToString()
+                )
+            continue
+        names = [
+            item.name
+            for item in items
+            if isinstance(item, (Tensor, Operation)) and item.name.split(":")[0] in present
+        ]
+        if names:
+            meta.collection_def[key].node_list.value.extend(names)
+    return meta
+
+
+def _variable_def(variable: Variable, libraries: Any) -> Any:
+    return libraries.variable_pb2.VariableDef(
+        variable_name=variable.name,
+        initial_value_name=variable.initial_value.name,
+        initializer_name=variable.initializer.name,
+        snapshot_name=variable.value().name,
+        trainable=variable.trainable,
+    )
+
+
+def export_meta_graph(
+    filename: str | os.PathLike[str] | None = None,
+    graph: Graph | None = None,
+    as_text: bool = False,
+    **kwargs: Any,
+) -> Any:
+    """Write (when ``filename`` is given) and return the ``MetaGraphDef`` of ``graph`` (the
+    default graph), as TF1's ``tf.train.export_meta_graph``."""
+    del kwargs
+    chosen = graph if graph is not None else _default_graph()
+    meta = meta_graph_def_of(chosen)
+    if filename is not None:
+        graph_files.write_graph_def(meta, Path(filename), as_text=as_text)
+    return meta

@@ -32,7 +32,7 @@ from .checkpoint import (
 from .errors import DTypeError, InvalidArgumentError, ModelFileError, NotFoundError
 from .gradients import gradients
 from .graph import Operation, Tensor, get_default_graph
-from .graph_export import write_graph
+from .graph_export import export_meta_graph, write_graph
 from .graph_import import AppliedUpdate, import_meta_graph, register_training_op
 from .ops.array_ops import concat, ensure_shape, gathered_slices, reshape, where
 from .ops.elementwise import abs as abs_
@@ -92,6 +92,7 @@ __all__ = [
     "init_from_checkpoint",
     "import_meta_graph",
     "write_graph",
+    "export_meta_graph",
     "update_checkpoint_state",
 ]
 

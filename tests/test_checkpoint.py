@@ -20,7 +20,7 @@ import symgrad as sg
 ROOT = Path(__file__).resolve().parents[1]
 
 # The files of one checkpoint in each format (the data files, then the index).
-FILES = {"tf": (".data-00000-of-00001", ".index"), "npz": (".index.json", ".npz")}
+FILES = {"tf": (".data-00000-of-00001", ".index", ".meta"), "npz": (".index.json", ".npz")}
 
 
 @pytest.fixture(params=["tf", "npz"])

@@ -823,6 +823,8 @@ def write_symgrad_checkpoint(name: str) -> None:
     target = os.path.join(folder, SYMGRAD_FOLDER)
     shutil.rmtree(target, ignore_errors=True)
     with symgrad.Graph().as_default():
+        # Seeded, so that TensorFlow (determinism on) runs the .meta's random ops.
+        symgrad.set_random_seed(SEEDS[name])
         built = SPECS[name]["build"]()
         saver = symgrad.train.Saver(checkpoint_format="tf")
         with symgrad.Session() as sess:
@@ -835,6 +837,12 @@ def write_symgrad_checkpoint(name: str) -> None:
             outputs = sess.run(
                 {item["name"]: item["name"] for item in expected["outputs"]}, feed_values(expected)
             )
+            # Three steps more, from symgrad's checkpoint: what TF, importing symgrad's .meta,
+            # must do too.
+            losses = []
+            for batch in expected["resume"]["batches"]:
+                feed = {**batch, **expected["resume"]["extra_feeds"]}
+                losses.append(float(sess.run([built["train_op"], built["loss"]], feed)[1]))
     # The inference program, from that checkpoint: frozen and as a SavedModel, by symgrad.
     with symgrad.Graph().as_default() as graph:
         # Seeded, so that TensorFlow (determinism on) runs the CNN's dropout (keep_prob 1.0).
@@ -856,6 +864,7 @@ def write_symgrad_checkpoint(name: str) -> None:
         "as a SavedModel (saved_model/); outputs are symgrad's for the test batch",
         "prefix": os.path.basename(prefix),
         "outputs": {key: plain(np.asarray(value)) for key, value in sorted(outputs.items())},
+        "losses_after_the_checkpoint": losses,
     }
     with open(os.path.join(target, "symgrad_outputs.json"), "w") as file:
         file.write(dumps(record) + "\n")
@@ -912,6 +921,25 @@ def check_symgrad_checkpoint(name: str) -> list[str]:
         }
         names = [signature.outputs[k].name for k in signature.outputs]
         served = sess.run({n: graph.get_tensor_by_name(n) for n in names}, feed)
+    # symgrad's .meta (its whole training graph), imported by TensorFlow: three training steps
+    with (
+        tf1.Graph().as_default() as graph,
+        tf1.Session(graph=graph, config=session_config()) as sess,
+    ):
+        prefix = os.path.join(folder, symgrad_record["prefix"])
+        tf1.train.import_meta_graph(prefix + ".meta").restore(sess, prefix)
+        train_op = graph.get_operation_by_name("train_op")
+        loss = graph.get_tensor_by_name("loss:0")
+        losses = []
+        for batch in expected["resume"]["batches"]:
+            feed = {**batch, **expected["resume"]["extra_feeds"]}
+            losses.append(float(sess.run([train_op, loss], feed)[1]))
+    compare(
+        f"{name} TF training symgrad's .meta",
+        losses,
+        symgrad_record["losses_after_the_checkpoint"],
+        problems,
+    )
     for label, results in (("frozen graph", frozen), ("SavedModel", served)):
         for key, value in sorted(results.items()):
             want = symgrad_record["outputs"][key]
@@ -924,6 +952,7 @@ def check_symgrad_checkpoint(name: str) -> list[str]:
         "outputs": {key: plain(np.asarray(value)) for key, value in sorted(got.items())},
         "frozen_graph_outputs": {k: plain(np.asarray(v)) for k, v in sorted(frozen.items())},
         "saved_model_outputs": {k: plain(np.asarray(v)) for k, v in sorted(served.items())},
+        "losses_training_symgrads_meta_graph": losses,
     }
     with open(os.path.join(folder, "tf_restored.json"), "w") as file:
         file.write(dumps(record) + "\n")
