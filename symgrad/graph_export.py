@@ -34,30 +34,18 @@ from .tf_files import bundle as tf_bundle
 from .tf_files import graph_files
 from .tf_files._libraries import require_libraries
 
-# symgrad dtype names -> TF's DataType numbers (types.proto).
-_DATA_TYPES = {
-    "float32": 1,
-    "float64": 2,
-    "int32": 3,
-    "uint8": 4,
-    "int16": 5,
-    "int8": 6,
-    "int64": 9,
-    "bool": 10,
-    "uint16": 17,
-    "float16": 19,
-    "uint32": 22,
-    "uint64": 23,
-}
 _REF = 100  # TF's "_REF" dtypes: a variable's output
 
 
 def _data_type(dtype: _dtypes.DType, where: str) -> int:
-    if dtype.name not in _DATA_TYPES:
+    """symgrad's dtype as TF's DataType number (the table of :mod:`symgrad.tf_files.bundle`)."""
+    numpy_dtype = np.dtype(dtype.numpy)
+    number = tf_bundle.TF_DTYPES.get((numpy_dtype.kind, numpy_dtype.itemsize))
+    if number is None:
         raise ModelFileError(
             f"symgrad: as_graph_def: {where}: dtype {dtype.name} has no TF DataType"
         )
-    return _DATA_TYPES[dtype.name]
+    return number
 
 
 class _Writer:

@@ -48,26 +48,12 @@ from .ops.state import Variable, group
 from .ops.state import assign as S_assign
 from .ops.state import assign_add as S_assign_add
 from .ops.state import assign_sub as S_assign_sub
+from .tf_files import bundle as tf_bundle
 from .tf_files import graph_files
 from .tf_files._libraries import require_libraries
 
 logger = logging.getLogger(__name__)
 
-# TF's DataType names (``types.proto``) of the dtypes symgrad has.
-_DTYPES = {
-    "DT_FLOAT": "float32",
-    "DT_DOUBLE": "float64",
-    "DT_HALF": "float16",
-    "DT_INT8": "int8",
-    "DT_INT16": "int16",
-    "DT_INT32": "int32",
-    "DT_INT64": "int64",
-    "DT_UINT8": "uint8",
-    "DT_UINT16": "uint16",
-    "DT_UINT32": "uint32",
-    "DT_UINT64": "uint64",
-    "DT_BOOL": "bool",
-}
 
 # Ops with nothing to compute in an imported graph (a saver's file operations, asserts): left
 # out, with every node that reads them or runs after them.
@@ -741,14 +727,16 @@ def _shape_sizes(
 
 
 def _dtype(number: int, where: str) -> _dtypes.DType:
-    enum = require_libraries().types_pb2.DataType
-    name = enum.Name(number) if number in enum.values() else f"DataType {number}"
-    base = name[: -len("_REF")] if name.endswith("_REF") else name
-    if base not in _DTYPES:
+    """A TF DataType (a ``_REF`` one too: a variable's) as symgrad's dtype."""
+    base = number % 100
+    dtype = tf_bundle.NUMPY_DTYPES.get(base)
+    if dtype is None or dtype.kind in "cO":
+        enum = require_libraries().types_pb2.DataType
+        label = enum.Name(number) if number in enum.values() else f"DataType {number}"
         raise ModelFileError(
-            f"symgrad: import_graph_def: {where}: dtype {name} is not one symgrad has"
+            f"symgrad: import_graph_def: {where}: dtype {label} is not one symgrad has"
         )
-    return _dtypes.as_dtype(_DTYPES[base])
+    return _dtypes.as_dtype(dtype)
 
 
 def _shape(proto: Any) -> tuple[int | None, ...] | None:

@@ -631,7 +631,7 @@ def test_the_messages_have_tensorflows_field_numbers_and_types() -> None:
         ("length", 2, 3),
     ]
     assert extent.oneofs_by_name["has_length"].fields[0].name == "length"
-    for number, dtype in bundle._NUMPY_DTYPES.items():
+    for number, dtype in bundle.NUMPY_DTYPES.items():
         name = protos.DataType.Name(number)
         assert name.removeprefix("DT_").lower() in {dtype.name, "half", "float", "double", "string"}
 

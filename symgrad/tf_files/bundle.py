@@ -80,7 +80,9 @@ DT_UINT32 = 22
 DT_UINT64 = 23
 
 # The dtypes NumPy holds, as the bytes in the file are laid out (little-endian).
-_NUMPY_DTYPES: dict[int, np.dtype[Any]] = {
+# TensorFlow's DataType numbers (types.proto) -> NumPy's dtypes: the one table of them that
+# symgrad's readers and writers of TF's files (graph_import, graph_export) share.
+NUMPY_DTYPES: dict[int, np.dtype[Any]] = {
     DT_HALF: np.dtype("<f2"),
     DT_FLOAT: np.dtype("<f4"),
     DT_DOUBLE: np.dtype("<f8"),
@@ -98,9 +100,9 @@ _NUMPY_DTYPES: dict[int, np.dtype[Any]] = {
     DT_STRING: np.dtype(object),
 }
 # NumPy's kind and item size -> TensorFlow's dtype, for writing.
-_TF_DTYPES = {
+TF_DTYPES = {
     (dtype.kind, dtype.itemsize): number
-    for number, dtype in _NUMPY_DTYPES.items()
+    for number, dtype in NUMPY_DTYPES.items()
     if number != DT_STRING
 }
 # TensorFlow's Python names where they differ from the enum's (DT_HALF is tf.float16).
@@ -314,10 +316,10 @@ def _prepare(name: object, value: object) -> _Tensor:
     shape = tuple(int(dimension) for dimension in array.shape)
     if array.dtype.kind in "OSU":
         return _Tensor(key, DT_STRING, shape, None, _strings(name, array))
-    number = _TF_DTYPES.get((array.dtype.kind, array.dtype.itemsize))
+    number = TF_DTYPES.get((array.dtype.kind, array.dtype.itemsize))
     if number is None:
         supported = ", ".join(
-            sorted({dtype.name for dtype in _NUMPY_DTYPES.values() if dtype.kind != "O"})
+            sorted({dtype.name for dtype in NUMPY_DTYPES.values() if dtype.kind != "O"})
         )
         raise DTypeError(
             f"symgrad: cannot save {name!r}: its dtype {array.dtype} has no TensorFlow "
@@ -326,7 +328,7 @@ def _prepare(name: object, value: object) -> _Tensor:
     if number == DT_BOOL:
         # One byte each, 0 or 1 (a NumPy bool made by a view may hold other bytes).
         array = np.not_equal(array, False)
-    return _Tensor(key, number, shape, np.ascontiguousarray(array, _NUMPY_DTYPES[number]), None)
+    return _Tensor(key, number, shape, np.ascontiguousarray(array, NUMPY_DTYPES[number]), None)
 
 
 def _strings(name: str, array: np.ndarray) -> list[bytes]:
@@ -479,7 +481,7 @@ def _entry(
         raise damaged(f"gives {label} {len(shape)} dimensions; TensorFlow allows {MAX_RANK}")
     if any(size < 0 for size in shape):
         raise damaged(f"gives {label} the shape {list(shape)}, with a dimension below 0")
-    dtype = _NUMPY_DTYPES.get(number)
+    dtype = NUMPY_DTYPES.get(number)
     # NumPy must be able to hold the shape even with no elements: the sizes of the non-zero
     # dimensions multiply to a byte count that must fit a signed 64-bit (and machine) integer.
     spanned = math.prod(size for size in shape if size) * (dtype.itemsize if dtype else 1)
