@@ -35,6 +35,9 @@ from .tf_files import graph_files
 from .tf_files._libraries import require_libraries
 
 _REF = 100  # TF's "_REF" dtypes: a variable's output
+# The TF release whose graphs these are written as (its op set and GraphDef version), for
+# TF's loaders, which read it to tell which defaults and ops to expect.
+WRITTEN_AS_TF_VERSION = "1.15.0"
 
 
 def _data_type(dtype: _dtypes.DType, where: str) -> int:
@@ -1170,7 +1173,7 @@ def simple_save(
     graph_def = graph_def_for([*outputs.values(), *extra])
     meta = libraries.meta_graph_pb2.MetaGraphDef()
     meta.meta_info_def.tags.append("serve")
-    meta.meta_info_def.tensorflow_version = "1.15.0"
+    meta.meta_info_def.tensorflow_version = WRITTEN_AS_TF_VERSION
     meta.graph_def.CopyFrom(graph_def)
     signature = meta.signature_def["serving_default"]
     signature.method_name = "tensorflow/serving/predict"
@@ -1230,7 +1233,7 @@ def meta_graph_def_of(graph: Graph, tags: Sequence[str] = ()) -> Any:
     for variable in variables:  # made on demand: the VariableDefs name them
         _ = variable.initializer, variable.value()
     meta = libraries.meta_graph_pb2.MetaGraphDef()
-    meta.meta_info_def.tensorflow_version = "1.15.0"
+    meta.meta_info_def.tensorflow_version = WRITTEN_AS_TF_VERSION
     meta.meta_info_def.tags.extend(tags)
     meta.graph_def.CopyFrom(graph_def_of(graph))
     present = {node.name for node in meta.graph_def.node}
