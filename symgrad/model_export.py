@@ -108,8 +108,8 @@ def export_model(
         else:
             build_graph_def(graph_files.read_graph_def(source), prefix="")
             files = [source]
-        for output in outputs or ():
-            named_outputs[output] = output
+        if outputs is not None:  # the outputs named replace a signature's
+            named_outputs = {output: output for output in outputs}
         if not named_outputs:
             raise ModelFileError(
                 f"symgrad: export: name the outputs of '{source}' (tensor names such as 'logits:0')"

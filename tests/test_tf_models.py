@@ -537,3 +537,13 @@ def test_tensorflow_trains_the_meta_graph_symgrad_writes(
         rtol=1e-5,
     )
     assert expected["model"] == model
+
+
+def test_export_of_a_saved_model_with_outputs_named_takes_those_alone(tmp_path: Path) -> None:
+    expected = _expected("mlp")
+    module = sg.export_model(
+        MODELS_DIR / "mlp" / "saved_model", tmp_path / "probs.py", outputs=["probabilities:0"]
+    )
+    assert [o.name for o in module.program.outputs] == ["probabilities_0"]
+    (probabilities,) = [o for o in expected["outputs"] if o["name"] == "probabilities:0"]
+    _close(module(*_feed_values(expected).values())["probabilities:0"], probabilities, "probs")
