@@ -568,3 +568,8 @@ from .graph_import import GraphDef, import_graph_def  # noqa: E402
 from .model_export import export_model  # noqa: E402
 
 __all__ += ["saved_model", "graph_util", "GraphDef", "import_graph_def", "export_model"]
+
+# Input pipelines: tf.data's datasets and iterators, run by the Session in Python.
+from . import data  # noqa: E402
+
+__all__ += ["data"]

@@ -227,6 +227,11 @@ static_state_saving_rnn sufficient_statistics swish tanh top_k uniform_candidate
 weighted_cross_entropy_with_logits weighted_moments with_space_to_batch xw_plus_b
 zero_fraction
 """,
+    "data": """
+Dataset FixedLengthRecordDataset Iterator Options TFRecordDataset TextLineDataset experimental
+get_output_classes get_output_shapes get_output_types make_initializable_iterator
+make_one_shot_iterator
+""",
     "train": """
 AdadeltaOptimizer AdagradDAOptimizer AdagradOptimizer AdamOptimizer BytesList Checkpoint
 CheckpointManager CheckpointOptions CheckpointSaverHook CheckpointSaverListener

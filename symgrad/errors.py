@@ -52,6 +52,11 @@ class FailedPreconditionError(SymgradError, RuntimeError):
     """A variable was read before it was initialized (TF's name for it)."""
 
 
+class OutOfRangeError(SymgradError, IndexError):
+    """An input pipeline's iterator has no element left (``tf.errors.OutOfRangeError``: TF1's
+    end of an epoch of a ``tf.data`` iterator); also an ``IndexError``."""
+
+
 class SessionClosedError(SymgradError, RuntimeError):
     """A closed :class:`symgrad.Session` was used."""
 

@@ -44,6 +44,16 @@ from .graph import (
 from .ops.random_ops import generator_for, random_ops_of
 from .ops.state import SESSION_STATE_OPS, Variable
 
+# Inputs and actions run in Python, by the session, around a run (``tf.data``'s iterators):
+# a Placeholder op whose attrs hold HOST_INPUT is fed by the session when a run needs it and
+# the caller does not feed it: ``attrs[HOST_INPUT](session, feeds)`` gives values for it (and
+# for the other placeholders it stands for: one call per distinct object a run needs); an op
+# whose attrs hold HOST_ACTION runs ``attrs[HOST_ACTION](session, feeds)`` before the run (an
+# iterator's initializer). Both see the run's own feeds and keep their state in
+# ``session.host_state``.
+HOST_INPUT = "host_input"
+HOST_ACTION = "host_action"
+
 
 def _fetch_key(fetches: Any) -> Any:
     """A hashable image of nested lists and tuples of tensors and ops, or None for anything else."""
@@ -263,6 +273,12 @@ class Session:
         # Each random op's stream, made at its first run: later runs draw on from it (new
         # numbers every run, as TF1's stateful random kernels); a new Session starts over.
         self._generators: dict[Operation, np.random.Generator] = {}
+        # Python-side state of this session's host inputs (HOST_INPUT: tf.data iterators),
+        # by whatever key they choose; ``_host_work`` caches, per (fetches, fed tensors), the
+        # host actions and inputs a run needs.
+        self.host_state: dict[Any, Any] = {}
+        self._host_lock = threading.RLock()
+        self._host_work: dict[Any, tuple[tuple[Any, ...], tuple[Any, ...]]] = {}
 
     # -- context --------------------------------------------------------------------------
     def __enter__(self) -> Session:
@@ -286,6 +302,7 @@ class Session:
             self._closed = True
             self._values.clear()
             self._generators.clear()
+            self.host_state.clear()
 
     # -- running --------------------------------------------------------------------------
     def run(
@@ -393,6 +410,12 @@ class Session:
         feeds: dict[Tensor, Any],
     ) -> Any:
         """One run of flattened fetches with feeds already checked, in graph order."""
+        work_key = (flat, tuple(feeds))
+        work = self._host_work.get(work_key)
+        if work is None:
+            work = self._host_work[work_key] = self._host_work_of(flat, feeds)
+        if work[0] or work[1]:
+            feeds = self._run_host(work, feeds)
         state_ops = self._state_ops.get(flat)
         if state_ops is None:
             state_ops = self._state_ops[flat] = tuple(
@@ -416,6 +439,38 @@ class Session:
         for position in plan.repeated_fetches:  # a tensor fetched twice: two arrays
             values[position] = _copy(values[position])
         return values if rebuild is None else rebuild(iter(values))
+
+    @staticmethod
+    def _host_work_of(
+        flat: Sequence[Any], feeds: Mapping[Tensor, Any]
+    ) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+        """(the host actions, the distinct host inputs) that running ``flat`` needs, in graph
+        order; a fed tensor's host input is not run (its feed stands)."""
+        actions: list[Any] = []
+        inputs: dict[int, Any] = {}
+        for op in ancestors([_op_of(item) for item in flat], control=True, stop=feeds):
+            action = op.attrs.get(HOST_ACTION)
+            if action is not None:
+                actions.append(action)
+            source = op.attrs.get(HOST_INPUT)
+            if source is not None and op.outputs[0] not in feeds:
+                inputs.setdefault(id(source), source)
+        return tuple(actions), tuple(inputs.values())
+
+    def _run_host(
+        self, work: tuple[tuple[Any, ...], tuple[Any, ...]], feeds: dict[Tensor, Any]
+    ) -> dict[Tensor, Any]:
+        """Run the host actions, then ``feeds`` with the values of the host inputs added (a
+        tensor the caller feeds keeps its feed)."""
+        actions, inputs = work
+        with self._host_lock:
+            for action in actions:
+                action(self, feeds)
+            filled = dict(feeds)
+            for source in inputs:
+                for tensor, value in source(self, feeds).items():
+                    filled.setdefault(tensor, value)
+        return filled
 
     def _with_state(self, ops: Sequence[Operation], feeds: dict[Tensor, Any]) -> dict[Tensor, Any]:
         """``feeds`` and the values of this session's state that ``ops`` stand for: whether a

@@ -31,7 +31,6 @@ SUBSTITUTES: dict[str, str] = {
     "check_numerics": "fetch the values and check them with `np.isfinite`",
     "TensorArray": "a Python list of tensors and `tf.stack`",
     # Input pipelines, data, strings, images.
-    "data": "feed NumPy batches through `feed_dict`",
     "FIFOQueue": "feed NumPy batches through `feed_dict`",
     "train.batch": "feed NumPy batches through `feed_dict`",
     "train.shuffle_batch": "shuffle with NumPy and feed batches through `feed_dict`",
