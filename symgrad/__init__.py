@@ -573,3 +573,8 @@ __all__ += ["saved_model", "graph_util", "GraphDef", "import_graph_def", "export
 from . import data  # noqa: E402
 
 __all__ += ["data"]
+
+# Image operations built from symgrad's ops (tf.image: flips, standardization, cropping).
+from . import image  # noqa: E402
+
+__all__ += ["image"]

@@ -146,6 +146,22 @@ one_hot_encoding optimize_loss real_valued_column relu relu6 repeat separable_co
 sparse_column_with_hash_bucket stack sum_regularizer summarize_activations summarize_tensors
 unit_norm variance_scaling_initializer xavier_initializer xavier_initializer_conv2d
 """,
+    "image": """
+ResizeMethod adjust_brightness adjust_contrast adjust_gamma adjust_hue adjust_jpeg_quality
+adjust_saturation central_crop combined_non_max_suppression convert_image_dtype
+crop_and_resize crop_to_bounding_box decode_and_crop_jpeg decode_bmp decode_gif decode_image
+decode_jpeg decode_jxl decode_png decode_webp draw_bounding_boxes encode_jpeg encode_png
+extract_glimpse extract_image_patches extract_jpeg_shape extract_patches flip_left_right
+flip_up_down generate_bounding_box_proposals grayscale_to_rgb hsv_to_rgb image_gradients
+is_jpeg non_max_suppression non_max_suppression_overlaps non_max_suppression_padded
+non_max_suppression_with_scores pad_to_bounding_box per_image_standardization psnr
+random_brightness random_contrast random_crop random_flip_left_right random_flip_up_down
+random_hue random_jpeg_quality random_saturation resize resize_area resize_bicubic
+resize_bilinear resize_image_with_crop_or_pad resize_image_with_pad resize_images
+resize_nearest_neighbor resize_with_crop_or_pad rgb_to_grayscale rgb_to_hsv rgb_to_yiq
+rgb_to_yuv rot90 sample_distorted_bounding_box sobel_edges ssim ssim_multiscale
+total_variation transpose transpose_image yiq_to_rgb yuv_to_rgb
+""",
     "layers": """
 AveragePooling1D AveragePooling2D AveragePooling3D BatchNormalization Conv1D Conv2D
 Conv2DTranspose Conv3D Conv3DTranspose Dense Dropout Flatten InputSpec Layer MaxPooling1D

@@ -64,6 +64,7 @@ __all__ = [
     "BatchNormalization",
     "Conv1D",
     "Conv2D",
+    "Conv2DTranspose",
     "Dense",
     "Dropout",
     "Flatten",
@@ -586,9 +587,13 @@ class _Conv(_FunctionalLayer):
         axis = 1 if self.data_format == "channels_first" else -1
         if shape[axis] is None:
             raise self._input_error(x, f"a known number of channels (axis {axis})")
-        channels = _sizes(self.kernel)[-2] if self.built else None
+        channels = self._in_channels() if self.built else None
         if channels is not None and shape[axis] != channels:
             raise self._input_error(x, f"axis {axis} of size {channels}")
+
+    def _in_channels(self) -> int:
+        """The input channels the kernel was made for."""
+        return _sizes(self.kernel)[-2]
 
     def _arguments(self, scope: VariableScope, reuse: Any) -> dict[str, Any]:
         return {
@@ -654,6 +659,68 @@ class Conv2D(_Conv):
             strides=self.strides,
             dilation_rate=self.dilation_rate,
             **self._arguments(scope, reuse),
+        )
+
+
+class Conv2DTranspose(_Conv):
+    """``tf.layers.Conv2DTranspose``: :func:`symgrad.layers.conv2d_transpose` as an object;
+    ``kernel`` is ``[height, width, filters, in_channels]``. Its arguments are TF1's (no
+    ``dilation_rate``: ``activation`` is the sixth).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     layer = sg.layers.Conv2DTranspose(4, 3, strides=2)
+    ...     y = layer(sg.placeholder(sg.float32, [None, 5, 5, 2]))
+    ...     tuple(layer.kernel.shape), layer.strides, tuple(y.shape)
+    ((3, 3, 4, 2), (2, 2), (None, 11, 11, 4))
+    """
+
+    def __init__(
+        self,
+        filters: int,
+        kernel_size: Any,
+        strides: Any = (1, 1),
+        padding: str = "valid",
+        data_format: str = "channels_last",
+        activation: Callable[[Tensor], Tensor] | str | None = None,
+        use_bias: bool = True,
+        kernel_initializer: Any = None,
+        bias_initializer: Any = None,
+        kernel_regularizer: Any = None,
+        bias_regularizer: Any = None,
+        activity_regularizer: Any = None,
+        kernel_constraint: Any = None,
+        bias_constraint: Any = None,
+        trainable: bool = True,
+        name: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            filters,
+            kernel_size,
+            strides=strides,
+            padding=padding,
+            data_format=data_format,
+            activation=activation,
+            use_bias=use_bias,
+            kernel_initializer=kernel_initializer,
+            bias_initializer=bias_initializer,
+            kernel_regularizer=kernel_regularizer,
+            bias_regularizer=bias_regularizer,
+            activity_regularizer=activity_regularizer,
+            kernel_constraint=kernel_constraint,
+            bias_constraint=bias_constraint,
+            trainable=trainable,
+            name=name,
+            **kwargs,
+        )
+
+    def _in_channels(self) -> int:
+        return _sizes(self.kernel)[-1]
+
+    def _function(self, x: Tensor, scope: VariableScope, reuse: Any, **kwargs: Any) -> Tensor:
+        return _layers.conv2d_transpose(
+            x, self.filters, self.kernel_size, strides=self.strides, **self._arguments(scope, reuse)
         )
 
 

@@ -33,6 +33,7 @@ from .ops.array_ops import expand_dims, reshape, size, squeeze, transpose, where
 from .ops.array_ops import shape as shape_of
 from .ops.conv_ops import avg_pool, max_pool
 from .ops.conv_ops import conv2d as _nn_conv2d
+from .ops.conv_ops import conv2d_transpose as _nn_conv2d_transpose
 from .ops.elementwise import (
     add,
     cast,
@@ -402,6 +403,83 @@ def conv2d(
         y = _nn_conv2d(
             x, kernel, [1, sh, sw, 1], _padding(padding, "conv2d"), dilations=[1, dh, dw, 1]
         )
+        y = _add_bias(y, int(filters), use_bias, bias_initializer, bias_regularizer, trainable)
+        return _channels_back(_activate(y, activation, activity_regularizer), first)
+
+
+def _transposed_length(length: int, window: int, stride: int, padding: str) -> int:
+    """The output length of a transposed convolution along one axis, as TF computes it."""
+    if padding == "VALID":
+        return length * stride + max(window - stride, 0)
+    return length * stride
+
+
+def conv2d_transpose(
+    inputs: Any,
+    filters: int,
+    kernel_size: Any,
+    strides: Any = (1, 1),
+    padding: str = "valid",
+    data_format: str = "channels_last",
+    activation: Callable[[Tensor], Tensor] | None = None,
+    use_bias: bool = True,
+    kernel_initializer: Any = None,
+    bias_initializer: Any = None,
+    kernel_regularizer: Any = None,
+    bias_regularizer: Any = None,
+    activity_regularizer: Any = None,
+    kernel_constraint: Any = None,
+    bias_constraint: Any = None,
+    trainable: bool = True,
+    name: str | None = None,
+    reuse: Any = None,
+) -> Tensor:
+    """``tf.layers.conv2d_transpose``: ``activation(nn.conv2d_transpose(inputs, kernel) +
+    bias)``, the layer that upsamples (a "deconvolution").
+
+    The variables are ``<name>/kernel`` (``[kh, kw, filters, in_channels]``, Glorot uniform
+    unless ``kernel_initializer`` says otherwise) and ``<name>/bias`` (zeros); ``name``
+    defaults to ``conv2d_transpose``, made unique. The output's height is
+    ``height * stride`` with ``padding="same"`` and ``height * stride + max(kh - stride, 0)``
+    with ``"valid"`` (TF1's default), the width likewise; both must be known statically.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float32, [None, 7, 7, 16])
+    ...     y = sg.layers.conv2d_transpose(x, 8, 3, strides=2, padding="same")
+    ...     [tuple(v.shape) for v in sg.global_variables()], tuple(y.shape)
+    ([(3, 3, 8, 16), (8,)], (None, 14, 14, 8))
+    """
+    layer = "conv2d_transpose"
+    _unsupported_constraints(layer, kernel_constraint, bias_constraint)
+    first = _channels_first(data_format, layer)
+    x = convert_to_tensor(inputs)
+    shape = _known_rank(x, layer)
+    if len(shape) != 4 or None in shape[1:]:
+        raise ShapeError(
+            f"layers.{layer}: the input {x.name!r} of shape {format_shape(shape)} must be "
+            f"{_LAYOUTS[4, first]} with known height, width and channels"
+        )
+    kh, kw = _pair(kernel_size, "kernel_size", layer)
+    sh, sw = _pair(strides, "strides", layer)
+    mode = _padding(padding, layer)
+    if first:
+        channels, height, width = shape[1], shape[2], shape[3]
+    else:
+        height, width, channels = shape[1], shape[2], shape[3]
+    with variable_scope(name, default_name=layer, reuse=reuse):
+        x = _spatial_input(x, 4, first, layer)
+        kernel = _kernel(
+            x, [kh, kw, int(filters), channels], kernel_initializer, kernel_regularizer, trainable
+        )
+        assert height is not None and width is not None and channels is not None
+        output_shape = [
+            None,
+            _transposed_length(height, kh, sh, mode),
+            _transposed_length(width, kw, sw, mode),
+            int(filters),
+        ]
+        y = _nn_conv2d_transpose(x, kernel, output_shape, [1, sh, sw, 1], mode)
         y = _add_bias(y, int(filters), use_bias, bias_initializer, bias_regularizer, trainable)
         return _channels_back(_activate(y, activation, activity_regularizer), first)
 
@@ -806,6 +884,7 @@ __all__ = [
     "batch_normalization",
     "conv1d",
     "conv2d",
+    "conv2d_transpose",
     "dense",
     "dropout",
     "flatten",

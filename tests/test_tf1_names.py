@@ -25,6 +25,7 @@ MODULES = {
     "losses": "symgrad.losses",
     "linalg": "symgrad.linalg",
     "metrics": "symgrad.metrics",
+    "image": "symgrad.image",
     "contrib": "symgrad.contrib",
     "contrib.layers": "symgrad.contrib.layers",
     "contrib.rnn": "symgrad.contrib.rnn",
@@ -46,6 +47,7 @@ MODULES = {
         (sg.linalg, "svd", "NumPy outside the graph"),
         (sg.train, "ProximalAdagradOptimizer", "`tf.train.AdagradOptimizer`"),
         (sg.metrics, "mean_squared_error", "`tf.metrics.mean(tf.square(labels - predictions))`"),
+        (sg.image, "resize_images", "resize with NumPy"),
     ],
 )
 def test_a_missing_tf1_name_says_what_to_use(module, name: str, substitute: str) -> None:  # type: ignore[no-untyped-def]

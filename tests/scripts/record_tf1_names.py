@@ -62,7 +62,7 @@ def main():
     import tensorflow.compat.v1 as tf
 
     spaces = {"": tf}
-    for name in ("nn", "math", "train", "losses", "linalg", "metrics"):
+    for name in ("nn", "math", "train", "losses", "linalg", "metrics", "image"):
         spaces[name] = getattr(tf, name)
     names = {
         key: [n for n in dir(module) if not n.startswith("_")] for key, module in spaces.items()

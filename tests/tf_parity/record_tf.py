@@ -48,6 +48,7 @@ CORPORA = {
     "programs_tf1gaps": "tf_fixtures_tf1gaps.json",
     "programs_losses": "tf_fixtures_losses.json",
     "programs_layer_classes": "tf_fixtures_layer_classes.json",
+    "programs_image": "tf_fixtures_image.json",
 }
 # Corpora whose programs are several runs each (``run_steps``), recorded run by run; kept out
 # of CORPORA, whose programs the portable-form tests run as one set of fetches.
