@@ -4,8 +4,8 @@ Each TF1 namespace symgrad mirrors (``symgrad``, ``symgrad.nn``, ``symgrad.train
 module ``__getattr__`` that calls :func:`missing_attribute`: a TF1 name the module lacks
 raises :class:`symgrad.errors.MissingTF1NameError` (an ``AttributeError``) that says so, with
 the nearest substitute from :data:`SUBSTITUTES` where there is one and a pointer to the
-README's list; any other name gets Python's usual ``AttributeError`` text. The README's
-"Coming from TF1" table is this table (a test keeps them equal).
+docs' list; any other name gets Python's usual ``AttributeError`` text. The docs' "Coming
+from TF1" page prints this table (``docs/hooks/tf1_table.py`` writes it at build time).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from functools import cache
 from ._tf1_api import NAMES
 from .errors import MissingTF1NameError
 
-README_SECTION = "the README's 'Coming from TF1' section"
+README_SECTION = "the 'Coming from TF1' page of the docs (docs/coming-from-tf1.md)"
 
-# ``tf.<name>`` -> the nearest thing symgrad offers (the README prints this table).
+# ``tf.<name>`` -> the nearest thing symgrad offers (the docs print this table).
 SUBSTITUTES: dict[str, str] = {
     # Control flow and Python-side computation.
     "cond": "`tf.where(pred, a, b)` (both branches are computed)",

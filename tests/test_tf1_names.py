@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import importlib.util
 import pickle
 import re
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -15,7 +17,10 @@ import symgrad as sg
 from symgrad.errors import MissingTF1NameError, SymgradError
 from symgrad.tf1_names import SUBSTITUTES, tf1_names
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+# The MkDocs hook that prints SUBSTITUTES into docs/coming-from-tf1.md when the site is built.
+TABLE_HOOK = ROOT / "docs" / "hooks" / "tf1_table.py"
 # TF1 namespace -> the symgrad module that mirrors it.
 MODULES = {
     "": "symgrad",
@@ -95,12 +100,27 @@ def test_the_table_lists_tf1_names_symgrad_lacks(qualified: str) -> None:
     namespace, _, name = qualified.rpartition(".")
     assert name in tf1_names(namespace), f"tf.{qualified} is not a TF1 name"
     module = importlib.import_module(MODULES[namespace])
-    # A name symgrad gained must leave the table (and the README's copy of it).
+    # A name symgrad gained must leave the table (the docs print it when they are built).
     assert not hasattr(module, name), f"symgrad has tf.{qualified} now: drop it from the table"
 
 
-def test_the_readme_prints_the_table() -> None:
-    text = README.read_text(encoding="utf-8")
-    section = text.split("## Coming from TF1", 1)[1].split("\n## ", 1)[0]
+def _table_hook() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("tf1_table", TABLE_HOOK)
+    assert spec is not None and spec.loader is not None
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    return hook
+
+
+def test_the_docs_print_the_table() -> None:
+    """docs/coming-from-tf1.md holds a marker that the hook replaces with SUBSTITUTES, so the
+    page's "What is not there" section is this table; the README points there."""
+    hook = _table_hook()
+    page = (ROOT / "docs" / hook.PAGE).read_text(encoding="utf-8")
+    assert page.count(hook.MARKER) == 1 and "| `tf.cond` |" not in page
+    section = hook.render(page).split("## What is not there", 1)[1].split("\n## ", 1)[0]
     rows = re.findall(r"^\| `tf\.([A-Za-z0-9_.]+)` \| (.+) \|$", section, re.MULTILINE)
-    assert dict(rows) == SUBSTITUTES
+    assert dict(rows) == SUBSTITUTES and len(rows) == len(SUBSTITUTES)
+    readme = README.read_text(encoding="utf-8")
+    assert "## Coming from TF1" in readme
+    assert "(docs/coming-from-tf1.md#what-is-not-there)" in readme

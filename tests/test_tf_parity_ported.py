@@ -4,7 +4,7 @@ google/tangent's), recorded by tf_parity/record_tf.py into tf_parity/tf_fixtures
 
 The comparison is exactly that of tests/test_tf_parity.py (values, shapes and the dtype of every
 fetch, in the fast and the readable form).  Programs on which symgrad is known to disagree with
-TensorFlow are listed in KNOWN_BUGS, marked ``xfail(strict=True)``, and listed in the README.
+TensorFlow are listed in KNOWN_BUGS, marked ``xfail(strict=True)``, and listed in docs/development.md.
 """
 
 from __future__ import annotations

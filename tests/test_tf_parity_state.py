@@ -64,7 +64,7 @@ def test_the_corpus_is_large_and_recorded() -> None:
 def test_a_fetched_feed_is_a_copy(backend: str) -> None:
     """Fetching a fed tensor itself, TF1 hands back the very array that was fed (changing the
     result changes the caller's array; TF 2.21 compat.v1). symgrad's results are the caller's
-    own, never a fed array, as the README's Guarantees say."""
+    own, never a fed array, as docs/guarantees.md says."""
     with sg.Graph().as_default():
         p = sg.placeholder(sg.float32, [2], name="p")
         fed = np.array([1.0, 2.0], np.float32)
