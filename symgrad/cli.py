@@ -30,6 +30,7 @@ from typing import Any, cast
 import numpy as np
 
 from . import checkpoint, compiler, files
+from .backends import registry
 from .backends.numpy.printer import formula_text
 from .errors import SymgradError
 from .graph import Graph, Tensor, ancestors
@@ -374,7 +375,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     compile_parser.add_argument(
         "--backend",
-        choices=compiler.BACKENDS,
+        choices=registry.names(),
         default="numpy",
         help="numpy: the NumPy module (default); array_api: the portable module, written "
         "against the Python array API standard (runs on NumPy, PyTorch, JAX, CuPy, Dask)",
@@ -429,7 +430,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     export_parser.add_argument("--name", help="the function's name (default: the file's)")
     export_parser.add_argument(
-        "--backend", choices=compiler.BACKENDS, default="numpy", help="as for compile"
+        "--backend", choices=registry.names(), default=registry.DEFAULT, help="as for compile"
     )
     export_parser.set_defaults(run=_export)
     cache_parser = commands.add_parser(

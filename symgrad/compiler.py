@@ -21,13 +21,10 @@ import numpy as np
 import sympy as sp
 
 from . import display, files, naming
-from .backends import namespaces
-from .backends.array_api import emit as portable
+from .backends import namespaces, registry
 from .backends.namespaces import to_numpy
-from .backends.numpy import NUMPY, emit, planner
 from .backends.numpy.printer import formula_text
 from .errors import (
-    BackendError,
     CallError,
     DTypeError,
     ExecutionArithmeticError,
@@ -45,7 +42,7 @@ from .files import cache_directory as cache_directory  # re-exported: compiler.c
 from .graph import Tensor, ancestors, sources_of
 from .ops.random_ops import generator_for, random_ops_of
 from .ops.state import Variable
-from .passes import FAST_PASSES, PASSES, run_passes
+from .passes import PASSES, run_passes
 from .picture import GraphPicture, graph_picture
 from .program import Program
 from .shapes import format_shape
@@ -108,6 +105,8 @@ class CompiledModule:
         self._whiteboard_done = False
         self.output_tensors: list[Tensor] = []
         self.backend = "numpy"  # which backend wrote the module (compile's ``backend=``)
+        # Whether the module computes with the library of its inputs (the portable form).
+        self.portable = False
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # A module with random ops draws from ``rng`` (see its docstring); left out, each call
@@ -138,7 +137,7 @@ class CompiledModule:
         for name in defaulted:
             values[name] = self._initial_value(name)
         arguments = [values[n] for n in self.input_names]
-        if self.backend == "numpy":
+        if not self.portable:
             # Arrays of other libraries are read as data, as a Session reads its feeds: torch
             # tensors detached from autograd, clear errors for tensors without values.
             arguments = [
@@ -170,7 +169,7 @@ class CompiledModule:
         # is copied, so that changing the result cannot change the caller's array, a
         # variable's initial value kept here, the module, or another result.
         kept = [*arguments, *self.constant_arrays]
-        flat = owned(flat, kept) if self.backend == "numpy" else namespaces.owned_arrays(flat, kept)
+        flat = namespaces.owned_arrays(flat, kept) if self.portable else owned(flat, kept)
         return _restructure(self._structure, flat)
 
     def _warn_if_stale(self, names: list[str]) -> None:
@@ -509,38 +508,6 @@ def _output_names(structure: Any, program: Program) -> list[str]:
 
 # --- the pipeline ---------------------------------------------------------------------------------
 
-# The backends ``compile(backend=...)`` writes for: the NumPy module (fast or readable form)
-# and the portable one of the array API standard (symgrad.backends.array_api).
-BACKENDS = ("numpy", "array_api")
-
-
-def generate_source(
-    program: Program,
-    fast_form: bool = True,
-    specialized: Program | None = None,
-    guard: str = "",
-) -> str:
-    """The module's text: the fast form (``symgrad.backends.numpy.planner``) or one readable expression per statement.
-
-    ``specialized`` is the program traced under the shape assumption that ``guard`` checks
-    (``signatures.equal_dims``); the fast form runs its body for inputs that pass the guard,
-    where it differs from the general one.
-    """
-    printer = NUMPY.printer()
-    # The fast form plans writes into existing arrays: only for a library that has them.
-    if not (fast_form and NUMPY.has_out):
-        lines, helpers = emit.statement_lines(program, printer)
-        return emit.render(program, emit.statement_summary(lines), lines, helpers)
-    lines = planner.fast_lines(run_passes(program, passes=FAST_PASSES), printer)
-    special = None
-    if specialized is not None:
-        fast = run_passes(specialized, passes=FAST_PASSES)
-        special_lines = planner.fast_lines(fast, printer)
-        if special_lines != lines:
-            special = emit.Specialized(fast, guard, special_lines)
-    helpers = sorted(printer.helpers_used)
-    return emit.render(program, emit.statement_summary(lines), lines, helpers, special)
-
 
 def _target_path(path: str | Path | None, name: str, source: str) -> Path:
     if path is None:
@@ -665,11 +632,7 @@ def compile(
     >>> h([1.0, 2.0], [0.0, 0.0], 0.5)[1].tolist()
     [0.5, 1.0]
     """
-    if backend not in BACKENDS:
-        raise BackendError(
-            f"symgrad: compile: unknown backend {backend!r}; choose one of "
-            f"{', '.join(repr(b) for b in BACKENDS)}"
-        )
+    target_backend = registry.get(backend, context="compile")
     if callable(outputs) and not isinstance(outputs, Tensor):
         raise InvalidArgumentError(
             "symgrad: compile: to compile a Python function, trace it first: "
@@ -731,9 +694,10 @@ def compile(
         traced.graph_name = name or function_name
         traced.provenance = tuple(provenance)
         program = run_passes(traced, simplify=simplify, passes=PASSES)
-        specialized, guard = None, ""
+        specialized = None
         scalars = _scalar_inputs(scalar_inputs, inputs)
-        assumption = equal_dims(inputs, scalars) if optimize and backend == "numpy" else None
+        wants_specialized = optimize and target_backend.specializes_shapes
+        assumption = equal_dims(inputs, scalars) if wants_specialized else None
         if assumption is not None:
             # The same function for inputs of equal sizes: the shapes TF1 programs are fed.
             with assuming(assumption.signatures):
@@ -742,11 +706,9 @@ def compile(
             same.provenance = traced.provenance
             same.naturals = assumption.ranks_known(same.naturals)
             specialized = run_passes(same, simplify=simplify, passes=PASSES)
-            guard = emit.guard_text(assumption, [i.name for i in program.inputs])
-        if backend == "array_api":
-            source = portable.generate_source(program)
-        else:
-            source = generate_source(program, optimize, specialized, guard)
+        source = target_backend.generate(
+            program, fast_form=optimize, specialized=specialized, assumption=assumption
+        )
     finally:
         progress.cancel()
     target = _target_path(path, function_name, source)
@@ -769,7 +731,8 @@ def compile(
     }
     compiled = CompiledModule(program, source, target, module, structure, defaults)
     compiled.input_tensors, compiled.output_tensors = list(inputs), [t for _, t in flat]
-    compiled.backend = backend
+    compiled.backend = target_backend.name
+    compiled.portable = target_backend.portable
     seconds = time.perf_counter() - started
     logger.info(
         "compiled %s: %d graph ops, %d statements, %d inputs (%d trained values baked in) "

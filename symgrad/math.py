@@ -50,6 +50,7 @@ from .ops.reductions import (
 from .ops.structural import (
     cumprod,
     cumsum,
+    segment_max,
     segment_mean,
     segment_sum,
     unsorted_segment_max,
@@ -101,6 +102,7 @@ __all__ = [
     "reduce_prod",
     "cumprod",
     "cumsum",
+    "segment_max",
     "segment_mean",
     "segment_sum",
     "unsorted_segment_max",

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import naming
-from .backends import namespaces
+from .backends import namespaces, registry
 from .compiler import CompiledModule, owned, unshared
 from .compiler import compile as compile_graph
 from .config import ConfigProto, RunMetadata, RunOptions
@@ -752,7 +752,7 @@ class Session:
             inputs=inputs,
             name=name,
             path=path,
-            backend="numpy" if self._namespace is None else "array_api",
+            backend=registry.DEFAULT if self._namespace is None else registry.portable().name,
             scalar_inputs=[t for t in inputs if t.shape is None and _is_0d(feeds.get(t))],
             # Another session's file of that name (in this process or another) stays.
             replace=False,

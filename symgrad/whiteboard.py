@@ -262,7 +262,7 @@ class WhiteboardPrinter(_Terms, StrPrinter):
             return f"{left} @ {right}"
         if isinstance(expr, F.ReduceSum):  # sum, mean, max, min, prod
             value, axes, keepdims = expr.args
-            name = type(expr).numpy_name
+            name = type(expr).operation
             extra = "" if not len(axes) else f", axis={_axis_text(axes)}"
             extra += ", keepdims=True" if keepdims and len(axes) else ""
             return f"{name}({self._print(value)}{extra})"
@@ -321,7 +321,7 @@ class WhiteboardLatexPrinter(_Terms, LatexPrinter):
         if isinstance(expr, F.ReduceSum):
             value, axes, _ = expr.args
             name = {"sum": "\\sum", "mean": "\\operatorname{mean}"}.get(
-                type(expr).numpy_name, f"\\operatorname{{{type(expr).numpy_name}}}"
+                type(expr).operation, f"\\operatorname{{{type(expr).operation}}}"
             )
             below = f"_{{{_axis_text(axes)}}}" if len(axes) else ""
             return f"{name}{below}\\left({self._print(value)}\\right)"
@@ -435,19 +435,6 @@ def _broadcast(*shapes: _Shapes) -> _Shapes:
     )
 
 
-# Helpers that return their first argument after checking its shape when the module runs.
-_RUN_TIME_CHECKS = frozenset(
-    {
-        "_ensure_shape",
-        "_ensure_same_dims",
-        "_ensure_in_range",
-        "_ensure_segment_ids",
-        "_ensure_axis",
-        "_ensure_broadcastable",
-    }
-)
-
-
 class _Plumbing:
     """Drops broadcasts and no-op unbroadcasts, shows a real unbroadcast as a sum and
     ``size(...)`` as ``N``, keeping each result equal to the original up to broadcasting
@@ -472,7 +459,7 @@ class _Plumbing:
             return expr, (((), ()) if expr.is_Number else self.shape(expr))
         if isinstance(expr, F.BroadcastTo):
             return self(expr.args[0])
-        if isinstance(expr, F.Helper) and str(expr.args[0]) in _RUN_TIME_CHECKS:
+        if isinstance(expr, F.Check):
             return self(expr.args[2])  # the checked value itself
         if isinstance(expr, F.SizeOf):
             return self._size(expr), ((), ())
@@ -484,8 +471,8 @@ class _Plumbing:
             pairs = [self(a) for a in expr.args]
             return expr.func(*(p[0] for p in pairs)), _broadcast(*(p[1] for p in pairs))
         if isinstance(expr, A.Index) and isinstance(expr.args[0], A.Created):
-            text = str(expr.args[0].args[0])
-            if text.startswith("np.eye(") and len(expr.args) == 2:
+            kind = str(expr.args[0].args[0])
+            if kind == "eye" and len(expr.args) == 2:
                 depth = self.shape(expr)[0][-1]
                 return OneHot(self(expr.args[1])[0], sp.Integer(depth)), self.shape(expr)
         if type(expr) in (F.ReduceSum, F.ReduceMean) and not expr.args[2]:

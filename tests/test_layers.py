@@ -8,13 +8,14 @@ import is still a cycle here.
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
+import sympy as sp
 
 from symgrad import naming
-from symgrad.backends import Backend
-from symgrad.backends.numpy import NUMPY
+from symgrad.backends import Backend, registry
 from symgrad.ops import array_ops as A
 from symgrad.ops import functions as F
 from symgrad.ops import linalg as L
@@ -22,7 +23,8 @@ from symgrad.ops import linalg as L
 PACKAGE = Path(__file__).resolve().parent.parent / "symgrad"
 # Optional dependencies, imported where they are used so that the base install needs none.
 # tensorboardX also imports PyTorch when that is installed: import symgrad must not pay for it.
-OPTIONAL = {"pytest", "tensorboardX"}
+# Kernels of the portable form use a namespace's own special functions where it has them.
+OPTIONAL = {"pytest", "tensorboardX", "jax", "cupyx", "torch"}
 
 
 def _modules() -> dict[str, Path]:
@@ -156,7 +158,7 @@ def _ir_nodes() -> list[type]:
         for value in vars(module).values():
             if (
                 isinstance(value, type)
-                and issubclass(value, (F._Elementwise, F._Structural))
+                and issubclass(value, (F._Elementwise, F._Structural, F.Literal))
                 and not value.__name__.startswith("_")
             ):
                 nodes.append(value)
@@ -168,14 +170,52 @@ def test_ir_nodes_do_not_print_themselves() -> None:
     assert printing == []
 
 
-@pytest.mark.parametrize("backend", [NUMPY], ids=lambda b: b.name)
+@pytest.mark.parametrize("backend", registry.all_backends(), ids=lambda b: b.name)
 def test_the_backend_printer_prints_every_ir_node(backend: Backend) -> None:
-    missing = [
-        n.__name__ for n in _ir_nodes() if not hasattr(backend.printer, f"_print_{n.__name__}")
-    ]
+    missing = [n.__name__ for n in _ir_nodes() if _rule_owner(backend.printer, n) is None]
     assert missing == []
 
 
-@pytest.mark.parametrize("backend", [NUMPY], ids=lambda b: b.name)
-def test_user_names_never_take_a_name_the_backend_reserves(backend: Backend) -> None:
-    assert backend.reserved <= naming.RESERVED
+def _rule_owner(printer: type, node: type) -> type | None:
+    """The class of ``printer``'s MRO that defines the rule SymPy's printer uses for ``node``:
+    for a SymPy function, the rule named after the node itself (SymPy skips the classes
+    between it and ``Function``); for a symbol, the first of its classes with a rule."""
+    kinds = [node] if issubclass(node, sp.Function) else list(node.__mro__)
+    for kind in kinds:
+        for cls in printer.__mro__:
+            if f"_print_{kind.__name__}" in vars(cls):
+                return cls
+    return None
+
+
+@pytest.mark.parametrize("backend", registry.all_backends(), ids=lambda b: b.name)
+def test_each_backend_decides_how_it_prints_every_ir_node(backend: Backend) -> None:
+    """A printer that builds on another backend's printer (the portable one on NumPy's) has
+    its own rule for each node, or declares that the inherited one suits it."""
+    shared = getattr(backend.printer, "SHARED_RULES", frozenset())
+    undecided = [
+        n.__name__
+        for n in _ir_nodes()
+        if getattr(_rule_owner(backend.printer, n), "__module__", None)
+        != backend.printer.__module__
+        and n.__name__ not in shared
+    ]
+    assert undecided == []
+    assert shared <= {n.__name__ for n in _ir_nodes()}  # no stale entry
+
+
+@pytest.mark.parametrize("backend", registry.all_backends(), ids=lambda b: b.name)
+def test_each_backend_prints_every_array_function_of_the_ir(backend: Backend) -> None:
+    module = sys.modules[backend.printer.__module__]
+    rules = getattr(module, "NUMPY_FUNCTIONS", None) or module.PORTABLE_FUNCTIONS
+    assert set(rules) == A.ARRAY_FUNCTIONS
+
+
+@pytest.mark.parametrize("backend", registry.all_backends(), ids=lambda b: b.name)
+def test_user_names_never_take_a_name_the_backend_binds(backend: Backend) -> None:
+    # The library's alias is reserved; kernels (and the module's own helpers) begin with "_",
+    # which user names never do.
+    assert backend.module_alias in naming.RESERVED
+    assert all(name.startswith("_") for name in backend.kernels.names)
+    for text in ["_conv2d", "__x", "_", "_check", "x_"]:
+        assert not naming.sanitize(text).startswith("_")

@@ -33,19 +33,25 @@ from hypothesis import strategies as st
 
 import symgrad as sg
 from symgrad import naming
+from symgrad.backends.numpy import NUMPY
 from symgrad.backends.numpy.emit import SECTION_TITLES, TEMPLATE, template_directory
 
 # --- what the template may put in a module ----------------------------------------------------
 
 TEMPLATE_TEXT = (template_directory() / TEMPLATE).read_text()
-# Each helper as the template writes it (the Python between its ``{% if %}`` and ``{% endif %}``).
+# Each kernel as the emitter copies it into modules (symgrad/backends/numpy/kernels).
 HELPER_DUMPS = {
     node.name: ast.dump(node)
-    for block in re.findall(r"^(def _\w+\(.*?)^\{%", TEMPLATE_TEXT, flags=re.MULTILINE | re.DOTALL)
-    for node in ast.parse(block).body
+    for kernel in NUMPY.kernels.kernels.values()
+    for node in ast.parse(kernel.source).body
+    if isinstance(node, ast.FunctionDef)
 }
 HELPERS = frozenset(HELPER_DUMPS)
-TEMPLATE_LINES = frozenset(line.strip() for line in TEMPLATE_TEXT.splitlines())
+TEMPLATE_LINES = frozenset(
+    line.strip()
+    for text in [TEMPLATE_TEXT] + [k.source for k in NUMPY.kernels.kernels.values()]
+    for line in text.splitlines()
+)
 BUILTINS = frozenset(dir(builtins))
 KEYWORDS = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)
 MODULE_NAMES = frozenset({"np", "numpy", "base64"})
@@ -72,10 +78,11 @@ ENTRY_DOCSTRING = re.search(
     r"^\{\{ signature \}\}\n    \"\"\"(.*)\"\"\"$", TEMPLATE_TEXT, re.MULTILINE
 ).group(1)
 SECTION_COMMENTS = frozenset(f"# {title}" for title in SECTION_TITLES.values())
-# The template's own comments (inside its helpers), word for word: no user text in them.
+# The template's and the kernels' own comments, word for word: no user text in them.
 TEMPLATE_COMMENTS = frozenset(
     comment
-    for comment in re.findall(r"(?m)(?:^ *|  )(# [^\n]*)$", TEMPLATE_TEXT)
+    for text in [TEMPLATE_TEXT] + [k.source for k in NUMPY.kernels.kernels.values()]
+    for comment in re.findall(r"(?m)(?:^ *|  )(# [^\n]*)$", text)
     if "{" not in comment
 )
 # The one context manager the entry function may use (around lines computing np.where).

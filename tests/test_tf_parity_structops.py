@@ -9,10 +9,17 @@ The comparison is that of tests/test_tf_parity.py. Programs with ``"before"`` op
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import symgrad as sg
-from tests.test_tf_parity import FORMS, assert_matches_tensorflow, compare_fetches, load_fixtures
+from tests.test_tf_parity import (
+    FORMS,
+    assert_matches_tensorflow,
+    compare_fetches,
+    flatten_fetches,
+    load_fixtures,
+)
 from tests.test_tf_parity_fidelity import _run_in_session
 from tests.tf_parity.programs_structops import PROGRAMS
 
@@ -36,3 +43,32 @@ def test_matches_tensorflow(program, optimize: bool) -> None:  # type: ignore[no
         pytest.skip("a Session runs the fast form only")
     actual, built = _run_in_session(program)
     compare_fetches(program.__name__, actual, expected, built.get("rtol"))
+
+
+# The portable form of the ops added with the backend-neutral IR, on array_api_strict (the
+# standard and nothing more): roll prints the standard's keyword-only axis, segment_max is a
+# kernel of each backend.
+PORTABLE = [p for p in PROGRAMS if p.__name__.startswith(("roll_", "segment_max_"))]
+
+
+def _run_portable(program, optimize: bool = True):  # type: ignore[no-untyped-def]
+    xps = pytest.importorskip("array_api_strict")
+    with sg.Graph().as_default():
+        built = program(sg)
+        fetches = flatten_fetches(built["fetches"])
+        compiled = sg.compile(fetches, name=program.__name__, backend="array_api")
+        by_name = {t.name: value for t, value in built["feeds"].items()}
+        arguments = {
+            i.name: xps.asarray(by_name[i.tensor_name])
+            for i in compiled.program.inputs
+            if i.tensor_name in by_name
+        }
+        values = compiled(**arguments)
+        assert all(type(v).__module__.startswith("array_api_strict") for v in values)
+        return [np.asarray(v) for v in values], built
+
+
+@pytest.mark.parametrize("program", PORTABLE, ids=[p.__name__ for p in PORTABLE])
+def test_portable_form_matches_tensorflow_on_array_api_strict(program) -> None:  # type: ignore[no-untyped-def]
+    assert len(PORTABLE) == 5
+    assert_matches_tensorflow(program, FIXTURES[program.__name__]["fetches"], runner=_run_portable)

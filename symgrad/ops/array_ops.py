@@ -35,7 +35,7 @@ from ..signatures import reduced_axes_of, signature_of
 from .broadcasting import sum_to_shape_of
 from .elementwise import add, add_n, cast, identity, multiply, ones_like, zeros_like
 from .elementwise import where as _select
-from .functions import Literal, _Structural, helper, literal
+from .functions import IndexKey, Literal, _Structural, check, dtype_literal, helper, literal
 from .functions import cast as cast_node
 from .registry import OpDef, arg_symbols, register
 from .sources import PACKER, constant, convert_to_tensor
@@ -57,25 +57,65 @@ def _static_shape_of(tensor: Tensor) -> tuple[int, ...] | None:
     return tuple(tensor.shape) if is_fully_defined(tensor.shape) else None
 
 
-# --- NumPy calls ----------------------------------------------------------------------------
+# --- array functions ------------------------------------------------------------------------
+
+# The array functions a Call may name, each meaning what NumPy's function of that name does
+# with the arguments given here (value first, then literals: sizes, axes, keywords). Every
+# backend's printer has one rule for each (tests/test_layers.py checks it), so a function
+# added here without a rule in some backend fails a test rather than a user.
+ARRAY_FUNCTIONS = frozenset(
+    {
+        "broadcast_to",
+        "concatenate",
+        "expand_dims",
+        "flip",
+        "ndim",
+        "pad",
+        "reshape",
+        "roll",
+        "size",
+        "squeeze",
+        "stack",
+        "take",
+        "take_along_axis",
+        "tile",
+        "transpose",
+    }
+)
 
 
 class Call(_Structural):
-    """``np.<function>(value, <literal arguments>)``: args are the function name, the
-    value, then literals printed as they are."""
+    """``function(value, <literal arguments>)`` for one of :data:`ARRAY_FUNCTIONS`: args are
+    the function's name, the value, then literals printed as they are."""
 
     def result_dtype(self, dtype_of: Any) -> str:
         return dtype_of(self.args[1])
 
 
 def call(function: str, value: sp.Expr, *literals: Any) -> Call:
+    if function not in ARRAY_FUNCTIONS:
+        raise ValueError(f"{function!r} is not one of the IR's array functions (ARRAY_FUNCTIONS)")
     return Call(
         Literal(function), value, *(x if isinstance(x, sp.Basic) else literal(x) for x in literals)
     )
 
 
+class AsArray(_Structural):
+    """An array of a dtype (args: the value, a :class:`DTypeLiteral`) made of Python ints
+    computed at run time: a shape, a rank."""
+
+    def result_dtype(self, dtype_of: Any) -> str:
+        return str(self.args[1])
+
+
+class AsScalar(AsArray):
+    """A scalar of a dtype (args: the value, a :class:`DTypeLiteral`) made of a Python int
+    computed at run time: a size."""
+
+
 class ShapeOf(_Structural):
-    """``np.shape(x)``, for run-time shapes (only inside other calls)."""
+    """The shape of ``x`` as a tuple of Python ints, for run-time shapes (only inside other
+    calls)."""
 
     def shape_only_arguments(self) -> tuple[int, ...]:
         return (0,)
@@ -85,7 +125,7 @@ class ShapeOf(_Structural):
 
 
 def shape_argument(tensor: Tensor, value: sp.Expr) -> sp.Basic:
-    """The shape of ``tensor`` as a literal if static, else ``np.shape(value)``."""
+    """The shape of ``tensor`` as a literal if static, else :class:`ShapeOf` ``value``."""
     static = _static_shape_of(tensor)
     return literal(static) if static is not None else ShapeOf(value)
 
@@ -99,18 +139,32 @@ class ListOf(_Structural):
 
 
 class Filled(_Structural):
-    """``np.full(sizes, value, dtype=...)`` with sizes computed at run time among ints: args
-    are the value's text, the dtype's name, then the sizes."""
+    """An array of ``sizes`` all equal to ``value`` (sizes computed at run time among ints):
+    args are the value's text, the dtype's name, then the sizes."""
 
     def result_dtype(self, dtype_of: Any) -> str:
         return str(self.args[1])
+
+
+# The arrays a Created makes, each as NumPy's function of that name makes it.
+CREATED_KINDS = frozenset({"zeros", "ones", "full", "eye"})
 
 
 class Created(_Structural):
-    """A NumPy constructor call with literal arguments only (``np.zeros((3, 4), dtype=...)``)."""
+    """An array made from literals alone: args are its kind (one of :data:`CREATED_KINDS`),
+    its arguments as Python text (``(3, 4)``; ``(3, 4), 0.5``; ``3, 3``), then its dtype.
+
+    (Kind, arguments, dtype, in that order: sums of such arrays keep one order of terms.)
+    """
 
     def result_dtype(self, dtype_of: Any) -> str:
-        return str(self.args[1])
+        return str(self.args[2])
+
+
+def created(kind: str, dtype: Any, *arguments: str) -> Created:
+    if kind not in CREATED_KINDS:
+        raise ValueError(f"{kind!r} is not one of CREATED_KINDS")
+    return Created(Literal(kind), Literal(", ".join(arguments)), dtype_literal(dtype))
 
 
 def _lower_call(function: str, *attributes: str) -> Any:
@@ -755,8 +809,8 @@ def _lower_slice_gradient(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr
         "_scatter",
         operands[0],
         shape_argument(op.inputs[1], operands[1]),
-        Literal(f"np.s_[{_key_text(key)}]" if key else "()"),
-        Literal(_numpy_dtype_text(dtype)),
+        IndexKey(_key_text(key)) if key else literal(()),
+        dtype_literal(dtype),
         dtype=dtype.name,
     )
 
@@ -852,7 +906,7 @@ def concat(values: Sequence[Any], axis: int, name: str | None = "concat") -> Ten
 
 
 def _lower_concat(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
-    return Call(Literal("concatenate"), ListOf(*operands), literal(op.attrs["axis"]))
+    return call("concatenate", ListOf(*operands), op.attrs["axis"])
 
 
 def _concat_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
@@ -980,7 +1034,7 @@ def _lower_stack(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
     # int64): cast it to the op's dtype first, as the other operands are.
     dtype = op.outputs[0].dtype.name
     typed = [cast_node(x, dtype, dtype) if x.is_Number else x for x in operands]
-    return Call(Literal("stack"), ListOf(*typed), literal(op.attrs["axis"]))
+    return call("stack", ListOf(*typed), op.attrs["axis"])
 
 
 def _stack_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
@@ -1445,7 +1499,7 @@ def _scatter_into_shape(
             xs[1],
             shape_argument(op.inputs[2], xs[2]),
             op.attrs["axis"],
-            Literal(_numpy_dtype_text(op.outputs[0].dtype)),
+            dtype_literal(op.outputs[0].dtype),
             dtype=op.outputs[0].dtype.name,
         ),
         gradient=gradient,
@@ -1588,13 +1642,16 @@ def _static_dims(shape: Any, op: str) -> tuple[int, ...]:
 
 
 def _created(
-    op_type: str, text: str, shape: tuple[int, ...], dtype: _dtypes.DType, name: str | None
+    op_type: str,
+    kind: str,
+    arguments: tuple[str, ...],
+    shape: tuple[int, ...],
+    dtype: _dtypes.DType,
+    name: str | None,
 ) -> Tensor:
-    return _op(op_type, [], {"text": text}, shape, dtype, name)
-
-
-def _numpy_dtype_text(dtype: _dtypes.DType) -> str:
-    return "np.bool_" if dtype.is_bool else f"np.{dtype.name}"
+    """An array made from literals alone: ``kind`` (zeros, ones, full, eye) of ``arguments``
+    (Python text: a shape, a fill value, sizes) and ``dtype``."""
+    return _op(op_type, [], {"kind": kind, "arguments": arguments}, shape, dtype, name)
 
 
 def zeros(shape: Any, dtype: Any = _dtypes.float32, name: str | None = None) -> Tensor:
@@ -1617,9 +1674,7 @@ def zeros(shape: Any, dtype: Any = _dtypes.float32, name: str | None = None) -> 
         if sizes is not None:
             return _filled("Zeros", sizes, 0, _dtypes.as_dtype(dtype), name)
         dims, dtype = _static_dims(shape, "Zeros"), _dtypes.as_dtype(dtype)
-        return _created(
-            "Zeros", f"np.zeros({dims!r}, dtype={_numpy_dtype_text(dtype)})", dims, dtype, name
-        )
+        return _created("Zeros", "zeros", (repr(dims),), dims, dtype, name)
 
 
 def ones(shape: Any, dtype: Any = _dtypes.float32, name: str | None = None) -> Tensor:
@@ -1632,9 +1687,7 @@ def ones(shape: Any, dtype: Any = _dtypes.float32, name: str | None = None) -> T
         if sizes is not None:
             return _filled("Ones", sizes, 1, _dtypes.as_dtype(dtype), name)
         dims, dtype = _static_dims(shape, "Ones"), _dtypes.as_dtype(dtype)
-        return _created(
-            "Ones", f"np.ones({dims!r}, dtype={_numpy_dtype_text(dtype)})", dims, dtype, name
-        )
+        return _created("Ones", "ones", (repr(dims),), dims, dtype, name)
 
 
 def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
@@ -1672,13 +1725,7 @@ def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
         return _filled("Fill", sizes, array.item(), dtype, name)
     shape = _static_dims(dims, "Fill")
     literal_value = _number_text(array.item())
-    return _created(
-        "Fill",
-        f"np.full({shape!r}, {literal_value}, dtype={_numpy_dtype_text(dtype)})",
-        shape,
-        dtype,
-        name,
-    )
+    return _created("Fill", "full", (repr(shape), literal_value), shape, dtype, name)
 
 
 def eye(
@@ -1693,21 +1740,16 @@ def eye(
     columns = num_rows if num_columns is None else int(num_columns)
     if batch_shape:
         raise InvalidArgumentError("symgrad: eye: batch_shape is not supported")
-    return _created(
-        "Eye",
-        f"np.eye({int(num_rows)}, {columns}, dtype={_numpy_dtype_text(dtype)})",
-        (int(num_rows), columns),
-        dtype,
-        name,
-    )
+    rows = int(num_rows)
+    return _created("Eye", "eye", (str(rows), str(columns)), (rows, columns), dtype, name)
 
 
 for _type in ("Zeros", "Ones", "Fill", "Eye"):
     register(
         OpDef(
             _type,
-            lower=lambda op, xs: Created(
-                Literal(op.attrs["text"]), Literal(op.outputs[0].dtype.name)
+            lower=lambda op, xs: created(
+                op.attrs["kind"], op.outputs[0].dtype, *op.attrs["arguments"]
             ),
             gradient=None,
         )
@@ -1849,9 +1891,7 @@ def _lower_one_hot(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
     in_range = a.get("in_range", False)
     rank = None if op.inputs[0].shape is None else len(op.inputs[0].shape)
     if in_range and a["on"] == 1 and a["off"] == 0 and a["axis"] in (-1, rank):
-        identity = Created(
-            Literal(f"np.eye({a['depth']}, dtype={_numpy_dtype_text(dtype)})"), Literal(dtype.name)
-        )
+        identity = created("eye", dtype, str(a["depth"]))
         return Index(identity, operands[0])  # row i of the identity is the one-hot vector of i
     return helper(
         "_one_hot",
@@ -1860,7 +1900,7 @@ def _lower_one_hot(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
         a["on"],
         a["off"],
         a["axis"],
-        Literal(_numpy_dtype_text(dtype)),
+        dtype_literal(dtype),
         dtype=dtype.name,
     )
 
@@ -1882,7 +1922,7 @@ register(
             "_one_hot_like",
             xs[0],
             xs[1],
-            Literal(_numpy_dtype_text(op.outputs[0].dtype)),
+            dtype_literal(op.outputs[0].dtype),
             dtype=op.outputs[0].dtype.name,
         ),
         gradient=lambda op, grad: [None, None],
@@ -1919,7 +1959,7 @@ def ensure_shape(x: Any, shape: Any, name: str | None = None) -> Tensor:
 register(
     OpDef(
         "EnsureShape",
-        lower=lambda op, xs: helper("_ensure_shape", xs[0], op.attrs["shape"]),
+        lower=lambda op, xs: check("_ensure_shape", xs[0], op.attrs["shape"]),
         gradient=lambda op, grad: [grad],
     )
 )
@@ -1976,7 +2016,7 @@ def _lower_ensure_same_dims(op: Operation, operands: Sequence[sp.Expr]) -> sp.Ex
         # One origin for each pair of sizes: equal at run time, as in the body for equal
         # batch sizes (signatures.assuming), where the function's shape check made them so.
         return operands[0]
-    return helper(
+    return check(
         "_ensure_same_dims",
         operands[0],
         operands[1],
@@ -2027,13 +2067,12 @@ def ensure_in_range(indices: Tensor, like: Tensor, axis: int, op_type: str) -> T
 register(
     OpDef(
         "EnsureInRange",
-        lower=lambda op, xs: helper(
+        lower=lambda op, xs: check(
             "_ensure_in_range",
             xs[0],
             xs[1],
             op.attrs["axis"],
             Literal(repr(op.attrs["what"])),  # a string in the module, not a name
-            dtype=op.inputs[0].dtype.name,
         ),
         gradient=lambda op, grad: [None, None],
         # ``like`` is read for its shape: a named array, never an expression computed again.
@@ -2066,7 +2105,7 @@ def ensure_axis(
 register(
     OpDef(
         "EnsureAxis",
-        lower=lambda op, xs: helper(
+        lower=lambda op, xs: check(
             "_ensure_axis",
             xs[0],
             op.attrs["axis"],
@@ -2101,12 +2140,11 @@ def ensure_broadcastable(weights: Tensor, values: Tensor, op_type: str) -> Tenso
 register(
     OpDef(
         "EnsureBroadcastable",
-        lower=lambda op, xs: helper(
+        lower=lambda op, xs: check(
             "_ensure_broadcastable",
             xs[0],
             xs[1],
             Literal(repr(op.attrs["what"])),  # a string in the module, not a name
-            dtype=op.inputs[0].dtype.name,
         ),
         gradient=lambda op, grad: [grad, None],
         # ``values`` is read for its shape: a named array, never an expression computed again.
@@ -2133,9 +2171,7 @@ def shape(input: Any, name: str | None = None, out_type: Any = _dtypes.int32) ->
 register(
     OpDef(
         "Shape",
-        lower=lambda op, xs: Call(
-            Literal("array"), ShapeOf(xs[0]), Literal(f"dtype=np.{op.attrs['out']}")
-        ),
+        lower=lambda op, xs: AsArray(ShapeOf(xs[0]), dtype_literal(op.attrs["out"])),
         gradient=None,
         materialized_inputs=lambda op: (0,),
     )
@@ -2156,7 +2192,7 @@ def size(input: Any, name: str | None = None, out_type: Any = _dtypes.int32) -> 
 register(
     OpDef(
         "Size",
-        lower=lambda op, xs: Call(Literal("int64"), Call(Literal("size"), xs[0])),
+        lower=lambda op, xs: AsScalar(call("size", xs[0]), dtype_literal("int64")),
         gradient=None,
         materialized_inputs=lambda op: (0,),
     )
@@ -2175,9 +2211,7 @@ def rank(input: Any, name: str | None = None) -> Tensor:
 register(
     OpDef(
         "Rank",
-        lower=lambda op, xs: Call(
-            Literal("array"), Call(Literal("ndim"), xs[0]), Literal("dtype=np.int32")
-        ),
+        lower=lambda op, xs: AsArray(call("ndim", xs[0]), dtype_literal("int32")),
         gradient=None,
         materialized_inputs=lambda op: (0,),
     )

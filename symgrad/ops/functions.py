@@ -215,7 +215,7 @@ class Sign(_Elementwise):
 
 class _Comparison(_Elementwise):
     nargs = 2
-    numpy_name = ""
+    operation = ""
     boolean = True
 
     def fdiff(self, argindex: int = 1) -> sp.Expr:
@@ -230,23 +230,23 @@ class IsFinite(_Elementwise):
 
 
 class Greater(_Comparison):
-    numpy_name = "greater"
+    operation = "greater"
 
 
 class GreaterEqual(_Comparison):
-    numpy_name = "greater_equal"
+    operation = "greater_equal"
 
 
 class Less(_Comparison):
-    numpy_name = "less"
+    operation = "less"
 
 
 class LessEqual(_Comparison):
-    numpy_name = "less_equal"
+    operation = "less_equal"
 
 
 class Equal(_Comparison):
-    numpy_name = "equal"
+    operation = "equal"
 
 
 class ReluMask(Greater):
@@ -255,7 +255,7 @@ class ReluMask(Greater):
 
 
 class NotEqual(_Comparison):
-    numpy_name = "not_equal"
+    operation = "not_equal"
 
 
 class Cast(_Elementwise):
@@ -287,15 +287,39 @@ def axes_tuple(axes: tuple[int, ...]) -> sp.Tuple:
 
 
 class Literal(sp.Symbol):
-    """Python text standing for a static attribute (a shape, a key): printed as is."""
+    """Python text standing for a static attribute (a shape, an axis): printed as is."""
+
+
+class DTypeLiteral(Literal):
+    """A dtype given as an argument, by its name (``float32``); each backend spells it
+    (``np.float32``, ``xp.float32``)."""
+
+
+class IndexKey(Literal):
+    """A basic-indexing key as Python writes it between brackets (``1:3, ::2, None``),
+    passed as a value; each backend spells it (``np.s_[1:3, ::2, None]``, a tuple of slices)."""
 
 
 def literal(value: Any) -> Literal:
-    return Literal(repr(value) if not isinstance(value, str) else value)
+    """``value`` (a number, a tuple of them, None) as Python text; NumPy's scalars are written
+    as the Python numbers they hold, so that no library's spelling gets into the IR."""
+    return Literal(value if isinstance(value, str) else repr(_plain(value)))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (tuple, list)):
+        return type(value)(_plain(v) for v in value)
+    item = getattr(value, "item", None)  # a NumPy scalar or 0-d array
+    return item() if callable(item) and getattr(value, "ndim", None) == 0 else value
+
+
+def dtype_literal(dtype: Any) -> DTypeLiteral:
+    """The dtype (a symgrad DType or a name) as an argument of an IR node."""
+    return DTypeLiteral(getattr(dtype, "name", dtype))
 
 
 class _Structural(sp.Function):
-    """A NumPy call on whole arrays. ``result_dtype`` says what dtype NumPy gives it.
+    """An operation on whole arrays. ``result_dtype`` says what dtype it gives.
 
     A node that is not ``pure`` (a random draw) gives another value each time it is
     evaluated: passes never merge, reuse or duplicate it (:func:`is_pure`).
@@ -308,15 +332,15 @@ class _Structural(sp.Function):
         return dtype_of(self.args[0])
 
     def natural(self, signature_of: Any) -> Any:
-        """The shape signature NumPy gives this node, from its arguments' (None: not known)."""
+        """The shape signature this node gives, from its arguments' (None: not known)."""
         return None
 
     def shape_only_arguments(self) -> tuple[int, ...]:
-        """Positions of arguments read only for their shape (``np.shape(x)``, ``np.size(x)``)."""
+        """Positions of arguments read only for their shape (their shape, their size)."""
         return ()
 
     def _latex(self, printer: Any) -> str:
-        name = getattr(self, "numpy_name", "") or type(self).__name__
+        name = getattr(self, "operation", "") or type(self).__name__
         return rf"\operatorname{{{name}}}\left({printer._print(self.args[0])}\right)"
 
 
@@ -334,7 +358,7 @@ class ReduceSum(_Structural):
     """``np.sum(x, axis, keepdims)``; ``axes`` empty means all axes."""
 
     nargs = 3  # value, axes tuple (empty: all), keepdims (0/1)
-    numpy_name = "sum"
+    operation = "sum"
 
     def result_dtype(self, dtype_of: Any) -> str:
         inner = dtype_of(self.args[0])
@@ -355,7 +379,7 @@ class ReduceSum(_Structural):
 
 
 class ReduceMean(ReduceSum):
-    numpy_name = "mean"
+    operation = "mean"
 
     def result_dtype(self, dtype_of: Any) -> str:
         # TF's mean of int32/int64 is an integer (the printers call an integer helper).
@@ -371,14 +395,14 @@ NARROW_INTEGERS = ("int8", "int16", "uint8", "uint16", "uint32")
 
 
 class ReduceMax(ReduceSum):
-    numpy_name = "max"
+    operation = "max"
 
     def result_dtype(self, dtype_of: Any) -> str:
         return dtype_of(self.args[0])
 
 
 class ReduceMin(ReduceMax):
-    numpy_name = "min"
+    operation = "min"
 
 
 class MaybeEmptyReduceMax(ReduceMax):
@@ -395,7 +419,7 @@ class MaybeEmptyReduceMin(ReduceMin):
 
 
 class ReduceProd(ReduceSum):
-    numpy_name = "prod"
+    operation = "prod"
 
 
 class SumToShape(_Structural):
@@ -523,7 +547,8 @@ BOOLEAN_FUNCTIONS: tuple[type[sp.Function], ...] = (
 
 
 class Helper(_Structural):
-    """A call to a helper the module template defines (``_scatter``, ``_untile``, ...).
+    """A call of one of the backend's kernels, by name (``_scatter``, ``_untile``, ...;
+    ``symgrad/backends/<backend>/kernels``), which each backend defines alike.
 
     Args: the helper's name, the dtype of its result (empty: that of its first
     argument), then its arguments.
@@ -537,6 +562,20 @@ def helper(name: str, *arguments: Any, dtype: str = "") -> Helper:
     return Helper(
         Literal(name),
         Literal(dtype),
+        *(a if isinstance(a, sp.Basic) else literal(a) for a in arguments),
+    )
+
+
+class Check(Helper):
+    """A kernel that returns its first argument after checking it when the module runs (a
+    shape, a range of ids): the value itself, to whoever reads the math."""
+
+
+def check(name: str, value: sp.Expr, *arguments: Any) -> Check:
+    return Check(
+        Literal(name),
+        Literal(""),
+        value,
         *(a if isinstance(a, sp.Basic) else literal(a) for a in arguments),
     )
 
@@ -675,45 +714,45 @@ class _Logical(_Elementwise):
     """A logical operation on bool arrays (no gradient: its operands are bool)."""
 
     nargs = 2
-    numpy_name = ""
+    operation = ""
     boolean = True
 
 
 class LogicalAnd(_Logical):
-    numpy_name = "logical_and"
+    operation = "logical_and"
 
 
 class LogicalOr(_Logical):
-    numpy_name = "logical_or"
+    operation = "logical_or"
 
 
 class LogicalXor(_Logical):
-    numpy_name = "logical_xor"
+    operation = "logical_xor"
 
 
 class ReduceAny(ReduceSum):
-    numpy_name = "any"
+    operation = "any"
 
     def result_dtype(self, dtype_of: Any) -> str:
         return "bool"
 
 
 class ReduceAll(ReduceAny):
-    numpy_name = "all"
+    operation = "all"
 
 
 class ArgMax(_Structural):
     """``np.argmax(x, axis=a)`` (int64; ties give the first index, as in TF)."""
 
     nargs = 2  # value, axis
-    numpy_name = "argmax"
+    operation = "argmax"
 
     def result_dtype(self, dtype_of: Any) -> str:
         return "int64"
 
 
 class ArgMin(ArgMax):
-    numpy_name = "argmin"
+    operation = "argmin"
 
 
 BOOLEAN_FUNCTIONS = (*BOOLEAN_FUNCTIONS, LogicalAnd, LogicalOr, LogicalXor)

@@ -24,7 +24,6 @@ from .array_ops import (
     _axis,
     _ints,
     _masked,
-    _numpy_dtype_text,
     _op,
     _scatter_into_shape,
     _static_like,
@@ -39,7 +38,7 @@ from .array_ops import (
     strided_slice,
 )
 from .elementwise import cast, equal, identity, maximum, sqrt, where
-from .functions import Literal, helper, literal
+from .functions import Literal, check, dtype_literal, helper, literal
 from .reductions import reduce_sum
 from .registry import OpDef, register
 from .sources import constant, convert_to_tensor
@@ -245,6 +244,46 @@ register(
     )
 )
 reverse_v2 = reverse
+
+
+def roll(input: Any, shift: Any, axis: Any, name: str | None = None) -> Tensor:
+    """``input`` with its elements moved ``shift`` places along ``axis`` (ints, or lists of
+    them of one length; constants), those pushed past one end coming back at the other, as
+    TF's ``roll``. An axis named twice moves by the sum of its shifts.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     print(sg.compile(sg.roll(sg.constant([[1, 2, 3], [4, 5, 6]]), [1, -1], [0, 1]))())
+    [[5 6 4]
+     [2 3 1]]
+    """
+    x = convert_to_tensor(input)
+    shifts = _static_ints(shift, "Roll", "shift")
+    requested = _static_ints(axis, "Roll", "axis")
+    if len(shifts) != len(requested):
+        raise InvalidArgumentError(
+            f"symgrad: Roll: shift {list(shifts)} and axis {list(requested)} must have one "
+            "entry each"
+        )
+    rank = _known_rank(x, "Roll")
+    moved: dict[int, int] = {}
+    for step, requested_axis in zip(shifts, requested, strict=True):
+        axis_index = _axis(requested_axis, rank, "Roll", x.name)
+        moved[axis_index] = moved.get(axis_index, 0) + step
+    axes = tuple(sorted(moved))
+    return _op(
+        "Roll", [x], {"shift": tuple(moved[a] for a in axes), "axis": axes}, x.shape, x.dtype, name
+    )
+
+
+register(
+    OpDef(
+        "Roll",
+        lower=lambda op, xs: call("roll", xs[0], op.attrs["shift"], op.attrs["axis"]),
+        gradient=lambda op, g: [roll(g, [-s for s in op.attrs["shift"]], list(op.attrs["axis"]))],
+        signature=lambda op, sigs: sigs[0],
+    )
+)
 
 
 # --- cumsum, cumprod ---------------------------------------------------------------------------
@@ -673,13 +712,12 @@ def _checked_segment_ids(ids: Tensor, count: int | None, ordered: bool, op_type:
 register(
     OpDef(
         "EnsureSegmentIds",
-        lower=lambda op, xs: helper(
+        lower=lambda op, xs: check(
             "_ensure_segment_ids",
             xs[0],
             literal(op.attrs["count"]),
             int(op.attrs["ordered"]),
             Literal(repr(op.attrs["what"])),  # a string in the module, not a name
-            dtype=op.inputs[0].dtype.name,
         ),
         gradient=lambda op, grad: [None],
         signature=lambda op, sigs: sigs[0],
@@ -719,16 +757,22 @@ def segment_sum(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
      [5. 6.]]
     """
     x = convert_to_tensor(data)
-    ids = _segment_ids(x, segment_ids, "SegmentSum", flat=True)
+    ids, count = _sorted_segment_ids(x, segment_ids, "SegmentSum")
+    return _segment_sum_op("SegmentSum", x, ids, count, name)
+
+
+def _sorted_segment_ids(x: Tensor, segment_ids: Any, op_type: str) -> tuple[Tensor, int | None]:
+    """The sorted ``segment_ids`` of ``x``, checked (now if constant, else when run), and the
+    number of segments, ``max(ids) + 1``, if known now."""
+    ids = _segment_ids(x, segment_ids, op_type, flat=True)
     fixed = constant_value(ids)
     count = None if fixed is None else (int(fixed.max()) + 1 if fixed.size else 0)
     if fixed is not None and (np.any(np.diff(fixed) < 0) or np.any(fixed < 0)):
         raise InvalidArgumentError(
-            f"symgrad: SegmentSum: segment_ids '{ids.name}' must be sorted and non-negative, "
+            f"symgrad: {op_type}: segment_ids '{ids.name}' must be sorted and non-negative, "
             f"got {fixed.tolist()!r:.60}"
         )
-    ids = _checked_segment_ids(ids, count, True, "SegmentSum")
-    return _segment_sum_op("SegmentSum", x, ids, count, name)
+    return _checked_segment_ids(ids, count, True, op_type), count
 
 
 def _segment_sum_op(op_type: str, x: Tensor, ids: Tensor, count: int | None, name: Any) -> Tensor:
@@ -746,7 +790,7 @@ def _lower_segment_sum(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
         operands[0],
         operands[1],
         literal(count),
-        Literal(_numpy_dtype_text(op.outputs[0].dtype)),
+        dtype_literal(op.outputs[0].dtype),
     )
 
 
@@ -761,10 +805,9 @@ def _segment_gather_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]
     assert g.shape is not None
     count = g.shape[0]
     if count is None:
-        raise ShapeError(
-            "symgrad: SegmentGather: a second derivative through a segment sum needs a static "
-            "number of segments"
-        )
+        # Segments counted at run time come from sorted ids (SegmentSum, SegmentMax): their
+        # number is the last id + 1 again.
+        return [_segment_sum_op("SegmentSum", grad, op.inputs[1], None, None), None]
     return [_segment_sum_op("UnsortedSegmentSum", grad, op.inputs[1], count, None), None]
 
 
@@ -806,7 +849,9 @@ def _segment_max_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     # Each row takes its segment's maximum; the rows equal to it share the cotangent.
     gathered = _op("SegmentGather", [op.outputs[0], ids], {}, x.shape, x.dtype, None)
     selected = cast(equal(x, gathered), x.dtype)
-    shares = _segment_sum_op("UnsortedSegmentSum", selected, ids, count, None)
+    # Sorted ids (SegmentMax) may leave the number of segments to run time.
+    summed = "SegmentSum" if op.type == "SegmentMax" else "UnsortedSegmentSum"
+    shares = _segment_sum_op(summed, selected, ids, count, None)
     # An empty segment has no share and no row reads it: divide by at least 1 there.
     shares = maximum(shares, np.asarray(1, dtype=x.dtype.numpy))
     weighted = _op("SegmentGather", [grad / shares, ids], {}, x.shape, x.dtype, None)
@@ -821,9 +866,38 @@ register(
             xs[0],
             xs[1],
             op.attrs["num_segments"],
-            Literal(_numpy_dtype_text(op.outputs[0].dtype)),
+            dtype_literal(op.outputs[0].dtype),
         ),
         gradient=_segment_max_gradient,
+    )
+)
+
+
+def segment_max(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
+    """Maxima of the rows of ``data`` with equal sorted ``segment_ids``: ``max(ids) + 1`` rows
+    (known when the ids are constant, else decided at run time); a skipped id gives 0, as in
+    TF. Ties share the gradient equally (TF's ``_SegmentMinOrMaxGrad``).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     data = sg.constant([[1.0, 8.0], [3.0, 4.0], [5.0, 6.0]])
+    ...     print(sg.compile(sg.segment_max(data, [0, 0, 2]))())
+    [[3. 8.]
+     [0. 0.]
+     [5. 6.]]
+    """
+    x = convert_to_tensor(data)
+    ids, count = _sorted_segment_ids(x, segment_ids, "SegmentMax")
+    return _segment_sum_op("SegmentMax", x, ids, count, name)
+
+
+register(
+    OpDef(
+        "SegmentMax",
+        lower=lambda op, xs: helper(
+            "_sorted_segment_max", xs[0], xs[1], dtype_literal(op.outputs[0].dtype)
+        ),
+        gradient=lambda op, grad: _segment_max_gradient(op, grad),
     )
 )
 
@@ -1004,6 +1078,8 @@ __all__ = [
     "pad",
     "reverse",
     "reverse_v2",
+    "roll",
+    "segment_max",
     "segment_mean",
     "segment_sum",
     "slice",

@@ -8,9 +8,9 @@ and returning ``{"fetches": [...], "feeds": {...}}``. Fixtures: ``tf_fixtures_st
 Covered: ``pad`` in its three modes (and mode spelling), ``slice`` (size -1),
 ``strided_slice`` with begin/end/ellipsis/new_axis/shrink masks and negative strides,
 ``newaxis``, ``boolean_mask`` (constant and fed masks, ``axis``), ``linspace``,
-``cumsum``/``cumprod`` (exclusive, reverse), ``reverse``, ``diag``/``diag_part``,
+``cumsum``/``cumprod`` (exclusive, reverse), ``reverse``, ``roll``, ``diag``/``diag_part``,
 ``linalg.diag``/``diag_part`` (square and not), ``trace``, ``matrix_band_part``,
-``segment_sum``/``unsorted_segment_sum``/``segment_mean``/``unsorted_segment_max`` (empty
+``segment_sum``/``unsorted_segment_sum``/``segment_mean``/``segment_max``/``unsorted_segment_max`` (empty
 segments, dropped ids, ties),
 ``nn.embedding_lookup`` (repeated ids, ids of rank 2, ``max_norm``), ``nn.lrn``,
 ``custom_gradient``, ``placeholder_with_default``, ``tuple``, ``control_dependencies`` with
@@ -158,6 +158,29 @@ def strided_slice_negative_stride_shrink_last(tf):
 def getitem_newaxis(tf):
     x = tf.constant(_X34)
     return _vg(tf, x[tf.newaxis, :, 1:3, tf.newaxis], [x])
+
+
+@_program
+def roll_two_axes(tf):
+    x = tf.placeholder(tf.float64, [3, 4, 2], name="x")
+    feeds = {x: _arr(37, (3, 4, 2))}
+    return _vg(tf, tf.roll(x, [1, -3], [0, 2]), [x], feeds=feeds, second=True)
+
+
+@_program
+def roll_one_axis_twice_and_negative_axis(tf):
+    x = tf.placeholder(tf.float64, [2, 5], name="x")
+    # axis 1 named twice (as -1 and 1): moved by 2 + 4
+    return _vg(tf, tf.roll(x, [2, 4], [-1, 1]), [x], feeds={x: _arr(38, (2, 5))})
+
+
+@_program
+def roll_fed_none_batch_int32(tf):
+    x = tf.placeholder(tf.int32, [None, 3], name="x")
+    return {
+        "fetches": [tf.roll(x, 4, 0), tf.roll(x, -1, 1)],
+        "feeds": {x: np.arange(12, dtype=np.int32).reshape(4, 3)},
+    }
 
 
 @_program
@@ -355,6 +378,23 @@ def unsorted_segment_max_ties_empty_dropped(tf):
     # the empty segment 1 holds float64's lowest value: fetched as it is, kept out of the loss
     loss = _loss(tf, tf.gather(y, [0, 2, 3]) * tf.constant([[1.0], [1.0], [0.0]], tf.float64))
     return {"fetches": [y, loss, tf.gradients(loss, [x])], "feeds": {}}
+
+
+@_program
+def segment_max_ties_empty_segment(tf):
+    rows = _arr(35, (6, 3))
+    rows[1] = rows[0]  # a tie within segment 0
+    x = tf.placeholder(tf.float64, [6, 3], name="x")
+    # sorted ids skipping 1 and 3: those segments hold 0 (TF's SegmentMax)
+    return _vg(tf, tf.segment_max(x, [0, 0, 2, 2, 2, 4]), [x], feeds={x: rows})
+
+
+@_program
+def segment_max_fed_ids_float32(tf):
+    x = tf.placeholder(tf.float32, [None, 2], name="x")
+    ids = tf.placeholder(tf.int32, [None], name="ids")
+    feeds = {x: _arr(36, (5, 2), dtype=np.float32), ids: np.array([0, 0, 1, 3, 3], np.int32)}
+    return _vg(tf, tf.math.segment_max(x, ids), [x], feeds=feeds)
 
 
 @_program

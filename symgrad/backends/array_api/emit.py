@@ -8,6 +8,7 @@ existing arrays (``out=``, ``+=``), which the standard does not have.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import sympy as sp
@@ -17,33 +18,21 @@ from ...formatter import format_source
 from ...naming import comment_text, docstring_text
 from ...program import Program
 from ...version import __version__
+from ..kernels import KernelLibrary
 from ..numpy.emit import (
     Line,
     _describe,
     body_lines,
+    render_with_kernels,
     statement_summary,
     template_environment,
 )
-from ..numpy.printer import ARRAY_LITERAL_LIMIT, _array_literal, _shape_literal
-from . import ARRAY_API
+from ..numpy.printer import _array_literal, _shape_literal
+from . import kernels
 from .printer import Printer
 
-BACKEND_FOLDER, TEMPLATE = ARRAY_API.template.split("/")
-# Helpers of the template that use the standard library's math (math.inf, math.prod).
-MATH_HELPERS = frozenset(
-    {
-        "segment_sum",
-        "segment_max",
-        "max_pool",
-        "max_pool_grad",
-        "max_pool_grad_grad",
-        "boolean_mask_grad",
-        "diag_part",
-        "erf",
-        "erfc",
-        "take_along_axis",
-    }
-)
+BACKEND_FOLDER, TEMPLATE = "array_api", "module.py.jinja"
+KERNELS = KernelLibrary(Path(kernels.__file__).parent, kernels.MODULES, kernels.KERNELS)
 
 
 def portable_dtype(dtype: Any) -> str:
@@ -69,10 +58,8 @@ def print_statement(printer: Printer, expr: sp.Expr, dtype: Any, convert: bool =
     return text
 
 
-def statement_lines(
-    program: Program, printer: Printer | None = None
-) -> tuple[list[Line], list[str]]:
-    """The function body's lines and the template helpers they call."""
+def statement_lines(program: Program, printer: Printer | None = None) -> list[Line]:
+    """The function body's lines."""
     return body_lines(program, printer or Printer(), _right_side)
 
 
@@ -107,7 +94,7 @@ def generate_source(program: Program) -> str:
     """
     _check_dtypes(program)
     printer = Printer()
-    lines, helpers = statement_lines(program, printer)
+    lines = statement_lines(program, printer)
     body = "\n".join(line.text for line in lines)
     # Constants the body reads (a graph may hold some it no longer needs after the passes).
     constants = [c for c in program.constants if re.search(rf"\b{c.name}\b", body)]
@@ -116,7 +103,9 @@ def generate_source(program: Program) -> str:
     streams = program.random_streams
     parameters = [i.name for i in program.inputs] + (["rng"] if streams else [])
     template = template_environment(BACKEND_FOLDER).get_template(TEMPLATE)
-    source = template.render(
+    source = render_with_kernels(
+        template,
+        KERNELS,
         version=__version__,
         template_name=TEMPLATE,
         graph_name=comment_text(program.graph_name or program.name),
@@ -130,11 +119,7 @@ def generate_source(program: Program) -> str:
             for o in program.outputs
         ],
         constants=[{"name": c.name, "value": _array_literal(c.value, c.dtype)} for c in constants],
-        needs_base64=any(c.value.size > ARRAY_LITERAL_LIMIT for c in constants),
         namespace_names="xp, device" if uses_device else "xp, _",
-        guarded=any(line.guarded for line in lines),
-        needs_math=any("math." in line.text for line in lines)
-        or bool(MATH_HELPERS.intersection(helpers)),
         signature=f"def {program.name}({', '.join(parameters)}):",
         namespace_arguments=", ".join(i.name for i in program.inputs),
         checks=[
@@ -147,6 +132,5 @@ def generate_source(program: Program) -> str:
         return_statement=f"return {', '.join(str(o.symbol) for o in program.outputs)}",
         lines=lines,
         summary=statement_summary(lines),
-        helpers=helpers,
     )
     return format_source(source)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 import operator as pyoperator
-import re
+from collections.abc import Callable
 from typing import Any
 
 import sympy as sp
@@ -34,6 +34,7 @@ from ...ops import linalg as L
 from ...ops import random_ops as R
 from ..numpy.printer import Printer as NumPyCodePrinter
 from ..numpy.printer import _axis_text, _float_text
+from .kernels import KERNELS
 
 BACKEND = "array_api"
 
@@ -55,10 +56,6 @@ RENAMED = {
     "amin": "min",
     "bool_": "bool",
 }
-# Functions of the standard whose ``axis`` is keyword-only.
-AXIS_KEYWORD = frozenset({"concat", "stack", "flip", "expand_dims", "squeeze"})
-# NumPy functions that the standard does not have; the portable template defines a helper.
-HELPER_CALLS = {"pad": "_pad"}
 # What the standard has (2023.12), as the generated code may call it.
 STANDARD = frozenset(
     [
@@ -212,6 +209,60 @@ class Printer(NumPyCodePrinter):
     'xp.sum(xp.atan(x))'
     """
 
+    # IR nodes whose NumPy rule this printer keeps: those rules print through the hooks this
+    # class overrides (``_call``, ``_module_format``, ``_shape``, ``_argument``, ...), so they
+    # write the standard's calls. Every other node has a rule of its own here, and a new node
+    # must be given one or be listed here (tests/test_layers.py).
+    SHARED_RULES = frozenset(
+        {
+            "Abs",
+            "ArgMax",
+            "ArgMin",
+            "Ceil",
+            "Count",
+            "DivNoNan",
+            "Dot",
+            "Equal",
+            "Erf",
+            "Erfc",
+            "Floor",
+            "FloorDiv",
+            "FloorMod",
+            "Greater",
+            "GreaterEqual",
+            "IsFinite",
+            "Less",
+            "LessEqual",
+            "Literal",
+            "LogicalAnd",
+            "LogicalNot",
+            "LogicalOr",
+            "LogicalXor",
+            "MatMulNode",
+            "Maximum",
+            "Minimum",
+            "NanUnlessFinite",
+            "NotEqual",
+            "Power",
+            "ReduceAll",
+            "ReduceAny",
+            "ReduceMax",
+            "ReduceMean",
+            "ReduceMin",
+            "ReduceProd",
+            "Relu",
+            "ReluMask",
+            "ShapeOf",
+            "Sign",
+            "SizeOf",
+            "Softplus",
+            "SumToShape",
+            "Xdivy",
+            "Xlogy",
+            "ZeroOver",
+        }
+    )
+
     def __init__(self, table: dict[sp.Symbol, Any] | None = None) -> None:
         super().__init__(table)
         # The dtype of the statement being printed: that of a number with nothing beside it.
@@ -272,8 +323,11 @@ class Printer(NumPyCodePrinter):
     def _print_Pi(self, expr: Any) -> str:
         return "math.pi"
 
-    def _print_Literal(self, expr: F.Literal) -> str:
-        return _portable_literal(expr.name)
+    def _print_DTypeLiteral(self, expr: F.DTypeLiteral) -> str:
+        return self._dtype_text(expr.name)
+
+    def _print_IndexKey(self, expr: F.IndexKey) -> str:
+        return _slice_tuple(expr.name)
 
     def _print(self, expr: Any, **kwargs: Any) -> str:
         if (
@@ -394,7 +448,7 @@ class Printer(NumPyCodePrinter):
             "less_equal": "<=",
             "equal": "==",
             "not_equal": "!=",
-        }[expr.numpy_name]
+        }[expr.operation]
         a, b = expr.args
         if self.dtype_of(a) == "bool" and b.is_Number:
             b = sp.true if b else sp.false  # a mask compares with True/False, not 1/0
@@ -408,11 +462,11 @@ class Printer(NumPyCodePrinter):
                     "less_equal": "le",
                     "equal": "eq",
                     "not_equal": "ne",
-                }[expr.numpy_name],
+                }[expr.operation],
             )
             return f"xp.asarray({bool(compare(float(a), float(b)))}, device=device)"
         if a.is_Number or a == b:  # (a linter takes ``x >= x`` for a slip)
-            return self._call(expr.numpy_name, a, b)
+            return self._call(expr.operation, a, b)
         left = self.parenthesize(a, PRECEDENCE["Relational"], strict=True)
         right = self.parenthesize(b, PRECEDENCE["Relational"], strict=True)
         return f"({left} {operator} {right})"
@@ -506,7 +560,7 @@ class Printer(NumPyCodePrinter):
             parts.append(f"axis={_axis_text(axes)}")
         if keepdims:
             parts.append("keepdims=True")
-        name = expr.numpy_name
+        name = expr.operation
         dtype = self.dtype_of(value)
         if name == "mean" and dtype in F.INTEGER_MEANS:
             return self._integer_mean(expr)
@@ -525,7 +579,7 @@ class Printer(NumPyCodePrinter):
         value, axes, keepdims = expr.args
         axis = _axis_text(axes) if len(axes) else "None"
         return self._helper_call(
-            "reduce_extremum", f'"{expr.numpy_name}"', self._print(value), axis, str(bool(keepdims))
+            "reduce_extremum", f'"{expr.operation}"', self._print(value), axis, str(bool(keepdims))
         )
 
     _print_MaybeEmptyReduceMin = _print_MaybeEmptyReduceMax
@@ -576,7 +630,6 @@ class Printer(NumPyCodePrinter):
         return f"xp.sum({self.parenthesize(a, PRECEDENCE['Mul'], strict=False)} * {self.parenthesize(b, PRECEDENCE['Mul'], strict=False)})"
 
     def _print_EinsumNode(self, expr: L.EinsumNode) -> str:
-        self.helpers_used.add("einsum")
         subscripts, *operands = expr.args
         listed = ", ".join(self._argument(o, list(operands)) for o in operands)
         return f"_einsum(xp, {subscripts}, {listed})"
@@ -596,7 +649,6 @@ class Printer(NumPyCodePrinter):
         if not isinstance(key, F.Literal):
             # Rows picked by an integer array: the standard's take (1-D indices; a helper
             # reshapes others).
-            self.helpers_used.add("take")
             return f"_take(xp, {self._print(value)}, {self._print(key)}, axis=0)"
         text = self._print(key)
         if not isinstance(value, A.ShapeOf) and "..." not in text:
@@ -606,45 +658,20 @@ class Printer(NumPyCodePrinter):
 
     def _print_Call(self, expr: A.Call) -> str:
         function, value, *rest = expr.args
-        name = str(function)
         arguments = [self._print(value)] + [self._print(r) for r in rest]
-        if name in HELPER_CALLS:
-            self.helpers_used.add(name)
-            return f"{HELPER_CALLS[name]}(xp, {', '.join(arguments)})"
-        name = RENAMED.get(name, name)
-        if name == "permute_dims" and len(arguments) == 1:
-            value_text = self.parenthesize(value, PRECEDENCE["Atom"], strict=True)
-            arguments.append(f"tuple(range({value_text}.ndim - 1, -1, -1))")
-        if name in AXIS_KEYWORD and len(arguments) > 1 and "=" not in arguments[1]:
-            arguments[1] = f"axis={arguments[1]}"
-        if name in ("take", "take_along_axis"):
-            self.helpers_used.add(name)
-            return f"_{name}(xp, {', '.join(arguments)})"
-        if name == "squeeze" and arguments[1] == "axis=None":
-            # The standard names the axes to drop; with a rank known only at run time they are
-            # the size-1 axes of the value that arrives.
-            self.helpers_used.add("squeeze_ones")
-            return f"_squeeze_ones(xp, {arguments[0]})"
-        if name == "ndim":  # the standard's arrays say their rank; it has no function for it
-            return f"{self.parenthesize(value, PRECEDENCE['Atom'], strict=True)}.ndim"
-        if name == "size":  # nor for their number of elements
-            return f"math.prod({self.parenthesize(value, PRECEDENCE['Atom'], strict=True)}.shape)"
-        if name == "array":
-            # An array made from a shape (the Shape op): on the inputs' device.
-            return f"xp.asarray({', '.join(arguments)}, device=device)"
-        return f"{self._xp(name)}({', '.join(arguments)})"
+        return PORTABLE_FUNCTIONS[str(function)](self, value, arguments)
 
     def _print_Helper(self, expr: F.Helper) -> str:
         name, _, *arguments = expr.args
-        helper = str(name).lstrip("_")
-        if helper not in PORTABLE_HELPERS:
+        if str(name) not in KERNELS:
             raise BackendError(
-                f"symgrad: the {BACKEND} backend has no portable form of _{helper} "
-                f"(op {_HELPER_OPS.get(helper, helper)}); compile this graph with "
+                f"symgrad: the {BACKEND} backend has no portable kernel {name} (the "
+                f"backends/array_api/kernels package); compile this graph with "
                 f'backend="numpy"'
             )
-        self.helpers_used.add(helper)
         return f"{name}(xp, {', '.join(self._print(a) for a in arguments)})"
+
+    _print_Check = _print_Helper
 
     def _print_Filled(self, expr: A.Filled) -> str:
         value, dtype, *sizes = expr.args
@@ -654,7 +681,15 @@ class Printer(NumPyCodePrinter):
         return f"xp.full({shape}, {value}, dtype=xp.{dtype}, device=device)"
 
     def _print_Created(self, expr: A.Created) -> str:
-        return _portable_literal(str(expr.args[0]))
+        kind, arguments, dtype = expr.args
+        return f"{self._xp(str(kind))}({arguments}, dtype={self._print(dtype)}, device=device)"
+
+    def _print_AsArray(self, expr: A.AsArray) -> str:
+        # An array made from a shape (the Shape op), a rank or a size: on the inputs' device.
+        value, dtype = expr.args
+        return f"xp.asarray({self._print(value)}, dtype={self._print(dtype)}, device=device)"
+
+    _print_AsScalar = _print_AsArray
 
     def _print_RandomDraw(self, expr: R.RandomDraw) -> str:
         numpy = NumPyCodePrinter(self.table)
@@ -662,22 +697,7 @@ class Printer(NumPyCodePrinter):
         # The draw is NumPy's (Generators are NumPy's); its shape arguments print portably.
         numpy._print_ShapeOf = self._print_ShapeOf  # type: ignore[method-assign]
         text = numpy._print_RandomDraw(expr)
-        self.helpers_used |= numpy.helpers_used
         return f"xp.asarray({text}, device=device)"
-
-
-_CREATED = re.compile(r"^np\.(zeros|ones|full|eye)\((.*)\)$", re.S)
-
-
-def _portable_literal(text: str) -> str:
-    """Text the ops layer wrote for NumPy (``np.zeros(...)``, ``np.s_[1:3]``) in portable form."""
-    if text.startswith("np.s_["):
-        return _slice_tuple(text[len("np.s_[") : -1])
-    text = re.sub(r"\bnp\.bool_\b", "xp.bool", text)
-    created = _CREATED.match(text)
-    if created:
-        return f"xp.{created.group(1)}({created.group(2)}, device=device)".replace("np.", "xp.")
-    return re.sub(r"\bnp\.", "xp.", text)
 
 
 def _slice_tuple(key: str) -> str:
@@ -698,71 +718,73 @@ def _slice_tuple(key: str) -> str:
     return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
 
 
-# Helpers of the NumPy template that have a portable twin in templates/array_api.
-PORTABLE_HELPERS = frozenset(
-    {
-        "sum_to_shape",
-        "integer_mean",
-        "truncated_normal",
-        "categorical",
-        "log_uniform_candidates",
-        "scatter",
-        "scatter_add",
-        "untile",
-        "concat_part",
-        "unconcat_part",
-        "split_equal",
-        "unsplit_equal",
-        "one_hot",
-        "prod_others",
-        "conv2d",
-        "conv2d_backprop_input",
-        "conv2d_backprop_filter",
-        "max_pool",
-        "max_pool_grad",
-        "max_pool_grad_grad",
-        "avg_pool",
-        "avg_pool_grad",
-        "cumsum",
-        "cumprod",
-        "segment_sum",
-        "segment_max",
-        "segment_gather",
-        "diag",
-        "diag_part",
-        "matrix_diag",
-        "matrix_diag_part",
-        "matrix_set_diag_zeros",
-        "band_part",
-        "depth_window_sum",
-        "mirror_pad_grad",
-        "boolean_mask",
-        "boolean_mask_grad",
-        "prod_others_vjp",
-        "top_k_indices",
-        "top_k_grad",
-        "matrices",
-        "ensure_shape",
-        "ensure_same_dims",
-        "ensure_in_range",
-        "ensure_segment_ids",
-        "squeeze_last_by_rank",
-        "ensure_axis",
-        "ensure_broadcastable",
-        "select_condition",
-        "one_hot_like",
-    }
-)
-# The op behind each helper, for error messages.
-_HELPER_OPS = {
-    "prod_others": "Prod (its gradient)",
-    "prod_others_vjp": "Prod (its second derivative)",
-    "mirror_pad_grad": "MirrorPad (its gradient)",
-    "cumsum": "Cumsum",
-    "cumprod": "Cumprod",
-    "boolean_mask": "BooleanMask",
-    "boolean_mask_grad": "BooleanMask (its gradient)",
-    "segment_max": "SegmentMax",
-    "depth_window_sum": "LRN",
-    "scatter_add": "ScatterAdd",
+# --- the array functions of the IR (symgrad.ops.array_ops.ARRAY_FUNCTIONS) ------------------
+
+CallRule = Callable[[Printer, sp.Expr, list[str]], str]
+
+
+def _standard(name: str, axis_at: int | None = None) -> CallRule:
+    """The standard's function ``name``, whose ``axis`` (argument ``axis_at`` of the IR's
+    call, if given) is keyword-only."""
+
+    def rule(printer: Printer, value: sp.Expr, arguments: list[str]) -> str:
+        if axis_at is not None and len(arguments) > axis_at and "=" not in arguments[axis_at]:
+            arguments = list(arguments)
+            arguments[axis_at] = f"axis={arguments[axis_at]}"
+        return f"xp.{name}({', '.join(arguments)})"
+
+    return rule
+
+
+def _kernel(name: str) -> CallRule:
+    """A kernel of this backend that does what the standard has no function for."""
+
+    def rule(printer: Printer, value: sp.Expr, arguments: list[str]) -> str:
+        return f"{name}(xp, {', '.join(arguments)})"
+
+    return rule
+
+
+def _permute_dims(printer: Printer, value: sp.Expr, arguments: list[str]) -> str:
+    if len(arguments) == 1:  # NumPy's transpose without axes reverses them
+        value_text = printer.parenthesize(value, PRECEDENCE["Atom"], strict=True)
+        arguments = [*arguments, f"tuple(range({value_text}.ndim - 1, -1, -1))"]
+    return f"xp.permute_dims({', '.join(arguments)})"
+
+
+def _squeeze(printer: Printer, value: sp.Expr, arguments: list[str]) -> str:
+    if arguments[1] == "None":
+        # The standard names the axes to drop; with a rank known only at run time they are
+        # the size-1 axes of the value that arrives.
+        return f"_squeeze_ones(xp, {arguments[0]})"
+    return _standard("squeeze", axis_at=1)(printer, value, arguments)
+
+
+def _rank(printer: Printer, value: sp.Expr, arguments: list[str]) -> str:
+    # The standard's arrays say their rank; it has no function for it.
+    return f"{printer.parenthesize(value, PRECEDENCE['Atom'], strict=True)}.ndim"
+
+
+def _size(printer: Printer, value: sp.Expr, arguments: list[str]) -> str:
+    # Nor for their number of elements.
+    return f"math.prod({printer.parenthesize(value, PRECEDENCE['Atom'], strict=True)}.shape)"
+
+
+# One rule per array function of the IR.
+PORTABLE_FUNCTIONS: dict[str, CallRule] = {
+    "broadcast_to": _standard("broadcast_to"),
+    "concatenate": _standard("concat", axis_at=1),
+    "expand_dims": _standard("expand_dims", axis_at=1),
+    "flip": _standard("flip", axis_at=1),
+    "ndim": _rank,
+    "pad": _kernel("_pad"),
+    "reshape": _standard("reshape"),
+    "roll": _standard("roll", axis_at=2),  # roll(x, shift, *, axis)
+    "size": _size,
+    "squeeze": _squeeze,
+    "stack": _standard("stack", axis_at=1),
+    "take": _kernel("_take"),
+    "take_along_axis": _kernel("_take_along_axis"),
+    "tile": _standard("tile"),
+    "transpose": _permute_dims,
 }

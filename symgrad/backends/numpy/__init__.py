@@ -1,26 +1,13 @@
-"""The NumPy backend: printer, memory planner and template of the generated modules.
+"""The NumPy backend: printer, memory planner, kernels and template of the generated modules.
 
 ``printer.py`` prints IR nodes, ``planner.py`` lowers statements into in-place NumPy
-calls and pools, ``emit.py`` fills ``templates/numpy/module.py.jinja``.
+calls and pools, ``kernels/`` holds the functions modules call, ``emit.py`` fills
+``templates/numpy/module.py.jinja``, and ``backend.py`` ties them into :data:`NUMPY`.
 """
 
 from __future__ import annotations
 
-from .. import Backend
+from .backend import NUMPY
 from .printer import Printer
 
-NUMPY = Backend(
-    name="numpy",
-    module_alias="np",
-    template="numpy/module.py.jinja",
-    has_out=True,
-    in_place_dtypes=("float32", "float64"),
-    # The template's imports and helpers; symgrad.naming keeps user names off them.
-    reserved=frozenset(
-        {"np", "numpy", "base64", "math", "_sum_to_shape", "_check", "rng", "_generators"}
-        | {"_take_rows", "_give_rows", "_SPARE_ROWS"}  # the pools' workspace
-    ),
-    printer=Printer,
-)
-
-__all__ = ["NUMPY", "Backend", "Printer"]
+__all__ = ["NUMPY", "Printer"]

@@ -23,9 +23,10 @@ from ...program import Program
 from ...shapes import format_shape
 from ...signatures import EqualDims
 from ...version import __version__
-from . import NUMPY
+from .. import template_root
+from ..kernels import KernelLibrary, kernel_text, standard_imports
+from . import kernels
 from .printer import (
-    ARRAY_LITERAL_LIMIT,
     Printer,
     _array_literal,
     _numpy_dtype,
@@ -33,18 +34,14 @@ from .printer import (
     print_statement,
 )
 
-# ``numpy/module.py.jinja``: the folder under templates/, and the file named in each
-# generated module's first line.
-BACKEND_FOLDER, TEMPLATE = NUMPY.template.split("/")
+# The folder under templates/, and the file named in each generated module's first line.
+BACKEND_FOLDER, TEMPLATE = "numpy", "module.py.jinja"
+KERNELS = KernelLibrary(Path(kernels.__file__).parent, kernels.MODULES, kernels.KERNELS)
 
 
 def template_directory(folder: str = BACKEND_FOLDER) -> Path:
     """``symgrad/_templates/<folder>`` in an installed wheel, else ``templates/<folder>`` of the source tree."""
-    package = Path(__file__).resolve().parents[2]
-    installed = package / "_templates" / folder
-    if (installed / TEMPLATE).is_file():
-        return installed
-    return package.parent / "templates" / folder
+    return template_root() / folder
 
 
 @functools.cache
@@ -123,11 +120,22 @@ def guard_text(assumption: EqualDims, names: list[str]) -> str:
     return " and ".join(parts)
 
 
+def render_with_kernels(template: jinja2.Template, kernels: KernelLibrary, **fields: Any) -> str:
+    """The template rendered with the kernels its code calls (``kernels``) and the
+    standard-library modules they and the code use (``standard_imports``)."""
+    skeleton = template.render(kernels="", standard_imports=[], **fields)
+    needed = kernels.needed(skeleton)
+    return template.render(
+        kernels=kernel_text(needed),
+        standard_imports=standard_imports(skeleton, needed),
+        **fields,
+    )
+
+
 def render(
     program: Program,
     summary: str,
     statement_lines: list[Line],
-    helpers: list[str],
     special: Specialized | None = None,
 ) -> str:
     """Fill the module template with the program's precomputed lines, laid out by the formatter.
@@ -139,12 +147,13 @@ def render(
     environment = template_environment()
     template = environment.get_template(TEMPLATE)
     width = max([len(i.name) for i in program.inputs + program.outputs] + [4])
-    needs_base64 = any(c.value.size > ARRAY_LITERAL_LIMIT for c in program.constants)
     # A function with random ops takes its random source as its last argument, ``rng``
     # (symgrad.ops.random_ops); one without keeps exactly its inputs.
     streams = program.random_streams
     parameters = [i.name for i in program.inputs] + (["rng"] if streams else [])
-    source = template.render(
+    source = render_with_kernels(
+        template,
+        KERNELS,
         version=__version__,
         template_name=TEMPLATE,
         function_name=program.name,
@@ -178,8 +187,6 @@ def render(
         return_statement=f"return {', '.join(str(o.symbol) for o in program.outputs)}",
         lines=statement_lines,
         summary=summary,
-        helpers=helpers,
-        needs_base64=needs_base64,
         special=_special_fields(program, special, parameters),
     )
     return format_source(source)
@@ -216,9 +223,7 @@ def guarded_statements(statements: list[Any]) -> set:
     return {s.symbol for s in statements if s.expr.has(F.Where) or s.symbol in branches}
 
 
-def statement_lines(
-    program: Program, printer: Printer | None = None
-) -> tuple[list[Line], list[str]]:
+def statement_lines(program: Program, printer: Printer | None = None) -> list[Line]:
     return body_lines(program, printer or Printer(), _right_side)
 
 
@@ -229,10 +234,10 @@ def _right_side(printer: Printer, statement: Any, table: dict[Any, Any]) -> str:
 
 def body_lines(
     program: Program, printer: Printer, right_side: Callable[[Any, Any, dict[Any, Any]], str]
-) -> tuple[list[Line], list[str]]:
+) -> list[Line]:
     """The function body's lines, each statement's right side as
     ``right_side(printer, statement, dtypes_by_symbol)`` prints it with ``printer`` (of any
-    backend), and the template helpers they call."""
+    backend)."""
     table = program.dtypes_by_symbol()
     printer.table = table
     guarded = guarded_statements(program.statements)
@@ -245,4 +250,4 @@ def body_lines(
         )
         for s in program.statements
     ]
-    return lines, sorted(printer.helpers_used)
+    return lines

@@ -50,9 +50,11 @@ from ...passes import is_array, statement_naturals
 from ...program import Program, Statement
 from ...shapes import Signature
 from ...signatures import natural_signature
-from . import NUMPY
 from .emit import Line, guarded_statements
-from .printer import Printer, print_statement
+from .printer import MODULE_ALIAS, Printer, print_statement
+
+# The dtypes whose arrays the planner may compute in place (out=, +=).
+IN_PLACE_DTYPES = ("float32", "float64")
 
 # SymPy functions that are NumPy ufuncs of one argument, so they can write into ``out``.
 UFUNCS = {
@@ -222,7 +224,7 @@ def record_text(record: Record, slots: dict[int, str]) -> str:
     if record.out is not None:
         out = slots[record.out.index] if isinstance(record.out, Slot) else record.out
         arguments.append(f"out={out}")
-    call = f"{NUMPY.module_alias}.{record.op}({', '.join(arguments)})"
+    call = f"{MODULE_ALIAS}.{record.op}({', '.join(arguments)})"
     return f"{record.target} = {call}" if record.binds else call
 
 
@@ -443,7 +445,7 @@ def _in_place_candidate(
     """An elementwise statement over arrays of one float dtype, computed without conversion."""
     expr = statement.expr
     dtype = dtype_name(statement.dtype)
-    if dtype not in NUMPY.in_place_dtypes or not is_array(known.get(statement.symbol)):
+    if dtype not in IN_PLACE_DTYPES or not is_array(known.get(statement.symbol)):
         return False
     if not isinstance(expr, (sp.Add, sp.Mul, sp.Pow)) and type(expr) not in UFUNCS:
         return False
@@ -516,7 +518,7 @@ def fast_lines(program: Program, printer: Printer) -> list[Line]:
             if (
                 _is_fresh(statement.expr)
                 and is_array(signature)
-                and dtype in NUMPY.in_place_dtypes
+                and dtype in IN_PLACE_DTYPES
                 and printer.dtype_of(statement.expr) == dtype
             ):
                 owned.add(statement.symbol)
@@ -526,8 +528,6 @@ def fast_lines(program: Program, printer: Printer) -> list[Line]:
             lowered[index] = _lower(statements[index], printer, known, low.reusable, None)
     if not statements:
         return []
-    if arena.pools:
-        printer.helpers_used.add("rows")  # the template's _take_rows and _give_rows
     section = statements[-1].section
     return (
         arena.lines(statements[0].section)

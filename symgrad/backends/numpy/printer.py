@@ -52,6 +52,10 @@ def _axis_text(axes: sp.Tuple) -> str:
     return items[0] if len(items) == 1 else "(" + ", ".join(items) + ")"
 
 
+# How generated modules name NumPy (``import numpy as np``).
+MODULE_ALIAS = "np"
+# NumPy's function for each array function of the IR (symgrad.ops.array_ops.ARRAY_FUNCTIONS).
+NUMPY_FUNCTIONS = {name: name for name in A.ARRAY_FUNCTIONS}
 ARRAY_LITERAL_LIMIT = 64  # larger constants are stored as base64 bytes
 
 
@@ -74,7 +78,6 @@ class Printer(NumPyPrinter):
         super().__init__({"fully_qualified_modules": False, "allow_unknown_functions": False})
         self._float_dtype = "float64"
         self._integer_dtype: str | None = None
-        self.helpers_used: set = set()
         # Names the fast form knows hold ndarrays: their reductions print as methods,
         # ``a.sum()``, which skip the dispatch ``np.sum`` adds (about 2 µs a call).
         self.arrays: set[sp.Symbol] = set()
@@ -145,8 +148,7 @@ class Printer(NumPyPrinter):
         return f"{self._module_format('numpy.swapaxes')}({self._print(value)}, -1, -2)"
 
     def _helper_call(self, name: str, *texts: str) -> str:
-        """A call of the template's function ``_<name>``, which the module then defines."""
-        self.helpers_used.add(name)
+        """A call of the kernel ``_<name>``, which the module then defines (backends/kernels.py)."""
         return f"_{name}({', '.join(texts)})"
 
     def _vdot(self, a: sp.Expr, b: sp.Expr) -> str:
@@ -301,7 +303,7 @@ class Printer(NumPyPrinter):
         return self._call("sign", expr.args[0])
 
     def _print__Comparison(self, expr: F._Comparison) -> str:
-        return _call(self, expr.numpy_name, *expr.args)
+        return _call(self, expr.operation, *expr.args)
 
     def _print_IsFinite(self, expr: F.IsFinite) -> str:
         return self._call("isfinite", expr.args[0])
@@ -324,18 +326,18 @@ class Printer(NumPyPrinter):
             parts.append(f"axis={_axis_text(axes)}")
         if keepdims:
             parts.append("keepdims=True")
-        if expr.numpy_name == "mean" and self.dtype_of(value) in F.INTEGER_MEANS:
+        if expr.operation == "mean" and self.dtype_of(value) in F.INTEGER_MEANS:
             return self._integer_mean(expr)
-        if expr.numpy_name in ("sum", "prod") and self.dtype_of(value) in F.NARROW_INTEGERS:
+        if expr.operation in ("sum", "prod") and self.dtype_of(value) in F.NARROW_INTEGERS:
             parts.append(f"dtype={self._module_format('numpy.' + self.dtype_of(value))}")
-        identity = _empty_reduction(expr.numpy_name, self.dtype_of(value))
+        identity = _empty_reduction(expr.operation, self.dtype_of(value))
         if identity:
             # TF's max of no elements is -inf (the dtype's least value for integers), its
             # min +inf; NumPy raises on an empty batch unless given that value.
             parts.append(f"initial={identity}")
         if value in self.arrays:
-            return f"{text}.{expr.numpy_name}({', '.join(parts[1:])})"
-        return f"{self._module_format('numpy.' + expr.numpy_name)}({', '.join(parts)})"
+            return f"{text}.{expr.operation}({', '.join(parts[1:])})"
+        return f"{self._module_format('numpy.' + expr.operation)}({', '.join(parts)})"
 
     def _integer_mean(self, expr: F.ReduceSum) -> str:
         """TF's mean of integers (NumPy's is a float, NaN for no elements)."""
@@ -404,13 +406,28 @@ class Printer(NumPyPrinter):
 
     def _print_Helper(self, expr: F.Helper) -> str:
         name, _, *arguments = expr.args
-        self.helpers_used.add(str(name).lstrip("_"))
         return f"{name}({', '.join(self._print(a) for a in arguments)})"
+
+    _print_Check = _same_as("_print_Helper")
 
     def _print_Call(self, expr: A.Call) -> str:
         function, value, *rest = expr.args
         arguments = [self._print(value)] + [self._print(r) for r in rest]
-        return f"{_np(self, str(function))}({', '.join(arguments)})"
+        return f"{_np(self, NUMPY_FUNCTIONS[str(function)])}({', '.join(arguments)})"
+
+    def _print_AsArray(self, expr: A.AsArray) -> str:
+        value, dtype = expr.args
+        return f"{_np(self, 'array')}({self._print(value)}, dtype={self._print(dtype)})"
+
+    def _print_AsScalar(self, expr: A.AsScalar) -> str:
+        value, dtype = expr.args
+        return f"{self._print(dtype)}({self._print(value)})"
+
+    def _print_DTypeLiteral(self, expr: F.DTypeLiteral) -> str:
+        return _np(self, "bool_" if expr.name == "bool" else expr.name)
+
+    def _print_IndexKey(self, expr: F.IndexKey) -> str:
+        return f"{_np(self, 's_')}[{expr.name}]"
 
     def _print_ShapeOf(self, expr: A.ShapeOf) -> str:
         return self._shape(expr.args[0])
@@ -429,7 +446,8 @@ class Printer(NumPyPrinter):
         return f"{self._module_format('numpy.full')}({shape}, {value}, dtype=np.{dtype})"
 
     def _print_Created(self, expr: A.Created) -> str:
-        return str(expr.args[0])
+        kind, arguments, dtype = expr.args
+        return f"{_np(self, str(kind))}({arguments}, dtype={self._print(dtype)})"
 
     def _print_EinsumNode(self, expr: L.EinsumNode) -> str:
         subscripts, *operands = expr.args
@@ -450,10 +468,8 @@ class Printer(NumPyPrinter):
         if kind == "permutation":
             return f"{generator}.permutation({self._print(rest[0])})"
         if kind == "log_uniform_candidates":
-            self.helpers_used.add(kind)
             return f"_{kind}({generator}, {', '.join(self._print(r) for r in rest)})"
         if kind in ("truncated_normal", "categorical"):
-            self.helpers_used.add(kind)
             operands = [self._print(r) for r in rest] if rest else [self._print(size)]
             return f"_{kind}({generator}, {', '.join(operands)}, {_np(self, name)})"
         if kind == "integers":
@@ -531,11 +547,11 @@ class Printer(NumPyPrinter):
         return f"{scale}*{np_}.where({self._print(F.Greater(x, 0))}, {self._print(x)}, {negative})"
 
     def _print__Logical(self, expr: F._Logical) -> str:
-        return self._call(expr.numpy_name, *expr.args)
+        return self._call(expr.operation, *expr.args)
 
     def _print_ArgMax(self, expr: F.ArgMax) -> str:
         value, axis = expr.args
-        return f"{_np(self, expr.numpy_name)}({self._print(value)}, axis={int(axis)})"
+        return f"{_np(self, expr.operation)}({self._print(value)}, axis={int(axis)})"
 
     # SymPy looks up ``_print_<class name>`` for the concrete class only (not for a
     # Function's intermediate base classes), so subclasses name their base's rule.

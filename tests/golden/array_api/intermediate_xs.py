@@ -39,13 +39,6 @@ def _namespace(*values):
     return arrays[0].__array_namespace__(), getattr(arrays[0], "device", "cpu")
 
 
-def _is_numpy(xp):
-    """Whether ``xp`` is NumPy (itself, or as array_api_compat wraps it)."""
-    return xp is np or (
-        array_api_compat is not None and array_api_compat.is_numpy_namespace(xp)
-    )
-
-
 def intermediate_xs():
     """Forward values and gradients; see the module docstring for shapes."""
     xp, device = _namespace()

@@ -103,22 +103,6 @@ def _windows(x, kernel, strides, dilations, padding, fill):
     return view[:, :: strides[0], :: strides[1], :, :: dilations[0], :: dilations[1]]
 
 
-def _add_windows(columns, shape, strides, dilations, padding):
-    """The adjoint of ``_windows``: adds each window's values back where they were read
-    (one strided slice per kernel tap), giving an array of NHWC ``shape``."""
-    n, out_h, out_w, c, kh, kw = np.shape(columns)
-    (h, w), (sh, sw), (dh, dw) = shape[1:3], strides, dilations
-    top, bottom = _pads(h, (kh - 1) * dh + 1, sh, padding)
-    left, right = _pads(w, (kw - 1) * dw + 1, sw, padding)
-    total = np.zeros((n, top + h + bottom, left + w + right, c), dtype=columns.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            rows = slice(i * dh, i * dh + (out_h - 1) * sh + 1, sh)
-            cols = slice(j * dw, j * dw + (out_w - 1) * sw + 1, sw)
-            total[:, rows, cols] += columns[..., i, j]
-    return total[:, top : top + h, left : left + w]
-
-
 def _image_chunks(x, row_size):
     """Slices of the batch of NHWC ``x``, so that the rows of ``row_size`` elements a
     convolution makes of a slice (at most one per pixel) stay under 16M elements (64 MB

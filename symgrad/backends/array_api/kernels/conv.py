@@ -1,0 +1,133 @@
+# mypy: disable-error-code="index"
+# (_add_windows indexes a total that starts as None: its loop runs at least once, which
+# mypy cannot tell. A kernel's body takes no ignore comment: it would be copied.)
+"""Convolutions (NHWC, HWIO filters) and their gradients, as in TF1."""
+
+from __future__ import annotations
+
+from ._types import Array, Namespace, Padding, Pair, Shape
+from .namespace import _device_of
+
+
+def _pads(size: int, extent: int, stride: int, padding: Padding) -> tuple[int, int]:
+    """TF's padding before and after one spatial axis: SAME puts the odd element after."""
+    if padding == "VALID":
+        return 0, 0
+    total = max((-(-size // stride) - 1) * stride + extent - size, 0)
+    return total // 2, total - total // 2
+
+
+# Parameters laid out by hand, formatting off: see _types.py.
+# fmt: off
+
+def _windows(
+    xp: Namespace, x: Array, kernel: Pair, strides: Pair, dilations: Pair,
+    padding: Padding, fill: float
+) -> Array:
+    """The windows of NHWC ``x`` a convolution or pooling reads, of shape
+    (batch, out_height, out_width, channels, kernel_height, kernel_width): one strided slice
+    per kernel tap, stacked."""
+    device = _device_of(x)
+    extent = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
+    pads = [_pads(x.shape[1 + a], extent[a], strides[a], padding) for a in (0, 1)]
+    for axis, (before, after) in zip((1, 2), pads):
+        if before or after:
+            shape = list(x.shape)
+            edges = []
+            for count in (before, after):
+                shape[axis] = count
+                edges.append(xp.full(tuple(shape), fill, dtype=x.dtype, device=device))
+            x = xp.concat([edges[0], x, edges[1]], axis=axis)
+    out = [(x.shape[1 + a] - extent[a]) // strides[a] + 1 for a in (0, 1)]
+    taps = []
+    for i in range(kernel[0]):
+        row = []
+        for j in range(kernel[1]):
+            top, left = i * dilations[0], j * dilations[1]
+            rows = slice(top, top + (out[0] - 1) * strides[0] + 1, strides[0])
+            cols = slice(left, left + (out[1] - 1) * strides[1] + 1, strides[1])
+            row.append(x[:, rows, cols, :])
+        taps.append(xp.stack(row, axis=-1))
+    return xp.stack(taps, axis=-2)
+
+# fmt: on
+
+
+def _spread(
+    xp: Namespace, value: Array, axis: int, start: int, step: int, size: int
+) -> Array:
+    """``value`` placed along ``axis`` at ``start``, ``start + step``, ... in zeros of length
+    ``size`` (the adjoint of a strided slice)."""
+    device = _device_of(value)
+    count = value.shape[axis]
+    if step > 1 and count > 1:
+        shape = list(value.shape)
+        shape.insert(axis + 1, step - 1)
+        gaps = xp.zeros(tuple(shape), dtype=value.dtype, device=device)
+        value = xp.concat([xp.expand_dims(value, axis=axis + 1), gaps], axis=axis + 1)
+        merged = (
+            list(value.shape[:axis]) + [count * step] + list(value.shape[axis + 2 :])
+        )
+        value = xp.reshape(value, tuple(merged))
+        value = value[(slice(None),) * axis + (slice(0, (count - 1) * step + 1), ...)]
+    elif step > 1:
+        value = value[(slice(None),) * axis + (slice(0, count), ...)]
+    shape = list(value.shape)
+    parts = []
+    for length in (start, size - start - value.shape[axis]):
+        shape[axis] = length
+        parts.append(xp.zeros(tuple(shape), dtype=value.dtype, device=device))
+    return xp.concat([parts[0], value, parts[1]], axis=axis)
+
+
+# Parameters laid out by hand, formatting off: see _types.py.
+# fmt: off
+
+def _add_windows(
+    xp: Namespace, columns: Array, shape: Shape, strides: Pair, dilations: Pair,
+    padding: Padding
+) -> Array:
+    """The adjoint of ``_windows``: adds each window's values back where they were read
+    (one strided slice per kernel tap), giving an array of NHWC ``shape``."""
+    kh, kw = columns.shape[4:]
+    (h, w), (sh, sw), (dh, dw) = tuple(shape[1:3]), strides, dilations
+    top, bottom = _pads(h, (kh - 1) * dh + 1, sh, padding)
+    left, right = _pads(w, (kw - 1) * dw + 1, sw, padding)
+    total = None
+    for i in range(kh):
+        for j in range(kw):
+            tap = _spread(xp, columns[..., i, j], 1, i * dh, sh, top + h + bottom)
+            tap = _spread(xp, tap, 2, j * dw, sw, left + w + right)
+            total = tap if total is None else total + tap
+    return total[:, top : top + h, left : left + w, :]
+
+
+def _conv2d(
+    xp: Namespace, x: Array, filters: Array, strides: Pair, dilations: Pair,
+    padding: Padding
+) -> Array:
+    """TF's conv2d: each window of NHWC ``x`` contracted with the HWIO ``filters``."""
+    windows = _windows(xp, x, filters.shape[:2], strides, dilations, padding, 0)
+    return xp.tensordot(windows, filters, axes=((4, 5, 3), (0, 1, 2)))
+
+
+def _conv2d_backprop_input(
+    xp: Namespace, dy: Array, filters: Array, shape: Shape, strides: Pair,
+    dilations: Pair, padding: Padding
+) -> Array:
+    """The gradient of ``_conv2d`` in its input of ``shape`` (TF's conv2d_transpose)."""
+    columns = xp.tensordot(dy, filters, axes=((3,), (3,)))  # (n, oh, ow, kh, kw, c)
+    return _add_windows(
+        xp, xp.moveaxis(columns, 5, 3), shape, strides, dilations, padding
+    )
+
+
+def _conv2d_backprop_filter(
+    xp: Namespace, x: Array, dy: Array, kernel: Pair, strides: Pair, dilations: Pair,
+    padding: Padding
+) -> Array:
+    """The gradient of ``_conv2d`` in its filter of spatial size ``kernel``."""
+    windows = _windows(xp, x, kernel, strides, dilations, padding, 0)
+    return xp.moveaxis(xp.tensordot(windows, dy, axes=((0, 1, 2), (0, 1, 2))), 0, 2)
+
+# fmt: on

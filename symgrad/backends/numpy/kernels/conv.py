@@ -1,0 +1,114 @@
+# mypy: no-strict-optional
+# (_conv2d_backprop_filter sums from None, and mypy cannot tell that its loop over
+# _image_chunks runs at least once; a "type: ignore" in a kernel's body would be
+# copied into the generated modules.)
+"""Convolutions (NHWC, HWIO filters) and their gradients, as in TF1."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._types import HW, Array, Shape
+
+
+def _pads(size: int, extent: int, stride: int, padding: str) -> tuple[int, int]:
+    """TF's padding before and after one spatial axis: SAME puts the odd element after."""
+    if padding == "VALID":
+        return 0, 0
+    total = max((-(-size // stride) - 1) * stride + extent - size, 0)
+    return total // 2, total - total // 2
+
+
+def _windows(
+    x: ArrayLike, kernel: HW, strides: HW, dilations: HW, padding: str, fill: float
+) -> Array:
+    """The windows of NHWC ``x`` a convolution or pooling reads, as a strided view of
+    shape (batch, out_height, out_width, channels, kernel_height, kernel_width)."""
+    extent = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
+    pads = [_pads(np.shape(x)[1 + a], extent[a], strides[a], padding) for a in (0, 1)]
+    if pads != [(0, 0), (0, 0)]:
+        x = np.pad(x, [(0, 0), pads[0], pads[1], (0, 0)], constant_values=fill)
+    view = np.lib.stride_tricks.sliding_window_view(x, extent, axis=(1, 2))
+    return view[:, :: strides[0], :: strides[1], :, :: dilations[0], :: dilations[1]]
+
+
+def _add_windows(
+    columns: Array, shape: Shape, strides: HW, dilations: HW, padding: str
+) -> Array:
+    """The adjoint of ``_windows``: adds each window's values back where they were read
+    (one strided slice per kernel tap), giving an array of NHWC ``shape``."""
+    n, out_h, out_w, c, kh, kw = np.shape(columns)
+    (h, w), (sh, sw), (dh, dw) = shape[1:3], strides, dilations
+    top, bottom = _pads(h, (kh - 1) * dh + 1, sh, padding)
+    left, right = _pads(w, (kw - 1) * dw + 1, sw, padding)
+    total = np.zeros((n, top + h + bottom, left + w + right, c), dtype=columns.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            rows = slice(i * dh, i * dh + (out_h - 1) * sh + 1, sh)
+            cols = slice(j * dw, j * dw + (out_w - 1) * sw + 1, sw)
+            total[:, rows, cols] += columns[..., i, j]
+    return total[:, top : top + h, left : left + w]
+
+
+def _image_chunks(x: ArrayLike, row_size: int) -> list[slice]:
+    """Slices of the batch of NHWC ``x``, so that the rows of ``row_size`` elements a
+    convolution makes of a slice (at most one per pixel) stay under 16M elements (64 MB
+    of float32): a large batch (a whole test set) never needs all of them in memory at
+    once, and a training batch is usually one slice."""
+    n, h, w = np.shape(x)[:3]
+    step = max(1, 2**24 // max(h * w * row_size, 1))
+    return [slice(start, start + step) for start in range(0, max(n, 1), step)]
+
+
+def _patches(
+    x: ArrayLike, kernel: HW, strides: HW, dilations: HW, padding: str
+) -> Array:
+    """The windows of NHWC ``x`` copied once into rows (im2col): shape (batch, out_height,
+    out_width, kernel_height * kernel_width * channels), each row in the order of an HWIO
+    filter's first three axes, so that a convolution is one matrix product."""
+    windows = _windows(x, kernel, strides, dilations, padding, 0)
+    n, out_h, out_w, c = np.shape(windows)[:4]
+    rows = np.transpose(windows, (0, 1, 2, 4, 5, 3))
+    return np.reshape(rows, (n, out_h, out_w, kernel[0] * kernel[1] * c))
+
+
+def _conv2d(
+    x: Array, filters: Array, strides: HW, dilations: HW, padding: str
+) -> Array:
+    """TF's conv2d: each window of NHWC ``x`` contracted with the HWIO ``filters``."""
+    kh, kw, c, c_out = np.shape(filters)
+    matrix = np.reshape(filters, (kh * kw * c, c_out))
+    parts = []
+    for images in _image_chunks(x, kh * kw * c):
+        patches = _patches(x[images], (kh, kw), strides, dilations, padding)
+        rows = np.reshape(patches, (-1, kh * kw * c)) @ matrix
+        parts.append(np.reshape(rows, np.shape(patches)[:3] + (c_out,)))
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def _conv2d_backprop_input(
+    dy: Array, filters: Array, shape: Shape, strides: HW, dilations: HW, padding: str
+) -> Array:
+    """The gradient of ``_conv2d`` in its input of ``shape`` (TF's conv2d_transpose)."""
+    parts = []
+    for images in _image_chunks(dy, np.size(filters) // np.shape(filters)[3]):
+        # (n, oh, ow, kh, kw, c), then each tap added back where it read
+        columns = np.tensordot(dy[images], filters, axes=((3,), (3,)))
+        columns = np.moveaxis(columns, 5, 3)
+        parts.append(_add_windows(columns, shape, strides, dilations, padding))
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def _conv2d_backprop_filter(
+    x: Array, dy: Array, kernel: HW, strides: HW, dilations: HW, padding: str
+) -> Array:
+    """The gradient of ``_conv2d`` in its filter of spatial size ``kernel``."""
+    size = kernel[0] * kernel[1] * np.shape(x)[3]
+    grad = None
+    for images in _image_chunks(x, size):
+        patches = _patches(x[images], kernel, strides, dilations, padding)
+        rows = np.reshape(patches, (-1, size))
+        part = rows.T @ np.reshape(dy[images], (-1, np.shape(dy)[3]))
+        grad = part if grad is None else grad + part
+    return np.reshape(grad, tuple(kernel) + (np.shape(x)[3], np.shape(dy)[3]))

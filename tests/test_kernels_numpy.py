@@ -1,0 +1,1082 @@
+"""The NumPy backend's kernels (``symgrad/backends/numpy/kernels``), called directly.
+
+Kernels that compute a TF op or its gradient are compared with the values TensorFlow computed
+for the same inputs, recorded in ``tests/kernels/tf_kernels_numpy.json`` by
+``tests/kernels/record_kernels_numpy.py`` (run by hand under TensorFlow; the inputs are read
+back from the file). The kernels they are built from, the pools of arrays, the random draws
+and the run-time checks are tested against NumPy references or by their properties. A last
+test fails if a kernel declared in ``KERNELS`` is called by no test here.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import json
+import math
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from symgrad.backends.numpy.kernels import KERNELS, MODULES
+from symgrad.backends.numpy.kernels.checks import (
+    _check,
+    _ensure_axis,
+    _ensure_broadcastable,
+    _ensure_in_range,
+    _ensure_same_dims,
+    _ensure_segment_ids,
+    _ensure_shape,
+    _matrices,
+    _select_condition,
+    _squeeze_last_by_rank,
+)
+from symgrad.backends.numpy.kernels.conv import (
+    _add_windows,
+    _conv2d,
+    _conv2d_backprop_filter,
+    _conv2d_backprop_input,
+    _image_chunks,
+    _pads,
+    _patches,
+    _windows,
+)
+from symgrad.backends.numpy.kernels.diagonals import (
+    _band_part,
+    _diag,
+    _diag_part,
+    _matrix_diag,
+    _matrix_diag_part,
+    _matrix_set_diag_zeros,
+)
+from symgrad.backends.numpy.kernels.math import (
+    _cumprod,
+    _cumsum,
+    _cumulative,
+    _depth_window_sum,
+    _erf,
+    _erfc,
+    _integer_mean,
+    _prod_others,
+    _prod_others_vjp,
+    _sum_to_shape,
+    _top_k_grad,
+    _top_k_indices,
+)
+from symgrad.backends.numpy.kernels.memory import _SPARE_ROWS, _give_rows, _take_rows
+from symgrad.backends.numpy.kernels.pool import (
+    _avg_pool,
+    _avg_pool_grad,
+    _block_max,
+    _blocks,
+    _first_max,
+    _first_max_taps,
+    _max_pool,
+    _max_pool_grad,
+    _max_pool_grad_grad,
+    _pool_counts,
+)
+from symgrad.backends.numpy.kernels.random import (
+    _categorical,
+    _generators,
+    _log_uniform_candidates,
+    _truncated_normal,
+)
+from symgrad.backends.numpy.kernels.scatter import (
+    _boolean_mask,
+    _boolean_mask_grad,
+    _concat_part,
+    _equal_part,
+    _mirror_pad_grad,
+    _one_hot,
+    _one_hot_like,
+    _scatter,
+    _scatter_add,
+    _split_equal,
+    _unconcat_part,
+    _unsplit_equal,
+    _untile,
+)
+from symgrad.backends.numpy.kernels.segments import (
+    _segment_gather,
+    _segment_max,
+    _segment_sum,
+    _sorted_segment_max,
+)
+
+RECORDED = json.loads(
+    (Path(__file__).parent / "kernels" / "tf_kernels_numpy.json").read_text(encoding="utf-8")
+)["cases"]
+
+
+def _array(encoded: dict) -> np.ndarray:
+    values = [float(v) if isinstance(v, str) else v for v in encoded["values"]]
+    return np.array(values, dtype=encoded["dtype"]).reshape(encoded["shape"])
+
+
+class Case:
+    """One recorded case: its inputs and TensorFlow's outputs as arrays, its attributes."""
+
+    def __init__(self, name: str) -> None:
+        recorded = RECORDED[name]
+        self.attrs = recorded["attrs"]
+        self.inputs = {k: _array(v) for k, v in recorded["inputs"].items()}
+        self.outputs = {k: _array(v) for k, v in recorded["outputs"].items()}
+
+
+def recorded(op: str) -> list:
+    """The recorded cases of ``op``, as parameters named after them."""
+    names = sorted(name for name, case in RECORDED.items() if case["op"] == op)
+    assert names, op
+    return [pytest.param(Case(name), id=name) for name in names]
+
+
+def assert_same(
+    actual, expected, *, close: bool = False, rtol: float = 1e-12, atol: float | None = None
+) -> None:
+    """Same dtype and shape, and the same values (``close``: up to rounding)."""
+    actual = np.asarray(actual)
+    assert actual.dtype == expected.dtype
+    assert actual.shape == expected.shape
+    if close:
+        np.testing.assert_allclose(actual, expected, rtol=rtol, atol=rtol if atol is None else atol)
+    else:
+        np.testing.assert_array_equal(actual, expected)
+
+
+# --- convolutions, against TensorFlow --------------------------------------------------------
+
+
+def _window_attrs(case: Case) -> tuple:
+    a = case.attrs
+    return tuple(a["strides"]), tuple(a["dilations"]), a["padding"]
+
+
+@pytest.mark.parametrize("case", recorded("conv2d"))
+def test_conv2d_matches_tf(case: Case) -> None:
+    x, filters = case.inputs["x"], case.inputs["filters"]
+    assert_same(_conv2d(x, filters, *_window_attrs(case)), case.outputs["y"], close=True)
+
+
+@pytest.mark.parametrize("case", recorded("conv2d"))
+def test_conv2d_backprop_input_matches_tf(case: Case) -> None:
+    dy, filters, x = case.inputs["dy"], case.inputs["filters"], case.inputs["x"]
+    dx = _conv2d_backprop_input(dy, filters, x.shape, *_window_attrs(case))
+    assert_same(dx, case.outputs["dx"], close=True)
+    if "dx_op" in case.outputs:  # tf.compat.v1.nn.conv2d_backprop_input itself
+        assert_same(dx, case.outputs["dx_op"], close=True)
+
+
+@pytest.mark.parametrize("case", recorded("conv2d"))
+def test_conv2d_backprop_filter_matches_tf(case: Case) -> None:
+    x, dy, filters = case.inputs["x"], case.inputs["dy"], case.inputs["filters"]
+    dw = _conv2d_backprop_filter(x, dy, filters.shape[:2], *_window_attrs(case))
+    assert_same(dw, case.outputs["dw"], close=True)
+    if "dw_op" in case.outputs:  # tf.compat.v1.nn.conv2d_backprop_filter itself
+        assert_same(dw, case.outputs["dw_op"], close=True)
+
+
+# --- pooling, against TensorFlow -------------------------------------------------------------
+
+
+def _pool_attrs(case: Case) -> tuple:
+    a = case.attrs
+    return tuple(a["ksize"]), tuple(a["strides"]), a["padding"]
+
+
+@pytest.mark.parametrize("case", recorded("max_pool"))
+def test_max_pool_matches_tf(case: Case) -> None:
+    assert_same(_max_pool(case.inputs["x"], *_pool_attrs(case)), case.outputs["y"])
+
+
+@pytest.mark.parametrize("case", recorded("max_pool"))
+def test_max_pool_grad_matches_tf(case: Case) -> None:
+    # Ties (the *_ties cases) send each window's gradient to its first maximum, as TF does.
+    dx = _max_pool_grad(case.inputs["x"], case.inputs["dy"], *_pool_attrs(case))
+    assert_same(dx, case.outputs["dx"], close=True)
+
+
+@pytest.mark.parametrize("case", recorded("max_pool"))
+def test_max_pool_grad_grad_matches_tf(case: Case) -> None:
+    ggrad = _max_pool_grad_grad(case.inputs["x"], case.inputs["g"], *_pool_attrs(case))
+    assert_same(ggrad, case.outputs["ggrad"])
+
+
+@pytest.mark.parametrize("case", recorded("avg_pool"))
+def test_avg_pool_matches_tf(case: Case) -> None:
+    assert_same(_avg_pool(case.inputs["x"], *_pool_attrs(case)), case.outputs["y"], close=True)
+
+
+@pytest.mark.parametrize("case", recorded("avg_pool"))
+def test_avg_pool_grad_matches_tf(case: Case) -> None:
+    dx = _avg_pool_grad(case.inputs["dy"], case.inputs["x"].shape, *_pool_attrs(case))
+    assert_same(dx, case.outputs["dx"], close=True)
+
+
+# --- segments, cumulative sums, erf, top_k, one_hot, against TensorFlow -----------------------
+
+
+@pytest.mark.parametrize("case", recorded("segment_sum"))
+def test_segment_sum_matches_tf(case: Case) -> None:
+    data, ids = case.inputs["data"], case.inputs["ids"]
+    total = _segment_sum(data, ids, case.attrs["count"], data.dtype)
+    assert_same(total, case.outputs["sum"], close=True)
+
+
+@pytest.mark.parametrize("case", recorded("segment_sum"))
+def test_segment_gather_is_the_gradient_of_segment_sum_in_tf(case: Case) -> None:
+    grad = _segment_gather(case.inputs["g"], case.inputs["ids"])
+    assert_same(grad, case.outputs["grad"])
+
+
+@pytest.mark.parametrize("case", recorded("segment_max"))
+def test_segment_max_matches_tf(case: Case) -> None:
+    data, ids = case.inputs["data"], case.inputs["ids"]
+    assert_same(_segment_max(data, ids, case.attrs["count"], data.dtype), case.outputs["max"])
+
+
+@pytest.mark.parametrize("case", recorded("sorted_segment_max"))
+def test_sorted_segment_max_matches_tf(case: Case) -> None:
+    # A segment no row is in holds 0 (unsorted_segment_max gives the lowest value).
+    data, ids = case.inputs["data"], case.inputs["ids"]
+    assert_same(_sorted_segment_max(data, ids, data.dtype), case.outputs["max"])
+
+
+def test_sorted_segment_max_of_no_rows() -> None:
+    assert_same(
+        _sorted_segment_max(np.zeros((0, 2)), np.zeros(0, np.int32), np.float64), np.zeros((0, 2))
+    )
+
+
+@pytest.mark.parametrize("case", recorded("cumulative"))
+def test_cumsum_and_cumprod_match_tf(case: Case) -> None:
+    a, x = case.attrs, case.inputs["x"]
+    if a["function"] == "cumsum":
+        y = _cumsum(x, a["axis"], a["exclusive"], a["reverse"])
+    else:
+        y = _cumprod(x, a["axis"], a["exclusive"], a["reverse"])
+    assert_same(y, case.outputs["y"], close=x.dtype.kind == "f")
+
+
+@pytest.mark.parametrize("case", recorded("erf"))
+def test_erf_and_erfc_match_tf(case: Case) -> None:
+    # The C library's erf and TF's (Eigen's) differ by a few ulps (4 at most here), not more.
+    x = case.inputs["x"]
+    rtol = 4 * float(np.finfo(x.dtype).eps)
+    assert_same(_erf(x), case.outputs["erf"], close=True, rtol=rtol, atol=0)
+    assert_same(_erfc(x), case.outputs["erfc"], close=True, rtol=rtol, atol=0)
+
+
+@pytest.mark.parametrize("case", recorded("top_k"))
+def test_top_k_indices_match_tf(case: Case) -> None:
+    # Of equal entries (the *_ties case), the lower index first.
+    assert_same(_top_k_indices(case.inputs["x"], case.attrs["k"]), case.outputs["indices"])
+
+
+@pytest.mark.parametrize("case", recorded("top_k"))
+def test_top_k_grad_matches_tf(case: Case) -> None:
+    x, indices = case.inputs["x"], case.outputs["indices"]
+    assert_same(_top_k_grad(case.inputs["g"], indices, x.shape), case.outputs["grad"])
+
+
+@pytest.mark.parametrize("case", recorded("one_hot"))
+def test_one_hot_matches_tf(case: Case) -> None:
+    # -1 and 5 are outside the 4 (or 3, 5) classes: a row of ``off``, as in TF.
+    a = case.attrs
+    y = _one_hot(
+        case.inputs["indices"], a["depth"], a["on"], a["off"], a["axis"], np.dtype(a["dtype"]).type
+    )
+    assert_same(y, case.outputs["y"])
+
+
+# --- diagonals and bands, against TensorFlow -------------------------------------------------
+
+
+@pytest.mark.parametrize("case", recorded("diag"))
+def test_diag_matches_tf(case: Case) -> None:
+    assert_same(_diag(case.inputs["x"]), case.outputs["y"])
+
+
+@pytest.mark.parametrize("case", recorded("diag_part"))
+def test_diag_part_matches_tf(case: Case) -> None:
+    assert_same(_diag_part(case.inputs["x"]), case.outputs["y"])
+
+
+@pytest.mark.parametrize("case", recorded("matrix_diag"))
+def test_matrix_diag_matches_tf(case: Case) -> None:
+    assert_same(_matrix_diag(case.inputs["x"]), case.outputs["y"])
+
+
+@pytest.mark.parametrize("case", recorded("matrix_diag_part"))
+def test_matrix_diag_part_matches_tf(case: Case) -> None:
+    part = _matrix_diag_part(case.inputs["x"])
+    assert_same(part, case.outputs["y"])
+    assert part.flags.writeable  # a copy, not NumPy's read-only view
+
+
+@pytest.mark.parametrize("case", recorded("matrix_set_diag_zeros"))
+def test_matrix_set_diag_zeros_matches_tf(case: Case) -> None:
+    y = _matrix_set_diag_zeros(case.inputs["diagonal"], tuple(case.attrs["shape"]))
+    assert_same(y, case.outputs["y"])
+
+
+@pytest.mark.parametrize("case", recorded("band_part"))
+def test_band_part_matches_tf(case: Case) -> None:
+    y = _band_part(case.inputs["x"], case.attrs["lower"], case.attrs["upper"])
+    assert_same(y, case.outputs["y"])
+
+
+# --- masks, mirror padding, local response normalization, against TensorFlow ------------------
+
+
+@pytest.mark.parametrize("case", recorded("boolean_mask"))
+def test_boolean_mask_matches_tf(case: Case) -> None:
+    y = _boolean_mask(case.inputs["x"], case.inputs["mask"], case.attrs["axis"])
+    assert_same(y, case.outputs["y"])
+
+
+@pytest.mark.parametrize("case", recorded("boolean_mask"))
+def test_boolean_mask_grad_matches_tf(case: Case) -> None:
+    x, mask = case.inputs["x"], case.inputs["mask"]
+    grad = _boolean_mask_grad(case.inputs["g"], mask, x.shape, case.attrs["axis"], x.dtype)
+    assert_same(grad, case.outputs["grad"])
+
+
+@pytest.mark.parametrize("case", recorded("mirror_pad_grad"))
+def test_mirror_pad_grad_matches_tf(case: Case) -> None:
+    paddings = tuple(tuple(pair) for pair in case.attrs["paddings"])
+    grad = _mirror_pad_grad(case.inputs["g"], paddings, case.attrs["mode"])
+    assert_same(grad, case.outputs["grad"], close=True)
+
+
+@pytest.mark.parametrize("case", recorded("lrn"))
+def test_depth_window_sum_is_what_local_response_normalization_needs(case: Case) -> None:
+    # TF's LRN: x / (bias + alpha * sum of x**2 over the depth window) ** beta (float32 only).
+    a, x = case.attrs, case.inputs["x"]
+    squares = _depth_window_sum(x**2, a["radius"])
+    assert squares.dtype == np.float32 and squares.shape == x.shape
+    y = x / (a["bias"] + a["alpha"] * squares.astype(np.float64)) ** a["beta"]
+    np.testing.assert_allclose(y, case.outputs["y"], rtol=2e-6, atol=1e-7)
+
+
+# --- gradients of slicing, gather, tile, concat, split, against TensorFlow --------------------
+
+
+def _key(parts: list) -> tuple:
+    return tuple(
+        Ellipsis if part == "..." else slice(*part["slice"]) if isinstance(part, dict) else part
+        for part in parts
+    )
+
+
+@pytest.mark.parametrize("case", recorded("slice_grad"))
+def test_scatter_is_the_gradient_of_slicing_in_tf(case: Case) -> None:
+    x = case.inputs["x"]
+    grad = _scatter(case.inputs["g"], x.shape, _key(case.attrs["key"]), x.dtype)
+    assert_same(grad, case.outputs["grad"])
+
+
+@pytest.mark.parametrize("case", recorded("gather_grad"))
+def test_scatter_add_is_the_gradient_of_gather_in_tf(case: Case) -> None:
+    # Repeated indices add up; a scalar index drops the axis.
+    x, indices = case.inputs["x"], case.inputs["indices"]
+    grad = _scatter_add(case.inputs["g"], indices, x.shape, case.attrs["axis"], x.dtype)
+    assert_same(grad, case.outputs["grad"], close=True)
+
+
+@pytest.mark.parametrize("case", recorded("tile_grad"))
+def test_untile_is_the_gradient_of_tile_in_tf(case: Case) -> None:
+    x = case.inputs["x"]
+    grad = _untile(case.inputs["g"], x.shape, case.attrs["multiples"])
+    assert_same(grad, case.outputs["grad"], close=True)
+
+
+@pytest.mark.parametrize("case", recorded("concat_grad"))
+def test_concat_part_is_the_gradient_of_concat_in_tf(case: Case) -> None:
+    axis, sizes = case.attrs["axis"], case.attrs["sizes"]
+    for index in range(len(sizes)):
+        part = _concat_part(case.inputs["g"], axis, sizes, index)
+        assert_same(part, case.outputs[f"grad{index}"])
+
+
+@pytest.mark.parametrize("case", recorded("concat_grad"))
+def test_unconcat_part_is_the_gradient_of_concat_part_in_tf(case: Case) -> None:
+    axis, sizes, g = case.attrs["axis"], case.attrs["sizes"], case.inputs["g"]
+    for index in range(len(sizes)):
+        whole = _unconcat_part(case.inputs[f"h{index}"], g, axis, sizes, index)
+        assert_same(whole, case.outputs[f"ungrad{index}"])
+
+
+@pytest.mark.parametrize("case", recorded("split"))
+def test_split_equal_matches_tf_split(case: Case) -> None:
+    axis, parts, x = case.attrs["axis"], case.attrs["parts"], case.inputs["x"]
+    for index in range(parts):
+        assert_same(_split_equal(x, axis, parts, index), case.outputs[f"part{index}"])
+
+
+@pytest.mark.parametrize("case", recorded("split"))
+def test_unsplit_equal_is_the_gradient_of_split_in_tf(case: Case) -> None:
+    axis, parts, x = case.attrs["axis"], case.attrs["parts"], case.inputs["x"]
+    for index in range(parts):
+        grad = _unsplit_equal(case.inputs[f"g{index}"], x, axis, parts, index)
+        assert_same(grad, case.outputs[f"grad{index}"])
+
+
+# --- reductions, against TensorFlow ----------------------------------------------------------
+
+
+def _axes(axes: int | list | None) -> int | tuple | None:
+    return tuple(axes) if isinstance(axes, list) else axes
+
+
+@pytest.mark.parametrize("case", recorded("prod_grad"))
+def test_prod_others_is_the_gradient_of_reduce_prod_in_tf(case: Case) -> None:
+    # With one zero in a product, only the zero's gradient is not 0; with two, none is.
+    others = _prod_others(case.inputs["x"], _axes(case.attrs["axes"]))
+    assert_same(others, case.outputs["grad"], close=True)
+
+
+@pytest.mark.parametrize("case", recorded("prod_grad_grad"))
+def test_prod_others_vjp_is_the_second_derivative_of_reduce_prod_in_tf(case: Case) -> None:
+    x, axes = case.inputs["x"], _axes(case.attrs["axes"])
+    assert_same(_prod_others(x, axes), case.outputs["grad"], close=True)
+    vjp = _prod_others_vjp(case.inputs["cotangent"], x, axes)
+    assert_same(vjp, case.outputs["vjp"], close=True)
+
+
+@pytest.mark.parametrize("case", recorded("integer_mean"))
+def test_integer_mean_matches_tf_reduce_mean_of_integers(case: Case) -> None:
+    # Rounded toward 0 (-7 // 4 would be -2, TF gives -1), summed without overflow.
+    a = case.attrs
+    mean = _integer_mean(case.inputs["x"], _axes(a["axis"]), a["keepdims"])
+    assert_same(mean, case.outputs["y"])
+
+
+@pytest.mark.parametrize("case", recorded("broadcast_grad"))
+def test_sum_to_shape_is_the_gradient_of_broadcasting_in_tf(case: Case) -> None:
+    grad = _sum_to_shape(case.inputs["g"], tuple(case.attrs["shape"]))
+    assert_same(grad, case.outputs["grad"], close=True)
+
+
+@pytest.mark.parametrize("case", recorded("select"))
+def test_select_condition_spreads_a_condition_as_tf1_where(case: Case) -> None:
+    x, y, condition = case.inputs["x"], case.inputs["y"], case.inputs["condition"]
+    spread = _select_condition(condition, x, y)
+    assert spread.shape == x.shape
+    assert_same(np.where(spread, x, y), case.outputs["y"])
+
+
+# --- the pieces of convolution and pooling, against NumPy loops ------------------------------
+
+WINDOW_CONFIGS = [
+    # x shape, kernel, strides, dilations, padding
+    ((2, 5, 6, 3), (3, 2), (1, 1), (1, 1), "SAME"),
+    ((1, 7, 5, 2), (3, 3), (2, 2), (1, 1), "VALID"),
+    ((1, 6, 7, 1), (2, 3), (2, 3), (1, 1), "SAME"),
+    ((1, 7, 7, 2), (3, 2), (1, 1), (2, 3), "SAME"),
+    ((2, 8, 6, 1), (2, 2), (3, 1), (2, 2), "VALID"),
+    ((1, 2, 3, 1), (4, 4), (1, 1), (1, 1), "SAME"),
+]
+
+
+def _reference_windows(x, kernel, strides, dilations, padding, fill):
+    """The windows of ``x``, one element at a time."""
+    n, h, w, c = x.shape
+    extent = [(k - 1) * d + 1 for k, d in zip(kernel, dilations, strict=True)]
+    if padding == "SAME":
+        out = [-(-size // s) for size, s in zip((h, w), strides, strict=True)]
+        totals = [
+            max((o - 1) * s + e - size, 0)
+            for o, s, e, size in zip(out, strides, extent, (h, w), strict=True)
+        ]
+        before = [t // 2 for t in totals]
+    else:
+        out = [(size - e) // s + 1 for size, e, s in zip((h, w), extent, strides, strict=True)]
+        before = [0, 0]
+    result = np.full((n, out[0], out[1], c, kernel[0], kernel[1]), fill, dtype=x.dtype)
+    for oi in range(out[0]):
+        for oj in range(out[1]):
+            for i in range(kernel[0]):
+                for j in range(kernel[1]):
+                    row = oi * strides[0] + i * dilations[0] - before[0]
+                    col = oj * strides[1] + j * dilations[1] - before[1]
+                    if 0 <= row < h and 0 <= col < w:
+                        result[:, oi, oj, :, i, j] = x[:, row, col, :]
+    return result
+
+
+def test_pads_follow_tf_same_and_valid() -> None:
+    # (size, extent, stride, padding) -> (before, after): SAME puts the odd element after.
+    table = {
+        (5, 3, 1, "SAME"): (1, 1),
+        (5, 3, 2, "SAME"): (1, 1),
+        (6, 3, 2, "SAME"): (0, 1),
+        (4, 4, 1, "SAME"): (1, 2),
+        (7, 2, 3, "SAME"): (0, 1),
+        (3, 5, 1, "SAME"): (2, 2),
+        (5, 1, 2, "SAME"): (0, 0),
+        (5, 3, 2, "VALID"): (0, 0),
+        (2, 3, 1, "VALID"): (0, 0),
+    }
+    for (size, extent, stride, padding), pads in table.items():
+        assert _pads(size, extent, stride, padding) == pads
+    for size in range(1, 9):
+        for extent in range(1, 6):
+            for stride in range(1, 4):
+                before, after = _pads(size, extent, stride, "SAME")
+                out = -(-size // stride)  # SAME: ceil(size / stride) windows
+                assert (size + before + after - extent) // stride + 1 == out
+                assert 0 <= after - before <= 1
+
+
+@pytest.mark.parametrize("config", WINDOW_CONFIGS)
+def test_windows_match_a_loop_and_pad_with_fill(config) -> None:
+    shape, kernel, strides, dilations, padding = config
+    x = np.random.default_rng(1).standard_normal(shape)
+    windows = _windows(x, kernel, strides, dilations, padding, -7.5)
+    expected = _reference_windows(x, kernel, strides, dilations, padding, -7.5)
+    assert_same(windows, expected)
+
+
+@pytest.mark.parametrize("config", WINDOW_CONFIGS)
+def test_add_windows_is_the_adjoint_of_windows(config) -> None:
+    # <windows(x), y> == <x, add_windows(y)> for every x and y (up to rounding): a transpose.
+    shape, kernel, strides, dilations, padding = config
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(shape)
+    windows = _windows(x, kernel, strides, dilations, padding, 0)
+    y = rng.standard_normal(windows.shape)
+    back = _add_windows(y, shape, strides, dilations, padding)
+    assert back.shape == shape and back.dtype == y.dtype
+    assert np.vdot(windows, y) == pytest.approx(np.vdot(x, back), rel=1e-12)
+
+
+def test_image_chunks_cover_the_batch_in_order() -> None:
+    x = np.zeros((5, 4, 4, 1))
+    assert _image_chunks(x, 9) == [slice(0, 2**24 // (16 * 9))]  # one slice, the whole batch
+    chunks = _image_chunks(np.zeros((5, 1, 1, 1)), 2**23)  # 2 images of rows per slice
+    assert chunks == [slice(0, 2), slice(2, 4), slice(4, 6)]
+    assert np.concatenate([np.arange(5)[s] for s in chunks]).tolist() == [0, 1, 2, 3, 4]
+    assert _image_chunks(np.zeros((3, 1, 1, 1)), 2**25) == [slice(0, 1), slice(1, 2), slice(2, 3)]
+    assert _image_chunks(np.zeros((0, 2, 2, 1)), 4) == [slice(0, 2**24 // 16)]  # no images
+
+
+@pytest.mark.parametrize("config", WINDOW_CONFIGS)
+def test_patches_are_the_windows_in_hwio_row_order(config) -> None:
+    shape, kernel, strides, dilations, padding = config
+    x = np.random.default_rng(3).standard_normal(shape)
+    patches = _patches(x, kernel, strides, dilations, padding)
+    windows = _reference_windows(x, kernel, strides, dilations, padding, 0)
+    kh, kw, c = kernel[0], kernel[1], shape[3]
+    assert patches.shape == windows.shape[:3] + (kh * kw * c,)
+    for i in range(kh):
+        for j in range(kw):
+            for channel in range(c):
+                column = (i * kw + j) * c + channel  # the row of reshape(filters, (-1, c_out))
+                assert_same(patches[..., column], windows[..., channel, i, j])
+
+
+BLOCK_CONFIGS = [
+    ((2, 6, 4, 3), (2, 2), "VALID"),
+    ((1, 5, 7, 2), (2, 2), "VALID"),
+    ((1, 5, 7, 2), (2, 3), "SAME"),
+    ((2, 7, 5, 1), (3, 2), "SAME"),
+]
+
+
+@pytest.mark.parametrize("config", BLOCK_CONFIGS)
+def test_blocks_are_the_windows_of_a_pooling_without_overlap(config) -> None:
+    shape, ksize, padding = config
+    x = np.random.default_rng(4).standard_normal(shape)
+    blocks = _blocks(x, ksize, padding, -np.inf)
+    windows = _reference_windows(x, ksize, ksize, (1, 1), padding, -np.inf)
+    assert_same(np.transpose(blocks, (0, 1, 3, 5, 2, 4)), windows)
+    if padding == "VALID":
+        assert np.shares_memory(blocks, x)  # a view: nothing copied
+
+
+@pytest.mark.parametrize("config", BLOCK_CONFIGS)
+def test_block_max_is_the_maximum_of_each_block(config) -> None:
+    shape, ksize, padding = config
+    x = np.random.default_rng(5).standard_normal(shape)
+    blocks = _blocks(x, ksize, padding, -np.inf)
+    assert_same(_block_max(blocks), np.max(blocks, axis=(2, 4)))
+
+
+def _ties(shape, seed):
+    return np.random.default_rng(seed).integers(0, 3, shape).astype(np.float64)
+
+
+@pytest.mark.parametrize(
+    "config", WINDOW_CONFIGS[:3] + [((1, 5, 5, 2), (3, 3), (2, 2), (1, 1), "SAME")]
+)
+def test_first_max_is_the_first_maximum_of_each_window(config) -> None:
+    shape, kernel, strides, _, padding = config
+    x = _ties(shape, 6)  # many equal maxima
+    first = _first_max(x, kernel, strides, padding)
+    windows = _reference_windows(x, kernel, strides, (1, 1), padding, -np.inf)
+    flat = windows.reshape(windows.shape[:4] + (-1,))
+    expected = np.array(
+        [row.tolist().index(row.max()) for row in flat.reshape(-1, flat.shape[-1])]
+    ).reshape(flat.shape[:4])
+    assert_same(first, expected.astype(first.dtype))
+
+
+@pytest.mark.parametrize("config", BLOCK_CONFIGS)
+def test_first_max_taps_mark_each_first_maximum_once(config) -> None:
+    shape, ksize, padding = config
+    x = _ties(shape, 7)
+    x[0, 0, 0, 0] = np.nan  # a NaN counts as a maximum, as in np.argmax
+    blocks = _blocks(x, ksize, padding, -np.inf)
+    taps = list(_first_max_taps(blocks))
+    assert [(i, j) for i, j, _ in taps] == [
+        (i, j) for i in range(ksize[0]) for j in range(ksize[1])
+    ]
+    masks = np.stack([mask for _, _, mask in taps], axis=-1)
+    assert masks.dtype == bool
+    assert (masks.sum(axis=-1) == 1).all()  # one tap per window
+    flat = np.transpose(blocks, (0, 1, 3, 5, 2, 4)).reshape(masks.shape)
+    assert_same(np.argmax(masks, axis=-1), np.argmax(flat, axis=-1))
+
+
+@pytest.mark.parametrize("config", WINDOW_CONFIGS)
+def test_pool_counts_count_the_elements_inside_each_window(config) -> None:
+    shape, kernel, strides, _, padding = config
+    counts = _pool_counts(shape, kernel, strides, padding, np.float32)
+    inside = _reference_windows(
+        np.ones((1,) + shape[1:3] + (1,)), kernel, strides, (1, 1), padding, 0
+    )
+    assert_same(counts, inside.sum(axis=(4, 5)).astype(np.float32))
+
+
+# --- more reductions, cumulative sums and top_k, against NumPy --------------------------------
+
+
+def test_prod_others_vjp_with_zeros_matches_the_products_of_all_but_two() -> None:
+    # TF's second derivative of reduce_prod divides by the elements: NaN with zeros. Here the
+    # reference is the definition: d others[i] / d x[j] = product of all but x[i] and x[j].
+    x = np.array([[0.0, 2.0, 0.0, 3.0], [1.5, 0.0, -2.0, 0.5], [1.0, 2.0, 3.0, 4.0]])
+    c = np.random.default_rng(8).standard_normal(x.shape)
+    expected = np.zeros_like(x)
+    for row in range(x.shape[0]):
+        for j in range(x.shape[1]):
+            for i in range(x.shape[1]):
+                if i != j:
+                    rest = [x[row, k] for k in range(x.shape[1]) if k not in (i, j)]
+                    expected[row, j] += c[row, i] * math.prod(rest)
+    np.testing.assert_allclose(_prod_others_vjp(c, x, (1,)), expected, rtol=1e-13)
+    np.testing.assert_allclose(
+        _prod_others_vjp(c[:, :1], x, (1,)),
+        _prod_others_vjp(np.broadcast_to(c[:, :1], x.shape), x, (1,)),
+    )
+
+
+def test_prod_others_of_an_empty_batch() -> None:
+    assert _prod_others(np.zeros((0, 3)), (1,)).shape == (0, 3)
+    assert _prod_others_vjp(np.zeros((0, 3)), np.zeros((0, 3)), (1,)).shape == (0, 3)
+
+
+def test_integer_mean_of_no_elements_is_zero() -> None:
+    assert_same(_integer_mean(np.zeros((0, 3), np.int32), 0, False), np.zeros(3, np.int32))
+    assert_same(_integer_mean(np.zeros((2, 0), np.int64), 1, True), np.zeros((2, 1), np.int64))
+
+
+def test_sum_to_shape_returns_a_value_already_of_the_shape_itself() -> None:
+    g = np.ones((2, 3))
+    assert _sum_to_shape(g, (2, 3)) is g
+    assert_same(_sum_to_shape(g, ()), np.float64(6.0))
+
+
+def test_cumulative_runs_function_as_tf_and_refuses_an_axis_out_of_range() -> None:
+    x = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    assert_same(_cumulative(np.cumsum, 0, x, 1, True, False), np.array([[0, 1, 3], [0, 4, 9.0]]))
+    assert_same(_cumulative(np.cumprod, 1, x, 0, True, True), np.array([[4, 5, 6], [1, 1, 1.0]]))
+    with pytest.raises(ValueError, match=r"axis 2 is out of range for a value of shape \[2, 3\]"):
+        _cumulative(np.cumsum, 0, x, 2, False, False)
+    with pytest.raises(ValueError, match="axis -3 is out of range"):
+        _cumsum(x, -3, False, False)
+
+
+def test_top_k_indices_refuse_a_scalar_and_too_few_entries() -> None:
+    with pytest.raises(ValueError, match=r"top_k needs rank 1 or more, got shape \[\]"):
+        _top_k_indices(np.float64(1.0), 1)
+    with pytest.raises(
+        ValueError, match="top_k needs at least k=4 entries along the last axis, got 3"
+    ):
+        _top_k_indices(np.zeros((2, 3)), 4)
+
+
+def test_erf_keeps_shape_and_dtype() -> None:
+    x = np.array([[0.5, -1.0]], dtype=np.float32)
+    assert _erf(x).dtype == np.float32 and _erf(x).shape == (1, 2)
+    assert _erfc(np.float64(0.0)).shape == ()
+    np.testing.assert_allclose(_erf(x) + _erfc(x), 1.0, rtol=1e-6)
+
+
+# --- the pools of the fast form's memory planner --------------------------------------------
+
+
+@pytest.fixture
+def pool(request):
+    name = f"test-{request.node.name}"
+    yield name
+    _SPARE_ROWS.pop(name, None)
+
+
+def test_take_rows_gives_aligned_distinct_arrays_of_one_block(pool) -> None:
+    rows = _take_rows(pool, 3, (2, 5), np.float32)
+    assert len(rows) == 3
+    for row in rows:
+        assert row.shape == (2, 5) and row.dtype == np.float32
+        assert row.ctypes.data % 64 == 0  # each on a cache line of its own
+    assert rows[0].base is rows[1].base is rows[2].base
+    for a in range(3):
+        for b in range(a + 1, 3):
+            assert not np.shares_memory(rows[a], rows[b])
+    assert _SPARE_ROWS[pool] == []
+
+
+def test_rows_given_back_are_taken_again(pool) -> None:
+    rows = _take_rows(pool, 2, (3,), np.float64)
+    _give_rows(pool, rows)
+    assert len(_SPARE_ROWS[pool]) == 1 and _SPARE_ROWS[pool][0] is rows
+    assert _take_rows(pool, 2, (3,), np.float64) is rows  # a steady run allocates nothing
+    assert _SPARE_ROWS[pool] == []
+    other = _take_rows(pool, 2, (3,), np.float64)  # the block is held: a new one
+    assert not np.shares_memory(other[0], rows[0])
+
+
+def test_rows_of_another_shape_count_or_dtype_are_not_reused(pool) -> None:
+    for count, shape, dtype in ((2, (4,), np.float64), (3, (3,), np.float64), (2, (3,), np.int32)):
+        rows = _take_rows(pool, 2, (3,), np.float64)
+        _give_rows(pool, rows)
+        taken = _take_rows(pool, count, shape, dtype)
+        assert len(taken) == count and taken[0].shape == shape and taken[0].dtype == dtype
+        assert not np.shares_memory(taken[0], rows[0])
+        assert _SPARE_ROWS[pool] == []  # the block that did not fit is dropped
+
+
+def test_calls_in_threads_never_share_rows(pool) -> None:
+    # Each thread writes its number into the rows it holds and reads it back after the others
+    # ran: a block given to two threads at once would show another number.
+    threads, rounds = 8, 30
+    barrier = threading.Barrier(threads, timeout=30)
+    errors: list[str] = []
+    blocks: set[int] = set()
+
+    def work(number: int) -> None:
+        try:
+            for _ in range(rounds):
+                barrier.wait()  # all take at once, some from the blocks given back
+                rows = _take_rows(pool, 2, (16,), np.int64)
+                blocks.add(rows[0].ctypes.data)
+                for row in rows:
+                    row[:] = number
+                barrier.wait()  # all hold their rows
+                if any((row != number).any() for row in rows):
+                    errors.append(f"thread {number} saw another thread's values")
+                _give_rows(pool, rows)
+        except Exception as error:  # a failing thread must not leave the others waiting
+            errors.append(repr(error))
+            barrier.abort()
+
+    workers = [threading.Thread(target=work, args=(n,)) for n in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert errors == []
+    assert len(blocks) < threads * rounds  # blocks given back were taken again
+    assert 1 <= len(_SPARE_ROWS[pool]) <= threads
+
+
+# --- random streams and draws ---------------------------------------------------------------
+
+
+def test_generators_from_a_seed_a_generator_or_a_sequence() -> None:
+    streams = _generators(7, 3)
+    assert len(streams) == 3 and streams[0] is streams[1] is streams[2]
+    assert streams[0].random() == np.random.default_rng(7).random()
+    assert _generators(np.int64(7), 1)[0].random() == np.random.default_rng(7).random()
+    generator = np.random.default_rng(1)
+    assert _generators(generator, 2) == [generator, generator]
+    pair = [np.random.default_rng(1), np.random.default_rng(2)]
+    assert _generators(pair, 2) == pair and _generators(tuple(pair), 2) == pair
+
+
+@pytest.mark.parametrize(
+    "rng", [[np.random.default_rng(1)], [1, 2], ["a", "b"], (np.random.default_rng(1),) * 3]
+)
+def test_generators_refuse_anything_else(rng) -> None:
+    with pytest.raises(
+        ValueError,
+        match=r"input 'rng': expected a numpy.random.Generator, an int seed, or a sequence of 2 Generators",
+    ):
+        _generators(rng, 2)
+
+
+def test_truncated_normal_stays_within_two_and_is_reproducible() -> None:
+    values = _truncated_normal(np.random.default_rng(3), (4000,), np.float32)
+    assert values.dtype == np.float32 and values.shape == (4000,)
+    assert np.abs(values).max() <= 2
+    assert np.abs(values).max() > 1.9  # drawn up to the bound, not squeezed
+    assert 0.84 < values.std() < 0.92  # a normal truncated at 2: 0.8796
+    assert_same(_truncated_normal(np.random.default_rng(3), (4000,), np.float32), values)
+    assert _truncated_normal(np.random.default_rng(3), (2, 3), np.float64).shape == (2, 3)
+
+
+def test_categorical_draws_classes_by_their_probabilities() -> None:
+    logits = np.array([np.log([0.2, 0.5, 0.3]), [0.0, -np.inf, -np.inf]])  # -inf: never drawn
+    draws = _categorical(np.random.default_rng(4), logits, 6000, np.int64)
+    assert draws.dtype == np.int64 and draws.shape == (2, 6000)
+    frequencies = np.bincount(draws[0], minlength=3) / 6000
+    np.testing.assert_allclose(frequencies, [0.2, 0.5, 0.3], atol=0.02)
+    assert (draws[1] == 0).all()
+    assert_same(_categorical(np.random.default_rng(4), logits, 6000, np.int64), draws)
+    assert _categorical(np.random.default_rng(4), [[0.0, 1.0]], 3, np.int32).dtype == np.int32
+
+
+def test_log_uniform_candidates_draw_by_the_log_uniform_law() -> None:
+    draws = _log_uniform_candidates(np.random.default_rng(5), 20000, 4, False)
+    assert draws.dtype == np.int64 and draws.shape == (20001,)
+    assert draws[-1] == 20000  # every draw took
+    classes = np.arange(4)
+    expected = np.log((classes + 2) / (classes + 1)) / np.log(5)
+    np.testing.assert_allclose(np.bincount(draws[:-1], minlength=4) / 20000, expected, atol=0.015)
+
+
+def test_log_uniform_candidates_unique_draws_again_a_class_drawn() -> None:
+    draws = _log_uniform_candidates(np.random.default_rng(6), 6, 8, True)
+    sampled, tries = draws[:-1], draws[-1]
+    assert len(set(sampled.tolist())) == 6
+    assert ((sampled >= 0) & (sampled < 8)).all()
+    assert tries >= 6
+    assert_same(_log_uniform_candidates(np.random.default_rng(6), 6, 8, True), draws)
+
+
+# --- run-time checks: good input passes, bad input is refused with a clear message -----------
+
+
+def test_check_converts_to_the_dtype_and_accepts_the_shape() -> None:
+    array = _check("x", [[1, 2, 3]], np.float32, (None, 3))
+    assert_same(array, np.array([[1, 2, 3]], dtype=np.float32))
+    scalar = np.float64(2.5)
+    assert _check("s", scalar, np.float64, ()) is scalar  # a NumPy scalar of the type: as is
+    assert _check("any", np.zeros((2, 2)), np.float64, None).shape == (2, 2)
+    assert_same(
+        _check("wrapped", np.array([1.7, -1.7]), np.int32, (2,)), np.array([1, -1], np.int32)
+    )
+    assert_same(_check("flag", [True, False], np.bool_, (2,)), np.array([True, False]))
+
+
+@pytest.mark.parametrize(
+    "value, dtype, shape, message",
+    [
+        (
+            [[1, 2], [3]],
+            np.float32,
+            None,
+            r"input 'x': not a rectangular array \(ragged nested lists\)",
+        ),
+        (
+            "text",
+            np.float32,
+            (),
+            r"input 'x': expected numbers convertible to float32, got str of dtype <U4",
+        ),
+        (2**31, np.int32, (), r"input 'x': int32 cannot hold the value: "),
+        ([1.0, float("nan")], np.int64, (2,), r"input 'x': int64 cannot hold the value: "),
+        (
+            np.zeros((2, 2)),
+            np.float64,
+            (None, 3),
+            r"input 'x': expected shape \(None, 3\), got \(2, 2\)",
+        ),
+        (np.zeros(4), np.float64, (3,), r"input 'x': expected shape \(3,\), got \(4,\)"),
+        (np.zeros((3, 1)), np.float64, (3,), r"input 'x': expected shape \(3,\), got \(3, 1\)"),
+    ],
+)
+def test_check_refuses_what_does_not_fit(value, dtype, shape, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        _check("x", value, dtype, shape)
+
+
+def test_matrices_needs_rank_two() -> None:
+    value = np.zeros((2, 3, 4))
+    assert _matrices(value) is value
+    with pytest.raises(ValueError, match=r"matmul needs rank 2 or more, got shape \(3,\)"):
+        _matrices(np.zeros(3))
+
+
+def test_ensure_shape() -> None:
+    value = np.zeros((2, 3))
+    assert _ensure_shape(value, (None, 3)) is value
+    with pytest.raises(ValueError, match=r"expected shape \[\?, 4\], got \[2, 3\]"):
+        _ensure_shape(value, (None, 4))
+    with pytest.raises(ValueError, match=r"expected shape \[2\], got \[2, 3\]"):
+        _ensure_shape(value, (2,))
+
+
+def test_ensure_segment_ids() -> None:
+    ids = np.array([0, 0, 2, 3])
+    assert _ensure_segment_ids(ids, 4, True, "SegmentSum") is ids
+    assert _ensure_segment_ids(np.array([3, -1, 0]), 4, False, "UnsortedSegmentSum") is not None
+    assert _ensure_segment_ids(np.array([], np.int32), 0, True, "SegmentSum").size == 0
+    with pytest.raises(IndexError, match=r"SegmentSum: segment id -1 is negative"):
+        _ensure_segment_ids(np.array([-1, 0]), None, True, "SegmentSum")
+    with pytest.raises(ValueError, match=r"SegmentSum: segment ids are not sorted: \[0, 2, 1\]"):
+        _ensure_segment_ids(np.array([0, 2, 1]), None, True, "SegmentSum")
+    with pytest.raises(IndexError, match=r"UnsortedSegmentMax: segment id 4 is not in \[0, 4\)"):
+        _ensure_segment_ids(np.array([[4, 0]]), 4, False, "UnsortedSegmentMax")
+
+
+def test_ensure_in_range() -> None:
+    indices = np.array([[0, 2], [1, 1]])
+    like = np.zeros((2, 3))
+    assert _ensure_in_range(indices, like, 1, "GatherV2") is indices
+    assert _ensure_in_range(np.array([], np.int64), like, 0, "GatherV2").size == 0
+    with pytest.raises(
+        IndexError, match=r"GatherV2: index -1 is not in \[0, 3\) \(axis -1 of shape \[2, 3\]\)"
+    ):
+        _ensure_in_range(np.array([0, -1]), like, -1, "GatherV2")
+    with pytest.raises(
+        IndexError, match=r"GatherV2: index 2 is not in \[0, 2\) \(axis 0 of shape \[2, 3\]\)"
+    ):
+        _ensure_in_range(np.array([2, 1]), like, 0, "GatherV2")
+
+
+def test_ensure_broadcastable() -> None:
+    values = np.zeros((2, 3))
+    for weights in (np.float64(2.0), np.ones((2, 1)), np.ones((1, 3)), np.ones((2, 3))):
+        assert _ensure_broadcastable(weights, values, "compute_weighted_loss") is weights
+    for weights in (np.ones(3), np.ones((2, 2)), np.ones((1, 2, 3))):
+        with pytest.raises(
+            ValueError,
+            match=r"compute_weighted_loss: weights of shape \[.*\] can not be broadcast to values of shape \[2, 3\]",
+        ):
+            _ensure_broadcastable(weights, values, "compute_weighted_loss")
+
+
+def test_ensure_axis() -> None:
+    value = np.zeros((2, 5))
+    assert _ensure_axis(value, -1, 5, False, "Unpack") is value
+    assert _ensure_axis(value, 1, 3, True, "MirrorPad") is value
+    with pytest.raises(ValueError, match=r"Unpack: a value of shape \[2, 5\] has no axis 2"):
+        _ensure_axis(value, 2, 5, False, "Unpack")
+    with pytest.raises(ValueError, match=r"Unpack: axis 0 of shape \[2, 5\] must have 3 entries"):
+        _ensure_axis(value, 0, 3, False, "Unpack")
+    with pytest.raises(
+        ValueError, match=r"MirrorPad: axis 1 of shape \[2, 5\] must have at least 6 entries"
+    ):
+        _ensure_axis(value, 1, 6, True, "MirrorPad")
+
+
+def test_squeeze_last_by_rank() -> None:
+    labels = np.arange(3).reshape(3, 1)
+    assert_same(_squeeze_last_by_rank(labels, np.zeros(3), 1), np.arange(3))
+    assert _squeeze_last_by_rank(labels, np.zeros((3, 1)), 1) is labels  # ranks differ by 0
+    with pytest.raises(
+        ValueError, match=r"cannot squeeze the last axis of shape \[3, 2\]: its size is not 1"
+    ):
+        _squeeze_last_by_rank(np.zeros((3, 2)), np.zeros(3), 1)
+
+
+def test_ensure_same_dims() -> None:
+    value, like = np.zeros((4, 2)), np.zeros((3, 4))
+    assert (
+        _ensure_same_dims(value, like, (0,), (1,), "SparseSoftmaxCrossEntropyWithLogits") is value
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"Op: the tensor that shape \[4, 2\] goes with has no axis 2 \(shape \[3, 4\]\)",
+    ):
+        _ensure_same_dims(value, like, (0,), (2,), "Op")
+    with pytest.raises(
+        ValueError,
+        match=r"Op: 2 entries along axis 1 \(shape \[4, 2\]\), but 3 along axis 0 of the tensor they go with \(shape \[3, 4\]\)",
+    ):
+        _ensure_same_dims(value, like, (1,), (0,), "Op")
+
+
+def test_select_condition_shapes() -> None:
+    x = np.zeros((3, 2))
+    assert_same(
+        _select_condition(np.array([True, False, True]), x, x),
+        np.array([[True] * 2, [False] * 2, [True] * 2]),
+    )
+    assert _select_condition(np.True_, x, np.zeros(2)).shape == (3, 2)
+    assert _select_condition(np.array([True, False]), np.zeros(2), np.zeros(2)).shape == (2,)
+
+
+def test_one_hot_like() -> None:
+    labels, logits = np.array([[2, 0], [1, 1]]), np.zeros((2, 2, 3))
+    assert_same(_one_hot_like(labels, logits, np.float32), np.eye(3, dtype=np.float32)[labels])
+    assert _one_hot_like(np.zeros((0,), np.int64), np.zeros((0, 4)), np.float64).shape == (0, 4)
+    with pytest.raises(
+        ValueError,
+        match=r"labels of shape \[2\] must have the shape of the logits \[2, 2, 3\] without its last axis",
+    ):
+        _one_hot_like(np.array([0, 1]), logits, np.float32)
+    with pytest.raises(IndexError, match=r"label value 3 is outside the valid range of \[0, 3\)"):
+        _one_hot_like(np.array([[0, 3], [1, 1]]), logits, np.float32)
+    with pytest.raises(IndexError, match=r"label value -1 is outside the valid range of \[0, 3\)"):
+        _one_hot_like(np.array([[0, 1], [-1, 1]]), logits, np.float32)
+
+
+def test_equal_part() -> None:
+    assert _equal_part((4, 6), 1, 3, 1) == (slice(None), slice(2, 4), Ellipsis)
+    assert _equal_part((4, 6), -2, 2, 0, count=2) == (Ellipsis, slice(0, 4), slice(None))
+    with pytest.raises(ValueError, match=r"Split: a value of shape \(4, 6\) has no axis 2"):
+        _equal_part((4, 6), 2, 2, 0)
+    with pytest.raises(
+        ValueError,
+        match=r"Split: axis 1 of a value of shape \(4, 6\) does not split into 4 equal parts",
+    ):
+        _equal_part((4, 6), 1, 4, 0)
+    with pytest.raises(ValueError, match="does not split into 3 equal parts"):
+        _split_equal(np.zeros((4, 2)), 0, 3, 0)
+
+
+def test_scatter_add_moves_the_axis_of_indices() -> None:
+    # Indices of rank 2 along axis 1 replace that axis by two: they are moved back together.
+    value = np.arange(2 * 2 * 3 * 4, dtype=np.float64).reshape(2, 2, 3, 4)
+    indices = np.array([[0, 1, 1], [4, 4, 0]])
+    expected = np.zeros((2, 5, 4))
+    for a in range(2):
+        for b in range(3):
+            expected[:, indices[a, b]] += value[:, a, b]
+    assert_same(_scatter_add(value, indices, (2, 5, 4), 1, np.float64), expected)
+
+
+# --- every kernel is tested ---------------------------------------------------------------
+
+
+def test_every_kernel_is_called_by_a_test_here() -> None:
+    """Every function of ``KERNELS`` is called by name in this file, and every other kernel (the
+    pools' ``_SPARE_ROWS``) is read by name."""
+    kernels = {}
+    for module in MODULES:
+        loaded = importlib.import_module(f"symgrad.backends.numpy.kernels.{module}")
+        kernels.update({name: getattr(loaded, name) for name in KERNELS if hasattr(loaded, name)})
+    assert sorted(kernels) == sorted(
+        KERNELS
+    )  # each declared kernel found, imported from its module
+    tree = ast.parse(Path(__file__).read_text(encoding="utf-8"))
+    called = {
+        node.func.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    }
+    read = {
+        node.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    }
+    untested = [
+        name
+        for name, kernel in kernels.items()
+        if name not in (called if callable(kernel) else read)
+    ]
+    assert untested == []
