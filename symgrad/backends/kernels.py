@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,12 +50,19 @@ class KernelLibrary:
     """
 
     def __init__(self, folder: Path, modules: Sequence[str], order: Sequence[str]) -> None:
+        self.folder, self.modules, self.order = folder, tuple(modules), tuple(order)
+
+    @functools.cached_property
+    def kernels(self) -> dict[str, Kernel]:
+        """Every kernel by name, in declared order; read when first needed (parsing the
+        modules costs about 25 ms, which ``import symgrad`` need not pay)."""
         found: dict[str, Kernel] = {}
-        for module in modules:
-            for kernel in _read_kernels(folder / f"{module}.py"):
+        for module in self.modules:
+            for kernel in _read_kernels(self.folder / f"{module}.py"):
                 if kernel.name in found:
                     raise RuntimeError(f"kernel {kernel.name} defined twice")
                 found[kernel.name] = kernel
+        order = self.order
         if set(found) != set(order) or len(order) != len(set(order)):
             undeclared = sorted(set(found) - set(order))
             missing = sorted(set(order) - set(found))
@@ -63,7 +71,7 @@ class KernelLibrary:
                 f"defined: {missing}"
             )
         names = frozenset(found)
-        self.kernels: dict[str, Kernel] = {
+        return {
             name: Kernel(
                 name,
                 found[name].source,
