@@ -96,33 +96,14 @@ from .ops.elementwise import (
     truediv,
     zeros_like,
 )
-from .ops.array_ops import (
-    broadcast_to,
-    concat,
-    expand_dims,
-    eye,
-    fill,
-    gather,
-    one_hot,
-    ones,
-    range,
-    rank,
-    reshape,
-    shape,
-    size,
-    split,
-    squeeze,
-    stack,
-    strided_slice,
-    tile,
-    transpose,
-    unstack,
-    where,
-    zeros,
-)
+from .ops.creation import eye, fill, one_hot, ones, range, zeros
+from .ops.gathering import gather, where
+from .ops.joining import broadcast_to, concat, split, stack, tile, unstack
+from .ops.reshaping import expand_dims, reshape, squeeze, transpose
+from .ops.shape_queries import rank, shape, size
+from .ops.slicing import strided_slice
 
-# ``trace`` is TF1's matrix trace; importing it after ``.compiler`` (which loads the
-# internal module ``symgrad.trace``, Graph -> Program) rebinds the name the module took.
+# ``trace`` is TF1's matrix trace (Graph -> Program is the internal module ``symgrad.lowering``).
 from .ops.linalg import einsum, matmul, norm, tensordot, trace
 from .ops.elementwise import is_finite
 from .ops.reductions import (
@@ -154,7 +135,7 @@ from .ops.state import (
 # Randomness: random ops, seeds, initializers (tf.random, tf.initializers)
 from . import initializers, layers, random
 from . import layer_classes as _layer_classes  # noqa: F401  (adds tf.layers' classes to layers)
-from .ops.init_ops import (
+from .tf1.init_ops import (
     constant_initializer,
     glorot_normal_initializer,
     glorot_uniform_initializer,
@@ -177,11 +158,11 @@ from .ops.random_ops import (
 )
 from .config import ConfigProto, GPUOptions, RunMetadata, RunOptions
 from .session import InteractiveSession, Session
-from .tracing import Function, TensorSpec, TracedFunction, function, grad, value_and_grad
+from .python_functions import Function, TensorSpec, TracedFunction, function, grad, value_and_grad
 
 # Variables the TF1 way: variable scopes, get_variable, collections.
 from . import contrib
-from .ops.variable_scope import (
+from .tf1.variable_scope import (
     AUTO_REUSE,
     GraphKeys,
     VariableScope,
@@ -208,28 +189,18 @@ from .ops.control import (
     print_ as print,
     tuple,
 )
-from .ops.structural import (
-    boolean_mask,
-    cumprod,
-    cumsum,
-    diag,
-    diag_part,
-    lin_space,
-    linspace,
-    matrix_band_part,
-    matrix_diag,
-    matrix_diag_part,
-    pad,
-    reverse,
-    reverse_v2,
-    roll,
+from .ops.creation import lin_space, linspace
+from .ops.cumulative import cumprod, cumsum
+from .ops.diagonals import diag, diag_part, matrix_band_part, matrix_diag, matrix_diag_part
+from .ops.padding import pad
+from .ops.segments import (
     segment_max,
     segment_mean,
     segment_sum,
-    slice,
     unsorted_segment_max,
     unsorted_segment_sum,
 )
+from .ops.slicing import boolean_mask, reverse, reverse_v2, roll, slice
 
 # The everyday elementwise, reduction and activation ops.
 from .ops.elementwise import (
@@ -550,10 +521,10 @@ if not TYPE_CHECKING:
 
 # Shape-less feeds, the error function, local variables and streaming metrics (issue 15).
 from . import metrics  # noqa: E402
-from .ops.array_ops import ensure_shape  # noqa: E402
+from .ops.checks import ensure_shape  # noqa: E402
 from .ops.elementwise import erf, erfc  # noqa: E402
-from .ops.moving_averages import moving_average_variables  # noqa: E402
 from .ops.state import local_variables, local_variables_initializer  # noqa: E402
+from .tf1.moving_averages import moving_average_variables  # noqa: E402
 
 __all__ += [
     "metrics",

@@ -38,8 +38,8 @@ from .model_export import export_model
 from .ops.reductions import reduce_sum
 from .passes import pass_names
 from .program import Program
+from .python_functions import Function, TracedFunction
 from .shapes import format_shape
-from .tracing import Function, TracedFunction
 
 
 class CommandError(Exception):

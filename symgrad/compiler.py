@@ -40,6 +40,7 @@ from .errors import (
 from .explain import formulas, readable
 from .files import cache_directory as cache_directory  # re-exported: compiler.cache_directory
 from .graph import Tensor, ancestors, sources_of
+from .lowering import trace
 from .ops.random_ops import generator_for, random_ops_of
 from .ops.state import Variable
 from .passes import PASSES, run_passes
@@ -47,7 +48,6 @@ from .picture import GraphPicture, graph_picture
 from .program import Program
 from .shapes import format_shape
 from .signatures import assuming, equal_dims
-from .trace import trace
 from .whiteboard import Whiteboard, whiteboard
 
 Outputs = Tensor | Sequence[Tensor | None] | dict[str, Tensor | None]

@@ -15,7 +15,7 @@ import sympy as sp
 from . import naming
 from .errors import DTypeError, GraphMismatchError, InvalidArgumentError, ShapeError
 from .graph import Operation, Tensor
-from .ops.array_ops import broadcast_to, expand_dims, eye, reshape, stack, transpose
+from .ops.creation import eye
 from .ops.elementwise import (
     ZERO_DERIVATIVE_OPS,
     expression_op,
@@ -23,9 +23,11 @@ from .ops.elementwise import (
     ones_like,
     zeros_like,
 )
+from .ops.joining import broadcast_to, stack
 from .ops.linalg import matmul
 from .ops.reductions import reduce_mean, reduce_sum
 from .ops.registry import arg_symbols, opdef_of
+from .ops.reshaping import expand_dims, reshape, transpose
 from .ops.sources import convert_to_tensor
 from .shapes import format_shape, is_fully_defined, num_elements, shapes_compatible
 

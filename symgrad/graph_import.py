@@ -32,18 +32,19 @@ from .compiler import compile
 from .errors import ModelFileError, SymgradError
 from .gradients import gradients
 from .graph import Operation, Tensor, ancestors, get_default_graph
-from .ops import array_ops as A
 from .ops import conv_ops as C
+from .ops import creation, gathering, joining, reshaping, shape_queries, slicing
 from .ops import elementwise as E
 from .ops import nn_ops as N
 from .ops import random_ops as RO
 from .ops import reductions as R
-from .ops import structural as S
+from .ops.base import constant_value
 from .ops.control import placeholder_with_default
 from .ops.linalg import matmul
+from .ops.padding import pad
 from .ops.registry import opdef_of
 from .ops.sorting import top_k
-from .ops.sources import constant, placeholder
+from .ops.sources import constant, convert_to_tensor, placeholder
 from .ops.state import Variable, group
 from .ops.state import assign as S_assign
 from .ops.state import assign_add as S_assign_add
@@ -115,7 +116,7 @@ def _fixed_value(tensor: Tensor) -> np.ndarray | None:
     """The value of ``tensor`` when nothing run-time goes into it: a constant, or arithmetic on
     constants and static shapes (TF's graphs compute the axes of a reshape from ``Rank``),
     evaluated once here."""
-    value = A.constant_value(tensor)
+    value = constant_value(tensor)
     if value is not None:
         return value
     ops = ancestors([tensor.op])
@@ -310,7 +311,7 @@ def _fused_batch_norm(node: Node) -> list[Tensor]:
         mean, variance = N.moments(x, axes)
     if channels_first:  # per channel on axis 1: broadcast the [C] parameters as [C, 1, 1]
         scale, offset, mean, variance = (
-            A.reshape(t, [-1, 1, 1]) for t in (scale, offset, mean, variance)
+            reshaping.reshape(t, [-1, 1, 1]) for t in (scale, offset, mean, variance)
         )
     y = N.batch_normalization(x, mean, variance, offset, scale, epsilon, name=node.scope)
     return [y, mean, variance, mean, variance, mean]
@@ -320,62 +321,64 @@ def _fused_batch_norm(node: Node) -> list[Tensor]:
 def _reshape(node: Node) -> Tensor:
     sizes = node.sizes(1, "shape")
     if isinstance(sizes, Tensor):  # reshape(x, tf.shape(y))
-        return A.reshape(node.inputs[0], sizes, name=node.scope)
+        return reshaping.reshape(node.inputs[0], sizes, name=node.scope)
     unknown = [i for i, d in enumerate(sizes) if not isinstance(d, int)]
     if len(unknown) == 1 and -1 not in sizes:
         # One size known only at run time (the batch): the one a -1 infers, as TF computes it.
         sizes = [-1 if i == unknown[0] else d for i, d in enumerate(sizes)]
     elif unknown:
         node.static(1, "shape")  # the error saying so
-    return A.reshape(node.inputs[0], sizes, name=node.scope)
+    return reshaping.reshape(node.inputs[0], sizes, name=node.scope)
 
 
 @_builds("Squeeze")
 def _squeeze(node: Node) -> Tensor:
     axes = list(node.attr("squeeze_dims", []))
-    return A.squeeze(node.inputs[0], axis=axes or None, name=node.scope)
+    return reshaping.squeeze(node.inputs[0], axis=axes or None, name=node.scope)
 
 
 @_builds("ExpandDims")
 def _expand_dims(node: Node) -> Tensor:
-    return A.expand_dims(node.inputs[0], int(node.static(1, "axis")), name=node.scope)
+    return reshaping.expand_dims(node.inputs[0], int(node.static(1, "axis")), name=node.scope)
 
 
 @_builds("ConcatV2")
 def _concat(node: Node) -> Tensor:
     axis = int(node.static(len(node.inputs) - 1, "axis"))
-    return A.concat(node.inputs[:-1], axis, name=node.scope)
+    return joining.concat(node.inputs[:-1], axis, name=node.scope)
 
 
 @_builds("Pack")
 def _pack(node: Node) -> Tensor:
-    return A.stack(node.inputs, axis=node.attr("axis", 0), name=node.scope)
+    return joining.stack(node.inputs, axis=node.attr("axis", 0), name=node.scope)
 
 
 @_builds("Unpack")
 def _unpack(node: Node) -> list[Tensor]:
-    return A.unstack(node.inputs[0], num=node.attr("num"), axis=node.attr("axis", 0))
+    return joining.unstack(node.inputs[0], num=node.attr("num"), axis=node.attr("axis", 0))
 
 
 @_builds("Split")
 def _split(node: Node) -> list[Tensor]:
-    return A.split(node.inputs[1], node.attr("num_split"), axis=int(node.static(0, "axis")))
+    return joining.split(node.inputs[1], node.attr("num_split"), axis=int(node.static(0, "axis")))
 
 
 @_builds("SplitV")
 def _split_v(node: Node) -> list[Tensor]:
     sizes = [int(s) for s in node.static(1, "size_splits")]
-    return A.split(node.inputs[0], sizes, axis=int(node.static(2, "axis")))
+    return joining.split(node.inputs[0], sizes, axis=int(node.static(2, "axis")))
 
 
 @_builds("Transpose")
 def _transpose(node: Node) -> Tensor:
-    return A.transpose(node.inputs[0], [int(p) for p in node.static(1, "perm")], name=node.scope)
+    return reshaping.transpose(
+        node.inputs[0], [int(p) for p in node.static(1, "perm")], name=node.scope
+    )
 
 
 @_builds("StridedSlice")
 def _strided_slice(node: Node) -> Tensor:
-    return A.strided_slice(
+    return slicing.strided_slice(
         node.inputs[0],
         [int(v) for v in node.static(1, "begin")],
         [int(v) for v in node.static(2, "end")],
@@ -391,7 +394,9 @@ def _strided_slice(node: Node) -> Tensor:
 
 @_builds("Slice")
 def _slice(node: Node) -> Tensor:
-    return S.slice(node.inputs[0], node.static(1, "begin"), node.static(2, "size"), name=node.scope)
+    return slicing.slice(
+        node.inputs[0], node.static(1, "begin"), node.static(2, "size"), name=node.scope
+    )
 
 
 @_builds("Pad", "PadV2", "MirrorPad")
@@ -399,12 +404,14 @@ def _pad(node: Node) -> Tensor:
     mode = node.attr("mode", "CONSTANT") if node.op == "MirrorPad" else "CONSTANT"
     value = node.inputs[2] if node.op == "PadV2" else 0
     paddings = node.static(1, "paddings").tolist()
-    return S.pad(node.inputs[0], paddings, mode, name=node.scope, constant_values=value)
+    return pad(node.inputs[0], paddings, mode, name=node.scope, constant_values=value)
 
 
 @_builds("Tile")
 def _tile(node: Node) -> Tensor:
-    return A.tile(node.inputs[0], [int(m) for m in node.static(1, "multiples")], name=node.scope)
+    return joining.tile(
+        node.inputs[0], [int(m) for m in node.static(1, "multiples")], name=node.scope
+    )
 
 
 @_builds("GatherV2", "Gather")
@@ -423,9 +430,9 @@ def _gather(node: Node) -> Tensor:
     ):
         # params[i, indices[i]] (TF's sparse cross-entropy picks each row's label this way),
         # batch sizes known only at run time: the entry a one-hot row selects.
-        picked = E.multiply(params, A.one_hot(indices, params.shape[1], dtype=params.dtype))
+        picked = E.multiply(params, creation.one_hot(indices, params.shape[1], dtype=params.dtype))
         return R.reduce_sum(picked, axis=[1], name=node.scope)
-    return A.gather(
+    return gathering.gather(
         node.inputs[0], node.inputs[1], axis=axis, name=node.scope, batch_dims=batch_dims
     )
 
@@ -437,13 +444,13 @@ def _broadcast_to(node: Node) -> Tensor:
         zeros = E.zeros_like(shape.op.inputs[0], dtype=node.inputs[0].dtype)
         return E.add(zeros, node.inputs[0], name=node.scope)
     if all(isinstance(d, int) for d in shape):
-        return A.broadcast_to(node.inputs[0], shape, name=node.scope)
-    return E.add(A.zeros(shape, dtype=node.inputs[0].dtype), node.inputs[0], name=node.scope)
+        return joining.broadcast_to(node.inputs[0], shape, name=node.scope)
+    return E.add(creation.zeros(shape, dtype=node.inputs[0].dtype), node.inputs[0], name=node.scope)
 
 
 @_builds("Fill")
 def _fill(node: Node) -> Tensor:
-    return A.fill(node.sizes(0, "dims"), node.inputs[1], name=node.scope)
+    return creation.fill(node.sizes(0, "dims"), node.inputs[1], name=node.scope)
 
 
 @_builds("Range")
@@ -451,29 +458,33 @@ def _range(node: Node) -> Tensor:
     start, limit, delta = (
         node.static(i, what) for i, what in enumerate(("start", "limit", "delta"))
     )
-    return A.range(
+    return creation.range(
         start.item(), limit.item(), delta.item(), dtype=node.attr("Tidx"), name=node.scope
     )
 
 
 @_builds("Shape")
 def _shape_of(node: Node) -> Tensor:
-    return A.shape(node.inputs[0], name=node.scope, out_type=node.attr("out_type", _dtypes.int32))
+    return shape_queries.shape(
+        node.inputs[0], name=node.scope, out_type=node.attr("out_type", _dtypes.int32)
+    )
 
 
 @_builds("Size")
 def _size(node: Node) -> Tensor:
-    return A.size(node.inputs[0], name=node.scope, out_type=node.attr("out_type", _dtypes.int32))
+    return shape_queries.size(
+        node.inputs[0], name=node.scope, out_type=node.attr("out_type", _dtypes.int32)
+    )
 
 
 @_builds("Rank")
 def _rank(node: Node) -> Tensor:
-    return A.rank(node.inputs[0], name=node.scope)
+    return shape_queries.rank(node.inputs[0], name=node.scope)
 
 
 @_builds("OneHot")
 def _one_hot(node: Node) -> Tensor:
-    return A.one_hot(
+    return creation.one_hot(
         node.inputs[0],
         int(node.static(1, "depth")),
         on_value=node.inputs[2],
@@ -536,12 +547,12 @@ def _sparse_softmax_xent(node: Node) -> list[Tensor]:
     depth = logits.shape[-1] if logits.shape is not None else None
     if depth is None:
         return [loss]
-    return [loss, N.softmax(logits) - A.one_hot(labels, depth, dtype=logits.dtype)]
+    return [loss, N.softmax(logits) - creation.one_hot(labels, depth, dtype=logits.dtype)]
 
 
 @_builds("LRN")
 def _lrn(node: Node) -> Tensor:
-    return S.local_response_normalization(
+    return N.local_response_normalization(
         node.inputs[0],
         depth_radius=node.attr("depth_radius", 5),
         bias=node.attr("bias", 1.0),
@@ -684,14 +695,14 @@ def _shape_sizes(
     following them keeps every static size static."""
     if not output.dtype.is_integer or output.shape is None or len(output.shape) > 1:
         return None
-    value = A.constant_value(output)
+    value = constant_value(output)
     if value is not None:
         return [int(d) for d in np.atleast_1d(value)]
     if op == "Shape":
         x = inputs[0]
         if x.shape is None:
             return None
-        run_time = A.shape(x)
+        run_time = shape_queries.shape(x)
         return [d if d is not None else run_time[i] for i, d in enumerate(x.shape)]
     known = input_sizes[0] if input_sizes else None
     if op in ("Identity", "Cast") and known is not None:
@@ -1002,7 +1013,7 @@ def _build_node(
         input_sizes.append(imported.sizes.get(source) if index == 0 and key not in mapped else None)
         input_guards.append(source_guard)
         if key in mapped:
-            inputs.append(A.convert_to_tensor(mapped[key]))
+            inputs.append(convert_to_tensor(mapped[key]))
             continue
         outputs = imported.outputs.get(source)
         if outputs is None or index >= len(outputs):
@@ -1079,7 +1090,7 @@ class AppliedUpdate:
             raise ModelFileError(
                 f"symgrad: import_meta_graph: the {key} of '{self.name}' ({self.op}) was left out"
             )
-        value = A.constant_value(tensor)
+        value = constant_value(tensor)
         return float(value) if value is not None and value.ndim == 0 else tensor
 
 

@@ -24,9 +24,9 @@ from .errors import InvalidArgumentError, ShapeError
 from .graph import Tensor, name_scope
 from .ops.elementwise import cast, maximum, sqrt, square, subtract, truediv
 from .ops.reductions import reduce_mean
+from .ops.slicing import reverse
+from .ops.slicing import slice as _slice
 from .ops.sources import convert_to_tensor
-from .ops.structural import reverse
-from .ops.structural import slice as _slice
 from .shapes import format_shape
 from .tf1_names import missing_attribute
 

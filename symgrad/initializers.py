@@ -9,20 +9,20 @@
 (3, 2)
 """
 
-from .ops.init_ops import Constant as constant
-from .ops.init_ops import GlorotNormal as glorot_normal
-from .ops.init_ops import GlorotUniform as glorot_uniform
-from .ops.init_ops import Ones as ones
-from .ops.init_ops import Orthogonal as orthogonal
-from .ops.init_ops import RandomNormal as random_normal
-from .ops.init_ops import RandomUniform as random_uniform
-from .ops.init_ops import TruncatedNormal as truncated_normal
-from .ops.init_ops import UniformUnitScaling as uniform_unit_scaling
-from .ops.init_ops import VarianceScaling as variance_scaling
-from .ops.init_ops import Zeros as zeros
-from .ops.init_ops import he_normal, he_uniform, lecun_normal, lecun_uniform
 from .ops.state import global_variables_initializer as global_variables
 from .ops.state import variables_initializer as variables
+from .tf1.init_ops import Constant as constant
+from .tf1.init_ops import GlorotNormal as glorot_normal
+from .tf1.init_ops import GlorotUniform as glorot_uniform
+from .tf1.init_ops import Ones as ones
+from .tf1.init_ops import Orthogonal as orthogonal
+from .tf1.init_ops import RandomNormal as random_normal
+from .tf1.init_ops import RandomUniform as random_uniform
+from .tf1.init_ops import TruncatedNormal as truncated_normal
+from .tf1.init_ops import UniformUnitScaling as uniform_unit_scaling
+from .tf1.init_ops import VarianceScaling as variance_scaling
+from .tf1.init_ops import Zeros as zeros
+from .tf1.init_ops import he_normal, he_uniform, lecun_normal, lecun_uniform
 
 __all__ = [
     "constant",

@@ -55,8 +55,8 @@ from .errors import DTypeError, GraphMismatchError, InvalidArgumentError, ShapeE
 from .graph import Graph, Operation, Tensor, get_default_graph, name_scope
 from .ops.sources import convert_to_tensor
 from .ops.state import Variable
-from .ops.variable_scope import GraphKeys, VariableScope, get_variable, variable_scope
 from .shapes import format_shape
+from .tf1.variable_scope import GraphKeys, VariableScope, get_variable, variable_scope
 
 __all__ = [
     "AveragePooling1D",

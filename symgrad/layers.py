@@ -29,8 +29,6 @@ import numpy as np
 from . import dtypes as _dtypes
 from .errors import DTypeError, InvalidArgumentError, ShapeError
 from .graph import Operation, Tensor, default_names, name_scope
-from .ops.array_ops import expand_dims, reshape, size, squeeze, transpose, where
-from .ops.array_ops import shape as shape_of
 from .ops.conv_ops import avg_pool, max_pool
 from .ops.conv_ops import conv2d as _nn_conv2d
 from .ops.conv_ops import conv2d_transpose as _nn_conv2d_transpose
@@ -52,16 +50,20 @@ from .ops.elementwise import (
     tanh,
     truediv,
 )
-from .ops.init_ops import ones_initializer, zeros_initializer
+from .ops.gathering import where
 from .ops.linalg import matmul, tensordot
 from .ops.nn_ops import bias_add, softmax
+from .ops.padding import pad
 from .ops.random_ops import dropout as _nn_dropout
 from .ops.reductions import reduce_mean
+from .ops.reshaping import expand_dims, reshape, squeeze, transpose
+from .ops.shape_queries import shape as shape_of
+from .ops.shape_queries import size
 from .ops.sources import convert_to_tensor
 from .ops.state import Variable, assign_sub
-from .ops.structural import pad
-from .ops.variable_scope import GraphKeys, add_to_collection, get_variable, variable_scope
 from .shapes import format_shape
+from .tf1.init_ops import ones_initializer, zeros_initializer
+from .tf1.variable_scope import GraphKeys, add_to_collection, get_variable, variable_scope
 from .tf1_names import missing_attribute
 
 

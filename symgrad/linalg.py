@@ -2,10 +2,10 @@
 
 from typing import TYPE_CHECKING, Any
 
+from .ops.diagonals import matrix_band_part as band_part
+from .ops.diagonals import matrix_diag as diag
+from .ops.diagonals import matrix_diag_part as diag_part
 from .ops.linalg import einsum, matmul, matvec, norm, tensordot, trace
-from .ops.structural import matrix_band_part as band_part
-from .ops.structural import matrix_diag as diag
-from .ops.structural import matrix_diag_part as diag_part
 from .tf1_names import missing_attribute
 
 __all__ = ["einsum", "matmul", "matvec", "norm", "tensordot", "trace"]

@@ -2,7 +2,7 @@
 
 from typing import TYPE_CHECKING, Any
 
-from .ops.loss_ops import (
+from .tf1.loss_ops import (
     Reduction,
     absolute_difference,
     compute_weighted_loss,
@@ -16,7 +16,7 @@ from .ops.loss_ops import (
     softmax_cross_entropy,
     sparse_softmax_cross_entropy,
 )
-from .ops.variable_scope import (
+from .tf1.variable_scope import (
     add_loss,
     get_losses,
     get_regularization_loss,

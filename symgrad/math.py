@@ -2,6 +2,7 @@
 
 from typing import TYPE_CHECKING, Any
 
+from .ops.cumulative import cumprod, cumsum
 from .ops.elementwise import (
     abs,
     add,
@@ -47,9 +48,7 @@ from .ops.reductions import (
     reduce_prod,
     reduce_sum,
 )
-from .ops.structural import (
-    cumprod,
-    cumsum,
+from .ops.segments import (
     segment_max,
     segment_mean,
     segment_sum,

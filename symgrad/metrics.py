@@ -2,7 +2,7 @@
 
 from typing import TYPE_CHECKING, Any
 
-from .ops.metrics_ops import (
+from .tf1.metrics_ops import (
     accuracy,
     auc,
     false_negatives,

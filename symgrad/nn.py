@@ -2,8 +2,6 @@
 
 from typing import TYPE_CHECKING, Any
 
-from .ops.candidate_sampling import log_uniform_candidate_sampler, nce_loss, sampled_softmax_loss
-
 # convolutions and pooling
 from .ops.conv_ops import (
     atrous_conv2d,
@@ -18,7 +16,9 @@ from .ops.elementwise import relu, sigmoid, softplus, tanh
 from .ops.nn_ops import (
     bias_add,
     l2_loss,
+    local_response_normalization,
     log_softmax,
+    lrn,
     sigmoid_cross_entropy_with_logits,
     softmax,
     softmax_cross_entropy_with_logits,
@@ -26,7 +26,8 @@ from .ops.nn_ops import (
     sparse_softmax_cross_entropy_with_logits,
 )
 from .ops.random_ops import dropout
-from .ops.structural import embedding_lookup, local_response_normalization, lrn
+from .ops.segments import embedding_lookup
+from .tf1.candidate_sampling import log_uniform_candidate_sampler, nce_loss, sampled_softmax_loss
 from .tf1_names import missing_attribute
 
 __all__ = [

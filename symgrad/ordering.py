@@ -7,7 +7,7 @@ assignment is among its ancestors through data inputs or control inputs (a
 ``control_dependencies`` block, ``tf.group``, ``tf.tuple``, or a value computed after it).
 Reads that TF1 leaves unordered (not after the assignment) see the snapshot.
 
-This is the order the tracer follows (:mod:`symgrad.trace` reads the assignment's value in
+This is the order the tracer follows (:mod:`symgrad.lowering` reads the assignment's value in
 place of the variable) and the one ``Session`` checks feeds against: feeding a variable that
 the same run assigns is refused, as in TF1.
 

@@ -34,19 +34,8 @@ import numpy as np
 from . import dtypes as _dtypes
 from .errors import InvalidArgumentError, ShapeError
 from .graph import Tensor, get_default_graph
-from .ops.array_ops import (
-    concat,
-    ensure_in_range,
-    one_hot,
-    reshape,
-    shape,
-    split,
-    stack,
-    transpose,
-    unstack,
-    where,
-    zeros,
-)
+from .ops.checks import ensure_in_range
+from .ops.creation import one_hot, zeros
 from .ops.elementwise import (
     add,
     cast,
@@ -57,15 +46,19 @@ from .ops.elementwise import (
     tanh,
     zeros_like,
 )
-from .ops.init_ops import constant_initializer, zeros_initializer
+from .ops.gathering import where
+from .ops.joining import concat, split, stack, unstack
 from .ops.linalg import matmul
 from .ops.nn_ops import bias_add
 from .ops.random_ops import dropout
+from .ops.reshaping import reshape, transpose
+from .ops.shape_queries import shape
+from .ops.slicing import reverse
 from .ops.sources import constant, convert_to_tensor
 from .ops.state import Variable
-from .ops.structural import reverse
-from .ops.variable_scope import VariableScope, get_variable, variable_scope
 from .shapes import format_shape
+from .tf1.init_ops import constant_initializer, zeros_initializer
+from .tf1.variable_scope import VariableScope, get_variable, variable_scope
 
 __all__ = [
     "BasicLSTMCell",

@@ -34,7 +34,7 @@ from .gradients import gradients
 from .graph import Operation, Tensor, get_default_graph
 from .graph_export import export_meta_graph, write_graph
 from .graph_import import AppliedUpdate, import_meta_graph, register_training_op
-from .ops.array_ops import concat, ensure_shape, gathered_slices, reshape, where
+from .ops.checks import ensure_shape
 from .ops.elementwise import abs as abs_
 from .ops.elementwise import (
     cast,
@@ -54,11 +54,14 @@ from .ops.elementwise import (
     truediv,
     zeros_like,
 )
-from .ops.init_ops import zeros_initializer
+from .ops.gathering import gathered_slices, where
+from .ops.joining import concat
+from .ops.reshaping import reshape
+from .ops.segments import unsorted_segment_sum
 from .ops.sources import constant, convert_to_tensor
 from .ops.state import Variable, assign, assign_add, group, trainable_variables
-from .ops.structural import unsorted_segment_sum
-from .ops.variable_scope import GraphKeys, get_variable, slot_variable
+from .tf1.init_ops import zeros_initializer
+from .tf1.variable_scope import GraphKeys, get_variable, slot_variable
 from .tf1_names import missing_attribute
 
 __all__ = [
@@ -986,6 +989,6 @@ register_training_op(
 
 
 # Moving averages of variables (issue 15).
-from .ops.moving_averages import ExponentialMovingAverage  # noqa: E402
+from .tf1.moving_averages import ExponentialMovingAverage  # noqa: E402
 
 __all__ += ["ExponentialMovingAverage"]

@@ -51,7 +51,7 @@ from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.str import StrPrinter
 
 from .backends.numpy.printer import Printer, _axis_text
-from .ops import array_ops as A
+from .ops import array_nodes as A
 from .ops import functions as F
 from .program import Program, Statement
 

@@ -1213,11 +1213,11 @@ COVERED_ELEMENTWISE = {
 
 def _elementwise_exports(namespace: Any, prefix: str = "") -> set:
     """Names in ``namespace.__all__`` bound to functions of ``symgrad.ops.elementwise``."""
-    from symgrad.ops import array_ops, elementwise, nn_ops
+    from symgrad.ops import elementwise, gathering, nn_ops
 
     # TF1's where is the elementwise Select, after turning a vector condition into rows;
     # clip_by_value is the elementwise one, after taking a gathered gradient's slices apart
-    also_elementwise = {array_ops.where, nn_ops.clip_by_value}
+    also_elementwise = {gathering.where, nn_ops.clip_by_value}
     return {
         prefix + name
         for name in namespace.__all__

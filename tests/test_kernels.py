@@ -76,9 +76,9 @@ def test_an_undeclared_kernel_or_a_declared_missing_one_is_refused(tmp_path: Pat
         "def _one(x):\n    return x\n\n\ndef _two(x):\n    return x\n"
     )
     with pytest.raises(RuntimeError, match=r"not declared: \['_two'\]"):
-        _ = KernelLibrary(tmp_path, ["extra"], ["_one"]).kernels
+        _ = KernelLibrary([tmp_path / "extra.py"], ["_one"]).kernels
     with pytest.raises(RuntimeError, match=r"declared but not defined: \['_three'\]"):
-        _ = KernelLibrary(tmp_path, ["extra"], ["_one", "_two", "_three"]).kernels
+        _ = KernelLibrary([tmp_path / "extra.py"], ["_one", "_two", "_three"]).kernels
 
 
 def test_annotations_are_cut_from_the_copy_and_comments_above_are_kept(tmp_path: Path) -> None:
@@ -90,7 +90,7 @@ def test_annotations_are_cut_from_the_copy_and_comments_above_are_kept(tmp_path:
         "    **options: str,\n) -> dict[\n    str, int\n]:\n"
         '    """Scaled."""\n    return {"x": x * factor[0]}\n'
     )
-    library = KernelLibrary(tmp_path, ["typed"], ["_SPARE", "_scale"])
+    library = KernelLibrary([tmp_path / "typed.py"], ["_SPARE", "_scale"])
     assert library.kernels["_SPARE"].source == "# Per pool, the arrays given back.\n_SPARE = {}"
     source = library.kernels["_scale"].source
     assert ast.unparse(ast.parse(source)) == (
@@ -102,7 +102,7 @@ def test_annotations_are_cut_from_the_copy_and_comments_above_are_kept(tmp_path:
 def test_an_annotated_local_is_refused(tmp_path: Path) -> None:
     (tmp_path / "local.py").write_text("def _f(x):\n    y: int = x\n    return y\n")
     with pytest.raises(RuntimeError, match="annotate parameters and results only"):
-        _ = KernelLibrary(tmp_path, ["local"], ["_f"]).kernels
+        _ = KernelLibrary([tmp_path / "local.py"], ["_f"]).kernels
 
 
 @pytest.mark.parametrize("backend", BACKENDS, ids=lambda b: b.name)

@@ -91,12 +91,6 @@ from symgrad.backends.array_api.kernels.pool import (
     _max_pool_grad_grad,
     _pool_counts,
 )
-from symgrad.backends.array_api.kernels.random import (
-    _categorical,
-    _generators,
-    _log_uniform_candidates,
-    _truncated_normal,
-)
 from symgrad.backends.array_api.kernels.scatter import (
     _boolean_mask,
     _boolean_mask_grad,
@@ -132,6 +126,14 @@ from symgrad.backends.numpy.kernels import pool as np_pool
 from symgrad.backends.numpy.kernels import random as np_random
 from symgrad.backends.numpy.kernels import scatter as np_scatter
 from symgrad.backends.numpy.kernels import segments as np_segments
+
+# The portable form's random kernels are the NumPy backend's (kernels.FROM_NUMPY).
+from symgrad.backends.numpy.kernels.random import (
+    _categorical,
+    _generators,
+    _log_uniform_candidates,
+    _truncated_normal,
+)
 
 NAMESPACES = ["array_api_strict", "numpy", "compat-numpy", "torch"]
 

@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 
 import symgrad as sg
-from symgrad.ops.init_ops import compute_fans, xavier_initializer
 from symgrad.ops.random_ops import DEFAULT_GRAPH_SEED, get_seed
 from symgrad.ops.registry import REGISTRY
+from symgrad.tf1.init_ops import compute_fans, xavier_initializer
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 N = 200_000  # samples: the standard error of a mean of unit variance is 0.0022

@@ -25,8 +25,8 @@ import pytest
 
 import symgrad as sg
 from symgrad import optimize
+from symgrad.lowering import trace
 from symgrad.ops.registry import REGISTRY
-from symgrad.trace import trace
 
 pytest.importorskip("array_api_strict")
 

@@ -14,8 +14,9 @@ import symgrad as sg
 from symgrad.ops.linalg import qr_q
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
-# The op types of symgrad/ops/structural.py and control.py: build_structural_ops uses them all
-# (tests/test_snapshots.py counts them as covered).
+# The op types of symgrad/ops/padding.py, cumulative.py, diagonals.py and segments.py, of
+# slicing.py's reverse and boolean_mask, nn_ops.py's lrn (DepthWindowSum) and control.py:
+# build_structural_ops uses them all (tests/test_snapshots.py counts them as covered).
 STRUCTURAL_OPS = frozenset(
     {
         "Pad",

@@ -84,7 +84,7 @@ def test_slot_names_are_tensorflows(make, names: list[str]) -> None:  # type: ig
 
 
 def test_trace_is_the_matrix_trace_and_no_public_name_is_a_submodule() -> None:
-    # issue 13: sg.trace resolved to the internal module symgrad.trace.
+    # issue 13: sg.trace resolved to the internal module symgrad.trace (now symgrad.lowering).
     assert callable(sg.trace) and not isinstance(sg.trace, type(sg))
     # TF1's own namespaces
     modules = {"math", "nn", "train", "linalg", "losses", "summary", "contrib"}

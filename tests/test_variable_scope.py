@@ -14,7 +14,7 @@ import pytest
 
 import symgrad as sg
 from symgrad.errors import SymgradError
-from symgrad.ops.variable_scope import VariableScopeError
+from symgrad.tf1.variable_scope import VariableScopeError
 
 
 def _ones(shape, dtype=None, partition_info=None):  # type: ignore[no-untyped-def]

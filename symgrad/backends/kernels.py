@@ -37,7 +37,7 @@ class Kernel:
 
 
 class KernelLibrary:
-    """The kernels of one backend, read from its kernel modules.
+    """The kernels of one backend, read from its kernel modules (``files``).
 
     ``order`` is the backend's declared list (``KERNELS``); every top-level function or
     assignment of the modules must be in it and nothing else, so a kernel cannot be added
@@ -49,16 +49,16 @@ class KernelLibrary:
     ['_pads', '_windows', '_image_chunks', '_patches', '_conv2d']
     """
 
-    def __init__(self, folder: Path, modules: Sequence[str], order: Sequence[str]) -> None:
-        self.folder, self.modules, self.order = folder, tuple(modules), tuple(order)
+    def __init__(self, files: Sequence[Path], order: Sequence[str]) -> None:
+        self.files, self.order = tuple(files), tuple(order)
 
     @functools.cached_property
     def kernels(self) -> dict[str, Kernel]:
         """Every kernel by name, in declared order; read when first needed (parsing the
         modules costs about 25 ms, which ``import symgrad`` need not pay)."""
         found: dict[str, Kernel] = {}
-        for module in self.modules:
-            for kernel in _read_kernels(self.folder / f"{module}.py"):
+        for path in self.files:
+            for kernel in _read_kernels(path):
                 if kernel.name in found:
                     raise RuntimeError(f"kernel {kernel.name} defined twice")
                 found[kernel.name] = kernel

@@ -8,18 +8,18 @@ import numpy as np
 
 from ..errors import ShapeError
 from ..graph import Tensor
-from ..ops.array_ops import reshape
-from ..ops.init_ops import contrib_variance_scaling_initializer as variance_scaling_initializer
-from ..ops.init_ops import xavier_initializer, xavier_initializer_conv2d
+from ..ops.reshaping import reshape
 from ..ops.sources import convert_to_tensor
-from ..ops.variable_scope import (
+from ..shapes import format_shape, is_fully_defined
+from ..tf1.init_ops import contrib_variance_scaling_initializer as variance_scaling_initializer
+from ..tf1.init_ops import xavier_initializer, xavier_initializer_conv2d
+from ..tf1.variable_scope import (
     apply_regularization,
     l1_l2_regularizer,
     l1_regularizer,
     l2_regularizer,
     sum_regularizer,
 )
-from ..shapes import format_shape, is_fully_defined
 from ..tf1_names import missing_attribute
 
 

@@ -20,7 +20,7 @@ from typing import Any
 from ..errors import InvalidArgumentError
 from ..graph import Operation, Tensor, get_default_graph
 from ..shapes import format_shape, shapes_compatible
-from .array_ops import _op
+from .base import _op
 from .elementwise import identity
 from .registry import OpDef, register
 from .sources import convert_to_tensor

@@ -30,7 +30,8 @@ import sympy as sp
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Operation, Tensor
 from ..shapes import Shape, format_shape, is_fully_defined, signature
-from .array_ops import constant_value, shape_argument
+from .array_nodes import shape_argument
+from .base import constant_value
 from .elementwise import zeros_like
 from .functions import Literal, helper, literal
 from .registry import OpDef, register

@@ -13,12 +13,13 @@ from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Operation, Tensor, get_default_graph
 from ..shapes import broadcast_shapes, broadcast_signatures, format_shape, signature
 from ..signatures import broadcast_axes_of, signature_of
-from .array_ops import expand_dims, eye, squeeze
 from .broadcasting import sum_to_shape_of
+from .creation import eye
 from .elementwise import abs, multiply, ones_like, pow, sqrt
 from .functions import Literal, MatMulNode, _Structural, helper
 from .reductions import reduce_max, reduce_sum
 from .registry import OpDef, register
+from .reshaping import expand_dims, squeeze
 from .sources import convert_to_tensor
 
 

@@ -1,8 +1,10 @@
-"""Neural-network ops: softmax, log-softmax, cross-entropies, and small helpers.
+"""Neural-network ops: softmax, log-softmax, cross-entropies, local response normalization,
+and small helpers.
 
 Softmax, log-softmax and the softmax cross-entropy are ops of their own, with
 TF's gradient rules, and print in the max-shifted forms that stay finite for
-logits of ±1000. The rest are compositions of other ops.
+logits of ±1000. Local response normalization is a windowed channel sum (an op of
+its own) and elementwise ops. The rest are compositions of other ops.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import sympy as sp
 
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
@@ -23,21 +26,10 @@ from ..shapes import (
     signature,
 )
 from . import functions as F
-from .array_ops import (
-    broadcast_to,
-    ensure_axis,
-    ensure_in_range,
-    ensure_same_dims,
-    ensure_shape,
-    expand_dims,
-    from_slices,
-    gathered_slices,
-    one_hot_like,
-    one_hot_of_labels,
-    squeeze,
-    stack,
-)
-from .array_ops import range as _range
+from .base import _op, _static_ints
+from .checks import ensure_axis, ensure_in_range, ensure_same_dims, ensure_shape
+from .creation import one_hot_like, one_hot_of_labels
+from .creation import range as _range
 from .elementwise import (
     abs,
     add,
@@ -68,9 +60,13 @@ from .elementwise import (
     zeros_like,
 )
 from .elementwise import clip_by_value as _clip_values
+from .functions import helper
+from .gathering import from_slices, gathered_slices
+from .joining import broadcast_to, stack
 from .linalg import matmul
 from .reductions import broadcast_gradient, reduce_all, reduce_max, reduce_mean, reduce_sum
 from .registry import OpDef, register
+from .reshaping import expand_dims, squeeze
 from .sources import convert_to_tensor
 
 
@@ -436,6 +432,8 @@ __all__ = [
     "sigmoid_cross_entropy_with_logits",
     "l2_loss",
     "bias_add",
+    "local_response_normalization",
+    "lrn",
 ]
 
 
@@ -733,3 +731,51 @@ def in_top_k(predictions: Any, targets: Any, k: Any, name: str | None = None) ->
     above = reduce_sum(cast(greater(predictions, target), "int32"), axis=1)
     finite = logical_and(is_finite(squeeze(target, [1])), reduce_all(is_finite(predictions), 1))
     return logical_and(less(above, k), finite, name=name)
+
+
+# --- local response normalization ----------------------------------------------------------------
+
+
+def local_response_normalization(
+    input: Any,
+    depth_radius: int = 5,
+    bias: float = 1.0,
+    alpha: float = 1.0,
+    beta: float = 0.5,
+    name: str | None = None,
+) -> Tensor:
+    """TF's ``nn.lrn``: ``input / (bias + alpha * sqr_sum) ** beta`` where ``sqr_sum`` sums the
+    squares over the ``2 * depth_radius + 1`` nearest channels (the last axis, rank 4).
+
+    Built from a windowed channel sum (a symmetric band, so its gradient is itself) and
+    elementwise ops: the gradient is TF's ``LRNGrad``, and second derivatives exist too.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.constant([[[[1.0, 2.0]]]])
+    ...     print(sg.compile(sg.nn.lrn(x, depth_radius=1, bias=0.0, alpha=1.0, beta=0.5))())
+    [[[[0.4472136 0.8944272]]]]
+    """
+    x = convert_to_tensor(input)
+    if x.shape is None or len(x.shape) != 4:
+        raise ShapeError(
+            f"symgrad: LRN: '{x.name}' must have rank 4 (NHWC), got {format_shape(x.shape)}"
+        )
+    if not x.dtype.is_floating:
+        raise DTypeError(f"symgrad: LRN: '{x.name}' must be floating point, got {x.dtype.name}")
+    (radius,) = _static_ints(depth_radius, "LRN", "depth_radius", x)
+    dtype = x.dtype.numpy
+    window = _op("DepthWindowSum", [x * x], {"radius": radius}, x.shape, x.dtype, None)
+    scale = np.asarray(bias, dtype=dtype) + np.asarray(alpha, dtype=dtype) * window
+    return identity(x * scale ** np.asarray(-beta, dtype=dtype), name=name)
+
+
+register(
+    OpDef(
+        "DepthWindowSum",
+        lower=lambda op, xs: helper("_depth_window_sum", xs[0], op.attrs["radius"]),
+        gradient=lambda op, g: [_op("DepthWindowSum", [g], dict(op.attrs), g.shape, g.dtype, None)],
+        signature=lambda op, sigs: sigs[0],
+    )
+)
+lrn = local_response_normalization

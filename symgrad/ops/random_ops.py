@@ -30,11 +30,14 @@ from .. import dtypes as _dtypes
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Graph, Operation, Tensor, get_default_graph
 from ..shapes import Shape, format_shape, signature
-from .array_ops import ShapeOf, _static_dims, constant_value, reshape
-from .array_ops import shape as shape_of
+from .array_nodes import ShapeOf
+from .base import constant_value
+from .creation import _static_dims
 from .elementwise import add, cast, greater_equal, multiply, subtract, truediv
 from .functions import Literal, _Structural, literal
 from .registry import OpDef, register
+from .reshaping import reshape
+from .shape_queries import shape as shape_of
 from .sources import convert_to_tensor
 
 # --- seeds (TF1's random_seed.get_seed) -------------------------------------------------------

@@ -27,8 +27,9 @@ from ..shapes import (
     unknown_rank_axes,
 )
 from . import functions as F
-from .array_ops import constant_value, ensure_axis
+from .base import constant_value
 from .broadcasting import like_signature
+from .checks import ensure_axis
 from .elementwise import (
     cast,
     equal,

@@ -18,7 +18,8 @@ from .. import dtypes as _dtypes
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Operation, Tensor
 from ..shapes import format_shape
-from .array_ops import _op, call, constant_value, shape_argument
+from .array_nodes import call, shape_argument
+from .base import _op, constant_value
 from .functions import helper
 from .registry import OpDef, register
 from .sources import convert_to_tensor

@@ -136,7 +136,7 @@ def _first_tensor(value: Any) -> Tensor:
     raise AssertionError("no tensor")  # callers check holds_tensor first
 
 
-# ``stack``, installed by symgrad.ops.array_ops when it is imported: array_ops converts its
+# ``stack``, installed by symgrad.ops.joining when it is imported: the ops convert their
 # inputs with this module, so this module cannot import it (the ops package imports both).
 PACKER: dict[str, Callable[..., Tensor]] = {}
 

@@ -20,6 +20,7 @@ from ...program import Program
 from ...version import __version__
 from ..kernels import KernelLibrary
 from ..numpy.emit import (
+    KERNEL_FOLDER,
     Line,
     _describe,
     body_lines,
@@ -32,7 +33,11 @@ from . import kernels
 from .printer import Printer
 
 BACKEND_FOLDER, TEMPLATE = "array_api", "module.py.jinja"
-KERNELS = KernelLibrary(Path(kernels.__file__).parent, kernels.MODULES, kernels.KERNELS)
+KERNELS = KernelLibrary(
+    [Path(kernels.__file__).parent / f"{m}.py" for m in kernels.MODULES]
+    + [KERNEL_FOLDER / f"{m}.py" for m in kernels.FROM_NUMPY],
+    kernels.KERNELS,
+)
 
 
 def portable_dtype(dtype: Any) -> str:

@@ -28,7 +28,7 @@ from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.str import StrPrinter
 
 from ...errors import BackendError
-from ...ops import array_ops as A
+from ...ops import array_nodes as A
 from ...ops import functions as F
 from ...ops import linalg as L
 from ...ops import random_ops as R
@@ -718,7 +718,7 @@ def _slice_tuple(key: str) -> str:
     return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
 
 
-# --- the array functions of the IR (symgrad.ops.array_ops.ARRAY_FUNCTIONS) ------------------
+# --- the array functions of the IR (symgrad.ops.array_nodes.ARRAY_FUNCTIONS) ----------------
 
 CallRule = Callable[[Printer, sp.Expr, list[str]], str]
 

@@ -36,7 +36,8 @@ from .printer import (
 
 # The folder under templates/, and the file named in each generated module's first line.
 BACKEND_FOLDER, TEMPLATE = "numpy", "module.py.jinja"
-KERNELS = KernelLibrary(Path(kernels.__file__).parent, kernels.MODULES, kernels.KERNELS)
+KERNEL_FOLDER = Path(kernels.__file__).parent
+KERNELS = KernelLibrary([KERNEL_FOLDER / f"{m}.py" for m in kernels.MODULES], kernels.KERNELS)
 
 
 def template_directory(folder: str = BACKEND_FOLDER) -> Path:

@@ -23,7 +23,7 @@ from sympy.printing.str import StrPrinter
 
 from ...dtypes import DType
 from ...expression_dtypes import expression_dtype
-from ...ops import array_ops as A
+from ...ops import array_nodes as A
 from ...ops import functions as F
 from ...ops import linalg as L
 from ...ops import random_ops as R
@@ -54,7 +54,7 @@ def _axis_text(axes: sp.Tuple) -> str:
 
 # How generated modules name NumPy (``import numpy as np``).
 MODULE_ALIAS = "np"
-# NumPy's function for each array function of the IR (symgrad.ops.array_ops.ARRAY_FUNCTIONS).
+# NumPy's function for each array function of the IR (symgrad.ops.array_nodes.ARRAY_FUNCTIONS).
 NUMPY_FUNCTIONS = {name: name for name in A.ARRAY_FUNCTIONS}
 ARRAY_LITERAL_LIMIT = 64  # larger constants are stored as base64 bytes
 
@@ -242,7 +242,7 @@ class Printer(NumPyPrinter):
     def _print_Symbol(self, expr: sp.Symbol) -> str:
         return expr.name  # names are sanitised identifiers already (naming.py)
 
-    # --- symgrad's IR nodes (symgrad.ops.functions, array_ops, linalg) ----------------------
+    # --- symgrad's IR nodes (symgrad.ops.functions, array_nodes, linalg) --------------------
 
     def _print_Sigmoid(self, expr: F.Sigmoid) -> str:
         neg = self._print(-expr.args[0])

@@ -14,10 +14,13 @@ MODULES = (
     "math",
     "namespace",
     "pool",
-    "random",
     "scatter",
     "segments",
 )
+
+# Modules the NumPy backend's kernels share with this one: the random draws are NumPy's
+# in both forms (symgrad/backends/numpy/kernels/random.py).
+FROM_NUMPY = ("random",)
 
 # Every kernel, in the order generated modules define them.
 KERNELS = (

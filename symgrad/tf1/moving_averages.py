@@ -16,9 +16,9 @@ import numpy as np
 from .. import dtypes as _dtypes
 from ..errors import DTypeError, InvalidArgumentError
 from ..graph import Operation, Tensor, ancestors, get_default_graph
-from .elementwise import cast, minimum
-from .sources import convert_to_tensor
-from .state import Variable, assign_sub, global_variables, group, trainable_variables
+from ..ops.elementwise import cast, minimum
+from ..ops.sources import convert_to_tensor
+from ..ops.state import Variable, assign_sub, global_variables, group, trainable_variables
 from .variable_scope import GraphKeys, get_collection, slot_variable
 
 MOVING_AVERAGE_VARIABLES = GraphKeys.MOVING_AVERAGE_VARIABLES

@@ -17,12 +17,13 @@ import numpy as np
 from .. import dtypes as _dtypes
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Tensor
-from .array_ops import reshape, transpose, zeros
-from .elementwise import cast, multiply, sign
-from .linalg import qr_q
-from .random_ops import random_normal, random_uniform, truncated_normal
-from .reductions import reduce_sum
-from .sources import constant
+from ..ops.creation import zeros
+from ..ops.elementwise import cast, multiply, sign
+from ..ops.linalg import qr_q
+from ..ops.random_ops import random_normal, random_uniform, truncated_normal
+from ..ops.reductions import reduce_sum
+from ..ops.reshaping import reshape, transpose
+from ..ops.sources import constant
 
 # The standard deviation of a standard normal truncated to [-2, 2]: a truncated normal drawn
 # with stddev s / 0.8796... has standard deviation s (TF's VarianceScaling correction).

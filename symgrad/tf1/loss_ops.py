@@ -13,9 +13,8 @@ from typing import Any
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError, ShapeError
 from ..graph import Tensor, get_default_graph
-from ..shapes import format_shape, shapes_compatible
-from .array_ops import ensure_broadcastable, shape, squeeze, squeeze_last_by_rank
-from .elementwise import (
+from ..ops.checks import ensure_broadcastable
+from ..ops.elementwise import (
     abs,
     cast,
     div_no_nan,
@@ -33,14 +32,17 @@ from .elementwise import (
     subtract,
     where,
 )
-from .elementwise import zeros_like as _zeros_like
-from .nn_ops import (
+from ..ops.elementwise import zeros_like as _zeros_like
+from ..ops.nn_ops import (
     sigmoid_cross_entropy_with_logits,
     softmax_cross_entropy_with_logits_v2,
     sparse_softmax_cross_entropy_with_logits,
 )
-from .reductions import reduce_sum
-from .sources import convert_to_tensor
+from ..ops.reductions import reduce_sum
+from ..ops.reshaping import squeeze, squeeze_last_by_rank
+from ..ops.shape_queries import shape
+from ..ops.sources import convert_to_tensor
+from ..shapes import format_shape, shapes_compatible
 from .variable_scope import GraphKeys, add_loss
 
 

@@ -16,9 +16,7 @@ import numpy as np
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError, ShapeError
 from ..graph import Tensor, get_default_graph
-from ..shapes import format_shape
-from .array_ops import concat, expand_dims, gather, reshape, where
-from .elementwise import (
+from ..ops.elementwise import (
     cast,
     equal,
     expm1,
@@ -28,11 +26,15 @@ from .elementwise import (
     stop_gradient,
     zeros_like,
 )
-from .linalg import matmul
-from .nn_ops import sigmoid_cross_entropy_with_logits, softmax_cross_entropy_with_logits_v2
-from .random_ops import get_seed
-from .reductions import reduce_max, reduce_sum
-from .sources import convert_to_tensor
+from ..ops.gathering import gather, where
+from ..ops.joining import concat
+from ..ops.linalg import matmul
+from ..ops.nn_ops import sigmoid_cross_entropy_with_logits, softmax_cross_entropy_with_logits_v2
+from ..ops.random_ops import get_seed
+from ..ops.reductions import reduce_max, reduce_sum
+from ..ops.reshaping import expand_dims, reshape
+from ..ops.sources import convert_to_tensor
+from ..shapes import format_shape
 
 # What TF adds to the logit of a sampled class that is also a true class.
 _FLOAT32_MAX = float(np.finfo(np.float32).max)

@@ -29,14 +29,14 @@ import numpy as np
 from .. import dtypes as _dtypes
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Graph, Tensor, get_default_graph
+from ..ops.elementwise import abs as _abs
+from ..ops.elementwise import cast, identity, multiply
+from ..ops.nn_ops import l2_loss
+from ..ops.reductions import reduce_sum
+from ..ops.sources import constant
+from ..ops.state import Variable
 from ..shapes import as_shape, format_shape, is_fully_defined, shapes_compatible
-from .elementwise import abs as _abs
-from .elementwise import cast, identity, multiply
 from .init_ops import GlorotUniform
-from .nn_ops import l2_loss
-from .reductions import reduce_sum
-from .sources import constant
-from .state import Variable
 
 
 class VariableScopeError(InvalidArgumentError):

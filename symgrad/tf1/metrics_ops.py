@@ -18,9 +18,7 @@ import numpy as np
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError, ShapeError
 from ..graph import Tensor, get_default_graph
-from ..shapes import format_shape, shapes_compatible
-from .array_ops import reshape, size, squeeze
-from .elementwise import (
+from ..ops.elementwise import (
     add,
     cast,
     div_no_nan,
@@ -38,9 +36,12 @@ from .elementwise import (
     truediv,
     where,
 )
-from .reductions import reduce_sum
-from .sources import constant, convert_to_tensor
-from .state import Variable, assign_add
+from ..ops.reductions import reduce_sum
+from ..ops.reshaping import reshape, squeeze
+from ..ops.shape_queries import size
+from ..ops.sources import constant, convert_to_tensor
+from ..ops.state import Variable, assign_add
+from ..shapes import format_shape, shapes_compatible
 from .variable_scope import GraphKeys, add_to_collections
 
 METRIC_VARIABLES = GraphKeys.METRIC_VARIABLES
