@@ -196,8 +196,13 @@ from .ops.padding import pad
 from .ops.segments import (
     segment_max,
     segment_mean,
+    segment_min,
+    segment_prod,
     segment_sum,
     unsorted_segment_max,
+    unsorted_segment_mean,
+    unsorted_segment_min,
+    unsorted_segment_prod,
     unsorted_segment_sum,
 )
 from .ops.slicing import boolean_mask, reverse, reverse_v2, roll, slice
@@ -504,9 +509,14 @@ __all__ += [
     "roll",
     "segment_max",
     "segment_mean",
+    "segment_min",
+    "segment_prod",
     "segment_sum",
     "slice",
     "unsorted_segment_max",
+    "unsorted_segment_mean",
+    "unsorted_segment_min",
+    "unsorted_segment_prod",
     "unsorted_segment_sum",
     "newaxis",
 ]

@@ -51,8 +51,13 @@ from .ops.reductions import (
 from .ops.segments import (
     segment_max,
     segment_mean,
+    segment_min,
+    segment_prod,
     segment_sum,
     unsorted_segment_max,
+    unsorted_segment_mean,
+    unsorted_segment_min,
+    unsorted_segment_prod,
     unsorted_segment_sum,
 )
 from .tf1_names import missing_attribute
@@ -103,8 +108,13 @@ __all__ = [
     "cumsum",
     "segment_max",
     "segment_mean",
+    "segment_min",
+    "segment_prod",
     "segment_sum",
     "unsorted_segment_max",
+    "unsorted_segment_mean",
+    "unsorted_segment_min",
+    "unsorted_segment_prod",
     "unsorted_segment_sum",
 ]
 
@@ -137,6 +147,7 @@ from .ops.elementwise import (
     logical_or,
     logical_xor,
     mod,
+    multiply_no_nan,
     sinh,
     softsign,
     tan,
@@ -155,6 +166,7 @@ from .ops.reductions import (
     count_nonzero,
     reduce_all,
     reduce_any,
+    reduce_euclidean_norm,
 )
 
 __all__ += [
@@ -179,6 +191,7 @@ __all__ += [
     "logical_or",
     "logical_xor",
     "mod",
+    "multiply_no_nan",
     "sinh",
     "softsign",
     "tan",
@@ -191,6 +204,7 @@ __all__ += [
     "count_nonzero",
     "reduce_all",
     "reduce_any",
+    "reduce_euclidean_norm",
     "l2_normalize",
 ]
 

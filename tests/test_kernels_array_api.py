@@ -114,9 +114,12 @@ from symgrad.backends.array_api.kernels.scatter import (
 from symgrad.backends.array_api.kernels.segments import (
     _segment_gather,
     _segment_max,
+    _segment_min,
+    _segment_prod,
     _segment_rows,
     _segment_sum,
     _sorted_segment_max,
+    _sorted_segment_min,
 )
 from symgrad.backends.numpy.kernels import checks as np_checks
 from symgrad.backends.numpy.kernels import conv as np_conv
@@ -486,6 +489,48 @@ def test_sorted_segment_max_agrees_with_the_numpy_kernel(
     same(
         _sorted_segment_max(xp, put(xp, data), put(xp, ids), getattr(xp, dtype)),
         np_segments._sorted_segment_max(data, ids, np.dtype(dtype)),
+    )
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int32"])
+@pytest.mark.parametrize("shape, ids, count", SEGMENT_MAX_CASES)
+def test_segment_min_agrees_with_the_numpy_kernel(
+    xp: Any, shape: Any, ids: Any, count: Any, dtype: str
+) -> None:
+    # An empty segment holds the dtype's largest value (the no-rows case raises as max's).
+    data = np.random.default_rng(12).integers(-5, 6, size=shape).astype(dtype)
+    ids = np.array(ids, dtype=np.int64)
+    same(
+        _segment_min(xp, put(xp, data), put(xp, ids), count, getattr(xp, dtype)),
+        np_segments._segment_min(data, ids, count, np.dtype(dtype)),
+    )
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int32"])
+@pytest.mark.parametrize("shape, ids", [((5, 3), [0, 0, 2, 2, 5]), ((4,), [1, 1, 1, 3])])
+def test_sorted_segment_min_agrees_with_the_numpy_kernel(
+    xp: Any, shape: Any, ids: Any, dtype: str
+) -> None:
+    # Segments no row is in hold 0.
+    data = np.random.default_rng(13).integers(-5, 6, size=shape).astype(dtype)
+    ids = np.array(ids, dtype=np.int64)
+    same(
+        _sorted_segment_min(xp, put(xp, data), put(xp, ids), getattr(xp, dtype)),
+        np_segments._sorted_segment_min(data, ids, np.dtype(dtype)),
+    )
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int32"])
+@pytest.mark.parametrize("shape, ids, count", SEGMENT_CASES)
+def test_segment_prod_agrees_with_the_numpy_kernel(
+    xp: Any, shape: Any, ids: Any, count: Any, dtype: str
+) -> None:
+    # Zeros among the rows; an empty segment is 1; count None: sorted ids' last + 1.
+    data = np.random.default_rng(14).integers(-3, 4, size=shape).astype(dtype)
+    ids = np.array(ids, dtype=np.int64)
+    same(
+        _segment_prod(xp, put(xp, data), put(xp, ids), count, getattr(xp, dtype)),
+        np_segments._segment_prod(data, ids, count, np.dtype(dtype)),
     )
 
 

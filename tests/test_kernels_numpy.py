@@ -102,8 +102,11 @@ from symgrad.backends.numpy.kernels.scatter import (
 from symgrad.backends.numpy.kernels.segments import (
     _segment_gather,
     _segment_max,
+    _segment_min,
+    _segment_prod,
     _segment_sum,
     _sorted_segment_max,
+    _sorted_segment_min,
 )
 
 RECORDED = json.loads(
@@ -247,6 +250,43 @@ def test_sorted_segment_max_matches_tf(case: Case) -> None:
 def test_sorted_segment_max_of_no_rows() -> None:
     assert_same(
         _sorted_segment_max(np.zeros((0, 2)), np.zeros(0, np.int32), np.float64), np.zeros((0, 2))
+    )
+
+
+@pytest.mark.parametrize("case", recorded("segment_min"))
+def test_segment_min_matches_tf(case: Case) -> None:
+    # An empty segment holds the dtype's largest value.
+    data, ids = case.inputs["data"], case.inputs["ids"]
+    assert_same(_segment_min(data, ids, case.attrs["count"], data.dtype), case.outputs["y"])
+
+
+@pytest.mark.parametrize("case", recorded("sorted_segment_min"))
+def test_sorted_segment_min_matches_tf(case: Case) -> None:
+    # A segment no row is in holds 0 (unsorted_segment_min gives the largest value).
+    data, ids = case.inputs["data"], case.inputs["ids"]
+    assert_same(_sorted_segment_min(data, ids, data.dtype), case.outputs["y"])
+
+
+def test_sorted_segment_min_of_no_rows() -> None:
+    assert_same(
+        _sorted_segment_min(np.zeros((0, 2)), np.zeros(0, np.int32), np.float64), np.zeros((0, 2))
+    )
+
+
+@pytest.mark.parametrize("case", recorded("segment_prod") + recorded("sorted_segment_prod"))
+def test_segment_prod_matches_tf(case: Case) -> None:
+    # An empty segment is 1; count None: the sorted ids' last one + 1.
+    data, ids = case.inputs["data"], case.inputs["ids"]
+    product = _segment_prod(data, ids, case.attrs["count"], data.dtype)
+    assert_same(product, case.outputs["y"], close=True)
+
+
+def test_segment_prod_of_no_rows() -> None:
+    assert_same(
+        _segment_prod(np.zeros((0, 2)), np.zeros(0, np.int32), None, np.float64), np.ones((0, 2))
+    )
+    assert_same(
+        _segment_prod(np.zeros((0, 2)), np.zeros(0, np.int32), 2, np.float64), np.ones((2, 2))
     )
 
 

@@ -11,6 +11,7 @@ import pytest
 
 import symgrad as sg
 from tests.test_tf_parity import assert_matches_tensorflow, corpus_params, load_fixtures
+from tests.test_tf_parity_structops import _run_portable
 from tests.tf_parity.programs_losses import PROGRAMS
 
 FIXTURES = load_fixtures("tf_fixtures_losses.json")
@@ -193,3 +194,13 @@ def test_column_labels_and_weights_of_unknown_rank_are_squeezed_when_run(form: s
         value = float(np.asarray(compiled(*feeds)))
         flat = float(np.asarray(compiled(feeds[0][:, 0], feeds[1], feeds[2][:, 0])))
     assert value == pytest.approx(10.591761, rel=1e-6) and flat == pytest.approx(value)
+
+
+# The portable form of log_poisson_loss, on array_api_strict.
+PORTABLE = [p for p in PROGRAMS if p.__name__.startswith("log_poisson_loss_")]
+
+
+@pytest.mark.parametrize("program", PORTABLE, ids=[p.__name__ for p in PORTABLE])
+def test_portable_form_matches_tensorflow_on_array_api_strict(program) -> None:  # type: ignore[no-untyped-def]
+    assert len(PORTABLE) == 2
+    assert_matches_tensorflow(program, FIXTURES[program.__name__]["fetches"], runner=_run_portable)

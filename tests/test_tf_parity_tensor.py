@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from tests.test_tf_parity import FORMS, assert_matches_tensorflow, corpus_params, load_fixtures
+from tests.test_tf_parity_structops import _run_portable
 from tests.tf_parity.programs_tensor import PROGRAMS
 
 FIXTURES = load_fixtures("tf_fixtures_tensor.json")
@@ -31,3 +32,13 @@ def test_fixtures_cover_corpus() -> None:
 @pytest.mark.parametrize("program", corpus_params(PROGRAMS, KNOWN_BUGS))
 def test_matches_tensorflow(program, optimize: bool) -> None:  # type: ignore[no-untyped-def]
     assert_matches_tensorflow(program, FIXTURES[program.__name__]["fetches"], optimize)
+
+
+# The portable form of multiply_no_nan and reduce_euclidean_norm, on array_api_strict.
+PORTABLE = [p for p in PROGRAMS if p.__name__.startswith(("multiply_no_nan_", "reduce_euclidean_"))]
+
+
+@pytest.mark.parametrize("program", PORTABLE, ids=[p.__name__ for p in PORTABLE])
+def test_portable_form_matches_tensorflow_on_array_api_strict(program) -> None:  # type: ignore[no-untyped-def]
+    assert len(PORTABLE) == 4
+    assert_matches_tensorflow(program, FIXTURES[program.__name__]["fetches"], runner=_run_portable)

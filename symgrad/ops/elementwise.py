@@ -205,7 +205,8 @@ def _select_inputs(expr: sp.Expr, candidates: Sequence[tuple]) -> tuple:
 
 # TF's SqrtGrad, RsqrtGrad and ReciprocalGrad kernels give 0 where the incoming gradient
 # is 0 (even where the local derivative is inf): the "safe sqrt via where" idiom relies on it.
-ZERO_WHERE_COTANGENT_IS_ZERO = frozenset({"Sqrt", "Rsqrt", "Reciprocal"})
+# So does _MulNoNanGrad (mul_no_nan(x, grad): 0 where grad is 0, even where x is inf or NaN).
+ZERO_WHERE_COTANGENT_IS_ZERO = frozenset({"Sqrt", "Rsqrt", "Reciprocal", "MulNoNan"})
 
 
 def _only_in_comparisons(expr: sp.Expr, symbol: sp.Symbol) -> bool:
@@ -371,6 +372,7 @@ BINARY = {
     "TruncateDiv": F.TruncateDiv,
     "TruncateMod": F.TruncateMod,
     "DivNoNan": F.DivNoNan,
+    "MulNoNan": F.MulNoNan,
     "Xlogy": F.Xlogy,
     "Xdivy": F.Xdivy,
 }
@@ -669,6 +671,7 @@ def atan2(y: Any, x: Any, name: str | None = None) -> Tensor:
 
 
 div_no_nan = _binary_float("DivNoNan", "div_no_nan")
+multiply_no_nan = _binary_float("MulNoNan", "math.multiply_no_nan")
 xlogy = _binary_float("Xlogy", "math.xlogy")
 xdivy = _binary_float("Xdivy", "math.xdivy")
 

@@ -661,6 +661,18 @@ class DivNoNan(_Elementwise):
         return DivNoNan(DivNoNan(-x, y), y)
 
 
+class MulNoNan(_Elementwise):
+    """``x * y``, 0 where y is 0 (even where x is inf or NaN): TF's MulNoNan; its derivatives
+    are y and x, as TF's ``_MulNoNanGrad`` (``mul_no_nan(grad, y)``, ``mul_no_nan(x, grad)``)."""
+
+    nargs = 2
+    precedence = PRECEDENCE["Mul"]  # printed as a product
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        x, y = self.args
+        return y if argindex == 1 else x
+
+
 class Relu6(_Elementwise):
     """min(max(x, 0), 6); the gradient passes where 0 < x < 6, as TF's Relu6Grad."""
 

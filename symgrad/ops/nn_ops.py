@@ -42,6 +42,8 @@ from .elementwise import (
     identity,
     is_finite,
     less,
+    less_equal,
+    log,
     log1p,
     logical_and,
     maximum,
@@ -556,6 +558,45 @@ def weighted_cross_entropy_with_logits(
         log_weight * (log1p(exp(-abs(logits))) + relu(-logits)),
         name=name,
     )
+
+
+def log_poisson_loss(
+    targets: Any, log_input: Any, compute_full_loss: bool = False, name: str | None = None
+) -> Tensor:
+    """The Poisson negative log-likelihood ``exp(log_input) - log_input * targets``, with
+    ``compute_full_loss`` plus TF's Stirling term ``t * log(t) - t + 0.5 * log(2 * pi * t)``
+    where the target is not in [0, 1] (TF's ``nn_impl.log_poisson_loss``).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     loss = sg.nn.log_poisson_loss(sg.constant([2.0]), sg.constant([0.0]))
+    ...     print(sg.compile(loss)())
+    [1.]
+    """
+    log_input = convert_to_tensor(log_input)
+    _floating(log_input, "log_poisson_loss")
+    targets = _same_dtype(targets, log_input)
+    if (
+        targets.shape is not None
+        and log_input.shape is not None
+        and not shapes_compatible(targets.shape, log_input.shape)
+    ):
+        raise ShapeError(
+            f"symgrad: log_poisson_loss: log_input '{log_input.name}' "
+            f"{format_shape(log_input.shape)} and targets '{targets.name}' "
+            f"{format_shape(targets.shape)} must have the same shape"
+        )
+    result = exp(log_input) - log_input * targets
+    if not compute_full_loss:
+        return identity(result, name=name) if name is not None else result
+    dtype = targets.dtype.numpy
+    point_five = np.asarray(0.5, dtype=dtype)
+    two_pi = np.asarray(2 * np.pi, dtype=dtype)
+    stirling = targets * log(targets) - targets + point_five * log(two_pi * targets)
+    zeros = zeros_like(targets)
+    ones = ones_like(targets)
+    inside = logical_and(greater_equal(targets, zeros), less_equal(targets, ones))
+    return add(result, where(inside, zeros, stirling), name=name)
 
 
 def xw_plus_b(x: Any, weights: Any, biases: Any, name: str | None = None) -> Tensor:

@@ -244,6 +244,58 @@ reduce_logsumexp = _tf1_reduction(
 )
 
 
+def _euclidean_norm(
+    input_tensor: Any,
+    axis: Any,
+    keepdims: bool | None,
+    name: str | None,
+    reduction_indices: Any,
+    keep_dims: bool | None,
+) -> Tensor:
+    x = convert_to_tensor(input_tensor)
+    if not x.dtype.is_floating:
+        raise DTypeError(
+            f"symgrad: EuclideanNorm: takes float tensors, got '{x.name}' of dtype {x.dtype.name}"
+        )
+    axis = reduction_indices if axis is None else axis
+    if isinstance(axis, (list, tuple)) and not axis:
+        raise InvalidArgumentError(
+            "symgrad: EuclideanNorm: an empty list of axes is not supported; use tf.abs"
+        )
+    return _reduce("EuclideanNorm", x, axis, keepdims, name, None, keep_dims)
+
+
+def _euclidean_norm_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
+    # TF's _EuclideanNormGrad: x / norm * grad (NaN for an all-zero slice, as in TF).
+    x, axes, keepdims = op.inputs[0], op.attrs["axes"], op.attrs["keepdims"]
+    norm = broadcast_gradient(op.outputs[0], x, axes, keepdims, mean=False)
+    return [x / norm * broadcast_gradient(grad, x, axes, keepdims, mean=False)]
+
+
+register(
+    OpDef(
+        "EuclideanNorm",
+        lower=lambda op, xs: sp.sqrt(
+            F.ReduceSum(xs[0] * xs[0], _axes_arg(op), sp.Integer(int(op.attrs["keepdims"])))
+        ),
+        gradient=_euclidean_norm_gradient,
+        signature=_reduce_signature,
+    )
+)
+reduce_euclidean_norm = _tf1_reduction(
+    "reduce_euclidean_norm",
+    _euclidean_norm,
+    """The square root of the sum of squares over ``axis`` (all axes by default), as
+    ``tf.math.reduce_euclidean_norm``; its gradient is TF's ``x / norm * grad``.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     print(sg.compile(sg.math.reduce_euclidean_norm(sg.constant([[3.0, 4.0]]), 1))())
+    [5.]
+    """,
+)
+
+
 def _tie_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     """TF's rule for max and min: the cotangent is split equally between tied extrema."""
     x, axes, keepdims = op.inputs[0], op.attrs["axes"], op.attrs["keepdims"]

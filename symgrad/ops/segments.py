@@ -17,7 +17,17 @@ from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Operation, Tensor
 from ..shapes import format_shape
 from .base import _op, _static_ints, constant_value
-from .elementwise import cast, equal, maximum, sqrt, where
+from .elementwise import (
+    cast,
+    equal,
+    greater,
+    maximum,
+    ones_like,
+    sqrt,
+    truediv,
+    where,
+    zeros_like,
+)
 from .functions import Literal, check, dtype_literal, helper, literal
 from .gathering import gather
 from .joining import concat
@@ -207,11 +217,11 @@ def unsorted_segment_max(
 def _segment_max_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     x, ids = op.inputs
     count = op.attrs["num_segments"]
-    # Each row takes its segment's maximum; the rows equal to it share the cotangent.
+    # Each row takes its segment's maximum (minimum); the rows equal to it share the cotangent.
     gathered = _op("SegmentGather", [op.outputs[0], ids], {}, x.shape, x.dtype, None)
     selected = cast(equal(x, gathered), x.dtype)
-    # Sorted ids (SegmentMax) may leave the number of segments to run time.
-    summed = "SegmentSum" if op.type == "SegmentMax" else "UnsortedSegmentSum"
+    # Sorted ids (SegmentMax, SegmentMin) may leave the number of segments to run time.
+    summed = "UnsortedSegmentSum" if op.type.startswith("Unsorted") else "SegmentSum"
     shares = _segment_sum_op(summed, selected, ids, count, None)
     # An empty segment has no share and no row reads it: divide by at least 1 there.
     shares = maximum(shares, np.asarray(1, dtype=x.dtype.numpy))
@@ -263,6 +273,169 @@ register(
 )
 
 
+def unsorted_segment_min(
+    data: Any, segment_ids: Any, num_segments: Any, name: str | None = None
+) -> Tensor:
+    """Minima of the rows of ``data`` with equal ``segment_ids`` (an id < 0 drops its row); an
+    empty segment holds the dtype's largest value, as in TF. Ties share the gradient equally
+    (TF's ``_UnsortedSegmentMinOrMaxGrad``).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     data = sg.constant([1.0, 5.0, 3.0])
+    ...     print(sg.compile(sg.unsorted_segment_min(data, [1, 1, 0], 2))())
+    [3. 1.]
+    """
+    x = convert_to_tensor(data)
+    ids = _segment_ids(x, segment_ids, "UnsortedSegmentMin", flat=False)
+    (count,) = _static_ints(num_segments, "UnsortedSegmentMin", "num_segments", x)
+    ids = _checked_segment_ids(ids, count, False, "UnsortedSegmentMin")
+    return _segment_sum_op("UnsortedSegmentMin", x, ids, count, name)
+
+
+def segment_min(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
+    """Minima of the rows of ``data`` with equal sorted ``segment_ids``: ``max(ids) + 1`` rows
+    (known when the ids are constant, else decided at run time); a skipped id gives 0, as in
+    TF. Ties share the gradient equally (TF's ``_SegmentMinOrMaxGrad``).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     data = sg.constant([[1.0, 8.0], [3.0, 4.0], [5.0, 6.0]])
+    ...     print(sg.compile(sg.segment_min(data, [0, 0, 2]))())
+    [[1. 4.]
+     [0. 0.]
+     [5. 6.]]
+    """
+    x = convert_to_tensor(data)
+    ids, count = _sorted_segment_ids(x, segment_ids, "SegmentMin")
+    return _segment_sum_op("SegmentMin", x, ids, count, name)
+
+
+register(
+    OpDef(
+        "UnsortedSegmentMin",
+        lower=lambda op, xs: helper(
+            "_segment_min",
+            xs[0],
+            xs[1],
+            op.attrs["num_segments"],
+            dtype_literal(op.outputs[0].dtype),
+        ),
+        gradient=_segment_max_gradient,
+    )
+)
+register(
+    OpDef(
+        "SegmentMin",
+        lower=lambda op, xs: helper(
+            "_sorted_segment_min", xs[0], xs[1], dtype_literal(op.outputs[0].dtype)
+        ),
+        gradient=_segment_max_gradient,
+    )
+)
+
+
+def unsorted_segment_prod(
+    data: Any, segment_ids: Any, num_segments: Any, name: str | None = None
+) -> Tensor:
+    """Products of the rows of ``data`` with equal ``segment_ids`` (an id < 0 drops its row);
+    an empty segment is 1. The gradient is TF's ``_UnsortedSegmentProdGrad``: the product of
+    the others in the segment, also where the segment holds zeros.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     data = sg.constant([2.0, 5.0, 3.0])
+    ...     print(sg.compile(sg.unsorted_segment_prod(data, [1, 1, 0], 3))())
+    [ 3. 10.  1.]
+    """
+    x = convert_to_tensor(data)
+    ids = _segment_ids(x, segment_ids, "UnsortedSegmentProd", flat=False)
+    (count,) = _static_ints(num_segments, "UnsortedSegmentProd", "num_segments", x)
+    ids = _checked_segment_ids(ids, count, False, "UnsortedSegmentProd")
+    return _segment_sum_op("UnsortedSegmentProd", x, ids, count, name)
+
+
+def segment_prod(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
+    """Products of the rows of ``data`` with equal sorted ``segment_ids``: ``max(ids) + 1``
+    rows (known when the ids are constant, else decided at run time); a skipped id gives 1,
+    as in TF. The gradient is TF's ``_SegmentProdGrad``.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     data = sg.constant([[1.0, 8.0], [3.0, 4.0], [5.0, 6.0]])
+    ...     print(sg.compile(sg.segment_prod(data, [0, 0, 2]))())
+    [[ 3. 32.]
+     [ 1.  1.]
+     [ 5.  6.]]
+    """
+    x = convert_to_tensor(data)
+    ids, count = _sorted_segment_ids(x, segment_ids, "SegmentProd")
+    return _segment_sum_op("SegmentProd", x, ids, count, name)
+
+
+def _segment_prod_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
+    # TF's _SegmentProdGrad / _UnsortedSegmentProdGrad: a row's derivative is the product of
+    # the segment's other rows; the product over the segment divided by the row where the row
+    # is not 0, the product of the segment's nonzero rows where it is the segment's one zero,
+    # and 0 throughout a segment with two zeros or more.
+    x, ids = op.inputs
+    count = op.attrs["num_segments"]
+    summed = "UnsortedSegmentSum" if op.type.startswith("Unsorted") else "SegmentSum"
+    zero = np.asarray(0, dtype=x.dtype.numpy)
+    one = np.asarray(1, dtype=x.dtype.numpy)
+    is_zero = equal(x, zero)
+    zeros = _segment_sum_op(summed, cast(is_zero, x.dtype), ids, count, None)
+    grad = where(greater(zeros, one), zeros_like(grad), grad)
+    nonzero = where(is_zero, ones_like(x), x)
+    nonzero_product = _segment_sum_op(op.type, nonzero, ids, count, None)
+    if op.type.startswith("Unsorted"):
+        # TF gathers the products at the ids clipped to 0: a dropped row reads segment 0 (its
+        # cotangent is 0, but a second derivative through it is TF's).
+        clipped = maximum(ids, zeros_like(ids))
+        gathered, gathered_nonzero = (
+            gather(op.outputs[0], clipped),
+            gather(nonzero_product, clipped),
+        )
+    else:
+        gathered = _op("SegmentGather", [op.outputs[0], ids], {}, x.shape, x.dtype, None)
+        gathered_nonzero = _op("SegmentGather", [nonzero_product, ids], {}, x.shape, x.dtype, None)
+    # TF's sorted form divides by the rows with 1 for 0; its unsorted form by the rows
+    # themselves, where a 0 gives a quotient that is discarded but whose own gradient is NaN
+    # (a second derivative through that segment is NaN in TF, and so here).
+    divisor = x if op.type.startswith("Unsorted") else nonzero
+    partial = where(is_zero, gathered_nonzero, gathered / divisor)
+    gathered_grad = _op("SegmentGather", [grad, ids], {}, x.shape, x.dtype, None)
+    return [gathered_grad * partial, None]
+
+
+register(
+    OpDef(
+        "UnsortedSegmentProd",
+        lower=lambda op, xs: helper(
+            "_segment_prod",
+            xs[0],
+            xs[1],
+            literal(op.attrs["num_segments"]),
+            dtype_literal(op.outputs[0].dtype),
+        ),
+        gradient=_segment_prod_gradient,
+    )
+)
+register(
+    OpDef(
+        "SegmentProd",
+        lower=lambda op, xs: helper(
+            "_segment_prod",
+            xs[0],
+            xs[1],
+            literal(op.attrs["num_segments"]),
+            dtype_literal(op.outputs[0].dtype),
+        ),
+        gradient=_segment_prod_gradient,
+    )
+)
+
+
 def segment_mean(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
     """Means of the rows of ``data`` with equal sorted ``segment_ids`` (0 for an empty one).
 
@@ -280,6 +453,29 @@ def segment_mean(data: Any, segment_ids: Any, name: str | None = None) -> Tensor
     counts = segment_sum(cast(ids * 0 + 1, x.dtype), ids)
     counts = reshape(counts, [-1] + [1] * (len(x.shape) - 1))
     return total / maximum(counts, np.asarray(1, dtype=x.dtype.numpy))
+
+
+def unsorted_segment_mean(
+    data: Any, segment_ids: Any, num_segments: Any, name: str | None = None
+) -> Tensor:
+    """Means of the rows of ``data`` with equal ``segment_ids`` (an id < 0 drops its row), 0
+    for an empty segment: TF's composition of two unsorted segment sums.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     data = sg.constant([1.0, 3.0, 5.0])
+    ...     print(sg.compile(sg.unsorted_segment_mean(data, [1, 1, 0], 3))())
+    [5. 2. 0.]
+    """
+    x = convert_to_tensor(data)
+    ids = _segment_ids(x, segment_ids, "UnsortedSegmentMean", flat=False)
+    (count,) = _static_ints(num_segments, "UnsortedSegmentMean", "num_segments", x)
+    ids = _checked_segment_ids(ids, count, False, "UnsortedSegmentSum")
+    total = unsorted_segment_sum(x, ids, count)
+    assert x.shape is not None and ids.shape is not None
+    counts = unsorted_segment_sum(cast(ids * 0 + 1, x.dtype), ids, count)
+    counts = reshape(counts, [-1] + [1] * (len(x.shape) - len(ids.shape)))
+    return truediv(total, maximum(counts, np.asarray(1, dtype=x.dtype.numpy)), name=name)
 
 
 # --- embedding_lookup ----------------------------------------------------------------------------
@@ -379,7 +575,12 @@ __all__ = [
     "embedding_lookup",
     "segment_max",
     "segment_mean",
+    "segment_min",
+    "segment_prod",
     "segment_sum",
     "unsorted_segment_max",
+    "unsorted_segment_mean",
+    "unsorted_segment_min",
+    "unsorted_segment_prod",
     "unsorted_segment_sum",
 ]

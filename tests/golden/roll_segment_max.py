@@ -5,9 +5,9 @@ Inputs:
     x            float32 (None, 3)         placeholder
     ids          int32 (None,)             placeholder
 Outputs:
-    add          float32 ()
-    d_add_d_x    float32 (None, 3)
-    d_sum_2_d_x  float32 (None, 3)
+    add_6        float32 ()
+    d_add_6_d_x  float32 (None, 3)
+    d_sum_6_d_x  float32 (None, 3)
 """
 
 import numpy as np
@@ -56,6 +56,17 @@ def _check(name, value, dtype, shape):
     return array
 
 
+def _scatter_add(value, indices, shape, axis, dtype):
+    """Zeros of ``shape`` with ``value`` added at ``indices`` along ``axis`` (the gradient of take)."""
+    result = np.zeros(shape, dtype=dtype)
+    depth = np.ndim(indices)
+    moved = np.moveaxis(
+        np.asarray(value), list(range(axis, axis + depth)), list(range(depth))
+    )
+    np.add.at(np.moveaxis(result, axis, 0), indices, moved)
+    return result
+
+
 def _ensure_segment_ids(ids, count, ordered, op_type):
     """``ids``, checked as TF's ``op_type`` checks them: below ``count`` (when given), and
     sorted and non-negative (``ordered``)."""
@@ -72,6 +83,21 @@ def _ensure_segment_ids(ids, count, ordered, op_type):
                 f"{op_type}: segment id {values.max()} is not in [0, {count})"
             )
     return ids
+
+
+def _ensure_in_range(indices, like, axis, op_type):
+    """``indices``, checked to lie in ``[0, n)`` for ``n`` the size of ``like`` along ``axis``
+    (``op_type`` refuses others in TF, where NumPy would wrap a negative index round)."""
+    size = np.shape(like)[axis]
+    values = np.asarray(indices)
+    if values.size:
+        low, high = values.min(), values.max()
+        if low < 0 or high >= size:
+            raise IndexError(
+                f"{op_type}: index {low if low < 0 else high} is not in [0, {size}) "
+                f"(axis {axis} of shape {list(np.shape(like))})"
+            )
+    return indices
 
 
 def _sum_to_shape(value, shape):
@@ -127,6 +153,44 @@ def _segment_gather(value, ids):
     return rows * np.reshape(keep, keep.shape + (1,) * (rows.ndim - keep.ndim))
 
 
+def _segment_min(data, ids, count, dtype):
+    """Minima of the rows of ``data`` with equal ``ids`` (``count`` rows; an empty one holds
+    the largest value of ``dtype``, as TF's UnsortedSegmentMin); rows with a negative id are
+    left out."""
+    ids = np.asarray(ids)
+    keep = ids >= 0
+    largest = (
+        np.finfo(dtype).max if np.dtype(dtype).kind == "f" else np.iinfo(dtype).max
+    )
+    result = np.full((count,) + np.shape(data)[ids.ndim :], largest, dtype=dtype)
+    np.minimum.at(result, ids[keep], np.asarray(data)[keep])
+    return result
+
+
+def _sorted_segment_min(data, ids, dtype):
+    """Minima of the rows of ``data`` with equal sorted ``ids`` (``ids[-1] + 1`` rows); a
+    segment no row is in holds 0, as TF's SegmentMin gives."""
+    ids = np.asarray(ids)
+    count = int(ids[-1]) + 1 if ids.size else 0
+    result = _segment_min(data, ids, count, dtype)
+    present = np.zeros(count, dtype=bool)
+    present[ids] = True
+    result[~present] = 0
+    return result
+
+
+def _segment_prod(data, ids, count, dtype):
+    """Products of the rows of ``data`` with equal ``ids``; ``count`` rows (None: ``ids[-1] +
+    1`` for sorted ids), an empty one 1; rows with a negative id are left out."""
+    ids = np.asarray(ids)
+    if count is None:
+        count = int(ids[-1]) + 1 if ids.size else 0
+    keep = ids >= 0
+    result = np.ones((count,) + np.shape(data)[ids.ndim :], dtype=dtype)
+    np.multiply.at(result, ids[keep], np.asarray(data)[keep])
+    return result
+
+
 def roll_segment_max(x, ids):
     """Forward values and gradients; see the module docstring for shapes."""
     x = _check("x", x, np.float32, (None, 3))
@@ -135,157 +199,1375 @@ def roll_segment_max(x, ids):
         # The shapes TF1 programs are fed: equal sizes, so arrays can be reused in place.
         return _roll_segment_max_same_shapes(x, ids)
     # Any other shapes, broadcast as TF1 broadcasts them.
-    # Statements: 21, BLAS calls: 1
+    # Statements: 105, BLAS calls: 1
     # Forward
-    roll_x = np.roll(x, (1, -1), (0, 1))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        roll_x = np.roll(x, (1, -1), (0, 1))
     tanh_x = np.tanh(roll_x)
     ensure_segment_ids_ids = _ensure_segment_ids(ids, None, 1, "SegmentMax")
     segment_max_ids = _sorted_segment_max(tanh_x, ensure_segment_ids_ids, np.float32)
-    add_t0 = np.sin(roll_x)
-    add = np.vdot(segment_max_ids, segment_max_ids) + add_t0.sum()
+    ensure_segment_ids_ids_1 = _ensure_segment_ids(ids, None, 1, "SegmentMin")
+    segment_min_ids = _sorted_segment_min(tanh_x, ensure_segment_ids_ids_1, np.float32)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        cos_x = np.cos(roll_x)
+    ensure_segment_ids_ids_2 = _ensure_segment_ids(ids, None, 1, "SegmentProd")
+    segment_prod_ids = _segment_prod(cos_x, ensure_segment_ids_ids_2, None, np.float32)
+    ensure_segment_ids_ids_3 = _ensure_segment_ids(ids, 4, 0, "UnsortedSegmentMin")
+    unsorted_segment_min_ids = _segment_min(
+        roll_x, ensure_segment_ids_ids_3, 4, np.float32
+    )
+    ensure_segment_ids_ids_4 = _ensure_segment_ids(ids, 4, 0, "UnsortedSegmentProd")
+    unsorted_segment_prod_ids = _segment_prod(
+        roll_x, ensure_segment_ids_ids_4, 4, np.float32
+    )
+    add_ids = unsorted_segment_min_ids + unsorted_segment_prod_ids
+    add_x = roll_x + 1
+    euclidean_norm_x_arg = np.sum(add_x**2, axis=1)
+    euclidean_norm_x = np.sqrt(euclidean_norm_x_arg, out=euclidean_norm_x_arg)
+    del euclidean_norm_x_arg
+    add_6_t0 = np.sin(add_ids)
+    add_6_t1 = np.sin(roll_x)
+    add_6_t2 = segment_min_ids * segment_prod_ids
+    add_6 = (
+        np.vdot(segment_max_ids, segment_max_ids)
+        + add_6_t0.sum()
+        + add_6_t1.sum()
+        + add_6_t2.sum()
+        + euclidean_norm_x.sum()
+        + np.sum(x * np.where(np.equal(x, 0), 0, roll_x))
+    )
     # Gradients
-    d_add_d_segment_max_ids = segment_max_ids * 2
-    # for d add / d segment_max_ids
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        d_add_6_d_add_ids = np.cos(add_ids)
+    del add_ids
+    d_add_6_d_segment_min_ids = _sum_to_shape(
+        np.broadcast_to(
+            segment_prod_ids,
+            np.broadcast_shapes(np.shape(add_6_t2), np.shape(segment_prod_ids)),
+        ),
+        np.shape(segment_min_ids),
+    )
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        d_add_6_d_segment_prod_ids = _sum_to_shape(
+            np.broadcast_to(
+                segment_min_ids,
+                np.broadcast_shapes(np.shape(add_6_t2), np.shape(segment_min_ids)),
+            ),
+            np.shape(segment_prod_ids),
+        )
+    # for d add_6 / d euclidean_norm_x
+    broadcast_grad_d_euclidean_norm_x = np.expand_dims(euclidean_norm_x, 1)
+    del euclidean_norm_x
+    real_div_d_euclidean_norm_x_t0 = np.reciprocal(broadcast_grad_d_euclidean_norm_x)
+    # for d add_6 / d euclidean_norm_x
+    real_div_d_euclidean_norm_x = add_x * real_div_d_euclidean_norm_x_t0
+    # for d add_6 / d unsorted_segment_prod_ids
+    equal_d_unsorted_segment_prod_ids = np.equal(roll_x, 0)
+    # for d add_6 / d unsorted_segment_prod_ids
+    greater_d_unsorted_segment_prod_ids = np.greater(
+        _segment_sum(
+            np.asarray(equal_d_unsorted_segment_prod_ids, dtype=np.float32),
+            ensure_segment_ids_ids_4,
+            4,
+            np.float32,
+        ),
+        1,
+    )
+    # for d add_6 / d unsorted_segment_prod_ids
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        select_d_unsorted_segment_prod_ids = np.where(
+            equal_d_unsorted_segment_prod_ids, 1, roll_x
+        )
+    # for d add_6 / d unsorted_segment_prod_ids
+    unsorted_segment_prod_d_unsorted_segment_prod_id = _segment_prod(
+        select_d_unsorted_segment_prod_ids, ensure_segment_ids_ids_4, 4, np.float32
+    )
+    # for d add_6 / d unsorted_segment_prod_ids
+    maximum_d_unsorted_segment_prod_ids = np.maximum(ensure_segment_ids_ids_4, 0)
+    # for d add_6 / d unsorted_segment_prod_ids
+    ensure_in_range_d_unsorted_segment_prod_ids = _ensure_in_range(
+        maximum_d_unsorted_segment_prod_ids, unsorted_segment_prod_ids, 0, "GatherV2"
+    )
+    # for d add_6 / d unsorted_segment_prod_ids
+    gather_v2_d_unsorted_segment_prod_ids = np.take(
+        unsorted_segment_prod_ids, ensure_in_range_d_unsorted_segment_prod_ids, axis=0
+    )
+    del unsorted_segment_prod_ids
+    # for d add_6 / d unsorted_segment_prod_ids
+    ensure_in_range_d_unsorted_segment_prod_ids_1 = _ensure_in_range(
+        maximum_d_unsorted_segment_prod_ids,
+        unsorted_segment_prod_d_unsorted_segment_prod_id,
+        0,
+        "GatherV2",
+    )
+    # for d add_6 / d unsorted_segment_prod_ids
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        gather_v2_d_unsorted_segment_prod_ids_1 = np.take(
+            unsorted_segment_prod_d_unsorted_segment_prod_id,
+            ensure_in_range_d_unsorted_segment_prod_ids_1,
+            axis=0,
+        )
+    del unsorted_segment_prod_d_unsorted_segment_prod_id
+    real_div_d_unsorted_segment_prod_ids_t0 = np.reciprocal(roll_x)
+    # for d add_6 / d unsorted_segment_prod_ids
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        real_div_d_unsorted_segment_prod_ids = (
+            gather_v2_d_unsorted_segment_prod_ids
+            * real_div_d_unsorted_segment_prod_ids_t0
+        )
+    # for d add_6 / d unsorted_segment_prod_ids
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        select_d_unsorted_segment_prod_ids_1 = np.where(
+            equal_d_unsorted_segment_prod_ids,
+            gather_v2_d_unsorted_segment_prod_ids_1,
+            real_div_d_unsorted_segment_prod_ids,
+        )
+    # for d add_6 / d unsorted_segment_prod_ids
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        segment_gather_d_unsorted_segment_prod_ids = _segment_gather(
+            np.where(greater_d_unsorted_segment_prod_ids, 0, d_add_6_d_add_ids),
+            ensure_segment_ids_ids_4,
+        )
+    # d add_6 / d roll_x, through unsorted_segment_prod_ids
+    d_roll_x_via_unsorted_segment_prod_ids = (
+        select_d_unsorted_segment_prod_ids_1
+        * segment_gather_d_unsorted_segment_prod_ids
+    )
+    # for d add_6 / d unsorted_segment_min_ids
+    cast_d_unsorted_segment_min_ids = np.asarray(
+        np.equal(
+            roll_x, _segment_gather(unsorted_segment_min_ids, ensure_segment_ids_ids_3)
+        ),
+        dtype=np.float32,
+    )
+    del unsorted_segment_min_ids
+    # for d add_6 / d unsorted_segment_min_ids
+    unsorted_segment_sum_d_unsorted_segment_min_ids = _segment_sum(
+        cast_d_unsorted_segment_min_ids, ensure_segment_ids_ids_3, 4, np.float32
+    )
+    # for d add_6 / d unsorted_segment_min_ids
+    maximum_d_unsorted_segment_min_ids = np.maximum(
+        unsorted_segment_sum_d_unsorted_segment_min_ids, 1
+    )
+    del unsorted_segment_sum_d_unsorted_segment_min_ids
+    segment_gather_d_unsorted_segment_min_ids_t0 = np.reciprocal(
+        maximum_d_unsorted_segment_min_ids
+    )
+    # for d add_6 / d unsorted_segment_min_ids
+    segment_gather_d_unsorted_segment_min_ids = _segment_gather(
+        d_add_6_d_add_ids * segment_gather_d_unsorted_segment_min_ids_t0,
+        ensure_segment_ids_ids_3,
+    )
+    del d_add_6_d_add_ids
+    # d add_6 / d roll_x, through unsorted_segment_min_ids
+    d_roll_x_via_unsorted_segment_min_ids = (
+        cast_d_unsorted_segment_min_ids * segment_gather_d_unsorted_segment_min_ids
+    )
+    # for d add_6 / d segment_prod_ids
+    equal_d_segment_prod_ids = np.equal(cos_x, 0)
+    # for d add_6 / d segment_prod_ids
+    greater_d_segment_prod_ids = np.greater(
+        _segment_sum(
+            np.asarray(equal_d_segment_prod_ids, dtype=np.float32),
+            ensure_segment_ids_ids_2,
+            None,
+            np.float32,
+        ),
+        1,
+    )
+    # for d add_6 / d segment_prod_ids
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        select_d_segment_prod_ids = np.where(equal_d_segment_prod_ids, 1, cos_x)
+    # for d add_6 / d segment_prod_ids
+    segment_gather_d_segment_prod_ids = _segment_gather(
+        segment_prod_ids, ensure_segment_ids_ids_2
+    )
+    # for d add_6 / d segment_prod_ids
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        segment_gather_d_segment_prod_ids_1 = _segment_gather(
+            _segment_prod(
+                select_d_segment_prod_ids, ensure_segment_ids_ids_2, None, np.float32
+            ),
+            ensure_segment_ids_ids_2,
+        )
+    real_div_d_segment_prod_ids_t0 = np.reciprocal(select_d_segment_prod_ids)
+    # for d add_6 / d segment_prod_ids
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        real_div_d_segment_prod_ids = (
+            real_div_d_segment_prod_ids_t0 * segment_gather_d_segment_prod_ids
+        )
+    # for d add_6 / d segment_prod_ids
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        select_d_segment_prod_ids_1 = np.where(
+            equal_d_segment_prod_ids,
+            segment_gather_d_segment_prod_ids_1,
+            real_div_d_segment_prod_ids,
+        )
+    # for d add_6 / d segment_prod_ids
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        segment_gather_d_segment_prod_ids_2 = _segment_gather(
+            np.where(greater_d_segment_prod_ids, 0, d_add_6_d_segment_prod_ids),
+            ensure_segment_ids_ids_2,
+        )
+    d_add_6_d_cos_x = select_d_segment_prod_ids_1 * segment_gather_d_segment_prod_ids_2
+    # d add_6 / d roll_x, through cos_x
+    d_roll_x_via_cos_x_arg = d_add_6_d_cos_x * add_6_t1
+    d_roll_x_via_cos_x = np.negative(d_roll_x_via_cos_x_arg, out=d_roll_x_via_cos_x_arg)
+    del d_roll_x_via_cos_x_arg
+    # for d add_6 / d segment_min_ids
+    cast_d_segment_min_ids = np.asarray(
+        np.equal(tanh_x, _segment_gather(segment_min_ids, ensure_segment_ids_ids_1)),
+        dtype=np.float32,
+    )
+    # for d add_6 / d segment_min_ids
+    segment_sum_d_segment_min_ids = _segment_sum(
+        cast_d_segment_min_ids, ensure_segment_ids_ids_1, None, np.float32
+    )
+    # for d add_6 / d segment_min_ids
+    maximum_d_segment_min_ids = np.maximum(segment_sum_d_segment_min_ids, 1)
+    segment_gather_d_segment_min_ids_t0 = np.reciprocal(maximum_d_segment_min_ids)
+    # for d add_6 / d segment_min_ids
+    segment_gather_d_segment_min_ids = _segment_gather(
+        d_add_6_d_segment_min_ids * segment_gather_d_segment_min_ids_t0,
+        ensure_segment_ids_ids_1,
+    )
+    d_add_6_d_tanh_x = cast_d_segment_min_ids * segment_gather_d_segment_min_ids
+    d_roll_x_via_tanh_x_t0 = np.square(tanh_x)
+    np.subtract(1, d_roll_x_via_tanh_x_t0, out=d_roll_x_via_tanh_x_t0)
+    # d add_6 / d roll_x, through tanh_x
+    d_roll_x_via_tanh_x = d_add_6_d_tanh_x * d_roll_x_via_tanh_x_t0
+    d_add_6_d_segment_max_ids = segment_max_ids * 2
+    # for d add_6 / d segment_max_ids
     cast_d_segment_max_ids = np.asarray(
         np.equal(tanh_x, _segment_gather(segment_max_ids, ensure_segment_ids_ids)),
         dtype=np.float32,
     )
     del segment_max_ids
-    # for d add / d segment_max_ids
+    # for d add_6 / d segment_max_ids
     segment_sum_d_segment_max_ids = _segment_sum(
         cast_d_segment_max_ids, ensure_segment_ids_ids, None, np.float32
     )
-    # for d add / d segment_max_ids
+    # for d add_6 / d segment_max_ids
     maximum_d_segment_max_ids = np.maximum(segment_sum_d_segment_max_ids, 1)
     segment_gather_d_segment_max_ids_t0 = np.reciprocal(maximum_d_segment_max_ids)
-    # for d add / d segment_max_ids
+    # for d add_6 / d segment_max_ids
     segment_gather_d_segment_max_ids = _segment_gather(
-        d_add_d_segment_max_ids * segment_gather_d_segment_max_ids_t0,
+        d_add_6_d_segment_max_ids * segment_gather_d_segment_max_ids_t0,
         ensure_segment_ids_ids,
     )
-    d_add_d_tanh_x = cast_d_segment_max_ids * segment_gather_d_segment_max_ids
-    d_roll_x_via_tanh_x_t0 = np.square(tanh_x)
-    np.subtract(1, d_roll_x_via_tanh_x_t0, out=d_roll_x_via_tanh_x_t0)
-    # d add / d roll_x, through tanh_x
-    d_roll_x_via_tanh_x = d_add_d_tanh_x * d_roll_x_via_tanh_x_t0
-    d_add_d_x = np.roll(d_roll_x_via_tanh_x + np.cos(roll_x), (-1, 1), (0, 1))
-    del d_roll_x_via_tanh_x, roll_x
-    d_sum_2_d_d_add_d_roll_x = np.roll(2 * d_add_d_x, (1, -1), (0, 1))
-    # d sum_2 / d segment_max_ids, through d_segment_max_ids_via_mul_ids
+    # d add_6 / d tanh_x
+    d_add_6_d_tanh_x_1 = cast_d_segment_max_ids * segment_gather_d_segment_max_ids
+    # d add_6 / d roll_x, through tanh_x
+    d_roll_x_via_tanh_x_1 = d_add_6_d_tanh_x_1 * d_roll_x_via_tanh_x_t0
+    # d add_6 / d x, through roll_x
+    d_x_via_roll_x = np.roll(
+        cos_x
+        + d_roll_x_via_cos_x
+        + d_roll_x_via_tanh_x
+        + d_roll_x_via_tanh_x_1
+        + d_roll_x_via_unsorted_segment_min_ids
+        + d_roll_x_via_unsorted_segment_prod_ids
+        + real_div_d_euclidean_norm_x
+        + x,
+        (-1, 1),
+        (0, 1),
+    )
+    del (
+        d_roll_x_via_cos_x,
+        d_roll_x_via_tanh_x,
+        d_roll_x_via_tanh_x_1,
+        d_roll_x_via_unsorted_segment_min_ids,
+        d_roll_x_via_unsorted_segment_prod_ids,
+    )
+    d_add_6_d_x = d_x_via_roll_x + roll_x
+    del d_x_via_roll_x
+    d_sum_6_d_d_add_6_d_x = d_add_6_d_x * 2
+    d_sum_6_d_d_add_6_d_roll_x = np.roll(d_sum_6_d_d_add_6_d_x, (1, -1), (0, 1))
+    d_sum_6_d_d_add_6_d_cos_x_arg = d_sum_6_d_d_add_6_d_roll_x * add_6_t1
+    d_sum_6_d_d_add_6_d_cos_x = np.negative(
+        d_sum_6_d_d_add_6_d_cos_x_arg, out=d_sum_6_d_d_add_6_d_cos_x_arg
+    )
+    del d_sum_6_d_d_add_6_d_cos_x_arg
+    d_sum_6_d_select_d_segment_prod_ids = (
+        d_sum_6_d_d_add_6_d_cos_x * segment_gather_d_segment_prod_ids_2
+    )
+    d_sum_6_d_real_div_d_segment_prod_ids_t0 = np.logical_not(equal_d_segment_prod_ids)
+    d_sum_6_d_real_div_d_segment_prod_ids = (
+        d_sum_6_d_real_div_d_segment_prod_ids_t0 * d_sum_6_d_select_d_segment_prod_ids
+    )
+    # for d sum_6 / d segment_prod_d_segment_prod_ids
+    equal_d_segment_prod_d_segment_prod_ids = np.equal(select_d_segment_prod_ids, 0)
+    # for d sum_6 / d segment_prod_d_segment_prod_ids
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        select_d_segment_prod_d_segment_prod_ids = np.where(
+            equal_d_segment_prod_d_segment_prod_ids, 1, select_d_segment_prod_ids
+        )
+    d_sum_6_d_select_d_unsorted_segment_prod_ids = (
+        d_sum_6_d_d_add_6_d_roll_x * segment_gather_d_unsorted_segment_prod_ids
+    )
+    d_sum_6_d_real_div_d_unsorted_segment_prod_ids_t0 = np.logical_not(
+        equal_d_unsorted_segment_prod_ids
+    )
+    d_sum_6_d_real_div_d_unsorted_segment_prod_ids = (
+        d_sum_6_d_real_div_d_unsorted_segment_prod_ids_t0
+        * d_sum_6_d_select_d_unsorted_segment_prod_ids
+    )
+    # for d sum_6 / d unsorted_segment_prod_d_unsorted_segment_prod_id
+    equal_d_unsorted_segment_prod_d_unsorted_segment = np.equal(
+        select_d_unsorted_segment_prod_ids, 0
+    )
+    # for d sum_6 / d unsorted_segment_prod_d_unsorted_segment_prod_id
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        unsorted_segment_prod_d_unsorted_segment_prod_d = _segment_prod(
+            np.where(
+                equal_d_unsorted_segment_prod_d_unsorted_segment,
+                1,
+                select_d_unsorted_segment_prod_ids,
+            ),
+            ensure_segment_ids_ids_4,
+            4,
+            np.float32,
+        )
+    d_sum_6_d_real_div_d_euclidean_norm_x = _sum_to_shape(
+        d_sum_6_d_d_add_6_d_roll_x, np.shape(x)
+    )
+    d_segment_max_ids_via_d_segment_max_ids_via_mul_t0 = (
+        d_sum_6_d_d_add_6_d_roll_x * d_roll_x_via_tanh_x_t0
+    )
+    # d sum_6 / d segment_max_ids, through d_segment_max_ids_via_mul_ids
     d_segment_max_ids_via_d_segment_max_ids_via_mul = _sum_to_shape(
         segment_gather_d_segment_max_ids_t0
         * _segment_sum(
             _sum_to_shape(
                 cast_d_segment_max_ids
-                * d_roll_x_via_tanh_x_t0
-                * d_sum_2_d_d_add_d_roll_x,
+                * d_segment_max_ids_via_d_segment_max_ids_via_mul_t0,
                 np.shape(segment_gather_d_segment_max_ids),
             ),
             ensure_segment_ids_ids,
             None,
             np.float32,
         ),
-        np.shape(d_add_d_segment_max_ids),
+        np.shape(d_add_6_d_segment_max_ids),
     )
     del (
-        d_add_d_segment_max_ids,
+        d_add_6_d_segment_max_ids,
         segment_gather_d_segment_max_ids,
         segment_gather_d_segment_max_ids_t0,
     )
-    d_sum_2_d_x_t0 = d_segment_max_ids_via_d_segment_max_ids_via_mul * 2
+    d_sum_6_d_add_ids = -add_6_t0 * (
+        segment_gather_d_unsorted_segment_min_ids_t0
+        * _segment_sum(
+            _sum_to_shape(
+                cast_d_unsorted_segment_min_ids * d_sum_6_d_d_add_6_d_roll_x,
+                np.shape(segment_gather_d_unsorted_segment_min_ids),
+            ),
+            ensure_segment_ids_ids_3,
+            4,
+            np.float32,
+        )
+        + _segment_sum(
+            _sum_to_shape(
+                d_sum_6_d_d_add_6_d_roll_x * select_d_unsorted_segment_prod_ids_1,
+                np.shape(segment_gather_d_unsorted_segment_prod_ids),
+            ),
+            ensure_segment_ids_ids_4,
+            4,
+            np.float32,
+        )
+        * np.logical_not(greater_d_unsorted_segment_prod_ids)
+    )
+    del (
+        add_6_t0,
+        segment_gather_d_unsorted_segment_min_ids,
+        segment_gather_d_unsorted_segment_min_ids_t0,
+        segment_gather_d_unsorted_segment_prod_ids,
+        select_d_unsorted_segment_prod_ids_1,
+    )
+    # for d sum_6 / d unsorted_segment_prod_ids
+    unsorted_segment_prod_d_unsorted_segment_prod_id_1 = _segment_prod(
+        select_d_unsorted_segment_prod_ids, ensure_segment_ids_ids_4, 4, np.float32
+    )
+    # d sum_6 / d cos_x, through segment_prod_ids
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        d_cos_x_via_segment_prod_ids = _segment_gather(
+            np.where(
+                greater_d_segment_prod_ids,
+                0,
+                _segment_sum(
+                    _sum_to_shape(
+                        d_sum_6_d_real_div_d_segment_prod_ids
+                        * real_div_d_segment_prod_ids_t0,
+                        np.shape(segment_gather_d_segment_prod_ids),
+                    ),
+                    ensure_segment_ids_ids_2,
+                    None,
+                    np.float32,
+                )
+                + _sum_to_shape(
+                    np.broadcast_to(
+                        _sum_to_shape(
+                            segment_gather_d_segment_min_ids_t0
+                            * _segment_sum(
+                                _sum_to_shape(
+                                    cast_d_segment_min_ids
+                                    * d_segment_max_ids_via_d_segment_max_ids_via_mul_t0,
+                                    np.shape(segment_gather_d_segment_min_ids),
+                                ),
+                                ensure_segment_ids_ids_1,
+                                None,
+                                np.float32,
+                            ),
+                            np.shape(d_add_6_d_segment_min_ids),
+                        ),
+                        np.broadcast_shapes(
+                            np.shape(add_6_t2), np.shape(segment_prod_ids)
+                        ),
+                    ),
+                    np.shape(segment_prod_ids),
+                ),
+            ),
+            ensure_segment_ids_ids_2,
+        ) * np.where(
+            equal_d_segment_prod_ids,
+            segment_gather_d_segment_prod_ids_1,
+            real_div_d_segment_prod_ids,
+        )
+    del (
+        d_add_6_d_segment_min_ids,
+        d_segment_max_ids_via_d_segment_max_ids_via_mul_t0,
+        real_div_d_segment_prod_ids,
+        real_div_d_segment_prod_ids_t0,
+        segment_gather_d_segment_min_ids,
+        segment_gather_d_segment_min_ids_t0,
+        segment_prod_ids,
+    )
+    d_sum_6_d_roll_x_t0 = np.logical_not(np.equal(1, 0))
+    d_sum_6_d_roll_x_t1 = d_sum_6_d_d_add_6_d_roll_x * tanh_x
+    d_sum_6_d_roll_x_t1 *= 2
+    del tanh_x
+    d_sum_6_d_roll_x_t2 = d_segment_max_ids_via_d_segment_max_ids_via_mul * 2
     del d_segment_max_ids_via_d_segment_max_ids_via_mul
-    d_sum_2_d_x = np.roll(
-        d_roll_x_via_tanh_x_t0
-        * (
-            cast_d_segment_max_ids
+    d_sum_6_d_roll_x_t3 = _sum_to_shape(
+        np.broadcast_to(
+            _sum_to_shape(
+                _segment_sum(
+                    _sum_to_shape(
+                        d_sum_6_d_d_add_6_d_cos_x * select_d_segment_prod_ids_1,
+                        np.shape(segment_gather_d_segment_prod_ids_2),
+                    ),
+                    ensure_segment_ids_ids_2,
+                    None,
+                    np.float32,
+                )
+                * np.logical_not(greater_d_segment_prod_ids),
+                np.shape(d_add_6_d_segment_prod_ids),
+            ),
+            np.broadcast_shapes(np.shape(add_6_t2), np.shape(segment_min_ids)),
+        ),
+        np.shape(segment_min_ids),
+    )
+    del (
+        add_6_t2,
+        d_add_6_d_segment_prod_ids,
+        d_sum_6_d_d_add_6_d_cos_x,
+        greater_d_segment_prod_ids,
+        segment_gather_d_segment_prod_ids_2,
+        segment_min_ids,
+        select_d_segment_prod_ids_1,
+    )
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        d_sum_6_d_roll_x = (
+            cast_d_unsorted_segment_min_ids
             * _segment_gather(
-                np.broadcast_to(
-                    d_sum_2_d_x_t0 / maximum_d_segment_max_ids,
-                    np.broadcast_shapes(
-                        np.shape(d_sum_2_d_x_t0),
-                        np.shape(segment_sum_d_segment_max_ids),
-                        np.shape(1),
+                d_sum_6_d_add_ids / maximum_d_unsorted_segment_min_ids,
+                ensure_segment_ids_ids_3,
+            )
+            + d_roll_x_via_tanh_x_t0
+            * (
+                cast_d_segment_max_ids
+                * _segment_gather(
+                    np.broadcast_to(
+                        d_sum_6_d_roll_x_t2 / maximum_d_segment_max_ids,
+                        np.broadcast_shapes(
+                            np.shape(d_sum_6_d_roll_x_t2),
+                            np.shape(segment_sum_d_segment_max_ids),
+                            np.shape(1),
+                        ),
+                    ),
+                    ensure_segment_ids_ids,
+                )
+                + _sum_to_shape(-d_add_6_d_tanh_x_1 * d_sum_6_d_roll_x_t1, np.shape(x))
+            )
+            + d_roll_x_via_tanh_x_t0
+            * (
+                cast_d_segment_min_ids
+                * _segment_gather(
+                    np.broadcast_to(
+                        d_sum_6_d_roll_x_t3 / maximum_d_segment_min_ids,
+                        np.broadcast_shapes(
+                            np.shape(d_sum_6_d_roll_x_t3),
+                            np.shape(segment_sum_d_segment_min_ids),
+                            np.shape(1),
+                        ),
+                    ),
+                    ensure_segment_ids_ids_1,
+                )
+                + _sum_to_shape(-d_add_6_d_tanh_x * d_sum_6_d_roll_x_t1, np.shape(x))
+            )
+            + d_sum_6_d_real_div_d_euclidean_norm_x * real_div_d_euclidean_norm_x_t0
+            + d_sum_6_d_real_div_d_unsorted_segment_prod_ids_t0
+            * _segment_gather(
+                np.where(
+                    np.greater(
+                        _segment_sum(
+                            np.asarray(
+                                equal_d_unsorted_segment_prod_d_unsorted_segment,
+                                dtype=np.float32,
+                            ),
+                            ensure_segment_ids_ids_4,
+                            4,
+                            np.float32,
+                        ),
+                        1,
+                    ),
+                    0,
+                    _scatter_add(
+                        _sum_to_shape(
+                            d_sum_6_d_select_d_unsorted_segment_prod_ids
+                            * equal_d_unsorted_segment_prod_ids,
+                            np.shape(gather_v2_d_unsorted_segment_prod_ids_1),
+                        ),
+                        ensure_in_range_d_unsorted_segment_prod_ids_1,
+                        (4, 3),
+                        0,
+                        np.float32,
                     ),
                 ),
-                ensure_segment_ids_ids,
+                ensure_segment_ids_ids_4,
+            )
+            * np.where(
+                equal_d_unsorted_segment_prod_d_unsorted_segment,
+                np.take(
+                    unsorted_segment_prod_d_unsorted_segment_prod_d,
+                    _ensure_in_range(
+                        maximum_d_unsorted_segment_prod_ids,
+                        unsorted_segment_prod_d_unsorted_segment_prod_d,
+                        0,
+                        "GatherV2",
+                    ),
+                    axis=0,
+                ),
+                gather_v2_d_unsorted_segment_prod_ids_1
+                / select_d_unsorted_segment_prod_ids,
+            )
+            + d_sum_6_d_roll_x_t0 * _sum_to_shape(d_sum_6_d_d_add_6_d_x, np.shape(x))
+            + real_div_d_euclidean_norm_x
+            * np.expand_dims(
+                np.sum(
+                    -add_x
+                    * d_sum_6_d_real_div_d_euclidean_norm_x
+                    / broadcast_grad_d_euclidean_norm_x**2,
+                    axis=1,
+                ),
+                1,
+            )
+            + _segment_gather(
+                np.where(
+                    greater_d_unsorted_segment_prod_ids,
+                    0,
+                    d_sum_6_d_add_ids
+                    + _scatter_add(
+                        _sum_to_shape(
+                            d_sum_6_d_real_div_d_unsorted_segment_prod_ids
+                            * real_div_d_unsorted_segment_prod_ids_t0,
+                            np.shape(gather_v2_d_unsorted_segment_prod_ids),
+                        ),
+                        ensure_in_range_d_unsorted_segment_prod_ids,
+                        (4, 3),
+                        0,
+                        np.float32,
+                    ),
+                ),
+                ensure_segment_ids_ids_4,
+            )
+            * np.where(
+                equal_d_unsorted_segment_prod_ids,
+                np.take(
+                    unsorted_segment_prod_d_unsorted_segment_prod_id_1,
+                    _ensure_in_range(
+                        maximum_d_unsorted_segment_prod_ids,
+                        unsorted_segment_prod_d_unsorted_segment_prod_id_1,
+                        0,
+                        "GatherV2",
+                    ),
+                    axis=0,
+                ),
+                real_div_d_unsorted_segment_prod_ids,
             )
             + _sum_to_shape(
-                -2 * d_add_d_tanh_x * d_sum_2_d_d_add_d_roll_x * tanh_x, np.shape(x)
+                -cos_x * d_add_6_d_cos_x * d_sum_6_d_d_add_6_d_roll_x, np.shape(x)
+            )
+            + _sum_to_shape(
+                -d_sum_6_d_real_div_d_unsorted_segment_prod_ids
+                * gather_v2_d_unsorted_segment_prod_ids
+                / roll_x**2,
+                np.shape(x),
+            )
+            - add_6_t1 * d_sum_6_d_real_div_d_euclidean_norm_x
+            - add_6_t1
+            * (
+                d_cos_x_via_segment_prod_ids
+                + d_sum_6_d_real_div_d_segment_prod_ids_t0
+                * (
+                    _segment_gather(
+                        np.where(
+                            np.greater(
+                                _segment_sum(
+                                    np.asarray(
+                                        equal_d_segment_prod_d_segment_prod_ids,
+                                        dtype=np.float32,
+                                    ),
+                                    ensure_segment_ids_ids_2,
+                                    None,
+                                    np.float32,
+                                ),
+                                1,
+                            ),
+                            0,
+                            _segment_sum(
+                                _sum_to_shape(
+                                    d_sum_6_d_select_d_segment_prod_ids
+                                    * equal_d_segment_prod_ids,
+                                    np.shape(segment_gather_d_segment_prod_ids_1),
+                                ),
+                                ensure_segment_ids_ids_2,
+                                None,
+                                np.float32,
+                            ),
+                        ),
+                        ensure_segment_ids_ids_2,
+                    )
+                    * np.where(
+                        equal_d_segment_prod_d_segment_prod_ids,
+                        _segment_gather(
+                            _segment_prod(
+                                select_d_segment_prod_d_segment_prod_ids,
+                                ensure_segment_ids_ids_2,
+                                None,
+                                np.float32,
+                            ),
+                            ensure_segment_ids_ids_2,
+                        ),
+                        segment_gather_d_segment_prod_ids_1
+                        / select_d_segment_prod_d_segment_prod_ids,
+                    )
+                    + _sum_to_shape(
+                        -d_sum_6_d_real_div_d_segment_prod_ids
+                        * segment_gather_d_segment_prod_ids
+                        / select_d_segment_prod_ids**2,
+                        np.shape(x),
+                    )
+                )
             )
         )
-        - add_t0 * _sum_to_shape(d_sum_2_d_d_add_d_roll_x, np.shape(x)),
-        (-1, 1),
-        (0, 1),
+    del (
+        add_6_t1,
+        add_x,
+        broadcast_grad_d_euclidean_norm_x,
+        cast_d_segment_max_ids,
+        cast_d_segment_min_ids,
+        cast_d_unsorted_segment_min_ids,
+        cos_x,
+        d_add_6_d_cos_x,
+        d_add_6_d_tanh_x,
+        d_add_6_d_tanh_x_1,
+        d_cos_x_via_segment_prod_ids,
+        d_roll_x_via_tanh_x_t0,
+        d_sum_6_d_add_ids,
+        d_sum_6_d_d_add_6_d_roll_x,
+        d_sum_6_d_d_add_6_d_x,
+        d_sum_6_d_real_div_d_segment_prod_ids,
+        d_sum_6_d_real_div_d_segment_prod_ids_t0,
+        d_sum_6_d_real_div_d_unsorted_segment_prod_ids,
+        d_sum_6_d_real_div_d_unsorted_segment_prod_ids_t0,
+        d_sum_6_d_roll_x_t1,
+        d_sum_6_d_roll_x_t2,
+        d_sum_6_d_select_d_segment_prod_ids,
+        d_sum_6_d_select_d_unsorted_segment_prod_ids,
+        ensure_in_range_d_unsorted_segment_prod_ids,
+        ensure_in_range_d_unsorted_segment_prod_ids_1,
+        ensure_segment_ids_ids,
+        ensure_segment_ids_ids_1,
+        ensure_segment_ids_ids_2,
+        ensure_segment_ids_ids_3,
+        ensure_segment_ids_ids_4,
+        equal_d_segment_prod_d_segment_prod_ids,
+        equal_d_segment_prod_ids,
+        equal_d_unsorted_segment_prod_d_unsorted_segment,
+        equal_d_unsorted_segment_prod_ids,
+        gather_v2_d_unsorted_segment_prod_ids,
+        gather_v2_d_unsorted_segment_prod_ids_1,
+        greater_d_unsorted_segment_prod_ids,
+        maximum_d_segment_max_ids,
+        maximum_d_segment_min_ids,
+        maximum_d_unsorted_segment_min_ids,
+        maximum_d_unsorted_segment_prod_ids,
+        real_div_d_euclidean_norm_x,
+        real_div_d_euclidean_norm_x_t0,
+        real_div_d_unsorted_segment_prod_ids,
+        real_div_d_unsorted_segment_prod_ids_t0,
+        roll_x,
+        segment_gather_d_segment_prod_ids,
+        segment_gather_d_segment_prod_ids_1,
+        segment_sum_d_segment_max_ids,
+        segment_sum_d_segment_min_ids,
+        select_d_segment_prod_d_segment_prod_ids,
+        select_d_segment_prod_ids,
+        select_d_unsorted_segment_prod_ids,
+        unsorted_segment_prod_d_unsorted_segment_prod_d,
+        unsorted_segment_prod_d_unsorted_segment_prod_id_1,
     )
-    return add, d_add_d_x, d_sum_2_d_x
+    d_sum_6_d_x = d_sum_6_d_real_div_d_euclidean_norm_x * d_sum_6_d_roll_x_t0 + np.roll(
+        d_sum_6_d_roll_x, (-1, 1), (0, 1)
+    )
+    return add_6, d_add_6_d_x, d_sum_6_d_x
 
 
 def _roll_segment_max_same_shapes(x, ids):
     """``roll_segment_max`` for the inputs that pass its shape check: sizes known equal."""
-    # Statements: 19, BLAS calls: 1
+    # Statements: 94, BLAS calls: 1
     # Forward
-    roll_x = np.roll(x, (1, -1), (0, 1))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        roll_x = np.roll(x, (1, -1), (0, 1))
     tanh_x = np.tanh(roll_x)
     ensure_segment_ids_ids = _ensure_segment_ids(ids, None, 1, "SegmentMax")
     segment_max_ids = _sorted_segment_max(tanh_x, ensure_segment_ids_ids, np.float32)
-    add_t0 = np.sin(roll_x)
-    add = np.vdot(segment_max_ids, segment_max_ids) + add_t0.sum()
+    ensure_segment_ids_ids_1 = _ensure_segment_ids(ids, None, 1, "SegmentMin")
+    segment_min_ids = _sorted_segment_min(tanh_x, ensure_segment_ids_ids_1, np.float32)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        cos_x = np.cos(roll_x)
+    ensure_segment_ids_ids_2 = _ensure_segment_ids(ids, None, 1, "SegmentProd")
+    segment_prod_ids = _segment_prod(cos_x, ensure_segment_ids_ids_2, None, np.float32)
+    ensure_segment_ids_ids_3 = _ensure_segment_ids(ids, 4, 0, "UnsortedSegmentMin")
+    unsorted_segment_min_ids = _segment_min(
+        roll_x, ensure_segment_ids_ids_3, 4, np.float32
+    )
+    ensure_segment_ids_ids_4 = _ensure_segment_ids(ids, 4, 0, "UnsortedSegmentProd")
+    unsorted_segment_prod_ids = _segment_prod(
+        roll_x, ensure_segment_ids_ids_4, 4, np.float32
+    )
+    add_ids = unsorted_segment_min_ids + unsorted_segment_prod_ids
+    add_x = roll_x + 1
+    euclidean_norm_x_arg = np.sum(add_x**2, axis=1)
+    euclidean_norm_x = np.sqrt(euclidean_norm_x_arg, out=euclidean_norm_x_arg)
+    del euclidean_norm_x_arg
+    add_6_t0 = np.sin(add_ids)
+    add_6_t1 = np.sin(roll_x)
+    add_6_t2 = segment_min_ids * segment_prod_ids
+    add_6 = (
+        np.vdot(segment_max_ids, segment_max_ids)
+        + add_6_t0.sum()
+        + add_6_t1.sum()
+        + add_6_t2.sum()
+        + euclidean_norm_x.sum()
+        + np.sum(x * np.where(np.equal(x, 0), 0, roll_x))
+    )
     # Gradients
-    d_add_d_segment_max_ids = segment_max_ids * 2
-    # for d add / d segment_max_ids
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        d_add_6_d_add_ids = np.cos(add_ids)
+    del add_ids
+    d_add_6_d_segment_min_ids = _sum_to_shape(
+        np.broadcast_to(
+            segment_prod_ids,
+            np.broadcast_shapes(np.shape(add_6_t2), np.shape(segment_prod_ids)),
+        ),
+        np.shape(segment_min_ids),
+    )
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        d_add_6_d_segment_prod_ids = _sum_to_shape(
+            np.broadcast_to(
+                segment_min_ids,
+                np.broadcast_shapes(np.shape(add_6_t2), np.shape(segment_min_ids)),
+            ),
+            np.shape(segment_prod_ids),
+        )
+    # for d add_6 / d euclidean_norm_x
+    broadcast_grad_d_euclidean_norm_x = np.expand_dims(euclidean_norm_x, 1)
+    del euclidean_norm_x
+    real_div_d_euclidean_norm_x_t0 = np.reciprocal(broadcast_grad_d_euclidean_norm_x)
+    # for d add_6 / d euclidean_norm_x
+    real_div_d_euclidean_norm_x = add_x * real_div_d_euclidean_norm_x_t0
+    # for d add_6 / d unsorted_segment_prod_ids
+    equal_d_unsorted_segment_prod_ids = np.equal(roll_x, 0)
+    # for d add_6 / d unsorted_segment_prod_ids
+    greater_d_unsorted_segment_prod_ids = np.greater(
+        _segment_sum(
+            np.asarray(equal_d_unsorted_segment_prod_ids, dtype=np.float32),
+            ensure_segment_ids_ids_4,
+            4,
+            np.float32,
+        ),
+        1,
+    )
+    # for d add_6 / d unsorted_segment_prod_ids
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        select_d_unsorted_segment_prod_ids = np.where(
+            equal_d_unsorted_segment_prod_ids, 1, roll_x
+        )
+    # for d add_6 / d unsorted_segment_prod_ids
+    unsorted_segment_prod_d_unsorted_segment_prod_id = _segment_prod(
+        select_d_unsorted_segment_prod_ids, ensure_segment_ids_ids_4, 4, np.float32
+    )
+    # for d add_6 / d unsorted_segment_prod_ids
+    maximum_d_unsorted_segment_prod_ids = np.maximum(ensure_segment_ids_ids_4, 0)
+    # for d add_6 / d unsorted_segment_prod_ids
+    ensure_in_range_d_unsorted_segment_prod_ids = _ensure_in_range(
+        maximum_d_unsorted_segment_prod_ids, unsorted_segment_prod_ids, 0, "GatherV2"
+    )
+    # for d add_6 / d unsorted_segment_prod_ids
+    gather_v2_d_unsorted_segment_prod_ids = np.take(
+        unsorted_segment_prod_ids, ensure_in_range_d_unsorted_segment_prod_ids, axis=0
+    )
+    del unsorted_segment_prod_ids
+    # for d add_6 / d unsorted_segment_prod_ids
+    ensure_in_range_d_unsorted_segment_prod_ids_1 = _ensure_in_range(
+        maximum_d_unsorted_segment_prod_ids,
+        unsorted_segment_prod_d_unsorted_segment_prod_id,
+        0,
+        "GatherV2",
+    )
+    # for d add_6 / d unsorted_segment_prod_ids
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        gather_v2_d_unsorted_segment_prod_ids_1 = np.take(
+            unsorted_segment_prod_d_unsorted_segment_prod_id,
+            ensure_in_range_d_unsorted_segment_prod_ids_1,
+            axis=0,
+        )
+    del unsorted_segment_prod_d_unsorted_segment_prod_id
+    real_div_d_unsorted_segment_prod_ids_t0 = np.reciprocal(roll_x)
+    # for d add_6 / d unsorted_segment_prod_ids
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        real_div_d_unsorted_segment_prod_ids = (
+            gather_v2_d_unsorted_segment_prod_ids
+            * real_div_d_unsorted_segment_prod_ids_t0
+        )
+    # for d add_6 / d unsorted_segment_prod_ids
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        select_d_unsorted_segment_prod_ids_1 = np.where(
+            equal_d_unsorted_segment_prod_ids,
+            gather_v2_d_unsorted_segment_prod_ids_1,
+            real_div_d_unsorted_segment_prod_ids,
+        )
+    # for d add_6 / d unsorted_segment_prod_ids
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        segment_gather_d_unsorted_segment_prod_ids = _segment_gather(
+            np.where(greater_d_unsorted_segment_prod_ids, 0, d_add_6_d_add_ids),
+            ensure_segment_ids_ids_4,
+        )
+    # for d add_6 / d unsorted_segment_min_ids
+    cast_d_unsorted_segment_min_ids = np.asarray(
+        np.equal(
+            roll_x, _segment_gather(unsorted_segment_min_ids, ensure_segment_ids_ids_3)
+        ),
+        dtype=np.float32,
+    )
+    del unsorted_segment_min_ids
+    # for d add_6 / d unsorted_segment_min_ids
+    unsorted_segment_sum_d_unsorted_segment_min_ids = _segment_sum(
+        cast_d_unsorted_segment_min_ids, ensure_segment_ids_ids_3, 4, np.float32
+    )
+    # for d add_6 / d unsorted_segment_min_ids
+    maximum_d_unsorted_segment_min_ids = np.maximum(
+        unsorted_segment_sum_d_unsorted_segment_min_ids, 1
+    )
+    del unsorted_segment_sum_d_unsorted_segment_min_ids
+    # for d add_6 / d segment_prod_ids
+    equal_d_segment_prod_ids = np.equal(cos_x, 0)
+    # for d add_6 / d segment_prod_ids
+    greater_d_segment_prod_ids = np.greater(
+        _segment_sum(
+            np.asarray(equal_d_segment_prod_ids, dtype=np.float32),
+            ensure_segment_ids_ids_2,
+            None,
+            np.float32,
+        ),
+        1,
+    )
+    # for d add_6 / d segment_prod_ids
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        select_d_segment_prod_ids = np.where(equal_d_segment_prod_ids, 1, cos_x)
+    # for d add_6 / d segment_prod_ids
+    segment_gather_d_segment_prod_ids = _segment_gather(
+        segment_prod_ids, ensure_segment_ids_ids_2
+    )
+    # for d add_6 / d segment_prod_ids
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        segment_gather_d_segment_prod_ids_1 = _segment_gather(
+            _segment_prod(
+                select_d_segment_prod_ids, ensure_segment_ids_ids_2, None, np.float32
+            ),
+            ensure_segment_ids_ids_2,
+        )
+    select_d_segment_prod_ids_1_t0 = np.reciprocal(select_d_segment_prod_ids)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        select_d_segment_prod_ids_1_t1 = (
+            segment_gather_d_segment_prod_ids * select_d_segment_prod_ids_1_t0
+        )
+    # for d add_6 / d segment_prod_ids
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        select_d_segment_prod_ids_1 = np.where(
+            equal_d_segment_prod_ids,
+            segment_gather_d_segment_prod_ids_1,
+            select_d_segment_prod_ids_1_t1,
+        )
+    # for d add_6 / d segment_prod_ids
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        segment_gather_d_segment_prod_ids_2 = _segment_gather(
+            np.where(greater_d_segment_prod_ids, 0, d_add_6_d_segment_prod_ids),
+            ensure_segment_ids_ids_2,
+        )
+    d_add_6_d_cos_x = segment_gather_d_segment_prod_ids_2 * select_d_segment_prod_ids_1
+    # for d add_6 / d segment_min_ids
+    cast_d_segment_min_ids = np.asarray(
+        np.equal(tanh_x, _segment_gather(segment_min_ids, ensure_segment_ids_ids_1)),
+        dtype=np.float32,
+    )
+    # for d add_6 / d segment_min_ids
+    segment_sum_d_segment_min_ids = _segment_sum(
+        cast_d_segment_min_ids, ensure_segment_ids_ids_1, None, np.float32
+    )
+    # for d add_6 / d segment_min_ids
+    maximum_d_segment_min_ids = np.maximum(segment_sum_d_segment_min_ids, 1)
+    d_add_6_d_tanh_x_t0 = np.reciprocal(maximum_d_segment_min_ids)
+    d_add_6_d_tanh_x = cast_d_segment_min_ids * _segment_gather(
+        d_add_6_d_segment_min_ids * d_add_6_d_tanh_x_t0, ensure_segment_ids_ids_1
+    )
+    d_add_6_d_segment_max_ids = segment_max_ids * 2
+    # for d add_6 / d segment_max_ids
     cast_d_segment_max_ids = np.asarray(
         np.equal(tanh_x, _segment_gather(segment_max_ids, ensure_segment_ids_ids)),
         dtype=np.float32,
     )
     del segment_max_ids
-    # for d add / d segment_max_ids
+    # for d add_6 / d segment_max_ids
     segment_sum_d_segment_max_ids = _segment_sum(
         cast_d_segment_max_ids, ensure_segment_ids_ids, None, np.float32
     )
-    # for d add / d segment_max_ids
+    # for d add_6 / d segment_max_ids
     maximum_d_segment_max_ids = np.maximum(segment_sum_d_segment_max_ids, 1)
-    d_add_d_tanh_x_t0 = np.reciprocal(maximum_d_segment_max_ids)
-    d_add_d_tanh_x = cast_d_segment_max_ids * _segment_gather(
-        d_add_d_segment_max_ids * d_add_d_tanh_x_t0, ensure_segment_ids_ids
+    d_add_6_d_tanh_x_1_t0 = np.reciprocal(maximum_d_segment_max_ids)
+    # d add_6 / d tanh_x
+    d_add_6_d_tanh_x_1 = cast_d_segment_max_ids * _segment_gather(
+        d_add_6_d_segment_max_ids * d_add_6_d_tanh_x_1_t0, ensure_segment_ids_ids
     )
-    d_add_d_x_t0 = np.square(tanh_x)
-    np.subtract(1, d_add_d_x_t0, out=d_add_d_x_t0)
-    d_add_d_x = np.roll(d_add_d_tanh_x * d_add_d_x_t0 + np.cos(roll_x), (-1, 1), (0, 1))
-    del roll_x
-    d_sum_2_d_d_add_d_roll_x = np.roll(2 * d_add_d_x, (1, -1), (0, 1))
-    # d sum_2 / d segment_max_ids, through d_segment_max_ids_via_mul_ids
+    d_add_6_d_x_t0 = np.square(tanh_x)
+    np.subtract(1, d_add_6_d_x_t0, out=d_add_6_d_x_t0)
+    d_add_6_d_x_t1 = np.reciprocal(maximum_d_unsorted_segment_min_ids)
+    d_add_6_d_x = roll_x + np.roll(
+        cast_d_unsorted_segment_min_ids
+        * _segment_gather(d_add_6_d_add_ids * d_add_6_d_x_t1, ensure_segment_ids_ids_3)
+        + cos_x
+        + d_add_6_d_tanh_x * d_add_6_d_x_t0
+        + d_add_6_d_tanh_x_1 * d_add_6_d_x_t0
+        + real_div_d_euclidean_norm_x
+        + segment_gather_d_unsorted_segment_prod_ids
+        * select_d_unsorted_segment_prod_ids_1
+        + x
+        - add_6_t1 * d_add_6_d_cos_x,
+        (-1, 1),
+        (0, 1),
+    )
+    del d_add_6_d_add_ids
+    d_sum_6_d_d_add_6_d_x = d_add_6_d_x * 2
+    d_sum_6_d_d_add_6_d_roll_x = np.roll(d_sum_6_d_d_add_6_d_x, (1, -1), (0, 1))
+    d_sum_6_d_d_add_6_d_cos_x_arg = add_6_t1 * d_sum_6_d_d_add_6_d_roll_x
+    d_sum_6_d_d_add_6_d_cos_x = np.negative(
+        d_sum_6_d_d_add_6_d_cos_x_arg, out=d_sum_6_d_d_add_6_d_cos_x_arg
+    )
+    del d_sum_6_d_d_add_6_d_cos_x_arg
+    d_sum_6_d_select_d_segment_prod_ids = (
+        d_sum_6_d_d_add_6_d_cos_x * segment_gather_d_segment_prod_ids_2
+    )
+    del segment_gather_d_segment_prod_ids_2
+    d_sum_6_d_real_div_d_segment_prod_ids_t0 = np.logical_not(equal_d_segment_prod_ids)
+    d_sum_6_d_real_div_d_segment_prod_ids = (
+        d_sum_6_d_real_div_d_segment_prod_ids_t0 * d_sum_6_d_select_d_segment_prod_ids
+    )
+    # for d sum_6 / d segment_prod_d_segment_prod_ids
+    equal_d_segment_prod_d_segment_prod_ids = np.equal(select_d_segment_prod_ids, 0)
+    # for d sum_6 / d segment_prod_d_segment_prod_ids
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        select_d_segment_prod_d_segment_prod_ids = np.where(
+            equal_d_segment_prod_d_segment_prod_ids, 1, select_d_segment_prod_ids
+        )
+    d_sum_6_d_select_d_unsorted_segment_prod_ids = (
+        d_sum_6_d_d_add_6_d_roll_x * segment_gather_d_unsorted_segment_prod_ids
+    )
+    del segment_gather_d_unsorted_segment_prod_ids
+    d_sum_6_d_real_div_d_unsorted_segment_prod_ids_t0 = np.logical_not(
+        equal_d_unsorted_segment_prod_ids
+    )
+    d_sum_6_d_real_div_d_unsorted_segment_prod_ids = (
+        d_sum_6_d_real_div_d_unsorted_segment_prod_ids_t0
+        * d_sum_6_d_select_d_unsorted_segment_prod_ids
+    )
+    # for d sum_6 / d unsorted_segment_prod_d_unsorted_segment_prod_id
+    equal_d_unsorted_segment_prod_d_unsorted_segment = np.equal(
+        select_d_unsorted_segment_prod_ids, 0
+    )
+    # for d sum_6 / d unsorted_segment_prod_d_unsorted_segment_prod_id
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        unsorted_segment_prod_d_unsorted_segment_prod_d = _segment_prod(
+            np.where(
+                equal_d_unsorted_segment_prod_d_unsorted_segment,
+                1,
+                select_d_unsorted_segment_prod_ids,
+            ),
+            ensure_segment_ids_ids_4,
+            4,
+            np.float32,
+        )
+    d_segment_max_ids_via_d_segment_max_ids_via_mul_t0 = (
+        d_add_6_d_x_t0 * d_sum_6_d_d_add_6_d_roll_x
+    )
+    # d sum_6 / d segment_max_ids, through d_segment_max_ids_via_mul_ids
     d_segment_max_ids_via_d_segment_max_ids_via_mul = _sum_to_shape(
-        d_add_d_tanh_x_t0
+        d_add_6_d_tanh_x_1_t0
         * _segment_sum(
-            cast_d_segment_max_ids * d_add_d_x_t0 * d_sum_2_d_d_add_d_roll_x,
+            cast_d_segment_max_ids * d_segment_max_ids_via_d_segment_max_ids_via_mul_t0,
             ensure_segment_ids_ids,
             None,
             np.float32,
         ),
-        np.shape(d_add_d_segment_max_ids),
+        np.shape(d_add_6_d_segment_max_ids),
     )
-    del d_add_d_segment_max_ids, d_add_d_tanh_x_t0
-    d_sum_2_d_x_t0 = d_segment_max_ids_via_d_segment_max_ids_via_mul * 2
-    del d_segment_max_ids_via_d_segment_max_ids_via_mul
-    d_sum_2_d_x = np.roll(
-        d_add_d_x_t0
-        * (
-            cast_d_segment_max_ids
-            * _segment_gather(
-                np.broadcast_to(
-                    d_sum_2_d_x_t0 / maximum_d_segment_max_ids,
-                    np.broadcast_shapes(
-                        np.shape(d_sum_2_d_x_t0),
-                        np.shape(segment_sum_d_segment_max_ids),
-                        np.shape(1),
+    del d_add_6_d_segment_max_ids, d_add_6_d_tanh_x_1_t0
+    d_sum_6_d_add_ids = -add_6_t0 * (
+        d_add_6_d_x_t1
+        * _segment_sum(
+            cast_d_unsorted_segment_min_ids * d_sum_6_d_d_add_6_d_roll_x,
+            ensure_segment_ids_ids_3,
+            4,
+            np.float32,
+        )
+        + _segment_sum(
+            d_sum_6_d_d_add_6_d_roll_x * select_d_unsorted_segment_prod_ids_1,
+            ensure_segment_ids_ids_4,
+            4,
+            np.float32,
+        )
+        * np.logical_not(greater_d_unsorted_segment_prod_ids)
+    )
+    del add_6_t0, d_add_6_d_x_t1, select_d_unsorted_segment_prod_ids_1
+    # for d sum_6 / d unsorted_segment_prod_ids
+    unsorted_segment_prod_d_unsorted_segment_prod_id_1 = _segment_prod(
+        select_d_unsorted_segment_prod_ids, ensure_segment_ids_ids_4, 4, np.float32
+    )
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        d_sum_6_d_cos_x = d_sum_6_d_real_div_d_segment_prod_ids_t0 * (
+            _segment_gather(
+                np.where(
+                    np.greater(
+                        _segment_sum(
+                            np.asarray(
+                                equal_d_segment_prod_d_segment_prod_ids,
+                                dtype=np.float32,
+                            ),
+                            ensure_segment_ids_ids_2,
+                            None,
+                            np.float32,
+                        ),
+                        1,
+                    ),
+                    0,
+                    _segment_sum(
+                        d_sum_6_d_select_d_segment_prod_ids * equal_d_segment_prod_ids,
+                        ensure_segment_ids_ids_2,
+                        None,
+                        np.float32,
                     ),
                 ),
-                ensure_segment_ids_ids,
+                ensure_segment_ids_ids_2,
             )
-            - 2 * d_add_d_tanh_x * d_sum_2_d_d_add_d_roll_x * tanh_x
+            * np.where(
+                equal_d_segment_prod_d_segment_prod_ids,
+                _segment_gather(
+                    _segment_prod(
+                        select_d_segment_prod_d_segment_prod_ids,
+                        ensure_segment_ids_ids_2,
+                        None,
+                        np.float32,
+                    ),
+                    ensure_segment_ids_ids_2,
+                ),
+                segment_gather_d_segment_prod_ids_1
+                / select_d_segment_prod_d_segment_prod_ids,
+            )
+            - d_sum_6_d_real_div_d_segment_prod_ids
+            * segment_gather_d_segment_prod_ids
+            / select_d_segment_prod_ids**2
+        ) + _segment_gather(
+            np.where(
+                greater_d_segment_prod_ids,
+                0,
+                _segment_sum(
+                    d_sum_6_d_real_div_d_segment_prod_ids
+                    * select_d_segment_prod_ids_1_t0,
+                    ensure_segment_ids_ids_2,
+                    None,
+                    np.float32,
+                )
+                + _sum_to_shape(
+                    np.broadcast_to(
+                        _sum_to_shape(
+                            d_add_6_d_tanh_x_t0
+                            * _segment_sum(
+                                cast_d_segment_min_ids
+                                * d_segment_max_ids_via_d_segment_max_ids_via_mul_t0,
+                                ensure_segment_ids_ids_1,
+                                None,
+                                np.float32,
+                            ),
+                            np.shape(d_add_6_d_segment_min_ids),
+                        ),
+                        np.broadcast_shapes(
+                            np.shape(add_6_t2), np.shape(segment_prod_ids)
+                        ),
+                    ),
+                    np.shape(segment_prod_ids),
+                ),
+            ),
+            ensure_segment_ids_ids_2,
+        ) * np.where(
+            equal_d_segment_prod_ids,
+            segment_gather_d_segment_prod_ids_1,
+            select_d_segment_prod_ids_1_t1,
         )
-        - add_t0 * d_sum_2_d_d_add_d_roll_x,
-        (-1, 1),
-        (0, 1),
+    del (
+        d_add_6_d_segment_min_ids,
+        d_add_6_d_tanh_x_t0,
+        d_segment_max_ids_via_d_segment_max_ids_via_mul_t0,
+        d_sum_6_d_real_div_d_segment_prod_ids,
+        d_sum_6_d_real_div_d_segment_prod_ids_t0,
+        d_sum_6_d_select_d_segment_prod_ids,
+        equal_d_segment_prod_d_segment_prod_ids,
+        equal_d_segment_prod_ids,
+        segment_gather_d_segment_prod_ids,
+        segment_gather_d_segment_prod_ids_1,
+        segment_prod_ids,
+        select_d_segment_prod_d_segment_prod_ids,
+        select_d_segment_prod_ids,
+        select_d_segment_prod_ids_1_t0,
+        select_d_segment_prod_ids_1_t1,
     )
-    return add, d_add_d_x, d_sum_2_d_x
+    d_sum_6_d_roll_x_t0 = np.logical_not(np.equal(1, 0))
+    d_sum_6_d_roll_x_t1 = d_sum_6_d_d_add_6_d_roll_x * tanh_x
+    d_sum_6_d_roll_x_t1 *= 2
+    del tanh_x
+    d_sum_6_d_roll_x_t2 = d_segment_max_ids_via_d_segment_max_ids_via_mul * 2
+    del d_segment_max_ids_via_d_segment_max_ids_via_mul
+    d_sum_6_d_roll_x_t3 = _sum_to_shape(
+        np.broadcast_to(
+            _sum_to_shape(
+                _segment_sum(
+                    d_sum_6_d_d_add_6_d_cos_x * select_d_segment_prod_ids_1,
+                    ensure_segment_ids_ids_2,
+                    None,
+                    np.float32,
+                )
+                * np.logical_not(greater_d_segment_prod_ids),
+                np.shape(d_add_6_d_segment_prod_ids),
+            ),
+            np.broadcast_shapes(np.shape(add_6_t2), np.shape(segment_min_ids)),
+        ),
+        np.shape(segment_min_ids),
+    )
+    del (
+        add_6_t2,
+        d_add_6_d_segment_prod_ids,
+        ensure_segment_ids_ids_2,
+        greater_d_segment_prod_ids,
+        segment_min_ids,
+        select_d_segment_prod_ids_1,
+    )
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        d_sum_6_d_roll_x = (
+            cast_d_unsorted_segment_min_ids
+            * _segment_gather(
+                d_sum_6_d_add_ids / maximum_d_unsorted_segment_min_ids,
+                ensure_segment_ids_ids_3,
+            )
+            + d_add_6_d_x_t0
+            * (
+                cast_d_segment_max_ids
+                * _segment_gather(
+                    np.broadcast_to(
+                        d_sum_6_d_roll_x_t2 / maximum_d_segment_max_ids,
+                        np.broadcast_shapes(
+                            np.shape(d_sum_6_d_roll_x_t2),
+                            np.shape(segment_sum_d_segment_max_ids),
+                            np.shape(1),
+                        ),
+                    ),
+                    ensure_segment_ids_ids,
+                )
+                - d_add_6_d_tanh_x_1 * d_sum_6_d_roll_x_t1
+            )
+            + d_add_6_d_x_t0
+            * (
+                cast_d_segment_min_ids
+                * _segment_gather(
+                    np.broadcast_to(
+                        d_sum_6_d_roll_x_t3 / maximum_d_segment_min_ids,
+                        np.broadcast_shapes(
+                            np.shape(d_sum_6_d_roll_x_t3),
+                            np.shape(segment_sum_d_segment_min_ids),
+                            np.shape(1),
+                        ),
+                    ),
+                    ensure_segment_ids_ids_1,
+                )
+                - d_add_6_d_tanh_x * d_sum_6_d_roll_x_t1
+            )
+            + d_sum_6_d_d_add_6_d_cos_x
+            + d_sum_6_d_d_add_6_d_roll_x * real_div_d_euclidean_norm_x_t0
+            + d_sum_6_d_d_add_6_d_x * d_sum_6_d_roll_x_t0
+            + d_sum_6_d_real_div_d_unsorted_segment_prod_ids_t0
+            * _segment_gather(
+                np.where(
+                    np.greater(
+                        _segment_sum(
+                            np.asarray(
+                                equal_d_unsorted_segment_prod_d_unsorted_segment,
+                                dtype=np.float32,
+                            ),
+                            ensure_segment_ids_ids_4,
+                            4,
+                            np.float32,
+                        ),
+                        1,
+                    ),
+                    0,
+                    _scatter_add(
+                        d_sum_6_d_select_d_unsorted_segment_prod_ids
+                        * equal_d_unsorted_segment_prod_ids,
+                        ensure_in_range_d_unsorted_segment_prod_ids_1,
+                        (4, 3),
+                        0,
+                        np.float32,
+                    ),
+                ),
+                ensure_segment_ids_ids_4,
+            )
+            * np.where(
+                equal_d_unsorted_segment_prod_d_unsorted_segment,
+                np.take(
+                    unsorted_segment_prod_d_unsorted_segment_prod_d,
+                    _ensure_in_range(
+                        maximum_d_unsorted_segment_prod_ids,
+                        unsorted_segment_prod_d_unsorted_segment_prod_d,
+                        0,
+                        "GatherV2",
+                    ),
+                    axis=0,
+                ),
+                gather_v2_d_unsorted_segment_prod_ids_1
+                / select_d_unsorted_segment_prod_ids,
+            )
+            + real_div_d_euclidean_norm_x
+            * np.expand_dims(
+                np.sum(
+                    -add_x
+                    * d_sum_6_d_d_add_6_d_roll_x
+                    / broadcast_grad_d_euclidean_norm_x**2,
+                    axis=1,
+                ),
+                1,
+            )
+            + _segment_gather(
+                np.where(
+                    greater_d_unsorted_segment_prod_ids,
+                    0,
+                    d_sum_6_d_add_ids
+                    + _scatter_add(
+                        d_sum_6_d_real_div_d_unsorted_segment_prod_ids
+                        * real_div_d_unsorted_segment_prod_ids_t0,
+                        ensure_in_range_d_unsorted_segment_prod_ids,
+                        (4, 3),
+                        0,
+                        np.float32,
+                    ),
+                ),
+                ensure_segment_ids_ids_4,
+            )
+            * np.where(
+                equal_d_unsorted_segment_prod_ids,
+                np.take(
+                    unsorted_segment_prod_d_unsorted_segment_prod_id_1,
+                    _ensure_in_range(
+                        maximum_d_unsorted_segment_prod_ids,
+                        unsorted_segment_prod_d_unsorted_segment_prod_id_1,
+                        0,
+                        "GatherV2",
+                    ),
+                    axis=0,
+                ),
+                real_div_d_unsorted_segment_prod_ids,
+            )
+            - add_6_t1 * d_sum_6_d_cos_x
+            - cos_x * d_add_6_d_cos_x * d_sum_6_d_d_add_6_d_roll_x
+            - d_sum_6_d_real_div_d_unsorted_segment_prod_ids
+            * gather_v2_d_unsorted_segment_prod_ids
+            / roll_x**2
+        )
+    del (
+        add_6_t1,
+        add_x,
+        broadcast_grad_d_euclidean_norm_x,
+        cast_d_segment_max_ids,
+        cast_d_segment_min_ids,
+        cast_d_unsorted_segment_min_ids,
+        cos_x,
+        d_add_6_d_cos_x,
+        d_add_6_d_tanh_x,
+        d_add_6_d_tanh_x_1,
+        d_add_6_d_x_t0,
+        d_sum_6_d_add_ids,
+        d_sum_6_d_cos_x,
+        d_sum_6_d_d_add_6_d_cos_x,
+        d_sum_6_d_d_add_6_d_x,
+        d_sum_6_d_real_div_d_unsorted_segment_prod_ids,
+        d_sum_6_d_real_div_d_unsorted_segment_prod_ids_t0,
+        d_sum_6_d_roll_x_t1,
+        d_sum_6_d_roll_x_t2,
+        d_sum_6_d_select_d_unsorted_segment_prod_ids,
+        ensure_in_range_d_unsorted_segment_prod_ids,
+        ensure_in_range_d_unsorted_segment_prod_ids_1,
+        ensure_segment_ids_ids,
+        ensure_segment_ids_ids_1,
+        ensure_segment_ids_ids_3,
+        ensure_segment_ids_ids_4,
+        equal_d_unsorted_segment_prod_d_unsorted_segment,
+        equal_d_unsorted_segment_prod_ids,
+        gather_v2_d_unsorted_segment_prod_ids,
+        gather_v2_d_unsorted_segment_prod_ids_1,
+        greater_d_unsorted_segment_prod_ids,
+        maximum_d_segment_max_ids,
+        maximum_d_segment_min_ids,
+        maximum_d_unsorted_segment_min_ids,
+        maximum_d_unsorted_segment_prod_ids,
+        real_div_d_euclidean_norm_x,
+        real_div_d_euclidean_norm_x_t0,
+        real_div_d_unsorted_segment_prod_ids,
+        real_div_d_unsorted_segment_prod_ids_t0,
+        roll_x,
+        segment_sum_d_segment_max_ids,
+        segment_sum_d_segment_min_ids,
+        select_d_unsorted_segment_prod_ids,
+        unsorted_segment_prod_d_unsorted_segment_prod_d,
+        unsorted_segment_prod_d_unsorted_segment_prod_id_1,
+    )
+    d_sum_6_d_x = d_sum_6_d_d_add_6_d_roll_x * d_sum_6_d_roll_x_t0 + np.roll(
+        d_sum_6_d_roll_x, (-1, 1), (0, 1)
+    )
+    return add_6, d_add_6_d_x, d_sum_6_d_x

@@ -591,6 +591,36 @@ def record_select(r, tf, v1):
         r.record(name, "select", {}, build)
 
 
+def record_segment_min_prod(r, tf, v1):
+    # Recorded last: the cases before draw from the seed in their own order.
+    with_zeros = np.array([[1.5, 0.0], [0.0, 2.0], [-2.0, 0.0], [3.0, -0.5], [0.0, 4.0]])
+    for name, dtype, values, ids, count in (
+        ("unsorted_segment_min", np.float64, r.normal(6, 2), [3, 0, 3, -1, 0, 3], 5),
+        ("unsorted_segment_min_int32", np.int32, r.integers(-50, 50, 5, 3), [1, 1, -2, 0, 1], 3),
+        ("unsorted_segment_min_float32", np.float32, r.normal(4), [0, 2, 2, 0], 4),
+        ("unsorted_segment_prod_zeros", np.float64, with_zeros, [2, 2, 0, -1, 2], 4),
+        ("unsorted_segment_prod_int32", np.int32, r.integers(-5, 5, 5, 2), [1, 0, 1, 1, -1], 3),
+        ("segment_min_sorted", np.float64, r.normal(6, 2), [0, 0, 2, 2, 2, 4], None),
+        ("segment_min_sorted_int32", np.int32, r.integers(-50, 50, 4), [1, 1, 3, 3], None),
+        ("segment_prod_sorted_zeros", np.float64, with_zeros, [0, 0, 0, 2, 2], None),
+        ("segment_prod_sorted_float32", np.float32, r.normal(4, 3), [1, 1, 3, 3], None),
+    ):
+
+        def build(given, name=name, dtype=dtype, values=values, ids=ids, count=count):
+            data = given("data", np.asarray(values, dtype=dtype))
+            segment_ids = given("ids", np.array(ids, dtype=np.int32))
+            if count is None:
+                sorted_op = v1.math.segment_min if "min" in name else v1.math.segment_prod
+                return {"y": sorted_op(data, segment_ids)}
+            op = v1.math.unsorted_segment_min if "min" in name else v1.math.unsorted_segment_prod
+            return {"y": op(data, segment_ids, count)}
+
+        op = ("sorted_" if count is None else "") + (
+            "segment_min" if "min" in name else "segment_prod"
+        )
+        r.record(name, op, {"count": count}, build)
+
+
 def main():
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
@@ -614,6 +644,7 @@ def main():
         record_gathers,
         record_reductions,
         record_select,
+        record_segment_min_prod,
     ):
         record(recorder, tf, v1)
     doc = {

@@ -1,7 +1,8 @@
 """Corpus of TF1's remaining ``tf.losses`` and ``tf.norm``: absolute_difference, huber_loss,
 log_loss, hinge_loss, cosine_distance, sigmoid_cross_entropy, mean_squared_error with tensor
-weights, mean_pairwise_squared_error, the weights' broadcasting rules, and the vector and matrix
-norms with their gradients (ties of max, zero vectors, p-norms).
+weights, mean_pairwise_squared_error, the weights' broadcasting rules, the vector and matrix
+norms with their gradients (ties of max, zero vectors, p-norms), and ``nn.log_poisson_loss``
+(with and without its Stirling term).
 
 Same conventions as ``programs.py`` (``fn(tf)`` returns ``{"fetches": [...], "feeds": {...}}``).
 ``PROGRAMS`` lists all programs in definition order; ``tf_fixtures_losses.json`` (written by
@@ -359,3 +360,32 @@ def sparse_softmax_cross_entropy_squeezes_column_labels_and_weights(tf):
         weights: np.array([[1.0], [0.0], [2.0]], np.float32),
     }
     return {"fetches": [loss, plain, tf.gradients(loss, logits)], "feeds": feeds, "rtol": 1e-5}
+
+
+@_program
+def log_poisson_loss_with_and_without_stirling(tf):
+    # Targets in [0, 1] (0 and 1 included) take no Stirling term; the others do.
+    targets = tf.placeholder(tf.float64, [2, 4], name="targets")
+    log_input = tf.placeholder(tf.float64, [2, 4], name="log_input")
+    fetches = []
+    for full in (False, True):
+        loss = tf.nn.log_poisson_loss(targets, log_input, compute_full_loss=full)
+        fetches += [loss, tf.gradients(tf.reduce_sum(loss * loss), [targets, log_input])]
+    feeds = {
+        targets: np.array([[0.0, 0.5, 1.0, 2.0], [3.5, 7.0, 1.25, 0.75]]),
+        log_input: np.array([[-1.0, 0.3, 2.0, -0.5], [1.2, 2.1, 0.0, -3.0]]),
+    }
+    return {"fetches": fetches, "feeds": feeds}
+
+
+@_program
+def log_poisson_loss_full_f32(tf):
+    targets = tf.placeholder(tf.float32, [None, 3], name="targets")
+    log_input = tf.placeholder(tf.float32, [None, 3], name="log_input")
+    loss = tf.nn.log_poisson_loss(targets, log_input, compute_full_loss=True)
+    feeds = {
+        targets: np.array([[0.0, 4.0, 12.0], [1.0, 0.25, 2.5]], np.float32),
+        log_input: _arr(60, (2, 3)),
+    }
+    grads = tf.gradients(tf.reduce_sum(tf.sin(loss)), [targets, log_input])
+    return {"fetches": [loss, grads], "feeds": feeds, "rtol": 1e-5}

@@ -10,8 +10,9 @@ Covered: ``pad`` in its three modes (and mode spelling), ``slice`` (size -1),
 ``newaxis``, ``boolean_mask`` (constant and fed masks, ``axis``), ``linspace``,
 ``cumsum``/``cumprod`` (exclusive, reverse), ``reverse``, ``roll``, ``diag``/``diag_part``,
 ``linalg.diag``/``diag_part`` (square and not), ``trace``, ``matrix_band_part``,
-``segment_sum``/``unsorted_segment_sum``/``segment_mean``/``segment_max``/``unsorted_segment_max`` (empty
-segments, dropped ids, ties),
+``segment_sum``/``unsorted_segment_sum``/``segment_mean``/``segment_max``/``unsorted_segment_max``,
+``segment_min``/``segment_prod`` and ``unsorted_segment_min``/``_prod``/``_mean`` (empty
+segments, dropped ids, ties, zeros in a product, fed ids),
 ``nn.embedding_lookup`` (repeated ids, ids of rank 2, ``max_norm``), ``nn.lrn``,
 ``custom_gradient``, ``placeholder_with_default``, ``tuple``, ``control_dependencies`` with
 ``no_op``, ``[None]`` placeholders, and second derivatives where TF has them.
@@ -401,6 +402,119 @@ def segment_max_fed_ids_float32(tf):
 def segment_mean_empty_segment(tf):
     x = tf.constant(_arr(24, (5, 3)))
     return _vg(tf, tf.segment_mean(x, [0, 0, 0, 3, 3]), [x])
+
+
+# --- segment_min / segment_prod / unsorted_segment_min, _prod, _mean ---------------------------
+
+
+@_program
+def segment_min_ties_empty_segment(tf):
+    rows = _arr(37, (6, 3))
+    rows[1] = rows[0]  # a tie within segment 0
+    rows[4, 2] = rows[2, 2]  # a tie within segment 2, in one column
+    x = tf.placeholder(tf.float64, [6, 3], name="x")
+    # sorted ids skipping 1 and 3: those segments hold 0 (TF's SegmentMin)
+    return _vg(tf, tf.math.segment_min(x, [0, 0, 2, 2, 2, 4]), [x], feeds={x: rows})
+
+
+@_program
+def segment_min_fed_ids_float32(tf):
+    rows = _arr(38, (5, 2), dtype=np.float32)
+    rows[4] = rows[3]  # a tie within segment 3
+    x = tf.placeholder(tf.float32, [None, 2], name="x")
+    ids = tf.placeholder(tf.int32, [None], name="ids")
+    feeds = {x: rows, ids: np.array([0, 0, 1, 3, 3], np.int32)}
+    return _vg(tf, tf.segment_min(x, ids), [x], feeds=feeds)
+
+
+def _with_zeros(seed, dtype=np.float64):
+    rows = _arr(seed, (7, 2), dtype=dtype)
+    rows[1, 0] = 0.0  # segment 0, column 0: one zero
+    rows[0, 1] = rows[2, 1] = 0.0  # segment 0, column 1: two zeros
+    rows[6, 0] = 0.0  # the last segment, column 0: one zero
+    return rows
+
+
+@_program
+def segment_prod_zeros_empty_segment(tf):
+    x = tf.placeholder(tf.float64, [7, 2], name="x")
+    # ids skipping 1: that segment is 1 (TF's SegmentProd)
+    y = tf.math.segment_prod(x, [0, 0, 0, 2, 2, 3, 3])
+    return _vg(tf, y, [x], feeds={x: _with_zeros(39)}, second=True)
+
+
+@_program
+def segment_prod_fed_ids_float32(tf):
+    x = tf.placeholder(tf.float32, [None, 2], name="x")
+    ids = tf.placeholder(tf.int64, [None], name="ids")
+    feeds = {x: _with_zeros(40, np.float32), ids: np.array([0, 0, 0, 1, 1, 4, 4])}
+    return _vg(tf, tf.segment_prod(x, ids), [x], feeds=feeds)
+
+
+@_program
+def unsorted_segment_min_ties_empty_dropped(tf):
+    rows = _arr(41, (6, 3))
+    rows[3] = rows[0]  # a tie within segment 2
+    x = tf.placeholder(tf.float64, [6, 3], name="x")
+    y = tf.math.unsorted_segment_min(x, [2, 0, -1, 2, 0, 2], 4)
+    # the empty segments 1 and 3 hold float64's largest value: fetched, kept out of the loss
+    loss = _loss(tf, tf.gather(y, [0, 2]))
+    return {"fetches": [y, loss, tf.gradients(loss, [x])], "feeds": {x: rows}}
+
+
+@_program
+def unsorted_segment_min_fed_ids_float32(tf):
+    rows = _arr(42, (5, 2), dtype=np.float32)
+    rows[2, 1] = rows[0, 1]  # a tie within segment 1, in one column
+    x = tf.placeholder(tf.float32, [None, 2], name="x")
+    ids = tf.placeholder(tf.int32, [None], name="ids")
+    y = tf.unsorted_segment_min(x, ids, 3)
+    loss = _loss(tf, y[:2])  # segment 2 is empty: float32's largest value
+    feeds = {x: rows, ids: np.array([1, 0, 1, -1, 0], np.int32)}
+    return {"fetches": [y, loss, tf.gradients(loss, [x])], "feeds": feeds}
+
+
+@_program
+def unsorted_segment_prod_zeros_empty_dropped(tf):
+    x = tf.placeholder(tf.float64, [7, 2], name="x")
+    # rows 0-2 (two zeros in column 1, one in column 0) in segment 3, row 6 dropped,
+    # segment 1 empty (1)
+    y = tf.math.unsorted_segment_prod(x, [3, 3, 3, 0, 2, 0, -1], 4)
+    return _vg(tf, y, [x], feeds={x: _with_zeros(43)})
+
+
+@_program
+def second_derivative_of_unsorted_segment_prod_with_zeros(tf):
+    # TF's _UnsortedSegmentProdGrad divides by the rows themselves and gathers at the ids
+    # clipped to 0: the second derivative is NaN through every segment with a zero, and
+    # through segment 0 where a dropped row is 0. (Not in the portable form: its dense
+    # segment sums spread a NaN to every segment.)
+    x = tf.placeholder(tf.float64, [7, 2], name="x")
+    y = tf.math.unsorted_segment_prod(x, [3, 3, 3, 0, 2, 0, -1], 4)
+    return _vg(tf, y, [x], feeds={x: _with_zeros(43)}, second=True)
+
+
+@_program
+def unsorted_segment_prod_fed_ids_float32(tf):
+    x = tf.placeholder(tf.float32, [7, 2], name="x")
+    ids = tf.placeholder(tf.int32, [7], name="ids")
+    feeds = {x: _with_zeros(44, np.float32), ids: np.array([1, 1, 1, 0, -1, 0, 1], np.int32)}
+    return _vg(tf, tf.unsorted_segment_prod(x, ids, 3), [x], feeds=feeds)
+
+
+@_program
+def unsorted_segment_mean_empty_dropped(tf):
+    x = tf.placeholder(tf.float64, [6, 3], name="x")
+    y = tf.math.unsorted_segment_mean(x, [2, 0, -1, 2, 2, 0], 4)
+    return _vg(tf, y, [x], feeds={x: _arr(45, (6, 3))}, second=True)
+
+
+@_program
+def unsorted_segment_mean_rank2_fed_ids_float32(tf):
+    x = tf.placeholder(tf.float32, [2, 3, 2], name="x")
+    ids = tf.placeholder(tf.int64, [2, 3], name="ids")
+    feeds = {x: _arr(46, (2, 3, 2), dtype=np.float32), ids: np.array([[0, 2, 0], [-1, 2, 2]])}
+    return _vg(tf, tf.unsorted_segment_mean(x, ids, 4), [x], feeds=feeds)
 
 
 # --- embedding_lookup ------------------------------------------------------------------------

@@ -13,7 +13,9 @@ transpose, expand_dims, squeeze, concat, stack, unstack, split, tile,
 broadcast_to, gather, ``__getitem__``), tensors made from shapes (zeros, ones,
 fill, range, one_hot, eye, ...), ``tf.nn`` softmax and losses,
 ``tf.losses.mean_squared_error``, numerically extreme logits, ``tf.hessians``
-and gradients of gradients, and placeholders with a ``None`` batch dimension.
+and gradients of gradients, placeholders with a ``None`` batch dimension,
+``math.multiply_no_nan`` (inf/NaN where y is 0) and ``math.reduce_euclidean_norm`` (a zero
+row).
 
 Almost every program fetches the op's value(s), a scalar loss made from the
 op's output times a fixed random weight array, and ``tf.gradients`` of that
@@ -1373,3 +1375,57 @@ def equal_of_bool_tensors(tf):
     accuracy = tf.reduce_mean(tf.cast(same, tf.float32))
     feeds = {predicted: np.array([True, False, True, False]), labels: np.array([True] * 4)}
     return {"fetches": [same, tf.not_equal(predicted, True), accuracy], "feeds": feeds}
+
+
+# ---------------------------------------------------------------------------
+# multiply_no_nan and reduce_euclidean_norm
+# ---------------------------------------------------------------------------
+
+
+@_program
+def multiply_no_nan_inf_nan_where_y_is_zero(tf):
+    # y == 0 gives 0 even where x is inf or NaN; the gradients are TF's _MulNoNanGrad:
+    # mul_no_nan(grad, y) for x and mul_no_nan(x, grad) for y (0 where the cotangent is 0).
+    x = tf.placeholder(tf.float64, [2, 4], name="x")
+    y = tf.placeholder(tf.float64, [2, 4], name="y")
+    z = tf.math.multiply_no_nan(x, y)
+    weights = tf.constant([[1.0, 0.0, 2.0, -1.0], [0.5, 1.0, 0.0, 3.0]], tf.float64)
+    loss = tf.reduce_sum(z * weights)
+    feeds = {
+        x: np.array([[np.inf, np.nan, 1.5, -2.0], [-np.inf, 3.0, np.nan, 0.25]]),
+        y: np.array([[0.0, 0.0, 0.0, 4.0], [0.0, -0.5, 0.0, 2.0]]),
+    }
+    return {"fetches": [z, loss, tf.gradients(loss, [x, y])], "feeds": feeds}
+
+
+@_program
+def multiply_no_nan_broadcast_f32(tf):
+    x = tf.placeholder(tf.float32, [3, 4], name="x")
+    y = tf.placeholder(tf.float32, [4], name="y")
+    feeds = {
+        x: _arr(240, (3, 4), dtype=np.float32),
+        y: np.array([0.0, 1.5, -2.0, 0.0], np.float32),
+    }
+    z = tf.math.multiply_no_nan(x, y)
+    return _vg(tf, z, (3, 4), [x, y], 241, dtype=np.float32, feeds=feeds)
+
+
+@_program
+def reduce_euclidean_norm_axes_zero_row(tf):
+    # a zero row: its norm is 0 and its gradient NaN (TF's x / norm * grad)
+    x = tf.placeholder(tf.float64, [3, 4], name="x")
+    values = _arr(242, (3, 4))
+    values[1] = 0.0
+    rows = tf.math.reduce_euclidean_norm(x, 1)
+    kept = tf.math.reduce_euclidean_norm(x, [1], keepdims=True)
+    total = tf.math.reduce_euclidean_norm(x)
+    loss = _wsum(tf, rows, (3,), 243) + _wsum(tf, kept, (3, 1), 244) + total
+    return {"fetches": [rows, kept, total, loss, tf.gradients(loss, x)], "feeds": {x: values}}
+
+
+@_program
+def reduce_euclidean_norm_f32_axis0(tf):
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    y = tf.math.reduce_euclidean_norm(x, axis=0)
+    feeds = {x: _arr(245, (4, 3), dtype=np.float32)}
+    return _vg(tf, y, (3,), [x], 246, dtype=np.float32, feeds=feeds)

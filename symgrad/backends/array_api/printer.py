@@ -241,6 +241,7 @@ class Printer(NumPyCodePrinter):
             "MatMulNode",
             "Maximum",
             "Minimum",
+            "MulNoNan",
             "NanUnlessFinite",
             "NotEqual",
             "Power",

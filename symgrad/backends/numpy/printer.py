@@ -529,6 +529,11 @@ class Printer(NumPyPrinter):
     def _print_DivNoNan(self, expr: F.DivNoNan) -> str:
         return self._guarded(expr, "div_no_nan")
 
+    def _print_MulNoNan(self, expr: F.MulNoNan) -> str:
+        # x is replaced by 0 where y is 0: the product is 0 there, with no inf * 0 to warn of.
+        x, y = expr.args
+        return self._print(sp.Mul(F.Where(F.Equal(y, 0), 0, x), y, evaluate=False))
+
     def _print_Relu6(self, expr: F.Relu6) -> str:
         return _call(self, "clip", expr.args[0], 0, 6)
 

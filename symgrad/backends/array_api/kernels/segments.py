@@ -63,6 +63,39 @@ def _sorted_segment_max(xp: Namespace, data: Array, ids: Array, dtype: DType) ->
     return xp.where(present, result, xp.zeros_like(result))
 
 
+def _segment_min(
+    xp: Namespace, data: Array, ids: Array, count: int | None, dtype: DType
+) -> Array:
+    """Minima of the rows of ``data`` with equal ``ids`` (an empty segment holds the largest
+    value of ``dtype``, as TF's UnsortedSegmentMin)."""
+    rows, hits, count = _segment_rows(xp, data, ids, count)
+    info = xp.finfo(dtype) if xp.isdtype(dtype, "real floating") else xp.iinfo(dtype)
+    largest = xp.asarray(info.max, dtype=dtype, device=_device_of(data))
+    hits = xp.reshape(hits, tuple(hits.shape) + (1,) * (rows.ndim - 1))
+    return xp.min(xp.where(hits, xp.astype(rows, dtype)[None, ...], largest), axis=1)
+
+
+def _sorted_segment_min(xp: Namespace, data: Array, ids: Array, dtype: DType) -> Array:
+    """Minima of the rows of ``data`` with equal sorted ``ids`` (``ids[-1] + 1`` rows); a
+    segment no row is in holds 0, as TF's SegmentMin gives."""
+    rows, hits, count = _segment_rows(xp, data, ids, None)
+    result = _segment_min(xp, data, ids, count, dtype)
+    present = xp.any(hits, axis=1)
+    present = xp.reshape(present, (count,) + (1,) * (result.ndim - 1))
+    return xp.where(present, result, xp.zeros_like(result))
+
+
+def _segment_prod(
+    xp: Namespace, data: Array, ids: Array, count: int | None, dtype: DType
+) -> Array:
+    """Products of the rows of ``data`` with equal ``ids`` (an empty segment is 1)."""
+    rows, hits, count = _segment_rows(xp, data, ids, count)
+    one = xp.asarray(1, dtype=dtype, device=_device_of(data))
+    hits = xp.reshape(hits, tuple(hits.shape) + (1,) * (rows.ndim - 1))
+    factors = xp.where(hits, xp.astype(rows, dtype)[None, ...], one)
+    return xp.prod(factors, axis=1, dtype=dtype)  # int32 stays int32
+
+
 def _segment_gather(xp: Namespace, value: Array, ids: Array) -> Array:
     """Row ``ids[i]`` of ``value`` for each i, zeros where the id is negative."""
     ids = xp.asarray(ids, device=_device_of(value))

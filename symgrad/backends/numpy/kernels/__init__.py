@@ -90,5 +90,8 @@ KERNELS = (
     "_segment_max",
     "_sorted_segment_max",
     "_segment_gather",
+    "_segment_min",
+    "_sorted_segment_min",
+    "_segment_prod",
     "_depth_window_sum",
 )
