@@ -48,6 +48,9 @@ def _segment_max(
     value of ``dtype``)."""
     rows, hits, count = _segment_rows(xp, data, ids, count)
     info = xp.finfo(dtype) if xp.isdtype(dtype, "real floating") else xp.iinfo(dtype)
+    if rows.shape[0] == 0:  # no rows: every segment is empty (a max of nothing raises)
+        shape = (count,) + tuple(rows.shape[1:])
+        return xp.full(shape, info.min, dtype=dtype, device=_device_of(data))
     lowest = xp.asarray(info.min, dtype=dtype, device=_device_of(data))
     hits = xp.reshape(hits, tuple(hits.shape) + (1,) * (rows.ndim - 1))
     return xp.max(xp.where(hits, xp.astype(rows, dtype)[None, ...], lowest), axis=1)
@@ -70,6 +73,9 @@ def _segment_min(
     value of ``dtype``, as TF's UnsortedSegmentMin)."""
     rows, hits, count = _segment_rows(xp, data, ids, count)
     info = xp.finfo(dtype) if xp.isdtype(dtype, "real floating") else xp.iinfo(dtype)
+    if rows.shape[0] == 0:  # no rows: every segment is empty (a min of nothing raises)
+        shape = (count,) + tuple(rows.shape[1:])
+        return xp.full(shape, info.max, dtype=dtype, device=_device_of(data))
     largest = xp.asarray(info.max, dtype=dtype, device=_device_of(data))
     hits = xp.reshape(hits, tuple(hits.shape) + (1,) * (rows.ndim - 1))
     return xp.min(xp.where(hits, xp.astype(rows, dtype)[None, ...], largest), axis=1)
