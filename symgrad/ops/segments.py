@@ -108,11 +108,7 @@ def unsorted_segment_sum(
     ...     print(sg.compile(sg.unsorted_segment_sum(data, [2, 0, 2], 4))())
     [2. 0. 4. 0.]
     """
-    x = convert_to_tensor(data)
-    ids = _segment_ids(x, segment_ids, "UnsortedSegmentSum", flat=False)
-    (count,) = _static_ints(num_segments, "UnsortedSegmentSum", "num_segments", x)
-    ids = _checked_segment_ids(ids, count, False, "UnsortedSegmentSum")
-    return _segment_sum_op("UnsortedSegmentSum", x, ids, count, name)
+    return _unsorted_segment_op("UnsortedSegmentSum", data, segment_ids, num_segments, name)
 
 
 def segment_sum(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
@@ -144,6 +140,18 @@ def _sorted_segment_ids(x: Tensor, segment_ids: Any, op_type: str) -> tuple[Tens
             f"got {fixed.tolist()!r:.60}"
         )
     return _checked_segment_ids(ids, count, True, op_type), count
+
+
+def _unsorted_segment_op(
+    op_type: str, data: Any, segment_ids: Any, num_segments: Any, name: str | None
+) -> Tensor:
+    """The unsorted segment op ``op_type`` of ``data``: ids of any order and rank (an id < 0
+    drops its row), checked when run against ``num_segments``, a static int."""
+    x = convert_to_tensor(data)
+    ids = _segment_ids(x, segment_ids, op_type, flat=False)
+    (count,) = _static_ints(num_segments, op_type, "num_segments", x)
+    ids = _checked_segment_ids(ids, count, False, op_type)
+    return _segment_sum_op(op_type, x, ids, count, name)
 
 
 def _segment_sum_op(op_type: str, x: Tensor, ids: Tensor, count: int | None, name: Any) -> Tensor:
@@ -207,11 +215,7 @@ def unsorted_segment_max(
     ...     print(sg.compile(sg.unsorted_segment_max(data, [1, 1, 0], 2))())
     [3. 5.]
     """
-    x = convert_to_tensor(data)
-    ids = _segment_ids(x, segment_ids, "UnsortedSegmentMax", flat=False)
-    (count,) = _static_ints(num_segments, "UnsortedSegmentMax", "num_segments", x)
-    ids = _checked_segment_ids(ids, count, False, "UnsortedSegmentMax")
-    return _segment_sum_op("UnsortedSegmentMax", x, ids, count, name)
+    return _unsorted_segment_op("UnsortedSegmentMax", data, segment_ids, num_segments, name)
 
 
 def _segment_max_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
@@ -286,11 +290,7 @@ def unsorted_segment_min(
     ...     print(sg.compile(sg.unsorted_segment_min(data, [1, 1, 0], 2))())
     [3. 1.]
     """
-    x = convert_to_tensor(data)
-    ids = _segment_ids(x, segment_ids, "UnsortedSegmentMin", flat=False)
-    (count,) = _static_ints(num_segments, "UnsortedSegmentMin", "num_segments", x)
-    ids = _checked_segment_ids(ids, count, False, "UnsortedSegmentMin")
-    return _segment_sum_op("UnsortedSegmentMin", x, ids, count, name)
+    return _unsorted_segment_op("UnsortedSegmentMin", data, segment_ids, num_segments, name)
 
 
 def segment_min(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
@@ -348,11 +348,7 @@ def unsorted_segment_prod(
     ...     print(sg.compile(sg.unsorted_segment_prod(data, [1, 1, 0], 3))())
     [ 3. 10.  1.]
     """
-    x = convert_to_tensor(data)
-    ids = _segment_ids(x, segment_ids, "UnsortedSegmentProd", flat=False)
-    (count,) = _static_ints(num_segments, "UnsortedSegmentProd", "num_segments", x)
-    ids = _checked_segment_ids(ids, count, False, "UnsortedSegmentProd")
-    return _segment_sum_op("UnsortedSegmentProd", x, ids, count, name)
+    return _unsorted_segment_op("UnsortedSegmentProd", data, segment_ids, num_segments, name)
 
 
 def segment_prod(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
