@@ -15,21 +15,27 @@ import sympy as sp
 from . import naming
 from .errors import DTypeError, GraphMismatchError, InvalidArgumentError, ShapeError
 from .graph import Operation, Tensor
-from .ops.creation import eye
+from .ops.creation import eye, zeros
 from .ops.elementwise import (
     ZERO_DERIVATIVE_OPS,
+    equal,
+    exp,
     expression_op,
     identity,
     ones_like,
     zeros_like,
 )
-from .ops.joining import broadcast_to, stack
+from .ops.elementwise import cast as cast_to
+from .ops.joining import broadcast_to, concat, stack, tile
 from .ops.linalg import matmul
-from .ops.reductions import reduce_mean, reduce_sum
+from .ops.nn_ops import log_softmax, softmax
+from .ops.reductions import broadcast_gradient, reduce_mean, reduce_sum
 from .ops.registry import arg_symbols, opdef_of
-from .ops.reshaping import expand_dims, reshape, transpose
+from .ops.reshaping import expand_dims, reshape, reshape_like, transpose
+from .ops.slicing import strided_slice
 from .ops.sources import convert_to_tensor
-from .shapes import format_shape, is_fully_defined, num_elements, shapes_compatible
+from .shapes import ALL_AXES, format_shape, is_fully_defined, num_elements, shapes_compatible
+from .signatures import signature_of
 
 
 class UnconnectedGradients(enum.Enum):
@@ -300,7 +306,7 @@ def hessians(
             raise InvalidArgumentError(f"symgrad: hessians: ys do not depend on '{x.name}'")
         with grad.graph.name_scope(name), grad.graph._building_gradients():
             try:
-                jacobian = _forward_jacobian(grad, x, count)
+                jacobian = _forward_jacobian(grad, x, count, list(x.shape) * 2)
             except _NoForwardRule:
                 jacobian = _jacobian_by_rows(grad, x, count, name, aggregation_method)
         if jacobian is None:
@@ -309,7 +315,9 @@ def hessians(
                 f"'{x.name}' (ys are linear in it), so there is no second derivative; TensorFlow raises "
                 f"here too"
             )
-        results.append(reshape(jacobian, list(x.shape) * 2))
+        square = list(x.shape) * 2
+        same = jacobian.shape is not None and list(jacobian.shape) == square
+        results.append(identity(jacobian, name="hessian") if same else reshape(jacobian, square))
     return results
 
 
@@ -331,131 +339,503 @@ class _NoForwardRule(Exception):
     """An op between x and the gradient has no forward (tangent) rule here."""
 
 
-def _forward_jacobian(target: Tensor, x: Tensor, count: int) -> Tensor | None:
+def _forward_jacobian(
+    target: Tensor, x: Tensor, count: int, shape: list[int] | None = None
+) -> Tensor | None:
     """``d target / d x`` with x's elements along a trailing axis: shape ``target.shape + [count]``.
 
     Forward mode over the ops between x and ``target``, every tangent carrying
     all ``count`` directions (the rows of the identity) at once. ``None`` when
-    ``target`` does not depend on x.
+    ``target`` does not depend on x. Static shapes may have unknown dims (a
+    ``None`` batch axis); only their ranks must be known. With ``shape``, the result is
+    reshaped to it (from what its last reshape reshaped, so reshapes do not pile up).
     """
-    assert x.shape is not None  # hessians() checked it is fully defined
-    tangents: dict[Tensor, Tensor | None] = {
-        x: reshape(eye(count, dtype=x.dtype), [*x.shape, count])
-    }
+    forward = _Forward(x, count)
     for op in sorted(_between([x], [target]), key=lambda o: o.index):
         if op is x.op:
             continue
-        inputs = [tangents.get(t) for t in op.inputs]
+        inputs = [forward.tangents.get(t) for t in op.inputs]
         if len(op.outputs) != 1:
             raise _NoForwardRule(op.type)
         out = op.outputs[0]
         if all(t is None for t in inputs) or not out.dtype.is_floating:
-            tangents[out] = None
+            forward.tangents[out] = None
             continue
-        if not is_fully_defined(out.shape) or any(
-            t is not None and not is_fully_defined(i.shape)
-            for t, i in zip(inputs, op.inputs, strict=True)
+        if out.shape is None or any(
+            t is not None and i.shape is None for t, i in zip(inputs, op.inputs, strict=True)
         ):
+            raise _NoForwardRule(op.type)  # a rank known only at run time
+        forward.tangents[out] = forward.tangent_of(op, inputs)
+    result = forward.tangents.get(target)
+    return result if result is None or shape is None else forward.reshape(result, shape)
+
+
+def _rank(tensor: Tensor) -> int:
+    assert tensor.shape is not None  # ranks on the tangent path are known (_forward_jacobian)
+    return len(tensor.shape)
+
+
+def _dims(tensor: Tensor) -> list[int | None]:
+    assert tensor.shape is not None  # ranks on the tangent path are known (_forward_jacobian)
+    return list(tensor.shape)
+
+
+def _swap_last(rank: int) -> list[int]:
+    """The permutation that swaps the two axes before the last (a matrix's, before the
+    directions)."""
+    return [*range(rank - 3), rank - 2, rank - 3, rank - 1]
+
+
+def _linear_in_first(op: Operation, tangents: list[Tensor | None]) -> Tensor:
+    """The tangent of the op's first operand, the only one a linear op passes on."""
+    if tangents[0] is None or any(t is not None for t in tangents[1:]):
+        raise _NoForwardRule(op.type)
+    return tangents[0]
+
+
+class _ShapeOnly(Exception):
+    """The op's first operand has no tangent (its others give only shapes, sizes or indices)."""
+
+
+def _of_first(tangents: list[Tensor | None]) -> Tensor:
+    """The tangent of the op's first operand; the others give only shapes, sizes or indices
+    (a slice's gradient reads the sliced tensor's shape), so their tangents do not matter."""
+    if tangents[0] is None:
+        raise _ShapeOnly
+    return tangents[0]
+
+
+# Ops whose output is their first operand, checked against the others: the tangent passes.
+_PASS_THROUGH = frozenset(
+    {"EnsureShape", "EnsureAxis", "EnsureSameDims", "EnsureBroadcastable", "PlaceholderWithDefault"}
+)
+
+
+class _Forward:
+    """Tangents of tensors between x and the target, all ``count`` directions on a trailing axis.
+
+    ``identity`` holds the tangents that are the seed (the identity matrix) reshaped: a matrix
+    product with one of them is a reshape of the other operand, not a product with ``eye``.
+    ``bases`` maps a tangent this class reshaped to the tangent it reshaped, so that reshapes
+    of reshapes (``Squeeze`` of ``ExpandDims``) collapse into one.
+    """
+
+    def __init__(self, x: Tensor, count: int) -> None:
+        self.count = count
+        seed = reshape(eye(count, dtype=x.dtype), [*_dims(x), count])
+        self.tangents: dict[Tensor, Tensor | None] = {x: seed}
+        self.identity: set[Tensor] = {seed}
+        self.bases: dict[Tensor, Tensor] = {}
+        self.likes: dict[Tensor, Tensor] = {}
+
+    # --- shapes with directions ---------------------------------------------------------------
+
+    def full(self, primal: Tensor) -> list[int | None]:
+        return [*_dims(primal), self.count]
+
+    def has_full_shape(self, tangent: Tensor, primal: Tensor) -> bool:
+        """Whether ``tangent`` is known to have ``primal``'s shape plus the directions."""
+        full = self.full(primal)
+        if tangent.shape is None or list(tangent.shape) != full:
+            return False
+        return is_fully_defined(tangent.shape) or signature_of(tangent) == (
+            *cast(tuple[Any, ...], signature_of(primal)),
+            self.count,
+        )
+
+    def like(self, primal: Tensor) -> Tensor:
+        """Zeros of ``primal``'s shape plus the directions (read for their shape, mostly)."""
+        if primal not in self.likes:
+            full = self.full(primal)
+            if is_fully_defined(tuple(full)):
+                like = zeros(full, dtype=primal.dtype)
+            else:
+                like = expression_op(
+                    arg_symbols(2)[0] + arg_symbols(2)[1],
+                    [expand_dims(zeros_like(primal), -1), zeros([self.count], dtype=primal.dtype)],
+                    like=primal,
+                    name="Directions",
+                )
+            self.likes[primal] = like
+        return self.likes[primal]
+
+    def shape_source(self, primal: Tensor) -> Tensor:
+        """A tensor of ``primal``'s shape plus the directions, read for its shape: the tangent
+        of ``primal`` where there is one (mostly computed anyway), else :meth:`like`."""
+        tangent = self.tangents.get(primal)
+        return self.like(primal) if tangent is None else tangent
+
+    def spread(self, tangent: Tensor, primal: Tensor) -> Tensor:
+        """``tangent`` broadcast to ``primal``'s shape plus the directions, where it may not
+        have it (a term of an operand that the op broadcast)."""
+        if self.has_full_shape(tangent, primal):
+            return tangent
+        full = self.full(primal)
+        if is_fully_defined(tuple(full)):
+            return broadcast_to(tangent, full)
+        # Plus zeros of primal's shape with a size-1 axis for the directions: a broadcast
+        # that NumPy does by itself inside a fused expression.
+        a0, a1 = arg_symbols(2)
+        zero = zeros_like(expand_dims(primal, -1))
+        return expression_op(a0 + a1, [tangent, zero], like=primal, name="Tangent")
+
+    def reshaped(self, tangent: Tensor, primal: Tensor) -> Tensor:
+        """``tangent`` reshaped to ``primal``'s shape plus the directions (a reshape keeps the
+        elements' order, so the seed identity stays one)."""
+        base = self.bases.get(tangent, tangent)
+        if self.has_full_shape(base, primal):
+            return base
+        dims = _dims(primal)
+        if dims.count(None) > 1:
+            result = reshape_like(base, self.like(primal))
+            self.bases[result] = base
+            if tangent in self.identity:
+                self.identity.add(result)
+            return result
+        return self.reshape(tangent, [-1 if d is None else d for d in dims] + [self.count])
+
+    def reshape(self, tangent: Tensor, dims: list[int]) -> Tensor:
+        """``tangent`` (or what it reshapes) reshaped to ``dims`` (one may be -1)."""
+        base = self.bases.get(tangent, tangent)
+        if base.shape is not None and list(base.shape) == dims:
+            return base
+        result = reshape(base, dims)
+        self.bases[result] = base
+        if tangent in self.identity:
+            self.identity.add(result)
+        return result
+
+    def same_op(
+        self,
+        op: Operation,
+        inputs: list[Tensor],
+        attrs: dict[str, Any],
+        like_of: Tensor | None = None,
+    ) -> Tensor:
+        """``op`` again, on tangents (a linear op): its output's shape plus the directions."""
+        out = op.outputs[0]
+        shape = tuple(self.full(out if like_of is None else like_of))
+        return out.graph.create_op(op.type, inputs, attrs, [(shape, out.dtype)]).outputs[0]
+
+    # --- the rules ----------------------------------------------------------------------------
+
+    def tangent_of(self, op: Operation, tangents: list[Tensor | None]) -> Tensor | None:
+        out = op.outputs[0]
+        if op.type in ZERO_DERIVATIVE_OPS:
+            return None
+        if op.type == "Cast":
+            tangent = _linear_in_first(op, tangents)
+            return cast_to(tangent, out.dtype) if tangent.dtype != out.dtype else tangent
+        if opdef_of(op).elementwise and "expr" in op.attrs:
+            return self.elementwise(op, tangents)
+        if op.type in _PASS_THROUGH:  # the others are only checked against the first
+            return tangents[0]
+        rule = getattr(self, "rule_" + op.type, None)
+        if rule is None:
             raise _NoForwardRule(op.type)
-        tangents[out] = _tangent_of(op, inputs, count)
-    return tangents.get(target)
+        try:
+            return cast(Tensor | None, rule(op, tangents))
+        except _ShapeOnly:
+            return None
 
+    def elementwise(self, op: Operation, tangents: list[Tensor | None]) -> Tensor | None:
+        """Sum over operands of ``d expr / d operand`` times the operand's tangent."""
+        out = op.outputs[0]
+        expr = op.attrs["expr"]
+        symbols = arg_symbols(len(op.inputs))
+        a0, a1 = arg_symbols(2)
+        terms = []
+        for symbol, tangent in zip(symbols, tangents, strict=True):
+            if tangent is None:
+                continue
+            partial = sp.diff(expr, symbol)
+            if partial == 0:
+                continue
+            if partial.has(sp.Derivative, sp.Subs, sp.DiracDelta, sp.Heaviside, sp.Piecewise):
+                raise _NoForwardRule(op.type)  # special points need the op's own gradient rule
+            if partial == 1:
+                terms.append(tangent)
+                continue
+            if not partial.free_symbols:
+                terms.append(expression_op(partial * a0, [tangent], like=out, name="Tangent"))
+                continue
+            # The partial's free symbols are among a0..: renumber the operands it uses.
+            used = [i for i, s in enumerate(symbols) if partial.has(s)]
+            renamed = partial.xreplace(
+                {symbols[i]: arg_symbols(len(used))[k] for k, i in enumerate(used)}
+            )
+            local = expression_op(renamed, [op.inputs[i] for i in used], like=out, name="Partial")
+            terms.append(
+                expression_op(a0 * a1, [expand_dims(local, -1), tangent], like=out, name="Tangent")
+            )
+        if not terms:
+            return None
+        return self.spread(_add_all(terms, out), out)
 
-def _tangent_of(op: Operation, tangents: list[Tensor | None], count: int) -> Tensor | None:
-    out = op.outputs[0]
-    full = [*out.shape, count]  # type: ignore[misc]  # fully defined (checked by _forward_jacobian)
-    if op.type in ZERO_DERIVATIVE_OPS:
-        return None
-    definition = opdef_of(op)
-    if definition.elementwise and "expr" in op.attrs:
-        return _elementwise_tangent(op, tangents, full)
-    if op.type in ("Reshape", "ReshapeLike"):  # ReshapeLike's second operand is a shape only
-        return None if tangents[0] is None else reshape(tangents[0], full)
-    if op.type in ("SumToShape", "BroadcastLike"):  # the second operand is a shape only
+    def rule_Reshape(self, op: Operation, tangents: list[Tensor | None]) -> Tensor | None:
+        # ReshapeLike's second operand gives a shape only; so do Squeeze's and ExpandDims' axes.
+        return None if tangents[0] is None else self.reshaped(tangents[0], op.outputs[0])
+
+    rule_ReshapeLike = rule_ExpandDims = rule_Squeeze = rule_Reshape
+
+    def rule_Transpose(self, op: Operation, tangents: list[Tensor | None]) -> Tensor:
+        tangent = _linear_in_first(op, tangents)
+        perm = op.attrs["perm"]
+        rank = _rank(op.inputs[0])
+        order = list(range(rank))[::-1] if perm is None else list(perm)
+        return transpose(tangent, [*order, rank])
+
+    def rule_SumToShape(self, op: Operation, tangents: list[Tensor | None]) -> Tensor | None:
         if tangents[0] is None:
             return None
-        source = list(op.inputs[0].shape)  # type: ignore[arg-type]  # an operand with a tangent: fully defined
-        if op.type == "BroadcastLike":
-            aligned = [1] * (len(full) - 1 - len(source)) + source
-            return broadcast_to(reshape(tangents[0], [*aligned, count]), full)
-        lead = len(source) - len(out.shape)  # type: ignore[arg-type]  # fully defined (checked by _forward_jacobian)
-        axes = [
-            i
-            for i, d in enumerate(source)
-            if i < lead or (out.shape[i - lead] == 1 and d != 1)  # type: ignore[index]  # fully defined (checked by _forward_jacobian)
-        ]
-        summed = reduce_sum(tangents[0], axis=axes) if axes else tangents[0]
-        return reshape(summed, full)
-    if op.type in ("Sum", "Mean"):
-        rank = len(op.inputs[0].shape)  # type: ignore[arg-type]  # the one operand has a tangent: fully defined
+        grad, like = op.inputs
+        tangent, axes = tangents[0], op.attrs["axes"]
+        if axes == () or signature_of(grad) == signature_of(like):
+            return self.reshaped(tangent, like) if axes == () else tangent
+        if axes is None:  # which axes broadcast is known only at run time
+            return self.same_op(op, [tangent, self.shape_source(like)], {"axes": None})
+        rank = _rank(grad)
+        everything = list(range(rank)) if axes == ALL_AXES else list(axes)
+        lead = rank - _rank(like)
+        leading = [a for a in everything if a < lead]
+        stretched = [a - lead for a in everything if a >= lead]
+        if leading:
+            tangent = reduce_sum(tangent, axis=leading)
+        if stretched:
+            tangent = reduce_sum(tangent, axis=stretched, keepdims=True)
+        return self.reshaped(tangent, like) if axes == ALL_AXES else tangent
+
+    def rule_BroadcastLike(self, op: Operation, tangents: list[Tensor | None]) -> Tensor:
+        tangent = _of_first(tangents)
+        source, like = op.inputs
+        for _ in range(_rank(like) - _rank(source)):
+            tangent = expand_dims(tangent, 0)
+        if is_fully_defined(like.shape):
+            return broadcast_to(tangent, self.full(like))
+        return self.same_op(op, [tangent, self.shape_source(like)], {})
+
+    def rule_BroadcastTo(self, op: Operation, tangents: list[Tensor | None]) -> Tensor:
+        tangent = _linear_in_first(op, tangents)
+        for _ in range(_rank(op.outputs[0]) - _rank(op.inputs[0])):
+            tangent = expand_dims(tangent, 0)
+        return broadcast_to(tangent, self.full(op.outputs[0]))
+
+    def rule_Sum(self, op: Operation, tangents: list[Tensor | None]) -> Tensor:
+        tangent = _linear_in_first(op, tangents)
+        rank = _rank(op.inputs[0])
         axes = op.attrs["axes"]
         axes = list(range(rank)) if axes is None else [a % rank for a in axes]
         reduce = reduce_mean if op.type == "Mean" else reduce_sum
-        return reduce(tangents[0], axis=axes, keepdims=op.attrs["keepdims"])
-    if op.type == "BroadcastGrad":
-        # The adjoint of a reduction: put the reduced axes back as size 1, then spread.
-        # Its second operand gives only a shape, so its tangent does not matter.
+        return reduce(tangent, axis=axes, keepdims=op.attrs["keepdims"])
+
+    rule_Mean = rule_Sum
+
+    def rule_Max(self, op: Operation, tangents: list[Tensor | None]) -> Tensor:
+        """Ties share the tangent equally, as TF's gradient shares the cotangent."""
+        tangent = _linear_in_first(op, tangents)
+        x = op.inputs[0]
+        rank = _rank(x)
+        axes = op.attrs["axes"]
+        axes = list(range(rank)) if axes is None else [a % rank for a in axes]
+        keepdims = op.attrs["keepdims"]
+        extremum = broadcast_gradient(op.outputs[0], x, tuple(axes), keepdims, mean=False)
+        chosen = cast_to(equal(x, extremum), x.dtype)
+        a0, a1 = arg_symbols(2)
+        picked = expression_op(a0 * a1, [expand_dims(chosen, -1), tangent], like=x, name="Tangent")
+        total = reduce_sum(picked, axis=axes, keepdims=keepdims)
+        ties = expand_dims(reduce_sum(chosen, axis=axes, keepdims=keepdims), -1)
+        return expression_op(a0 / a1, [total, ties], like=x, name="Tangent")
+
+    rule_Min = rule_Max
+
+    def rule_BroadcastGrad(self, op: Operation, tangents: list[Tensor | None]) -> Tensor | None:
+        # The adjoint of a reduction: the same spread of the tangent to like's shape plus the
+        # directions (like gives only a shape, so its tangent does not matter).
         if tangents[0] is None:
             return None
-        like_shape = list(op.inputs[1].shape)  # type: ignore[arg-type]  # like's shape is the output's: fully defined
+        like = op.inputs[1]
+        rank = _rank(like)
         axes = op.attrs["axes"]
-        axes = list(range(len(like_shape))) if axes is None else [a % len(like_shape) for a in axes]
-        kept = [1 if i in axes else d for i, d in enumerate(like_shape)]
-        spread = broadcast_to(reshape(tangents[0], [*kept, count]), full)
-        if not op.attrs["mean"]:
-            return spread
-        reduced = num_elements(tuple(like_shape[a] for a in axes)) or 1
-        return expression_op(arg_symbols(1)[0] / reduced, [spread], like=out, name="Mean")
-    if op.type == "MatMul" and all(len(t.shape) == 2 for t in op.inputs):  # type: ignore[arg-type]  # MatMul operands have known ranks
-        # out = a' @ b' (a' = a or a.T, likewise b'), so d out = da' @ b' + a' @ db'. Each term is
-        # one 2-D matrix product over all directions at once (BLAS, unlike np.einsum):
-        # a' [i, m] @ db' [m, j*k], and da' moved to [i*k, m] @ b' [m, j].
+        axes = tuple(range(rank)) if axes is None else tuple(a % rank for a in axes)
+        attrs = {"axes": axes, "keepdims": op.attrs["keepdims"], "mean": op.attrs["mean"]}
+        return self.same_op(op, [tangents[0], self.shape_source(like)], attrs)
+
+    def rule_MatMul(self, op: Operation, tangents: list[Tensor | None]) -> Tensor | None:
+        # out = a' @ b' (a' = a or a with its last two axes swapped, likewise b'), so
+        # d out = da' @ b' + a' @ db'.
+        out = op.outputs[0]
+        terms = []
+        if tangents[1] is not None:
+            terms.append(self.matmul_right(op, tangents[1]))
+        if tangents[0] is not None:
+            terms.append(self.matmul_left(op, tangents[0]))
+        return self.spread(_add_all(terms, out), out)
+
+    def matmul_right(self, op: Operation, db: Tensor) -> Tensor:
+        """``a' @ db'``, shape ``out.shape + [count]``."""
         a, b = op.inputs
         ta, tb = op.attrs["transpose_a"], op.attrs["transpose_b"]
-        # Rank 2 (checked above), with the dims used here known (the shapes with a tangent and
-        # the output's are fully defined).
-        a_shape, b_shape = cast(tuple[int, int], a.shape), cast(tuple[int, int], b.shape)
-        a_rows, inner = (a_shape[1], a_shape[0]) if ta else (a_shape[0], a_shape[1])
-        b_columns = b_shape[0] if tb else b_shape[1]
-        terms = []
-        if tangents[0] is not None:
-            da = transpose(tangents[0], [1, 2, 0] if ta else [0, 2, 1])  # [i, k, m]
-            product = matmul(reshape(da, [a_rows * count, inner]), b, transpose_b=tb)
-            terms.append(transpose(reshape(product, [a_rows, count, b_columns]), [0, 2, 1]))
-        if tangents[1] is not None:
-            db = transpose(tangents[1], [1, 0, 2]) if tb else tangents[1]  # [m, j, k]
-            product = matmul(a, reshape(db, [inner, b_columns * count]), transpose_a=ta)
-            terms.append(reshape(product, full))
-        return _add_all(terms, out)
-    raise _NoForwardRule(op.type)
+        ra, rb = _rank(a), _rank(b)
+        b_dims = _dims(b)
+        inner, columns = (b_dims[-1], b_dims[-2]) if tb else (b_dims[-2], b_dims[-1])
+        if db in self.identity and rb == 2 and columns == 1:
+            # b' is a column holding x's elements: a' @ e_k is column k of a'.
+            a_matrix = transpose(a, _swap_last(ra + 1)[:-1]) if ta else a
+            return expand_dims(a_matrix, -2)
+        if ra == 2 and rb == 2 and columns is not None:
+            # One 2-D product over all directions at once (BLAS): a' [i, m] @ db' [m, j*k].
+            rows = _dims(a)[1 if ta else 0]
+            moved = transpose(db, [1, 0, 2]) if tb else db  # [m, j, k]
+            flat = self.reshape(moved, [-1 if inner is None else inner, columns * self.count])
+            product = matmul(a, flat, transpose_a=ta)
+            return self.reshape(product, [-1 if rows is None else rows, columns, self.count])
+        # Any ranks: the directions become a batch axis before the matrices.
+        rank = rb + 1
+        lead = list(range(rank - 3))
+        order = lead + [rank - 1] + ([rank - 2, rank - 3] if tb else [rank - 3, rank - 2])
+        product = matmul(expand_dims(a, -3), transpose(db, order), transpose_a=ta)
+        result_rank = _rank(product)
+        back = [*range(result_rank - 3), result_rank - 2, result_rank - 1, result_rank - 3]
+        return transpose(product, back)
 
+    def matmul_left(self, op: Operation, da: Tensor) -> Tensor:
+        """``da' @ b'``, shape ``out.shape + [count]``."""
+        a, b = op.inputs
+        ta, tb = op.attrs["transpose_a"], op.attrs["transpose_b"]
+        ra, rb = _rank(a), _rank(b)
+        a_dims = _dims(a)
+        rows, inner = (a_dims[-1], a_dims[-2]) if ta else (a_dims[-2], a_dims[-1])
+        if da in self.identity and ra == 2 and rb == 2 and rows == 1:
+            # a' is a row holding x's elements: e_k @ b' is row k of b'.
+            return expand_dims(b if tb else transpose(b), 0)
+        b_dims = _dims(b)
+        columns = b_dims[0] if tb else b_dims[1]
+        if ra == 2 and rb == 2 and inner is not None and (rows is not None or columns is not None):
+            # One 2-D product (BLAS): da' moved to [i*k, m] @ b' [m, j].
+            moved = transpose(da, [1, 2, 0] if ta else [0, 2, 1])  # [i, k, m]
+            product = matmul(self.reshape(moved, [-1, inner]), b, transpose_b=tb)  # [i*k, j]
+            shape = [-1 if rows is None else rows, self.count, -1 if columns is None else columns]
+            return transpose(self.reshape(product, shape), [0, 2, 1])
+        rank = ra + 1
+        lead = list(range(rank - 3))
+        order = lead + [rank - 1] + ([rank - 2, rank - 3] if ta else [rank - 3, rank - 2])
+        product = matmul(transpose(da, order), expand_dims(b, -3), transpose_b=tb)
+        result_rank = _rank(product)
+        back = [*range(result_rank - 3), result_rank - 2, result_rank - 1, result_rank - 3]
+        return transpose(product, back)
 
-def _elementwise_tangent(
-    op: Operation, tangents: list[Tensor | None], full: list[int]
-) -> Tensor | None:
-    """Sum over operands of ``d expr / d operand`` times the operand's tangent."""
-    out = op.outputs[0]
-    expr = op.attrs["expr"]
-    symbols = arg_symbols(len(op.inputs))
-    a0, a1 = arg_symbols(2)
-    terms = []
-    for symbol, tangent in zip(symbols, tangents, strict=True):
-        if tangent is None:
-            continue
-        partial = sp.diff(expr, symbol)
-        if partial == 0:
-            continue
-        if partial.has(sp.Derivative, sp.Subs, sp.DiracDelta, sp.Heaviside, sp.Piecewise):
-            raise _NoForwardRule(op.type)  # special points need the op's own gradient rule
-        if not partial.free_symbols:
-            terms.append(expression_op(partial * a0, [tangent], like=out, name="Tangent"))
-            continue
-        # The partial's free symbols are among a0..; keep all operands so they line up.
-        local = expression_op(partial, list(op.inputs), like=out, name="Partial")
-        terms.append(
-            expression_op(a0 * a1, [expand_dims(local, -1), tangent], like=out, name="Tangent")
+    def rule_Softmax(self, op: Operation, tangents: list[Tensor | None]) -> Tensor:
+        """``d softmax = s * (dx - sum(s * dx))`` along the class axis."""
+        tangent = _linear_in_first(op, tangents)
+        out = op.outputs[0]
+        axis = op.attrs["axis"] % _rank(out)
+        a0, a1, a2 = arg_symbols(3)
+        probabilities = expand_dims(out if op.type == "Softmax" else exp(out), -1)
+        weighted = expression_op(a0 * a1, [probabilities, tangent], like=out, name="Tangent")
+        mean = reduce_sum(weighted, axis=axis, keepdims=True)
+        if op.type == "LogSoftmax":  # d log_softmax = dx - sum(s * dx)
+            return expression_op(a0 - a1, [tangent, mean], like=out, name="Tangent")
+        return expression_op(
+            a0 - a1 * a2, [weighted, probabilities, mean], like=out, name="Tangent"
         )
-    if not terms:
-        return None
-    total = _add_all(terms, out)
-    return total if list(total.shape) == full else broadcast_to(total, full)  # type: ignore[arg-type]  # a tangent of the output: fully defined
+
+    rule_LogSoftmax = rule_Softmax
+
+    def rule_SoftmaxCrossEntropyWithLogits(
+        self, op: Operation, tangents: list[Tensor | None]
+    ) -> Tensor | None:
+        """``loss = -sum(labels * log_softmax(logits))``: ``d loss = sum((p * sum(labels) -
+        labels) * d logits) - sum(log_softmax(logits) * d labels)`` along the class axis."""
+        labels, logits = op.inputs
+        d_labels, d_logits = tangents
+        axis = op.attrs["axis"] % _rank(logits)
+        a0, a1, a2 = arg_symbols(3)
+        out = op.outputs[0]
+        terms = []
+        if d_logits is not None:
+            total = reduce_sum(labels, axis=axis, keepdims=True)
+            coefficient = expression_op(
+                a0 * a1 - a2, [softmax(logits, axis=axis), total, labels], like=out, name="Partial"
+            )
+            weighted = expression_op(
+                a0 * a1, [expand_dims(coefficient, -1), d_logits], like=out, name="Tangent"
+            )
+            terms.append(reduce_sum(weighted, axis=axis))
+        if d_labels is not None and op.attrs["labels_gradient"]:
+            logs = expand_dims(log_softmax(logits, axis=axis), -1)
+            weighted = expression_op(-a0 * a1, [logs, d_labels], like=out, name="Tangent")
+            terms.append(reduce_sum(weighted, axis=axis))
+        if not terms:
+            return None
+        return self.spread(_add_all(terms, out), out)
+
+    def zeros_or(self, tangent: Tensor | None, primal: Tensor) -> Tensor:
+        return self.like(primal) if tangent is None else tangent
+
+    def rule_ConcatV2(self, op: Operation, tangents: list[Tensor | None]) -> Tensor:
+        axis = op.attrs["axis"] % _rank(op.outputs[0])
+        parts = [self.zeros_or(t, x) for t, x in zip(tangents, op.inputs, strict=True)]
+        return concat(parts, axis=axis)
+
+    def rule_Pack(self, op: Operation, tangents: list[Tensor | None]) -> Tensor:
+        axis = op.attrs["axis"] % _rank(op.outputs[0])
+        parts = [self.zeros_or(t, x) for t, x in zip(tangents, op.inputs, strict=True)]
+        return stack(parts, axis=axis)
+
+    def rule_StridedSlice(self, op: Operation, tangents: list[Tensor | None]) -> Tensor:
+        key = op.attrs["key"]
+        # After an ellipsis the key counts axes from the end: the directions take the last.
+        key = (*key, slice(None)) if Ellipsis in key else key
+        return strided_slice(_linear_in_first(op, tangents), key)
+
+    def rule_SliceGrad(self, op: Operation, tangents: list[Tensor | None]) -> Tensor:
+        tangent = _of_first(tangents)
+        key = op.attrs["key"]
+        key = (*key, slice(None)) if Ellipsis in key else key
+        return self.same_op(op, [tangent, self.shape_source(op.inputs[1])], {"key": key})
+
+    def _nonnegative_axis(self, op: Operation) -> None:
+        if op.attrs["axis"] < 0:  # counted from the end: it would meet the directions
+            raise _NoForwardRule(op.type)
+
+    def rule_ConcatPart(self, op: Operation, tangents: list[Tensor | None]) -> Tensor:
+        self._nonnegative_axis(op)  # the parts give only their sizes
+        return self.same_op(op, [_of_first(tangents), *op.inputs[1:]], dict(op.attrs))
+
+    def rule_UnconcatPart(self, op: Operation, tangents: list[Tensor | None]) -> Tensor:
+        self._nonnegative_axis(op)
+        grad, whole, *parts = op.inputs
+        inputs = [_of_first(tangents), self.shape_source(whole), *parts]
+        return self.same_op(op, inputs, dict(op.attrs))
+
+    def rule_SplitEqual(self, op: Operation, tangents: list[Tensor | None]) -> Tensor:
+        self._nonnegative_axis(op)
+        return self.same_op(op, [_linear_in_first(op, tangents)], dict(op.attrs))
+
+    def rule_UnsplitEqual(self, op: Operation, tangents: list[Tensor | None]) -> Tensor:
+        self._nonnegative_axis(op)
+        inputs = [_of_first(tangents), self.shape_source(op.inputs[1])]
+        return self.same_op(op, inputs, dict(op.attrs))
+
+    def rule_Tile(self, op: Operation, tangents: list[Tensor | None]) -> Tensor:
+        return tile(_linear_in_first(op, tangents), [*op.attrs["multiples"], 1])
+
+    def rule_Untile(self, op: Operation, tangents: list[Tensor | None]) -> Tensor:
+        inputs = [_of_first(tangents), self.shape_source(op.inputs[1])]
+        return self.same_op(op, inputs, {"multiples": (*op.attrs["multiples"], 1)})
+
+    def rule_GatherV2(self, op: Operation, tangents: list[Tensor | None]) -> Tensor:
+        self._nonnegative_axis(op)  # the indices were checked by the forward op
+        return self.same_op(op, [_of_first(tangents), op.inputs[1]], dict(op.attrs))
+
+    def rule_ScatterAdd(self, op: Operation, tangents: list[Tensor | None]) -> Tensor:
+        self._nonnegative_axis(op)
+        _, indices, like = op.inputs
+        inputs = [_of_first(tangents), indices, self.shape_source(like)]
+        return self.same_op(op, inputs, dict(op.attrs))
+
+    def rule_ReverseV2(self, op: Operation, tangents: list[Tensor | None]) -> Tensor:
+        axes = op.attrs["axes"]
+        if axes is None or any(a < 0 for a in axes):
+            raise _NoForwardRule(op.type)
+        return self.same_op(op, [_linear_in_first(op, tangents)], dict(op.attrs))

@@ -82,3 +82,62 @@ def hessians_broadcast_and_mean_axis(tf):
     z = tf.sin(data * w) + scale * data - tf.reduce_mean(data * tf.exp(w), axis=0)
     loss = tf.reduce_sum(tf.reduce_mean(z * z, axis=1, keepdims=True))
     return {"fetches": [loss, tf.hessians(loss, w)], "feeds": {}}
+
+
+def ridge_batch_free(tf, weights, rows=7, seed=40):
+    """``mean((X w - y)**2) + 0.5 * sum(w * w)`` with ``[None, weights]`` rows fed: the Hessian
+    is ``2 X^T X / N + I``, built through a batch axis known only at run time."""
+    x = tf.placeholder(tf.float64, shape=[None, weights], name="X")
+    y = tf.placeholder(tf.float64, shape=[None], name="y")
+    w = tf.Variable(_arr(seed + 1, (weights,)), name="w")
+    loss = tf.reduce_mean(tf.square(tf.linalg.matvec(x, w) - y)) + 0.5 * tf.reduce_sum(w * w)
+    feeds = {x: _arr(seed + 2, (rows, weights)), y: _arr(seed + 3, (rows,))}
+    return {"fetches": [loss, tf.hessians(loss, w)], "feeds": feeds}
+
+
+def logistic_batch_free(tf, weights, rows=7, seed=50):
+    """Mean sigmoid cross-entropy of ``X @ theta`` (theta ``[weights, 1]``) with ``[None,
+    weights]`` rows fed: the Hessian is ``X^T diag(s (1 - s)) X / N``, shape ``[n, 1, n, 1]``."""
+    x = tf.placeholder(tf.float64, shape=[None, weights], name="X")
+    y = tf.placeholder(tf.float64, shape=[None], name="y")
+    theta = tf.Variable(_arr(seed + 1, (weights, 1), -0.5, 0.5), name="theta")
+    loss = tf.reduce_mean(
+        tf.nn.sigmoid_cross_entropy_with_logits(
+            labels=tf.reshape(y, [-1, 1]), logits=tf.matmul(x, theta)
+        )
+    )
+    labels = (_arr(seed + 3, (rows,)) > 0).astype(np.float64)
+    feeds = {x: _arr(seed + 2, (rows, weights), -2.0, 2.0), y: labels}
+    return {"fetches": [loss, tf.hessians(loss, theta)], "feeds": feeds}
+
+
+@_program
+def hessians_ridge_batch_free_3(tf):
+    return ridge_batch_free(tf, 3)
+
+
+@_program
+def hessians_ridge_batch_free_30(tf):
+    return ridge_batch_free(tf, 30)
+
+
+@_program
+def hessians_logistic_batch_free_3(tf):
+    return logistic_batch_free(tf, 3)
+
+
+@_program
+def hessians_logistic_batch_free_30(tf):
+    return logistic_batch_free(tf, 30)
+
+
+@_program
+def hessians_cross_entropy_labels_depend_on_x(tf):
+    # TF takes the labels' derivative inside the cross-entropy's gradient as 0: this Hessian
+    # is not symmetric, and row i is d grad_i / dx.
+    data = tf.placeholder(tf.float64, shape=[None, 3], name="data")
+    x = tf.Variable(_arr(61, (3, 3)), name="x")
+    logits = tf.matmul(data, x)
+    labels = tf.nn.softmax(tf.sin(logits))
+    loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits))
+    return {"fetches": [loss, tf.hessians(loss, x)], "feeds": {data: _arr(62, (6, 3), -2.0, 2.0)}}
