@@ -153,6 +153,7 @@ _FUNCTION_NAMES = {
     "Erf": "Erf",
     "Erfc": "Erfc",
     "Sign": "Sign",
+    "Abs": "Abs",
     "Floor": "Floor",
     "Ceil": "Ceil",
     "Round": "Round",
@@ -247,6 +248,8 @@ class _Formula:
                 self.writer.node(node_name, unary[exponent], [operand], T=_Type(dtype))
                 return node_name, dtype
             return self._call("Pow", "pow", [base, exponent], name, context)
+        if isinstance(expr, F.LogisticLoss):  # TF has no such op: its graph holds TF's formula
+            return self.write(expr.stable(), name, context)
         if type(expr).__name__ == "OneWhere":  # where(cond, 1, x)
             return self._call(
                 "SelectV2", "select", [expr.args[0], sp.Integer(1), expr.args[1]], name, context

@@ -104,6 +104,10 @@ class _Evaluator(Printer):
 # --- the result ----------------------------------------------------------------------------
 
 
+# The width explain()'s text is laid out for: its shape comments align within it.
+TEXT_COLUMNS = 100
+
+
 @dataclass(frozen=True)
 class Formula:
     """``name = expr``, of ``shape`` (dims are ints or multiples of ``N``)."""
@@ -126,12 +130,20 @@ class Whiteboard:
         return [(f.name, formula_text(f.expr), _shape_text(f.shape)) for f in self.formulas]
 
     def text(self) -> str:
-        """One ``name = formula  # shape`` line per formula, the shapes aligned."""
-        rows = [f"{name} = {text}" for name, text, _ in self.lines()]
-        width = max(len(r) for r in rows)
+        """One ``name = formula  # shape`` line per formula, the shapes aligned after the
+        longest formula for which every aligned line fits in ``TEXT_COLUMNS``; a longer line
+        takes its comment two spaces after it (not every other line padded out to it)."""
+        lines = self.lines()
+        rows = [f"{name} = {text}" for name, text, _ in lines]
+        comments = [f"  # {shape}" for _, _, shape in lines]
+        width = 0
+        for candidate in sorted({len(r) for r in rows}, reverse=True):
+            aligned = [c for r, c in zip(rows, comments, strict=True) if len(r) <= candidate]
+            if all(candidate + len(c) <= TEXT_COLUMNS for c in aligned):
+                width = candidate
+                break
         return "\n".join(
-            f"{row.ljust(width)}  # {shape}"
-            for row, (_, _, shape) in zip(rows, self.lines(), strict=True)
+            f"{row.ljust(width)}{comment}" for row, comment in zip(rows, comments, strict=True)
         )
 
     def latex_lines(self) -> list[tuple[str, str, str]]:
@@ -514,6 +526,49 @@ class _Plumbing:
         return F.ReduceSum(new, F.axes_tuple(tuple(range(lead))), sp.S.Zero), after
 
 
+def _textbook_forms(expr: sp.Expr) -> sp.Expr:
+    """The math as a textbook writes it, where the program's form is there for the edges:
+
+    - functions the printers evaluate in a stable form: ``LogisticLoss(z, t)`` as
+      ``softplus(z) - z * t``;
+    - ``div_no_nan(a, b)`` as ``a / b`` (they differ where b is 0 only: an empty batch, whose
+      mean loss TF1 takes as 0);
+    - a number converted to a dtype that holds it exactly, as the number; a whole float as
+      an integer (so that ``1.0 * x`` reads ``x``).
+    """
+
+    def textbook(node: sp.Expr) -> sp.Expr:
+        if isinstance(node, F.LogisticLoss):
+            return node.textbook()
+        if isinstance(node, F.DivNoNan):
+            return node.args[0] / node.args[1]
+        if isinstance(node, F.Cast) and node.args[0].is_Number and _exact_in(node):
+            return node.args[0]
+        return node
+
+    expr = _bottom_up(expr, textbook)
+    whole = {
+        f: sp.Integer(int(f))
+        for f in expr.atoms(sp.Float)
+        if float(f).is_integer() and abs(float(f)) < 2**53
+    }
+    return expr.xreplace(whole) if whole else expr  # 1.0 * x as x
+
+
+def _exact_in(cast: F.Cast) -> bool:
+    """Whether the number ``cast`` converts keeps its value in the target dtype."""
+    try:
+        target = np.dtype(cast.target)
+    except TypeError:
+        return False
+    value = complex(cast.args[0])
+    if value.imag or target.kind not in "fiu":
+        return False
+    with np.errstate(all="ignore"):
+        converted = target.type(value.real)
+    return bool(np.isfinite(converted) and float(converted) == value.real)
+
+
 def _fold_stable_forms(expr: sp.Expr) -> sp.Expr:
     """``exp(z - max z) / sum(exp(z - max z))`` as ``softmax(z)``, ``z - max z - log(sum
     exp(z - max z))`` as ``log_softmax(z)``."""
@@ -585,6 +640,8 @@ def _atoms(expr: sp.Expr) -> list[sp.Expr]:
         node = stack.pop()
         if node.is_Symbol or _is_atom(node):
             found[node] = None
+        elif isinstance(node, F.Cast):  # its other arguments name dtypes, not values
+            stack.append(node.args[0])
         elif not isinstance(node, (F.Literal, sp.Tuple)):
             stack.extend(reversed(node.args))
     return list(found)
@@ -857,7 +914,8 @@ def _finish(drafts: list[_Draft], program: Program, probes: tuple[_Probe, _Probe
     scalars |= {sp.Symbol(d.name) for d in drafts if d.shape == ()}
     formulas = []
     for draft in drafts:
-        expr = _fold_branches(draft.expr)
+        expr = _textbook_forms(draft.expr)
+        expr = _fold_branches(expr)
         expr = _fold_stable_forms(expr)
         expr = _bottom_up(expr, _common_factors)
         expr = _pull_scalars(expr, scalars)

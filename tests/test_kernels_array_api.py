@@ -65,6 +65,7 @@ from symgrad.backends.array_api.kernels.math import (
     _erf,
     _erfc,
     _integer_mean,
+    _logistic_loss,
     _prod_others,
     _prod_others_vjp,
     _reduce_extremum,
@@ -583,6 +584,13 @@ def test_erf_and_erfc_agree_with_the_numpy_kernels(xp: Any, dtype: str, rtol: fl
     x = np.array([[-6.0, -1.5, -0.5, -0.0], [0.0, 1e-3, 0.7, 5.5]], dtype=dtype)
     same(_erf(xp, put(xp, x)), np_math._erf(x), rtol=rtol)
     same(_erfc(xp, put(xp, x)), np_math._erfc(x), rtol=rtol)
+
+
+@pytest.mark.parametrize("dtype, rtol", [("float64", 1e-12), ("float32", 1e-6)])
+def test_logistic_loss_agrees_with_the_numpy_kernel(xp: Any, dtype: str, rtol: float) -> None:
+    x = np.array([[-1000.0, -20.0, -0.0], [0.0, 20.0, 1000.0]], dtype=dtype)
+    z = np.array([[1.0, 0.0, 0.25], [1.0, 1.0, 0.0]], dtype=dtype)
+    same(_logistic_loss(xp, put(xp, x), put(xp, z)), np_math._logistic_loss(x, z), rtol=rtol)
 
 
 def test_special_uses_a_namespace_function_or_the_hosts_or_refuses(xp: Any) -> None:

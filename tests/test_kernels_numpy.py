@@ -59,6 +59,7 @@ from symgrad.backends.numpy.kernels.math import (
     _erf,
     _erfc,
     _integer_mean,
+    _logistic_loss,
     _prod_others,
     _prod_others_vjp,
     _sum_to_shape,
@@ -307,6 +308,17 @@ def test_erf_and_erfc_match_tf(case: Case) -> None:
     rtol = 4 * float(np.finfo(x.dtype).eps)
     assert_same(_erf(x), case.outputs["erf"], close=True, rtol=rtol, atol=0)
     assert_same(_erfc(x), case.outputs["erfc"], close=True, rtol=rtol, atol=0)
+
+
+@pytest.mark.parametrize("case", recorded("logistic_loss"))
+def test_logistic_loss_matches_tf_at_the_edges(case: Case) -> None:
+    # TF's own formula in TF's order of operations: the same values, the tiny loss of a
+    # confident right prediction (logits 20, label 1) included, where softplus(x) - x*z is 0.
+    x, z = case.inputs["logits"], case.inputs["labels"]
+    expected = case.outputs["loss"]
+    assert_same(_logistic_loss(x, z), expected, close=True, rtol=2 * float(np.finfo(x.dtype).eps))
+    confident = (x == 20) & (z == 1)
+    assert (expected[confident] > 0).all() and (_logistic_loss(x, z)[confident] > 0).all()
 
 
 @pytest.mark.parametrize("case", recorded("top_k"))

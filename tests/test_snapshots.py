@@ -134,6 +134,7 @@ def build_all_ops():  # type: ignore[no-untyped-def]
     loss += sg.reduce_sum(through_concat * through_concat)
     # weights of sizes known when run: checked then to broadcast as TF1 allows
     loss += sg.losses.compute_weighted_loss(x * x, weights=x[:, :1], loss_collection=None)
+    loss += sg.reduce_sum(sg.nn.sigmoid_cross_entropy_with_logits(labels=h, logits=logits))
     grads = sg.gradients(loss, [w, b, x])
     hvp = sg.gradients(sg.reduce_sum(grads[0] * sg.reduce_prod(w, axis=0)), w)[0]
     second = sg.gradients(sg.reduce_sum(sg.gradients(sg.reduce_prod(w * w), w)[0]), w)[0]

@@ -375,6 +375,8 @@ BINARY = {
     "MulNoNan": F.MulNoNan,
     "Xlogy": F.Xlogy,
     "Xdivy": F.Xdivy,
+    # Not a TF op: the sigmoid cross-entropy as one textbook function (see F.LogisticLoss).
+    "LogisticLoss": F.LogisticLoss,
 }
 LOGICAL = {
     "LogicalAnd": F.LogicalAnd,
@@ -519,6 +521,12 @@ exp, expm1, log, log1p = _unary("Exp"), _unary("Expm1"), _unary("Log"), _unary("
 sin, cos, tanh, sigmoid = _unary("Sin"), _unary("Cos"), _unary("Tanh"), _unary("Sigmoid")
 softplus, relu = _unary("Softplus"), _unary("Relu", floats_only=False)
 floor, round = _unary("Floor"), _unary("Round")
+
+
+def logistic_loss(logits: Any, labels: Any, name: str | None = None) -> Tensor:
+    """``softplus(logits) - logits * labels`` elementwise, evaluated as TF evaluates it (finite
+    for any logits); its gradient is ``sigmoid(logits) - labels``."""
+    return make_elementwise("LogisticLoss", F.LogisticLoss, [logits, labels], name, allowed="float")
 
 
 def is_finite(x: Any, name: str | None = None) -> Tensor:

@@ -45,6 +45,35 @@ class Softplus(_Elementwise):
         return Sigmoid(self.args[0])
 
 
+class LogisticLoss(_Elementwise):
+    """``softplus(x) - x * z``: the cross-entropy of logits ``x`` against labels ``z``.
+
+    The math is the textbook's, so its derivative is ``sigmoid(x) - z``. The printers
+    evaluate it as TF does, ``max(x, 0) - x * z + log1p(exp(-|x|))``, finite for any
+    logits and without the cancellation of ``softplus(x) - x * z`` when the loss is near 0.
+    """
+
+    nargs = 2
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        x, z = self.args
+        return Sigmoid(x) - z if argindex == 1 else -x
+
+    def textbook(self) -> sp.Expr:
+        """The formula a person writes (``explain()`` shows this)."""
+        x, z = self.args
+        return Softplus(x) - x * z
+
+    def stable(self) -> sp.Expr:
+        """TF's formula from primitives, as TF's graph holds it: its selects send the kink
+        at 0 to one side, so TF's own gradient of it is this function's, ``0.5 - z``, there."""
+        x, z = self.args
+        nonnegative = GreaterEqual(x, 0)
+        # Unevaluated sums keep TF's order of the additions (so its rounding).
+        relu_part = sp.Add(Where(nonnegative, x, 0), -x * z, evaluate=False)
+        return sp.Add(relu_part, Softplus(Where(nonnegative, -x, x)), evaluate=False)
+
+
 class Power(_Elementwise):
     """x ** y for a tensor exponent: d/dy is TF's ``z * log(x)`` where x > 0, else 0."""
 

@@ -46,13 +46,13 @@ from .elementwise import (
     log,
     log1p,
     logical_and,
+    logistic_loss,
     maximum,
     minimum,
     multiply,
     ones_like,
     relu,
     rsqrt,
-    softplus,
     sqrt,
     square,
     squared_difference,
@@ -358,7 +358,16 @@ register(
 def sigmoid_cross_entropy_with_logits(
     _sentinel: Any = None, labels: Any = None, logits: Any = None, name: str | None = None
 ) -> Tensor:
-    """``max(x, 0) - x*z + log(1 + exp(-|x|))``: finite for any logits, as TF writes it."""
+    """``softplus(x) - x*z`` for logits x and labels z, evaluated as TF evaluates it
+    (``max(x, 0) - x*z + log(1 + exp(-|x|))``: finite for any logits); its gradient in x is
+    ``sigmoid(x) - z``.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     loss = sg.nn.sigmoid_cross_entropy_with_logits(labels=[1.0, 0.0], logits=[1000.0, 0.0])
+    ...     print(sg.compile(loss)().round(4))
+    [0.     0.6931]
+    """
     _by_name(_sentinel, "sigmoid_cross_entropy_with_logits")
     logits = convert_to_tensor(logits)
     labels = (
@@ -381,14 +390,9 @@ def sigmoid_cross_entropy_with_logits(
             f"symgrad: logistic_loss: labels '{labels.name}' {format_shape(labels.shape)} and "
             f"logits '{logits.name}' {format_shape(logits.shape)} must have the same shape"
         )
-    # TF's form: where() sends the kink at 0 to the right branch, so d/dx at 0 is 0.5 - z.
-    zeros = zeros_like(logits)
-    nonnegative = greater_equal(logits, zeros)
-    relu_logits = where(nonnegative, logits, zeros)
-    negative_abs = where(nonnegative, -logits, logits)
-    return identity(
-        relu_logits - logits * labels + softplus(negative_abs), name=name or "logistic_loss"
-    )
+    # One function whose derivative is the textbook's sigmoid(x) - z (TF's where() form has
+    # the same value at the kink, 0.5 - z); the printers evaluate it in TF's stable form.
+    return logistic_loss(logits, labels, name=name or "logistic_loss")
 
 
 def l2_loss(t: Any, name: str | None = None) -> Tensor:

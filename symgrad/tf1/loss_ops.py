@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError, ShapeError
 from ..graph import Tensor, get_default_graph
+from ..ops.base import constant_value
 from ..ops.checks import ensure_broadcastable
 from ..ops.elementwise import (
     abs,
@@ -41,7 +44,7 @@ from ..ops.nn_ops import (
 from ..ops.reductions import reduce_sum
 from ..ops.reshaping import squeeze, squeeze_last_by_rank
 from ..ops.shape_queries import shape
-from ..ops.sources import convert_to_tensor
+from ..ops.sources import constant, convert_to_tensor
 from ..shapes import format_shape, shapes_compatible
 from .variable_scope import GraphKeys, add_loss
 
@@ -62,12 +65,20 @@ class Reduction:
 
 
 def _present(weights: Tensor) -> Tensor:
-    """1.0 where a float32 weight is not zero, else 0.0 (TF1's ``where(equal(w, 0), 0, 1)``)."""
+    """1.0 where a float32 weight is not zero, else 0.0 (TF1's ``where(equal(w, 0), 0, 1)``);
+    known when built for weights the graph fixes (TF1's default 1.0)."""
+    known = constant_value(weights)
+    if known is not None:
+        return constant((known != 0).astype(np.float32))
     return cast(not_equal(weights, 0.0), _dtypes.float32)
 
 
 def _num_present(losses: Tensor, weights: Tensor) -> Tensor:
-    """How many entries of ``losses`` have a weight that is not zero."""
+    """How many entries of ``losses`` have a weight that is not zero: for one nonzero weight
+    the graph fixes (TF1's default 1.0), the losses' size."""
+    known = constant_value(weights)
+    if known is not None and known.ndim == 0 and known != 0:
+        return reduce_sum(ones_like(losses))
     return reduce_sum(multiply(_present(weights), ones_like(losses)))
 
 

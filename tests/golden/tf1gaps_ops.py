@@ -215,9 +215,7 @@ def tf1gaps_ops(x, labels, keep, w, v):
     v = _check("v", v, np.float64, (3, 2))
     # Statements: 59, BLAS calls: 5
     # Forward
-    sum_ = np.sum(
-        np.broadcast_to(np.asarray(np.not_equal(1, 0), dtype=np.float32), (5,))
-    )
+    sum_ = np.sum(np.broadcast_to(np.float32(1), (5,)))
     matmul_w_t0 = _matrices(x)
     matmul_w = matmul_w_t0 @ w
     ones = np.ones((5, 3), dtype=np.float64)

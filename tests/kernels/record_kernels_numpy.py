@@ -621,6 +621,21 @@ def record_segment_min_prod(r, tf, v1):
         r.record(name, op, {"count": count}, build)
 
 
+def record_logistic_loss(r, tf, v1):
+    # Edge logits (a confident right or wrong prediction, the kink at 0) against hard and soft
+    # labels; the loss near 0 (logits 20, label 1) is where a naive softplus(x) - x*z loses it.
+    logits = [-1000.0, -88.0, -20.0, -1.0, -0.0, 0.0, 1e-8, 1.0, 20.0, 88.0, 1000.0]
+    labels = [0.0, 1.0, 0.25]
+    for dtype in (np.float64, np.float32):
+
+        def build(given, dtype=dtype):
+            x = given("logits", np.array([[v] * len(labels) for v in logits], dtype=dtype))
+            z = given("labels", np.array([labels] * len(logits), dtype=dtype))
+            return {"loss": tf.nn.sigmoid_cross_entropy_with_logits(labels=z, logits=x)}
+
+        r.record(f"logistic_loss_{np.dtype(dtype).name}", "logistic_loss", {}, build)
+
+
 def main():
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
@@ -645,6 +660,7 @@ def main():
         record_reductions,
         record_select,
         record_segment_min_prod,
+        record_logistic_loss,
     ):
         record(recorder, tf, v1)
     doc = {

@@ -389,3 +389,42 @@ def log_poisson_loss_full_f32(tf):
     }
     grads = tf.gradients(tf.reduce_sum(tf.sin(loss)), [targets, log_input])
     return {"fetches": [loss, grads], "feeds": feeds, "rtol": 1e-5}
+
+
+# --- every loss at the edges: ±1000 logits, the kink at 0, labels 0/1, a weight of 0 ---------
+
+
+@_program
+def every_loss_at_the_edges(tf):
+    logits = tf.placeholder(tf.float32, [None, 3], name="logits")
+    labels = tf.placeholder(tf.float32, [None, 3], name="labels")
+    weights = tf.constant([[1.0], [0.0], [2.0]])
+    rows = [1.0, 0.0, 2.0]
+    losses = [
+        tf.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits),
+        tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits),
+        tf.nn.weighted_cross_entropy_with_logits(labels=labels, logits=logits, pos_weight=2.0),
+        tf.nn.l2_loss(logits - labels),
+        tf.losses.sigmoid_cross_entropy(labels, logits, weights=weights),
+        tf.losses.sigmoid_cross_entropy(labels, logits, label_smoothing=0.1),
+        tf.losses.softmax_cross_entropy(labels, logits, weights=rows),
+        tf.losses.sparse_softmax_cross_entropy(tf.constant([0, 2, 1]), logits, weights=rows),
+        tf.losses.hinge_loss(labels, logits, weights=weights),
+        tf.losses.huber_loss(labels, logits, weights=weights),
+        tf.losses.mean_squared_error(labels, logits, weights=weights),
+        tf.losses.absolute_difference(labels, logits, weights=weights),
+        tf.losses.log_loss(labels, tf.sigmoid(logits), weights=weights),
+        tf.losses.cosine_distance(
+            tf.nn.l2_normalize(labels, 1), tf.nn.l2_normalize(logits, 1), axis=1, weights=weights
+        ),
+        tf.losses.mean_pairwise_squared_error(labels, logits, weights=weights),
+    ]
+    return {
+        "fetches": [losses, [tf.gradients(tf.reduce_sum(loss), logits)[0] for loss in losses]],
+        "feeds": {
+            logits: np.array(
+                [[1000.0, -1000.0, 0.0], [-1000.0, 0.0, 1000.0], [0.5, -2.0, 20.0]], np.float32
+            ),
+            labels: np.array([[1.0, 0.0, 1.0], [1.0, 1.0, 0.0], [0.0, 1.0, 1.0]], np.float32),
+        },
+    }

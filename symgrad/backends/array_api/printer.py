@@ -238,6 +238,7 @@ class Printer(NumPyCodePrinter):
             "LogicalNot",
             "LogicalOr",
             "LogicalXor",
+            "LogisticLoss",
             "MatMulNode",
             "Maximum",
             "Minimum",

@@ -483,6 +483,9 @@ class Printer(NumPyPrinter):
     # --- elementwise math, activations, logical ops, argmax ---
 
     # NumPy has no erf: the module's helpers apply the C library's (math.erf, within 1 ulp).
+    def _print_LogisticLoss(self, expr: F.LogisticLoss) -> str:
+        return self._helper_call("logistic_loss", *(self._print(a) for a in expr.args))
+
     def _print_Erf(self, expr: F.Erf) -> str:
         return self._helper_call("erf", self._print(expr.args[0]))
 

@@ -51,6 +51,7 @@ KERNELS = (
     "_prod_others_vjp",
     "_special",
     "_on_host",
+    "_logistic_loss",
     "_erf",
     "_erfc",
     "_top_k_indices",

@@ -72,6 +72,16 @@ def _prod_others_vjp(
     return xp.permute_dims(xp.reshape(result, front.shape), inverse)
 
 
+def _logistic_loss(xp: Namespace, logits: Array, labels: Array) -> Array:
+    """``softplus(logits) - logits * labels`` as TF evaluates it: finite for any logits, and
+    without cancellation where the loss is near 0 (a confident, correct prediction)."""
+    return (
+        xp.maximum(logits, xp.zeros_like(logits))
+        - logits * labels
+        + xp.log1p(xp.exp(-xp.abs(logits)))
+    )
+
+
 def _erf(xp: Namespace, x: Array) -> Array:
     """The error function elementwise (see ``_special``)."""
     return _special(xp, x, "erf", math.erf)

@@ -34,6 +34,7 @@ KERNELS = (
     "_equal_part",
     "_split_equal",
     "_unsplit_equal",
+    "_logistic_loss",
     "_erf",
     "_erfc",
     "_top_k_indices",

@@ -10,6 +10,12 @@ from numpy.typing import ArrayLike, NDArray
 from ._types import Array, Scan, Shape
 
 
+def _logistic_loss(logits: Array, labels: Array) -> Array:
+    """``softplus(logits) - logits * labels`` as TF evaluates it: finite for any logits, and
+    without cancellation where the loss is near 0 (a confident, correct prediction)."""
+    return np.maximum(logits, 0) - logits * labels + np.log1p(np.exp(-np.abs(logits)))
+
+
 def _erf(x: ArrayLike) -> Array:
     """The error function elementwise, by the C library's erf (``math.erf``: within 1 ulp)."""
     x = np.asarray(x)
