@@ -248,7 +248,7 @@ class _Formula:
                 self.writer.node(node_name, unary[exponent], [operand], T=_Type(dtype))
                 return node_name, dtype
             return self._call("Pow", "pow", [base, exponent], name, context)
-        if isinstance(expr, F.LogisticLoss):  # TF has no such op: its graph holds TF's formula
+        if isinstance(expr, F.TextbookForm):  # TF has no such op: its graph holds TF's formula
             return self.write(expr.stable(), name, context)
         if type(expr).__name__ == "OneWhere":  # where(cond, 1, x)
             return self._call(

@@ -194,14 +194,37 @@ def _value_preserving(cast: F.Cast) -> bool:
     )
 
 
+def _clip(expr: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
+    """``(x, low, high)`` of ``minimum(maximum(x, low), high)``: ``clip(x, low, high)``."""
+    if isinstance(expr, F.Minimum) and isinstance(expr.args[0], F.Maximum):
+        return (*expr.args[0].args, expr.args[1])
+    return None
+
+
 def _rank_suffix(transpose: Any) -> str:
     return ".T" if transpose else ""
+
+
+def _split_constant(term: sp.Expr) -> list[sp.Expr]:
+    """A constant SymPy folded from a whole number and a float32 the user wrote, as the two:
+    ``1 - p + 1e-07`` in float32 is ``1.0000001000000012 - p`` to SymPy."""
+    if not term.is_Float:
+        return [term]
+    number = float(term)
+    whole = round(number)
+    rest = number - whole
+    if whole == 0 or rest == 0 or len(repr(number)) <= 12 or float(np.float32(rest)) != rest:
+        return [term]
+    written = _constant_text(rest)  # the float32's shortest decimal: what the user wrote
+    if len(written) > 10:
+        return [term]
+    return [sp.Integer(whole), sp.Float(float(written))]
 
 
 def _ordered_terms(expr: sp.Add) -> list[sp.Expr]:
     """Added terms as a person orders them: the larger first, subtracted ones last
     (``x @ W + b``, ``sigmoid(z) - y``); SymPy's order breaks ties."""
-    terms = list(sp.Add.make_args(expr))
+    terms = [part for term in sp.Add.make_args(expr) for part in _split_constant(term)]
     ranked = sorted(
         range(len(terms)),
         key=lambda i: (terms[i].could_extract_minus_sign(), -sp.count_ops(terms[i]), i),
@@ -267,6 +290,9 @@ class WhiteboardPrinter(_Terms, StrPrinter):
         if isinstance(expr, F.Power):
             base, exponent = expr.args
             return f"{self.parenthesize(base, PRECEDENCE['Pow'], strict=True)} ** {self.parenthesize(exponent, PRECEDENCE['Pow'], strict=True)}"
+        clipped = _clip(expr)
+        if clipped:
+            return f"clip({self.stringify(clipped, ', ')})"
         if isinstance(expr, F.MatMulNode):
             a, b, ta, tb, _, _ = expr.args
             left = self.parenthesize(a, PRECEDENCE["Func"]) + _rank_suffix(ta)
@@ -322,6 +348,19 @@ class WhiteboardLatexPrinter(_Terms, LatexPrinter):
             if _value_preserving(expr):
                 return self._print(expr.args[0])
             return f"\\operatorname{{{expr.target}}}\\left({self._print(expr.args[0])}\\right)"
+        if isinstance(expr, F.Where):  # a case split, as a textbook writes one
+            condition, holds, fails = (self._print(a) for a in expr.args)
+            if condition.startswith("\\left[") and condition.endswith("\\right]"):
+                condition = condition[6:-7]  # no Iverson brackets after "if"
+            return (
+                f"\\begin{{cases}}{holds} & \\text{{if }} {condition} \\\\ "
+                f"{fails} & \\text{{otherwise}}\\end{{cases}}"
+            )
+        clipped = _clip(expr)
+        if clipped:
+            return (
+                f"\\operatorname{{clip}}\\left({', '.join(self._print(a) for a in clipped)}\\right)"
+            )
         if isinstance(expr, F.Power):
             base = self.parenthesize(expr.args[0], PRECEDENCE["Pow"], strict=True)
             return f"{{{base}}}^{{{self._print(expr.args[1])}}}"
@@ -529,8 +568,8 @@ class _Plumbing:
 def _textbook_forms(expr: sp.Expr) -> sp.Expr:
     """The math as a textbook writes it, where the program's form is there for the edges:
 
-    - functions the printers evaluate in a stable form: ``LogisticLoss(z, t)`` as
-      ``softplus(z) - z * t``;
+    - losses the printers evaluate in a stable form (``F.TextbookForm``):
+      ``LogisticLoss(z, t)`` as ``softplus(z) - z * t``;
     - ``div_no_nan(a, b)`` as ``a / b`` (they differ where b is 0 only: an empty batch, whose
       mean loss TF1 takes as 0);
     - a number converted to a dtype that holds it exactly, as the number; a whole float as
@@ -538,7 +577,7 @@ def _textbook_forms(expr: sp.Expr) -> sp.Expr:
     """
 
     def textbook(node: sp.Expr) -> sp.Expr:
-        if isinstance(node, F.LogisticLoss):
+        if isinstance(node, F.TextbookForm):
             return node.textbook()
         if isinstance(node, F.DivNoNan):
             return node.args[0] / node.args[1]

@@ -64,6 +64,7 @@ from symgrad.backends.array_api.kernels.math import (
     _einsum,
     _erf,
     _erfc,
+    _huber_loss,
     _integer_mean,
     _logistic_loss,
     _prod_others,
@@ -72,6 +73,8 @@ from symgrad.backends.array_api.kernels.math import (
     _sum_to_shape,
     _top_k_grad,
     _top_k_indices,
+    _weighted_logistic_grad,
+    _weighted_logistic_loss,
 )
 from symgrad.backends.array_api.kernels.namespace import (
     _device_of,
@@ -591,6 +594,28 @@ def test_logistic_loss_agrees_with_the_numpy_kernel(xp: Any, dtype: str, rtol: f
     x = np.array([[-1000.0, -20.0, -0.0], [0.0, 20.0, 1000.0]], dtype=dtype)
     z = np.array([[1.0, 0.0, 0.25], [1.0, 1.0, 0.0]], dtype=dtype)
     same(_logistic_loss(xp, put(xp, x), put(xp, z)), np_math._logistic_loss(x, z), rtol=rtol)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_huber_loss_agrees_with_the_numpy_kernel(xp: Any, dtype: str) -> None:
+    error = np.array([[-3.0, -1.0, -0.25], [0.0, 1.0, 1000.0]], dtype=dtype)
+    for delta in (1.0, np.array([0.5, 1.0, 2.0], dtype=dtype)):
+        twin = np_math._huber_loss(error, delta)
+        same(
+            _huber_loss(xp, put(xp, error), delta if np.ndim(delta) == 0 else put(xp, delta)), twin
+        )
+
+
+@pytest.mark.parametrize("dtype, rtol", [("float64", 1e-12), ("float32", 1e-6)])
+def test_weighted_logistic_kernels_agree_with_the_numpy_kernels(
+    xp: Any, dtype: str, rtol: float
+) -> None:
+    x = np.array([[-1000.0, -20.0, -0.0], [0.0, 0.5, 1000.0]], dtype=dtype)
+    z = np.array([[1.0, 0.0, 0.25], [1.0, 1.0, 0.0]], dtype=dtype)
+    loss = _weighted_logistic_loss(xp, put(xp, x), put(xp, z), 3.0)
+    same(loss, np_math._weighted_logistic_loss(x, z, 3.0), rtol=rtol)
+    grad = _weighted_logistic_grad(xp, put(xp, x), put(xp, z), 3.0)
+    same(grad, np_math._weighted_logistic_grad(x, z, 3.0), rtol=rtol)
 
 
 def test_special_uses_a_namespace_function_or_the_hosts_or_refuses(xp: Any) -> None:

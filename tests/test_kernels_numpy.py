@@ -58,6 +58,7 @@ from symgrad.backends.numpy.kernels.math import (
     _depth_window_sum,
     _erf,
     _erfc,
+    _huber_loss,
     _integer_mean,
     _logistic_loss,
     _prod_others,
@@ -65,6 +66,8 @@ from symgrad.backends.numpy.kernels.math import (
     _sum_to_shape,
     _top_k_grad,
     _top_k_indices,
+    _weighted_logistic_grad,
+    _weighted_logistic_loss,
 )
 from symgrad.backends.numpy.kernels.memory import _SPARE_ROWS, _give_rows, _take_rows
 from symgrad.backends.numpy.kernels.pool import (
@@ -319,6 +322,27 @@ def test_logistic_loss_matches_tf_at_the_edges(case: Case) -> None:
     assert_same(_logistic_loss(x, z), expected, close=True, rtol=2 * float(np.finfo(x.dtype).eps))
     confident = (x == 20) & (z == 1)
     assert (expected[confident] > 0).all() and (_logistic_loss(x, z)[confident] > 0).all()
+
+
+@pytest.mark.parametrize("case", recorded("huber_loss"))
+def test_huber_loss_matches_tf(case: Case) -> None:
+    # TF1's losses compute in float32 (its float64 case too): the kernel runs on what the
+    # module gives it, the cast error.
+    expected = case.outputs["loss"]
+    error = case.inputs["error"].astype(expected.dtype)
+    assert_same(_huber_loss(error, case.attrs["delta"]), expected)
+
+
+@pytest.mark.parametrize("case", recorded("weighted_logistic_loss"))
+def test_weighted_logistic_loss_and_gradient_match_tf(case: Case) -> None:
+    # TF's gradient at logits 0 is 1 - z (its abs and relu pass none there): kept.
+    x, z = case.inputs["logits"], case.inputs["labels"]
+    q = case.attrs["pos_weight"]
+    rtol = 4 * float(np.finfo(x.dtype).eps)
+    assert_same(_weighted_logistic_loss(x, z, q), case.outputs["loss"], close=True, rtol=rtol)
+    grad = _weighted_logistic_grad(x, z, q)
+    assert_same(grad, case.outputs["grad"], close=True, rtol=rtol)
+    np.testing.assert_array_equal(grad[x == 0], (1 - z)[x == 0])
 
 
 @pytest.mark.parametrize("case", recorded("top_k"))

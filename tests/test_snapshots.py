@@ -135,6 +135,8 @@ def build_all_ops():  # type: ignore[no-untyped-def]
     # weights of sizes known when run: checked then to broadcast as TF1 allows
     loss += sg.losses.compute_weighted_loss(x * x, weights=x[:, :1], loss_collection=None)
     loss += sg.reduce_sum(sg.nn.sigmoid_cross_entropy_with_logits(labels=h, logits=logits))
+    loss += sg.reduce_sum(sg.nn.weighted_cross_entropy_with_logits(h, logits, pos_weight=2.0))
+    loss += sg.cast(sg.losses.huber_loss(h, logits, delta=0.5, loss_collection=None), sg.float64)
     grads = sg.gradients(loss, [w, b, x])
     hvp = sg.gradients(sg.reduce_sum(grads[0] * sg.reduce_prod(w, axis=0)), w)[0]
     second = sg.gradients(sg.reduce_sum(sg.gradients(sg.reduce_prod(w * w), w)[0]), w)[0]

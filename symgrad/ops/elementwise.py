@@ -375,8 +375,10 @@ BINARY = {
     "MulNoNan": F.MulNoNan,
     "Xlogy": F.Xlogy,
     "Xdivy": F.Xdivy,
-    # Not a TF op: the sigmoid cross-entropy as one textbook function (see F.LogisticLoss).
+    # Not TF ops: losses as one textbook function each (see F.TextbookForm).
     "LogisticLoss": F.LogisticLoss,
+    "HuberLoss": F.HuberLoss,
+    "WeightedLogisticLoss": F.WeightedLogisticLoss,
 }
 LOGICAL = {
     "LogicalAnd": F.LogicalAnd,
@@ -527,6 +529,26 @@ def logistic_loss(logits: Any, labels: Any, name: str | None = None) -> Tensor:
     """``softplus(logits) - logits * labels`` elementwise, evaluated as TF evaluates it (finite
     for any logits); its gradient is ``sigmoid(logits) - labels``."""
     return make_elementwise("LogisticLoss", F.LogisticLoss, [logits, labels], name, allowed="float")
+
+
+def huber_loss(error: Any, delta: Any, name: str | None = None) -> Tensor:
+    """The Huber loss of ``error`` elementwise, evaluated as TF1's ``losses.huber_loss`` does;
+    its gradient is ``clip(error, -delta, delta)``."""
+    return make_elementwise("HuberLoss", F.HuberLoss, [error, delta], name, allowed="float")
+
+
+def weighted_logistic_loss(
+    logits: Any, labels: Any, pos_weight: Any, name: str | None = None
+) -> Tensor:
+    """The sigmoid cross-entropy with positives weighted by ``pos_weight``, evaluated as TF
+    does; its gradient is ``(1 + (q - 1) * labels) * sigmoid(logits) - q * labels``."""
+    return make_elementwise(
+        "WeightedLogisticLoss",
+        F.WeightedLogisticLoss,
+        [logits, labels, pos_weight],
+        name,
+        allowed="float",
+    )
 
 
 def is_finite(x: Any, name: str | None = None) -> Tensor:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 import sympy as sp
+from sympy.codegen.cfunctions import log1p
 from sympy.printing.precedence import PRECEDENCE
 
 from ..errors import ShapeError
@@ -45,33 +46,142 @@ class Softplus(_Elementwise):
         return Sigmoid(self.args[0])
 
 
-class LogisticLoss(_Elementwise):
+class TextbookForm(_Elementwise):
+    """A loss (or its derivative) a person writes one way and TF evaluates another.
+
+    ``textbook()`` is the math ``explain()`` shows; ``stable()`` is TF's formula from
+    primitives (finite at the edges, in TF's order of operations), which a TF graph of it
+    holds. The printers call the kernel ``_<kernel>``, which evaluates TF's formula, or,
+    with no kernel, print the textbook form where it is TF's value exactly. The derivative
+    is TF's, that of ``stable()``, unless a subclass gives a textbook one that equals it.
+    """
+
+    kernel = ""
+
+    def textbook(self) -> sp.Expr:
+        raise NotImplementedError
+
+    def stable(self) -> sp.Expr:
+        raise NotImplementedError
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        stand_ins = [sp.Dummy(f"a{i}", real=True) for i in range(len(self.args))]
+        formula = self.func(*stand_ins).stable()
+        derivative = sp.diff(formula, stand_ins[argindex - 1])
+        return derivative.xreplace(dict(zip(stand_ins, self.args, strict=True)))
+
+
+class LogisticLoss(TextbookForm):
     """``softplus(x) - x * z``: the cross-entropy of logits ``x`` against labels ``z``.
 
-    The math is the textbook's, so its derivative is ``sigmoid(x) - z``. The printers
-    evaluate it as TF does, ``max(x, 0) - x * z + log1p(exp(-|x|))``, finite for any
-    logits and without the cancellation of ``softplus(x) - x * z`` when the loss is near 0.
+    Its derivative is the textbook's, ``sigmoid(x) - z``, which is TF's too (TF's selects
+    send the kink at 0 to one side, giving ``0.5 - z`` there, and so does the sigmoid). The
+    printers evaluate it as TF does, ``max(x, 0) - x * z + log1p(exp(-|x|))``: finite for
+    any logits, and without the cancellation of ``softplus(x) - x * z`` near a loss of 0.
     """
 
     nargs = 2
+    kernel = "logistic_loss"
 
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         x, z = self.args
         return Sigmoid(x) - z if argindex == 1 else -x
 
     def textbook(self) -> sp.Expr:
-        """The formula a person writes (``explain()`` shows this)."""
         x, z = self.args
         return Softplus(x) - x * z
 
     def stable(self) -> sp.Expr:
-        """TF's formula from primitives, as TF's graph holds it: its selects send the kink
-        at 0 to one side, so TF's own gradient of it is this function's, ``0.5 - z``, there."""
         x, z = self.args
         nonnegative = GreaterEqual(x, 0)
         # Unevaluated sums keep TF's order of the additions (so its rounding).
         relu_part = sp.Add(Where(nonnegative, x, 0), -x * z, evaluate=False)
         return sp.Add(relu_part, Softplus(Where(nonnegative, -x, x)), evaluate=False)
+
+
+class HuberLoss(TextbookForm):
+    """The Huber loss of an error ``e``: ``e**2 / 2`` where ``|e| <= delta``, else
+    ``delta * (|e| - delta / 2)``; its derivative is ``clip(e, -delta, delta)``
+    (:class:`HuberGrad`). The printers evaluate TF1's formula, ``q**2 / 2 + delta * (|e| -
+    q)`` with ``q = min(|e|, delta)``."""
+
+    nargs = 2
+    kernel = "huber_loss"
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        if argindex == 1:
+            return HuberGrad(*self.args)
+        return super().fdiff(argindex)
+
+    def textbook(self) -> sp.Expr:
+        error, delta = self.args
+        return Where(LessEqual(Abs(error), delta), error**2 / 2, delta * (Abs(error) - delta / 2))
+
+    def stable(self) -> sp.Expr:
+        error, delta = self.args
+        quadratic = Minimum(Abs(error), delta)
+        half_square = sp.Mul(sp.Float(0.5), quadratic * quadratic, evaluate=False)
+        return sp.Add(half_square, delta * (Abs(error) - quadratic), evaluate=False)
+
+
+class HuberGrad(TextbookForm):
+    """``clip(e, -delta, delta)``, the Huber loss's derivative: TF's value exactly (``q *
+    sign(e)`` inside, ``delta * sign(e)`` outside), so printed as the clip. Its derivative
+    is TF's: 1 inside, 0 outside and at ``e = 0`` (``sign(0)``)."""
+
+    nargs = 2
+
+    def textbook(self) -> sp.Expr:
+        error, delta = self.args
+        return Minimum(Maximum(error, -delta), delta)
+
+    def stable(self) -> sp.Expr:
+        error, delta = self.args
+        inside = LessEqual(Abs(error), delta)  # where TF's minimum passes the gradient on
+        return (Minimum(Abs(error), delta) * inside + delta * (1 - inside)) * Sign(error)
+
+
+class WeightedLogisticLoss(TextbookForm):
+    """The cross-entropy of logits ``x`` against labels ``z``, positives weighted by ``q``:
+    ``q * z * softplus(-x) + (1 - z) * softplus(x)``. The printers evaluate TF's formula,
+    ``(1 - z) * x + (1 + (q - 1) * z) * (log1p(exp(-|x|)) + max(-x, 0))``; the derivative
+    in ``x`` is :class:`WeightedLogisticGrad`."""
+
+    nargs = 3
+    kernel = "weighted_logistic_loss"
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        if argindex == 1:
+            return WeightedLogisticGrad(*self.args)
+        return super().fdiff(argindex)
+
+    def textbook(self) -> sp.Expr:
+        x, z, q = self.args
+        return q * z * Softplus(-x) + (1 - z) * Softplus(x)
+
+    def stable(self) -> sp.Expr:
+        x, z, q = self.args
+        log_weight = 1 + (q - 1) * z
+        softplus = sp.Add(log1p(sp.exp(-Abs(x))), Relu(-x), evaluate=False)
+        return sp.Add((1 - z) * x, log_weight * softplus, evaluate=False)
+
+
+class WeightedLogisticGrad(TextbookForm):
+    """``(1 + (q - 1) * z) * sigmoid(x) - q * z``, the weighted cross-entropy's derivative
+    in its logits. TF's differs at ``x = 0`` alone, where its ``abs`` and ``relu`` pass no
+    gradient (it gives ``1 - z``): the kernel evaluates TF's."""
+
+    nargs = 3
+    kernel = "weighted_logistic_grad"
+
+    def textbook(self) -> sp.Expr:
+        x, z, q = self.args
+        return (1 + (q - 1) * z) * Sigmoid(x) - q * z
+
+    def stable(self) -> sp.Expr:
+        x, z, q = self.args
+        log_weight = 1 + (q - 1) * z
+        return (1 - z) - log_weight * (Sign(x) * Sigmoid(-Abs(x)) + Less(x, 0))
 
 
 class Power(_Elementwise):

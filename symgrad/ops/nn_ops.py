@@ -31,7 +31,6 @@ from .checks import ensure_axis, ensure_in_range, ensure_same_dims, ensure_shape
 from .creation import one_hot_like, one_hot_of_labels
 from .creation import range as _range
 from .elementwise import (
-    abs,
     add,
     add_n,
     cast,
@@ -44,19 +43,18 @@ from .elementwise import (
     less,
     less_equal,
     log,
-    log1p,
     logical_and,
     logistic_loss,
     maximum,
     minimum,
     multiply,
     ones_like,
-    relu,
     rsqrt,
     sqrt,
     square,
     squared_difference,
     stop_gradient,
+    weighted_logistic_loss,
     where,
     zero_gradient,
     zeros_like,
@@ -556,12 +554,13 @@ def weighted_cross_entropy_with_logits(
     logits = convert_to_tensor(logits)
     _floating(logits, "weighted_cross_entropy_with_logits")
     labels = _same_dtype(labels, logits)
-    log_weight = 1 + (_same_dtype(pos_weight, logits) - 1) * labels
-    return add(
-        (1 - labels) * logits,
-        log_weight * (log1p(exp(-abs(logits))) + relu(-logits)),
-        name=name,
+    # A number stays a number (printed in the formula); an array becomes a constant.
+    weight = (
+        pos_weight
+        if isinstance(pos_weight, Tensor) or np.ndim(pos_weight) == 0
+        else _same_dtype(pos_weight, logits)
     )
+    return weighted_logistic_loss(logits, labels, weight, name=name)
 
 
 def log_poisson_loss(

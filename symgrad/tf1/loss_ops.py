@@ -24,7 +24,6 @@ from ..ops.elementwise import (
     greater,
     log,
     maximum,
-    minimum,
     multiply,
     not_equal,
     ones_like,
@@ -35,6 +34,7 @@ from ..ops.elementwise import (
     subtract,
     where,
 )
+from ..ops.elementwise import huber_loss as _huber_loss
 from ..ops.elementwise import zeros_like as _zeros_like
 from ..ops.nn_ops import (
     sigmoid_cross_entropy_with_logits,
@@ -45,7 +45,7 @@ from ..ops.reductions import reduce_sum
 from ..ops.reshaping import squeeze, squeeze_last_by_rank
 from ..ops.shape_queries import shape
 from ..ops.sources import constant, convert_to_tensor
-from ..shapes import format_shape, shapes_compatible
+from ..shapes import format_shape, num_elements, shapes_compatible
 from .variable_scope import GraphKeys, add_loss
 
 
@@ -343,12 +343,7 @@ def huber_loss(
     """
     with get_default_graph().name_scope(scope or "huber_loss"):
         labels, predictions = _float_pair("huber_loss", labels, predictions)
-        abs_error = abs(subtract(predictions, labels))
-        quadratic = minimum(abs_error, delta)
-        # As TF1 writes it: the linear part's gradient at |err| == delta is 0, so the
-        # quadratic part's is not counted twice.
-        linear = subtract(abs_error, quadratic)
-        losses = 0.5 * multiply(quadratic, quadratic) + multiply(delta, linear)
+        losses = _huber_loss(subtract(predictions, labels), delta)
         return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
 
 
@@ -464,18 +459,33 @@ def mean_pairwise_squared_error(
         weights = cast(weights, _dtypes.float32)
         diffs = subtract(predictions, labels)
         sum_squares = reduce_sum(square(diffs), axis=per_example, keepdims=True)
+        sum_diff = reduce_sum(diffs, axis=per_example, keepdims=True)
+        known = constant_value(weights)
+        count = num_elements(tuple(predictions.shape[1:]))
+        if known is not None and known.ndim == 0 and known != 0 and count is not None:
+            # One nonzero weight and the entries per example known (TF1's default): TF's
+            # counts are these numbers, and its guards against no pairs fold away.
+            if count < 2:
+                return _added(reduce_sum(multiply(sum_squares, 0.0)), loss_collection)
+            term1 = multiply(2.0 / (count - 1), sum_squares)
+            term2 = multiply(2.0 / (count * (count - 1)), square(sum_diff))
+            return _added(reduce_sum(multiply(term1 - term2, weights)), loss_collection)
         num_present = reduce_sum(
             multiply(_present(weights), ones_like(diffs)), axis=per_example, keepdims=True
         )
         term1 = 2.0 * div_no_nan(sum_squares, maximum(num_present - 1, 0.0))
-        sum_diff = reduce_sum(diffs, axis=per_example, keepdims=True)
         term2 = 2.0 * div_no_nan(
             square(sum_diff), maximum(multiply(num_present, num_present - 1), 0.0)
         )
         loss = reduce_sum(multiply(term1 - term2, weights))
         mean_loss = where(greater(reduce_sum(num_present), 0.0), loss, _zeros_like(loss))
-    add_loss(mean_loss, loss_collection)
-    return mean_loss
+    return _added(mean_loss, loss_collection)
+
+
+def _added(loss: Tensor, loss_collection: Any) -> Tensor:
+    """``loss``, added to ``loss_collection`` (TF1's ``util.add_loss``)."""
+    add_loss(loss, loss_collection)
+    return loss
 
 
 __all__ = [

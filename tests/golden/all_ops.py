@@ -7,11 +7,11 @@ Inputs:
     weights             float64 (3, 3)            variable
     bias                float64 (3,)              variable
 Outputs:
-    add_46              float64 ()
-    d_add_46_d_bias     float64 (3,)
-    d_add_46_d_x        float64 (None, 3)
-    d_sum_10_d_weights  float64 (3, 3)
+    add_48              float64 ()
+    d_add_48_d_bias     float64 (3,)
+    d_add_48_d_x        float64 (None, 3)
     d_sum_11_d_weights  float64 (3, 3)
+    d_sum_12_d_weights  float64 (3, 3)
     new_weights         float64 (3, 3)
 """
 
@@ -143,6 +143,33 @@ def _logistic_loss(logits, labels):
     """``softplus(logits) - logits * labels`` as TF evaluates it: finite for any logits, and
     without cancellation where the loss is near 0 (a confident, correct prediction)."""
     return np.maximum(logits, 0) - logits * labels + np.log1p(np.exp(-np.abs(logits)))
+
+
+def _huber_loss(error, delta):
+    """TF1's Huber loss of ``error``: ``q**2 / 2 + delta * (|error| - q)``, ``q =
+    min(|error|, delta)``, in TF's order of operations."""
+    absolute = np.abs(error)
+    quadratic = np.minimum(absolute, delta)
+    return 0.5 * (quadratic * quadratic) + delta * (absolute - quadratic)
+
+
+def _weighted_logistic_loss(logits, labels, pos_weight):
+    """TF's weighted sigmoid cross-entropy: ``(1 - z) * x + (1 + (q - 1) * z) *
+    (log1p(exp(-|x|)) + max(-x, 0))``, finite for any logits."""
+    log_weight = 1 + (pos_weight - 1) * labels
+    softplus = np.log1p(np.exp(-np.abs(logits))) + np.maximum(-logits, 0)
+    return (1 - labels) * logits + log_weight * softplus
+
+
+def _weighted_logistic_grad(logits, labels, pos_weight):
+    """TF's gradient of ``_weighted_logistic_loss`` in the logits: ``(1 + (q - 1) * z) *
+    sigmoid(x) - q * z``, but ``1 - z`` at ``x = 0`` (TF's abs and relu pass no gradient
+    there)."""
+    log_weight = 1 + (pos_weight - 1) * labels
+    small = np.exp(-np.abs(logits))
+    return (1 - labels) - log_weight * (
+        np.sign(logits) * (small / (1 + small)) + (logits < 0)
+    )
 
 
 def _ensure_in_range(indices, like, axis, op_type):
@@ -501,9 +528,10 @@ def all_ops(x, labels, weights, bias):
         # The shapes TF1 programs are fed: equal sizes, so arrays can be reused in place.
         return _all_ops_same_shapes(x, labels, weights, bias)
     # Any other shapes, broadcast as TF1 broadcasts them.
-    # Statements: 273, BLAS calls: 13
+    # Statements: 283, BLAS calls: 13
     # Forward
-    _float64_rows = _take_rows("_float64_rows", 40, (x.shape[0], 3), np.float64)
+    _float64_rows = _take_rows("_float64_rows", 38, (x.shape[0], 3), np.float64)
+    sum_ = np.sum(np.broadcast_to(np.float32(1), np.shape(x)))
     matmul_weights = x @ weights
     tanh_bias_arg = np.add(matmul_weights, bias, out=_float64_rows.pop())
     tanh_bias = np.tanh(tanh_bias_arg, out=tanh_bias_arg)
@@ -669,13 +697,14 @@ def all_ops(x, labels, weights, bias):
         np.broadcast_to(sum_x_t0, np.broadcast_shapes(np.shape(sum_x_t0), np.shape(x)))
     )
     del sum_x_t0
+    sub_weights = np.asarray(matmul_weights, dtype=np.float32) - np.asarray(
+        tanh_bias, dtype=np.float32
+    )
     prod_weights = weights.prod(axis=0)
     mul_weights = np.square(weights)
     # Gradients
-    d_add_46_d_mul_x = np.float32(1) * np.where(
-        np.equal(sum_x, 0), 0, 1 / np.where(np.equal(sum_x, 0), 1, sum_x)
-    )
-    # for d add_46 / d xent_weights
+    d_add_48_d_identity = np.float32(1)
+    # for d add_48 / d xent_weights
     broadcast_grad_d_xent_weights = np.asarray(
         1 / max(np.size(xent_weights), 1), dtype=np.float64
     )
@@ -689,7 +718,7 @@ def all_ops(x, labels, weights, bias):
     d_x_via_mul_x = 2 * _concat_part(d_sum_7_d_concat_1, 0, d_x_via_concat_1_t0, 1)
     d_sum_7_d_x = d_x_via_concat_1 + d_x_via_mul_x
     # Forward
-    add_46 = (
+    add_48 = (
         add_concat_1
         + np.asarray(
             np.where(
@@ -699,23 +728,41 @@ def all_ops(x, labels, weights, bias):
             ),
             dtype=np.float64,
         )
+        + np.asarray(
+            np.where(
+                np.equal(sum_, 0),
+                0,
+                np.sum(_huber_loss(sub_weights, 0.5))
+                / np.where(np.equal(sum_, 0), 1, sum_),
+            ),
+            dtype=np.float64,
+        )
         + np.vdot(d_sum_7_d_x, d_sum_7_d_x)
         + np.vdot(split, split_1)
         + np.sum(_logistic_loss(matmul_weights, tanh_bias))
+        + np.sum(_weighted_logistic_loss(matmul_weights, tanh_bias, 2))
     )
     # Gradients
-    # d add_46 / d x, through mul_x
-    d_x_via_mul_x_1 = x * np.asarray(cast_x_1 * d_add_46_d_mul_x, dtype=np.float64)
+    d_add_48_d_identity_weights = d_add_48_d_identity * np.where(
+        np.equal(sum_, 0), 0, 1 / np.where(np.equal(sum_, 0), 1, sum_)
+    )
+    d_add_48_d_sub_weights = np.minimum(np.maximum(sub_weights, -0.5), 0.5)
+    d_add_48_d_sub_weights *= d_add_48_d_identity_weights
+    d_add_48_d_mul_x = d_add_48_d_identity * np.where(
+        np.equal(sum_x, 0), 0, 1 / np.where(np.equal(sum_x, 0), 1, sum_x)
+    )
+    # d add_48 / d x, through mul_x
+    d_x_via_mul_x_1 = x * np.asarray(cast_x_1 * d_add_48_d_mul_x, dtype=np.float64)
     del cast_x_1
-    d_add_46_d_d_sum_7_d_x = np.multiply(d_sum_7_d_x, 2, out=d_sum_7_d_x)
+    d_add_48_d_d_sum_7_d_x = np.multiply(d_sum_7_d_x, 2, out=d_sum_7_d_x)
     del d_sum_7_d_x
-    d_add_46_d_conv_transpose_weights = conv_transpose_weights * 2
+    d_add_48_d_conv_transpose_weights = conv_transpose_weights * 2
     del conv_transpose_weights
-    d_add_46_d_conv_weights = _max_pool_grad(
+    d_add_48_d_conv_weights = _max_pool_grad(
         conv_weights,
         _avg_pool_grad(
             _conv2d(
-                d_add_46_d_conv_transpose_weights,
+                d_add_48_d_conv_transpose_weights,
                 reshape_weights_1,
                 (2, 2),
                 (1, 1),
@@ -730,20 +777,20 @@ def all_ops(x, labels, weights, bias):
         (1, 1),
         "SAME",
     )
-    d_add_46_d_concat_1 = (
+    d_add_48_d_concat_1 = (
         _unsplit_equal(split, concat_1, 0, 2, 1)
         + _unsplit_equal(split_1, concat_1, 0, 2, 0)
         + 1
         - (
             _unconcat_part(
-                _sum_to_shape(d_add_46_d_d_sum_7_d_x, np.shape(d_x_via_concat_1)),
+                _sum_to_shape(d_add_48_d_d_sum_7_d_x, np.shape(d_x_via_concat_1)),
                 d_sum_7_d_concat_1,
                 0,
                 d_x_via_concat_1_t0,
                 0,
             )
             + _unconcat_part(
-                2 * _sum_to_shape(d_add_46_d_d_sum_7_d_x, np.shape(d_x_via_mul_x)),
+                2 * _sum_to_shape(d_add_48_d_d_sum_7_d_x, np.shape(d_x_via_mul_x)),
                 d_sum_7_d_concat_1,
                 0,
                 d_x_via_concat_1_t0,
@@ -754,217 +801,228 @@ def all_ops(x, labels, weights, bias):
     )
     del (
         concat_1,
-        d_add_46_d_d_sum_7_d_x,
+        d_add_48_d_d_sum_7_d_x,
         d_sum_7_d_concat_1,
         d_x_via_concat_1,
         d_x_via_mul_x,
         split,
         split_1,
     )
-    # for d add_46 / d log_softmax_weights
+    # for d add_48 / d log_softmax_weights
     exp_d_log_softmax_weights = np.exp(log_softmax_weights, out=_float64_rows.pop())
-    # for d add_46 / d log_softmax_weights
+    # for d add_48 / d log_softmax_weights
     sum_d_log_softmax_weights = softmax_weights.sum(axis=1, keepdims=True)
-    # for d add_46 / d softmax_weights
+    # for d add_48 / d softmax_weights
     sub_d_softmax_weights = np.subtract(
         log_softmax_weights,
         add_concat_1_t0.sum(axis=1, keepdims=True),
         out=_float64_rows.pop(),
     )
     _float64_rows.append(add_concat_1_t0)
-    # for d add_46 / d xent_weights
+    # for d add_48 / d xent_weights
     sub_d_xent_weights = softmax_weights - one_hot_labels
     del one_hot_labels
-    # d add_46 / d matmul_weights, through xent_weights
+    # d add_48 / d matmul_weights, through xent_weights
     d_matmul_weights_via_xent_weights = np.multiply(
         sub_d_xent_weights, broadcast_grad_d_xent_weights, out=sub_d_xent_weights
     )
     del sub_d_xent_weights
-    d_add_46_d_matmul_weights_t0 = np.exp(-np.logaddexp(0, -matmul_weights))
-    del matmul_weights
-    d_add_46_d_matmul_weights_t1 = np.multiply(
+    d_add_48_d_matmul_weights_t0 = np.exp(-np.logaddexp(0, -matmul_weights))
+    d_add_48_d_matmul_weights_t1 = np.multiply(
         exp_d_log_softmax_weights, sum_d_log_softmax_weights, out=_float64_rows.pop()
     )
     del sum_d_log_softmax_weights
-    d_add_46_d_matmul_weights = np.add(
-        d_matmul_weights_via_xent_weights,
-        d_add_46_d_matmul_weights_t0,
-        out=d_matmul_weights_via_xent_weights,
+    d_add_48_d_matmul_weights = (
+        d_add_48_d_matmul_weights_t0
+        + d_matmul_weights_via_xent_weights
+        + softmax_weights * sub_d_softmax_weights
+        + softmax_weights
+        + np.asarray(d_add_48_d_sub_weights, dtype=np.float64)
+        + _weighted_logistic_grad(matmul_weights, tanh_bias, 2)
+        - d_add_48_d_matmul_weights_t1
+        - tanh_bias
     )
-    d_add_46_d_matmul_weights -= d_add_46_d_matmul_weights_t1
-    d_add_46_d_matmul_weights += softmax_weights * sub_d_softmax_weights
-    d_add_46_d_matmul_weights += softmax_weights
-    d_add_46_d_matmul_weights -= tanh_bias
-    d_add_46_d_add_bias = _scatter(
+    d_add_48_d_add_bias = _scatter(
         np.einsum("ik,ij->jk", np.broadcast_to(np.float64(1), (2, 2)), add),
         (2, 3),
         np.s_[:, :2],
         np.float64,
     )
     del add
-    # for d add_46 / d prod_bias
-    broadcast_grad_d_prod_bias = d_add_46_d_add_bias.sum(axis=1, keepdims=True)
-    # d add_46 / d add_bias
-    d_add_46_d_add_bias_1 = d_add_46_d_add_bias.sum(axis=0)
-    del d_add_46_d_add_bias
-    # for d add_46 / d min_bias
+    # for d add_48 / d prod_bias
+    broadcast_grad_d_prod_bias = d_add_48_d_add_bias.sum(axis=1, keepdims=True)
+    # d add_48 / d add_bias
+    d_add_48_d_add_bias_1 = d_add_48_d_add_bias.sum(axis=0)
+    del d_add_48_d_add_bias
+    # for d add_48 / d min_bias
     cast_d_min_bias = np.asarray(np.equal(gather_bias, min_bias), dtype=np.float64)
     del min_bias
-    # d add_46 / d add_bias
-    d_add_46_d_add_bias_2 = _scatter_add(
+    # d add_48 / d add_bias
+    d_add_48_d_add_bias_2 = _scatter_add(
         broadcast_grad_d_prod_bias
         * cast_d_min_bias
         / cast_d_min_bias.sum(axis=1, keepdims=True)
         + broadcast_grad_d_prod_bias * _prod_others(gather_bias, (1,))
-        + d_add_46_d_add_bias_1 / 2
-        + d_add_46_d_add_bias_1.sum(),
+        + d_add_48_d_add_bias_1 / 2
+        + d_add_48_d_add_bias_1.sum(),
         const,
         (2, 3),
         1,
         np.float64,
     )
-    del cast_d_min_bias, d_add_46_d_add_bias_1
-    d_add_46_d_stack = _scatter(
-        d_add_46_d_add_bias_2 * tile_stack, (2, 4), np.s_[:, 1:4], np.float64
+    del cast_d_min_bias, d_add_48_d_add_bias_1
+    d_add_48_d_stack = _scatter(
+        d_add_48_d_add_bias_2 * tile_stack, (2, 4), np.s_[:, 1:4], np.float64
     ) + _scatter(
-        _untile(d_add_46_d_add_bias_2 * slice_stack, (2, 1), (1, 3)),
+        _untile(d_add_48_d_add_bias_2 * slice_stack, (2, 1), (1, 3)),
         (2, 4),
         np.s_[:, 0:1],
         np.float64,
     )
-    d_add_46_d_concat_t0 = np.shape(ensure_axis_concat)
+    d_add_48_d_concat_t0 = np.shape(ensure_axis_concat)
     del ensure_axis_concat
-    d_add_46_d_concat_t1 = np.shape(concat)
+    d_add_48_d_concat_t1 = np.shape(concat)
     del concat
-    d_add_46_d_concat = _scatter(
-        _scatter(d_add_46_d_stack[0], d_add_46_d_concat_t0, np.s_[0], np.float64)
-        + _scatter(d_add_46_d_stack[1], d_add_46_d_concat_t0, np.s_[1], np.float64),
-        d_add_46_d_concat_t1,
+    d_add_48_d_concat = _scatter(
+        _scatter(d_add_48_d_stack[0], d_add_48_d_concat_t0, np.s_[0], np.float64)
+        + _scatter(d_add_48_d_stack[1], d_add_48_d_concat_t0, np.s_[1], np.float64),
+        d_add_48_d_concat_t1,
         np.s_[:2],
         np.float64,
     )
-    del d_add_46_d_stack
-    # d add_46 / d squeeze, through concat
-    d_squeeze_via_concat = d_add_46_d_concat[:, 0:3]
-    d_add_46_d_expand = d_add_46_d_concat[:, 3:4]
-    # for d add_46 / d max
+    del d_add_48_d_stack
+    # d add_48 / d squeeze, through concat
+    d_squeeze_via_concat = d_add_48_d_concat[:, 0:3]
+    d_add_48_d_expand = d_add_48_d_concat[:, 3:4]
+    # for d add_48 / d max
     cast_d_max = np.asarray(
         np.equal(squeeze, np.expand_dims(max_, 1)), dtype=np.float64
     )
     del squeeze
-    # for d add_46 / d max
+    # for d add_48 / d max
     broadcast_grad_d_max = np.expand_dims(cast_d_max.sum(axis=1), 1)
-    d_add_46_d_squeeze_t0 = np.shape(max_)
+    d_add_48_d_squeeze_t0 = np.shape(max_)
     del max_
-    d_add_46_d_squeeze_t1 = np.divide(
+    d_add_48_d_squeeze_t1 = np.divide(
         cast_d_max, broadcast_grad_d_max, out=_float64_rows.pop()
     )
     del broadcast_grad_d_max, cast_d_max
-    d_add_46_d_squeeze = (
-        d_add_46_d_squeeze_t1
-        * np.expand_dims(np.reshape(d_add_46_d_expand, d_add_46_d_squeeze_t0), 1)
+    d_add_48_d_squeeze = (
+        d_add_48_d_squeeze_t1
+        * np.expand_dims(np.reshape(d_add_48_d_expand, d_add_48_d_squeeze_t0), 1)
         + d_squeeze_via_concat
     )
-    d_add_46_d_reshape_bias_t0 = np.shape(transpose_bias)
+    d_add_48_d_reshape_bias_t0 = np.shape(transpose_bias)
     del transpose_bias
-    d_add_46_d_reshape_bias = np.transpose(
-        np.reshape(d_add_46_d_squeeze, d_add_46_d_reshape_bias_t0), (0, 2, 1)
+    d_add_48_d_reshape_bias = np.transpose(
+        np.reshape(d_add_48_d_squeeze, d_add_48_d_reshape_bias_t0), (0, 2, 1)
     )
-    # d add_46 / d add_bias
-    d_add_46_d_add_bias_3 = greater_bias * np.reshape(
-        d_add_46_d_reshape_bias, add_concat_1_t1
+    # d add_48 / d add_bias
+    d_add_48_d_add_bias_3 = greater_bias * np.reshape(
+        d_add_48_d_reshape_bias, add_concat_1_t1
     )
-    # d add_46 / d tanh_bias, through neg_bias
+    # d add_48 / d tanh_bias, through neg_bias
     d_tanh_bias_via_neg_bias = np.negative(
-        d_add_46_d_add_bias_3, out=_float64_rows.pop()
+        d_add_48_d_add_bias_3, out=_float64_rows.pop()
     )
-    d_add_46_d_sqrt_bias_t0 = np.power(sqrt_bias, -2, out=_float64_rows.pop())
-    d_add_46_d_sqrt_bias_t1 = np.multiply(
-        d_add_46_d_sqrt_bias_t0, tanh_bias, out=_float64_rows.pop()
+    d_add_48_d_sqrt_bias_t0 = np.power(sqrt_bias, -2, out=_float64_rows.pop())
+    d_add_48_d_sqrt_bias_t1 = np.multiply(
+        d_add_48_d_sqrt_bias_t0, tanh_bias, out=_float64_rows.pop()
     )
-    d_add_46_d_sqrt_bias_t2 = np.add(sqrt_bias, 1, out=_float64_rows.pop())
-    d_add_46_d_sqrt_bias_t3 = np.reciprocal(
-        d_add_46_d_sqrt_bias_t2, out=_float64_rows.pop()
+    d_add_48_d_sqrt_bias_t2 = np.add(sqrt_bias, 1, out=_float64_rows.pop())
+    d_add_48_d_sqrt_bias_t3 = np.reciprocal(
+        d_add_48_d_sqrt_bias_t2, out=_float64_rows.pop()
     )
-    d_add_46_d_sqrt_bias_t4 = np.equal(d_add_46_d_add_bias_3, 0)
-    d_add_46_d_sqrt_bias_t5 = np.where(d_add_46_d_sqrt_bias_t4, 1, reciprocal_bias)
-    d_add_46_d_sqrt_bias_t6 = np.subtract(tanh_bias, 1, out=_float64_rows.pop())
-    d_add_46_d_sqrt_bias_t7 = sqrt_bias**d_add_46_d_sqrt_bias_t6
-    d_add_46_d_sqrt_bias_t8 = np.where(d_add_46_d_sqrt_bias_t4, 1, rsqrt_bias)
-    d_add_46_d_sqrt_bias = np.multiply(
-        d_add_46_d_add_bias_3, d_add_46_d_sqrt_bias_t3, out=_float64_rows.pop()
+    d_add_48_d_sqrt_bias_t4 = np.equal(d_add_48_d_add_bias_3, 0)
+    d_add_48_d_sqrt_bias_t5 = np.where(d_add_48_d_sqrt_bias_t4, 1, reciprocal_bias)
+    d_add_48_d_sqrt_bias_t6 = np.subtract(tanh_bias, 1, out=_float64_rows.pop())
+    d_add_48_d_sqrt_bias_t7 = sqrt_bias**d_add_48_d_sqrt_bias_t6
+    d_add_48_d_sqrt_bias_t8 = np.where(d_add_48_d_sqrt_bias_t4, 1, rsqrt_bias)
+    d_add_48_d_sqrt_bias = np.multiply(
+        d_add_48_d_add_bias_3, d_add_48_d_sqrt_bias_t3, out=_float64_rows.pop()
     )
-    d_add_46_d_sqrt_bias -= d_add_46_d_add_bias_3 * d_add_46_d_sqrt_bias_t5**2
-    d_add_46_d_sqrt_bias += d_add_46_d_add_bias_3 * d_add_46_d_sqrt_bias_t7 * tanh_bias
-    d_add_46_d_sqrt_bias -= d_add_46_d_add_bias_3 * d_add_46_d_sqrt_bias_t8**3 / 2
-    d_add_46_d_sqrt_bias -= d_add_46_d_add_bias_3 * exp
-    d_add_46_d_sqrt_bias += d_add_46_d_add_bias_3 * reciprocal_bias
-    d_add_46_d_sqrt_bias -= d_add_46_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias
-    d_add_46_d_add_bias_4_t0 = np.equal(d_add_46_d_sqrt_bias, 0)
-    d_add_46_d_add_bias_4_t1 = np.where(d_add_46_d_add_bias_4_t0, 1, sqrt_bias)
-    d_add_46_d_add_bias_4_t2 = np.divide(
-        d_add_46_d_sqrt_bias, 2, out=d_add_46_d_sqrt_bias
+    d_add_48_d_sqrt_bias -= d_add_48_d_add_bias_3 * d_add_48_d_sqrt_bias_t5**2
+    d_add_48_d_sqrt_bias += d_add_48_d_add_bias_3 * d_add_48_d_sqrt_bias_t7 * tanh_bias
+    d_add_48_d_sqrt_bias -= d_add_48_d_add_bias_3 * d_add_48_d_sqrt_bias_t8**3 / 2
+    d_add_48_d_sqrt_bias -= d_add_48_d_add_bias_3 * exp
+    d_add_48_d_sqrt_bias += d_add_48_d_add_bias_3 * reciprocal_bias
+    d_add_48_d_sqrt_bias -= d_add_48_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias
+    d_add_48_d_add_bias_4_t0 = np.equal(d_add_48_d_sqrt_bias, 0)
+    d_add_48_d_add_bias_4_t1 = np.where(d_add_48_d_add_bias_4_t0, 1, sqrt_bias)
+    d_add_48_d_add_bias_4_t2 = np.divide(
+        d_add_48_d_sqrt_bias, 2, out=d_add_48_d_sqrt_bias
     )
-    # d add_46 / d add_bias
-    d_add_46_d_add_bias_4 = np.reciprocal(
-        d_add_46_d_add_bias_4_t1, out=_float64_rows.pop()
+    # d add_48 / d add_bias
+    d_add_48_d_add_bias_4 = np.reciprocal(
+        d_add_48_d_add_bias_4_t1, out=_float64_rows.pop()
     )
-    d_add_46_d_add_bias_4 *= d_add_46_d_add_bias_4_t2
-    d_add_46_d_tanh_bias_t0 = np.multiply(
-        d_add_46_d_add_bias_3, sigmoid_bias, out=_float64_rows.pop()
+    d_add_48_d_add_bias_4 *= d_add_48_d_add_bias_4_t2
+    d_add_48_d_tanh_bias_t0 = np.multiply(
+        d_add_48_d_add_bias_3, sigmoid_bias, out=_float64_rows.pop()
     )
-    d_add_46_d_tanh_bias_t1 = np.exp(tanh_bias, out=_float64_rows.pop())
-    d_add_46_d_tanh_bias_t2 = np.multiply(
-        d_add_46_d_add_bias_3, d_add_46_d_tanh_bias_t1, out=_float64_rows.pop()
+    d_add_48_d_tanh_bias_t1 = np.exp(tanh_bias, out=_float64_rows.pop())
+    d_add_48_d_tanh_bias_t2 = np.multiply(
+        d_add_48_d_add_bias_3, d_add_48_d_tanh_bias_t1, out=_float64_rows.pop()
     )
-    d_add_46_d_tanh_bias_t3 = np.multiply(
-        add_bias_t2, d_add_46_d_add_bias_3, out=_float64_rows.pop()
+    d_add_48_d_tanh_bias_t3 = np.multiply(
+        add_bias_t2, d_add_48_d_add_bias_3, out=_float64_rows.pop()
     )
-    d_add_46_d_tanh_bias_t4 = np.multiply(tanh_bias, 2, out=_float64_rows.pop())
-    d_add_46_d_tanh_bias_t5 = np.greater_equal(tanh_bias, 0.1)
-    d_add_46_d_tanh_bias_t6 = np.multiply(
-        add_bias_t1, d_add_46_d_add_bias_3, out=_float64_rows.pop()
+    d_add_48_d_tanh_bias_t4 = np.multiply(tanh_bias, 2, out=_float64_rows.pop())
+    d_add_48_d_tanh_bias_t5 = np.maximum(xent_weights_t0, 0)
+    _float64_rows.append(xent_weights_t0)
+    d_add_48_d_tanh_bias_t6 = np.greater_equal(tanh_bias, 0.1)
+    d_add_48_d_tanh_bias_t7 = np.multiply(
+        add_bias_t1, d_add_48_d_add_bias_3, out=_float64_rows.pop()
     )
-    d_add_46_d_tanh_bias_t7 = np.greater(relu_bias, 0)
+    d_add_48_d_tanh_bias_t8 = np.greater(relu_bias, 0)
     del relu_bias
-    d_add_46_d_tanh_bias_t8 = np.where(
+    d_add_48_d_tanh_bias_t9 = np.where(
         sqrt_bias > 0, np.log(np.where(sqrt_bias > 0, sqrt_bias, 1)), 0
     )
-    d_add_46_d_tanh_bias_t9 = np.multiply(
-        d_add_46_d_tanh_bias_t8, pow_bias, out=_float64_rows.pop()
+    d_add_48_d_tanh_bias_t10 = np.multiply(
+        d_add_48_d_tanh_bias_t9, pow_bias, out=_float64_rows.pop()
     )
-    d_add_46_d_tanh_bias_t10 = np.subtract(
-        d_add_46_d_tanh_bias_t4, 1.0, out=_float64_rows.pop()
+    d_add_48_d_tanh_bias_t11_arg = np.abs(matmul_weights)
+    d_add_48_d_tanh_bias_t11 = np.negative(
+        d_add_48_d_tanh_bias_t11_arg, out=d_add_48_d_tanh_bias_t11_arg
     )
-    d_add_46_d_tanh_bias_t11 = np.subtract(1, sigmoid_bias, out=_float64_rows.pop())
-    d_add_46_d_tanh_bias = (
-        add_bias_1_t0 * d_add_46_d_add_bias_3
-        + add_bias_t0 * d_add_46_d_add_bias_3
-        + d_add_46_d_add_bias_3 * d_add_46_d_tanh_bias_t10
-        + d_add_46_d_add_bias_3 * d_add_46_d_tanh_bias_t11 * sigmoid_bias
-        + d_add_46_d_add_bias_3 * d_add_46_d_tanh_bias_t5
-        + d_add_46_d_add_bias_3 * d_add_46_d_tanh_bias_t7
-        + d_add_46_d_add_bias_3 * d_add_46_d_tanh_bias_t9
-        + d_add_46_d_add_bias_3
-        + d_add_46_d_add_bias_4 * d_add_46_d_tanh_bias_t4
-        + d_add_46_d_tanh_bias_t0
-        + d_add_46_d_tanh_bias_t2
-        + d_add_46_d_tanh_bias_t3
+    del d_add_48_d_tanh_bias_t11_arg
+    d_add_48_d_tanh_bias_t12 = np.exp(d_add_48_d_tanh_bias_t11, out=_float64_rows.pop())
+    d_add_48_d_tanh_bias_t13 = np.subtract(
+        d_add_48_d_tanh_bias_t4, 1.0, out=_float64_rows.pop()
+    )
+    d_add_48_d_tanh_bias_t14 = np.subtract(1, sigmoid_bias, out=_float64_rows.pop())
+    d_add_48_d_tanh_bias = (
+        add_bias_1_t0 * d_add_48_d_add_bias_3
+        + add_bias_t0 * d_add_48_d_add_bias_3
+        + d_add_48_d_add_bias_3 * d_add_48_d_tanh_bias_t10
+        + d_add_48_d_add_bias_3 * d_add_48_d_tanh_bias_t13
+        + d_add_48_d_add_bias_3 * d_add_48_d_tanh_bias_t14 * sigmoid_bias
+        + d_add_48_d_add_bias_3 * d_add_48_d_tanh_bias_t6
+        + d_add_48_d_add_bias_3 * d_add_48_d_tanh_bias_t8
+        + d_add_48_d_add_bias_3
+        + d_add_48_d_add_bias_4 * d_add_48_d_tanh_bias_t4
+        + d_add_48_d_tanh_bias_t0
+        + d_add_48_d_tanh_bias_t2
+        + d_add_48_d_tanh_bias_t3
+        + d_add_48_d_tanh_bias_t5
         + d_tanh_bias_via_neg_bias * reciprocal_bias
         + d_tanh_bias_via_neg_bias
-        + xent_weights_t0
-        - d_add_46_d_tanh_bias_t6
+        + np.asarray(-d_add_48_d_sub_weights, dtype=np.float64)
+        + np.log1p(d_add_48_d_tanh_bias_t12)
+        - d_add_48_d_tanh_bias_t7
+        - 2 * matmul_weights
     )
-    _float64_rows.append(xent_weights_t0)
-    d_add_46_d_add_bias_5_t0 = np.subtract(1, sqrt_bias_t0, out=sqrt_bias_t0)
-    # d add_46 / d add_bias
-    d_add_46_d_add_bias_5 = np.multiply(
-        d_add_46_d_add_bias_5_t0, d_add_46_d_tanh_bias, out=_float64_rows.pop()
+    del d_add_48_d_sub_weights
+    d_add_48_d_add_bias_5_t0 = np.subtract(1, sqrt_bias_t0, out=sqrt_bias_t0)
+    # d add_48 / d add_bias
+    d_add_48_d_add_bias_5 = np.multiply(
+        d_add_48_d_add_bias_5_t0, d_add_48_d_tanh_bias, out=_float64_rows.pop()
     )
-    d_add_46_d_weights = (
+    d_add_48_d_weights = (
         np.reshape(
             _conv2d_backprop_input(
-                d_add_46_d_conv_weights,
+                d_add_48_d_conv_weights,
                 reshape_weights_1,
                 (1, 3, 3, 1),
                 (1, 1),
@@ -976,7 +1034,7 @@ def all_ops(x, labels, weights, bias):
         + _scatter(
             np.reshape(
                 _conv2d_backprop_filter(
-                    d_add_46_d_conv_transpose_weights,
+                    d_add_48_d_conv_transpose_weights,
                     avg_pool_weights,
                     (2, 2),
                     (2, 2),
@@ -985,7 +1043,7 @@ def all_ops(x, labels, weights, bias):
                 )
                 + _conv2d_backprop_filter(
                     reshape_weights,
-                    d_add_46_d_conv_weights,
+                    d_add_48_d_conv_weights,
                     (2, 2),
                     (1, 1),
                     (1, 1),
@@ -997,150 +1055,150 @@ def all_ops(x, labels, weights, bias):
             np.s_[:2, :2],
             np.float64,
         )
-        + x.T @ d_add_46_d_add_bias_5
-        + x.T @ d_add_46_d_matmul_weights
+        + x.T @ d_add_48_d_add_bias_5
+        + x.T @ d_add_48_d_matmul_weights
     )
-    d_add_46_d_bias = d_add_46_d_add_bias_2.sum(axis=0)
-    d_add_46_d_bias += d_add_46_d_add_bias_5.sum(axis=0)
-    d_add_46_d_x = (
+    d_add_48_d_bias = d_add_48_d_add_bias_2.sum(axis=0)
+    d_add_48_d_bias += d_add_48_d_add_bias_5.sum(axis=0)
+    d_add_48_d_x = (
         2 * d_x_via_mul_x_1
-        + _concat_part(d_add_46_d_concat_1, 0, d_x_via_concat_1_t0, 0)
-        + 2 * _concat_part(d_add_46_d_concat_1, 0, d_x_via_concat_1_t0, 1)
+        + _concat_part(d_add_48_d_concat_1, 0, d_x_via_concat_1_t0, 0)
+        + 2 * _concat_part(d_add_48_d_concat_1, 0, d_x_via_concat_1_t0, 1)
         + _scatter(
             np.asarray(
-                np.sum(cast_x * d_add_46_d_mul_x, axis=1, keepdims=True),
+                np.sum(cast_x * d_add_48_d_mul_x, axis=1, keepdims=True),
                 dtype=np.float64,
             ),
             add_concat_1_t1,
             np.s_[:, :1],
             np.float64,
         )
-        + d_add_46_d_add_bias_5 @ weights.T
-        + d_add_46_d_matmul_weights @ weights.T
+        + d_add_48_d_add_bias_5 @ weights.T
+        + d_add_48_d_matmul_weights @ weights.T
     )
-    _float64_rows.append(d_add_46_d_add_bias_5)
-    del cast_x, d_add_46_d_concat_1, d_add_46_d_matmul_weights, d_x_via_mul_x_1
-    d_sum_10_d_d_add_46_d_add_bias_t0 = np.broadcast_to(prod_weights, (3, 3))
+    _float64_rows.append(d_add_48_d_add_bias_5)
+    del cast_x, d_add_48_d_concat_1, d_add_48_d_matmul_weights, d_x_via_mul_x_1
+    d_sum_11_d_d_add_48_d_add_bias_t0 = np.broadcast_to(prod_weights, (3, 3))
     del prod_weights
-    d_sum_10_d_d_add_46_d_add_bias = x @ d_sum_10_d_d_add_46_d_add_bias_t0
-    d_sum_10_d_d_add_46_d_tanh_bias = np.multiply(
-        d_add_46_d_add_bias_5_t0,
-        d_sum_10_d_d_add_46_d_add_bias,
+    d_sum_11_d_d_add_48_d_add_bias = x @ d_sum_11_d_d_add_48_d_add_bias_t0
+    d_sum_11_d_d_add_48_d_tanh_bias = np.multiply(
+        d_add_48_d_add_bias_5_t0,
+        d_sum_11_d_d_add_48_d_add_bias,
         out=_float64_rows.pop(),
     )
-    # d sum_10 / d d_add_46_d_add_bias
-    d_sum_10_d_d_add_46_d_add_bias_1 = np.multiply(
-        d_add_46_d_tanh_bias_t4,
-        d_sum_10_d_d_add_46_d_tanh_bias,
+    # d sum_11 / d d_add_48_d_add_bias
+    d_sum_11_d_d_add_48_d_add_bias_1 = np.multiply(
+        d_add_48_d_tanh_bias_t4,
+        d_sum_11_d_d_add_48_d_tanh_bias,
         out=_float64_rows.pop(),
     )
-    d_sum_10_d_d_add_46_d_sqrt_bias = np.multiply(
-        d_sum_10_d_d_add_46_d_add_bias_1, reciprocal_bias, out=_float64_rows.pop()
+    d_sum_11_d_d_add_48_d_sqrt_bias = np.multiply(
+        d_sum_11_d_d_add_48_d_add_bias_1, reciprocal_bias, out=_float64_rows.pop()
     )
-    d_sum_10_d_d_add_46_d_sqrt_bias /= 2
-    d_sum_10_d_d_add_46_d_neg_bias = np.negative(
-        d_sum_10_d_d_add_46_d_sqrt_bias, out=_float64_rows.pop()
+    d_sum_11_d_d_add_48_d_sqrt_bias /= 2
+    d_sum_11_d_d_add_48_d_neg_bias = np.negative(
+        d_sum_11_d_d_add_48_d_sqrt_bias, out=_float64_rows.pop()
     )
-    d_sum_10_d_d_add_46_d_reshape_bias_t0 = np.multiply(
-        d_add_46_d_tanh_bias_t11, sigmoid_bias, out=_float64_rows.pop()
+    d_sum_11_d_d_add_48_d_reshape_bias_t0 = np.multiply(
+        d_add_48_d_tanh_bias_t14, sigmoid_bias, out=_float64_rows.pop()
     )
-    d_sum_10_d_d_add_46_d_reshape_bias = np.reshape(
+    d_sum_11_d_d_add_48_d_reshape_bias = np.reshape(
         greater_bias
         * (
-            add_bias_1_t0 * d_sum_10_d_d_add_46_d_tanh_bias
-            + add_bias_t0 * d_sum_10_d_d_add_46_d_tanh_bias
-            + add_bias_t2 * d_sum_10_d_d_add_46_d_tanh_bias
-            + d_add_46_d_sqrt_bias_t1 * d_sum_10_d_d_add_46_d_sqrt_bias
-            + d_add_46_d_sqrt_bias_t3 * d_sum_10_d_d_add_46_d_sqrt_bias
-            + d_add_46_d_sqrt_bias_t7 * d_sum_10_d_d_add_46_d_sqrt_bias * tanh_bias
-            + d_add_46_d_tanh_bias_t1 * d_sum_10_d_d_add_46_d_tanh_bias
-            + d_add_46_d_tanh_bias_t10 * d_sum_10_d_d_add_46_d_tanh_bias
-            + d_add_46_d_tanh_bias_t5 * d_sum_10_d_d_add_46_d_tanh_bias
-            + d_add_46_d_tanh_bias_t7 * d_sum_10_d_d_add_46_d_tanh_bias
-            + d_add_46_d_tanh_bias_t9 * d_sum_10_d_d_add_46_d_tanh_bias
-            + d_sum_10_d_d_add_46_d_neg_bias * exp
-            + d_sum_10_d_d_add_46_d_reshape_bias_t0 * d_sum_10_d_d_add_46_d_tanh_bias
-            + d_sum_10_d_d_add_46_d_sqrt_bias * reciprocal_bias
-            + d_sum_10_d_d_add_46_d_tanh_bias * sigmoid_bias
-            - add_bias_t1 * d_sum_10_d_d_add_46_d_tanh_bias
-            - d_sum_10_d_d_add_46_d_sqrt_bias * reciprocal_bias**2
-            - d_sum_10_d_d_add_46_d_sqrt_bias * rsqrt_bias**3 / 2
-            - d_sum_10_d_d_add_46_d_tanh_bias * reciprocal_bias
+            add_bias_1_t0 * d_sum_11_d_d_add_48_d_tanh_bias
+            + add_bias_t0 * d_sum_11_d_d_add_48_d_tanh_bias
+            + add_bias_t2 * d_sum_11_d_d_add_48_d_tanh_bias
+            + d_add_48_d_sqrt_bias_t1 * d_sum_11_d_d_add_48_d_sqrt_bias
+            + d_add_48_d_sqrt_bias_t3 * d_sum_11_d_d_add_48_d_sqrt_bias
+            + d_add_48_d_sqrt_bias_t7 * d_sum_11_d_d_add_48_d_sqrt_bias * tanh_bias
+            + d_add_48_d_tanh_bias_t1 * d_sum_11_d_d_add_48_d_tanh_bias
+            + d_add_48_d_tanh_bias_t10 * d_sum_11_d_d_add_48_d_tanh_bias
+            + d_add_48_d_tanh_bias_t13 * d_sum_11_d_d_add_48_d_tanh_bias
+            + d_add_48_d_tanh_bias_t6 * d_sum_11_d_d_add_48_d_tanh_bias
+            + d_add_48_d_tanh_bias_t8 * d_sum_11_d_d_add_48_d_tanh_bias
+            + d_sum_11_d_d_add_48_d_neg_bias * exp
+            + d_sum_11_d_d_add_48_d_reshape_bias_t0 * d_sum_11_d_d_add_48_d_tanh_bias
+            + d_sum_11_d_d_add_48_d_sqrt_bias * reciprocal_bias
+            + d_sum_11_d_d_add_48_d_tanh_bias * sigmoid_bias
+            - add_bias_t1 * d_sum_11_d_d_add_48_d_tanh_bias
+            - d_sum_11_d_d_add_48_d_sqrt_bias * reciprocal_bias**2
+            - d_sum_11_d_d_add_48_d_sqrt_bias * rsqrt_bias**3 / 2
+            - d_sum_11_d_d_add_48_d_tanh_bias * reciprocal_bias
         ),
-        np.shape(d_add_46_d_reshape_bias),
+        np.shape(d_add_48_d_reshape_bias),
     )
-    del d_add_46_d_reshape_bias
-    d_sum_10_d_d_add_46_d_squeeze = np.reshape(
-        np.transpose(d_sum_10_d_d_add_46_d_reshape_bias, (0, 2, 1)),
-        np.shape(d_add_46_d_squeeze),
+    del d_add_48_d_reshape_bias
+    d_sum_11_d_d_add_48_d_squeeze = np.reshape(
+        np.transpose(d_sum_11_d_d_add_48_d_reshape_bias, (0, 2, 1)),
+        np.shape(d_add_48_d_squeeze),
     )
-    del d_add_46_d_squeeze, d_sum_10_d_d_add_46_d_reshape_bias
-    d_sum_10_d_d_add_46_d_ensure_axis_concat_t0 = np.shape(d_add_46_d_concat)
-    del d_add_46_d_concat
-    d_sum_10_d_d_add_46_d_ensure_axis_concat = (
+    del d_add_48_d_squeeze, d_sum_11_d_d_add_48_d_reshape_bias
+    d_sum_11_d_d_add_48_d_ensure_axis_concat_t0 = np.shape(d_add_48_d_concat)
+    del d_add_48_d_concat
+    d_sum_11_d_d_add_48_d_ensure_axis_concat = (
         _scatter(
             np.reshape(
                 np.sum(
-                    d_add_46_d_squeeze_t1
-                    * _sum_to_shape(d_sum_10_d_d_add_46_d_squeeze, np.shape(x)),
+                    d_add_48_d_squeeze_t1
+                    * _sum_to_shape(d_sum_11_d_d_add_48_d_squeeze, np.shape(x)),
                     axis=1,
                 ),
-                np.shape(d_add_46_d_expand),
+                np.shape(d_add_48_d_expand),
             ),
-            d_sum_10_d_d_add_46_d_ensure_axis_concat_t0,
+            d_sum_11_d_d_add_48_d_ensure_axis_concat_t0,
             np.s_[:, 3:4],
             np.float64,
         )
         + _scatter(
             _sum_to_shape(
-                d_sum_10_d_d_add_46_d_squeeze, np.shape(d_squeeze_via_concat)
+                d_sum_11_d_d_add_48_d_squeeze, np.shape(d_squeeze_via_concat)
             ),
-            d_sum_10_d_d_add_46_d_ensure_axis_concat_t0,
+            d_sum_11_d_d_add_48_d_ensure_axis_concat_t0,
             np.s_[:, 0:3],
             np.float64,
         )
     )[:2]
-    del d_add_46_d_expand, d_squeeze_via_concat, d_sum_10_d_d_add_46_d_squeeze
-    d_sum_10_d_d_add_46_d_stack = _scatter(
-        d_sum_10_d_d_add_46_d_ensure_axis_concat[0], (2, 4), np.s_[0], np.float64
+    del d_add_48_d_expand, d_squeeze_via_concat, d_sum_11_d_d_add_48_d_squeeze
+    d_sum_11_d_d_add_48_d_stack = _scatter(
+        d_sum_11_d_d_add_48_d_ensure_axis_concat[0], (2, 4), np.s_[0], np.float64
     ) + _scatter(
-        d_sum_10_d_d_add_46_d_ensure_axis_concat[1], (2, 4), np.s_[1], np.float64
+        d_sum_11_d_d_add_48_d_ensure_axis_concat[1], (2, 4), np.s_[1], np.float64
     )
-    del d_sum_10_d_d_add_46_d_ensure_axis_concat
-    d_sum_10_d_d_add_46_d_slice_stack = d_sum_10_d_d_add_46_d_stack[:, 1:4]
-    d_sum_10_d_d_add_46_d_tile_stack = np.tile(
-        d_sum_10_d_d_add_46_d_stack[:, 0:1], (1, 3)
+    del d_sum_11_d_d_add_48_d_ensure_axis_concat
+    d_sum_11_d_d_add_48_d_slice_stack = d_sum_11_d_d_add_48_d_stack[:, 1:4]
+    d_sum_11_d_d_add_48_d_tile_stack = np.tile(
+        d_sum_11_d_d_add_48_d_stack[:, 0:1], (1, 3)
     )
-    del d_sum_10_d_d_add_46_d_stack
-    d_sum_10_d_softmax_d_xent_weights = _sum_to_shape(
+    del d_sum_11_d_d_add_48_d_stack
+    d_sum_11_d_softmax_d_xent_weights = _sum_to_shape(
         broadcast_grad_d_xent_weights
         * _sum_to_shape(
-            d_sum_10_d_d_add_46_d_add_bias, np.shape(d_matmul_weights_via_xent_weights)
+            d_sum_11_d_d_add_48_d_add_bias, np.shape(d_matmul_weights_via_xent_weights)
         ),
         np.shape(x),
     )
     del d_matmul_weights_via_xent_weights
-    d_sum_10_d_sub_d_softmax_weights = np.multiply(
-        d_sum_10_d_d_add_46_d_add_bias, softmax_weights, out=_float64_rows.pop()
+    d_sum_11_d_sub_d_softmax_weights = np.multiply(
+        d_sum_11_d_d_add_48_d_add_bias, softmax_weights, out=_float64_rows.pop()
     )
-    d_sum_10_d_mul_d_softmax_weights = np.sum(
-        -d_sum_10_d_sub_d_softmax_weights, axis=1, keepdims=True
+    d_sum_11_d_mul_d_softmax_weights = np.sum(
+        -d_sum_11_d_sub_d_softmax_weights, axis=1, keepdims=True
     )
-    d_sum_10_d_mul_d_log_softmax_weights = np.negative(
-        d_sum_10_d_d_add_46_d_add_bias, out=_float64_rows.pop()
+    d_sum_11_d_mul_d_log_softmax_weights = np.negative(
+        d_sum_11_d_d_add_48_d_add_bias, out=_float64_rows.pop()
     )
-    d_sum_10_d_d_add_46_d_reshape_weights = np.reshape(
-        d_sum_10_d_d_add_46_d_add_bias_t0, (1, 3, 3, 1)
+    d_sum_11_d_d_add_48_d_reshape_weights = np.reshape(
+        d_sum_11_d_d_add_48_d_add_bias_t0, (1, 3, 3, 1)
     )
-    # d sum_10 / d d_add_46_d_reshape_weights
-    d_sum_10_d_d_add_46_d_reshape_weights_1 = np.reshape(
-        d_sum_10_d_d_add_46_d_add_bias_t0[:2, :2], (2, 2, 1, 1)
+    # d sum_11 / d d_add_48_d_reshape_weights
+    d_sum_11_d_d_add_48_d_reshape_weights_1 = np.reshape(
+        d_sum_11_d_d_add_48_d_add_bias_t0[:2, :2], (2, 2, 1, 1)
     )
-    d_sum_10_d_d_add_46_d_avg_pool_weights = _avg_pool(
+    d_sum_11_d_d_add_48_d_avg_pool_weights = _avg_pool(
         _max_pool_grad_grad(
             conv_weights,
             _conv2d(
-                d_sum_10_d_d_add_46_d_reshape_weights,
+                d_sum_11_d_d_add_48_d_reshape_weights,
                 reshape_weights_1,
                 (1, 1),
                 (1, 1),
@@ -1148,7 +1206,7 @@ def all_ops(x, labels, weights, bias):
             )
             + _conv2d(
                 reshape_weights,
-                d_sum_10_d_d_add_46_d_reshape_weights_1,
+                d_sum_11_d_d_add_48_d_reshape_weights_1,
                 (1, 1),
                 (1, 1),
                 "SAME",
@@ -1161,40 +1219,51 @@ def all_ops(x, labels, weights, bias):
         (2, 2),
         "SAME",
     )
-    # d sum_10 / d conv_transpose_weights, through d_conv_transpose_weights_via_mul_we
+    # d sum_11 / d conv_transpose_weights, through d_conv_transpose_weights_via_mul_we
     d_conv_transpose_weights_via_d_conv_transpose_we = _conv2d_backprop_input(
         avg_pool_weights,
-        d_sum_10_d_d_add_46_d_reshape_weights_1,
+        d_sum_11_d_d_add_48_d_reshape_weights_1,
         (1, 3, 3, 1),
         (2, 2),
         (1, 1),
         "SAME",
     ) + _conv2d_backprop_input(
-        d_sum_10_d_d_add_46_d_avg_pool_weights,
+        d_sum_11_d_d_add_48_d_avg_pool_weights,
         reshape_weights_1,
         (1, 3, 3, 1),
         (2, 2),
         (1, 1),
         "SAME",
     )
-    d_sum_10_d_conv_transpose_weights = np.multiply(
+    d_sum_11_d_sub_weights = np.asarray(
+        d_add_48_d_identity_weights
+        * (
+            np.asarray(d_sum_11_d_d_add_48_d_add_bias, dtype=np.float32)
+            - np.asarray(d_sum_11_d_d_add_48_d_tanh_bias, dtype=np.float32)
+        )
+        * np.sign(sub_weights) ** 2
+        * np.less_equal(np.abs(sub_weights), 0.5) ** 2,
+        dtype=np.float32,
+    )
+    del sub_weights
+    d_sum_11_d_conv_transpose_weights = np.multiply(
         d_conv_transpose_weights_via_d_conv_transpose_we,
         2,
         out=d_conv_transpose_weights_via_d_conv_transpose_we,
     )
     del d_conv_transpose_weights_via_d_conv_transpose_we
-    d_sum_10_d_conv_weights = _max_pool_grad(
+    d_sum_11_d_conv_weights = _max_pool_grad(
         conv_weights,
         _avg_pool_grad(
             _conv2d(
-                d_add_46_d_conv_transpose_weights,
-                d_sum_10_d_d_add_46_d_reshape_weights_1,
+                d_add_48_d_conv_transpose_weights,
+                d_sum_11_d_d_add_48_d_reshape_weights_1,
                 (2, 2),
                 (1, 1),
                 "SAME",
             )
             + _conv2d(
-                d_sum_10_d_conv_transpose_weights,
+                d_sum_11_d_conv_transpose_weights,
                 reshape_weights_1,
                 (2, 2),
                 (1, 1),
@@ -1210,32 +1279,84 @@ def all_ops(x, labels, weights, bias):
         "SAME",
     )
     del conv_weights
-    d_sum_10_d_log_softmax_weights = np.multiply(
-        d_add_46_d_matmul_weights_t1,
-        d_sum_10_d_mul_d_log_softmax_weights,
-        out=d_add_46_d_matmul_weights_t1,
+    d_sum_11_d_log_softmax_weights = np.multiply(
+        d_add_48_d_matmul_weights_t1,
+        d_sum_11_d_mul_d_log_softmax_weights,
+        out=d_add_48_d_matmul_weights_t1,
     )
-    d_sum_10_d_log_softmax_weights += d_sum_10_d_mul_d_softmax_weights * softmax_weights
-    d_sum_10_d_log_softmax_weights += d_sum_10_d_sub_d_softmax_weights
-    _float64_rows.append(d_sum_10_d_sub_d_softmax_weights)
-    d_sum_10_d_softmax_weights = np.multiply(
-        sub_d_softmax_weights, d_sum_10_d_d_add_46_d_add_bias, out=sub_d_softmax_weights
+    d_sum_11_d_log_softmax_weights += d_sum_11_d_mul_d_softmax_weights * softmax_weights
+    d_sum_11_d_log_softmax_weights += d_sum_11_d_sub_d_softmax_weights
+    _float64_rows.append(d_sum_11_d_sub_d_softmax_weights)
+    d_sum_11_d_softmax_weights = np.multiply(
+        sub_d_softmax_weights, d_sum_11_d_d_add_48_d_add_bias, out=sub_d_softmax_weights
     )
-    d_sum_10_d_softmax_weights += d_sum_10_d_d_add_46_d_add_bias
-    d_sum_10_d_softmax_weights += d_sum_10_d_mul_d_softmax_weights * log_softmax_weights
-    d_sum_10_d_softmax_weights += np.sum(
-        d_sum_10_d_mul_d_log_softmax_weights * exp_d_log_softmax_weights,
+    d_sum_11_d_softmax_weights += d_sum_11_d_d_add_48_d_add_bias
+    d_sum_11_d_softmax_weights += d_sum_11_d_mul_d_softmax_weights * log_softmax_weights
+    d_sum_11_d_softmax_weights += np.sum(
+        d_sum_11_d_mul_d_log_softmax_weights * exp_d_log_softmax_weights,
         axis=1,
         keepdims=True,
     )
     _float64_rows.append(log_softmax_weights)
-    del d_sum_10_d_mul_d_softmax_weights
-    d_sum_10_d_add_bias = _scatter_add(
+    del d_sum_11_d_mul_d_softmax_weights
+    d_sum_11_d_matmul_weights_t0 = np.sign(matmul_weights)
+    d_sum_11_d_matmul_weights_t1 = np.exp(-np.logaddexp(0, -d_add_48_d_tanh_bias_t11))
+    del d_add_48_d_tanh_bias_t11
+    d_sum_11_d_matmul_weights = (
+        d_add_48_d_matmul_weights_t0
+        * d_sum_11_d_d_add_48_d_add_bias
+        * (1 - d_add_48_d_matmul_weights_t0)
+        + d_sum_11_d_d_add_48_d_add_bias
+        * d_sum_11_d_matmul_weights_t0**2
+        * d_sum_11_d_matmul_weights_t1
+        * (1 - d_sum_11_d_matmul_weights_t1)
+        * (tanh_bias + 1)
+        + d_sum_11_d_log_softmax_weights
+        + softmax_weights
+        * (
+            d_sum_11_d_softmax_d_xent_weights
+            - np.sum(
+                d_sum_11_d_softmax_d_xent_weights * softmax_weights,
+                axis=1,
+                keepdims=True,
+            )
+        )
+        + softmax_weights
+        * (
+            d_sum_11_d_softmax_weights
+            - np.sum(
+                d_sum_11_d_softmax_weights * softmax_weights, axis=1, keepdims=True
+            )
+        )
+        + np.asarray(d_sum_11_d_sub_weights, dtype=np.float64)
+        - d_sum_11_d_d_add_48_d_tanh_bias
+        * (
+            d_add_48_d_tanh_bias_t12
+            * d_sum_11_d_matmul_weights_t0
+            / (d_add_48_d_tanh_bias_t12 + 1)
+            + np.float64(np.greater(d_add_48_d_tanh_bias_t5, 0))
+            + 1
+        )
+        - d_sum_11_d_d_add_48_d_tanh_bias
+        - exp_d_log_softmax_weights
+        * d_sum_11_d_log_softmax_weights.sum(axis=1, keepdims=True)
+    )
+    _float64_rows.append(d_add_48_d_tanh_bias_t12)
+    _float64_rows.append(d_sum_11_d_log_softmax_weights)
+    _float64_rows.append(d_sum_11_d_softmax_weights)
+    _float64_rows.append(exp_d_log_softmax_weights)
+    _float64_rows.append(softmax_weights)
+    del (
+        d_add_48_d_matmul_weights_t0,
+        d_add_48_d_tanh_bias_t5,
+        d_sum_11_d_softmax_d_xent_weights,
+    )
+    d_sum_11_d_add_bias = _scatter_add(
         _prod_others_vjp(
             broadcast_grad_d_prod_bias
             * np.take(
-                d_sum_10_d_d_add_46_d_slice_stack * tile_stack
-                + d_sum_10_d_d_add_46_d_tile_stack * slice_stack,
+                d_sum_11_d_d_add_48_d_slice_stack * tile_stack
+                + d_sum_11_d_d_add_48_d_tile_stack * slice_stack,
                 const,
                 axis=1,
             ),
@@ -1248,16 +1369,16 @@ def all_ops(x, labels, weights, bias):
         np.float64,
     )
     del broadcast_grad_d_prod_bias, gather_bias
-    d_sum_10_d_stack = _scatter(
-        d_add_46_d_add_bias_2 * d_sum_10_d_d_add_46_d_tile_stack
-        + d_sum_10_d_add_bias * tile_stack,
+    d_sum_11_d_stack = _scatter(
+        d_add_48_d_add_bias_2 * d_sum_11_d_d_add_48_d_tile_stack
+        + d_sum_11_d_add_bias * tile_stack,
         (2, 4),
         np.s_[:, 1:4],
         np.float64,
     ) + _scatter(
         _untile(
-            d_add_46_d_add_bias_2 * d_sum_10_d_d_add_46_d_slice_stack
-            + d_sum_10_d_add_bias * slice_stack,
+            d_add_48_d_add_bias_2 * d_sum_11_d_d_add_48_d_slice_stack
+            + d_sum_11_d_add_bias * slice_stack,
             (2, 1),
             (1, 3),
         ),
@@ -1266,231 +1387,243 @@ def all_ops(x, labels, weights, bias):
         np.float64,
     )
     del (
-        d_add_46_d_add_bias_2,
-        d_sum_10_d_add_bias,
-        d_sum_10_d_d_add_46_d_slice_stack,
-        d_sum_10_d_d_add_46_d_tile_stack,
+        d_add_48_d_add_bias_2,
+        d_sum_11_d_add_bias,
+        d_sum_11_d_d_add_48_d_slice_stack,
+        d_sum_11_d_d_add_48_d_tile_stack,
         slice_stack,
         tile_stack,
     )
-    d_sum_10_d_concat = _scatter(
-        _scatter(d_sum_10_d_stack[0], d_add_46_d_concat_t0, np.s_[0], np.float64)
-        + _scatter(d_sum_10_d_stack[1], d_add_46_d_concat_t0, np.s_[1], np.float64),
-        d_add_46_d_concat_t1,
+    d_sum_11_d_concat = _scatter(
+        _scatter(d_sum_11_d_stack[0], d_add_48_d_concat_t0, np.s_[0], np.float64)
+        + _scatter(d_sum_11_d_stack[1], d_add_48_d_concat_t0, np.s_[1], np.float64),
+        d_add_48_d_concat_t1,
         np.s_[:2],
         np.float64,
     )
-    del d_sum_10_d_stack
-    # d sum_10 / d add_bias
-    d_sum_10_d_add_bias_1 = greater_bias * np.reshape(
+    del d_sum_11_d_stack
+    # d sum_11 / d add_bias
+    d_sum_11_d_add_bias_1 = greater_bias * np.reshape(
         np.transpose(
             np.reshape(
-                d_add_46_d_squeeze_t1
+                d_add_48_d_squeeze_t1
                 * np.expand_dims(
-                    np.reshape(d_sum_10_d_concat[:, 3:4], d_add_46_d_squeeze_t0), 1
+                    np.reshape(d_sum_11_d_concat[:, 3:4], d_add_48_d_squeeze_t0), 1
                 )
-                + d_sum_10_d_concat[:, 0:3],
-                d_add_46_d_reshape_bias_t0,
+                + d_sum_11_d_concat[:, 0:3],
+                d_add_48_d_reshape_bias_t0,
             ),
             (0, 2, 1),
         ),
         add_concat_1_t1,
     )
-    _float64_rows.append(d_add_46_d_squeeze_t1)
-    del d_sum_10_d_concat, greater_bias
-    # d sum_10 / d tanh_bias, through neg_bias
+    _float64_rows.append(d_add_48_d_squeeze_t1)
+    del d_sum_11_d_concat, greater_bias
+    # d sum_11 / d tanh_bias, through neg_bias
     d_tanh_bias_via_neg_bias_1 = np.negative(
-        d_sum_10_d_add_bias_1, out=_float64_rows.pop()
+        d_sum_11_d_add_bias_1, out=_float64_rows.pop()
     )
-    d_sum_10_d_pow_bias_t0 = np.multiply(
-        d_add_46_d_add_bias_3, d_sum_10_d_d_add_46_d_tanh_bias, out=_float64_rows.pop()
+    d_sum_11_d_pow_bias_t0 = np.multiply(
+        d_add_48_d_add_bias_3, d_sum_11_d_d_add_48_d_tanh_bias, out=_float64_rows.pop()
     )
-    d_sum_10_d_pow_bias = np.multiply(
-        d_add_46_d_tanh_bias_t8, d_sum_10_d_pow_bias_t0, out=_float64_rows.pop()
+    d_sum_11_d_pow_bias = np.multiply(
+        d_add_48_d_tanh_bias_t9, d_sum_11_d_pow_bias_t0, out=_float64_rows.pop()
     )
-    d_sum_10_d_pow_bias += d_sum_10_d_add_bias_1
-    d_sum_10_d_tanh_bias_t0 = np.multiply(
-        d_add_46_d_sqrt_bias_t0, d_tanh_bias_via_neg_bias, out=_float64_rows.pop()
+    d_sum_11_d_pow_bias += d_sum_11_d_add_bias_1
+    d_sum_11_d_tanh_bias_t0 = np.multiply(
+        d_add_48_d_sqrt_bias_t0, d_tanh_bias_via_neg_bias, out=_float64_rows.pop()
     )
-    d_sum_10_d_tanh_bias_t1 = np.multiply(
-        d_add_46_d_add_bias_3, d_add_46_d_sqrt_bias_t7, out=_float64_rows.pop()
+    d_sum_11_d_tanh_bias_t1 = np.multiply(
+        d_add_48_d_add_bias_3, d_add_48_d_sqrt_bias_t7, out=_float64_rows.pop()
     )
-    d_sum_10_d_tanh_bias_t2 = np.multiply(
-        d_add_46_d_add_bias_3, d_sum_10_d_d_add_46_d_sqrt_bias, out=_float64_rows.pop()
+    d_sum_11_d_tanh_bias_t2 = np.multiply(
+        d_add_48_d_add_bias_3, d_sum_11_d_d_add_48_d_sqrt_bias, out=_float64_rows.pop()
     )
-    d_sum_10_d_tanh_bias_t3 = d_sum_10_d_tanh_bias_t2 * np.logical_not(
-        d_add_46_d_sqrt_bias_t4
+    d_sum_11_d_tanh_bias_t3 = d_sum_11_d_tanh_bias_t2 * np.logical_not(
+        d_add_48_d_sqrt_bias_t4
     )
-    del d_add_46_d_sqrt_bias_t4
-    d_sum_10_d_tanh_bias_t4_arg = np.multiply(
-        d_add_46_d_sqrt_bias_t5, d_sum_10_d_tanh_bias_t3, out=d_add_46_d_sqrt_bias_t5
+    del d_add_48_d_sqrt_bias_t4
+    d_sum_11_d_tanh_bias_t4_arg = np.multiply(
+        d_add_48_d_sqrt_bias_t5, d_sum_11_d_tanh_bias_t3, out=d_add_48_d_sqrt_bias_t5
     )
-    d_sum_10_d_tanh_bias_t4_arg *= 2
-    d_sum_10_d_tanh_bias_t4_arg += d_tanh_bias_via_neg_bias_1
-    d_sum_10_d_tanh_bias_t4 = np.negative(
-        d_sum_10_d_tanh_bias_t4_arg, out=d_sum_10_d_tanh_bias_t4_arg
+    d_sum_11_d_tanh_bias_t4_arg *= 2
+    d_sum_11_d_tanh_bias_t4_arg += d_tanh_bias_via_neg_bias_1
+    d_sum_11_d_tanh_bias_t4 = np.negative(
+        d_sum_11_d_tanh_bias_t4_arg, out=d_sum_11_d_tanh_bias_t4_arg
     )
-    del d_add_46_d_sqrt_bias_t5, d_sum_10_d_tanh_bias_t4_arg
-    d_sum_10_d_tanh_bias_t5_arg = np.square(
-        d_add_46_d_sqrt_bias_t8, out=d_add_46_d_sqrt_bias_t8
+    del d_add_48_d_sqrt_bias_t5, d_sum_11_d_tanh_bias_t4_arg
+    d_sum_11_d_tanh_bias_t5_arg = np.square(
+        d_add_48_d_sqrt_bias_t8, out=d_add_48_d_sqrt_bias_t8
     )
-    d_sum_10_d_tanh_bias_t5_arg *= d_sum_10_d_tanh_bias_t3
-    d_sum_10_d_tanh_bias_t5_arg *= 3
-    d_sum_10_d_tanh_bias_t5_arg /= 2
-    d_sum_10_d_tanh_bias_t5_arg += d_tanh_bias_via_neg_bias_1
-    d_sum_10_d_tanh_bias_t5 = np.negative(
-        d_sum_10_d_tanh_bias_t5_arg, out=d_sum_10_d_tanh_bias_t5_arg
+    d_sum_11_d_tanh_bias_t5_arg *= d_sum_11_d_tanh_bias_t3
+    d_sum_11_d_tanh_bias_t5_arg *= 3
+    d_sum_11_d_tanh_bias_t5_arg /= 2
+    d_sum_11_d_tanh_bias_t5_arg += d_tanh_bias_via_neg_bias_1
+    d_sum_11_d_tanh_bias_t5 = np.negative(
+        d_sum_11_d_tanh_bias_t5_arg, out=d_sum_11_d_tanh_bias_t5_arg
     )
-    del d_add_46_d_sqrt_bias_t8, d_sum_10_d_tanh_bias_t3, d_sum_10_d_tanh_bias_t5_arg
+    del d_add_48_d_sqrt_bias_t8, d_sum_11_d_tanh_bias_t3, d_sum_11_d_tanh_bias_t5_arg
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        d_sum_10_d_tanh_bias_t6 = (
-            d_add_46_d_add_bias_3
-            * d_add_46_d_sqrt_bias_t6
-            * d_sum_10_d_d_add_46_d_sqrt_bias
+        d_sum_11_d_tanh_bias_t6 = (
+            d_add_48_d_add_bias_3
+            * d_add_48_d_sqrt_bias_t6
+            * d_sum_11_d_d_add_48_d_sqrt_bias
             * tanh_bias
             * sqrt_bias ** (tanh_bias - 2)
-            + d_add_46_d_add_bias_3
-            * d_sum_10_d_d_add_46_d_tanh_bias
+            + d_add_48_d_add_bias_3
+            * d_sum_11_d_d_add_48_d_tanh_bias
             * pow_bias
             * np.where(np.greater(sqrt_bias, 0), reciprocal_bias, 0)
-            + d_add_46_d_sqrt_bias_t3 * d_sum_10_d_add_bias_1
-            + d_add_46_d_sqrt_bias_t7 * d_sum_10_d_pow_bias * tanh_bias
-            + d_sum_10_d_add_bias_1 * reciprocal_bias
+            + d_add_48_d_sqrt_bias_t3 * d_sum_11_d_add_bias_1
+            + d_add_48_d_sqrt_bias_t7 * d_sum_11_d_pow_bias * tanh_bias
+            + d_sum_11_d_add_bias_1 * reciprocal_bias
             + 2
-            * d_sum_10_d_d_add_46_d_sqrt_bias
+            * d_sum_11_d_d_add_48_d_sqrt_bias
             * d_tanh_bias_via_neg_bias
             * tanh_bias
             / sqrt_bias**3
-            - d_add_46_d_sqrt_bias_t0 * d_sum_10_d_tanh_bias_t2
-            - d_add_46_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias_1
-            - d_sum_10_d_d_add_46_d_tanh_bias * d_sum_10_d_tanh_bias_t0
-            - d_sum_10_d_tanh_bias_t4
-            * np.where(np.equal(d_sum_10_d_tanh_bias_t4, 0), 1, reciprocal_bias) ** 2
-            - d_sum_10_d_tanh_bias_t5
-            * np.where(np.equal(d_sum_10_d_tanh_bias_t5, 0), 1, rsqrt_bias) ** 3
+            - d_add_48_d_sqrt_bias_t0 * d_sum_11_d_tanh_bias_t2
+            - d_add_48_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias_1
+            - d_sum_11_d_d_add_48_d_tanh_bias * d_sum_11_d_tanh_bias_t0
+            - d_sum_11_d_tanh_bias_t4
+            * np.where(np.equal(d_sum_11_d_tanh_bias_t4, 0), 1, reciprocal_bias) ** 2
+            - d_sum_11_d_tanh_bias_t5
+            * np.where(np.equal(d_sum_11_d_tanh_bias_t5, 0), 1, rsqrt_bias) ** 3
             / 2
             - exp
             * (
-                d_add_46_d_add_bias_3 * d_sum_10_d_d_add_46_d_neg_bias
-                + d_sum_10_d_add_bias_1
+                d_add_48_d_add_bias_3 * d_sum_11_d_d_add_48_d_neg_bias
+                + d_sum_11_d_add_bias_1
             )
-            - d_sum_10_d_tanh_bias_t2 / d_add_46_d_sqrt_bias_t2**2
-            - d_add_46_d_add_bias_4_t2
-            * d_sum_10_d_d_add_46_d_add_bias_1
-            * np.logical_not(d_add_46_d_add_bias_4_t0)
-            / d_add_46_d_add_bias_4_t1**2
+            - d_sum_11_d_tanh_bias_t2 / d_add_48_d_sqrt_bias_t2**2
+            - d_add_48_d_add_bias_4_t2
+            * d_sum_11_d_d_add_48_d_add_bias_1
+            * np.logical_not(d_add_48_d_add_bias_4_t0)
+            / d_add_48_d_add_bias_4_t1**2
         )
-    _float64_rows.append(d_add_46_d_add_bias_4_t2)
-    _float64_rows.append(d_add_46_d_sqrt_bias_t0)
-    _float64_rows.append(d_add_46_d_sqrt_bias_t1)
-    _float64_rows.append(d_add_46_d_sqrt_bias_t2)
-    _float64_rows.append(d_add_46_d_sqrt_bias_t3)
-    _float64_rows.append(d_add_46_d_sqrt_bias_t6)
-    _float64_rows.append(d_sum_10_d_d_add_46_d_add_bias_1)
-    _float64_rows.append(d_sum_10_d_d_add_46_d_neg_bias)
-    _float64_rows.append(d_sum_10_d_tanh_bias_t2)
+    _float64_rows.append(d_add_48_d_add_bias_4_t2)
+    _float64_rows.append(d_add_48_d_sqrt_bias_t0)
+    _float64_rows.append(d_add_48_d_sqrt_bias_t1)
+    _float64_rows.append(d_add_48_d_sqrt_bias_t2)
+    _float64_rows.append(d_add_48_d_sqrt_bias_t3)
+    _float64_rows.append(d_add_48_d_sqrt_bias_t6)
+    _float64_rows.append(d_sum_11_d_d_add_48_d_add_bias_1)
+    _float64_rows.append(d_sum_11_d_d_add_48_d_neg_bias)
+    _float64_rows.append(d_sum_11_d_tanh_bias_t2)
     _float64_rows.append(d_tanh_bias_via_neg_bias)
     _float64_rows.append(exp)
     _float64_rows.append(rsqrt_bias)
     del (
-        d_add_46_d_add_bias_4_t0,
-        d_add_46_d_add_bias_4_t1,
-        d_add_46_d_sqrt_bias_t7,
-        d_sum_10_d_tanh_bias_t4,
-        d_sum_10_d_tanh_bias_t5,
+        d_add_48_d_add_bias_4_t0,
+        d_add_48_d_add_bias_4_t1,
+        d_add_48_d_sqrt_bias_t7,
+        d_sum_11_d_tanh_bias_t4,
+        d_sum_11_d_tanh_bias_t5,
         pow_bias,
     )
-    d_sum_10_d_tanh_bias = (
-        add_bias_1_t0 * d_sum_10_d_add_bias_1
-        + add_bias_t0 * d_sum_10_d_add_bias_1
-        + add_bias_t2 * d_sum_10_d_add_bias_1
-        + 2 * d_add_46_d_add_bias_4 * d_sum_10_d_d_add_46_d_tanh_bias
-        + d_add_46_d_tanh_bias_t0 * d_sum_10_d_d_add_46_d_tanh_bias * (1 - sigmoid_bias)
-        + d_add_46_d_tanh_bias_t1 * d_sum_10_d_add_bias_1
-        + d_add_46_d_tanh_bias_t10 * d_sum_10_d_add_bias_1
-        + d_add_46_d_tanh_bias_t2 * d_sum_10_d_d_add_46_d_tanh_bias
-        + d_add_46_d_tanh_bias_t5 * d_sum_10_d_add_bias_1
-        + d_add_46_d_tanh_bias_t7 * d_sum_10_d_add_bias_1
-        + d_add_46_d_tanh_bias_t9 * d_sum_10_d_pow_bias
-        + d_sum_10_d_add_bias_1 * sigmoid_bias
-        + d_sum_10_d_add_bias_1
-        + d_sum_10_d_d_add_46_d_reshape_bias_t0
+    d_sum_11_d_tanh_bias = (
+        add_bias_1_t0 * d_sum_11_d_add_bias_1
+        + add_bias_t0 * d_sum_11_d_add_bias_1
+        + add_bias_t2 * d_sum_11_d_add_bias_1
+        + 2 * d_add_48_d_add_bias_4 * d_sum_11_d_d_add_48_d_tanh_bias
+        + d_add_48_d_tanh_bias_t0 * d_sum_11_d_d_add_48_d_tanh_bias * (1 - sigmoid_bias)
+        + d_add_48_d_tanh_bias_t1 * d_sum_11_d_add_bias_1
+        + d_add_48_d_tanh_bias_t10 * d_sum_11_d_pow_bias
+        + d_add_48_d_tanh_bias_t13 * d_sum_11_d_add_bias_1
+        + d_add_48_d_tanh_bias_t2 * d_sum_11_d_d_add_48_d_tanh_bias
+        + d_add_48_d_tanh_bias_t6 * d_sum_11_d_add_bias_1
+        + d_add_48_d_tanh_bias_t8 * d_sum_11_d_add_bias_1
+        + d_sum_11_d_add_bias_1 * sigmoid_bias
+        + d_sum_11_d_add_bias_1
+        + d_sum_11_d_d_add_48_d_add_bias
         * (
-            d_sum_10_d_add_bias_1
-            + d_sum_10_d_d_add_46_d_tanh_bias
+            -d_sum_11_d_matmul_weights_t0 * d_sum_11_d_matmul_weights_t1
+            - np.float64(np.less(matmul_weights, 0))
+            - 1
+        )
+        + d_sum_11_d_d_add_48_d_reshape_bias_t0
+        * (
+            d_sum_11_d_add_bias_1
+            + d_sum_11_d_d_add_48_d_tanh_bias
             * (
-                d_add_46_d_add_bias_3 * d_add_46_d_tanh_bias_t11
-                - d_add_46_d_add_bias_3 * sigmoid_bias
+                d_add_48_d_add_bias_3 * d_add_48_d_tanh_bias_t14
+                - d_add_48_d_add_bias_3 * sigmoid_bias
             )
         )
-        + d_sum_10_d_d_add_46_d_sqrt_bias
+        + d_sum_11_d_d_add_48_d_sqrt_bias
         * (
-            d_add_46_d_tanh_bias_t8 * d_sum_10_d_tanh_bias_t1 * tanh_bias
-            + d_sum_10_d_tanh_bias_t1
+            d_add_48_d_tanh_bias_t9 * d_sum_11_d_tanh_bias_t1 * tanh_bias
+            + d_sum_11_d_tanh_bias_t1
         )
-        + d_sum_10_d_mul_d_log_softmax_weights
-        + 2 * d_sum_10_d_pow_bias_t0
-        + d_sum_10_d_tanh_bias_t6
+        + d_sum_11_d_mul_d_log_softmax_weights
+        + 2 * d_sum_11_d_pow_bias_t0
+        + d_sum_11_d_tanh_bias_t6
         * tanh_bias
-        / np.where(np.equal(d_sum_10_d_tanh_bias_t6, 0), 1, sqrt_bias)
+        / np.where(np.equal(d_sum_11_d_tanh_bias_t6, 0), 1, sqrt_bias)
         + d_tanh_bias_via_neg_bias_1 * reciprocal_bias
         + d_tanh_bias_via_neg_bias_1
-        - add_bias_t1 * d_sum_10_d_add_bias_1
-        - d_add_46_d_tanh_bias
-        * d_add_46_d_tanh_bias_t4
-        * d_sum_10_d_d_add_46_d_add_bias
-        - d_add_46_d_tanh_bias_t3 * d_sum_10_d_d_add_46_d_tanh_bias
-        - d_add_46_d_tanh_bias_t6 * d_sum_10_d_d_add_46_d_tanh_bias
-        - d_sum_10_d_d_add_46_d_sqrt_bias * d_sum_10_d_tanh_bias_t0
+        + np.asarray(-d_sum_11_d_sub_weights, dtype=np.float64)
+        - add_bias_t1 * d_sum_11_d_add_bias_1
+        - d_add_48_d_tanh_bias
+        * d_add_48_d_tanh_bias_t4
+        * d_sum_11_d_d_add_48_d_add_bias
+        - d_add_48_d_tanh_bias_t3 * d_sum_11_d_d_add_48_d_tanh_bias
+        - d_add_48_d_tanh_bias_t7 * d_sum_11_d_d_add_48_d_tanh_bias
+        - d_sum_11_d_d_add_48_d_sqrt_bias * d_sum_11_d_tanh_bias_t0
     )
     _float64_rows.append(add_bias_t1)
     _float64_rows.append(add_bias_t2)
-    _float64_rows.append(d_add_46_d_add_bias_4)
-    _float64_rows.append(d_add_46_d_tanh_bias_t0)
-    _float64_rows.append(d_add_46_d_tanh_bias_t1)
-    _float64_rows.append(d_add_46_d_tanh_bias_t10)
-    _float64_rows.append(d_add_46_d_tanh_bias_t11)
-    _float64_rows.append(d_add_46_d_tanh_bias_t2)
-    _float64_rows.append(d_add_46_d_tanh_bias_t3)
-    _float64_rows.append(d_add_46_d_tanh_bias_t4)
-    _float64_rows.append(d_add_46_d_tanh_bias_t6)
-    _float64_rows.append(d_add_46_d_tanh_bias_t9)
-    _float64_rows.append(d_sum_10_d_d_add_46_d_reshape_bias_t0)
-    _float64_rows.append(d_sum_10_d_d_add_46_d_sqrt_bias)
-    _float64_rows.append(d_sum_10_d_mul_d_log_softmax_weights)
-    _float64_rows.append(d_sum_10_d_pow_bias)
-    _float64_rows.append(d_sum_10_d_pow_bias_t0)
-    _float64_rows.append(d_sum_10_d_tanh_bias_t0)
-    _float64_rows.append(d_sum_10_d_tanh_bias_t1)
+    _float64_rows.append(d_add_48_d_add_bias_4)
+    _float64_rows.append(d_add_48_d_tanh_bias_t0)
+    _float64_rows.append(d_add_48_d_tanh_bias_t1)
+    _float64_rows.append(d_add_48_d_tanh_bias_t10)
+    _float64_rows.append(d_add_48_d_tanh_bias_t13)
+    _float64_rows.append(d_add_48_d_tanh_bias_t14)
+    _float64_rows.append(d_add_48_d_tanh_bias_t2)
+    _float64_rows.append(d_add_48_d_tanh_bias_t3)
+    _float64_rows.append(d_add_48_d_tanh_bias_t4)
+    _float64_rows.append(d_add_48_d_tanh_bias_t7)
+    _float64_rows.append(d_sum_11_d_d_add_48_d_reshape_bias_t0)
+    _float64_rows.append(d_sum_11_d_d_add_48_d_sqrt_bias)
+    _float64_rows.append(d_sum_11_d_d_add_48_d_tanh_bias)
+    _float64_rows.append(d_sum_11_d_mul_d_log_softmax_weights)
+    _float64_rows.append(d_sum_11_d_pow_bias)
+    _float64_rows.append(d_sum_11_d_pow_bias_t0)
+    _float64_rows.append(d_sum_11_d_tanh_bias_t0)
+    _float64_rows.append(d_sum_11_d_tanh_bias_t1)
     _float64_rows.append(d_tanh_bias_via_neg_bias_1)
     _float64_rows.append(sqrt_bias)
     _float64_rows.append(tanh_bias)
     del (
         add_bias_1_t0,
         add_bias_t0,
-        d_add_46_d_add_bias_3,
-        d_add_46_d_tanh_bias,
-        d_add_46_d_tanh_bias_t5,
-        d_add_46_d_tanh_bias_t7,
-        d_add_46_d_tanh_bias_t8,
-        d_sum_10_d_add_bias_1,
-        d_sum_10_d_tanh_bias_t6,
+        d_add_48_d_add_bias_3,
+        d_add_48_d_tanh_bias,
+        d_add_48_d_tanh_bias_t6,
+        d_add_48_d_tanh_bias_t8,
+        d_add_48_d_tanh_bias_t9,
+        d_sum_11_d_add_bias_1,
+        d_sum_11_d_d_add_48_d_add_bias,
+        d_sum_11_d_matmul_weights_t0,
+        d_sum_11_d_matmul_weights_t1,
+        d_sum_11_d_sub_weights,
+        d_sum_11_d_tanh_bias_t6,
+        matmul_weights,
         reciprocal_bias,
         sigmoid_bias,
     )
-    # d sum_10 / d weights
-    d_sum_10_d_weights_1 = (
+    d_sum_11_d_weights = (
         np.reshape(
             _conv2d_backprop_input(
-                d_add_46_d_conv_weights,
-                d_sum_10_d_d_add_46_d_reshape_weights_1,
+                d_add_48_d_conv_weights,
+                d_sum_11_d_d_add_48_d_reshape_weights_1,
                 (1, 3, 3, 1),
                 (1, 1),
                 (1, 1),
                 "SAME",
             )
             + _conv2d_backprop_input(
-                d_sum_10_d_conv_weights,
+                d_sum_11_d_conv_weights,
                 reshape_weights_1,
                 (1, 3, 3, 1),
                 (1, 1),
@@ -1499,19 +1632,19 @@ def all_ops(x, labels, weights, bias):
             ),
             (3, 3),
         )
-        + _prod_others(weights, (0,)) * d_add_46_d_weights.sum(axis=0)
+        + _prod_others(weights, (0,)) * d_add_48_d_weights.sum(axis=0)
         + _scatter(
             np.reshape(
                 _conv2d_backprop_filter(
-                    d_add_46_d_conv_transpose_weights,
-                    d_sum_10_d_d_add_46_d_avg_pool_weights,
+                    d_add_48_d_conv_transpose_weights,
+                    d_sum_11_d_d_add_48_d_avg_pool_weights,
                     (2, 2),
                     (2, 2),
                     (1, 1),
                     "SAME",
                 )
                 + _conv2d_backprop_filter(
-                    d_sum_10_d_conv_transpose_weights,
+                    d_sum_11_d_conv_transpose_weights,
                     avg_pool_weights,
                     (2, 2),
                     (2, 2),
@@ -1519,8 +1652,8 @@ def all_ops(x, labels, weights, bias):
                     "SAME",
                 )
                 + _conv2d_backprop_filter(
-                    d_sum_10_d_d_add_46_d_reshape_weights,
-                    d_add_46_d_conv_weights,
+                    d_sum_11_d_d_add_48_d_reshape_weights,
+                    d_add_48_d_conv_weights,
                     (2, 2),
                     (1, 1),
                     (1, 1),
@@ -1528,7 +1661,7 @@ def all_ops(x, labels, weights, bias):
                 )
                 + _conv2d_backprop_filter(
                     reshape_weights,
-                    d_sum_10_d_conv_weights,
+                    d_sum_11_d_conv_weights,
                     (2, 2),
                     (1, 1),
                     (1, 1),
@@ -1540,90 +1673,57 @@ def all_ops(x, labels, weights, bias):
             np.s_[:2, :2],
             np.float64,
         )
-        + x.T @ (d_add_46_d_add_bias_5_t0 * d_sum_10_d_tanh_bias)
-        + x.T
-        @ (
-            d_add_46_d_matmul_weights_t0
-            * d_sum_10_d_d_add_46_d_add_bias
-            * (1 - d_add_46_d_matmul_weights_t0)
-            + d_sum_10_d_log_softmax_weights
-            + softmax_weights
-            * (
-                d_sum_10_d_softmax_d_xent_weights
-                - np.sum(
-                    d_sum_10_d_softmax_d_xent_weights * softmax_weights,
-                    axis=1,
-                    keepdims=True,
-                )
-            )
-            + softmax_weights
-            * (
-                d_sum_10_d_softmax_weights
-                - np.sum(
-                    d_sum_10_d_softmax_weights * softmax_weights, axis=1, keepdims=True
-                )
-            )
-            - d_sum_10_d_d_add_46_d_tanh_bias
-            - exp_d_log_softmax_weights
-            * d_sum_10_d_log_softmax_weights.sum(axis=1, keepdims=True)
-        )
+        + x.T @ d_sum_11_d_matmul_weights
+        + x.T @ (d_add_48_d_add_bias_5_t0 * d_sum_11_d_tanh_bias)
     )
-    _float64_rows.append(d_add_46_d_add_bias_5_t0)
-    _float64_rows.append(d_sum_10_d_d_add_46_d_tanh_bias)
-    _float64_rows.append(d_sum_10_d_log_softmax_weights)
-    _float64_rows.append(d_sum_10_d_softmax_weights)
-    _float64_rows.append(exp_d_log_softmax_weights)
-    _float64_rows.append(softmax_weights)
+    _float64_rows.append(d_add_48_d_add_bias_5_t0)
     del (
         avg_pool_weights,
-        d_add_46_d_conv_transpose_weights,
-        d_add_46_d_conv_weights,
-        d_add_46_d_matmul_weights_t0,
-        d_sum_10_d_conv_transpose_weights,
-        d_sum_10_d_conv_weights,
-        d_sum_10_d_d_add_46_d_add_bias,
-        d_sum_10_d_d_add_46_d_avg_pool_weights,
-        d_sum_10_d_d_add_46_d_reshape_weights,
-        d_sum_10_d_d_add_46_d_reshape_weights_1,
-        d_sum_10_d_softmax_d_xent_weights,
-        d_sum_10_d_tanh_bias,
+        d_add_48_d_conv_transpose_weights,
+        d_add_48_d_conv_weights,
+        d_sum_11_d_conv_transpose_weights,
+        d_sum_11_d_conv_weights,
+        d_sum_11_d_d_add_48_d_avg_pool_weights,
+        d_sum_11_d_d_add_48_d_reshape_weights,
+        d_sum_11_d_d_add_48_d_reshape_weights_1,
+        d_sum_11_d_matmul_weights,
+        d_sum_11_d_tanh_bias,
         reshape_weights,
         reshape_weights_1,
     )
-    d_sum_10_d_weights = d_sum_10_d_weights_1
-    del d_sum_10_d_weights_1
     d_prod_2_d_mul_weights = _prod_others(mul_weights, (0, 1))
-    # d sum_11 / d weights, through mul_weights
+    # d sum_12 / d weights, through mul_weights
     d_weights_via_mul_weights_1 = weights * _prod_others_vjp(
         2 * weights, mul_weights, (0, 1)
     )
     del mul_weights
-    d_sum_11_d_weights = np.add(
+    d_sum_12_d_weights = np.add(
         d_weights_via_mul_weights_1,
         d_prod_2_d_mul_weights,
         out=d_weights_via_mul_weights_1,
     )
-    d_sum_11_d_weights *= 2
+    d_sum_12_d_weights *= 2
     del d_prod_2_d_mul_weights, d_weights_via_mul_weights_1
     # Updates
-    new_weights = np.multiply(d_add_46_d_weights, 0.1, out=d_add_46_d_weights)
+    new_weights = np.multiply(d_add_48_d_weights, 0.1, out=d_add_48_d_weights)
     np.subtract(weights, new_weights, out=new_weights)
     _give_rows("_float64_rows", _float64_rows)
     return (
-        add_46,
-        d_add_46_d_bias,
-        d_add_46_d_x,
-        d_sum_10_d_weights,
+        add_48,
+        d_add_48_d_bias,
+        d_add_48_d_x,
         d_sum_11_d_weights,
+        d_sum_12_d_weights,
         new_weights,
     )
 
 
 def _all_ops_same_shapes(x, labels, weights, bias):
     """``all_ops`` for the inputs that pass its shape check: sizes known equal."""
-    # Statements: 272, BLAS calls: 13
+    # Statements: 282, BLAS calls: 13
     # Forward
-    _float64_rows = _take_rows("_float64_rows", 40, (x.shape[0], 3), np.float64)
+    _float64_rows = _take_rows("_float64_rows", 38, (x.shape[0], 3), np.float64)
+    sum_ = np.sum(np.broadcast_to(np.float32(1), np.shape(x)))
     matmul_weights = x @ weights
     tanh_bias_arg = np.add(matmul_weights, bias, out=_float64_rows.pop())
     tanh_bias = np.tanh(tanh_bias_arg, out=tanh_bias_arg)
@@ -1782,13 +1882,14 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         np.broadcast_to(sum_x_t0, np.broadcast_shapes(np.shape(sum_x_t0), np.shape(x)))
     )
     del sum_x_t0
+    sub_weights = np.asarray(matmul_weights, dtype=np.float32) - np.asarray(
+        tanh_bias, dtype=np.float32
+    )
     prod_weights = weights.prod(axis=0)
     mul_weights = np.square(weights)
     # Gradients
-    d_add_46_d_mul_x = np.float32(1) * np.where(
-        np.equal(sum_x, 0), 0, 1 / np.where(np.equal(sum_x, 0), 1, sum_x)
-    )
-    # for d add_46 / d xent_weights
+    d_add_48_d_identity = np.float32(1)
+    # for d add_48 / d xent_weights
     broadcast_grad_d_xent_weights = np.asarray(
         1 / max(np.size(labels), 1), dtype=np.float64
     )
@@ -1801,7 +1902,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     d_x_via_mul_x = 2 * _concat_part(d_sum_7_d_concat_1, 0, d_x_via_concat_1_t0, 1)
     d_sum_7_d_x = d_x_via_concat_1 + d_x_via_mul_x
     # Forward
-    add_46 = (
+    add_48 = (
         add_concat_1
         + np.asarray(
             np.where(
@@ -1811,23 +1912,41 @@ def _all_ops_same_shapes(x, labels, weights, bias):
             ),
             dtype=np.float64,
         )
+        + np.asarray(
+            np.where(
+                np.equal(sum_, 0),
+                0,
+                np.sum(_huber_loss(sub_weights, 0.5))
+                / np.where(np.equal(sum_, 0), 1, sum_),
+            ),
+            dtype=np.float64,
+        )
         + np.vdot(d_sum_7_d_x, d_sum_7_d_x)
         + np.vdot(split, split_1)
         + np.sum(_logistic_loss(matmul_weights, tanh_bias))
+        + np.sum(_weighted_logistic_loss(matmul_weights, tanh_bias, 2))
     )
     # Gradients
-    # d add_46 / d x, through mul_x
-    d_x_via_mul_x_1 = x * np.asarray(cast_x_1 * d_add_46_d_mul_x, dtype=np.float64)
+    d_add_48_d_identity_weights = d_add_48_d_identity * np.where(
+        np.equal(sum_, 0), 0, 1 / np.where(np.equal(sum_, 0), 1, sum_)
+    )
+    d_add_48_d_sub_weights = np.minimum(np.maximum(sub_weights, -0.5), 0.5)
+    d_add_48_d_sub_weights *= d_add_48_d_identity_weights
+    d_add_48_d_mul_x = d_add_48_d_identity * np.where(
+        np.equal(sum_x, 0), 0, 1 / np.where(np.equal(sum_x, 0), 1, sum_x)
+    )
+    # d add_48 / d x, through mul_x
+    d_x_via_mul_x_1 = x * np.asarray(cast_x_1 * d_add_48_d_mul_x, dtype=np.float64)
     del cast_x_1
-    d_add_46_d_d_sum_7_d_x = np.multiply(d_sum_7_d_x, 2, out=d_sum_7_d_x)
+    d_add_48_d_d_sum_7_d_x = np.multiply(d_sum_7_d_x, 2, out=d_sum_7_d_x)
     del d_sum_7_d_x
-    d_add_46_d_conv_transpose_weights = conv_transpose_weights * 2
+    d_add_48_d_conv_transpose_weights = conv_transpose_weights * 2
     del conv_transpose_weights
-    d_add_46_d_conv_weights = _max_pool_grad(
+    d_add_48_d_conv_weights = _max_pool_grad(
         conv_weights,
         _avg_pool_grad(
             _conv2d(
-                d_add_46_d_conv_transpose_weights,
+                d_add_48_d_conv_transpose_weights,
                 reshape_weights_1,
                 (2, 2),
                 (1, 1),
@@ -1842,20 +1961,20 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         (1, 1),
         "SAME",
     )
-    d_add_46_d_concat_1 = (
+    d_add_48_d_concat_1 = (
         _unsplit_equal(split, concat_1, 0, 2, 1)
         + _unsplit_equal(split_1, concat_1, 0, 2, 0)
         + 1
         - (
             _unconcat_part(
-                _sum_to_shape(d_add_46_d_d_sum_7_d_x, np.shape(d_x_via_concat_1)),
+                _sum_to_shape(d_add_48_d_d_sum_7_d_x, np.shape(d_x_via_concat_1)),
                 d_sum_7_d_concat_1,
                 0,
                 d_x_via_concat_1_t0,
                 0,
             )
             + _unconcat_part(
-                2 * _sum_to_shape(d_add_46_d_d_sum_7_d_x, np.shape(d_x_via_mul_x)),
+                2 * _sum_to_shape(d_add_48_d_d_sum_7_d_x, np.shape(d_x_via_mul_x)),
                 d_sum_7_d_concat_1,
                 0,
                 d_x_via_concat_1_t0,
@@ -1866,216 +1985,227 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     )
     del (
         concat_1,
-        d_add_46_d_d_sum_7_d_x,
+        d_add_48_d_d_sum_7_d_x,
         d_sum_7_d_concat_1,
         d_x_via_concat_1,
         d_x_via_mul_x,
         split,
         split_1,
     )
-    # for d add_46 / d log_softmax_weights
+    # for d add_48 / d log_softmax_weights
     exp_d_log_softmax_weights = np.exp(log_softmax_weights, out=_float64_rows.pop())
-    # for d add_46 / d log_softmax_weights
+    # for d add_48 / d log_softmax_weights
     sum_d_log_softmax_weights = softmax_weights.sum(axis=1, keepdims=True)
-    # for d add_46 / d softmax_weights
+    # for d add_48 / d softmax_weights
     sub_d_softmax_weights = np.subtract(
         log_softmax_weights,
         add_concat_1_t0.sum(axis=1, keepdims=True),
         out=_float64_rows.pop(),
     )
     _float64_rows.append(add_concat_1_t0)
-    # for d add_46 / d xent_weights
+    # for d add_48 / d xent_weights
     sub_d_xent_weights = softmax_weights - one_hot_labels
     del one_hot_labels
-    # d add_46 / d matmul_weights, through xent_weights
+    # d add_48 / d matmul_weights, through xent_weights
     d_matmul_weights_via_xent_weights = np.multiply(
         sub_d_xent_weights, broadcast_grad_d_xent_weights, out=sub_d_xent_weights
     )
     del sub_d_xent_weights
-    d_add_46_d_matmul_weights_t0 = np.exp(-np.logaddexp(0, -matmul_weights))
-    del matmul_weights
-    d_add_46_d_matmul_weights_t1 = np.multiply(
+    d_add_48_d_matmul_weights_t0 = np.exp(-np.logaddexp(0, -matmul_weights))
+    d_add_48_d_matmul_weights_t1 = np.multiply(
         exp_d_log_softmax_weights, sum_d_log_softmax_weights, out=_float64_rows.pop()
     )
     del sum_d_log_softmax_weights
-    d_add_46_d_matmul_weights = np.add(
-        d_matmul_weights_via_xent_weights,
-        d_add_46_d_matmul_weights_t0,
-        out=d_matmul_weights_via_xent_weights,
+    d_add_48_d_matmul_weights = (
+        d_add_48_d_matmul_weights_t0
+        + d_matmul_weights_via_xent_weights
+        + softmax_weights * sub_d_softmax_weights
+        + softmax_weights
+        + np.asarray(d_add_48_d_sub_weights, dtype=np.float64)
+        + _weighted_logistic_grad(matmul_weights, tanh_bias, 2)
+        - d_add_48_d_matmul_weights_t1
+        - tanh_bias
     )
-    d_add_46_d_matmul_weights -= d_add_46_d_matmul_weights_t1
-    d_add_46_d_matmul_weights += softmax_weights * sub_d_softmax_weights
-    d_add_46_d_matmul_weights += softmax_weights
-    d_add_46_d_matmul_weights -= tanh_bias
-    d_add_46_d_add_bias = _scatter(
+    d_add_48_d_add_bias = _scatter(
         np.einsum("ik,ij->jk", np.broadcast_to(np.float64(1), (2, 2)), add),
         (2, 3),
         np.s_[:, :2],
         np.float64,
     )
     del add
-    # for d add_46 / d prod_bias
-    broadcast_grad_d_prod_bias = d_add_46_d_add_bias.sum(axis=1, keepdims=True)
-    # d add_46 / d add_bias
-    d_add_46_d_add_bias_1 = d_add_46_d_add_bias.sum(axis=0)
-    del d_add_46_d_add_bias
-    # for d add_46 / d min_bias
+    # for d add_48 / d prod_bias
+    broadcast_grad_d_prod_bias = d_add_48_d_add_bias.sum(axis=1, keepdims=True)
+    # d add_48 / d add_bias
+    d_add_48_d_add_bias_1 = d_add_48_d_add_bias.sum(axis=0)
+    del d_add_48_d_add_bias
+    # for d add_48 / d min_bias
     cast_d_min_bias = np.asarray(np.equal(gather_bias, min_bias), dtype=np.float64)
     del min_bias
-    # d add_46 / d add_bias
-    d_add_46_d_add_bias_2 = _scatter_add(
+    # d add_48 / d add_bias
+    d_add_48_d_add_bias_2 = _scatter_add(
         broadcast_grad_d_prod_bias
         * cast_d_min_bias
         / cast_d_min_bias.sum(axis=1, keepdims=True)
         + broadcast_grad_d_prod_bias * _prod_others(gather_bias, (1,))
-        + d_add_46_d_add_bias_1 / 2
-        + d_add_46_d_add_bias_1.sum(),
+        + d_add_48_d_add_bias_1 / 2
+        + d_add_48_d_add_bias_1.sum(),
         const,
         (2, 3),
         1,
         np.float64,
     )
-    del cast_d_min_bias, d_add_46_d_add_bias_1
-    d_add_46_d_stack = _scatter(
-        d_add_46_d_add_bias_2 * tile_stack, (2, 4), np.s_[:, 1:4], np.float64
+    del cast_d_min_bias, d_add_48_d_add_bias_1
+    d_add_48_d_stack = _scatter(
+        d_add_48_d_add_bias_2 * tile_stack, (2, 4), np.s_[:, 1:4], np.float64
     ) + _scatter(
-        _untile(d_add_46_d_add_bias_2 * slice_stack, (2, 1), (1, 3)),
+        _untile(d_add_48_d_add_bias_2 * slice_stack, (2, 1), (1, 3)),
         (2, 4),
         np.s_[:, 0:1],
         np.float64,
     )
-    d_add_46_d_concat_t0 = np.shape(ensure_axis_concat)
+    d_add_48_d_concat_t0 = np.shape(ensure_axis_concat)
     del ensure_axis_concat
-    d_add_46_d_concat_t1 = np.shape(concat)
+    d_add_48_d_concat_t1 = np.shape(concat)
     del concat
-    d_add_46_d_concat = _scatter(
-        _scatter(d_add_46_d_stack[0], d_add_46_d_concat_t0, np.s_[0], np.float64)
-        + _scatter(d_add_46_d_stack[1], d_add_46_d_concat_t0, np.s_[1], np.float64),
-        d_add_46_d_concat_t1,
+    d_add_48_d_concat = _scatter(
+        _scatter(d_add_48_d_stack[0], d_add_48_d_concat_t0, np.s_[0], np.float64)
+        + _scatter(d_add_48_d_stack[1], d_add_48_d_concat_t0, np.s_[1], np.float64),
+        d_add_48_d_concat_t1,
         np.s_[:2],
         np.float64,
     )
-    del d_add_46_d_stack
-    # d add_46 / d squeeze, through concat
-    d_squeeze_via_concat = d_add_46_d_concat[:, 0:3]
-    d_add_46_d_expand = d_add_46_d_concat[:, 3:4]
-    # for d add_46 / d max
+    del d_add_48_d_stack
+    # d add_48 / d squeeze, through concat
+    d_squeeze_via_concat = d_add_48_d_concat[:, 0:3]
+    d_add_48_d_expand = d_add_48_d_concat[:, 3:4]
+    # for d add_48 / d max
     cast_d_max = np.asarray(
         np.equal(squeeze, np.expand_dims(max_, 1)), dtype=np.float64
     )
     del max_, squeeze
-    # for d add_46 / d max
+    # for d add_48 / d max
     broadcast_grad_d_max = np.expand_dims(cast_d_max.sum(axis=1), 1)
-    d_add_46_d_squeeze_t0 = np.shape(labels)
-    d_add_46_d_squeeze_t1 = np.divide(
+    d_add_48_d_squeeze_t0 = np.shape(labels)
+    d_add_48_d_squeeze_t1 = np.divide(
         cast_d_max, broadcast_grad_d_max, out=_float64_rows.pop()
     )
     del broadcast_grad_d_max, cast_d_max
-    d_add_46_d_squeeze = (
-        d_add_46_d_squeeze_t1
-        * np.expand_dims(np.reshape(d_add_46_d_expand, d_add_46_d_squeeze_t0), 1)
+    d_add_48_d_squeeze = (
+        d_add_48_d_squeeze_t1
+        * np.expand_dims(np.reshape(d_add_48_d_expand, d_add_48_d_squeeze_t0), 1)
         + d_squeeze_via_concat
     )
-    d_add_46_d_reshape_bias_t0 = np.shape(transpose_bias)
+    d_add_48_d_reshape_bias_t0 = np.shape(transpose_bias)
     del transpose_bias
-    d_add_46_d_reshape_bias = np.transpose(
-        np.reshape(d_add_46_d_squeeze, d_add_46_d_reshape_bias_t0), (0, 2, 1)
+    d_add_48_d_reshape_bias = np.transpose(
+        np.reshape(d_add_48_d_squeeze, d_add_48_d_reshape_bias_t0), (0, 2, 1)
     )
-    # d add_46 / d add_bias
-    d_add_46_d_add_bias_3 = greater_bias * np.reshape(
-        d_add_46_d_reshape_bias, add_concat_1_t1
+    # d add_48 / d add_bias
+    d_add_48_d_add_bias_3 = greater_bias * np.reshape(
+        d_add_48_d_reshape_bias, add_concat_1_t1
     )
-    # d add_46 / d tanh_bias, through neg_bias
+    # d add_48 / d tanh_bias, through neg_bias
     d_tanh_bias_via_neg_bias = np.negative(
-        d_add_46_d_add_bias_3, out=_float64_rows.pop()
+        d_add_48_d_add_bias_3, out=_float64_rows.pop()
     )
-    d_add_46_d_sqrt_bias_t0 = np.power(sqrt_bias, -2, out=_float64_rows.pop())
-    d_add_46_d_sqrt_bias_t1 = np.multiply(
-        d_add_46_d_sqrt_bias_t0, tanh_bias, out=_float64_rows.pop()
+    d_add_48_d_sqrt_bias_t0 = np.power(sqrt_bias, -2, out=_float64_rows.pop())
+    d_add_48_d_sqrt_bias_t1 = np.multiply(
+        d_add_48_d_sqrt_bias_t0, tanh_bias, out=_float64_rows.pop()
     )
-    d_add_46_d_sqrt_bias_t2 = np.add(sqrt_bias, 1, out=_float64_rows.pop())
-    d_add_46_d_sqrt_bias_t3 = np.reciprocal(
-        d_add_46_d_sqrt_bias_t2, out=_float64_rows.pop()
+    d_add_48_d_sqrt_bias_t2 = np.add(sqrt_bias, 1, out=_float64_rows.pop())
+    d_add_48_d_sqrt_bias_t3 = np.reciprocal(
+        d_add_48_d_sqrt_bias_t2, out=_float64_rows.pop()
     )
-    d_add_46_d_sqrt_bias_t4 = np.equal(d_add_46_d_add_bias_3, 0)
-    d_add_46_d_sqrt_bias_t5 = np.where(d_add_46_d_sqrt_bias_t4, 1, reciprocal_bias)
-    d_add_46_d_sqrt_bias_t6 = np.subtract(tanh_bias, 1, out=_float64_rows.pop())
-    d_add_46_d_sqrt_bias_t7 = sqrt_bias**d_add_46_d_sqrt_bias_t6
-    d_add_46_d_sqrt_bias_t8 = np.where(d_add_46_d_sqrt_bias_t4, 1, rsqrt_bias)
-    d_add_46_d_sqrt_bias = np.multiply(
-        d_add_46_d_add_bias_3, d_add_46_d_sqrt_bias_t3, out=_float64_rows.pop()
+    d_add_48_d_sqrt_bias_t4 = np.equal(d_add_48_d_add_bias_3, 0)
+    d_add_48_d_sqrt_bias_t5 = np.where(d_add_48_d_sqrt_bias_t4, 1, reciprocal_bias)
+    d_add_48_d_sqrt_bias_t6 = np.subtract(tanh_bias, 1, out=_float64_rows.pop())
+    d_add_48_d_sqrt_bias_t7 = sqrt_bias**d_add_48_d_sqrt_bias_t6
+    d_add_48_d_sqrt_bias_t8 = np.where(d_add_48_d_sqrt_bias_t4, 1, rsqrt_bias)
+    d_add_48_d_sqrt_bias = np.multiply(
+        d_add_48_d_add_bias_3, d_add_48_d_sqrt_bias_t3, out=_float64_rows.pop()
     )
-    d_add_46_d_sqrt_bias -= d_add_46_d_add_bias_3 * d_add_46_d_sqrt_bias_t5**2
-    d_add_46_d_sqrt_bias += d_add_46_d_add_bias_3 * d_add_46_d_sqrt_bias_t7 * tanh_bias
-    d_add_46_d_sqrt_bias -= d_add_46_d_add_bias_3 * d_add_46_d_sqrt_bias_t8**3 / 2
-    d_add_46_d_sqrt_bias -= d_add_46_d_add_bias_3 * exp
-    d_add_46_d_sqrt_bias += d_add_46_d_add_bias_3 * reciprocal_bias
-    d_add_46_d_sqrt_bias -= d_add_46_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias
-    d_add_46_d_add_bias_4_t0 = np.equal(d_add_46_d_sqrt_bias, 0)
-    d_add_46_d_add_bias_4_t1 = np.where(d_add_46_d_add_bias_4_t0, 1, sqrt_bias)
-    d_add_46_d_add_bias_4_t2 = np.divide(
-        d_add_46_d_sqrt_bias, 2, out=d_add_46_d_sqrt_bias
+    d_add_48_d_sqrt_bias -= d_add_48_d_add_bias_3 * d_add_48_d_sqrt_bias_t5**2
+    d_add_48_d_sqrt_bias += d_add_48_d_add_bias_3 * d_add_48_d_sqrt_bias_t7 * tanh_bias
+    d_add_48_d_sqrt_bias -= d_add_48_d_add_bias_3 * d_add_48_d_sqrt_bias_t8**3 / 2
+    d_add_48_d_sqrt_bias -= d_add_48_d_add_bias_3 * exp
+    d_add_48_d_sqrt_bias += d_add_48_d_add_bias_3 * reciprocal_bias
+    d_add_48_d_sqrt_bias -= d_add_48_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias
+    d_add_48_d_add_bias_4_t0 = np.equal(d_add_48_d_sqrt_bias, 0)
+    d_add_48_d_add_bias_4_t1 = np.where(d_add_48_d_add_bias_4_t0, 1, sqrt_bias)
+    d_add_48_d_add_bias_4_t2 = np.divide(
+        d_add_48_d_sqrt_bias, 2, out=d_add_48_d_sqrt_bias
     )
-    # d add_46 / d add_bias
-    d_add_46_d_add_bias_4 = np.reciprocal(
-        d_add_46_d_add_bias_4_t1, out=_float64_rows.pop()
+    # d add_48 / d add_bias
+    d_add_48_d_add_bias_4 = np.reciprocal(
+        d_add_48_d_add_bias_4_t1, out=_float64_rows.pop()
     )
-    d_add_46_d_add_bias_4 *= d_add_46_d_add_bias_4_t2
-    d_add_46_d_tanh_bias_t0 = np.multiply(
-        d_add_46_d_add_bias_3, sigmoid_bias, out=_float64_rows.pop()
+    d_add_48_d_add_bias_4 *= d_add_48_d_add_bias_4_t2
+    d_add_48_d_tanh_bias_t0 = np.multiply(
+        d_add_48_d_add_bias_3, sigmoid_bias, out=_float64_rows.pop()
     )
-    d_add_46_d_tanh_bias_t1 = np.exp(tanh_bias, out=_float64_rows.pop())
-    d_add_46_d_tanh_bias_t2 = np.multiply(
-        d_add_46_d_add_bias_3, d_add_46_d_tanh_bias_t1, out=_float64_rows.pop()
+    d_add_48_d_tanh_bias_t1 = np.exp(tanh_bias, out=_float64_rows.pop())
+    d_add_48_d_tanh_bias_t2 = np.multiply(
+        d_add_48_d_add_bias_3, d_add_48_d_tanh_bias_t1, out=_float64_rows.pop()
     )
-    d_add_46_d_tanh_bias_t3 = np.multiply(
-        add_bias_t2, d_add_46_d_add_bias_3, out=_float64_rows.pop()
+    d_add_48_d_tanh_bias_t3 = np.multiply(
+        add_bias_t2, d_add_48_d_add_bias_3, out=_float64_rows.pop()
     )
-    d_add_46_d_tanh_bias_t4 = np.multiply(tanh_bias, 2, out=_float64_rows.pop())
-    d_add_46_d_tanh_bias_t5 = np.greater_equal(tanh_bias, 0.1)
-    d_add_46_d_tanh_bias_t6 = np.multiply(
-        add_bias_t1, d_add_46_d_add_bias_3, out=_float64_rows.pop()
+    d_add_48_d_tanh_bias_t4 = np.multiply(tanh_bias, 2, out=_float64_rows.pop())
+    d_add_48_d_tanh_bias_t5 = np.maximum(log_softmax_weights_t0, 0)
+    _float64_rows.append(log_softmax_weights_t0)
+    d_add_48_d_tanh_bias_t6 = np.greater_equal(tanh_bias, 0.1)
+    d_add_48_d_tanh_bias_t7 = np.multiply(
+        add_bias_t1, d_add_48_d_add_bias_3, out=_float64_rows.pop()
     )
-    d_add_46_d_tanh_bias_t7 = np.greater(relu_bias, 0)
+    d_add_48_d_tanh_bias_t8 = np.greater(relu_bias, 0)
     del relu_bias
-    d_add_46_d_tanh_bias_t8 = np.where(
+    d_add_48_d_tanh_bias_t9 = np.where(
         sqrt_bias > 0, np.log(np.where(sqrt_bias > 0, sqrt_bias, 1)), 0
     )
-    d_add_46_d_tanh_bias_t9 = np.multiply(
-        d_add_46_d_tanh_bias_t8, pow_bias, out=_float64_rows.pop()
+    d_add_48_d_tanh_bias_t10 = np.multiply(
+        d_add_48_d_tanh_bias_t9, pow_bias, out=_float64_rows.pop()
     )
-    d_add_46_d_tanh_bias_t10 = np.subtract(
-        d_add_46_d_tanh_bias_t4, 1.0, out=_float64_rows.pop()
+    d_add_48_d_tanh_bias_t11_arg = np.abs(matmul_weights)
+    d_add_48_d_tanh_bias_t11 = np.negative(
+        d_add_48_d_tanh_bias_t11_arg, out=d_add_48_d_tanh_bias_t11_arg
     )
-    d_add_46_d_tanh_bias_t11 = np.subtract(1, sigmoid_bias, out=_float64_rows.pop())
-    d_add_46_d_tanh_bias = (
-        add_bias_1_t0 * d_add_46_d_add_bias_3
-        + add_bias_t0 * d_add_46_d_add_bias_3
-        + d_add_46_d_add_bias_3 * d_add_46_d_tanh_bias_t10
-        + d_add_46_d_add_bias_3 * d_add_46_d_tanh_bias_t11 * sigmoid_bias
-        + d_add_46_d_add_bias_3 * d_add_46_d_tanh_bias_t5
-        + d_add_46_d_add_bias_3 * d_add_46_d_tanh_bias_t7
-        + d_add_46_d_add_bias_3 * d_add_46_d_tanh_bias_t9
-        + d_add_46_d_add_bias_3
-        + d_add_46_d_add_bias_4 * d_add_46_d_tanh_bias_t4
-        + d_add_46_d_tanh_bias_t0
-        + d_add_46_d_tanh_bias_t2
-        + d_add_46_d_tanh_bias_t3
+    del d_add_48_d_tanh_bias_t11_arg
+    d_add_48_d_tanh_bias_t12 = np.exp(d_add_48_d_tanh_bias_t11, out=_float64_rows.pop())
+    d_add_48_d_tanh_bias_t13 = np.subtract(
+        d_add_48_d_tanh_bias_t4, 1.0, out=_float64_rows.pop()
+    )
+    d_add_48_d_tanh_bias_t14 = np.subtract(1, sigmoid_bias, out=_float64_rows.pop())
+    d_add_48_d_tanh_bias = (
+        add_bias_1_t0 * d_add_48_d_add_bias_3
+        + add_bias_t0 * d_add_48_d_add_bias_3
+        + d_add_48_d_add_bias_3 * d_add_48_d_tanh_bias_t10
+        + d_add_48_d_add_bias_3 * d_add_48_d_tanh_bias_t13
+        + d_add_48_d_add_bias_3 * d_add_48_d_tanh_bias_t14 * sigmoid_bias
+        + d_add_48_d_add_bias_3 * d_add_48_d_tanh_bias_t6
+        + d_add_48_d_add_bias_3 * d_add_48_d_tanh_bias_t8
+        + d_add_48_d_add_bias_3
+        + d_add_48_d_add_bias_4 * d_add_48_d_tanh_bias_t4
+        + d_add_48_d_tanh_bias_t0
+        + d_add_48_d_tanh_bias_t2
+        + d_add_48_d_tanh_bias_t3
+        + d_add_48_d_tanh_bias_t5
         + d_tanh_bias_via_neg_bias * reciprocal_bias
         + d_tanh_bias_via_neg_bias
-        + log_softmax_weights_t0
-        - d_add_46_d_tanh_bias_t6
+        + np.asarray(-d_add_48_d_sub_weights, dtype=np.float64)
+        + np.log1p(d_add_48_d_tanh_bias_t12)
+        - d_add_48_d_tanh_bias_t7
+        - 2 * matmul_weights
     )
-    _float64_rows.append(log_softmax_weights_t0)
-    d_add_46_d_add_bias_5_t0 = np.subtract(1, sqrt_bias_t0, out=sqrt_bias_t0)
-    # d add_46 / d add_bias
-    d_add_46_d_add_bias_5 = np.multiply(
-        d_add_46_d_add_bias_5_t0, d_add_46_d_tanh_bias, out=_float64_rows.pop()
+    del d_add_48_d_sub_weights
+    d_add_48_d_add_bias_5_t0 = np.subtract(1, sqrt_bias_t0, out=sqrt_bias_t0)
+    # d add_48 / d add_bias
+    d_add_48_d_add_bias_5 = np.multiply(
+        d_add_48_d_add_bias_5_t0, d_add_48_d_tanh_bias, out=_float64_rows.pop()
     )
-    d_add_46_d_weights = (
+    d_add_48_d_weights = (
         np.reshape(
             _conv2d_backprop_input(
-                d_add_46_d_conv_weights,
+                d_add_48_d_conv_weights,
                 reshape_weights_1,
                 (1, 3, 3, 1),
                 (1, 1),
@@ -2087,7 +2217,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         + _scatter(
             np.reshape(
                 _conv2d_backprop_filter(
-                    d_add_46_d_conv_transpose_weights,
+                    d_add_48_d_conv_transpose_weights,
                     avg_pool_weights,
                     (2, 2),
                     (2, 2),
@@ -2096,7 +2226,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
                 )
                 + _conv2d_backprop_filter(
                     reshape_weights,
-                    d_add_46_d_conv_weights,
+                    d_add_48_d_conv_weights,
                     (2, 2),
                     (1, 1),
                     (1, 1),
@@ -2108,150 +2238,150 @@ def _all_ops_same_shapes(x, labels, weights, bias):
             np.s_[:2, :2],
             np.float64,
         )
-        + x.T @ d_add_46_d_add_bias_5
-        + x.T @ d_add_46_d_matmul_weights
+        + x.T @ d_add_48_d_add_bias_5
+        + x.T @ d_add_48_d_matmul_weights
     )
-    d_add_46_d_bias = d_add_46_d_add_bias_2.sum(axis=0)
-    d_add_46_d_bias += d_add_46_d_add_bias_5.sum(axis=0)
-    d_add_46_d_x = (
+    d_add_48_d_bias = d_add_48_d_add_bias_2.sum(axis=0)
+    d_add_48_d_bias += d_add_48_d_add_bias_5.sum(axis=0)
+    d_add_48_d_x = (
         2 * d_x_via_mul_x_1
-        + _concat_part(d_add_46_d_concat_1, 0, d_x_via_concat_1_t0, 0)
-        + 2 * _concat_part(d_add_46_d_concat_1, 0, d_x_via_concat_1_t0, 1)
+        + _concat_part(d_add_48_d_concat_1, 0, d_x_via_concat_1_t0, 0)
+        + 2 * _concat_part(d_add_48_d_concat_1, 0, d_x_via_concat_1_t0, 1)
         + _scatter(
             np.asarray(
-                np.sum(cast_x * d_add_46_d_mul_x, axis=1, keepdims=True),
+                np.sum(cast_x * d_add_48_d_mul_x, axis=1, keepdims=True),
                 dtype=np.float64,
             ),
             add_concat_1_t1,
             np.s_[:, :1],
             np.float64,
         )
-        + d_add_46_d_add_bias_5 @ weights.T
-        + d_add_46_d_matmul_weights @ weights.T
+        + d_add_48_d_add_bias_5 @ weights.T
+        + d_add_48_d_matmul_weights @ weights.T
     )
-    _float64_rows.append(d_add_46_d_add_bias_5)
-    del cast_x, d_add_46_d_concat_1, d_add_46_d_matmul_weights, d_x_via_mul_x_1
-    d_sum_10_d_d_add_46_d_add_bias_t0 = np.broadcast_to(prod_weights, (3, 3))
+    _float64_rows.append(d_add_48_d_add_bias_5)
+    del cast_x, d_add_48_d_concat_1, d_add_48_d_matmul_weights, d_x_via_mul_x_1
+    d_sum_11_d_d_add_48_d_add_bias_t0 = np.broadcast_to(prod_weights, (3, 3))
     del prod_weights
-    d_sum_10_d_d_add_46_d_add_bias = x @ d_sum_10_d_d_add_46_d_add_bias_t0
-    d_sum_10_d_d_add_46_d_tanh_bias = np.multiply(
-        d_add_46_d_add_bias_5_t0,
-        d_sum_10_d_d_add_46_d_add_bias,
+    d_sum_11_d_d_add_48_d_add_bias = x @ d_sum_11_d_d_add_48_d_add_bias_t0
+    d_sum_11_d_d_add_48_d_tanh_bias = np.multiply(
+        d_add_48_d_add_bias_5_t0,
+        d_sum_11_d_d_add_48_d_add_bias,
         out=_float64_rows.pop(),
     )
-    # d sum_10 / d d_add_46_d_add_bias
-    d_sum_10_d_d_add_46_d_add_bias_1 = np.multiply(
-        d_add_46_d_tanh_bias_t4,
-        d_sum_10_d_d_add_46_d_tanh_bias,
+    # d sum_11 / d d_add_48_d_add_bias
+    d_sum_11_d_d_add_48_d_add_bias_1 = np.multiply(
+        d_add_48_d_tanh_bias_t4,
+        d_sum_11_d_d_add_48_d_tanh_bias,
         out=_float64_rows.pop(),
     )
-    d_sum_10_d_d_add_46_d_sqrt_bias = np.multiply(
-        d_sum_10_d_d_add_46_d_add_bias_1, reciprocal_bias, out=_float64_rows.pop()
+    d_sum_11_d_d_add_48_d_sqrt_bias = np.multiply(
+        d_sum_11_d_d_add_48_d_add_bias_1, reciprocal_bias, out=_float64_rows.pop()
     )
-    d_sum_10_d_d_add_46_d_sqrt_bias /= 2
-    d_sum_10_d_d_add_46_d_neg_bias = np.negative(
-        d_sum_10_d_d_add_46_d_sqrt_bias, out=_float64_rows.pop()
+    d_sum_11_d_d_add_48_d_sqrt_bias /= 2
+    d_sum_11_d_d_add_48_d_neg_bias = np.negative(
+        d_sum_11_d_d_add_48_d_sqrt_bias, out=_float64_rows.pop()
     )
-    d_sum_10_d_d_add_46_d_reshape_bias_t0 = np.multiply(
-        d_add_46_d_tanh_bias_t11, sigmoid_bias, out=_float64_rows.pop()
+    d_sum_11_d_d_add_48_d_reshape_bias_t0 = np.multiply(
+        d_add_48_d_tanh_bias_t14, sigmoid_bias, out=_float64_rows.pop()
     )
-    d_sum_10_d_d_add_46_d_reshape_bias = np.reshape(
+    d_sum_11_d_d_add_48_d_reshape_bias = np.reshape(
         greater_bias
         * (
-            add_bias_1_t0 * d_sum_10_d_d_add_46_d_tanh_bias
-            + add_bias_t0 * d_sum_10_d_d_add_46_d_tanh_bias
-            + add_bias_t2 * d_sum_10_d_d_add_46_d_tanh_bias
-            + d_add_46_d_sqrt_bias_t1 * d_sum_10_d_d_add_46_d_sqrt_bias
-            + d_add_46_d_sqrt_bias_t3 * d_sum_10_d_d_add_46_d_sqrt_bias
-            + d_add_46_d_sqrt_bias_t7 * d_sum_10_d_d_add_46_d_sqrt_bias * tanh_bias
-            + d_add_46_d_tanh_bias_t1 * d_sum_10_d_d_add_46_d_tanh_bias
-            + d_add_46_d_tanh_bias_t10 * d_sum_10_d_d_add_46_d_tanh_bias
-            + d_add_46_d_tanh_bias_t5 * d_sum_10_d_d_add_46_d_tanh_bias
-            + d_add_46_d_tanh_bias_t7 * d_sum_10_d_d_add_46_d_tanh_bias
-            + d_add_46_d_tanh_bias_t9 * d_sum_10_d_d_add_46_d_tanh_bias
-            + d_sum_10_d_d_add_46_d_neg_bias * exp
-            + d_sum_10_d_d_add_46_d_reshape_bias_t0 * d_sum_10_d_d_add_46_d_tanh_bias
-            + d_sum_10_d_d_add_46_d_sqrt_bias * reciprocal_bias
-            + d_sum_10_d_d_add_46_d_tanh_bias * sigmoid_bias
-            - add_bias_t1 * d_sum_10_d_d_add_46_d_tanh_bias
-            - d_sum_10_d_d_add_46_d_sqrt_bias * reciprocal_bias**2
-            - d_sum_10_d_d_add_46_d_sqrt_bias * rsqrt_bias**3 / 2
-            - d_sum_10_d_d_add_46_d_tanh_bias * reciprocal_bias
+            add_bias_1_t0 * d_sum_11_d_d_add_48_d_tanh_bias
+            + add_bias_t0 * d_sum_11_d_d_add_48_d_tanh_bias
+            + add_bias_t2 * d_sum_11_d_d_add_48_d_tanh_bias
+            + d_add_48_d_sqrt_bias_t1 * d_sum_11_d_d_add_48_d_sqrt_bias
+            + d_add_48_d_sqrt_bias_t3 * d_sum_11_d_d_add_48_d_sqrt_bias
+            + d_add_48_d_sqrt_bias_t7 * d_sum_11_d_d_add_48_d_sqrt_bias * tanh_bias
+            + d_add_48_d_tanh_bias_t1 * d_sum_11_d_d_add_48_d_tanh_bias
+            + d_add_48_d_tanh_bias_t10 * d_sum_11_d_d_add_48_d_tanh_bias
+            + d_add_48_d_tanh_bias_t13 * d_sum_11_d_d_add_48_d_tanh_bias
+            + d_add_48_d_tanh_bias_t6 * d_sum_11_d_d_add_48_d_tanh_bias
+            + d_add_48_d_tanh_bias_t8 * d_sum_11_d_d_add_48_d_tanh_bias
+            + d_sum_11_d_d_add_48_d_neg_bias * exp
+            + d_sum_11_d_d_add_48_d_reshape_bias_t0 * d_sum_11_d_d_add_48_d_tanh_bias
+            + d_sum_11_d_d_add_48_d_sqrt_bias * reciprocal_bias
+            + d_sum_11_d_d_add_48_d_tanh_bias * sigmoid_bias
+            - add_bias_t1 * d_sum_11_d_d_add_48_d_tanh_bias
+            - d_sum_11_d_d_add_48_d_sqrt_bias * reciprocal_bias**2
+            - d_sum_11_d_d_add_48_d_sqrt_bias * rsqrt_bias**3 / 2
+            - d_sum_11_d_d_add_48_d_tanh_bias * reciprocal_bias
         ),
-        np.shape(d_add_46_d_reshape_bias),
+        np.shape(d_add_48_d_reshape_bias),
     )
-    del d_add_46_d_reshape_bias
-    d_sum_10_d_d_add_46_d_squeeze = np.reshape(
-        np.transpose(d_sum_10_d_d_add_46_d_reshape_bias, (0, 2, 1)),
-        np.shape(d_add_46_d_squeeze),
+    del d_add_48_d_reshape_bias
+    d_sum_11_d_d_add_48_d_squeeze = np.reshape(
+        np.transpose(d_sum_11_d_d_add_48_d_reshape_bias, (0, 2, 1)),
+        np.shape(d_add_48_d_squeeze),
     )
-    del d_add_46_d_squeeze, d_sum_10_d_d_add_46_d_reshape_bias
-    d_sum_10_d_d_add_46_d_ensure_axis_concat_t0 = np.shape(d_add_46_d_concat)
-    del d_add_46_d_concat
-    d_sum_10_d_d_add_46_d_ensure_axis_concat = (
+    del d_add_48_d_squeeze, d_sum_11_d_d_add_48_d_reshape_bias
+    d_sum_11_d_d_add_48_d_ensure_axis_concat_t0 = np.shape(d_add_48_d_concat)
+    del d_add_48_d_concat
+    d_sum_11_d_d_add_48_d_ensure_axis_concat = (
         _scatter(
             np.reshape(
                 np.sum(
-                    d_add_46_d_squeeze_t1
-                    * _sum_to_shape(d_sum_10_d_d_add_46_d_squeeze, np.shape(x)),
+                    d_add_48_d_squeeze_t1
+                    * _sum_to_shape(d_sum_11_d_d_add_48_d_squeeze, np.shape(x)),
                     axis=1,
                 ),
-                np.shape(d_add_46_d_expand),
+                np.shape(d_add_48_d_expand),
             ),
-            d_sum_10_d_d_add_46_d_ensure_axis_concat_t0,
+            d_sum_11_d_d_add_48_d_ensure_axis_concat_t0,
             np.s_[:, 3:4],
             np.float64,
         )
         + _scatter(
             _sum_to_shape(
-                d_sum_10_d_d_add_46_d_squeeze, np.shape(d_squeeze_via_concat)
+                d_sum_11_d_d_add_48_d_squeeze, np.shape(d_squeeze_via_concat)
             ),
-            d_sum_10_d_d_add_46_d_ensure_axis_concat_t0,
+            d_sum_11_d_d_add_48_d_ensure_axis_concat_t0,
             np.s_[:, 0:3],
             np.float64,
         )
     )[:2]
-    del d_add_46_d_expand, d_squeeze_via_concat, d_sum_10_d_d_add_46_d_squeeze
-    d_sum_10_d_d_add_46_d_stack = _scatter(
-        d_sum_10_d_d_add_46_d_ensure_axis_concat[0], (2, 4), np.s_[0], np.float64
+    del d_add_48_d_expand, d_squeeze_via_concat, d_sum_11_d_d_add_48_d_squeeze
+    d_sum_11_d_d_add_48_d_stack = _scatter(
+        d_sum_11_d_d_add_48_d_ensure_axis_concat[0], (2, 4), np.s_[0], np.float64
     ) + _scatter(
-        d_sum_10_d_d_add_46_d_ensure_axis_concat[1], (2, 4), np.s_[1], np.float64
+        d_sum_11_d_d_add_48_d_ensure_axis_concat[1], (2, 4), np.s_[1], np.float64
     )
-    del d_sum_10_d_d_add_46_d_ensure_axis_concat
-    d_sum_10_d_d_add_46_d_slice_stack = d_sum_10_d_d_add_46_d_stack[:, 1:4]
-    d_sum_10_d_d_add_46_d_tile_stack = np.tile(
-        d_sum_10_d_d_add_46_d_stack[:, 0:1], (1, 3)
+    del d_sum_11_d_d_add_48_d_ensure_axis_concat
+    d_sum_11_d_d_add_48_d_slice_stack = d_sum_11_d_d_add_48_d_stack[:, 1:4]
+    d_sum_11_d_d_add_48_d_tile_stack = np.tile(
+        d_sum_11_d_d_add_48_d_stack[:, 0:1], (1, 3)
     )
-    del d_sum_10_d_d_add_46_d_stack
-    d_sum_10_d_softmax_d_xent_weights = _sum_to_shape(
+    del d_sum_11_d_d_add_48_d_stack
+    d_sum_11_d_softmax_d_xent_weights = _sum_to_shape(
         broadcast_grad_d_xent_weights
         * _sum_to_shape(
-            d_sum_10_d_d_add_46_d_add_bias, np.shape(d_matmul_weights_via_xent_weights)
+            d_sum_11_d_d_add_48_d_add_bias, np.shape(d_matmul_weights_via_xent_weights)
         ),
         np.shape(x),
     )
     del d_matmul_weights_via_xent_weights
-    d_sum_10_d_sub_d_softmax_weights = np.multiply(
-        d_sum_10_d_d_add_46_d_add_bias, softmax_weights, out=_float64_rows.pop()
+    d_sum_11_d_sub_d_softmax_weights = np.multiply(
+        d_sum_11_d_d_add_48_d_add_bias, softmax_weights, out=_float64_rows.pop()
     )
-    d_sum_10_d_mul_d_softmax_weights = np.sum(
-        -d_sum_10_d_sub_d_softmax_weights, axis=1, keepdims=True
+    d_sum_11_d_mul_d_softmax_weights = np.sum(
+        -d_sum_11_d_sub_d_softmax_weights, axis=1, keepdims=True
     )
-    d_sum_10_d_mul_d_log_softmax_weights = np.negative(
-        d_sum_10_d_d_add_46_d_add_bias, out=_float64_rows.pop()
+    d_sum_11_d_mul_d_log_softmax_weights = np.negative(
+        d_sum_11_d_d_add_48_d_add_bias, out=_float64_rows.pop()
     )
-    d_sum_10_d_d_add_46_d_reshape_weights = np.reshape(
-        d_sum_10_d_d_add_46_d_add_bias_t0, (1, 3, 3, 1)
+    d_sum_11_d_d_add_48_d_reshape_weights = np.reshape(
+        d_sum_11_d_d_add_48_d_add_bias_t0, (1, 3, 3, 1)
     )
-    # d sum_10 / d d_add_46_d_reshape_weights
-    d_sum_10_d_d_add_46_d_reshape_weights_1 = np.reshape(
-        d_sum_10_d_d_add_46_d_add_bias_t0[:2, :2], (2, 2, 1, 1)
+    # d sum_11 / d d_add_48_d_reshape_weights
+    d_sum_11_d_d_add_48_d_reshape_weights_1 = np.reshape(
+        d_sum_11_d_d_add_48_d_add_bias_t0[:2, :2], (2, 2, 1, 1)
     )
-    d_sum_10_d_d_add_46_d_avg_pool_weights = _avg_pool(
+    d_sum_11_d_d_add_48_d_avg_pool_weights = _avg_pool(
         _max_pool_grad_grad(
             conv_weights,
             _conv2d(
-                d_sum_10_d_d_add_46_d_reshape_weights,
+                d_sum_11_d_d_add_48_d_reshape_weights,
                 reshape_weights_1,
                 (1, 1),
                 (1, 1),
@@ -2259,7 +2389,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
             )
             + _conv2d(
                 reshape_weights,
-                d_sum_10_d_d_add_46_d_reshape_weights_1,
+                d_sum_11_d_d_add_48_d_reshape_weights_1,
                 (1, 1),
                 (1, 1),
                 "SAME",
@@ -2272,40 +2402,51 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         (2, 2),
         "SAME",
     )
-    # d sum_10 / d conv_transpose_weights, through d_conv_transpose_weights_via_mul_we
+    # d sum_11 / d conv_transpose_weights, through d_conv_transpose_weights_via_mul_we
     d_conv_transpose_weights_via_d_conv_transpose_we = _conv2d_backprop_input(
         avg_pool_weights,
-        d_sum_10_d_d_add_46_d_reshape_weights_1,
+        d_sum_11_d_d_add_48_d_reshape_weights_1,
         (1, 3, 3, 1),
         (2, 2),
         (1, 1),
         "SAME",
     ) + _conv2d_backprop_input(
-        d_sum_10_d_d_add_46_d_avg_pool_weights,
+        d_sum_11_d_d_add_48_d_avg_pool_weights,
         reshape_weights_1,
         (1, 3, 3, 1),
         (2, 2),
         (1, 1),
         "SAME",
     )
-    d_sum_10_d_conv_transpose_weights = np.multiply(
+    d_sum_11_d_sub_weights = np.asarray(
+        d_add_48_d_identity_weights
+        * (
+            np.asarray(d_sum_11_d_d_add_48_d_add_bias, dtype=np.float32)
+            - np.asarray(d_sum_11_d_d_add_48_d_tanh_bias, dtype=np.float32)
+        )
+        * np.sign(sub_weights) ** 2
+        * np.less_equal(np.abs(sub_weights), 0.5) ** 2,
+        dtype=np.float32,
+    )
+    del sub_weights
+    d_sum_11_d_conv_transpose_weights = np.multiply(
         d_conv_transpose_weights_via_d_conv_transpose_we,
         2,
         out=d_conv_transpose_weights_via_d_conv_transpose_we,
     )
     del d_conv_transpose_weights_via_d_conv_transpose_we
-    d_sum_10_d_conv_weights = _max_pool_grad(
+    d_sum_11_d_conv_weights = _max_pool_grad(
         conv_weights,
         _avg_pool_grad(
             _conv2d(
-                d_add_46_d_conv_transpose_weights,
-                d_sum_10_d_d_add_46_d_reshape_weights_1,
+                d_add_48_d_conv_transpose_weights,
+                d_sum_11_d_d_add_48_d_reshape_weights_1,
                 (2, 2),
                 (1, 1),
                 "SAME",
             )
             + _conv2d(
-                d_sum_10_d_conv_transpose_weights,
+                d_sum_11_d_conv_transpose_weights,
                 reshape_weights_1,
                 (2, 2),
                 (1, 1),
@@ -2321,32 +2462,84 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         "SAME",
     )
     del conv_weights
-    d_sum_10_d_log_softmax_weights = np.multiply(
-        d_add_46_d_matmul_weights_t1,
-        d_sum_10_d_mul_d_log_softmax_weights,
-        out=d_add_46_d_matmul_weights_t1,
+    d_sum_11_d_log_softmax_weights = np.multiply(
+        d_add_48_d_matmul_weights_t1,
+        d_sum_11_d_mul_d_log_softmax_weights,
+        out=d_add_48_d_matmul_weights_t1,
     )
-    d_sum_10_d_log_softmax_weights += d_sum_10_d_mul_d_softmax_weights * softmax_weights
-    d_sum_10_d_log_softmax_weights += d_sum_10_d_sub_d_softmax_weights
-    _float64_rows.append(d_sum_10_d_sub_d_softmax_weights)
-    d_sum_10_d_softmax_weights = np.multiply(
-        sub_d_softmax_weights, d_sum_10_d_d_add_46_d_add_bias, out=sub_d_softmax_weights
+    d_sum_11_d_log_softmax_weights += d_sum_11_d_mul_d_softmax_weights * softmax_weights
+    d_sum_11_d_log_softmax_weights += d_sum_11_d_sub_d_softmax_weights
+    _float64_rows.append(d_sum_11_d_sub_d_softmax_weights)
+    d_sum_11_d_softmax_weights = np.multiply(
+        sub_d_softmax_weights, d_sum_11_d_d_add_48_d_add_bias, out=sub_d_softmax_weights
     )
-    d_sum_10_d_softmax_weights += d_sum_10_d_d_add_46_d_add_bias
-    d_sum_10_d_softmax_weights += d_sum_10_d_mul_d_softmax_weights * log_softmax_weights
-    d_sum_10_d_softmax_weights += np.sum(
-        d_sum_10_d_mul_d_log_softmax_weights * exp_d_log_softmax_weights,
+    d_sum_11_d_softmax_weights += d_sum_11_d_d_add_48_d_add_bias
+    d_sum_11_d_softmax_weights += d_sum_11_d_mul_d_softmax_weights * log_softmax_weights
+    d_sum_11_d_softmax_weights += np.sum(
+        d_sum_11_d_mul_d_log_softmax_weights * exp_d_log_softmax_weights,
         axis=1,
         keepdims=True,
     )
     _float64_rows.append(log_softmax_weights)
-    del d_sum_10_d_mul_d_softmax_weights
-    d_sum_10_d_add_bias = _scatter_add(
+    del d_sum_11_d_mul_d_softmax_weights
+    d_sum_11_d_matmul_weights_t0 = np.sign(matmul_weights)
+    d_sum_11_d_matmul_weights_t1 = np.exp(-np.logaddexp(0, -d_add_48_d_tanh_bias_t11))
+    del d_add_48_d_tanh_bias_t11
+    d_sum_11_d_matmul_weights = (
+        d_add_48_d_matmul_weights_t0
+        * d_sum_11_d_d_add_48_d_add_bias
+        * (1 - d_add_48_d_matmul_weights_t0)
+        + d_sum_11_d_d_add_48_d_add_bias
+        * d_sum_11_d_matmul_weights_t0**2
+        * d_sum_11_d_matmul_weights_t1
+        * (1 - d_sum_11_d_matmul_weights_t1)
+        * (tanh_bias + 1)
+        + d_sum_11_d_log_softmax_weights
+        + softmax_weights
+        * (
+            d_sum_11_d_softmax_d_xent_weights
+            - np.sum(
+                d_sum_11_d_softmax_d_xent_weights * softmax_weights,
+                axis=1,
+                keepdims=True,
+            )
+        )
+        + softmax_weights
+        * (
+            d_sum_11_d_softmax_weights
+            - np.sum(
+                d_sum_11_d_softmax_weights * softmax_weights, axis=1, keepdims=True
+            )
+        )
+        + np.asarray(d_sum_11_d_sub_weights, dtype=np.float64)
+        - d_sum_11_d_d_add_48_d_tanh_bias
+        * (
+            d_add_48_d_tanh_bias_t12
+            * d_sum_11_d_matmul_weights_t0
+            / (d_add_48_d_tanh_bias_t12 + 1)
+            + np.float64(np.greater(d_add_48_d_tanh_bias_t5, 0))
+            + 1
+        )
+        - d_sum_11_d_d_add_48_d_tanh_bias
+        - exp_d_log_softmax_weights
+        * d_sum_11_d_log_softmax_weights.sum(axis=1, keepdims=True)
+    )
+    _float64_rows.append(d_add_48_d_tanh_bias_t12)
+    _float64_rows.append(d_sum_11_d_log_softmax_weights)
+    _float64_rows.append(d_sum_11_d_softmax_weights)
+    _float64_rows.append(exp_d_log_softmax_weights)
+    _float64_rows.append(softmax_weights)
+    del (
+        d_add_48_d_matmul_weights_t0,
+        d_add_48_d_tanh_bias_t5,
+        d_sum_11_d_softmax_d_xent_weights,
+    )
+    d_sum_11_d_add_bias = _scatter_add(
         _prod_others_vjp(
             broadcast_grad_d_prod_bias
             * np.take(
-                d_sum_10_d_d_add_46_d_slice_stack * tile_stack
-                + d_sum_10_d_d_add_46_d_tile_stack * slice_stack,
+                d_sum_11_d_d_add_48_d_slice_stack * tile_stack
+                + d_sum_11_d_d_add_48_d_tile_stack * slice_stack,
                 const,
                 axis=1,
             ),
@@ -2359,16 +2552,16 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         np.float64,
     )
     del broadcast_grad_d_prod_bias, gather_bias
-    d_sum_10_d_stack = _scatter(
-        d_add_46_d_add_bias_2 * d_sum_10_d_d_add_46_d_tile_stack
-        + d_sum_10_d_add_bias * tile_stack,
+    d_sum_11_d_stack = _scatter(
+        d_add_48_d_add_bias_2 * d_sum_11_d_d_add_48_d_tile_stack
+        + d_sum_11_d_add_bias * tile_stack,
         (2, 4),
         np.s_[:, 1:4],
         np.float64,
     ) + _scatter(
         _untile(
-            d_add_46_d_add_bias_2 * d_sum_10_d_d_add_46_d_slice_stack
-            + d_sum_10_d_add_bias * slice_stack,
+            d_add_48_d_add_bias_2 * d_sum_11_d_d_add_48_d_slice_stack
+            + d_sum_11_d_add_bias * slice_stack,
             (2, 1),
             (1, 3),
         ),
@@ -2377,231 +2570,243 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         np.float64,
     )
     del (
-        d_add_46_d_add_bias_2,
-        d_sum_10_d_add_bias,
-        d_sum_10_d_d_add_46_d_slice_stack,
-        d_sum_10_d_d_add_46_d_tile_stack,
+        d_add_48_d_add_bias_2,
+        d_sum_11_d_add_bias,
+        d_sum_11_d_d_add_48_d_slice_stack,
+        d_sum_11_d_d_add_48_d_tile_stack,
         slice_stack,
         tile_stack,
     )
-    d_sum_10_d_concat = _scatter(
-        _scatter(d_sum_10_d_stack[0], d_add_46_d_concat_t0, np.s_[0], np.float64)
-        + _scatter(d_sum_10_d_stack[1], d_add_46_d_concat_t0, np.s_[1], np.float64),
-        d_add_46_d_concat_t1,
+    d_sum_11_d_concat = _scatter(
+        _scatter(d_sum_11_d_stack[0], d_add_48_d_concat_t0, np.s_[0], np.float64)
+        + _scatter(d_sum_11_d_stack[1], d_add_48_d_concat_t0, np.s_[1], np.float64),
+        d_add_48_d_concat_t1,
         np.s_[:2],
         np.float64,
     )
-    del d_sum_10_d_stack
-    # d sum_10 / d add_bias
-    d_sum_10_d_add_bias_1 = greater_bias * np.reshape(
+    del d_sum_11_d_stack
+    # d sum_11 / d add_bias
+    d_sum_11_d_add_bias_1 = greater_bias * np.reshape(
         np.transpose(
             np.reshape(
-                d_add_46_d_squeeze_t1
+                d_add_48_d_squeeze_t1
                 * np.expand_dims(
-                    np.reshape(d_sum_10_d_concat[:, 3:4], d_add_46_d_squeeze_t0), 1
+                    np.reshape(d_sum_11_d_concat[:, 3:4], d_add_48_d_squeeze_t0), 1
                 )
-                + d_sum_10_d_concat[:, 0:3],
-                d_add_46_d_reshape_bias_t0,
+                + d_sum_11_d_concat[:, 0:3],
+                d_add_48_d_reshape_bias_t0,
             ),
             (0, 2, 1),
         ),
         add_concat_1_t1,
     )
-    _float64_rows.append(d_add_46_d_squeeze_t1)
-    del d_sum_10_d_concat, greater_bias
-    # d sum_10 / d tanh_bias, through neg_bias
+    _float64_rows.append(d_add_48_d_squeeze_t1)
+    del d_sum_11_d_concat, greater_bias
+    # d sum_11 / d tanh_bias, through neg_bias
     d_tanh_bias_via_neg_bias_1 = np.negative(
-        d_sum_10_d_add_bias_1, out=_float64_rows.pop()
+        d_sum_11_d_add_bias_1, out=_float64_rows.pop()
     )
-    d_sum_10_d_pow_bias_t0 = np.multiply(
-        d_add_46_d_add_bias_3, d_sum_10_d_d_add_46_d_tanh_bias, out=_float64_rows.pop()
+    d_sum_11_d_pow_bias_t0 = np.multiply(
+        d_add_48_d_add_bias_3, d_sum_11_d_d_add_48_d_tanh_bias, out=_float64_rows.pop()
     )
-    d_sum_10_d_pow_bias = np.multiply(
-        d_add_46_d_tanh_bias_t8, d_sum_10_d_pow_bias_t0, out=_float64_rows.pop()
+    d_sum_11_d_pow_bias = np.multiply(
+        d_add_48_d_tanh_bias_t9, d_sum_11_d_pow_bias_t0, out=_float64_rows.pop()
     )
-    d_sum_10_d_pow_bias += d_sum_10_d_add_bias_1
-    d_sum_10_d_tanh_bias_t0 = np.multiply(
-        d_add_46_d_sqrt_bias_t0, d_tanh_bias_via_neg_bias, out=_float64_rows.pop()
+    d_sum_11_d_pow_bias += d_sum_11_d_add_bias_1
+    d_sum_11_d_tanh_bias_t0 = np.multiply(
+        d_add_48_d_sqrt_bias_t0, d_tanh_bias_via_neg_bias, out=_float64_rows.pop()
     )
-    d_sum_10_d_tanh_bias_t1 = np.multiply(
-        d_add_46_d_add_bias_3, d_add_46_d_sqrt_bias_t7, out=_float64_rows.pop()
+    d_sum_11_d_tanh_bias_t1 = np.multiply(
+        d_add_48_d_add_bias_3, d_add_48_d_sqrt_bias_t7, out=_float64_rows.pop()
     )
-    d_sum_10_d_tanh_bias_t2 = np.multiply(
-        d_add_46_d_add_bias_3, d_sum_10_d_d_add_46_d_sqrt_bias, out=_float64_rows.pop()
+    d_sum_11_d_tanh_bias_t2 = np.multiply(
+        d_add_48_d_add_bias_3, d_sum_11_d_d_add_48_d_sqrt_bias, out=_float64_rows.pop()
     )
-    d_sum_10_d_tanh_bias_t3 = d_sum_10_d_tanh_bias_t2 * np.logical_not(
-        d_add_46_d_sqrt_bias_t4
+    d_sum_11_d_tanh_bias_t3 = d_sum_11_d_tanh_bias_t2 * np.logical_not(
+        d_add_48_d_sqrt_bias_t4
     )
-    del d_add_46_d_sqrt_bias_t4
-    d_sum_10_d_tanh_bias_t4_arg = np.multiply(
-        d_add_46_d_sqrt_bias_t5, d_sum_10_d_tanh_bias_t3, out=d_add_46_d_sqrt_bias_t5
+    del d_add_48_d_sqrt_bias_t4
+    d_sum_11_d_tanh_bias_t4_arg = np.multiply(
+        d_add_48_d_sqrt_bias_t5, d_sum_11_d_tanh_bias_t3, out=d_add_48_d_sqrt_bias_t5
     )
-    d_sum_10_d_tanh_bias_t4_arg *= 2
-    d_sum_10_d_tanh_bias_t4_arg += d_tanh_bias_via_neg_bias_1
-    d_sum_10_d_tanh_bias_t4 = np.negative(
-        d_sum_10_d_tanh_bias_t4_arg, out=d_sum_10_d_tanh_bias_t4_arg
+    d_sum_11_d_tanh_bias_t4_arg *= 2
+    d_sum_11_d_tanh_bias_t4_arg += d_tanh_bias_via_neg_bias_1
+    d_sum_11_d_tanh_bias_t4 = np.negative(
+        d_sum_11_d_tanh_bias_t4_arg, out=d_sum_11_d_tanh_bias_t4_arg
     )
-    del d_add_46_d_sqrt_bias_t5, d_sum_10_d_tanh_bias_t4_arg
-    d_sum_10_d_tanh_bias_t5_arg = np.square(
-        d_add_46_d_sqrt_bias_t8, out=d_add_46_d_sqrt_bias_t8
+    del d_add_48_d_sqrt_bias_t5, d_sum_11_d_tanh_bias_t4_arg
+    d_sum_11_d_tanh_bias_t5_arg = np.square(
+        d_add_48_d_sqrt_bias_t8, out=d_add_48_d_sqrt_bias_t8
     )
-    d_sum_10_d_tanh_bias_t5_arg *= d_sum_10_d_tanh_bias_t3
-    d_sum_10_d_tanh_bias_t5_arg *= 3
-    d_sum_10_d_tanh_bias_t5_arg /= 2
-    d_sum_10_d_tanh_bias_t5_arg += d_tanh_bias_via_neg_bias_1
-    d_sum_10_d_tanh_bias_t5 = np.negative(
-        d_sum_10_d_tanh_bias_t5_arg, out=d_sum_10_d_tanh_bias_t5_arg
+    d_sum_11_d_tanh_bias_t5_arg *= d_sum_11_d_tanh_bias_t3
+    d_sum_11_d_tanh_bias_t5_arg *= 3
+    d_sum_11_d_tanh_bias_t5_arg /= 2
+    d_sum_11_d_tanh_bias_t5_arg += d_tanh_bias_via_neg_bias_1
+    d_sum_11_d_tanh_bias_t5 = np.negative(
+        d_sum_11_d_tanh_bias_t5_arg, out=d_sum_11_d_tanh_bias_t5_arg
     )
-    del d_add_46_d_sqrt_bias_t8, d_sum_10_d_tanh_bias_t3, d_sum_10_d_tanh_bias_t5_arg
+    del d_add_48_d_sqrt_bias_t8, d_sum_11_d_tanh_bias_t3, d_sum_11_d_tanh_bias_t5_arg
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        d_sum_10_d_tanh_bias_t6 = (
-            d_add_46_d_add_bias_3
-            * d_add_46_d_sqrt_bias_t6
-            * d_sum_10_d_d_add_46_d_sqrt_bias
+        d_sum_11_d_tanh_bias_t6 = (
+            d_add_48_d_add_bias_3
+            * d_add_48_d_sqrt_bias_t6
+            * d_sum_11_d_d_add_48_d_sqrt_bias
             * tanh_bias
             * sqrt_bias ** (tanh_bias - 2)
-            + d_add_46_d_add_bias_3
-            * d_sum_10_d_d_add_46_d_tanh_bias
+            + d_add_48_d_add_bias_3
+            * d_sum_11_d_d_add_48_d_tanh_bias
             * pow_bias
             * np.where(np.greater(sqrt_bias, 0), reciprocal_bias, 0)
-            + d_add_46_d_sqrt_bias_t3 * d_sum_10_d_add_bias_1
-            + d_add_46_d_sqrt_bias_t7 * d_sum_10_d_pow_bias * tanh_bias
-            + d_sum_10_d_add_bias_1 * reciprocal_bias
+            + d_add_48_d_sqrt_bias_t3 * d_sum_11_d_add_bias_1
+            + d_add_48_d_sqrt_bias_t7 * d_sum_11_d_pow_bias * tanh_bias
+            + d_sum_11_d_add_bias_1 * reciprocal_bias
             + 2
-            * d_sum_10_d_d_add_46_d_sqrt_bias
+            * d_sum_11_d_d_add_48_d_sqrt_bias
             * d_tanh_bias_via_neg_bias
             * tanh_bias
             / sqrt_bias**3
-            - d_add_46_d_sqrt_bias_t0 * d_sum_10_d_tanh_bias_t2
-            - d_add_46_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias_1
-            - d_sum_10_d_d_add_46_d_tanh_bias * d_sum_10_d_tanh_bias_t0
-            - d_sum_10_d_tanh_bias_t4
-            * np.where(np.equal(d_sum_10_d_tanh_bias_t4, 0), 1, reciprocal_bias) ** 2
-            - d_sum_10_d_tanh_bias_t5
-            * np.where(np.equal(d_sum_10_d_tanh_bias_t5, 0), 1, rsqrt_bias) ** 3
+            - d_add_48_d_sqrt_bias_t0 * d_sum_11_d_tanh_bias_t2
+            - d_add_48_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias_1
+            - d_sum_11_d_d_add_48_d_tanh_bias * d_sum_11_d_tanh_bias_t0
+            - d_sum_11_d_tanh_bias_t4
+            * np.where(np.equal(d_sum_11_d_tanh_bias_t4, 0), 1, reciprocal_bias) ** 2
+            - d_sum_11_d_tanh_bias_t5
+            * np.where(np.equal(d_sum_11_d_tanh_bias_t5, 0), 1, rsqrt_bias) ** 3
             / 2
             - exp
             * (
-                d_add_46_d_add_bias_3 * d_sum_10_d_d_add_46_d_neg_bias
-                + d_sum_10_d_add_bias_1
+                d_add_48_d_add_bias_3 * d_sum_11_d_d_add_48_d_neg_bias
+                + d_sum_11_d_add_bias_1
             )
-            - d_sum_10_d_tanh_bias_t2 / d_add_46_d_sqrt_bias_t2**2
-            - d_add_46_d_add_bias_4_t2
-            * d_sum_10_d_d_add_46_d_add_bias_1
-            * np.logical_not(d_add_46_d_add_bias_4_t0)
-            / d_add_46_d_add_bias_4_t1**2
+            - d_sum_11_d_tanh_bias_t2 / d_add_48_d_sqrt_bias_t2**2
+            - d_add_48_d_add_bias_4_t2
+            * d_sum_11_d_d_add_48_d_add_bias_1
+            * np.logical_not(d_add_48_d_add_bias_4_t0)
+            / d_add_48_d_add_bias_4_t1**2
         )
-    _float64_rows.append(d_add_46_d_add_bias_4_t2)
-    _float64_rows.append(d_add_46_d_sqrt_bias_t0)
-    _float64_rows.append(d_add_46_d_sqrt_bias_t1)
-    _float64_rows.append(d_add_46_d_sqrt_bias_t2)
-    _float64_rows.append(d_add_46_d_sqrt_bias_t3)
-    _float64_rows.append(d_add_46_d_sqrt_bias_t6)
-    _float64_rows.append(d_sum_10_d_d_add_46_d_add_bias_1)
-    _float64_rows.append(d_sum_10_d_d_add_46_d_neg_bias)
-    _float64_rows.append(d_sum_10_d_tanh_bias_t2)
+    _float64_rows.append(d_add_48_d_add_bias_4_t2)
+    _float64_rows.append(d_add_48_d_sqrt_bias_t0)
+    _float64_rows.append(d_add_48_d_sqrt_bias_t1)
+    _float64_rows.append(d_add_48_d_sqrt_bias_t2)
+    _float64_rows.append(d_add_48_d_sqrt_bias_t3)
+    _float64_rows.append(d_add_48_d_sqrt_bias_t6)
+    _float64_rows.append(d_sum_11_d_d_add_48_d_add_bias_1)
+    _float64_rows.append(d_sum_11_d_d_add_48_d_neg_bias)
+    _float64_rows.append(d_sum_11_d_tanh_bias_t2)
     _float64_rows.append(d_tanh_bias_via_neg_bias)
     _float64_rows.append(exp)
     _float64_rows.append(rsqrt_bias)
     del (
-        d_add_46_d_add_bias_4_t0,
-        d_add_46_d_add_bias_4_t1,
-        d_add_46_d_sqrt_bias_t7,
-        d_sum_10_d_tanh_bias_t4,
-        d_sum_10_d_tanh_bias_t5,
+        d_add_48_d_add_bias_4_t0,
+        d_add_48_d_add_bias_4_t1,
+        d_add_48_d_sqrt_bias_t7,
+        d_sum_11_d_tanh_bias_t4,
+        d_sum_11_d_tanh_bias_t5,
         pow_bias,
     )
-    d_sum_10_d_tanh_bias = (
-        add_bias_1_t0 * d_sum_10_d_add_bias_1
-        + add_bias_t0 * d_sum_10_d_add_bias_1
-        + add_bias_t2 * d_sum_10_d_add_bias_1
-        + 2 * d_add_46_d_add_bias_4 * d_sum_10_d_d_add_46_d_tanh_bias
-        + d_add_46_d_tanh_bias_t0 * d_sum_10_d_d_add_46_d_tanh_bias * (1 - sigmoid_bias)
-        + d_add_46_d_tanh_bias_t1 * d_sum_10_d_add_bias_1
-        + d_add_46_d_tanh_bias_t10 * d_sum_10_d_add_bias_1
-        + d_add_46_d_tanh_bias_t2 * d_sum_10_d_d_add_46_d_tanh_bias
-        + d_add_46_d_tanh_bias_t5 * d_sum_10_d_add_bias_1
-        + d_add_46_d_tanh_bias_t7 * d_sum_10_d_add_bias_1
-        + d_add_46_d_tanh_bias_t9 * d_sum_10_d_pow_bias
-        + d_sum_10_d_add_bias_1 * sigmoid_bias
-        + d_sum_10_d_add_bias_1
-        + d_sum_10_d_d_add_46_d_reshape_bias_t0
+    d_sum_11_d_tanh_bias = (
+        add_bias_1_t0 * d_sum_11_d_add_bias_1
+        + add_bias_t0 * d_sum_11_d_add_bias_1
+        + add_bias_t2 * d_sum_11_d_add_bias_1
+        + 2 * d_add_48_d_add_bias_4 * d_sum_11_d_d_add_48_d_tanh_bias
+        + d_add_48_d_tanh_bias_t0 * d_sum_11_d_d_add_48_d_tanh_bias * (1 - sigmoid_bias)
+        + d_add_48_d_tanh_bias_t1 * d_sum_11_d_add_bias_1
+        + d_add_48_d_tanh_bias_t10 * d_sum_11_d_pow_bias
+        + d_add_48_d_tanh_bias_t13 * d_sum_11_d_add_bias_1
+        + d_add_48_d_tanh_bias_t2 * d_sum_11_d_d_add_48_d_tanh_bias
+        + d_add_48_d_tanh_bias_t6 * d_sum_11_d_add_bias_1
+        + d_add_48_d_tanh_bias_t8 * d_sum_11_d_add_bias_1
+        + d_sum_11_d_add_bias_1 * sigmoid_bias
+        + d_sum_11_d_add_bias_1
+        + d_sum_11_d_d_add_48_d_add_bias
         * (
-            d_sum_10_d_add_bias_1
-            + d_sum_10_d_d_add_46_d_tanh_bias
+            -d_sum_11_d_matmul_weights_t0 * d_sum_11_d_matmul_weights_t1
+            - np.float64(np.less(matmul_weights, 0))
+            - 1
+        )
+        + d_sum_11_d_d_add_48_d_reshape_bias_t0
+        * (
+            d_sum_11_d_add_bias_1
+            + d_sum_11_d_d_add_48_d_tanh_bias
             * (
-                d_add_46_d_add_bias_3 * d_add_46_d_tanh_bias_t11
-                - d_add_46_d_add_bias_3 * sigmoid_bias
+                d_add_48_d_add_bias_3 * d_add_48_d_tanh_bias_t14
+                - d_add_48_d_add_bias_3 * sigmoid_bias
             )
         )
-        + d_sum_10_d_d_add_46_d_sqrt_bias
+        + d_sum_11_d_d_add_48_d_sqrt_bias
         * (
-            d_add_46_d_tanh_bias_t8 * d_sum_10_d_tanh_bias_t1 * tanh_bias
-            + d_sum_10_d_tanh_bias_t1
+            d_add_48_d_tanh_bias_t9 * d_sum_11_d_tanh_bias_t1 * tanh_bias
+            + d_sum_11_d_tanh_bias_t1
         )
-        + d_sum_10_d_mul_d_log_softmax_weights
-        + 2 * d_sum_10_d_pow_bias_t0
-        + d_sum_10_d_tanh_bias_t6
+        + d_sum_11_d_mul_d_log_softmax_weights
+        + 2 * d_sum_11_d_pow_bias_t0
+        + d_sum_11_d_tanh_bias_t6
         * tanh_bias
-        / np.where(np.equal(d_sum_10_d_tanh_bias_t6, 0), 1, sqrt_bias)
+        / np.where(np.equal(d_sum_11_d_tanh_bias_t6, 0), 1, sqrt_bias)
         + d_tanh_bias_via_neg_bias_1 * reciprocal_bias
         + d_tanh_bias_via_neg_bias_1
-        - add_bias_t1 * d_sum_10_d_add_bias_1
-        - d_add_46_d_tanh_bias
-        * d_add_46_d_tanh_bias_t4
-        * d_sum_10_d_d_add_46_d_add_bias
-        - d_add_46_d_tanh_bias_t3 * d_sum_10_d_d_add_46_d_tanh_bias
-        - d_add_46_d_tanh_bias_t6 * d_sum_10_d_d_add_46_d_tanh_bias
-        - d_sum_10_d_d_add_46_d_sqrt_bias * d_sum_10_d_tanh_bias_t0
+        + np.asarray(-d_sum_11_d_sub_weights, dtype=np.float64)
+        - add_bias_t1 * d_sum_11_d_add_bias_1
+        - d_add_48_d_tanh_bias
+        * d_add_48_d_tanh_bias_t4
+        * d_sum_11_d_d_add_48_d_add_bias
+        - d_add_48_d_tanh_bias_t3 * d_sum_11_d_d_add_48_d_tanh_bias
+        - d_add_48_d_tanh_bias_t7 * d_sum_11_d_d_add_48_d_tanh_bias
+        - d_sum_11_d_d_add_48_d_sqrt_bias * d_sum_11_d_tanh_bias_t0
     )
     _float64_rows.append(add_bias_t1)
     _float64_rows.append(add_bias_t2)
-    _float64_rows.append(d_add_46_d_add_bias_4)
-    _float64_rows.append(d_add_46_d_tanh_bias_t0)
-    _float64_rows.append(d_add_46_d_tanh_bias_t1)
-    _float64_rows.append(d_add_46_d_tanh_bias_t10)
-    _float64_rows.append(d_add_46_d_tanh_bias_t11)
-    _float64_rows.append(d_add_46_d_tanh_bias_t2)
-    _float64_rows.append(d_add_46_d_tanh_bias_t3)
-    _float64_rows.append(d_add_46_d_tanh_bias_t4)
-    _float64_rows.append(d_add_46_d_tanh_bias_t6)
-    _float64_rows.append(d_add_46_d_tanh_bias_t9)
-    _float64_rows.append(d_sum_10_d_d_add_46_d_reshape_bias_t0)
-    _float64_rows.append(d_sum_10_d_d_add_46_d_sqrt_bias)
-    _float64_rows.append(d_sum_10_d_mul_d_log_softmax_weights)
-    _float64_rows.append(d_sum_10_d_pow_bias)
-    _float64_rows.append(d_sum_10_d_pow_bias_t0)
-    _float64_rows.append(d_sum_10_d_tanh_bias_t0)
-    _float64_rows.append(d_sum_10_d_tanh_bias_t1)
+    _float64_rows.append(d_add_48_d_add_bias_4)
+    _float64_rows.append(d_add_48_d_tanh_bias_t0)
+    _float64_rows.append(d_add_48_d_tanh_bias_t1)
+    _float64_rows.append(d_add_48_d_tanh_bias_t10)
+    _float64_rows.append(d_add_48_d_tanh_bias_t13)
+    _float64_rows.append(d_add_48_d_tanh_bias_t14)
+    _float64_rows.append(d_add_48_d_tanh_bias_t2)
+    _float64_rows.append(d_add_48_d_tanh_bias_t3)
+    _float64_rows.append(d_add_48_d_tanh_bias_t4)
+    _float64_rows.append(d_add_48_d_tanh_bias_t7)
+    _float64_rows.append(d_sum_11_d_d_add_48_d_reshape_bias_t0)
+    _float64_rows.append(d_sum_11_d_d_add_48_d_sqrt_bias)
+    _float64_rows.append(d_sum_11_d_d_add_48_d_tanh_bias)
+    _float64_rows.append(d_sum_11_d_mul_d_log_softmax_weights)
+    _float64_rows.append(d_sum_11_d_pow_bias)
+    _float64_rows.append(d_sum_11_d_pow_bias_t0)
+    _float64_rows.append(d_sum_11_d_tanh_bias_t0)
+    _float64_rows.append(d_sum_11_d_tanh_bias_t1)
     _float64_rows.append(d_tanh_bias_via_neg_bias_1)
     _float64_rows.append(sqrt_bias)
     _float64_rows.append(tanh_bias)
     del (
         add_bias_1_t0,
         add_bias_t0,
-        d_add_46_d_add_bias_3,
-        d_add_46_d_tanh_bias,
-        d_add_46_d_tanh_bias_t5,
-        d_add_46_d_tanh_bias_t7,
-        d_add_46_d_tanh_bias_t8,
-        d_sum_10_d_add_bias_1,
-        d_sum_10_d_tanh_bias_t6,
+        d_add_48_d_add_bias_3,
+        d_add_48_d_tanh_bias,
+        d_add_48_d_tanh_bias_t6,
+        d_add_48_d_tanh_bias_t8,
+        d_add_48_d_tanh_bias_t9,
+        d_sum_11_d_add_bias_1,
+        d_sum_11_d_d_add_48_d_add_bias,
+        d_sum_11_d_matmul_weights_t0,
+        d_sum_11_d_matmul_weights_t1,
+        d_sum_11_d_sub_weights,
+        d_sum_11_d_tanh_bias_t6,
+        matmul_weights,
         reciprocal_bias,
         sigmoid_bias,
     )
-    # d sum_10 / d weights
-    d_sum_10_d_weights_1 = (
+    d_sum_11_d_weights = (
         np.reshape(
             _conv2d_backprop_input(
-                d_add_46_d_conv_weights,
-                d_sum_10_d_d_add_46_d_reshape_weights_1,
+                d_add_48_d_conv_weights,
+                d_sum_11_d_d_add_48_d_reshape_weights_1,
                 (1, 3, 3, 1),
                 (1, 1),
                 (1, 1),
                 "SAME",
             )
             + _conv2d_backprop_input(
-                d_sum_10_d_conv_weights,
+                d_sum_11_d_conv_weights,
                 reshape_weights_1,
                 (1, 3, 3, 1),
                 (1, 1),
@@ -2610,19 +2815,19 @@ def _all_ops_same_shapes(x, labels, weights, bias):
             ),
             (3, 3),
         )
-        + _prod_others(weights, (0,)) * d_add_46_d_weights.sum(axis=0)
+        + _prod_others(weights, (0,)) * d_add_48_d_weights.sum(axis=0)
         + _scatter(
             np.reshape(
                 _conv2d_backprop_filter(
-                    d_add_46_d_conv_transpose_weights,
-                    d_sum_10_d_d_add_46_d_avg_pool_weights,
+                    d_add_48_d_conv_transpose_weights,
+                    d_sum_11_d_d_add_48_d_avg_pool_weights,
                     (2, 2),
                     (2, 2),
                     (1, 1),
                     "SAME",
                 )
                 + _conv2d_backprop_filter(
-                    d_sum_10_d_conv_transpose_weights,
+                    d_sum_11_d_conv_transpose_weights,
                     avg_pool_weights,
                     (2, 2),
                     (2, 2),
@@ -2630,8 +2835,8 @@ def _all_ops_same_shapes(x, labels, weights, bias):
                     "SAME",
                 )
                 + _conv2d_backprop_filter(
-                    d_sum_10_d_d_add_46_d_reshape_weights,
-                    d_add_46_d_conv_weights,
+                    d_sum_11_d_d_add_48_d_reshape_weights,
+                    d_add_48_d_conv_weights,
                     (2, 2),
                     (1, 1),
                     (1, 1),
@@ -2639,7 +2844,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
                 )
                 + _conv2d_backprop_filter(
                     reshape_weights,
-                    d_sum_10_d_conv_weights,
+                    d_sum_11_d_conv_weights,
                     (2, 2),
                     (1, 1),
                     (1, 1),
@@ -2651,80 +2856,46 @@ def _all_ops_same_shapes(x, labels, weights, bias):
             np.s_[:2, :2],
             np.float64,
         )
-        + x.T @ (d_add_46_d_add_bias_5_t0 * d_sum_10_d_tanh_bias)
-        + x.T
-        @ (
-            d_add_46_d_matmul_weights_t0
-            * d_sum_10_d_d_add_46_d_add_bias
-            * (1 - d_add_46_d_matmul_weights_t0)
-            + d_sum_10_d_log_softmax_weights
-            + softmax_weights
-            * (
-                d_sum_10_d_softmax_d_xent_weights
-                - np.sum(
-                    d_sum_10_d_softmax_d_xent_weights * softmax_weights,
-                    axis=1,
-                    keepdims=True,
-                )
-            )
-            + softmax_weights
-            * (
-                d_sum_10_d_softmax_weights
-                - np.sum(
-                    d_sum_10_d_softmax_weights * softmax_weights, axis=1, keepdims=True
-                )
-            )
-            - d_sum_10_d_d_add_46_d_tanh_bias
-            - exp_d_log_softmax_weights
-            * d_sum_10_d_log_softmax_weights.sum(axis=1, keepdims=True)
-        )
+        + x.T @ d_sum_11_d_matmul_weights
+        + x.T @ (d_add_48_d_add_bias_5_t0 * d_sum_11_d_tanh_bias)
     )
-    _float64_rows.append(d_add_46_d_add_bias_5_t0)
-    _float64_rows.append(d_sum_10_d_d_add_46_d_tanh_bias)
-    _float64_rows.append(d_sum_10_d_log_softmax_weights)
-    _float64_rows.append(d_sum_10_d_softmax_weights)
-    _float64_rows.append(exp_d_log_softmax_weights)
-    _float64_rows.append(softmax_weights)
+    _float64_rows.append(d_add_48_d_add_bias_5_t0)
     del (
         avg_pool_weights,
-        d_add_46_d_conv_transpose_weights,
-        d_add_46_d_conv_weights,
-        d_add_46_d_matmul_weights_t0,
-        d_sum_10_d_conv_transpose_weights,
-        d_sum_10_d_conv_weights,
-        d_sum_10_d_d_add_46_d_add_bias,
-        d_sum_10_d_d_add_46_d_avg_pool_weights,
-        d_sum_10_d_d_add_46_d_reshape_weights,
-        d_sum_10_d_d_add_46_d_reshape_weights_1,
-        d_sum_10_d_softmax_d_xent_weights,
-        d_sum_10_d_tanh_bias,
+        d_add_48_d_conv_transpose_weights,
+        d_add_48_d_conv_weights,
+        d_sum_11_d_conv_transpose_weights,
+        d_sum_11_d_conv_weights,
+        d_sum_11_d_d_add_48_d_avg_pool_weights,
+        d_sum_11_d_d_add_48_d_reshape_weights,
+        d_sum_11_d_d_add_48_d_reshape_weights_1,
+        d_sum_11_d_matmul_weights,
+        d_sum_11_d_tanh_bias,
         reshape_weights,
         reshape_weights_1,
     )
-    d_sum_10_d_weights = d_sum_10_d_weights_1
-    del d_sum_10_d_weights_1
     d_prod_2_d_mul_weights = _prod_others(mul_weights, (0, 1))
-    # d sum_11 / d weights, through mul_weights
+    # d sum_12 / d weights, through mul_weights
     d_weights_via_mul_weights_1 = weights * _prod_others_vjp(
         2 * weights, mul_weights, (0, 1)
     )
     del mul_weights
-    d_sum_11_d_weights = np.add(
+    d_sum_12_d_weights = np.add(
         d_weights_via_mul_weights_1,
         d_prod_2_d_mul_weights,
         out=d_weights_via_mul_weights_1,
     )
-    d_sum_11_d_weights *= 2
+    d_sum_12_d_weights *= 2
     del d_prod_2_d_mul_weights, d_weights_via_mul_weights_1
     # Updates
-    new_weights = np.multiply(d_add_46_d_weights, 0.1, out=d_add_46_d_weights)
+    new_weights = np.multiply(d_add_48_d_weights, 0.1, out=d_add_48_d_weights)
     np.subtract(weights, new_weights, out=new_weights)
     _give_rows("_float64_rows", _float64_rows)
     return (
-        add_46,
-        d_add_46_d_bias,
-        d_add_46_d_x,
-        d_sum_10_d_weights,
+        add_48,
+        d_add_48_d_bias,
+        d_add_48_d_x,
         d_sum_11_d_weights,
+        d_sum_12_d_weights,
         new_weights,
     )

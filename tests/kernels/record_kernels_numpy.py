@@ -636,6 +636,44 @@ def record_logistic_loss(r, tf, v1):
         r.record(f"logistic_loss_{np.dtype(dtype).name}", "logistic_loss", {}, build)
 
 
+def record_huber_loss(r, tf, v1):
+    # Errors inside, at and beyond delta (both signs, 0), for two deltas.
+    errors = [-1000.0, -2.5, -1.0, -0.75, -0.0, 0.0, 0.5, 1.0, 1.5, 1000.0]
+    for dtype in (np.float32, np.float64):
+        for delta in (1.0, 0.75):
+
+            def build(given, dtype=dtype, delta=delta):
+                e = given("error", np.array(errors, dtype=dtype))
+                return {
+                    "loss": v1.losses.huber_loss(
+                        tf.zeros_like(e), e, delta=delta, reduction=v1.losses.Reduction.NONE
+                    )
+                }
+
+            name = f"huber_loss_{np.dtype(dtype).name}_delta_{delta}"
+            r.record(name, "huber_loss", {"delta": delta}, build)
+
+
+def record_weighted_logistic_loss(r, tf, v1):
+    # The edges of the sigmoid cross-entropy's, and its gradient at the kink x = 0, where TF's
+    # abs and relu pass no gradient.
+    logits = [-1000.0, -20.0, -1.0, -0.0, 0.0, 0.5, 20.0, 1000.0]
+    labels = [0.0, 1.0, 0.25]
+    for dtype in (np.float64, np.float32):
+        for pos_weight in (3.0, 0.5):
+
+            def build(given, dtype=dtype, pos_weight=pos_weight):
+                x = given("logits", np.array([[v] * len(labels) for v in logits], dtype=dtype))
+                z = given("labels", np.array([labels] * len(logits), dtype=dtype))
+                loss = tf.nn.weighted_cross_entropy_with_logits(
+                    labels=z, logits=x, pos_weight=pos_weight
+                )
+                return {"loss": loss, "grad": tf.gradients(loss, x)[0]}
+
+            name = f"weighted_logistic_loss_{np.dtype(dtype).name}_q_{pos_weight}"
+            r.record(name, "weighted_logistic_loss", {"pos_weight": pos_weight}, build)
+
+
 def main():
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
@@ -661,6 +699,8 @@ def main():
         record_select,
         record_segment_min_prod,
         record_logistic_loss,
+        record_huber_loss,
+        record_weighted_logistic_loss,
     ):
         record(recorder, tf, v1)
     doc = {

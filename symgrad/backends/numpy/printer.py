@@ -483,8 +483,14 @@ class Printer(NumPyPrinter):
     # --- elementwise math, activations, logical ops, argmax ---
 
     # NumPy has no erf: the module's helpers apply the C library's (math.erf, within 1 ulp).
-    def _print_LogisticLoss(self, expr: F.LogisticLoss) -> str:
-        return self._helper_call("logistic_loss", *(self._print(a) for a in expr.args))
+    def _print_TextbookForm(self, expr: F.TextbookForm) -> str:
+        """A loss as TF evaluates it: its kernel, or its textbook form where that is TF's."""
+        if not expr.kernel:
+            return self._print(expr.textbook())
+        return self._helper_call(expr.kernel, *(self._print(a) for a in expr.args))
+
+    _print_LogisticLoss = _print_HuberLoss = _print_HuberGrad = _print_TextbookForm
+    _print_WeightedLogisticLoss = _print_WeightedLogisticGrad = _print_TextbookForm
 
     def _print_Erf(self, expr: F.Erf) -> str:
         return self._helper_call("erf", self._print(expr.args[0]))

@@ -82,6 +82,39 @@ def _logistic_loss(xp: Namespace, logits: Array, labels: Array) -> Array:
     )
 
 
+def _huber_loss(xp: Namespace, error: Array, delta: Array) -> Array:
+    """TF1's Huber loss of ``error``: ``q**2 / 2 + delta * (|error| - q)``, ``q =
+    min(|error|, delta)``, in TF's order of operations (``delta`` a number or an array)."""
+    absolute = xp.abs(error)
+    quadratic = xp.where(absolute <= delta, absolute, xp.zeros_like(absolute) + delta)
+    return 0.5 * (quadratic * quadratic) + delta * (absolute - quadratic)
+
+
+def _weighted_logistic_loss(
+    xp: Namespace, logits: Array, labels: Array, pos_weight: Array
+) -> Array:
+    """TF's weighted sigmoid cross-entropy: ``(1 - z) * x + (1 + (q - 1) * z) *
+    (log1p(exp(-|x|)) + max(-x, 0))``, finite for any logits."""
+    log_weight = 1 + (pos_weight - 1) * labels
+    negative = -logits
+    softplus = xp.log1p(xp.exp(-xp.abs(logits))) + xp.where(
+        negative > 0, negative, 0 * negative
+    )
+    return (1 - labels) * logits + log_weight * softplus
+
+
+def _weighted_logistic_grad(
+    xp: Namespace, logits: Array, labels: Array, pos_weight: Array
+) -> Array:
+    """TF's gradient of ``_weighted_logistic_loss`` in the logits: ``(1 + (q - 1) * z) *
+    sigmoid(x) - q * z``, but ``1 - z`` at ``x = 0`` (TF's abs and relu pass no gradient
+    there)."""
+    log_weight = 1 + (pos_weight - 1) * labels
+    small = xp.exp(-xp.abs(logits))
+    below = xp.astype(logits < 0, logits.dtype)
+    return (1 - labels) - log_weight * (xp.sign(logits) * (small / (1 + small)) + below)
+
+
 def _erf(xp: Namespace, x: Array) -> Array:
     """The error function elementwise (see ``_special``)."""
     return _special(xp, x, "erf", math.erf)

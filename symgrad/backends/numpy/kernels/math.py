@@ -16,6 +16,33 @@ def _logistic_loss(logits: Array, labels: Array) -> Array:
     return np.maximum(logits, 0) - logits * labels + np.log1p(np.exp(-np.abs(logits)))
 
 
+def _huber_loss(error: Array, delta: Array) -> Array:
+    """TF1's Huber loss of ``error``: ``q**2 / 2 + delta * (|error| - q)``, ``q =
+    min(|error|, delta)``, in TF's order of operations."""
+    absolute = np.abs(error)
+    quadratic = np.minimum(absolute, delta)
+    return 0.5 * (quadratic * quadratic) + delta * (absolute - quadratic)
+
+
+def _weighted_logistic_loss(logits: Array, labels: Array, pos_weight: Array) -> Array:
+    """TF's weighted sigmoid cross-entropy: ``(1 - z) * x + (1 + (q - 1) * z) *
+    (log1p(exp(-|x|)) + max(-x, 0))``, finite for any logits."""
+    log_weight = 1 + (pos_weight - 1) * labels
+    softplus = np.log1p(np.exp(-np.abs(logits))) + np.maximum(-logits, 0)
+    return (1 - labels) * logits + log_weight * softplus
+
+
+def _weighted_logistic_grad(logits: Array, labels: Array, pos_weight: Array) -> Array:
+    """TF's gradient of ``_weighted_logistic_loss`` in the logits: ``(1 + (q - 1) * z) *
+    sigmoid(x) - q * z``, but ``1 - z`` at ``x = 0`` (TF's abs and relu pass no gradient
+    there)."""
+    log_weight = 1 + (pos_weight - 1) * labels
+    small = np.exp(-np.abs(logits))
+    return (1 - labels) - log_weight * (
+        np.sign(logits) * (small / (1 + small)) + (logits < 0)
+    )
+
+
 def _erf(x: ArrayLike) -> Array:
     """The error function elementwise, by the C library's erf (``math.erf``: within 1 ulp)."""
     x = np.asarray(x)
