@@ -106,6 +106,7 @@ UNSUPPORTED: dict[str, str] = {
     "ag_binary_minimum_f16_none": "float16: not a dtype of the array API standard",
     "kt_sigmoid_xent_f16": "float16: not a dtype of the array API standard",
     "tf_grad_ys_f16": "float16: not a dtype of the array API standard",
+    "gradients_keep_dtype_float16": "float16: not a dtype of the array API standard",
 }
 
 

@@ -106,9 +106,13 @@ def matrix_diag_part(input: Any, name: str | None = None, k: int = 0) -> Tensor:
         raise InvalidArgumentError(
             "symgrad: MatrixDiagPart: only k=0 (the main diagonal) is supported"
         )
-    if _known_rank(x, "MatrixDiagPart") < 2:
-        raise ShapeError(f"symgrad: MatrixDiagPart: '{x.name}' must have rank >= 2")
-    assert x.shape is not None
+    if x.shape is None:
+        # A rank known only at run time, as TF takes it: the kernel reads the last two axes then.
+        return _op("MatrixDiagPart", [x], {}, None, x.dtype, name)
+    if len(x.shape) < 2:
+        raise ShapeError(
+            f"symgrad: MatrixDiagPart: '{x.name}' {format_shape(x.shape)} must have rank >= 2"
+        )
     rows, columns = x.shape[-2:]
     length = None if rows is None or columns is None else builtins.min(rows, columns)
     return _op("MatrixDiagPart", [x], {}, tuple(x.shape[:-2]) + (length,), x.dtype, name)
@@ -116,8 +120,7 @@ def matrix_diag_part(input: Any, name: str | None = None, k: int = 0) -> Tensor:
 
 def _matrix_diag_part_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
     x = op.inputs[0]
-    assert x.shape is not None
-    if x.shape[-1] is not None and x.shape[-1] == x.shape[-2]:
+    if x.shape is not None and x.shape[-1] is not None and x.shape[-1] == x.shape[-2]:
         return [matrix_diag(grad)]
     # A non-square (or unknown) matrix: the diagonal written into zeros of x's shape.
     return [_op("MatrixSetDiagZeros", [grad, x], {}, x.shape, grad.dtype, None)]

@@ -564,10 +564,11 @@ equal, not_equal = _comparison("Equal"), _comparison("NotEqual")
 
 
 def truediv(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """``x / y``; integer tensors give float64, as in TensorFlow."""
+    """``x / y``; integer tensors give float32 (8- and 16-bit) or float64, as in TensorFlow."""
     dtype = next((v.dtype for v in (x, y) if isinstance(v, Tensor)), None)
     if dtype is not None and dtype.is_integer:
-        x, y = (cast(v, _dtypes.float64) if isinstance(v, Tensor) else v for v in (x, y))
+        wide = _dtypes.float32 if dtype.numpy.itemsize <= 2 else _dtypes.float64
+        x, y = (cast(v, wide) if isinstance(v, Tensor) else v for v in (x, y))
     with default_names([x, y], {"RealDiv": "truediv"}):
         return make_elementwise("RealDiv", BINARY["RealDiv"], [x, y], name)
 

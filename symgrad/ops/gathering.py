@@ -30,7 +30,7 @@ from .elementwise import add_n
 from .elementwise import where as _select
 from .functions import Literal, dtype_literal, helper
 from .registry import OpDef, arg_symbols, register
-from .reshaping import reshape
+from .reshaping import reshape, transpose
 from .sources import constant, convert_to_tensor
 
 # --- gather -------------------------------------------------------------------------------------------
@@ -106,29 +106,31 @@ def _batch_gather(
 ) -> Tensor:
     """Gather with batch axes, as one plain gather: the batch axes and the gathered axis of
     ``params`` flattened into one, and each batch entry's indices offset by its position."""
-    where = f"'{params.name}' with indices '{indices.name}'"
+    where = (
+        f"'{params.name}' {format_shape(params.shape)} with indices '{indices.name}' "
+        f"{format_shape(indices.shape)}"
+    )
     if params.shape is None or indices.shape is None:
         raise ShapeError(f"symgrad: GatherV2: batch_dims needs known ranks ({where})")
     if batch_dims < 0:
         batch_dims += len(indices.shape)
     axis = batch_dims if axis is None else _axis(axis, len(params.shape), "GatherV2", params.name)
-    if not 0 < batch_dims <= min(len(indices.shape), axis):
+    if not 0 <= batch_dims <= min(len(indices.shape), axis):
         raise InvalidArgumentError(
             f"symgrad: GatherV2: batch_dims={batch_dims} with axis={axis} for {where}; "
             f"batch_dims must be at most the rank of indices and at most axis"
         )
-    if axis != batch_dims:
-        raise InvalidArgumentError(
-            f"symgrad: GatherV2: batch_dims={batch_dims} is supported with axis={batch_dims} "
-            f"(the default), not axis={axis} ({where})"
-        )
+    if batch_dims == 0:  # a negative batch_dims counting all the axes of indices
+        return gather(params, indices, axis=axis, name=name)
     batch = tuple(params.shape[:batch_dims])
     size = params.shape[axis]
     if not is_fully_defined(batch + (size,)) or tuple(indices.shape[:batch_dims]) != batch:
         raise ShapeError(
-            f"symgrad: GatherV2: batch_dims={batch_dims} needs equal static batch axes of "
-            f"params {format_shape(params.shape)} and indices {format_shape(indices.shape)}"
+            f"symgrad: GatherV2: batch_dims={batch_dims} needs equal static batch axes and a "
+            f"static size of the gathered axis {axis} ({where})"
         )
+    if axis != batch_dims:
+        return _batch_gather_past_batch(params, indices, axis, batch_dims, name)
     # Fully defined, as checked above.
     known_batch, known_size = typing.cast(tuple[int, ...], batch), typing.cast(int, size)
     count = int(np.prod(known_batch))
@@ -140,6 +142,26 @@ def _batch_gather(
     checked = ensure_in_range(indices, params, axis, "GatherV2")
     shifted = checked + constant(offsets.astype(indices.dtype.numpy))
     return gather(flat, shifted, axis=0, name=name)
+
+
+def _batch_gather_past_batch(
+    params: Tensor, indices: Tensor, axis: int, batch_dims: int, name: str | None
+) -> Tensor:
+    """Gather along ``axis`` past the batch axes (TF's ``axis > batch_dims``): that axis moved
+    next to the batch axes, gathered there, and the axes it passed moved back in front of
+    the gathered ones: ``params[:axis] + indices[batch_dims:] + params[axis + 1:]``."""
+    assert params.shape is not None and indices.shape is not None
+    rank, batch = len(params.shape), batch_dims
+    moved = transpose(params, [*range(batch), axis, *range(batch, axis), *range(axis + 1, rank)])
+    gathered = _batch_gather(moved, indices, batch, batch, None)
+    taken, passed = len(indices.shape) - batch, axis - batch  # the indices' axes, those passed
+    order = [
+        *range(batch),
+        *range(batch + taken, batch + taken + passed),
+        *range(batch, batch + taken),
+        *range(batch + taken + passed, batch + taken + passed + rank - axis - 1),
+    ]
+    return transpose(gathered, order, name=name)
 
 
 def _gather_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:

@@ -28,7 +28,7 @@ from .base import (
 )
 from .broadcasting import sum_to_shape_of
 from .checks import ensure_axis, ensure_same_dims, ensure_shape
-from .elementwise import add, identity, zeros_like
+from .elementwise import add, cast, identity, zeros_like
 from .functions import Literal, helper
 from .functions import cast as cast_node
 from .registry import OpDef, register
@@ -203,6 +203,7 @@ def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
 
 
 PACKER["stack"] = stack  # convert_to_tensor packs lists of tensors with it
+PACKER["cast"] = cast  # and casts them to a dtype it is asked for
 
 
 def _along(axis: int, index: int | slice) -> tuple[Any, ...]:

@@ -15,6 +15,7 @@ from ..shapes import broadcast_shapes, broadcast_signatures, format_shape, signa
 from ..signatures import broadcast_axes_of, signature_of
 from .broadcasting import sum_to_shape_of
 from .creation import eye
+from .diagonals import matrix_diag_part
 from .elementwise import abs, multiply, ones_like, pow, sqrt
 from .functions import Literal, MatMulNode, _Structural, helper
 from .reductions import reduce_max, reduce_sum
@@ -327,20 +328,26 @@ def _unbroadcast(local: Tensor, tensor: Tensor) -> Tensor:
 
 
 def trace(x: Any, name: str | None = None) -> Tensor:
-    """The sum of the diagonal of the last two axes (TF1's ``tf.trace``).
+    """The sum of the main diagonal of the matrices of the last two axes (TF1's ``tf.trace``,
+    ``linalg.trace``): a batch of them gives one sum each, and a matrix that is not square sums
+    its ``min(rows, columns)`` diagonal entries, as TF does.
 
     >>> import symgrad as sg, numpy as np
     >>> with sg.Graph().as_default():
     ...     f = sg.compile(sg.trace(sg.constant(np.arange(9.0).reshape(3, 3))))
-    >>> float(f())
-    12.0
+    ...     g = sg.compile(sg.linalg.trace(sg.constant(np.arange(12.0).reshape(2, 2, 3))))
+    >>> float(f()), g().tolist()
+    (12.0, [4.0, 16.0])
     """
     x = convert_to_tensor(x)
-    if x.shape is None or len(x.shape) < 2:
+    if x.shape is not None and len(x.shape) < 2:
         raise ShapeError(
             f"symgrad: Trace: '{x.name}' {format_shape(x.shape)} needs at least two axes"
         )
-    return einsum("...ii->...", x, name=name or "Trace")
+    if x.shape is not None and x.shape[-1] is not None and x.shape[-1] == x.shape[-2]:
+        return einsum("...ii->...", x, name=name or "Trace")
+    # Not square, of sizes or a rank known only when run: the diagonal's sum, as in TF.
+    return reduce_sum(matrix_diag_part(x), axis=-1, name=name or "Trace")
 
 
 def _einsum_signature(op: Operation, sigs: Sequence[Any]) -> Any:

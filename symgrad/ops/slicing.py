@@ -160,8 +160,8 @@ def strided_slice(
 ) -> Tensor:
     """TF1's ``strided_slice(input_, begin, end, strides, *_mask)``, or ``x[key]`` when only a
     key is given (``strided_slice(x, key)``; ``tensor[...]`` calls this) with ints, slices,
-    ``...`` and ``None``; also a constant int tensor as an index, and a constant bool tensor
-    as a mask (``x[mask]``).
+    ``...`` and ``None``; also a constant int tensor as an index, and a bool tensor or bool
+    NumPy array as the whole key: a mask (``x[mask]`` is ``boolean_mask(x, mask)``, as in TF).
 
     >>> import symgrad as sg
     >>> with sg.Graph().as_default():
@@ -185,10 +185,35 @@ def strided_slice(
             new_axis_mask,
             shrink_axis_mask,
         )
-    if isinstance(key, Tensor) and key.dtype.is_bool:
-        return _masked(x, key, name)
+    if _is_mask(key):
+        # TF's x[mask]: a bool tensor, bool NumPy array or bool alone is a boolean_mask.
+        return boolean_mask(x, key, name=name)
+    _check_no_mask_inside(x, key)
     normalized, shape = _normalize_key(x, key)
     return _op("StridedSlice", [x], {"key": normalized}, shape, x.dtype, name)
+
+
+def _is_mask(key: Any) -> bool:
+    """Whether TF reads ``key`` as a boolean mask: a bool tensor, a bool NumPy array or a
+    Python bool (a list of bools is not one: TF slices with it, and refuses it)."""
+    if isinstance(key, Tensor):
+        return key.dtype.is_bool
+    return isinstance(key, (bool, np.bool_)) or (
+        isinstance(key, np.ndarray) and key.dtype == np.bool_
+    )
+
+
+def _check_no_mask_inside(x: Tensor, key: Any) -> None:
+    """TF takes a mask only as the whole key: a list of bools, or a mask among other
+    indices, is a TypeError there (its slicing refuses bool begin/end values)."""
+    items = key if isinstance(key, (tuple, list)) else (key,)
+    for item in items:
+        if _is_mask(item) or (isinstance(key, list) and isinstance(item, (bool, np.bool_))):
+            raise DTypeError(
+                f"symgrad: StridedSlice: indexing '{x.name}' {format_shape(x.shape)} with "
+                f"{key!r}: a bool mask must be the whole index (a bool tensor or NumPy "
+                f"array, as for boolean_mask), not a list of bools or one part of the index"
+            )
 
 
 def _key_of_masks(
@@ -457,6 +482,11 @@ def boolean_mask(
     if x.shape is None and not axis and constant_value(m) is not None:
         return _masked(x, m, name)  # indexed when the value arrives, as TF's kernel does
     depth = _known_rank(m, "BooleanMask")
+    if depth == 0:
+        raise ShapeError(
+            f"symgrad: BooleanMask: mask '{m.name}' of shape () over '{x.name}' "
+            f"{format_shape(x.shape)}: a mask cannot be scalar"
+        )
     if x.shape is None:
         # The value's rank arrives at run time, as in TF; indexing then checks the mask
         # against the axes it covers. Only an axis counted from the start names them.

@@ -141,20 +141,22 @@ def _first_tensor(value: Any) -> Tensor:
 PACKER: dict[str, Callable[..., Tensor]] = {}
 
 
-def _pack(value: Any, dtype: _dtypes.DType, name: str | None) -> Tensor:
-    """A nested list or tuple of tensors and values, packed (``stack``) level by level."""
+def _pack(value: Any, dtype: _dtypes.DType, name: str | None, cast: bool = False) -> Tensor:
+    """A nested list or tuple of tensors and values, packed (``stack``) level by level; with
+    ``cast`` (a dtype the caller asked for), tensors of another dtype are cast to it, as TF
+    casts them."""
     stack = PACKER["stack"]
     parts = []
     for item in value:
         if isinstance(item, Tensor):
-            if item.dtype != dtype:
+            if item.dtype != dtype and not cast:
                 raise DTypeError(
                     f"symgrad: packing a list of tensors: '{item.name}' has dtype "
                     f"{item.dtype.name}, the list's first tensor {dtype.name}; use symgrad.cast"
                 )
-            parts.append(item)
+            parts.append(item if item.dtype == dtype else PACKER["cast"](item, dtype))
         elif holds_tensor(item):
-            parts.append(_pack(item, dtype, None))
+            parts.append(_pack(item, dtype, None, cast))
         else:
             parts.append(constant(item, dtype=dtype))
     if not parts:
@@ -167,8 +169,9 @@ def convert_to_tensor(value: Any, dtype: Any = None, name: str | None = None) ->
 
     A list or tuple that holds tensors (nested ones too) is packed into one tensor along a new
     first axis (``stack``, named ``packed`` as in TF); its other values become constants of the
-    first tensor's dtype, and gradients flow through to each tensor. So ``reduce_sum([a, b])``
-    and ``stop_gradient([y])`` take lists where TF does.
+    first tensor's dtype (or of ``dtype``, to which its tensors are then cast, as in TF), and
+    gradients flow through to each tensor. So ``reduce_sum([a, b])`` and ``stop_gradient([y])``
+    take lists where TF does.
 
     >>> import symgrad as sg
     >>> with sg.Graph().as_default():
@@ -185,11 +188,7 @@ def convert_to_tensor(value: Any, dtype: Any = None, name: str | None = None) ->
             )
         return value
     if holds_tensor(value):
-        inferred = _first_tensor(value).dtype
-        if dtype is not None and _dtypes.as_dtype(dtype) != inferred:
-            raise DTypeError(
-                f"symgrad: packing a list of tensors: its tensors have dtype {inferred.name}, "
-                f"expected {_dtypes.as_dtype(dtype).name}; use symgrad.cast"
-            )
-        return _pack(value, inferred, name)
+        if dtype is not None:  # TF casts the list's tensors to the dtype asked for
+            return _pack(value, _dtypes.as_dtype(dtype), name, cast=True)
+        return _pack(value, _first_tensor(value).dtype, name)
     return constant(value, dtype=dtype, name=name)

@@ -522,6 +522,10 @@ class Printer(NumPyCodePrinter):
             return self.parenthesize(a, precedence, strict=False)
 
         zero_at = x if combine != "div_no_nan" else y
+        if zero_at.is_Number and zero_at != 0:  # no guard (xp.where takes no Python bool)
+            if combine == "log":
+                return f"({number(x, PRECEDENCE['Mul'])}*xp.log({number(y, PRECEDENCE['Lambda'])}))"
+            return f"({number(x, PRECEDENCE['Mul'])}/{number(y, PRECEDENCE['Pow'])})"
         if self.dtype_of(zero_at) == "bool":
             test = f"xp.logical_not({self._argument_text(zero_at)})"
         else:

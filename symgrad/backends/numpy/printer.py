@@ -522,11 +522,16 @@ class Printer(NumPyPrinter):
         zero_at = x if combine != "div_no_nan" else y
         np_ = self._module_format("numpy")
         test = f"{_call(self, 'equal', zero_at, 0)}"
-        safe_y = f"{np_}.where({test}, 1, {self._print(y)})"
+        # A nonzero number needs no guard: np.where would make it an int64 (float64) array,
+        # which widens a float32 (float16) operand to float64.
+        guard = not (y.is_Number and y != 0)
+        safe_y = f"{np_}.where({test}, 1, {self._print(y)})" if guard else self._print(y)
         if combine == "log":
             value = f"{self.parenthesize(x, PRECEDENCE['Mul'], strict=False)}*{np_}.log({safe_y})"
         else:
             value = f"{self.parenthesize(x, PRECEDENCE['Mul'], strict=False)}/{safe_y}"
+        if zero_at.is_Number and zero_at != 0:
+            return f"({value})"
         return f"{np_}.where({test}, 0, {value})"
 
     def _print_Xlogy(self, expr: F.Xlogy) -> str:
