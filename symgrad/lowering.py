@@ -124,8 +124,10 @@ class Tracer:
             for n, t in self.outputs
         ]
         self.output_name_of: dict[Tensor, str] = {}
-        for (_, tensor), out_name in zip(self.outputs, output_names, strict=False):
+        for (given, tensor), out_name in zip(self.outputs, output_names, strict=False):
             self.output_name_of.setdefault(tensor, out_name)
+            if given:  # a name the caller chose: the tensor's derivatives are named after it
+                self.namer.aliases.setdefault(tensor, out_name)
         for op in ops:
             if op.outputs and op.outputs[0] in self.given:
                 continue
@@ -418,7 +420,7 @@ class Tracer:
                 tensor.dtype,
                 section,
                 tensor.name,
-                comment=provenance_comment(tensor, name),
+                comment=provenance_comment(tensor, name, self.namer.aliases),
             )
         )
         witnesses = (symbol,) if exact else value.witnesses

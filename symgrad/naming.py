@@ -17,10 +17,11 @@ user-named value*, both of which only change where the graph changes:
   keeps its scopes too (``layer1/W`` is ``layer1_W``, its slot ``layer1/W/Adam``
   is ``layer1_W_Adam``);
 * a forward value the user did not name is ``<role>_<anchor>``: the role is the
-  op's kind (``tanh``, ``add``, ``matmul``, ``xent`` for a softmax
-  cross-entropy), the anchor is the user-named tensor found first in a
-  breadth-first walk over the op's inputs (at most ``ANCHOR_DEPTH`` ops back),
-  so ``tanh(z * w3)`` is ``tanh_w3``;
+  op's kind (``tanh``, ``add``, ``matmul``, ``xent`` for a softmax cross-entropy;
+  ``z`` for a layer's pre-activation ``x @ W + b`` or ``w * x + b``, as a textbook
+  names it), the anchor is the user-named tensor found first in a breadth-first
+  walk over the op's inputs (at most ``ANCHOR_DEPTH`` ops back), so
+  ``tanh(z * w3)`` is ``tanh_w3`` and ``x @ W1 + b1`` is ``z_b1``;
 * a gradient is named after the derivative it is: the cotangent of ``x`` is
   ``d_<y>_d_<x>`` (``d_loss_d_logits``, ``d_loss_d_tanh_w3``); one of several
   terms summed into it is ``d_<x>_via_<consumer>``; a value a gradient
@@ -42,7 +43,7 @@ import builtins
 import keyword
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from .graph import Tensor
@@ -124,7 +125,7 @@ class Provenance:
     via: Tensor | None = None
 
 
-def preferred_names(tensor: Tensor) -> list[str]:
+def preferred_names(tensor: Tensor, aliases: Mapping[Tensor, str] | None = None) -> list[str]:
     """Candidate identifiers for a tensor, most readable first (see the module docstring).
 
     >>> import symgrad as sg
@@ -143,7 +144,7 @@ def preferred_names(tensor: Tensor) -> list[str]:
         return [f"new_{n}" for n in preferred_names(variable)]
     suffix = f"_{tensor.value_index}" if tensor.value_index else ""
     if op.provenance is not None:
-        return [sanitize(_gradient_base(op.provenance, tensor) + suffix)]
+        return [sanitize(_gradient_base(op.provenance, tensor, aliases) + suffix)]
     if op.auto_named and op.type not in ("Placeholder", "VariableV2"):
         anchor = _anchor(tensor)
         role = _role(tensor)
@@ -179,9 +180,29 @@ def output_names(tensor: Tensor) -> list[str]:
     return preferred_names(tensor)
 
 
+# Products that make a layer's pre-activation when a bias is added to them.
+_LAYER_PRODUCTS = frozenset(
+    {"MatMul", "BatchMatMul", "Conv2D", "Conv2DBackpropInput", "DepthwiseConv2dNative"}
+)
+
+
+def _weighted(tensor: Tensor) -> bool:
+    """A layer's weighted inputs: a matrix product or convolution, or a product with a
+    variable (``weight * x`` of a scalar model)."""
+    op = tensor.op
+    if op.type in _LAYER_PRODUCTS:
+        return True
+    return op.type == "Mul" and any(t.op.type == "VariableV2" for t in op.inputs)
+
+
 def _role(tensor: Tensor) -> str:
     """``add`` for TF's ``add_2``: the kind of op, without TF's counter (the op type's name
-    where TF1 names the op after its function: ``div`` for ``truediv``)."""
+    where TF1 names the op after its function: ``div`` for ``truediv``); ``z`` for a layer's
+    pre-activation (a bias added to weighted inputs), as a textbook and ``explain()`` name
+    it."""
+    op = tensor.op
+    if op.type == "Add" and any(_weighted(t) for t in op.inputs):
+        return "z"
     last = tensor.op.code_name.split("/")[-1]
     if tensor.op.auto_named:
         last = _TF_COUNTER.sub("", last)
@@ -245,8 +266,10 @@ def _named_inputs(tensor: Tensor) -> list[Tensor]:
     return inputs
 
 
-def _gradient_base(provenance: Provenance, tensor: Tensor) -> str:
-    cotangent = gradient_name(provenance.ys, provenance.of)
+def _gradient_base(
+    provenance: Provenance, tensor: Tensor, aliases: Mapping[Tensor, str] | None
+) -> str:
+    cotangent = gradient_name(provenance.ys, provenance.of, aliases)
     if provenance.kind == "total":
         return cotangent
     if provenance.kind == "part" and provenance.via is not None:
@@ -257,7 +280,9 @@ def _gradient_base(provenance: Provenance, tensor: Tensor) -> str:
     return f"{'term' if kind == 'elementwise' else kind}_d_{_short(provenance.of)}"
 
 
-def provenance_comment(tensor: Tensor, name: str) -> str:
+def provenance_comment(
+    tensor: Tensor, name: str, aliases: Mapping[Tensor, str] | None = None
+) -> str:
     """``d loss / d logits``: the derivative a gradient statement named ``name`` computes.
 
     Empty where the name says it all already (``d_loss_d_logits`` for that cotangent).
@@ -278,10 +303,10 @@ def provenance_comment(tensor: Tensor, name: str) -> str:
     provenance = tensor.op.provenance
     if provenance is None:
         return ""
-    y_part = _y_part(provenance.ys)
+    y_part = _y_part(provenance.ys, aliases)
     derivative = f"d {y_part} / d {_short(provenance.of)}"
     if provenance.kind == "total":
-        text = "" if name == gradient_name(provenance.ys, provenance.of) else derivative
+        text = "" if name == gradient_name(provenance.ys, provenance.of, aliases) else derivative
     elif provenance.kind == "part" and provenance.via is not None:
         text = f"{derivative}, through {_short(provenance.via)}"
     else:
@@ -290,10 +315,15 @@ def provenance_comment(tensor: Tensor, name: str) -> str:
 
 
 class Namer:
-    """Hands out unique identifiers in the order asked: deterministic by construction."""
+    """Hands out unique identifiers in the order asked: deterministic by construction.
+
+    ``aliases`` are the names the caller gave tensors (``compile({"loss": mean})``): the
+    derivatives of such a tensor are named after them (``d_loss_d_W``).
+    """
 
     def __init__(self, taken: Iterable[str] = ()) -> None:
         self._taken = set(taken)
+        self.aliases: dict[Tensor, str] = {}
 
     def claim(self, candidates: Iterable[str]) -> str:
         candidates = list(candidates)
@@ -310,18 +340,24 @@ class Namer:
         return name
 
     def claim_for(self, tensor: Tensor, override: str | None = None) -> str:
-        return self.claim([sanitize(override)] if override else preferred_names(tensor))
+        if override:
+            return self.claim([sanitize(override)])
+        return self.claim(preferred_names(tensor, self.aliases))
 
 
-def gradient_name(ys: Iterable[Tensor], x: Tensor) -> str:
+def gradient_name(
+    ys: Iterable[Tensor], x: Tensor, aliases: Mapping[Tensor, str] | None = None
+) -> str:
     """``d_loss_d_weight``: the name of the gradient of ``ys`` w.r.t. ``x``."""
-    return f"d_{_y_part(ys)}_d_{_short(x)}"
+    return f"d_{_y_part(ys, aliases)}_d_{_short(x)}"
 
 
-def _y_part(ys: Iterable[Tensor]) -> str:
+def _y_part(ys: Iterable[Tensor], aliases: Mapping[Tensor, str] | None = None) -> str:
     ys = list(ys)
     if len(ys) != 1:
         return "ys"
+    if aliases and ys[0] in aliases:  # the name the caller gave it
+        return aliases[ys[0]]
     # The op's own name, as the outputs of ``gradients`` have always been named.
     last = ys[0].op.code_name.split("/")[-1]
     last = snake_case(last) if ys[0].op.auto_named else last

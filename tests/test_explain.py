@@ -74,11 +74,11 @@ def test_explain_shows_the_seed_regression_formulas() -> None:
     ]
     assert (
         compiled.explain(expand=False).splitlines()[1]
-        == "d_loss_d_weight = sum(d_real_div_d_add_biases*x_input)"
+        == "d_loss_d_weight = sum(d_loss_d_z_biases*x_input)"
     )
     assert r"\operatorname{sum}" in compiled.explain(latex=True)
     formula = compiled.formulas["d_loss_d_weight"]
-    assert {s.name for s in formula.free_symbols} == {"d_real_div_d_add_biases", "x_input"}
+    assert {s.name for s in formula.free_symbols} == {"d_loss_d_z_biases", "x_input"}
     assert np.isclose(compiled(3.0, 11.0, 2.0, 1.0)["d_loss_d_weight"], -3.0 * 4.0 / 32)
 
 

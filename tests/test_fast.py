@@ -111,14 +111,14 @@ def test_a_chains_scalar_weights_move_to_the_sums_that_read_its_gradients() -> N
     feeds = [rng.standard_normal(300)] + [0.8, 0.05] * layers
     source, _, _ = both_forms(chain(layers, 300), feeds)
     lines = body(source)
-    unscaled = [line for line in lines if re.match(r"d_sum_d_add_b\d+_unscaled = ", line)]
+    unscaled = [line for line in lines if re.match(r"d_sum_d_z_b\d+_unscaled = ", line)]
     # by weights, in place: only where DEFERRAL_LIMIT products in a row deferred theirs
-    scaled_in_place = [line for line in lines if re.match(r"d_sum_d_add_b\d+ \*= .*\bw\d+", line)]
+    scaled_in_place = [line for line in lines if re.match(r"d_sum_d_z_b\d+ \*= .*\bw\d+", line)]
     materialized = (layers - 1) // (passes.DEFERRAL_LIMIT + 1)
     assert len(scaled_in_place) == materialized, scaled_in_place
     assert len(unscaled) == layers - 1 - materialized, lines
-    assert "d_sum_d_w18 = w19 * (d_sum_d_add_b18_unscaled @ layer17)" in lines, lines
-    assert "d_sum_d_add_b17_scale = w18 * w19" in lines, lines
+    assert "d_sum_d_w18 = w19 * (d_sum_d_z_b18_unscaled @ layer17)" in lines, lines
+    assert "d_sum_d_z_b17_scale = w18 * w19" in lines, lines
 
 
 @pytest.mark.parametrize("dtype", [sg.float32, sg.float64])
@@ -251,7 +251,7 @@ def test_a_returned_activation_is_never_a_pool_array() -> None:
     lines = body(source)
     assert any(line.startswith("layer2 = ") and "pop()" not in line for line in lines), lines
     # its gradient, which cannot take over its memory, comes from the pool instead
-    assert "d_sum_d_add_b2_unscaled = np.square(layer2, out=_float64_rows.pop())" in lines, lines
+    assert "d_sum_d_z_b2_unscaled = np.square(layer2, out=_float64_rows.pop())" in lines, lines
     with sg.Graph().as_default():
         outputs, inputs = chain(20, 10000, also_return=2)()
         compiled = sg.compile(outputs, inputs=inputs, name="graph")

@@ -16,7 +16,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
-from ..graph import Operation, Tensor
+from ..graph import Operation, Tensor, default_names
 from ..shapes import (
     Shape,
     broadcast_shapes,
@@ -424,7 +424,8 @@ def bias_add(
         # The value's last axis or the bias' size arrives at run time; TF's kernel checks one
         # against the other there, where NumPy would broadcast a size 1 silently.
         bias = ensure_same_dims(bias, value, [0], [-1], "BiasAdd")
-    return add(value, bias, name=name or "BiasAdd")
+    with default_names([value, bias], {"Add": "BiasAdd"}):  # TF's name, as TF names it
+        return add(value, bias, name=name)
 
 
 __all__ = [

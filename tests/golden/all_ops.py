@@ -1014,10 +1014,9 @@ def all_ops(x, labels, weights, bias):
         - 2 * matmul_weights
     )
     del d_add_48_d_sub_weights
-    d_add_48_d_add_bias_5_t0 = np.subtract(1, sqrt_bias_t0, out=sqrt_bias_t0)
-    # d add_48 / d add_bias
-    d_add_48_d_add_bias_5 = np.multiply(
-        d_add_48_d_add_bias_5_t0, d_add_48_d_tanh_bias, out=_float64_rows.pop()
+    d_add_48_d_z_bias_t0 = np.subtract(1, sqrt_bias_t0, out=sqrt_bias_t0)
+    d_add_48_d_z_bias = np.multiply(
+        d_add_48_d_tanh_bias, d_add_48_d_z_bias_t0, out=_float64_rows.pop()
     )
     d_add_48_d_weights = (
         np.reshape(
@@ -1055,11 +1054,11 @@ def all_ops(x, labels, weights, bias):
             np.s_[:2, :2],
             np.float64,
         )
-        + x.T @ d_add_48_d_add_bias_5
         + x.T @ d_add_48_d_matmul_weights
+        + x.T @ d_add_48_d_z_bias
     )
     d_add_48_d_bias = d_add_48_d_add_bias_2.sum(axis=0)
-    d_add_48_d_bias += d_add_48_d_add_bias_5.sum(axis=0)
+    d_add_48_d_bias += d_add_48_d_z_bias.sum(axis=0)
     d_add_48_d_x = (
         2 * d_x_via_mul_x_1
         + _concat_part(d_add_48_d_concat_1, 0, d_x_via_concat_1_t0, 0)
@@ -1073,27 +1072,24 @@ def all_ops(x, labels, weights, bias):
             np.s_[:, :1],
             np.float64,
         )
-        + d_add_48_d_add_bias_5 @ weights.T
         + d_add_48_d_matmul_weights @ weights.T
+        + d_add_48_d_z_bias @ weights.T
     )
-    _float64_rows.append(d_add_48_d_add_bias_5)
+    _float64_rows.append(d_add_48_d_z_bias)
     del cast_x, d_add_48_d_concat_1, d_add_48_d_matmul_weights, d_x_via_mul_x_1
-    d_sum_11_d_d_add_48_d_add_bias_t0 = np.broadcast_to(prod_weights, (3, 3))
+    d_sum_11_d_d_add_48_d_z_bias_t0 = np.broadcast_to(prod_weights, (3, 3))
     del prod_weights
-    d_sum_11_d_d_add_48_d_add_bias = x @ d_sum_11_d_d_add_48_d_add_bias_t0
+    d_sum_11_d_d_add_48_d_z_bias = x @ d_sum_11_d_d_add_48_d_z_bias_t0
     d_sum_11_d_d_add_48_d_tanh_bias = np.multiply(
-        d_add_48_d_add_bias_5_t0,
-        d_sum_11_d_d_add_48_d_add_bias,
-        out=_float64_rows.pop(),
+        d_add_48_d_z_bias_t0, d_sum_11_d_d_add_48_d_z_bias, out=_float64_rows.pop()
     )
-    # d sum_11 / d d_add_48_d_add_bias
-    d_sum_11_d_d_add_48_d_add_bias_1 = np.multiply(
+    d_sum_11_d_d_add_48_d_add_bias = np.multiply(
         d_add_48_d_tanh_bias_t4,
         d_sum_11_d_d_add_48_d_tanh_bias,
         out=_float64_rows.pop(),
     )
     d_sum_11_d_d_add_48_d_sqrt_bias = np.multiply(
-        d_sum_11_d_d_add_48_d_add_bias_1, reciprocal_bias, out=_float64_rows.pop()
+        d_sum_11_d_d_add_48_d_add_bias, reciprocal_bias, out=_float64_rows.pop()
     )
     d_sum_11_d_d_add_48_d_sqrt_bias /= 2
     d_sum_11_d_d_add_48_d_neg_bias = np.negative(
@@ -1173,26 +1169,26 @@ def all_ops(x, labels, weights, bias):
     d_sum_11_d_softmax_d_xent_weights = _sum_to_shape(
         broadcast_grad_d_xent_weights
         * _sum_to_shape(
-            d_sum_11_d_d_add_48_d_add_bias, np.shape(d_matmul_weights_via_xent_weights)
+            d_sum_11_d_d_add_48_d_z_bias, np.shape(d_matmul_weights_via_xent_weights)
         ),
         np.shape(x),
     )
     del d_matmul_weights_via_xent_weights
     d_sum_11_d_sub_d_softmax_weights = np.multiply(
-        d_sum_11_d_d_add_48_d_add_bias, softmax_weights, out=_float64_rows.pop()
+        d_sum_11_d_d_add_48_d_z_bias, softmax_weights, out=_float64_rows.pop()
     )
     d_sum_11_d_mul_d_softmax_weights = np.sum(
         -d_sum_11_d_sub_d_softmax_weights, axis=1, keepdims=True
     )
     d_sum_11_d_mul_d_log_softmax_weights = np.negative(
-        d_sum_11_d_d_add_48_d_add_bias, out=_float64_rows.pop()
+        d_sum_11_d_d_add_48_d_z_bias, out=_float64_rows.pop()
     )
     d_sum_11_d_d_add_48_d_reshape_weights = np.reshape(
-        d_sum_11_d_d_add_48_d_add_bias_t0, (1, 3, 3, 1)
+        d_sum_11_d_d_add_48_d_z_bias_t0, (1, 3, 3, 1)
     )
     # d sum_11 / d d_add_48_d_reshape_weights
     d_sum_11_d_d_add_48_d_reshape_weights_1 = np.reshape(
-        d_sum_11_d_d_add_48_d_add_bias_t0[:2, :2], (2, 2, 1, 1)
+        d_sum_11_d_d_add_48_d_z_bias_t0[:2, :2], (2, 2, 1, 1)
     )
     d_sum_11_d_d_add_48_d_avg_pool_weights = _avg_pool(
         _max_pool_grad_grad(
@@ -1238,7 +1234,7 @@ def all_ops(x, labels, weights, bias):
     d_sum_11_d_sub_weights = np.asarray(
         d_add_48_d_identity_weights
         * (
-            np.asarray(d_sum_11_d_d_add_48_d_add_bias, dtype=np.float32)
+            np.asarray(d_sum_11_d_d_add_48_d_z_bias, dtype=np.float32)
             - np.asarray(d_sum_11_d_d_add_48_d_tanh_bias, dtype=np.float32)
         )
         * np.sign(sub_weights) ** 2
@@ -1288,9 +1284,9 @@ def all_ops(x, labels, weights, bias):
     d_sum_11_d_log_softmax_weights += d_sum_11_d_sub_d_softmax_weights
     _float64_rows.append(d_sum_11_d_sub_d_softmax_weights)
     d_sum_11_d_softmax_weights = np.multiply(
-        sub_d_softmax_weights, d_sum_11_d_d_add_48_d_add_bias, out=sub_d_softmax_weights
+        sub_d_softmax_weights, d_sum_11_d_d_add_48_d_z_bias, out=sub_d_softmax_weights
     )
-    d_sum_11_d_softmax_weights += d_sum_11_d_d_add_48_d_add_bias
+    d_sum_11_d_softmax_weights += d_sum_11_d_d_add_48_d_z_bias
     d_sum_11_d_softmax_weights += d_sum_11_d_mul_d_softmax_weights * log_softmax_weights
     d_sum_11_d_softmax_weights += np.sum(
         d_sum_11_d_mul_d_log_softmax_weights * exp_d_log_softmax_weights,
@@ -1304,9 +1300,9 @@ def all_ops(x, labels, weights, bias):
     del d_add_48_d_tanh_bias_t11
     d_sum_11_d_matmul_weights = (
         d_add_48_d_matmul_weights_t0
-        * d_sum_11_d_d_add_48_d_add_bias
+        * d_sum_11_d_d_add_48_d_z_bias
         * (1 - d_add_48_d_matmul_weights_t0)
-        + d_sum_11_d_d_add_48_d_add_bias
+        + d_sum_11_d_d_add_48_d_z_bias
         * d_sum_11_d_matmul_weights_t0**2
         * d_sum_11_d_matmul_weights_t1
         * (1 - d_sum_11_d_matmul_weights_t1)
@@ -1497,7 +1493,7 @@ def all_ops(x, labels, weights, bias):
             )
             - d_sum_11_d_tanh_bias_t2 / d_add_48_d_sqrt_bias_t2**2
             - d_add_48_d_add_bias_4_t2
-            * d_sum_11_d_d_add_48_d_add_bias_1
+            * d_sum_11_d_d_add_48_d_add_bias
             * np.logical_not(d_add_48_d_add_bias_4_t0)
             / d_add_48_d_add_bias_4_t1**2
         )
@@ -1507,7 +1503,7 @@ def all_ops(x, labels, weights, bias):
     _float64_rows.append(d_add_48_d_sqrt_bias_t2)
     _float64_rows.append(d_add_48_d_sqrt_bias_t3)
     _float64_rows.append(d_add_48_d_sqrt_bias_t6)
-    _float64_rows.append(d_sum_11_d_d_add_48_d_add_bias_1)
+    _float64_rows.append(d_sum_11_d_d_add_48_d_add_bias)
     _float64_rows.append(d_sum_11_d_d_add_48_d_neg_bias)
     _float64_rows.append(d_sum_11_d_tanh_bias_t2)
     _float64_rows.append(d_tanh_bias_via_neg_bias)
@@ -1535,12 +1531,6 @@ def all_ops(x, labels, weights, bias):
         + d_add_48_d_tanh_bias_t8 * d_sum_11_d_add_bias_1
         + d_sum_11_d_add_bias_1 * sigmoid_bias
         + d_sum_11_d_add_bias_1
-        + d_sum_11_d_d_add_48_d_add_bias
-        * (
-            -d_sum_11_d_matmul_weights_t0 * d_sum_11_d_matmul_weights_t1
-            - np.float64(np.less(matmul_weights, 0))
-            - 1
-        )
         + d_sum_11_d_d_add_48_d_reshape_bias_t0
         * (
             d_sum_11_d_add_bias_1
@@ -1555,6 +1545,12 @@ def all_ops(x, labels, weights, bias):
             d_add_48_d_tanh_bias_t9 * d_sum_11_d_tanh_bias_t1 * tanh_bias
             + d_sum_11_d_tanh_bias_t1
         )
+        + d_sum_11_d_d_add_48_d_z_bias
+        * (
+            -d_sum_11_d_matmul_weights_t0 * d_sum_11_d_matmul_weights_t1
+            - np.float64(np.less(matmul_weights, 0))
+            - 1
+        )
         + d_sum_11_d_mul_d_log_softmax_weights
         + 2 * d_sum_11_d_pow_bias_t0
         + d_sum_11_d_tanh_bias_t6
@@ -1564,9 +1560,7 @@ def all_ops(x, labels, weights, bias):
         + d_tanh_bias_via_neg_bias_1
         + np.asarray(-d_sum_11_d_sub_weights, dtype=np.float64)
         - add_bias_t1 * d_sum_11_d_add_bias_1
-        - d_add_48_d_tanh_bias
-        * d_add_48_d_tanh_bias_t4
-        * d_sum_11_d_d_add_48_d_add_bias
+        - d_add_48_d_tanh_bias * d_add_48_d_tanh_bias_t4 * d_sum_11_d_d_add_48_d_z_bias
         - d_add_48_d_tanh_bias_t3 * d_sum_11_d_d_add_48_d_tanh_bias
         - d_add_48_d_tanh_bias_t7 * d_sum_11_d_d_add_48_d_tanh_bias
         - d_sum_11_d_d_add_48_d_sqrt_bias * d_sum_11_d_tanh_bias_t0
@@ -1603,7 +1597,7 @@ def all_ops(x, labels, weights, bias):
         d_add_48_d_tanh_bias_t8,
         d_add_48_d_tanh_bias_t9,
         d_sum_11_d_add_bias_1,
-        d_sum_11_d_d_add_48_d_add_bias,
+        d_sum_11_d_d_add_48_d_z_bias,
         d_sum_11_d_matmul_weights_t0,
         d_sum_11_d_matmul_weights_t1,
         d_sum_11_d_sub_weights,
@@ -1674,9 +1668,9 @@ def all_ops(x, labels, weights, bias):
             np.float64,
         )
         + x.T @ d_sum_11_d_matmul_weights
-        + x.T @ (d_add_48_d_add_bias_5_t0 * d_sum_11_d_tanh_bias)
+        + x.T @ (d_add_48_d_z_bias_t0 * d_sum_11_d_tanh_bias)
     )
-    _float64_rows.append(d_add_48_d_add_bias_5_t0)
+    _float64_rows.append(d_add_48_d_z_bias_t0)
     del (
         avg_pool_weights,
         d_add_48_d_conv_transpose_weights,
@@ -2197,10 +2191,9 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         - 2 * matmul_weights
     )
     del d_add_48_d_sub_weights
-    d_add_48_d_add_bias_5_t0 = np.subtract(1, sqrt_bias_t0, out=sqrt_bias_t0)
-    # d add_48 / d add_bias
-    d_add_48_d_add_bias_5 = np.multiply(
-        d_add_48_d_add_bias_5_t0, d_add_48_d_tanh_bias, out=_float64_rows.pop()
+    d_add_48_d_z_bias_t0 = np.subtract(1, sqrt_bias_t0, out=sqrt_bias_t0)
+    d_add_48_d_z_bias = np.multiply(
+        d_add_48_d_tanh_bias, d_add_48_d_z_bias_t0, out=_float64_rows.pop()
     )
     d_add_48_d_weights = (
         np.reshape(
@@ -2238,11 +2231,11 @@ def _all_ops_same_shapes(x, labels, weights, bias):
             np.s_[:2, :2],
             np.float64,
         )
-        + x.T @ d_add_48_d_add_bias_5
         + x.T @ d_add_48_d_matmul_weights
+        + x.T @ d_add_48_d_z_bias
     )
     d_add_48_d_bias = d_add_48_d_add_bias_2.sum(axis=0)
-    d_add_48_d_bias += d_add_48_d_add_bias_5.sum(axis=0)
+    d_add_48_d_bias += d_add_48_d_z_bias.sum(axis=0)
     d_add_48_d_x = (
         2 * d_x_via_mul_x_1
         + _concat_part(d_add_48_d_concat_1, 0, d_x_via_concat_1_t0, 0)
@@ -2256,27 +2249,24 @@ def _all_ops_same_shapes(x, labels, weights, bias):
             np.s_[:, :1],
             np.float64,
         )
-        + d_add_48_d_add_bias_5 @ weights.T
         + d_add_48_d_matmul_weights @ weights.T
+        + d_add_48_d_z_bias @ weights.T
     )
-    _float64_rows.append(d_add_48_d_add_bias_5)
+    _float64_rows.append(d_add_48_d_z_bias)
     del cast_x, d_add_48_d_concat_1, d_add_48_d_matmul_weights, d_x_via_mul_x_1
-    d_sum_11_d_d_add_48_d_add_bias_t0 = np.broadcast_to(prod_weights, (3, 3))
+    d_sum_11_d_d_add_48_d_z_bias_t0 = np.broadcast_to(prod_weights, (3, 3))
     del prod_weights
-    d_sum_11_d_d_add_48_d_add_bias = x @ d_sum_11_d_d_add_48_d_add_bias_t0
+    d_sum_11_d_d_add_48_d_z_bias = x @ d_sum_11_d_d_add_48_d_z_bias_t0
     d_sum_11_d_d_add_48_d_tanh_bias = np.multiply(
-        d_add_48_d_add_bias_5_t0,
-        d_sum_11_d_d_add_48_d_add_bias,
-        out=_float64_rows.pop(),
+        d_add_48_d_z_bias_t0, d_sum_11_d_d_add_48_d_z_bias, out=_float64_rows.pop()
     )
-    # d sum_11 / d d_add_48_d_add_bias
-    d_sum_11_d_d_add_48_d_add_bias_1 = np.multiply(
+    d_sum_11_d_d_add_48_d_add_bias = np.multiply(
         d_add_48_d_tanh_bias_t4,
         d_sum_11_d_d_add_48_d_tanh_bias,
         out=_float64_rows.pop(),
     )
     d_sum_11_d_d_add_48_d_sqrt_bias = np.multiply(
-        d_sum_11_d_d_add_48_d_add_bias_1, reciprocal_bias, out=_float64_rows.pop()
+        d_sum_11_d_d_add_48_d_add_bias, reciprocal_bias, out=_float64_rows.pop()
     )
     d_sum_11_d_d_add_48_d_sqrt_bias /= 2
     d_sum_11_d_d_add_48_d_neg_bias = np.negative(
@@ -2356,26 +2346,26 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     d_sum_11_d_softmax_d_xent_weights = _sum_to_shape(
         broadcast_grad_d_xent_weights
         * _sum_to_shape(
-            d_sum_11_d_d_add_48_d_add_bias, np.shape(d_matmul_weights_via_xent_weights)
+            d_sum_11_d_d_add_48_d_z_bias, np.shape(d_matmul_weights_via_xent_weights)
         ),
         np.shape(x),
     )
     del d_matmul_weights_via_xent_weights
     d_sum_11_d_sub_d_softmax_weights = np.multiply(
-        d_sum_11_d_d_add_48_d_add_bias, softmax_weights, out=_float64_rows.pop()
+        d_sum_11_d_d_add_48_d_z_bias, softmax_weights, out=_float64_rows.pop()
     )
     d_sum_11_d_mul_d_softmax_weights = np.sum(
         -d_sum_11_d_sub_d_softmax_weights, axis=1, keepdims=True
     )
     d_sum_11_d_mul_d_log_softmax_weights = np.negative(
-        d_sum_11_d_d_add_48_d_add_bias, out=_float64_rows.pop()
+        d_sum_11_d_d_add_48_d_z_bias, out=_float64_rows.pop()
     )
     d_sum_11_d_d_add_48_d_reshape_weights = np.reshape(
-        d_sum_11_d_d_add_48_d_add_bias_t0, (1, 3, 3, 1)
+        d_sum_11_d_d_add_48_d_z_bias_t0, (1, 3, 3, 1)
     )
     # d sum_11 / d d_add_48_d_reshape_weights
     d_sum_11_d_d_add_48_d_reshape_weights_1 = np.reshape(
-        d_sum_11_d_d_add_48_d_add_bias_t0[:2, :2], (2, 2, 1, 1)
+        d_sum_11_d_d_add_48_d_z_bias_t0[:2, :2], (2, 2, 1, 1)
     )
     d_sum_11_d_d_add_48_d_avg_pool_weights = _avg_pool(
         _max_pool_grad_grad(
@@ -2421,7 +2411,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     d_sum_11_d_sub_weights = np.asarray(
         d_add_48_d_identity_weights
         * (
-            np.asarray(d_sum_11_d_d_add_48_d_add_bias, dtype=np.float32)
+            np.asarray(d_sum_11_d_d_add_48_d_z_bias, dtype=np.float32)
             - np.asarray(d_sum_11_d_d_add_48_d_tanh_bias, dtype=np.float32)
         )
         * np.sign(sub_weights) ** 2
@@ -2471,9 +2461,9 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     d_sum_11_d_log_softmax_weights += d_sum_11_d_sub_d_softmax_weights
     _float64_rows.append(d_sum_11_d_sub_d_softmax_weights)
     d_sum_11_d_softmax_weights = np.multiply(
-        sub_d_softmax_weights, d_sum_11_d_d_add_48_d_add_bias, out=sub_d_softmax_weights
+        sub_d_softmax_weights, d_sum_11_d_d_add_48_d_z_bias, out=sub_d_softmax_weights
     )
-    d_sum_11_d_softmax_weights += d_sum_11_d_d_add_48_d_add_bias
+    d_sum_11_d_softmax_weights += d_sum_11_d_d_add_48_d_z_bias
     d_sum_11_d_softmax_weights += d_sum_11_d_mul_d_softmax_weights * log_softmax_weights
     d_sum_11_d_softmax_weights += np.sum(
         d_sum_11_d_mul_d_log_softmax_weights * exp_d_log_softmax_weights,
@@ -2487,9 +2477,9 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     del d_add_48_d_tanh_bias_t11
     d_sum_11_d_matmul_weights = (
         d_add_48_d_matmul_weights_t0
-        * d_sum_11_d_d_add_48_d_add_bias
+        * d_sum_11_d_d_add_48_d_z_bias
         * (1 - d_add_48_d_matmul_weights_t0)
-        + d_sum_11_d_d_add_48_d_add_bias
+        + d_sum_11_d_d_add_48_d_z_bias
         * d_sum_11_d_matmul_weights_t0**2
         * d_sum_11_d_matmul_weights_t1
         * (1 - d_sum_11_d_matmul_weights_t1)
@@ -2680,7 +2670,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
             )
             - d_sum_11_d_tanh_bias_t2 / d_add_48_d_sqrt_bias_t2**2
             - d_add_48_d_add_bias_4_t2
-            * d_sum_11_d_d_add_48_d_add_bias_1
+            * d_sum_11_d_d_add_48_d_add_bias
             * np.logical_not(d_add_48_d_add_bias_4_t0)
             / d_add_48_d_add_bias_4_t1**2
         )
@@ -2690,7 +2680,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     _float64_rows.append(d_add_48_d_sqrt_bias_t2)
     _float64_rows.append(d_add_48_d_sqrt_bias_t3)
     _float64_rows.append(d_add_48_d_sqrt_bias_t6)
-    _float64_rows.append(d_sum_11_d_d_add_48_d_add_bias_1)
+    _float64_rows.append(d_sum_11_d_d_add_48_d_add_bias)
     _float64_rows.append(d_sum_11_d_d_add_48_d_neg_bias)
     _float64_rows.append(d_sum_11_d_tanh_bias_t2)
     _float64_rows.append(d_tanh_bias_via_neg_bias)
@@ -2718,12 +2708,6 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         + d_add_48_d_tanh_bias_t8 * d_sum_11_d_add_bias_1
         + d_sum_11_d_add_bias_1 * sigmoid_bias
         + d_sum_11_d_add_bias_1
-        + d_sum_11_d_d_add_48_d_add_bias
-        * (
-            -d_sum_11_d_matmul_weights_t0 * d_sum_11_d_matmul_weights_t1
-            - np.float64(np.less(matmul_weights, 0))
-            - 1
-        )
         + d_sum_11_d_d_add_48_d_reshape_bias_t0
         * (
             d_sum_11_d_add_bias_1
@@ -2738,6 +2722,12 @@ def _all_ops_same_shapes(x, labels, weights, bias):
             d_add_48_d_tanh_bias_t9 * d_sum_11_d_tanh_bias_t1 * tanh_bias
             + d_sum_11_d_tanh_bias_t1
         )
+        + d_sum_11_d_d_add_48_d_z_bias
+        * (
+            -d_sum_11_d_matmul_weights_t0 * d_sum_11_d_matmul_weights_t1
+            - np.float64(np.less(matmul_weights, 0))
+            - 1
+        )
         + d_sum_11_d_mul_d_log_softmax_weights
         + 2 * d_sum_11_d_pow_bias_t0
         + d_sum_11_d_tanh_bias_t6
@@ -2747,9 +2737,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         + d_tanh_bias_via_neg_bias_1
         + np.asarray(-d_sum_11_d_sub_weights, dtype=np.float64)
         - add_bias_t1 * d_sum_11_d_add_bias_1
-        - d_add_48_d_tanh_bias
-        * d_add_48_d_tanh_bias_t4
-        * d_sum_11_d_d_add_48_d_add_bias
+        - d_add_48_d_tanh_bias * d_add_48_d_tanh_bias_t4 * d_sum_11_d_d_add_48_d_z_bias
         - d_add_48_d_tanh_bias_t3 * d_sum_11_d_d_add_48_d_tanh_bias
         - d_add_48_d_tanh_bias_t7 * d_sum_11_d_d_add_48_d_tanh_bias
         - d_sum_11_d_d_add_48_d_sqrt_bias * d_sum_11_d_tanh_bias_t0
@@ -2786,7 +2774,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         d_add_48_d_tanh_bias_t8,
         d_add_48_d_tanh_bias_t9,
         d_sum_11_d_add_bias_1,
-        d_sum_11_d_d_add_48_d_add_bias,
+        d_sum_11_d_d_add_48_d_z_bias,
         d_sum_11_d_matmul_weights_t0,
         d_sum_11_d_matmul_weights_t1,
         d_sum_11_d_sub_weights,
@@ -2857,9 +2845,9 @@ def _all_ops_same_shapes(x, labels, weights, bias):
             np.float64,
         )
         + x.T @ d_sum_11_d_matmul_weights
-        + x.T @ (d_add_48_d_add_bias_5_t0 * d_sum_11_d_tanh_bias)
+        + x.T @ (d_add_48_d_z_bias_t0 * d_sum_11_d_tanh_bias)
     )
-    _float64_rows.append(d_add_48_d_add_bias_5_t0)
+    _float64_rows.append(d_add_48_d_z_bias_t0)
     del (
         avg_pool_weights,
         d_add_48_d_conv_transpose_weights,

@@ -231,10 +231,10 @@ def conv_pool_dense(images, labels, kernel, bias, dense):
     # Any other shapes, broadcast as TF1 broadcasts them.
     # Statements: 16, BLAS calls: 3
     # Forward
-    relu_BiasAdd = np.maximum(bias + _conv2d(images, kernel, (1, 1), (1, 1), "SAME"), 0)
-    max_pool_BiasAdd = _max_pool(relu_BiasAdd, (2, 2), (2, 2), "SAME")
-    reshape_BiasAdd = np.reshape(max_pool_BiasAdd, (-1, 64))
-    matmul_dense = reshape_BiasAdd @ dense
+    relu_bias = np.maximum(bias + _conv2d(images, kernel, (1, 1), (1, 1), "SAME"), 0)
+    max_pool_bias = _max_pool(relu_bias, (2, 2), (2, 2), "SAME")
+    reshape_bias = np.reshape(max_pool_bias, (-1, 64))
+    matmul_dense = reshape_bias @ dense
     xent_labels_t0 = matmul_dense.max(axis=1, keepdims=True, initial=-np.inf)
     xent_labels_t1_arg = matmul_dense - xent_labels_t0
     xent_labels_t1 = np.exp(xent_labels_t1_arg, out=xent_labels_t1_arg)
@@ -249,20 +249,20 @@ def conv_pool_dense(images, labels, kernel, bias, dense):
     d_loss_d_matmul_dense = xent_labels_t1 / xent_labels_t2 - labels
     d_loss_d_matmul_dense /= max(np.size(xent_labels), 1)
     del xent_labels, xent_labels_t1, xent_labels_t2
-    d_loss_d_BiasAdd = _max_pool_grad(
-        relu_BiasAdd,
-        np.reshape(d_loss_d_matmul_dense @ dense.T, np.shape(max_pool_BiasAdd)),
+    d_loss_d_z_bias = _max_pool_grad(
+        relu_bias,
+        np.reshape(d_loss_d_matmul_dense @ dense.T, np.shape(max_pool_bias)),
         (2, 2),
         (2, 2),
         "SAME",
-    ) * np.greater(relu_BiasAdd, 0)
-    del max_pool_BiasAdd, relu_BiasAdd
+    ) * np.greater(relu_bias, 0)
+    del max_pool_bias, relu_bias
     d_loss_d_kernel = _conv2d_backprop_filter(
-        images, d_loss_d_BiasAdd, (3, 3), (1, 1), (1, 1), "SAME"
+        images, d_loss_d_z_bias, (3, 3), (1, 1), (1, 1), "SAME"
     )
-    d_loss_d_bias = d_loss_d_BiasAdd.sum(axis=(0, 1, 2))
-    del d_loss_d_BiasAdd
-    d_loss_d_dense = reshape_BiasAdd.T @ d_loss_d_matmul_dense
+    d_loss_d_bias = d_loss_d_z_bias.sum(axis=(0, 1, 2))
+    del d_loss_d_z_bias
+    d_loss_d_dense = reshape_bias.T @ d_loss_d_matmul_dense
     return loss, d_loss_d_kernel, d_loss_d_bias, d_loss_d_dense
 
 
@@ -270,10 +270,10 @@ def _conv_pool_dense_same_shapes(images, labels, kernel, bias, dense):
     """``conv_pool_dense`` for the inputs that pass its shape check: sizes known equal."""
     # Statements: 17, BLAS calls: 3
     # Forward
-    relu_BiasAdd = np.maximum(bias + _conv2d(images, kernel, (1, 1), (1, 1), "SAME"), 0)
-    max_pool_BiasAdd = _max_pool(relu_BiasAdd, (2, 2), (2, 2), "SAME")
-    reshape_BiasAdd = np.reshape(max_pool_BiasAdd, (-1, 64))
-    matmul_dense = reshape_BiasAdd @ dense
+    relu_bias = np.maximum(bias + _conv2d(images, kernel, (1, 1), (1, 1), "SAME"), 0)
+    max_pool_bias = _max_pool(relu_bias, (2, 2), (2, 2), "SAME")
+    reshape_bias = np.reshape(max_pool_bias, (-1, 64))
+    matmul_dense = reshape_bias @ dense
     xent_labels_t0 = matmul_dense.max(axis=1, keepdims=True, initial=-np.inf)
     xent_labels_t1_arg = matmul_dense - xent_labels_t0
     xent_labels_t1 = np.exp(xent_labels_t1_arg, out=xent_labels_t1_arg)
@@ -289,18 +289,18 @@ def _conv_pool_dense_same_shapes(images, labels, kernel, bias, dense):
     d_loss_d_matmul_dense = xent_labels_t1 / xent_labels_t2 - labels
     d_loss_d_matmul_dense /= max(np.size(xent_labels), 1)
     del xent_labels, xent_labels_t1, xent_labels_t2
-    d_loss_d_BiasAdd = _max_pool_grad(
-        relu_BiasAdd,
-        np.reshape(d_loss_d_matmul_dense @ dense.T, np.shape(max_pool_BiasAdd)),
+    d_loss_d_z_bias = _max_pool_grad(
+        relu_bias,
+        np.reshape(d_loss_d_matmul_dense @ dense.T, np.shape(max_pool_bias)),
         (2, 2),
         (2, 2),
         "SAME",
-    ) * np.greater(relu_BiasAdd, 0)
-    del max_pool_BiasAdd, relu_BiasAdd
+    ) * np.greater(relu_bias, 0)
+    del max_pool_bias, relu_bias
     d_loss_d_kernel = _conv2d_backprop_filter(
-        images, d_loss_d_BiasAdd, (3, 3), (1, 1), (1, 1), "SAME"
+        images, d_loss_d_z_bias, (3, 3), (1, 1), (1, 1), "SAME"
     )
-    d_loss_d_bias = d_loss_d_BiasAdd.sum(axis=(0, 1, 2))
-    del d_loss_d_BiasAdd
-    d_loss_d_dense = reshape_BiasAdd.T @ d_loss_d_matmul_dense
+    d_loss_d_bias = d_loss_d_z_bias.sum(axis=(0, 1, 2))
+    del d_loss_d_z_bias
+    d_loss_d_dense = reshape_bias.T @ d_loss_d_matmul_dense
     return loss, d_loss_d_kernel, d_loss_d_bias, d_loss_d_dense

@@ -227,10 +227,10 @@ def conv_pool_dense(images, labels, kernel, bias, dense):
     dense = _check("dense", dense, np.float32, (64, 3))
     # Statements: 14, BLAS calls: 3
     # Forward
-    relu_BiasAdd = np.maximum(bias + _conv2d(images, kernel, (1, 1), (1, 1), "SAME"), 0)
-    max_pool_BiasAdd = _max_pool(relu_BiasAdd, (2, 2), (2, 2), "SAME")
-    reshape_BiasAdd = np.reshape(max_pool_BiasAdd, (-1, 64))
-    matmul_dense = reshape_BiasAdd @ dense
+    relu_bias = np.maximum(bias + _conv2d(images, kernel, (1, 1), (1, 1), "SAME"), 0)
+    max_pool_bias = _max_pool(relu_bias, (2, 2), (2, 2), "SAME")
+    reshape_bias = np.reshape(max_pool_bias, (-1, 64))
+    matmul_dense = reshape_bias @ dense
     xent_labels_t0 = np.max(matmul_dense, axis=1, keepdims=True, initial=-np.inf)
     xent_labels_t1 = np.exp(matmul_dense - xent_labels_t0)
     xent_labels_t2 = np.sum(xent_labels_t1, axis=1, keepdims=True)
@@ -242,16 +242,16 @@ def conv_pool_dense(images, labels, kernel, bias, dense):
     d_loss_d_matmul_dense = (xent_labels_t1 / xent_labels_t2 - labels) / max(
         np.size(xent_labels), 1
     )
-    d_loss_d_BiasAdd = _max_pool_grad(
-        relu_BiasAdd,
-        np.reshape(d_loss_d_matmul_dense @ dense.T, np.shape(max_pool_BiasAdd)),
+    d_loss_d_z_bias = _max_pool_grad(
+        relu_bias,
+        np.reshape(d_loss_d_matmul_dense @ dense.T, np.shape(max_pool_bias)),
         (2, 2),
         (2, 2),
         "SAME",
-    ) * np.greater(relu_BiasAdd, 0)
+    ) * np.greater(relu_bias, 0)
     d_loss_d_kernel = _conv2d_backprop_filter(
-        images, d_loss_d_BiasAdd, (3, 3), (1, 1), (1, 1), "SAME"
+        images, d_loss_d_z_bias, (3, 3), (1, 1), (1, 1), "SAME"
     )
-    d_loss_d_bias = np.sum(d_loss_d_BiasAdd, axis=(0, 1, 2))
-    d_loss_d_dense = reshape_BiasAdd.T @ d_loss_d_matmul_dense
+    d_loss_d_bias = np.sum(d_loss_d_z_bias, axis=(0, 1, 2))
+    d_loss_d_dense = reshape_bias.T @ d_loss_d_matmul_dense
     return loss, d_loss_d_kernel, d_loss_d_bias, d_loss_d_dense

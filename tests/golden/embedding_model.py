@@ -121,35 +121,35 @@ def embedding_model(words, labels, embeddings, weights, bias):
     ensure_in_range_embeddings = _ensure_in_range(words, embeddings, 0, "GatherV2")
     gather_embeddings = np.take(embeddings, ensure_in_range_embeddings, axis=0)
     mean_embeddings = gather_embeddings.mean(axis=1)
-    add_bias = mean_embeddings @ weights
-    add_bias += bias
+    z_bias = mean_embeddings @ weights
+    z_bias += bias
     one_hot_labels = (np.eye(4, dtype=np.float32))[
         _ensure_in_range(
             _ensure_same_dims(
-                labels, add_bias, (0,), (0,), "SparseSoftmaxCrossEntropyWithLogits"
+                labels, z_bias, (0,), (0,), "SparseSoftmaxCrossEntropyWithLogits"
             ),
-            add_bias,
+            z_bias,
             -1,
             "SparseSoftmaxCrossEntropyWithLogits",
         )
     ]
-    xent_bias_t0 = add_bias.max(axis=1, keepdims=True, initial=-np.inf)
-    xent_bias_t1_arg = add_bias - xent_bias_t0
+    xent_bias_t0 = z_bias.max(axis=1, keepdims=True, initial=-np.inf)
+    xent_bias_t1_arg = z_bias - xent_bias_t0
     xent_bias_t1 = np.exp(xent_bias_t1_arg, out=xent_bias_t1_arg)
     del xent_bias_t1_arg
     xent_bias_t2 = xent_bias_t1.sum(axis=1, keepdims=True)
     xent_bias = -np.sum(
-        one_hot_labels * (add_bias - xent_bias_t0 - np.log(xent_bias_t2)), axis=1
+        one_hot_labels * (z_bias - xent_bias_t0 - np.log(xent_bias_t2)), axis=1
     )
-    del add_bias, xent_bias_t0
+    del xent_bias_t0, z_bias
     mean_1 = xent_bias.mean()
     # Gradients
-    d_mean_1_d_add_bias = xent_bias_t1 / xent_bias_t2 - one_hot_labels
-    d_mean_1_d_add_bias /= max(np.size(xent_bias), 1)
+    d_mean_1_d_z_bias = xent_bias_t1 / xent_bias_t2 - one_hot_labels
+    d_mean_1_d_z_bias /= max(np.size(xent_bias), 1)
     del one_hot_labels, xent_bias, xent_bias_t1, xent_bias_t2
     d_mean_1_d_embeddings = _scatter_add(
         np.broadcast_to(
-            np.expand_dims(d_mean_1_d_add_bias @ weights.T, 1) / 20,
+            np.expand_dims(d_mean_1_d_z_bias @ weights.T, 1) / 20,
             np.shape(gather_embeddings),
         ),
         ensure_in_range_embeddings,
@@ -158,9 +158,9 @@ def embedding_model(words, labels, embeddings, weights, bias):
         np.float32,
     )
     del ensure_in_range_embeddings, gather_embeddings
-    d_mean_1_d_weights = mean_embeddings.T @ d_mean_1_d_add_bias
+    d_mean_1_d_weights = mean_embeddings.T @ d_mean_1_d_z_bias
     del mean_embeddings
-    d_mean_1_d_bias = d_mean_1_d_add_bias.sum(axis=0)
+    d_mean_1_d_bias = d_mean_1_d_z_bias.sum(axis=0)
     return mean_1, d_mean_1_d_embeddings, d_mean_1_d_weights, d_mean_1_d_bias
 
 
@@ -171,27 +171,27 @@ def _embedding_model_same_shapes(words, labels, embeddings, weights, bias):
     ensure_in_range_embeddings = _ensure_in_range(words, embeddings, 0, "GatherV2")
     gather_embeddings = np.take(embeddings, ensure_in_range_embeddings, axis=0)
     mean_embeddings = gather_embeddings.mean(axis=1)
-    add_bias = mean_embeddings @ weights
-    add_bias += bias
+    z_bias = mean_embeddings @ weights
+    z_bias += bias
     one_hot_labels = (np.eye(4, dtype=np.float32))[
-        _ensure_in_range(labels, add_bias, -1, "SparseSoftmaxCrossEntropyWithLogits")
+        _ensure_in_range(labels, z_bias, -1, "SparseSoftmaxCrossEntropyWithLogits")
     ]
-    mean_1_t0 = add_bias.max(axis=1, keepdims=True, initial=-np.inf)
-    mean_1_t1_arg = add_bias - mean_1_t0
+    mean_1_t0 = z_bias.max(axis=1, keepdims=True, initial=-np.inf)
+    mean_1_t1_arg = z_bias - mean_1_t0
     mean_1_t1 = np.exp(mean_1_t1_arg, out=mean_1_t1_arg)
     del mean_1_t1_arg
     mean_1_t2 = mean_1_t1.sum(axis=1, keepdims=True)
     mean_1 = np.mean(
-        -np.sum(one_hot_labels * (add_bias - mean_1_t0 - np.log(mean_1_t2)), axis=1)
+        -np.sum(one_hot_labels * (z_bias - mean_1_t0 - np.log(mean_1_t2)), axis=1)
     )
-    del add_bias, mean_1_t0
+    del mean_1_t0, z_bias
     # Gradients
-    d_mean_1_d_add_bias = mean_1_t1 / mean_1_t2 - one_hot_labels
-    d_mean_1_d_add_bias /= max(np.size(labels), 1)
+    d_mean_1_d_z_bias = mean_1_t1 / mean_1_t2 - one_hot_labels
+    d_mean_1_d_z_bias /= max(np.size(labels), 1)
     del mean_1_t1, mean_1_t2, one_hot_labels
     d_mean_1_d_embeddings = _scatter_add(
         np.broadcast_to(
-            np.expand_dims(d_mean_1_d_add_bias @ weights.T, 1) / 20,
+            np.expand_dims(d_mean_1_d_z_bias @ weights.T, 1) / 20,
             np.shape(gather_embeddings),
         ),
         ensure_in_range_embeddings,
@@ -200,7 +200,7 @@ def _embedding_model_same_shapes(words, labels, embeddings, weights, bias):
         np.float32,
     )
     del ensure_in_range_embeddings, gather_embeddings
-    d_mean_1_d_weights = mean_embeddings.T @ d_mean_1_d_add_bias
+    d_mean_1_d_weights = mean_embeddings.T @ d_mean_1_d_z_bias
     del mean_embeddings
-    d_mean_1_d_bias = d_mean_1_d_add_bias.sum(axis=0)
+    d_mean_1_d_bias = d_mean_1_d_z_bias.sum(axis=0)
     return mean_1, d_mean_1_d_embeddings, d_mean_1_d_weights, d_mean_1_d_bias

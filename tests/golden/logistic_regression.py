@@ -104,34 +104,32 @@ def logistic_regression(images, labels, W1, b1):
     # Any other shapes, broadcast as TF1 broadcasts them.
     # Statements: 13, BLAS calls: 2
     # Forward
-    add_b1 = images @ W1
-    add_b1 += b1
+    z_b1 = images @ W1
+    z_b1 += b1
     one_hot_labels = (np.eye(10, dtype=np.float64))[
         _ensure_in_range(
             _ensure_same_dims(
-                labels, add_b1, (0,), (0,), "SparseSoftmaxCrossEntropyWithLogits"
+                labels, z_b1, (0,), (0,), "SparseSoftmaxCrossEntropyWithLogits"
             ),
-            add_b1,
+            z_b1,
             -1,
             "SparseSoftmaxCrossEntropyWithLogits",
         )
     ]
-    xent_b1_t0 = add_b1.max(axis=1, keepdims=True, initial=-np.inf)
-    xent_b1_t1_arg = add_b1 - xent_b1_t0
+    xent_b1_t0 = z_b1.max(axis=1, keepdims=True, initial=-np.inf)
+    xent_b1_t1_arg = z_b1 - xent_b1_t0
     xent_b1_t1 = np.exp(xent_b1_t1_arg, out=xent_b1_t1_arg)
     del xent_b1_t1_arg
     xent_b1_t2 = xent_b1_t1.sum(axis=1, keepdims=True)
-    xent_b1 = -np.sum(
-        one_hot_labels * (add_b1 - xent_b1_t0 - np.log(xent_b1_t2)), axis=1
-    )
-    del add_b1, xent_b1_t0
+    xent_b1 = -np.sum(one_hot_labels * (z_b1 - xent_b1_t0 - np.log(xent_b1_t2)), axis=1)
+    del xent_b1_t0, z_b1
     mean = xent_b1.mean()
     # Gradients
-    d_mean_d_add_b1 = xent_b1_t1 / xent_b1_t2 - one_hot_labels
-    d_mean_d_add_b1 /= max(np.size(xent_b1), 1)
+    d_mean_d_z_b1 = xent_b1_t1 / xent_b1_t2 - one_hot_labels
+    d_mean_d_z_b1 /= max(np.size(xent_b1), 1)
     del one_hot_labels, xent_b1, xent_b1_t1, xent_b1_t2
-    d_mean_d_W1 = images.T @ d_mean_d_add_b1
-    d_mean_d_b1 = d_mean_d_add_b1.sum(axis=0)
+    d_mean_d_W1 = images.T @ d_mean_d_z_b1
+    d_mean_d_b1 = d_mean_d_z_b1.sum(axis=0)
     return mean, d_mean_d_W1, d_mean_d_b1
 
 
@@ -139,24 +137,22 @@ def _logistic_regression_same_shapes(images, labels, W1, b1):
     """``logistic_regression`` for the inputs that pass its shape check: sizes known equal."""
     # Statements: 12, BLAS calls: 2
     # Forward
-    add_b1 = images @ W1
-    add_b1 += b1
+    z_b1 = images @ W1
+    z_b1 += b1
     one_hot_labels = (np.eye(10, dtype=np.float64))[
-        _ensure_in_range(labels, add_b1, -1, "SparseSoftmaxCrossEntropyWithLogits")
+        _ensure_in_range(labels, z_b1, -1, "SparseSoftmaxCrossEntropyWithLogits")
     ]
-    mean_t0 = add_b1.max(axis=1, keepdims=True, initial=-np.inf)
-    mean_t1_arg = add_b1 - mean_t0
+    mean_t0 = z_b1.max(axis=1, keepdims=True, initial=-np.inf)
+    mean_t1_arg = z_b1 - mean_t0
     mean_t1 = np.exp(mean_t1_arg, out=mean_t1_arg)
     del mean_t1_arg
     mean_t2 = mean_t1.sum(axis=1, keepdims=True)
-    mean = np.mean(
-        -np.sum(one_hot_labels * (add_b1 - mean_t0 - np.log(mean_t2)), axis=1)
-    )
-    del add_b1, mean_t0
+    mean = np.mean(-np.sum(one_hot_labels * (z_b1 - mean_t0 - np.log(mean_t2)), axis=1))
+    del mean_t0, z_b1
     # Gradients
-    d_mean_d_add_b1 = mean_t1 / mean_t2 - one_hot_labels
-    d_mean_d_add_b1 /= max(np.size(labels), 1)
+    d_mean_d_z_b1 = mean_t1 / mean_t2 - one_hot_labels
+    d_mean_d_z_b1 /= max(np.size(labels), 1)
     del mean_t1, mean_t2, one_hot_labels
-    d_mean_d_W1 = images.T @ d_mean_d_add_b1
-    d_mean_d_b1 = d_mean_d_add_b1.sum(axis=0)
+    d_mean_d_W1 = images.T @ d_mean_d_z_b1
+    d_mean_d_b1 = d_mean_d_z_b1.sum(axis=0)
     return mean, d_mean_d_W1, d_mean_d_b1

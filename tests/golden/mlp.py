@@ -124,46 +124,44 @@ def mlp(images, labels, W1, b1, W2, b2, W3, b3):
     tanh_b2_arg += b2
     tanh_b2 = np.tanh(tanh_b2_arg, out=tanh_b2_arg)
     del tanh_b2_arg
-    add_b3 = tanh_b2 @ W3
-    add_b3 += b3
+    z_b3 = tanh_b2 @ W3
+    z_b3 += b3
     one_hot_labels = (np.eye(10, dtype=np.float64))[
         _ensure_in_range(
             _ensure_same_dims(
-                labels, add_b3, (0,), (0,), "SparseSoftmaxCrossEntropyWithLogits"
+                labels, z_b3, (0,), (0,), "SparseSoftmaxCrossEntropyWithLogits"
             ),
-            add_b3,
+            z_b3,
             -1,
             "SparseSoftmaxCrossEntropyWithLogits",
         )
     ]
-    xent_b3_t0 = add_b3.max(axis=1, keepdims=True, initial=-np.inf)
-    xent_b3_t1_arg = add_b3 - xent_b3_t0
+    xent_b3_t0 = z_b3.max(axis=1, keepdims=True, initial=-np.inf)
+    xent_b3_t1_arg = z_b3 - xent_b3_t0
     xent_b3_t1 = np.exp(xent_b3_t1_arg, out=xent_b3_t1_arg)
     del xent_b3_t1_arg
     xent_b3_t2 = xent_b3_t1.sum(axis=1, keepdims=True)
-    xent_b3 = -np.sum(
-        one_hot_labels * (add_b3 - xent_b3_t0 - np.log(xent_b3_t2)), axis=1
-    )
-    del add_b3, xent_b3_t0
+    xent_b3 = -np.sum(one_hot_labels * (z_b3 - xent_b3_t0 - np.log(xent_b3_t2)), axis=1)
+    del xent_b3_t0, z_b3
     mean = xent_b3.mean()
     # Gradients
-    d_mean_d_add_b3 = xent_b3_t1 / xent_b3_t2 - one_hot_labels
-    d_mean_d_add_b3 /= max(np.size(xent_b3), 1)
+    d_mean_d_z_b3 = xent_b3_t1 / xent_b3_t2 - one_hot_labels
+    d_mean_d_z_b3 /= max(np.size(xent_b3), 1)
     del one_hot_labels, xent_b3, xent_b3_t1, xent_b3_t2
-    d_mean_d_add_b2 = d_mean_d_add_b3 @ W3.T
-    d_mean_d_add_b2 *= 1 - tanh_b2**2
-    d_mean_d_add_b1 = d_mean_d_add_b2 @ W2.T
-    d_mean_d_add_b1 *= 1 - tanh_b1**2
-    d_mean_d_W1 = images.T @ d_mean_d_add_b1
-    d_mean_d_b1 = d_mean_d_add_b1.sum(axis=0)
-    del d_mean_d_add_b1
-    d_mean_d_W2 = tanh_b1.T @ d_mean_d_add_b2
+    d_mean_d_z_b2 = d_mean_d_z_b3 @ W3.T
+    d_mean_d_z_b2 *= 1 - tanh_b2**2
+    d_mean_d_z_b1 = d_mean_d_z_b2 @ W2.T
+    d_mean_d_z_b1 *= 1 - tanh_b1**2
+    d_mean_d_W1 = images.T @ d_mean_d_z_b1
+    d_mean_d_b1 = d_mean_d_z_b1.sum(axis=0)
+    del d_mean_d_z_b1
+    d_mean_d_W2 = tanh_b1.T @ d_mean_d_z_b2
     del tanh_b1
-    d_mean_d_b2 = d_mean_d_add_b2.sum(axis=0)
-    del d_mean_d_add_b2
-    d_mean_d_W3 = tanh_b2.T @ d_mean_d_add_b3
+    d_mean_d_b2 = d_mean_d_z_b2.sum(axis=0)
+    del d_mean_d_z_b2
+    d_mean_d_W3 = tanh_b2.T @ d_mean_d_z_b3
     del tanh_b2
-    d_mean_d_b3 = d_mean_d_add_b3.sum(axis=0)
+    d_mean_d_b3 = d_mean_d_z_b3.sum(axis=0)
     return (
         mean,
         d_mean_d_W1,
@@ -187,38 +185,36 @@ def _mlp_same_shapes(images, labels, W1, b1, W2, b2, W3, b3):
     tanh_b2_arg += b2
     tanh_b2 = np.tanh(tanh_b2_arg, out=tanh_b2_arg)
     del tanh_b2_arg
-    add_b3 = tanh_b2 @ W3
-    add_b3 += b3
+    z_b3 = tanh_b2 @ W3
+    z_b3 += b3
     one_hot_labels = (np.eye(10, dtype=np.float64))[
-        _ensure_in_range(labels, add_b3, -1, "SparseSoftmaxCrossEntropyWithLogits")
+        _ensure_in_range(labels, z_b3, -1, "SparseSoftmaxCrossEntropyWithLogits")
     ]
-    mean_t0 = add_b3.max(axis=1, keepdims=True, initial=-np.inf)
-    mean_t1_arg = add_b3 - mean_t0
+    mean_t0 = z_b3.max(axis=1, keepdims=True, initial=-np.inf)
+    mean_t1_arg = z_b3 - mean_t0
     mean_t1 = np.exp(mean_t1_arg, out=mean_t1_arg)
     del mean_t1_arg
     mean_t2 = mean_t1.sum(axis=1, keepdims=True)
-    mean = np.mean(
-        -np.sum(one_hot_labels * (add_b3 - mean_t0 - np.log(mean_t2)), axis=1)
-    )
-    del add_b3, mean_t0
+    mean = np.mean(-np.sum(one_hot_labels * (z_b3 - mean_t0 - np.log(mean_t2)), axis=1))
+    del mean_t0, z_b3
     # Gradients
-    d_mean_d_add_b3 = mean_t1 / mean_t2 - one_hot_labels
-    d_mean_d_add_b3 /= max(np.size(labels), 1)
+    d_mean_d_z_b3 = mean_t1 / mean_t2 - one_hot_labels
+    d_mean_d_z_b3 /= max(np.size(labels), 1)
     del mean_t1, mean_t2, one_hot_labels
-    d_mean_d_add_b2 = d_mean_d_add_b3 @ W3.T
-    d_mean_d_add_b2 *= 1 - tanh_b2**2
-    d_mean_d_add_b1 = d_mean_d_add_b2 @ W2.T
-    d_mean_d_add_b1 *= 1 - tanh_b1**2
-    d_mean_d_W1 = images.T @ d_mean_d_add_b1
-    d_mean_d_b1 = d_mean_d_add_b1.sum(axis=0)
-    del d_mean_d_add_b1
-    d_mean_d_W2 = tanh_b1.T @ d_mean_d_add_b2
+    d_mean_d_z_b2 = d_mean_d_z_b3 @ W3.T
+    d_mean_d_z_b2 *= 1 - tanh_b2**2
+    d_mean_d_z_b1 = d_mean_d_z_b2 @ W2.T
+    d_mean_d_z_b1 *= 1 - tanh_b1**2
+    d_mean_d_W1 = images.T @ d_mean_d_z_b1
+    d_mean_d_b1 = d_mean_d_z_b1.sum(axis=0)
+    del d_mean_d_z_b1
+    d_mean_d_W2 = tanh_b1.T @ d_mean_d_z_b2
     del tanh_b1
-    d_mean_d_b2 = d_mean_d_add_b2.sum(axis=0)
-    del d_mean_d_add_b2
-    d_mean_d_W3 = tanh_b2.T @ d_mean_d_add_b3
+    d_mean_d_b2 = d_mean_d_z_b2.sum(axis=0)
+    del d_mean_d_z_b2
+    d_mean_d_W3 = tanh_b2.T @ d_mean_d_z_b3
     del tanh_b2
-    d_mean_d_b3 = d_mean_d_add_b3.sum(axis=0)
+    d_mean_d_b3 = d_mean_d_z_b3.sum(axis=0)
     return (
         mean,
         d_mean_d_W1,

@@ -247,13 +247,13 @@ def conv_pool_dense(images, labels, kernel, bias, dense):
     dense = _check(xp, device, "dense", dense, xp.float32, (64, 3))
     # Statements: 14, BLAS calls: 3
     # Forward
-    relu_BiasAdd = xp.maximum(
+    relu_bias = xp.maximum(
         bias + _conv2d(xp, images, kernel, (1, 1), (1, 1), "SAME"),
         xp.asarray(0, dtype=xp.float32, device=device),
     )
-    max_pool_BiasAdd = _max_pool(xp, relu_BiasAdd, (2, 2), (2, 2), "SAME")
-    reshape_BiasAdd = xp.reshape(max_pool_BiasAdd, (-1, 64))
-    matmul_dense = reshape_BiasAdd @ dense
+    max_pool_bias = _max_pool(xp, relu_bias, (2, 2), (2, 2), "SAME")
+    reshape_bias = xp.reshape(max_pool_bias, (-1, 64))
+    matmul_dense = reshape_bias @ dense
     xent_labels_t0 = xp.max(matmul_dense, axis=1, keepdims=True)
     xent_labels_t1 = xp.exp(matmul_dense - xent_labels_t0)
     xent_labels_t2 = xp.sum(xent_labels_t1, axis=1, keepdims=True)
@@ -265,17 +265,17 @@ def conv_pool_dense(images, labels, kernel, bias, dense):
     d_loss_d_matmul_dense = (xent_labels_t1 / xent_labels_t2 - labels) / max(
         math.prod(xent_labels.shape), 1
     )
-    d_loss_d_BiasAdd = xp.astype(relu_BiasAdd > 0, xp.float32) * _max_pool_grad(
+    d_loss_d_z_bias = xp.astype(relu_bias > 0, xp.float32) * _max_pool_grad(
         xp,
-        relu_BiasAdd,
-        xp.reshape(d_loss_d_matmul_dense @ dense.T, max_pool_BiasAdd.shape),
+        relu_bias,
+        xp.reshape(d_loss_d_matmul_dense @ dense.T, max_pool_bias.shape),
         (2, 2),
         (2, 2),
         "SAME",
     )
     d_loss_d_kernel = _conv2d_backprop_filter(
-        xp, images, d_loss_d_BiasAdd, (3, 3), (1, 1), (1, 1), "SAME"
+        xp, images, d_loss_d_z_bias, (3, 3), (1, 1), (1, 1), "SAME"
     )
-    d_loss_d_bias = xp.sum(d_loss_d_BiasAdd, axis=(0, 1, 2))
-    d_loss_d_dense = reshape_BiasAdd.T @ d_loss_d_matmul_dense
+    d_loss_d_bias = xp.sum(d_loss_d_z_bias, axis=(0, 1, 2))
+    d_loss_d_dense = reshape_bias.T @ d_loss_d_matmul_dense
     return loss, d_loss_d_kernel, d_loss_d_bias, d_loss_d_dense

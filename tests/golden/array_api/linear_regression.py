@@ -133,7 +133,7 @@ def linear_regression(x_input, y_input, weight, biases):
     sub_y_input = y_input - biases - weight * x_input
     loss = xp.sum(sub_y_input**2) / 64
     # Gradients
-    d_real_div_d_add_biases = _sum_to_shape(xp, -sub_y_input / 32, x_input.shape)
-    grad_w = xp.sum(d_real_div_d_add_biases * x_input)
-    grad_b = xp.sum(d_real_div_d_add_biases)
+    d_loss_d_z_biases = _sum_to_shape(xp, -sub_y_input / 32, x_input.shape)
+    grad_w = xp.sum(d_loss_d_z_biases * x_input)
+    grad_b = xp.sum(d_loss_d_z_biases)
     return loss, grad_w, grad_b

@@ -206,40 +206,38 @@ def mlp(images, labels, W1, b1, W2, b2, W3, b3):
     # Forward
     tanh_b1 = xp.tanh(b1 + images @ W1)
     tanh_b2 = xp.tanh(b2 + tanh_b1 @ W2)
-    add_b3 = b3 + tanh_b2 @ W3
+    z_b3 = b3 + tanh_b2 @ W3
     one_hot_labels = _take(
         xp,
         xp.eye(10, dtype=xp.float64, device=device),
         _ensure_in_range(
             xp,
             _ensure_same_dims(
-                xp, labels, add_b3, (0,), (0,), "SparseSoftmaxCrossEntropyWithLogits"
+                xp, labels, z_b3, (0,), (0,), "SparseSoftmaxCrossEntropyWithLogits"
             ),
-            add_b3,
+            z_b3,
             -1,
             "SparseSoftmaxCrossEntropyWithLogits",
         ),
         axis=0,
     )
-    xent_b3_t0 = xp.max(add_b3, axis=1, keepdims=True)
-    xent_b3_t1 = xp.exp(add_b3 - xent_b3_t0)
+    xent_b3_t0 = xp.max(z_b3, axis=1, keepdims=True)
+    xent_b3_t1 = xp.exp(z_b3 - xent_b3_t0)
     xent_b3_t2 = xp.sum(xent_b3_t1, axis=1, keepdims=True)
-    xent_b3 = -xp.sum(
-        one_hot_labels * (add_b3 - xent_b3_t0 - xp.log(xent_b3_t2)), axis=1
-    )
+    xent_b3 = -xp.sum(one_hot_labels * (z_b3 - xent_b3_t0 - xp.log(xent_b3_t2)), axis=1)
     mean = xp.mean(xent_b3)
     # Gradients
-    d_mean_d_add_b3 = (xent_b3_t1 / xent_b3_t2 - one_hot_labels) / max(
+    d_mean_d_z_b3 = (xent_b3_t1 / xent_b3_t2 - one_hot_labels) / max(
         math.prod(xent_b3.shape), 1
     )
-    d_mean_d_add_b2 = (1 - tanh_b2**2) * (d_mean_d_add_b3 @ W3.T)
-    d_mean_d_add_b1 = (1 - tanh_b1**2) * (d_mean_d_add_b2 @ W2.T)
-    d_mean_d_W1 = images.T @ d_mean_d_add_b1
-    d_mean_d_b1 = xp.sum(d_mean_d_add_b1, axis=0)
-    d_mean_d_W2 = tanh_b1.T @ d_mean_d_add_b2
-    d_mean_d_b2 = xp.sum(d_mean_d_add_b2, axis=0)
-    d_mean_d_W3 = tanh_b2.T @ d_mean_d_add_b3
-    d_mean_d_b3 = xp.sum(d_mean_d_add_b3, axis=0)
+    d_mean_d_z_b2 = (1 - tanh_b2**2) * (d_mean_d_z_b3 @ W3.T)
+    d_mean_d_z_b1 = (1 - tanh_b1**2) * (d_mean_d_z_b2 @ W2.T)
+    d_mean_d_W1 = images.T @ d_mean_d_z_b1
+    d_mean_d_b1 = xp.sum(d_mean_d_z_b1, axis=0)
+    d_mean_d_W2 = tanh_b1.T @ d_mean_d_z_b2
+    d_mean_d_b2 = xp.sum(d_mean_d_z_b2, axis=0)
+    d_mean_d_W3 = tanh_b2.T @ d_mean_d_z_b3
+    d_mean_d_b3 = xp.sum(d_mean_d_z_b3, axis=0)
     return (
         mean,
         d_mean_d_W1,

@@ -83,9 +83,9 @@ def linear_regression(x_input, y_input, weight, biases):
     sub_y_input = y_input - biases - weight * x_input
     loss = np.sum(sub_y_input**2) / 64
     # Gradients
-    d_real_div_d_add_biases = _sum_to_shape(-sub_y_input / 32, np.shape(x_input))
-    grad_w = np.sum(d_real_div_d_add_biases * x_input)
-    grad_b = np.sum(d_real_div_d_add_biases)
+    d_loss_d_z_biases = _sum_to_shape(-sub_y_input / 32, np.shape(x_input))
+    grad_w = np.sum(d_loss_d_z_biases * x_input)
+    grad_b = np.sum(d_loss_d_z_biases)
     return loss, grad_w, grad_b
 
 

@@ -435,40 +435,40 @@ def run_2(
     dropout_t0 = mask * scale
     del mask
     dropout = dropout_t0 * relu_1
-    add_dropout = dropout @ variable_6
-    add_dropout += variable_7
-    xent_labels_t0 = add_dropout.max(axis=1, keepdims=True, initial=-np.inf)
-    xent_labels_t1_arg = add_dropout - xent_labels_t0
+    z_dropout = dropout @ variable_6
+    z_dropout += variable_7
+    xent_labels_t0 = z_dropout.max(axis=1, keepdims=True, initial=-np.inf)
+    xent_labels_t1_arg = z_dropout - xent_labels_t0
     xent_labels_t1 = np.exp(xent_labels_t1_arg, out=xent_labels_t1_arg)
     del xent_labels_t1_arg
     xent_labels_t2 = xent_labels_t1.sum(axis=1, keepdims=True)
     xent_labels = -np.sum(
-        labels * (add_dropout - xent_labels_t0 - np.log(xent_labels_t2)), axis=1
+        labels * (z_dropout - xent_labels_t0 - np.log(xent_labels_t2)), axis=1
     )
-    del add_dropout, xent_labels_t0
+    del xent_labels_t0, z_dropout
     mean = xent_labels.mean()
     div_beta1_power = 0.001 * np.sqrt(1 - beta2_power) / (1 - beta1_power)
     # Gradients
-    d_mean_d_add_dropout = xent_labels_t1 / xent_labels_t2 - labels
-    d_mean_d_add_dropout /= max(np.size(xent_labels), 1)
+    d_mean_d_z_dropout = xent_labels_t1 / xent_labels_t2 - labels
+    d_mean_d_z_dropout /= max(np.size(xent_labels), 1)
     del xent_labels, xent_labels_t1, xent_labels_t2
-    d_mean_d_add = (
-        dropout_t0 * (d_mean_d_add_dropout @ variable_6.T) * np.greater(relu_1, 0)
+    d_mean_d_z = (
+        dropout_t0 * (d_mean_d_z_dropout @ variable_6.T) * np.greater(relu_1, 0)
     )
     del dropout_t0, relu_1
-    d_mean_d_add_images = _max_pool_grad(
+    d_mean_d_z_images = _max_pool_grad(
         relu,
-        np.reshape(d_mean_d_add @ variable_4.T, np.shape(max_pool)),
+        np.reshape(d_mean_d_z @ variable_4.T, np.shape(max_pool)),
         (2, 2),
         (2, 2),
         "SAME",
     ) * np.greater(relu, 0)
     del max_pool, relu
-    # d mean / d add_images
-    d_mean_d_add_images_1 = _max_pool_grad(
+    # d mean / d z_images
+    d_mean_d_z_images_1 = _max_pool_grad(
         relu_images,
         _conv2d_backprop_input(
-            d_mean_d_add_images,
+            d_mean_d_z_images,
             variable_2,
             np.shape(max_pool_images),
             (1, 1),
@@ -481,7 +481,7 @@ def run_2(
     ) * np.greater(relu_images, 0)
     del relu_images
     d_mean_d_variable = _conv2d_backprop_filter(
-        images, d_mean_d_add_images_1, (5, 5), (1, 1), (1, 1), "SAME"
+        images, d_mean_d_z_images_1, (5, 5), (1, 1), (1, 1), "SAME"
     )
     # Forward
     add_Variable_Adam = Variable_Adam * 0.9
@@ -490,8 +490,8 @@ def run_2(
     add_Variable_Adam_1 += 0.0009999871 * d_mean_d_variable**2
     del d_mean_d_variable
     # Gradients
-    d_mean_d_variable_1 = d_mean_d_add_images_1.sum(axis=(0, 1, 2))
-    del d_mean_d_add_images_1
+    d_mean_d_variable_1 = d_mean_d_z_images_1.sum(axis=(0, 1, 2))
+    del d_mean_d_z_images_1
     # Forward
     add_Variable_1_Adam = Variable_1_Adam * 0.9
     add_Variable_1_Adam += 0.100000024 * d_mean_d_variable_1
@@ -500,7 +500,7 @@ def run_2(
     del d_mean_d_variable_1
     # Gradients
     d_mean_d_variable_2 = _conv2d_backprop_filter(
-        max_pool_images, d_mean_d_add_images, (5, 5), (1, 1), (1, 1), "SAME"
+        max_pool_images, d_mean_d_z_images, (5, 5), (1, 1), (1, 1), "SAME"
     )
     del max_pool_images
     # Forward
@@ -510,8 +510,8 @@ def run_2(
     add_Variable_2_Adam_1 += 0.0009999871 * d_mean_d_variable_2**2
     del d_mean_d_variable_2
     # Gradients
-    d_mean_d_variable_3 = d_mean_d_add_images.sum(axis=(0, 1, 2))
-    del d_mean_d_add_images
+    d_mean_d_variable_3 = d_mean_d_z_images.sum(axis=(0, 1, 2))
+    del d_mean_d_z_images
     # Forward
     add_Variable_3_Adam = Variable_3_Adam * 0.9
     add_Variable_3_Adam += 0.100000024 * d_mean_d_variable_3
@@ -519,7 +519,7 @@ def run_2(
     add_Variable_3_Adam_1 += 0.0009999871 * d_mean_d_variable_3**2
     del d_mean_d_variable_3
     # Gradients
-    d_mean_d_variable_4 = reshape.T @ d_mean_d_add
+    d_mean_d_variable_4 = reshape.T @ d_mean_d_z
     del reshape
     # Forward
     add_Variable_4_Adam = Variable_4_Adam * 0.9
@@ -528,8 +528,8 @@ def run_2(
     add_Variable_4_Adam_1 += 0.0009999871 * d_mean_d_variable_4**2
     del d_mean_d_variable_4
     # Gradients
-    d_mean_d_variable_5 = d_mean_d_add.sum(axis=0)
-    del d_mean_d_add
+    d_mean_d_variable_5 = d_mean_d_z.sum(axis=0)
+    del d_mean_d_z
     # Forward
     add_Variable_5_Adam = Variable_5_Adam * 0.9
     add_Variable_5_Adam += 0.100000024 * d_mean_d_variable_5
@@ -537,7 +537,7 @@ def run_2(
     add_Variable_5_Adam_1 += 0.0009999871 * d_mean_d_variable_5**2
     del d_mean_d_variable_5
     # Gradients
-    d_mean_d_variable_6 = dropout.T @ d_mean_d_add_dropout
+    d_mean_d_variable_6 = dropout.T @ d_mean_d_z_dropout
     del dropout
     # Forward
     add_Variable_6_Adam = Variable_6_Adam * 0.9
@@ -546,8 +546,8 @@ def run_2(
     add_Variable_6_Adam_1 += 0.0009999871 * d_mean_d_variable_6**2
     del d_mean_d_variable_6
     # Gradients
-    d_mean_d_variable_7 = d_mean_d_add_dropout.sum(axis=0)
-    del d_mean_d_add_dropout
+    d_mean_d_variable_7 = d_mean_d_z_dropout.sum(axis=0)
+    del d_mean_d_z_dropout
     # Forward
     add_Variable_7_Adam = Variable_7_Adam * 0.9
     add_Variable_7_Adam += 0.100000024 * d_mean_d_variable_7
@@ -713,41 +713,41 @@ def _run_2_same_shapes(
     dropout_t0 = mask * scale
     del mask
     dropout = dropout_t0 * relu_1
-    add_dropout = dropout @ variable_6
-    add_dropout += variable_7
-    xent_labels_t0 = add_dropout.max(axis=1, keepdims=True, initial=-np.inf)
-    xent_labels_t1_arg = add_dropout - xent_labels_t0
+    z_dropout = dropout @ variable_6
+    z_dropout += variable_7
+    xent_labels_t0 = z_dropout.max(axis=1, keepdims=True, initial=-np.inf)
+    xent_labels_t1_arg = z_dropout - xent_labels_t0
     xent_labels_t1 = np.exp(xent_labels_t1_arg, out=xent_labels_t1_arg)
     del xent_labels_t1_arg
     xent_labels_t2 = xent_labels_t1.sum(axis=1, keepdims=True)
     xent_labels_arg = np.sum(
-        labels * (add_dropout - xent_labels_t0 - np.log(xent_labels_t2)), axis=1
+        labels * (z_dropout - xent_labels_t0 - np.log(xent_labels_t2)), axis=1
     )
     xent_labels = np.negative(xent_labels_arg, out=xent_labels_arg)
-    del add_dropout, xent_labels_arg, xent_labels_t0
+    del xent_labels_arg, xent_labels_t0, z_dropout
     mean = xent_labels.mean()
     div_beta1_power = 0.001 * np.sqrt(1 - beta2_power) / (1 - beta1_power)
     # Gradients
-    d_mean_d_add_dropout = xent_labels_t1 / xent_labels_t2 - labels
-    d_mean_d_add_dropout /= max(np.size(xent_labels), 1)
+    d_mean_d_z_dropout = xent_labels_t1 / xent_labels_t2 - labels
+    d_mean_d_z_dropout /= max(np.size(xent_labels), 1)
     del xent_labels, xent_labels_t1, xent_labels_t2
-    d_mean_d_add = (
-        dropout_t0 * (d_mean_d_add_dropout @ variable_6.T) * np.greater(relu_1, 0)
+    d_mean_d_z = (
+        dropout_t0 * (d_mean_d_z_dropout @ variable_6.T) * np.greater(relu_1, 0)
     )
     del dropout_t0, relu_1
-    d_mean_d_add_images = _max_pool_grad(
+    d_mean_d_z_images = _max_pool_grad(
         relu,
-        np.reshape(d_mean_d_add @ variable_4.T, np.shape(max_pool)),
+        np.reshape(d_mean_d_z @ variable_4.T, np.shape(max_pool)),
         (2, 2),
         (2, 2),
         "SAME",
     ) * np.greater(relu, 0)
     del max_pool, relu
-    # d mean / d add_images
-    d_mean_d_add_images_1 = _max_pool_grad(
+    # d mean / d z_images
+    d_mean_d_z_images_1 = _max_pool_grad(
         relu_images,
         _conv2d_backprop_input(
-            d_mean_d_add_images,
+            d_mean_d_z_images,
             variable_2,
             np.shape(max_pool_images),
             (1, 1),
@@ -760,7 +760,7 @@ def _run_2_same_shapes(
     ) * np.greater(relu_images, 0)
     del relu_images
     d_mean_d_variable = _conv2d_backprop_filter(
-        images, d_mean_d_add_images_1, (5, 5), (1, 1), (1, 1), "SAME"
+        images, d_mean_d_z_images_1, (5, 5), (1, 1), (1, 1), "SAME"
     )
     # Forward
     add_Variable_Adam = Variable_Adam * 0.9
@@ -769,8 +769,8 @@ def _run_2_same_shapes(
     add_Variable_Adam_1 += 0.0009999871 * d_mean_d_variable**2
     del d_mean_d_variable
     # Gradients
-    d_mean_d_variable_1 = d_mean_d_add_images_1.sum(axis=(0, 1, 2))
-    del d_mean_d_add_images_1
+    d_mean_d_variable_1 = d_mean_d_z_images_1.sum(axis=(0, 1, 2))
+    del d_mean_d_z_images_1
     # Forward
     add_Variable_1_Adam = Variable_1_Adam * 0.9
     add_Variable_1_Adam += 0.100000024 * d_mean_d_variable_1
@@ -779,7 +779,7 @@ def _run_2_same_shapes(
     del d_mean_d_variable_1
     # Gradients
     d_mean_d_variable_2 = _conv2d_backprop_filter(
-        max_pool_images, d_mean_d_add_images, (5, 5), (1, 1), (1, 1), "SAME"
+        max_pool_images, d_mean_d_z_images, (5, 5), (1, 1), (1, 1), "SAME"
     )
     del max_pool_images
     # Forward
@@ -789,8 +789,8 @@ def _run_2_same_shapes(
     add_Variable_2_Adam_1 += 0.0009999871 * d_mean_d_variable_2**2
     del d_mean_d_variable_2
     # Gradients
-    d_mean_d_variable_3 = d_mean_d_add_images.sum(axis=(0, 1, 2))
-    del d_mean_d_add_images
+    d_mean_d_variable_3 = d_mean_d_z_images.sum(axis=(0, 1, 2))
+    del d_mean_d_z_images
     # Forward
     add_Variable_3_Adam = Variable_3_Adam * 0.9
     add_Variable_3_Adam += 0.100000024 * d_mean_d_variable_3
@@ -798,7 +798,7 @@ def _run_2_same_shapes(
     add_Variable_3_Adam_1 += 0.0009999871 * d_mean_d_variable_3**2
     del d_mean_d_variable_3
     # Gradients
-    d_mean_d_variable_4 = reshape.T @ d_mean_d_add
+    d_mean_d_variable_4 = reshape.T @ d_mean_d_z
     del reshape
     # Forward
     add_Variable_4_Adam = Variable_4_Adam * 0.9
@@ -807,8 +807,8 @@ def _run_2_same_shapes(
     add_Variable_4_Adam_1 += 0.0009999871 * d_mean_d_variable_4**2
     del d_mean_d_variable_4
     # Gradients
-    d_mean_d_variable_5 = d_mean_d_add.sum(axis=0)
-    del d_mean_d_add
+    d_mean_d_variable_5 = d_mean_d_z.sum(axis=0)
+    del d_mean_d_z
     # Forward
     add_Variable_5_Adam = Variable_5_Adam * 0.9
     add_Variable_5_Adam += 0.100000024 * d_mean_d_variable_5
@@ -816,7 +816,7 @@ def _run_2_same_shapes(
     add_Variable_5_Adam_1 += 0.0009999871 * d_mean_d_variable_5**2
     del d_mean_d_variable_5
     # Gradients
-    d_mean_d_variable_6 = dropout.T @ d_mean_d_add_dropout
+    d_mean_d_variable_6 = dropout.T @ d_mean_d_z_dropout
     del dropout
     # Forward
     add_Variable_6_Adam = Variable_6_Adam * 0.9
@@ -825,8 +825,8 @@ def _run_2_same_shapes(
     add_Variable_6_Adam_1 += 0.0009999871 * d_mean_d_variable_6**2
     del d_mean_d_variable_6
     # Gradients
-    d_mean_d_variable_7 = d_mean_d_add_dropout.sum(axis=0)
-    del d_mean_d_add_dropout
+    d_mean_d_variable_7 = d_mean_d_z_dropout.sum(axis=0)
+    del d_mean_d_z_dropout
     # Forward
     add_Variable_7_Adam = Variable_7_Adam * 0.9
     add_Variable_7_Adam += 0.100000024 * d_mean_d_variable_7
