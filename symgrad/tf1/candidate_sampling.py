@@ -33,7 +33,7 @@ from ..ops.nn_ops import sigmoid_cross_entropy_with_logits, softmax_cross_entrop
 from ..ops.random_ops import get_seed
 from ..ops.reductions import reduce_max, reduce_sum
 from ..ops.reshaping import expand_dims, reshape
-from ..ops.sources import convert_to_tensor
+from ..ops.sources import constant, convert_to_tensor
 from ..shapes import format_shape
 
 # What TF adds to the logit of a sampled class that is also a true class.
@@ -47,12 +47,14 @@ def _log_uniform_probability(classes: Tensor, range_max: int) -> Tensor:
 
 
 def _expected_count(probability: Tensor, num_sampled: int, tries: Tensor) -> Tensor:
-    """TF's ExpectedCountHelper: p * num_sampled without rejections, else the chance
-    that a class shows up in ``tries`` draws, 1 - (1 - p)^tries."""
-    tries = cast(tries, _dtypes.float64)
-    repeated = -expm1(tries * log1p(-probability))
-    plain = probability * float(num_sampled)
-    return cast(where(equal(tries, float(num_sampled)), plain, repeated), _dtypes.float32)
+    """TF's ExpectedCountHelper (``tensorflow/core/kernels/range_sampler.cc``): p * num_sampled
+    when the draws took no rejections, else the chance that a class shows up in ``tries``
+    draws, 1 - (1 - p)^tries. In float32, as the kernel computes it: its Probability returns
+    a float."""
+    p = cast(probability, _dtypes.float32)
+    repeated = -expm1(cast(tries, _dtypes.float32) * log1p(-p))
+    plain = p * float(num_sampled)
+    return where(equal(tries, constant(num_sampled, dtype=_dtypes.int64)), plain, repeated)
 
 
 def log_uniform_candidate_sampler(
@@ -128,6 +130,24 @@ def _one_weight(weights: Any, what: str) -> Tensor:
     return convert_to_tensor(weights)
 
 
+def _accidental_hits(labels: Tensor, sampled: Tensor, num_sampled: int, dtype: Any) -> Tensor:
+    """-FLT_MAX where a sampled class is one of the example's true classes, else 0,
+    ``[batch, num_sampled]``: what TF adds to the sampled logits (``compute_accidental_hits``
+    and ``sparse_to_dense`` in ``nn_impl.py``).
+
+    TF's kernel (``ComputeAccidentalHitsOp``, ``candidate_sampler_ops.cc``) maps each sampled
+    class to the last position that holds it, so a class sampled more than once (by a sampler
+    with ``unique=False``, or in given ``sampled_values``) is removed at its last position
+    only; its earlier copies stay noise. A true class listed twice is removed once."""
+    hits = equal(expand_dims(labels, 2), reshape(sampled, [1, 1, -1]))
+    hit = reduce_max(cast(hits, dtype), axis=1)
+    # position k is the last one holding its class when no later position k' > k repeats it
+    later = constant(np.triu(np.ones((num_sampled, num_sampled)), 1).astype(dtype.name))
+    repeats = cast(equal(expand_dims(sampled, 1), expand_dims(sampled, 0)), dtype)
+    last = 1.0 - reduce_max(repeats * later, axis=1)
+    return hit * last * (-_FLOAT32_MAX)
+
+
 def _compute_sampled_logits(
     weights: Any,
     biases: Any,
@@ -164,10 +184,7 @@ def _compute_sampled_logits(
     true_logits = true_logits + reshape(gather(b, labels_flat), [-1, num_true])
     sampled_logits = matmul(x, gather(w, sampled), transpose_b=True) + gather(b, sampled)
     if remove_accidental_hits:
-        # a sampled class that is one of the example's true classes must not count as noise
-        hits = equal(expand_dims(labels, 2), reshape(sampled, [1, 1, -1]))
-        accidental = reduce_max(cast(hits, x.dtype), axis=1)
-        sampled_logits = sampled_logits + accidental * (-_FLOAT32_MAX)
+        sampled_logits = sampled_logits + _accidental_hits(labels, sampled, num_sampled, x.dtype)
     if subtract_log_q:
         true_logits = true_logits - log(cast(true_count, x.dtype))
         sampled_logits = sampled_logits - log(cast(sampled_count, x.dtype))

@@ -251,6 +251,19 @@ PROGRAMS: dict[str, Program] = {
         {"loss": _loss(expr="mean_loss", tol=0.3)},
         notes="nce_loss samples its negative classes: the loss is averaged over 50 steps",
     ),
+    "tensorflow_word2vec_basic": Program(
+        {
+            # TF's first loss spanned 93-109 over 12 runs (one batch, fresh draws): a band 15 wide
+            "first_loss": Metric("band", expr="first_loss", tol=15.0),
+            "final_loss": _loss(expr="final_loss", tol=0.05),
+            "neighbour_accuracy": _acc(expr="neighbour_accuracy", tol=0.08),
+        },
+        notes="nce_loss with its default log-uniform sampler (unique draws) over a vocabulary "
+        "of 300, 64 negatives: the first loss shows the expected counts it subtracts; the "
+        "model is built in a tf.Graph() of its own, which has no seed: run 3 times",
+        unseeded=True,
+        runs=3,
+    ),
     "tensorflow_deep_mnist_for_experts": Program(
         {
             "accuracy": _acc(r"test accuracy ([0-9.]+)"),

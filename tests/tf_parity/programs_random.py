@@ -287,3 +287,126 @@ def log_uniform_sampler_unique(tf):
     )
     # 40 distinct classes of 50 take many draws: class 3's expected count is close to 1
     return {"fetches": [pairs, true_count], "feeds": {}, "rtol": 0.02}
+
+
+# nce_loss as word2vec uses it. TF's accidental-hit kernel (ComputeAccidentalHitsOp in
+# tensorflow/core/kernels/candidate_sampler_ops.cc) keeps, for each sampled class, the last
+# position that holds it: a class sampled twice is removed from the noise at that position only.
+def _repeated_samples(tf):
+    rng = np.random.RandomState(3)
+    weights = tf.Variable(rng.normal(0, 1, (10, 3)).astype(np.float32), name="weights")
+    biases = tf.Variable(rng.normal(0, 0.1, 10).astype(np.float32), name="biases")
+    inputs = tf.placeholder(tf.float32, [None, 3], name="inputs")
+    labels = tf.placeholder(tf.int64, [None, 2], name="labels")
+    # classes 7 and 3 are each sampled twice (a sampler with unique=False); expected counts
+    # above 1 (num_sampled * p) make log(Q) positive
+    sampled = (
+        tf.constant([7, 3, 7, 3, 1], dtype=tf.int64),
+        tf.constant([[1.5, 1.5], [0.25, 1.25], [1.25, 0.75]], dtype=tf.float32),
+        tf.constant([1.5, 1.25, 1.5, 1.25, 0.5], dtype=tf.float32),
+    )
+    feeds = {
+        inputs: rng.normal(0, 1, (3, 3)).astype(np.float32),
+        # the first example lists class 7 twice
+        labels: np.array([[7, 7], [2, 3], [3, 5]], np.int64),
+    }
+    return weights, biases, inputs, labels, sampled, feeds
+
+
+@_program
+def nce_loss_repeated_samples_removing_accidental_hits(tf):
+    weights, biases, inputs, labels, sampled, feeds = _repeated_samples(tf)
+    loss = tf.nn.nce_loss(
+        weights,
+        biases,
+        labels,
+        inputs,
+        5,
+        10,
+        num_true=2,
+        sampled_values=sampled,
+        remove_accidental_hits=True,
+    )
+    return {"fetches": _with_gradients(tf, loss, [weights, biases, inputs]), "feeds": feeds}
+
+
+@_program
+def sampled_softmax_loss_repeated_samples(tf):
+    weights, biases, inputs, labels, sampled, feeds = _repeated_samples(tf)
+    loss = tf.nn.sampled_softmax_loss(
+        weights, biases, labels, inputs, 5, 10, num_true=2, sampled_values=sampled
+    )
+    return {"fetches": _with_gradients(tf, loss, [weights, biases, inputs]), "feeds": feeds}
+
+
+@_program
+def nce_loss_word2vec_given_samples(tf):
+    """word2vec_basic's model at its first step, with the sampler's outputs given: 64
+    distinct classes of 300 that took 118 draws, with the expected counts TF's kernel gives
+    them (1 - (1 - p)^118 in float32); per-example losses and their gradients."""
+    vocabulary, dim, batch, num_sampled, tries = 300, 16, 16, 64, 118
+    rng = np.random.RandomState(11)
+    embeddings = tf.Variable(rng.uniform(-1, 1, (vocabulary, dim)).astype(np.float32))
+    nce_weights = tf.Variable(
+        (rng.normal(0, 1, (vocabulary, dim)) / np.sqrt(dim)).astype(np.float32)
+    )
+    nce_biases = tf.Variable(np.zeros(vocabulary, np.float32))
+    ids = tf.placeholder(tf.int32, [batch], name="ids")
+    labels = tf.placeholder(tf.int32, [batch, 1], name="labels")
+
+    def expected(classes):
+        p = (np.log((classes + 2.0) / (classes + 1.0)) / np.log(vocabulary + 1)).astype(np.float32)
+        return -np.expm1(np.float32(tries) * np.log1p(-p))
+
+    drawn = np.exp(rng.uniform(0, np.log(vocabulary + 1), 4 * num_sampled)).astype(np.int64) - 1
+    sampled_ids = np.array(list(dict.fromkeys(drawn.tolist()))[:num_sampled], np.int64)
+    label_ids = rng.randint(0, 40, (batch, 1))
+    sampled = (
+        tf.constant(sampled_ids),
+        tf.constant(expected(label_ids).astype(np.float32)),
+        tf.constant(expected(sampled_ids).astype(np.float32)),
+    )
+    embed = tf.nn.embedding_lookup(embeddings, ids)
+    loss = tf.nn.nce_loss(
+        weights=nce_weights,
+        biases=nce_biases,
+        labels=labels,
+        inputs=embed,
+        num_sampled=num_sampled,
+        num_classes=vocabulary,
+        sampled_values=sampled,
+    )
+    d_embed, d_weights, d_biases = tf.gradients(
+        tf.reduce_mean(loss), [embed, nce_weights, nce_biases]
+    )
+    # the rows of the weights' gradient that the samples and the labels touch
+    touched = np.concatenate([sampled_ids, label_ids[:, 0]])
+    d_weights, d_biases = tf.convert_to_tensor(d_weights), tf.convert_to_tensor(d_biases)
+    fetches = [loss, tf.convert_to_tensor(d_embed), tf.gather(d_weights, touched), d_biases]
+    feeds = {
+        ids: rng.randint(0, vocabulary, batch).astype(np.int32),
+        labels: label_ids.astype(np.int32),
+    }
+    return {"fetches": fetches, "feeds": feeds}
+
+
+@_program
+def log_uniform_sampler_unique_counts_use_the_draws_taken(tf):
+    """With unique=True, each expected count is 1 - (1 - p)^tries for the one number of draws
+    the distinct classes took (more than num_sampled: 64 classes of 1000 repeat some), not
+    num_sampled * p: the tries read back from each true class's count agree, are whole and
+    exceed 64."""
+    classes = tf.constant([[400, 700], [850, 999]], dtype=tf.int64)
+    _, true_count, _ = tf.nn.log_uniform_candidate_sampler(classes, 2, 64, True, 1000, seed=23)
+    c = tf.cast(classes, tf.float64)
+    p = tf.math.log((c + 2.0) / (c + 1.0)) / np.log(1001.0)
+    tries = tf.math.log1p(-tf.cast(true_count, tf.float64)) / tf.math.log1p(-p)
+    whole = tf.round(tries)
+    return {
+        "fetches": [
+            tf.reduce_max(tf.abs(tries / whole - 1.0)) < 1e-4,
+            tf.reduce_max(whole) - tf.reduce_min(whole),
+            tf.reduce_min(whole) > 64.0,
+        ],
+        "feeds": {},
+    }
