@@ -380,6 +380,20 @@ def _dims(tensor: Tensor) -> list[int | None]:
     return list(tensor.shape)
 
 
+def _directions_first(tangent: Tensor, transposed: bool) -> Tensor:
+    """A matrix's tangent ``[..., m, n, k]`` as ``[..., k, m, n]`` (``[..., k, n, m]`` where the
+    product transposes the matrix): the directions a batch axis of the matrix product."""
+    rank = _rank(tangent)
+    matrix = [rank - 2, rank - 3] if transposed else [rank - 3, rank - 2]
+    return transpose(tangent, [*range(rank - 3), rank - 1, *matrix])
+
+
+def _directions_last(product: Tensor) -> Tensor:
+    """A product ``[..., k, i, j]`` over the directions back as ``[..., i, j, k]``."""
+    rank = _rank(product)
+    return transpose(product, [*range(rank - 3), rank - 2, rank - 1, rank - 3])
+
+
 def _swap_last(rank: int) -> list[int]:
     """The permutation that swaps the two axes before the last (a matrix's, before the
     directions)."""
@@ -690,13 +704,8 @@ class _Forward:
             product = matmul(a, flat, transpose_a=ta)
             return self.reshape(product, [-1 if rows is None else rows, columns, self.count])
         # Any ranks: the directions become a batch axis before the matrices.
-        rank = rb + 1
-        lead = list(range(rank - 3))
-        order = lead + [rank - 1] + ([rank - 2, rank - 3] if tb else [rank - 3, rank - 2])
-        product = matmul(expand_dims(a, -3), transpose(db, order), transpose_a=ta)
-        result_rank = _rank(product)
-        back = [*range(result_rank - 3), result_rank - 2, result_rank - 1, result_rank - 3]
-        return transpose(product, back)
+        product = matmul(expand_dims(a, -3), _directions_first(db, tb), transpose_a=ta)
+        return _directions_last(product)
 
     def matmul_left(self, op: Operation, da: Tensor) -> Tensor:
         """``da' @ b'``, shape ``out.shape + [count]``."""
@@ -716,13 +725,8 @@ class _Forward:
             product = matmul(self.reshape(moved, [-1, inner]), b, transpose_b=tb)  # [i*k, j]
             shape = [-1 if rows is None else rows, self.count, -1 if columns is None else columns]
             return transpose(self.reshape(product, shape), [0, 2, 1])
-        rank = ra + 1
-        lead = list(range(rank - 3))
-        order = lead + [rank - 1] + ([rank - 2, rank - 3] if ta else [rank - 3, rank - 2])
-        product = matmul(transpose(da, order), expand_dims(b, -3), transpose_b=tb)
-        result_rank = _rank(product)
-        back = [*range(result_rank - 3), result_rank - 2, result_rank - 1, result_rank - 3]
-        return transpose(product, back)
+        product = matmul(_directions_first(da, ta), expand_dims(b, -3), transpose_b=tb)
+        return _directions_last(product)
 
     def rule_Softmax(self, op: Operation, tangents: list[Tensor | None]) -> Tensor:
         """``d softmax = s * (dx - sum(s * dx))`` along the class axis."""
