@@ -559,7 +559,13 @@ from . import data  # noqa: E402
 
 __all__ += ["data"]
 
+# TF1's queues (tf.train.slice_input_producer, tf.train.batch... live in symgrad.train).
+from .queues import FIFOQueue, QueueBase, RandomShuffleQueue  # noqa: E402
+
+__all__ += ["FIFOQueue", "QueueBase", "RandomShuffleQueue"]
+
 # Image operations built from symgrad's ops (tf.image: flips, standardization, cropping).
 from . import image  # noqa: E402
+from .image import random_crop  # noqa: E402  (TF1's tf.random_crop)
 
-__all__ += ["image"]
+__all__ += ["image", "random_crop"]

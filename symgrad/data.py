@@ -17,12 +17,17 @@ raises ``tf.errors.OutOfRangeError``, as in TF1::
 The elements are computed with NumPy, in Python, when a run asks for them: slices of arrays
 (or of tensors, evaluated in the session when the iterator starts, with the feeds of that
 run), ``map`` functions built once into the graph on placeholders for an element and run by
-the session for each element. ``shuffle`` keeps TF's buffer algorithm (a seed makes it
-reproducible, though not TF's order).
+the session for each element (``filter``'s predicate and ``flat_map``/``interleave``'s
+functions too: the dataset such a function returns is read anew for each element), Python
+generators (``from_generator``). ``shuffle`` keeps TF's buffer algorithm (a seed makes it
+reproducible, though not TF's order). symgrad has no string tensors: the file datasets
+(``TextLineDataset``, ``TFRecordDataset``) and string handles (``Iterator.from_string_handle``)
+are not provided, and raise ``MissingTF1NameError`` naming a substitute.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Iterator as PyIterator
 from dataclasses import dataclass
@@ -32,16 +37,18 @@ import numpy as np
 
 from . import dtypes as _dtypes
 from .errors import (
+    DTypeError,
     FailedPreconditionError,
     InvalidArgumentError,
+    MissingTF1NameError,
     OutOfRangeError,
     ShapeError,
 )
 from .graph import Graph, Tensor, get_default_graph
 from .ops.sources import convert_to_tensor, placeholder
 from .session import HOST_ACTION, HOST_INPUT, Session
-from .shapes import TensorShape
-from .tf1_names import missing_attribute
+from .shapes import TensorShape, as_shape
+from .tf1_names import README_SECTION, missing_attribute
 
 Element = list[np.ndarray]  # an element's components, flattened
 
@@ -97,6 +104,63 @@ def _as_structure(value: Any) -> Any:
     return value
 
 
+def _flatten_up_to(structure: Any, value: Any, what: str) -> list[Any]:
+    """The parts of ``value`` at the leaves of ``structure``: ``value`` is nested as the
+    structure is, with anything at a leaf (a shape as a list, a padding value...)."""
+    if isinstance(structure, Mapping):
+        if not isinstance(value, Mapping) or sorted(value) != sorted(structure):
+            raise InvalidArgumentError(
+                f"symgrad: {what} does not match the element's structure: {value!r:.80}"
+            )
+        return [
+            part
+            for key in sorted(structure)
+            for part in _flatten_up_to(structure[key], value[key], what)
+        ]
+    if _is_tuple(structure):
+        if not isinstance(value, (tuple, list)) or len(value) != len(structure):
+            raise InvalidArgumentError(
+                f"symgrad: {what} does not match the element's structure: {value!r:.80}"
+            )
+        return [
+            part
+            for inner, item in zip(structure, value, strict=True)
+            for part in _flatten_up_to(inner, item, what)
+        ]
+    return [value]
+
+
+Shape = tuple[int | None, ...] | None
+
+
+def _shapes_of(structure: Any) -> Any:
+    """The ``output_shapes`` of specs: a ``TensorShape`` each (``None``: unknown rank, as
+    ``Tensor.get_shape()`` gives it)."""
+    return _map_structure(
+        lambda spec: None if spec.shape is None else TensorShape(spec.shape), structure
+    )
+
+
+def _compatible(a: Shape, b: Shape) -> bool:
+    if a is None or b is None:
+        return True
+    return len(a) == len(b) and all(
+        x is None or y is None or x == y for x, y in zip(a, b, strict=True)
+    )
+
+
+def _most_specific_compatible(a: Shape, b: Shape) -> Shape:
+    """The shape both ``a`` and ``b`` have: a dim where they agree, else ``None``."""
+    if a is None or b is None or len(a) != len(b):
+        return None
+    return tuple(x if x == y else None for x, y in zip(a, b, strict=True))
+
+
+def _structure_key(structure: Any) -> Any:
+    """``structure`` with its leaves erased: equal for two elements nested alike."""
+    return _map_structure(lambda leaf: None, structure)
+
+
 # -- running: what an iterator's elements are computed with ------------------------------------
 
 
@@ -106,7 +170,7 @@ class _Context:
     streams of its shuffles."""
 
     def __init__(self, session: Session, feeds: Mapping[Tensor, Any]) -> None:
-        self.session = session
+        self.session: Session = session
         self.feeds = dict(feeds)
         self.values: dict[Tensor, np.ndarray] = {}
         self.streams: dict[Any, Any] = {}  # per shuffle: its seed and its random stream
@@ -118,6 +182,13 @@ class _Context:
             values = self.session.run(wanted, feed_dict=self.feeds)
             self.values.update(zip(wanted, (np.asarray(v) for v in values), strict=True))
         return [self.values[t] for t in tensors]
+
+    def nested(self, placeholders: Sequence[Tensor], element: Element) -> _Context:
+        """A context for a dataset built by a function of an element (``flat_map``,
+        ``interleave``): these feeds with the function's placeholders fed the element."""
+        return _Context(
+            self.session, {**self.feeds, **dict(zip(placeholders, element, strict=True))}
+        )
 
 
 def _component(value: Any, what: str) -> np.ndarray | Tensor:
@@ -142,9 +213,11 @@ def _spec_of(value: np.ndarray | Tensor, drop: int = 0) -> _Spec:
 class Dataset:
     """A sequence of elements, each a tensor or a (nested) tuple or dict of them, as TF1's
     ``tf.data.Dataset``. Build one with a constructor (``from_tensor_slices``,
-    ``from_tensors``, ``range``, ``zip``), change it with the methods (``map``, ``batch``,
-    ``shuffle``, ``repeat``, ``take``, ``skip``, ``prefetch``), and read it in a session
-    through an iterator.
+    ``from_tensors``, ``range``, ``zip``, ``from_generator``), change it with the methods
+    (``map``, ``filter``, ``batch``, ``padded_batch``, ``shuffle``, ``repeat``, ``take``,
+    ``skip``, ``flat_map``, ``interleave``, ``cache``, ``concatenate``, ``apply``,
+    ``prefetch``), and read it in a session through an iterator (or one made by
+    ``Iterator.from_structure`` and started over any dataset by its ``make_initializer``).
 
     >>> import symgrad as tf
     >>> with tf.Graph().as_default():
@@ -178,7 +251,7 @@ class Dataset:
     @property
     def output_shapes(self) -> Any:
         """The static shapes of an element's components (a ``TensorShape`` each)."""
-        return _map_structure(lambda spec: TensorShape(spec.shape), self._structure)
+        return _shapes_of(self._structure)
 
     @property
     def output_classes(self) -> Any:
@@ -193,9 +266,10 @@ class Dataset:
         structure: Any,
         elements: Callable[[_Context], PyIterator[Element]],
         inputs: Sequence[Dataset] = (),
+        tensors: Sequence[Tensor] = (),
     ) -> Dataset:
-        tensors = [t for dataset in (self, *inputs) for t in dataset._tensors]
-        return Dataset(structure, elements, tensors, self._graph)
+        held = [t for dataset in (self, *inputs) for t in dataset._tensors]
+        return Dataset(structure, elements, [*held, *tensors], self._graph)
 
     # -- constructors -------------------------------------------------------------------------
     @staticmethod
@@ -279,13 +353,15 @@ class Dataset:
             raise InvalidArgumentError(
                 f"symgrad: Dataset.range takes 1 to 3 arguments, got {len(args)}"
             )
-        bounds = range(*(int(a) for a in args))
+        given = [_count(a) for a in args]  # ints, or int tensors computed at the start
 
         def elements(context: _Context) -> PyIterator[Element]:
-            for value in bounds:
+            for value in range(*(_count_in(a, context) for a in given)):
                 yield [np.asarray(value, dtype=np.int64)]
 
-        return Dataset(_Spec(_dtypes.int64, ()), elements)
+        return Dataset(
+            _Spec(_dtypes.int64, ()), elements, [a for a in given if isinstance(a, Tensor)]
+        )
 
     @staticmethod
     def zip(datasets: Any) -> Dataset:
@@ -320,6 +396,63 @@ class Dataset:
                 yield element
 
         return parts[0]._derived(structure, elements, parts[1:])
+
+    @staticmethod
+    def from_generator(
+        generator: Callable[..., Any],
+        output_types: Any,
+        output_shapes: Any = None,
+        args: Sequence[Any] | None = None,
+    ) -> Dataset:
+        """The elements a Python generator yields: ``generator(*args)`` is called anew at
+        each start of an iterator (and each epoch of a ``repeat``), ``args`` given as NumPy
+        values (tensors among them evaluated when the iterator starts). Each element is
+        converted to ``output_types`` as TF converts it (ints to floats yes, floats to ints
+        no) and checked against ``output_shapes`` (``None``: any shape): a mismatch fails
+        the run with ``tf.errors.InvalidArgumentError``, and the iterator is then at its
+        end, as in TF.
+
+        >>> import symgrad as tf
+        >>> def pairs(n):
+        ...     for i in range(n):
+        ...         yield [i, i + 1], i * 0.5
+        >>> with tf.Graph().as_default():
+        ...     d = tf.data.Dataset.from_generator(
+        ...         pairs, (tf.int64, tf.float32), ([2], []), args=(3,)
+        ...     ).batch(2)
+        ...     x, y = d.make_one_shot_iterator().get_next()
+        ...     with tf.Session() as sess:
+        ...         print(sess.run(x).tolist(), sess.run(y).tolist())
+        [[0, 1], [1, 2]] [1.0]
+        """
+        if not callable(generator):
+            raise InvalidArgumentError(
+                f"symgrad: Dataset.from_generator: `generator` must be callable, got "
+                f"{type(generator).__name__}"
+            )
+        types = _map_structure(_dtypes.as_dtype, _as_structure(output_types))
+        dtypes = _flatten(types)
+        if output_shapes is None:
+            shapes: list[Shape] = [None] * len(dtypes)
+        else:
+            shapes = [
+                as_shape(shape)
+                for shape in _flatten_up_to(
+                    types, output_shapes, "Dataset.from_generator: output_shapes"
+                )
+            ]
+        specs = [_Spec(dtype, shape) for dtype, shape in zip(dtypes, shapes, strict=True)]
+        structure = _pack(types, iter(specs))
+        components = [_component(a, "Dataset.from_generator") for a in (args or ())]
+
+        def elements(context: _Context) -> PyIterator[Element]:
+            values = [v[()] if np.ndim(v) == 0 else v for v in _values(components, context)]
+            # Not a generator function: an element rejected by _generated fails its run and
+            # the next run goes on with the next element, as TF's does (when the iterator
+            # reads this dataset directly; a transformation after it ends with the error).
+            return map(lambda value: _generated(value, types, specs), generator(*values))
+
+        return Dataset(structure, elements, [c for c in components if isinstance(c, Tensor)])
 
     # -- transformations ----------------------------------------------------------------------
     def map(self, map_func: Callable[..., Any], num_parallel_calls: Any = None) -> Dataset:
@@ -432,7 +565,9 @@ class Dataset:
         return self._derived(self._structure, elements)
 
     def repeat(self, count: int | None = None) -> Dataset:
-        """The elements ``count`` times over (``None`` or ``-1``: for ever).
+        """The elements ``count`` times over (``None`` or ``-1``: for ever). ``count`` (as
+        ``take``'s and ``skip``'s) may be an int tensor, computed when the iterator starts (or,
+        in a ``flat_map`` function, for each element).
 
         >>> import symgrad as tf
         >>> with tf.Graph().as_default():
@@ -442,10 +577,11 @@ class Dataset:
         ...         print(sess.run(nxt).tolist(), sess.run(nxt).tolist())
         [0, 1, 2, 0] [1, 2]
         """
-        times = -1 if count is None else int(count)
+        given = -1 if count is None else _count(count)
         source = self._elements
 
         def elements(context: _Context) -> PyIterator[Element]:
+            times = _count_in(given, context)
             epoch = 0
             while times < 0 or epoch < times:
                 empty = True
@@ -456,37 +592,345 @@ class Dataset:
                     return
                 epoch += 1
 
-        return self._derived(self._structure, elements)
+        return self._derived(self._structure, elements, tensors=_count_tensors(given))
 
     def take(self, count: int) -> Dataset:
         """The first ``count`` elements (``-1``: all)."""
-        limit = int(count)
+        given = _count(count)
         source = self._elements
 
         def elements(context: _Context) -> PyIterator[Element]:
+            limit = _count_in(given, context)
             if limit < 0:
                 yield from source(context)
                 return
             for _, element in zip(range(limit), source(context), strict=False):
                 yield element
 
-        return self._derived(self._structure, elements)
+        return self._derived(self._structure, elements, tensors=_count_tensors(given))
 
     def skip(self, count: int) -> Dataset:
         """All but the first ``count`` elements (``-1``: none)."""
-        limit = int(count)
+        given = _count(count)
         source = self._elements
 
         def elements(context: _Context) -> PyIterator[Element]:
+            limit = _count_in(given, context)
             for index, element in enumerate(source(context)):
                 if 0 <= limit <= index:
                     yield element
 
-        return self._derived(self._structure, elements)
+        return self._derived(self._structure, elements, tensors=_count_tensors(given))
 
     def prefetch(self, buffer_size: Any) -> Dataset:
         """The same dataset: symgrad computes each element when a run asks for it."""
         return self
+
+    def _trace(
+        self, function: Callable[..., Any], scope: str, finish: Callable[[Any], Any]
+    ) -> tuple[list[Tensor], Any]:
+        """Call ``function`` once on placeholders of an element (a tuple's components as
+        separate arguments), as ``map`` does: the placeholders, and ``finish`` of what it
+        returns (applied in the graph)."""
+        with self._graph.as_default(), self._graph.name_scope(scope):
+            inputs = _map_structure(
+                lambda spec: placeholder(spec.dtype, spec.shape, name="element"),
+                self._structure,
+            )
+            if _is_tuple(inputs) and not hasattr(inputs, "_fields"):
+                result = function(*inputs)
+            else:
+                result = function(inputs)
+            return _flatten(inputs), finish(result)
+
+    def filter(self, predicate: Callable[..., Any]) -> Dataset:
+        """The elements for which ``predicate`` is true: it is called once, on placeholders
+        of the element's structure (as ``map``'s function), and must return a scalar
+        ``tf.bool`` tensor, which the session computes for each element.
+
+        >>> import symgrad as tf
+        >>> with tf.Graph().as_default():
+        ...     d = tf.data.Dataset.range(10).filter(lambda n: tf.equal(n % 3, 0)).batch(5)
+        ...     with tf.Session() as sess:
+        ...         print(sess.run(d.make_one_shot_iterator().get_next()).tolist())
+        [0, 3, 6, 9]
+        """
+
+        def scalar_bool(result: Any) -> Tensor:
+            tensor = convert_to_tensor(result)
+            if tensor.dtype != _dtypes.bool_ or (tensor.shape is not None and len(tensor.shape)):
+                shape = "unknown" if tensor.shape is None else tuple(tensor.shape)
+                raise InvalidArgumentError(
+                    f"symgrad: Dataset.filter: `predicate` must return a tf.bool scalar "
+                    f"tensor, but it returns {tensor.dtype.name} of shape {shape}"
+                )
+            return tensor
+
+        fed, keep = self._trace(predicate, "filter", scalar_bool)
+        source = self._elements
+
+        def elements(context: _Context) -> PyIterator[Element]:
+            for element in source(context):
+                feeds = {**context.feeds, **dict(zip(fed, element, strict=True))}
+                if bool(context.session.run(keep, feed_dict=feeds)):
+                    yield element
+
+        return self._derived(self._structure, elements)
+
+    def _trace_dataset(
+        self, map_func: Callable[..., Any], method: str
+    ) -> tuple[list[Tensor], Dataset]:
+        def dataset(result: Any) -> Dataset:
+            if not isinstance(result, Dataset):
+                raise InvalidArgumentError(
+                    f"symgrad: Dataset.{method}: `map_func` must return a tf.data.Dataset, "
+                    f"got {type(result).__name__}"
+                )
+            return result
+
+        return self._trace(map_func, method, dataset)
+
+    def flat_map(self, map_func: Callable[..., Any]) -> Dataset:
+        """The elements of the datasets ``map_func`` makes of each element, one dataset
+        after the other. ``map_func`` is called once, on placeholders of the element (as
+        ``map``'s function); the dataset it returns is read anew for each element.
+
+        >>> import symgrad as tf
+        >>> with tf.Graph().as_default():
+        ...     d = tf.data.Dataset.range(1, 4).flat_map(
+        ...         lambda n: tf.data.Dataset.from_tensors(n).repeat(n)
+        ...     )
+        ...     with tf.Session() as sess:
+        ...         print(sess.run(d.batch(6).make_one_shot_iterator().get_next()).tolist())
+        [1, 2, 2, 3, 3, 3]
+        """
+        fed, inner = self._trace_dataset(map_func, "flat_map")
+        source = self._elements
+
+        def elements(context: _Context) -> PyIterator[Element]:
+            for element in source(context):
+                yield from inner._elements(context.nested(fed, element))
+
+        return self._derived(inner._structure, elements)
+
+    def interleave(
+        self,
+        map_func: Callable[..., Any],
+        cycle_length: int | None = None,
+        block_length: int | None = None,
+        num_parallel_calls: Any = None,
+        deterministic: Any = None,
+    ) -> Dataset:
+        """``flat_map`` with the datasets of ``cycle_length`` consecutive elements read in
+        turn, ``block_length`` elements from each, in TF's deterministic order: a dataset
+        that ends is replaced, in its place of the cycle, by the next element's.
+        ``cycle_length`` ``None`` (TF's AUTOTUNE) is the number of CPUs, as in TF;
+        ``block_length`` defaults to 1; ``num_parallel_calls`` changes nothing.
+
+        >>> import symgrad as tf
+        >>> with tf.Graph().as_default():
+        ...     d = tf.data.Dataset.range(1, 4).interleave(
+        ...         lambda n: tf.data.Dataset.from_tensors(n).repeat(3), cycle_length=2
+        ...     )
+        ...     with tf.Session() as sess:
+        ...         print(sess.run(d.batch(9).make_one_shot_iterator().get_next()).tolist())
+        [1, 2, 1, 2, 1, 2, 3, 3, 3]
+        """
+        fed, inner = self._trace_dataset(map_func, "interleave")
+        if cycle_length is None or (not isinstance(cycle_length, Tensor) and cycle_length == -1):
+            cycle = os.cpu_count() or 1
+        else:
+            cycle = _positive(cycle_length, "interleave", "cycle_length")
+        block = 1 if block_length is None else _positive(block_length, "interleave", "block_length")
+        source = self._elements
+
+        def elements(context: _Context) -> PyIterator[Element]:
+            inputs = source(context)
+            slots: list[PyIterator[Element] | None] = [None] * cycle
+            index = taken = opened = 0
+            ended = False
+            while opened or not ended:
+                current = slots[index]
+                if current is not None:
+                    element = next(current, None)
+                    if element is not None:
+                        taken += 1
+                        if taken == block:
+                            index, taken = (index + 1) % cycle, 0
+                        yield element
+                        continue
+                    slots[index] = None  # this one is done: the next in the cycle
+                    opened -= 1
+                    index, taken = (index + 1) % cycle, 0
+                elif not ended:
+                    item = next(inputs, None)
+                    if item is None:
+                        ended = True
+                    else:
+                        slots[index] = inner._elements(context.nested(fed, item))
+                        opened += 1
+                else:
+                    index, taken = (index + 1) % cycle, 0
+
+        return self._derived(inner._structure, elements)
+
+    def padded_batch(
+        self,
+        batch_size: int,
+        padded_shapes: Any = None,
+        padding_values: Any = None,
+        drop_remainder: bool = False,
+    ) -> Dataset:
+        """``batch`` for components of different shapes: each is padded, at the end of each
+        axis, to ``padded_shapes`` (nested as the element; a ``None`` or ``-1`` dim, or no
+        ``padded_shapes`` at all, pads to the longest in the batch) with ``padding_values``
+        (a scalar per component; by default 0, or False). An element larger than its padded
+        shape fails the run with ``tf.errors.InvalidArgumentError``.
+
+        >>> import symgrad as tf
+        >>> with tf.Graph().as_default():
+        ...     d = tf.data.Dataset.range(1, 4).map(lambda n: tf.fill([n], n))
+        ...     b = d.padded_batch(2, padded_shapes=[None], padding_values=tf.constant(-1, tf.int64))
+        ...     nxt = b.make_one_shot_iterator().get_next()
+        ...     with tf.Session() as sess:
+        ...         print(sess.run(nxt).tolist(), sess.run(nxt).tolist(), b.output_shapes)
+        [[1, -1], [2, 2]] [[3, 3, 3]] (None, None)
+        """
+        size = _positive(batch_size, "padded_batch", "batch_size")
+        specs = self._specs()
+        if padded_shapes is None:
+            shapes: list[Shape] = [
+                None if spec.shape is None else (None,) * len(spec.shape) for spec in specs
+            ]
+        else:
+            given = _flatten_up_to(
+                self._structure, padded_shapes, "Dataset.padded_batch: padded_shapes"
+            )
+            shapes = [as_shape(shape) for shape in given]
+        for spec, shape in zip(specs, shapes, strict=True):
+            if shape is None:
+                raise InvalidArgumentError(
+                    "symgrad: Dataset.padded_batch: a component has an unknown rank; give its "
+                    "padded shape in padded_shapes"
+                )
+            if spec.shape is not None and (
+                len(shape) != len(spec.shape)
+                or any(
+                    p is not None and d is not None and p < d
+                    for p, d in zip(shape, spec.shape, strict=True)
+                )
+            ):  # as TF: a padded dim may be larger than the component's, not smaller
+                raise ShapeError(
+                    f"symgrad: Dataset.padded_batch: the padded shape {shape} is not "
+                    f"compatible with the shape {spec.shape} of the corresponding input "
+                    f"component"
+                )
+        if padding_values is None:
+            pads: list[np.ndarray | Tensor] = [np.zeros((), spec.dtype.numpy) for spec in specs]
+        else:
+            given = _flatten_up_to(
+                self._structure, padding_values, "Dataset.padded_batch: padding_values"
+            )
+            pads = [_padding_value(v, spec) for v, spec in zip(given, specs, strict=True)]
+        outer = size if drop_remainder else None
+        structure = _pack(
+            self._structure,
+            iter(
+                [
+                    _Spec(spec.dtype, (outer, *(shape or ())))
+                    for spec, shape in zip(specs, shapes, strict=True)
+                ]
+            ),
+        )
+        source = self._elements
+
+        def elements(context: _Context) -> PyIterator[Element]:
+            values = _values(pads, context)
+            stream = source(context)
+            while True:
+                rows = [row for _, row in zip(range(size), stream, strict=False)]
+                if not rows or (drop_remainder and len(rows) < size):
+                    return
+                yield [
+                    _pad([row[i] for row in rows], shapes[i], values[i]) for i in range(len(specs))
+                ]
+
+        return self._derived(structure, elements, [], [p for p in pads if isinstance(p, Tensor)])
+
+    def cache(self, filename: str = "") -> Dataset:
+        """The same elements, computed once per start of an iterator: the first pass keeps
+        them (in memory; a ``filename`` is not written) and later passes (each epoch of a
+        ``repeat``) read them back, as TF's cache does. A pass left unfinished keeps none.
+
+        >>> import symgrad as tf
+        >>> with tf.Graph().as_default():
+        ...     noise = tf.data.Dataset.range(2).map(lambda n: tf.random_uniform([]))
+        ...     nxt = noise.cache().repeat(2).make_one_shot_iterator().get_next()
+        ...     with tf.Session() as sess:
+        ...         values = [float(sess.run(nxt)) for _ in range(4)]
+        ...     print(values[:2] == values[2:])
+        True
+        """
+        source = self._elements
+        key = object()  # this cache's entry in a context
+
+        def elements(context: _Context) -> PyIterator[Element]:
+            kept = context.streams.get(key)
+            if kept is not None:
+                yield from kept
+                return
+            computed: list[Element] = []
+            for element in source(context):
+                computed.append(element)
+                yield element
+            context.streams[key] = computed
+
+        return self._derived(self._structure, elements)
+
+    def concatenate(self, dataset: Dataset) -> Dataset:
+        """This dataset's elements, then ``dataset``'s: their elements must have the same
+        structure and dtypes; a dim where their shapes differ is ``None``.
+
+        >>> import symgrad as tf
+        >>> with tf.Graph().as_default():
+        ...     d = tf.data.Dataset.range(2).concatenate(tf.data.Dataset.range(5, 7))
+        ...     with tf.Session() as sess:
+        ...         print(sess.run(d.batch(4).make_one_shot_iterator().get_next()).tolist())
+        [0, 1, 5, 6]
+        """
+        if not isinstance(dataset, Dataset):
+            raise InvalidArgumentError(
+                f"symgrad: Dataset.concatenate takes a dataset, got {type(dataset).__name__}"
+            )
+        mine, theirs = self._specs(), dataset._specs()
+        if _structure_key(self._structure) != _structure_key(dataset._structure) or any(
+            a.dtype != b.dtype for a, b in zip(mine, theirs, strict=True)
+        ):
+            raise DTypeError(
+                f"symgrad: Dataset.concatenate: incompatible dataset elements: "
+                f"{self.output_types} vs. {dataset.output_types}"
+            )
+        specs = [
+            _Spec(a.dtype, _most_specific_compatible(a.shape, b.shape))
+            for a, b in zip(mine, theirs, strict=True)
+        ]
+        first, second = self._elements, dataset._elements
+
+        def elements(context: _Context) -> PyIterator[Element]:
+            yield from first(context)
+            yield from second(context)
+
+        return self._derived(_pack(self._structure, iter(specs)), elements, [dataset])
+
+    def apply(self, transformation_func: Callable[[Dataset], Dataset]) -> Dataset:
+        """``transformation_func(self)``: a function of a whole dataset, applied."""
+        result = transformation_func(self)
+        if not isinstance(result, Dataset):
+            raise InvalidArgumentError(
+                f"symgrad: Dataset.apply: `transformation_func` must return a tf.data.Dataset, "
+                f"got {type(result).__name__}"
+            )
+        return result
 
     # -- iterators ----------------------------------------------------------------------------
     def make_one_shot_iterator(self) -> Iterator:
@@ -512,12 +956,114 @@ def _values(components: Sequence[np.ndarray | Tensor], context: _Context) -> lis
     return [next(computed) if isinstance(c, Tensor) else c for c in components]
 
 
+def _count(value: Any) -> int | Tensor:
+    """A ``repeat``/``take``/``skip`` count: a Python int, or an int tensor."""
+    return value if isinstance(value, Tensor) else int(value)
+
+
+def _count_in(count: int | Tensor, context: _Context) -> int:
+    return int(context.evaluate([count])[0]) if isinstance(count, Tensor) else count
+
+
+def _count_tensors(count: int | Tensor) -> list[Tensor]:
+    """A count tensor, to evaluate when an iterator starts (a dataset made by a
+    ``flat_map``/``interleave`` function has its tensors computed per element instead)."""
+    return [count] if isinstance(count, Tensor) else []
+
+
 def _positive(value: Any, method: str, argument: str) -> int:
     if isinstance(value, Tensor) or int(value) < 1:
         raise InvalidArgumentError(
             f"symgrad: Dataset.{method}: {argument} must be a positive Python int, got {value!r}"
         )
     return int(value)
+
+
+def _generated(value: Any, types: Any, specs: list[_Spec]) -> Element:
+    """An element a ``from_generator`` generator yielded, as arrays of its specs."""
+    try:
+        leaves = _flatten_up_to(types, value, "the element")
+    except InvalidArgumentError:
+        raise InvalidArgumentError(
+            f"symgrad: Dataset.from_generator: `generator` yielded an element that did not "
+            f"match the expected structure. The expected structure was {types}, but the "
+            f"yielded element was {value!r:.80}"
+        ) from None
+    element: Element = []
+    for leaf, spec in zip(leaves, specs, strict=True):
+        try:
+            array = np.asarray(leaf)
+        except ValueError:
+            array = np.asarray(None, dtype=object)  # ragged lists: not convertible below
+        kind, wanted = array.dtype.kind, np.dtype(spec.dtype.numpy).kind
+        if (
+            kind not in "biuf"
+            or (kind == "f" and wanted in "biu")
+            or (kind in "iu" and wanted == "b")
+        ):
+            raise InvalidArgumentError(
+                f"symgrad: Dataset.from_generator: `generator` yielded an element that could "
+                f"not be converted to the expected type. The expected type was "
+                f"{spec.dtype.name}, but the yielded element was {leaf!r:.80}"
+            )
+        array = array.astype(spec.dtype.numpy, copy=False)
+        if not _compatible(spec.shape, array.shape):
+            raise InvalidArgumentError(
+                f"symgrad: Dataset.from_generator: `generator` yielded an element of shape "
+                f"{array.shape} where an element of shape {spec.shape} was expected"
+            )
+        element.append(array)
+    return element
+
+
+def _padding_value(value: Any, spec: _Spec) -> np.ndarray | Tensor:
+    """A ``padded_batch`` padding value: a scalar of the component's dtype."""
+    shape: Any
+    if isinstance(value, Tensor):
+        dtype, shape = value.dtype, value.shape
+    else:
+        given = np.asarray(value)
+        python = not isinstance(value, (np.ndarray, np.generic))
+        dtype = spec.dtype if python else _dtypes.as_dtype(given.dtype)
+        shape = given.shape
+        value = given.astype(spec.dtype.numpy) if python else given
+    if dtype != spec.dtype:
+        raise DTypeError(
+            f"symgrad: Dataset.padded_batch: padding value of dtype {dtype.name} does not "
+            f"match the dtype {spec.dtype.name} of the corresponding input component"
+        )
+    if shape is not None and len(shape):
+        raise InvalidArgumentError(
+            f"symgrad: Dataset.padded_batch: a padding value must be a scalar, got shape "
+            f"{tuple(shape)}"
+        )
+    return value
+
+
+def _pad(rows: list[np.ndarray], shape: Shape, value: np.ndarray) -> np.ndarray:
+    """``rows`` padded at the end of each axis to ``shape`` (``None``: the longest) and
+    stacked."""
+    assert shape is not None
+    arrays = [np.asarray(row) for row in rows]
+    if any(array.ndim != len(shape) for array in arrays):
+        raise InvalidArgumentError(
+            f"symgrad: Dataset.padded_batch: an element of rank "
+            f"{next(a.ndim for a in arrays if a.ndim != len(shape))} for the padded shape {shape}"
+        )
+    target = [
+        dim if dim is not None else max(array.shape[axis] for array in arrays)
+        for axis, dim in enumerate(shape)
+    ]
+    out = np.full((len(arrays), *target), value, dtype=arrays[0].dtype)
+    for index, array in enumerate(arrays):
+        if any(have > want for have, want in zip(array.shape, target, strict=True)):
+            raise InvalidArgumentError(
+                f"symgrad: Dataset.padded_batch: attempted to pad to a smaller size than the "
+                f"input element: an element of shape {array.shape} for the padded shape {shape}"
+            )
+        region: tuple[Any, ...] = (index, *[slice(0, n) for n in array.shape])
+        out[region] = array
+    return out
 
 
 def _stack(rows: list[np.ndarray]) -> np.ndarray:
@@ -554,35 +1100,127 @@ class Iterator:
     end of the epoch
     """
 
-    def __init__(self, dataset: Dataset, initializable: bool) -> None:
-        if not isinstance(dataset, Dataset):
-            raise InvalidArgumentError(
-                f"symgrad: an iterator needs a tf.data.Dataset, got {type(dataset).__name__}"
-            )
+    def __init__(
+        self,
+        dataset: Dataset | None,
+        initializable: bool,
+        structure: Any = None,
+        graph: Graph | None = None,
+    ) -> None:
+        if dataset is not None:
+            if not isinstance(dataset, Dataset):
+                raise InvalidArgumentError(
+                    f"symgrad: an iterator needs a tf.data.Dataset, got {type(dataset).__name__}"
+                )
+            structure, graph = dataset._structure, dataset._graph
         self._dataset = dataset
+        self._structure = structure  # leaves: _Spec
         self._initializable = initializable
-        self._graph = dataset._graph
+        self._graph: Graph = graph or get_default_graph()
         self._initializer: Any = None
-        if initializable:
-            self._initializer = self._graph.create_op(
-                "NoOp", [], {"control": [], HOST_ACTION: self._start}, [], name="MakeIterator"
-            )
+        if initializable and dataset is not None:
+            self._initializer = self.make_initializer(dataset, name="MakeIterator")
 
-    output_types = property(lambda self: self._dataset.output_types)
-    output_shapes = property(lambda self: self._dataset.output_shapes)
-    output_classes = property(lambda self: self._dataset.output_classes)
+    output_types = property(lambda self: _map_structure(lambda s: s.dtype, self._structure))
+    output_shapes = property(lambda self: _shapes_of(self._structure))
+    output_classes = property(lambda self: _map_structure(lambda s: Tensor, self._structure))
+
+    @staticmethod
+    def from_structure(
+        output_types: Any,
+        output_shapes: Any = None,
+        shared_name: str | None = None,
+        output_classes: Any = None,
+    ) -> Iterator:
+        """An iterator of no dataset yet, for elements of ``output_types`` and
+        ``output_shapes`` (TF1's reinitializable iterator): ``make_initializer(dataset)``
+        gives the op that starts it over ``dataset``, any dataset of that structure, so one
+        ``get_next()`` reads the training and the validation data in turn.
+
+        >>> import symgrad as tf
+        >>> with tf.Graph().as_default():
+        ...     train, valid = tf.data.Dataset.range(3), tf.data.Dataset.range(10, 12)
+        ...     iterator = tf.data.Iterator.from_structure(train.output_types, train.output_shapes)
+        ...     nxt = iterator.get_next()
+        ...     to_train, to_valid = iterator.make_initializer(train), iterator.make_initializer(valid)
+        ...     with tf.Session() as sess:
+        ...         _ = sess.run(to_valid)
+        ...         first = int(sess.run(nxt))
+        ...         _ = sess.run(to_train)
+        ...         print(first, int(sess.run(nxt)))
+        10 0
+        """
+        types = _map_structure(_dtypes.as_dtype, _as_structure(output_types))
+        dtypes = _flatten(types)
+        if output_shapes is None:
+            shapes: list[Shape] = [None] * len(dtypes)
+        else:
+            given = _flatten_up_to(types, output_shapes, "Iterator.from_structure: output_shapes")
+            shapes = [as_shape(shape) for shape in given]
+        specs = [_Spec(dtype, shape) for dtype, shape in zip(dtypes, shapes, strict=True)]
+        return Iterator(None, initializable=True, structure=_pack(types, iter(specs)))
+
+    @staticmethod
+    def from_string_handle(
+        string_handle: Any, output_types: Any, output_shapes: Any = None, output_classes: Any = None
+    ) -> Iterator:
+        """Not provided (a feedable iterator needs string tensors, which symgrad has not):
+        raises :class:`symgrad.errors.MissingTF1NameError` naming the substitute."""
+        raise MissingTF1NameError(_NO_HANDLES.format(name="tf.data.Iterator.from_string_handle"))
+
+    def string_handle(self, name: str | None = None) -> Any:
+        """Not provided: see :meth:`from_string_handle`."""
+        raise MissingTF1NameError(_NO_HANDLES.format(name="Iterator.string_handle()"))
 
     @property
     def initializer(self) -> Any:
         """The op that (re)starts the iterator at its dataset's first element."""
         if self._initializer is None:
+            if self._dataset is None:
+                raise InvalidArgumentError(
+                    "symgrad: an iterator from Iterator.from_structure has no initializer; "
+                    "run iterator.make_initializer(dataset) instead"
+                )
             raise InvalidArgumentError("symgrad: a one-shot iterator has no initializer")
         return self._initializer
 
-    def _start(self, session: Session, feeds: Mapping[Tensor, Any]) -> None:
+    def make_initializer(self, dataset: Dataset, name: str | None = None) -> Any:
+        """The op that (re)starts this iterator at the first element of ``dataset``, whose
+        elements must have this iterator's structure and dtypes, and shapes compatible."""
+        if not isinstance(dataset, Dataset):
+            raise InvalidArgumentError(
+                f"symgrad: Iterator.make_initializer needs a tf.data.Dataset, got "
+                f"{type(dataset).__name__}"
+            )
+        mine, theirs = _flatten(self._structure), dataset._specs()
+        if _structure_key(self._structure) != _structure_key(dataset._structure) or any(
+            a.dtype != b.dtype for a, b in zip(mine, theirs, strict=True)
+        ):
+            raise DTypeError(
+                f"symgrad: Iterator.make_initializer: expected output types "
+                f"{self.output_types} but got dataset with output types {dataset.output_types}"
+            )
+        if not all(_compatible(a.shape, b.shape) for a, b in zip(mine, theirs, strict=True)):
+            raise ShapeError(
+                f"symgrad: Iterator.make_initializer: expected output shapes compatible with "
+                f"{self.output_shapes} but got dataset with output shapes {dataset.output_shapes}"
+            )
+
+        def start(session: Session, feeds: Mapping[Tensor, Any]) -> None:
+            self._start(session, feeds, dataset)
+
+        return self._graph.create_op(
+            "NoOp", [], {"control": [], HOST_ACTION: start}, [], name=name or "make_initializer"
+        )
+
+    def _start(
+        self, session: Session, feeds: Mapping[Tensor, Any], dataset: Dataset | None = None
+    ) -> None:
+        dataset = dataset or self._dataset
+        assert dataset is not None
         context = _Context(session, feeds)
-        context.evaluate(self._dataset._tensors)
-        session.host_state[self] = self._dataset._elements(context)
+        context.evaluate(dataset._tensors)
+        session.host_state[self] = dataset._elements(context)
 
     def _next(self, session: Session, feeds: Mapping[Tensor, Any]) -> Element:
         if self not in session.host_state:
@@ -602,7 +1240,7 @@ class Iterator:
     def get_next(self, name: str | None = None) -> Any:
         """Tensors of the element's structure: each run that needs them takes the next
         element; past the last one the run raises ``tf.errors.OutOfRangeError``."""
-        specs = self._dataset._specs()
+        specs: list[_Spec] = _flatten(self._structure)
         with self._graph.as_default():
             tensors: list[Tensor] = []
 
@@ -620,7 +1258,15 @@ class Iterator:
                     name=base if index == 0 else f"{base}_{index}",
                 )
                 tensors.append(op.outputs[0])
-        return _pack(self._dataset._structure, iter(tensors))
+        return _pack(self._structure, iter(tensors))
+
+
+_NO_HANDLES = (
+    "symgrad: {name} (a feedable iterator) is not provided: symgrad has no string tensors "
+    "to hold a handle. Instead: one tf.data.Iterator.from_structure(output_types, "
+    "output_shapes) and sess.run(iterator.make_initializer(dataset)) to switch datasets. "
+    f"See {README_SECTION}."
+)
 
 
 def make_one_shot_iterator(dataset: Dataset) -> Iterator:

@@ -71,6 +71,7 @@ __all__ = [
     "Layer",
     "MaxPooling1D",
     "MaxPooling2D",
+    "SeparableConv2D",
 ]
 
 # Private graph collection: the number of unnamed layer objects made so far, per base name.
@@ -535,7 +536,7 @@ class _Conv(_FunctionalLayer):
     """TF1's convolution layers: arguments checked and kept as TF1 keeps them (tuples,
     lower-case padding)."""
 
-    _WEIGHTS = ("kernel", "bias")
+    _WEIGHTS: tuple[str, ...] = ("kernel", "bias")
     _RANK = 2
     kernel: Variable
     bias: Variable | None
@@ -721,6 +722,98 @@ class Conv2DTranspose(_Conv):
     def _function(self, x: Tensor, scope: VariableScope, reuse: Any, **kwargs: Any) -> Tensor:
         return _layers.conv2d_transpose(
             x, self.filters, self.kernel_size, strides=self.strides, **self._arguments(scope, reuse)
+        )
+
+
+class SeparableConv2D(_Conv):
+    """``tf.layers.SeparableConv2D``: :func:`symgrad.layers.separable_conv2d` as an object;
+    ``depthwise_kernel`` is ``[height, width, in_channels, depth_multiplier]``,
+    ``pointwise_kernel`` ``[1, 1, in_channels * depth_multiplier, filters]``.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     layer = sg.layers.SeparableConv2D(4, 3, depth_multiplier=2)
+    ...     y = layer(sg.placeholder(sg.float32, [None, 5, 5, 3]))
+    ...     tuple(layer.depthwise_kernel.shape), tuple(layer.pointwise_kernel.shape)
+    ((3, 3, 3, 2), (1, 1, 6, 4))
+    """
+
+    _WEIGHTS = ("depthwise_kernel", "pointwise_kernel", "bias")
+    depthwise_kernel: Variable
+    pointwise_kernel: Variable
+
+    def __init__(
+        self,
+        filters: int,
+        kernel_size: Any,
+        strides: Any = (1, 1),
+        padding: str = "valid",
+        data_format: str = "channels_last",
+        dilation_rate: Any = (1, 1),
+        depth_multiplier: int = 1,
+        activation: Callable[[Tensor], Tensor] | str | None = None,
+        use_bias: bool = True,
+        depthwise_initializer: Any = None,
+        pointwise_initializer: Any = None,
+        bias_initializer: Any = None,
+        depthwise_regularizer: Any = None,
+        pointwise_regularizer: Any = None,
+        bias_regularizer: Any = None,
+        activity_regularizer: Any = None,
+        depthwise_constraint: Any = None,
+        pointwise_constraint: Any = None,
+        bias_constraint: Any = None,
+        trainable: bool = True,
+        name: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            filters,
+            kernel_size,
+            strides=strides,
+            padding=padding,
+            data_format=data_format,
+            dilation_rate=dilation_rate,
+            activation=activation,
+            use_bias=use_bias,
+            bias_initializer=bias_initializer,
+            bias_regularizer=bias_regularizer,
+            activity_regularizer=activity_regularizer,
+            bias_constraint=bias_constraint,
+            trainable=trainable,
+            name=name,
+            **kwargs,
+        )
+        layer = type(self).__name__
+        self.depth_multiplier = _positive_int(depth_multiplier, "depth_multiplier", layer)
+        self.depthwise_initializer = depthwise_initializer
+        self.pointwise_initializer = pointwise_initializer
+        self.depthwise_regularizer = depthwise_regularizer
+        self.pointwise_regularizer = pointwise_regularizer
+        self.depthwise_constraint = depthwise_constraint
+        self.pointwise_constraint = pointwise_constraint
+
+    def _in_channels(self) -> int:
+        return _sizes(self.depthwise_kernel)[-2]
+
+    def _function(self, x: Tensor, scope: VariableScope, reuse: Any, **kwargs: Any) -> Tensor:
+        arguments = self._arguments(scope, reuse)
+        for key in ("kernel_initializer", "kernel_regularizer", "kernel_constraint"):
+            del arguments[key]
+        return _layers.separable_conv2d(
+            x,
+            self.filters,
+            self.kernel_size,
+            strides=self.strides,
+            dilation_rate=self.dilation_rate,
+            depth_multiplier=self.depth_multiplier,
+            depthwise_initializer=self.depthwise_initializer,
+            pointwise_initializer=self.pointwise_initializer,
+            depthwise_regularizer=self.depthwise_regularizer,
+            pointwise_regularizer=self.pointwise_regularizer,
+            depthwise_constraint=self.depthwise_constraint,
+            pointwise_constraint=self.pointwise_constraint,
+            **arguments,
         )
 
 

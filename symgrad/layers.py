@@ -32,6 +32,7 @@ from .graph import Operation, Tensor, default_names, name_scope
 from .ops.conv_ops import avg_pool, max_pool
 from .ops.conv_ops import conv2d as _nn_conv2d
 from .ops.conv_ops import conv2d_transpose as _nn_conv2d_transpose
+from .ops.conv_ops import separable_conv2d as _nn_separable_conv2d
 from .ops.elementwise import (
     add,
     cast,
@@ -486,6 +487,100 @@ def conv2d_transpose(
         return _channels_back(_activate(y, activation, activity_regularizer), first)
 
 
+def separable_conv2d(
+    inputs: Any,
+    filters: int,
+    kernel_size: Any,
+    strides: Any = (1, 1),
+    padding: str = "valid",
+    data_format: str = "channels_last",
+    dilation_rate: Any = (1, 1),
+    depth_multiplier: int = 1,
+    activation: Callable[[Tensor], Tensor] | None = None,
+    use_bias: bool = True,
+    depthwise_initializer: Any = None,
+    pointwise_initializer: Any = None,
+    bias_initializer: Any = None,
+    depthwise_regularizer: Any = None,
+    pointwise_regularizer: Any = None,
+    bias_regularizer: Any = None,
+    activity_regularizer: Any = None,
+    depthwise_constraint: Any = None,
+    pointwise_constraint: Any = None,
+    bias_constraint: Any = None,
+    trainable: bool = True,
+    name: str | None = None,
+    reuse: Any = None,
+) -> Tensor:
+    """``tf.layers.separable_conv2d``: ``activation(nn.separable_conv2d(inputs,
+    depthwise_kernel, pointwise_kernel) + bias)``.
+
+    The variables are ``<name>/depthwise_kernel`` (``[kh, kw, in_channels,
+    depth_multiplier]``), ``<name>/pointwise_kernel`` (``[1, 1, in_channels *
+    depth_multiplier, filters]``), both Glorot uniform unless their initializers say
+    otherwise, and ``<name>/bias`` (zeros); ``name`` defaults to ``separable_conv2d``, made
+    unique. Strides must be equal, and above 1 only with a ``dilation_rate`` of 1 (TF's).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float32, [None, 8, 8, 3])
+    ...     y = sg.layers.separable_conv2d(x, 4, 3, padding="same", depth_multiplier=2)
+    ...     [(v.op.name, tuple(v.shape)) for v in sg.global_variables()], tuple(y.shape)
+    ... # doctest: +NORMALIZE_WHITESPACE
+    ([('separable_conv2d/depthwise_kernel', (3, 3, 3, 2)),
+      ('separable_conv2d/pointwise_kernel', (1, 1, 6, 4)),
+      ('separable_conv2d/bias', (4,))], (None, 8, 8, 4))
+    """
+    layer = "separable_conv2d"
+    if depthwise_constraint is not None or pointwise_constraint is not None:
+        raise InvalidArgumentError(
+            f"layers.{layer}: depthwise_constraint/pointwise_constraint are not supported"
+        )
+    _unsupported_constraints(layer, None, bias_constraint)
+    first = _channels_first(data_format, layer)
+    x = convert_to_tensor(inputs)
+    shape = _known_rank(x, layer)
+    if len(shape) != 4 or shape[1 if first else -1] is None:
+        raise ShapeError(
+            f"layers.{layer}: the input {x.name!r} of shape {format_shape(shape)} must be "
+            f"{_LAYOUTS[4, first]} with known channels"
+        )
+    kh, kw = _pair(kernel_size, "kernel_size", layer)
+    sh, sw = _pair(strides, "strides", layer)
+    dh, dw = _pair(dilation_rate, "dilation_rate", layer)
+    multiplier = _single(depth_multiplier, "depth_multiplier", layer)
+    with variable_scope(name, default_name=layer, reuse=reuse):
+        x = _spatial_input(x, 4, first, layer)
+        channels = shape[1 if first else -1]
+        assert channels is not None  # checked above
+        depthwise = get_variable(
+            "depthwise_kernel",
+            [kh, kw, channels, multiplier],
+            dtype=x.dtype,
+            initializer=depthwise_initializer,
+            regularizer=depthwise_regularizer,
+            trainable=trainable,
+        )
+        pointwise = get_variable(
+            "pointwise_kernel",
+            [1, 1, channels * multiplier, int(filters)],
+            dtype=x.dtype,
+            initializer=pointwise_initializer,
+            regularizer=pointwise_regularizer,
+            trainable=trainable,
+        )
+        y = _nn_separable_conv2d(
+            x,
+            depthwise,
+            pointwise,
+            [1, sh, sw, 1],
+            _padding(padding, layer),
+            rate=[dh, dw],
+        )
+        y = _add_bias(y, int(filters), use_bias, bias_initializer, bias_regularizer, trainable)
+        return _channels_back(_activate(y, activation, activity_regularizer), first)
+
+
 def _pooling2d(
     pool: Callable[..., Tensor],
     layer: str,
@@ -887,6 +982,7 @@ __all__ = [
     "conv1d",
     "conv2d",
     "conv2d_transpose",
+    "separable_conv2d",
     "dense",
     "dropout",
     "flatten",

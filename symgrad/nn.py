@@ -9,8 +9,13 @@ from .ops.conv_ops import (
     avg_pool2d,
     conv2d,
     conv2d_transpose,
+    depthwise_conv2d,
+    depthwise_conv2d_native,
+    depthwise_conv2d_native_backprop_filter,
+    depthwise_conv2d_native_backprop_input,
     max_pool,
     max_pool2d,
+    separable_conv2d,
 )
 from .ops.elementwise import relu, sigmoid, softplus, tanh
 from .ops.nn_ops import (
@@ -54,8 +59,15 @@ __all__ = [
     "avg_pool2d",
     "conv2d",
     "conv2d_transpose",
+    "depthwise_conv2d",
+    "depthwise_conv2d_backprop_filter",
+    "depthwise_conv2d_backprop_input",
+    "depthwise_conv2d_native",
+    "depthwise_conv2d_native_backprop_filter",
+    "depthwise_conv2d_native_backprop_input",
     "max_pool",
     "max_pool2d",
+    "separable_conv2d",
 ]
 
 
@@ -113,3 +125,8 @@ from . import rnn_cell  # noqa: E402
 from .rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_rnn  # noqa: E402
 
 __all__ += ["rnn_cell", "bidirectional_dynamic_rnn", "dynamic_rnn", "static_rnn"]
+
+
+# TF1's other names of the depthwise backprops.
+depthwise_conv2d_backprop_filter = depthwise_conv2d_native_backprop_filter
+depthwise_conv2d_backprop_input = depthwise_conv2d_native_backprop_input

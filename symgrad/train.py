@@ -992,3 +992,34 @@ register_training_op(
 from .tf1.moving_averages import ExponentialMovingAverage  # noqa: E402
 
 __all__ += ["ExponentialMovingAverage"]
+
+# Queue-based input pipelines, run by the Session in Python (symgrad.queues).
+from .queues import (  # noqa: E402
+    Coordinator,
+    QueueRunner,
+    add_queue_runner,
+    batch,
+    batch_join,
+    input_producer,
+    queue_runner,
+    range_input_producer,
+    shuffle_batch,
+    shuffle_batch_join,
+    slice_input_producer,
+    start_queue_runners,
+)
+
+__all__ += [
+    "Coordinator",
+    "QueueRunner",
+    "add_queue_runner",
+    "batch",
+    "batch_join",
+    "input_producer",
+    "queue_runner",
+    "range_input_producer",
+    "shuffle_batch",
+    "shuffle_batch_join",
+    "slice_input_producer",
+    "start_queue_runners",
+]

@@ -116,6 +116,44 @@ def test_one_module_takes_two_batch_sizes(optimize: bool) -> None:
         compare_fetches(program, list(f(feed)), FIXTURES[program]["fetches"])
 
 
+def test_conv2d_transpose_takes_a_run_time_batch_size_in_its_output_shape() -> None:
+    """TF1's decoder idiom: ``output_shape=tf.stack([tf.shape(x)[0], h, w, c])`` (or a list
+    holding ``tf.shape(x)[0]``) gives what the static output shape gives, at every batch size;
+    a height computed at run time is refused."""
+    rng = np.random.default_rng(3)
+    kernel = rng.standard_normal((3, 3, 1, 4)).astype(np.float32)
+    outputs = {}
+    for form in ("stack", "list", "static"):
+        for batch in (2, 5):
+            with sg.Graph().as_default():
+                x = sg.placeholder(sg.float32, [None, 8, 8, 1], name="x")
+                w = sg.Variable(kernel, name="w")
+                code = sg.nn.conv2d(x, w, [1, 2, 2, 1], "SAME")
+                n = sg.shape(x)[0]
+                shape = {
+                    "stack": sg.stack([n, 8, 8, 1]),
+                    "list": [n, 8, 8, 1],
+                    "static": [batch, 8, 8, 1],
+                }[form]
+                y = sg.nn.conv2d_transpose(code, w, shape, [1, 2, 2, 1], "SAME")
+                assert y.shape.as_list() == [None, 8, 8, 1]
+                loss = sg.reduce_sum(sg.square(y - x))
+                (grad,) = sg.gradients(loss, [w])
+                with sg.Session() as sess:
+                    sess.run(sg.global_variables_initializer())
+                    feed = np.random.default_rng(batch).standard_normal((batch, 8, 8, 1))
+                    outputs[form, batch] = sess.run([y, grad], {x: feed.astype(np.float32)})
+    for batch in (2, 5):
+        for form in ("stack", "list"):
+            for got, want in zip(outputs[form, batch], outputs["static", batch], strict=True):
+                np.testing.assert_allclose(got, want, rtol=1e-6)
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [None, None, 8, 1])
+        w = sg.zeros([3, 3, 1, 1])
+        with pytest.raises(sg.InvalidArgumentError, match="static height, width and channels"):
+            sg.nn.conv2d_transpose(x, w, sg.stack([1, sg.shape(x)[1], 8, 1]), 1, "SAME")
+
+
 def test_an_empty_batch_gives_empty_values_and_gradients() -> None:
     with sg.Graph().as_default():
         x = sg.placeholder(sg.float32, [None, 6, 6, 1], name="x")

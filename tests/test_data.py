@@ -227,3 +227,164 @@ def test_missing_data_names_point_to_the_readme() -> None:
         tf.data.TFRecordDataset  # noqa: B018
     with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
         tf.data.no_such_name  # noqa: B018
+
+
+# -- filter, padded_batch, from_generator, interleave, cache, Iterator.from_structure ---------
+
+
+def test_shuffle_then_filter_is_reproducible_with_a_seed() -> None:
+    def odd_after_shuffle(seed: int) -> Any:
+        return tf.data.Dataset.range(60).shuffle(60, seed=seed).filter(lambda n: tf.equal(n % 2, 1))
+
+    with tf.Graph().as_default():
+        first, second = _epoch(odd_after_shuffle(5)), _epoch(odd_after_shuffle(5))
+        other = _epoch(odd_after_shuffle(6))
+    assert first == second and sorted(first) == list(range(1, 60, 2))
+    assert first != sorted(first) and other != first
+
+
+def test_filter_predicate_must_be_a_scalar_bool() -> None:
+    with tf.Graph().as_default():
+        with pytest.raises(tf.InvalidArgumentError, match="tf.bool scalar"):
+            tf.data.Dataset.range(3).filter(lambda n: n)
+        with pytest.raises(tf.InvalidArgumentError, match=r"shape \(1,\)"):
+            tf.data.Dataset.range(3).filter(lambda n: tf.equal([n], [1]))
+
+
+def test_padded_batch_errors() -> None:
+    with tf.Graph().as_default():
+        rows = tf.data.Dataset.from_tensor_slices(np.zeros((3, 4), np.float32))
+        with pytest.raises(tf.errors.ShapeError, match="not compatible"):
+            rows.padded_batch(2, padded_shapes=[3])
+        with pytest.raises(tf.errors.ShapeError, match="not compatible"):
+            rows.padded_batch(2, padded_shapes=[None, None])
+        with pytest.raises(tf.errors.DTypeError, match="int32 does not match"):
+            rows.map(lambda r: tf.cast(r, tf.int64)).padded_batch(
+                2, [None], padding_values=tf.constant(1, tf.int32)
+            )
+        assert rows.padded_batch(2, [6]).output_shapes == (None, 6)
+
+
+def _generated(rows: Any, types: Any, shapes: Any = None) -> list[Any]:
+    def generator() -> Any:
+        yield from rows
+
+    with tf.Graph().as_default():
+        dataset = tf.data.Dataset.from_generator(generator, types, shapes)
+        nxt = dataset.make_one_shot_iterator().get_next()
+        with tf.Session() as sess:
+            return [sess.run(nxt) for _ in rows]
+
+
+def test_from_generator_wrong_shapes_and_dtypes_are_clear_errors() -> None:
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"shape \(3,\) where .* \(2,\)"):
+        _generated([[1.0, 2.0], [1.0, 2.0, 3.0]], tf.float32, [2])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="expected type was int32"):
+        _generated([1.5], tf.int32)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="expected type was bool"):
+        _generated([1], tf.bool)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="expected type was int32"):
+        _generated([[[1], [2, 3]]], tf.int32)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="expected structure"):
+        _generated([(1, 2)], (tf.float32, tf.int32, tf.int32))
+    # What TF converts: ints to floats, float64 to float32, bools to ints.
+    values = _generated([np.array([1.0, 2.0]), 3, True], tf.float32)
+    assert [v.dtype for v in values] == [np.float32] * 3
+    with tf.Graph().as_default(), pytest.raises(tf.InvalidArgumentError, match="callable"):
+        tf.data.Dataset.from_generator([1, 2], tf.int32)
+
+
+def test_from_generator_is_called_anew_per_start() -> None:
+    calls = []
+
+    def numbers() -> Any:
+        calls.append(1)
+        yield from range(3)
+
+    with tf.Graph().as_default():
+        dataset = tf.data.Dataset.from_generator(numbers, tf.int64, []).repeat(2)
+        iterator = dataset.make_initializable_iterator()
+        nxt = iterator.get_next()
+        with tf.Session() as sess:
+            for _ in range(2):
+                sess.run(iterator.initializer)
+                assert [int(sess.run(nxt)) for _ in range(6)] == [0, 1, 2] * 2
+                with pytest.raises(tf.errors.OutOfRangeError):
+                    sess.run(nxt)
+    assert len(calls) == 4  # two epochs per start, two starts
+    assert dataset.output_shapes == () and dataset.output_types == tf.int64
+
+
+def test_from_generator_without_shapes_has_unknown_rank() -> None:
+    with tf.Graph().as_default():
+        dataset = tf.data.Dataset.from_generator(lambda: iter([[1, 2]]), tf.int32)
+        assert dataset.output_shapes is None
+        assert dataset.make_one_shot_iterator().get_next().shape is None
+
+
+def test_flat_map_and_interleave_need_a_dataset() -> None:
+    with tf.Graph().as_default():
+        with pytest.raises(tf.InvalidArgumentError, match="must return a tf.data.Dataset"):
+            tf.data.Dataset.range(3).flat_map(lambda n: n * 2)
+        with pytest.raises(tf.InvalidArgumentError, match="cycle_length"):
+            tf.data.Dataset.range(3).interleave(tf.data.Dataset.from_tensors, cycle_length=0)
+
+
+def test_cache_computes_each_element_once_per_start() -> None:
+    with tf.Graph().as_default():
+        noise = tf.data.Dataset.range(4).map(lambda n: tf.random_uniform([]))
+        iterator = noise.cache().repeat(3).make_initializable_iterator()
+        nxt = iterator.get_next()
+        with tf.Session() as sess:
+            starts = []
+            for _ in range(2):
+                sess.run(iterator.initializer)
+                values = [float(sess.run(nxt)) for _ in range(12)]
+                assert values[:4] == values[4:8] == values[8:]
+                starts.append(values[:4])
+    assert starts[0] != starts[1]  # as TF: a new start computes them again
+
+
+def test_concatenate_needs_the_same_dtypes() -> None:
+    with (
+        tf.Graph().as_default(),
+        pytest.raises(tf.errors.DTypeError, match="incompatible dataset elements"),
+    ):
+        tf.data.Dataset.range(3).concatenate(tf.data.Dataset.from_tensors(1.0))
+
+
+def test_reinitializable_iterator_checks_the_dataset() -> None:
+    with tf.Graph().as_default():
+        iterator = tf.data.Iterator.from_structure(tf.int64, tf.TensorShape([]))
+        with pytest.raises(tf.errors.DTypeError, match="expected output types"):
+            iterator.make_initializer(tf.data.Dataset.from_tensors(1.0))
+        with pytest.raises(tf.errors.ShapeError, match="expected output shapes"):
+            iterator.make_initializer(tf.data.Dataset.from_tensors(np.int64([1, 2])))
+        with pytest.raises(tf.InvalidArgumentError, match="make_initializer"):
+            iterator.initializer  # noqa: B018
+        nxt = iterator.get_next()
+        evens = iterator.make_initializer(tf.data.Dataset.range(0, 6, 2))
+        odds = iterator.make_initializer(tf.data.Dataset.range(1, 4, 2))
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.FailedPreconditionError):
+                sess.run(nxt)
+            sess.run(evens)
+            assert int(sess.run(nxt)) == 0
+            sess.run(odds)
+            assert [int(sess.run(nxt)) for _ in range(2)] == [1, 3]
+            with pytest.raises(tf.errors.OutOfRangeError):
+                sess.run(nxt)
+            sess.run(evens)
+            assert int(sess.run(nxt)) == 0
+
+
+def test_string_handles_and_file_datasets_name_a_substitute() -> None:
+    with tf.Graph().as_default():
+        iterator = tf.data.Dataset.range(3).make_one_shot_iterator()
+        with pytest.raises(MissingTF1NameError, match="from_structure"):
+            iterator.string_handle()
+        with pytest.raises(MissingTF1NameError, match="make_initializer"):
+            tf.data.Iterator.from_string_handle(None, tf.int64)
+    for name in ("TextLineDataset", "TFRecordDataset", "FixedLengthRecordDataset"):
+        with pytest.raises(MissingTF1NameError, match="from_generator"):
+            getattr(tf.data, name)

@@ -45,6 +45,9 @@ from symgrad.backends.array_api.kernels.conv import (
     _conv2d,
     _conv2d_backprop_filter,
     _conv2d_backprop_input,
+    _depthwise_conv2d,
+    _depthwise_conv2d_backprop_filter,
+    _depthwise_conv2d_backprop_input,
     _pads,
     _spread,
     _windows,
@@ -95,6 +98,17 @@ from symgrad.backends.array_api.kernels.pool import (
     _max_pool_grad_grad,
     _pool_counts,
 )
+from symgrad.backends.array_api.kernels.resize import (
+    _bilinear_matrix,
+    _bilinear_taps,
+    _nearest_taps,
+    _resize_adjoint,
+    _resize_bilinear,
+    _resize_bilinear_grad,
+    _resize_nearest,
+    _resize_nearest_grad,
+    _resize_positions,
+)
 from symgrad.backends.array_api.kernels.scatter import (
     _boolean_mask,
     _boolean_mask_grad,
@@ -131,6 +145,7 @@ from symgrad.backends.numpy.kernels import diagonals as np_diagonals
 from symgrad.backends.numpy.kernels import math as np_math
 from symgrad.backends.numpy.kernels import pool as np_pool
 from symgrad.backends.numpy.kernels import random as np_random
+from symgrad.backends.numpy.kernels import resize as np_resize
 from symgrad.backends.numpy.kernels import scatter as np_scatter
 from symgrad.backends.numpy.kernels import segments as np_segments
 
@@ -254,6 +269,112 @@ def test_conv2d_backprops_are_its_adjoints(
     total = float(np.sum(y * dy))
     assert float(np.sum(x * np.asarray(dx))) == pytest.approx(total, rel=1e-12)
     assert float(np.sum(w * np.asarray(dw))) == pytest.approx(total, rel=1e-12)
+
+
+# (input shape, depthwise filter shape, strides, dilations, padding)
+DEPTHWISE_CASES = [
+    ((2, 7, 6, 3), (3, 2, 3, 2), (1, 1), (1, 1), "SAME"),
+    ((1, 7, 5, 2), (3, 3, 2, 1), (2, 2), (1, 1), "SAME"),  # odd sizes: the odd pad after
+    ((1, 8, 7, 2), (2, 3, 2, 3), (2, 2), (1, 1), "VALID"),
+    ((2, 9, 8, 1), (3, 2, 1, 2), (1, 1), (2, 1), "VALID"),
+    ((1, 2, 3, 2), (4, 4, 2, 1), (1, 1), (1, 1), "SAME"),  # a kernel larger than the image
+]
+
+
+@pytest.mark.parametrize("shape, filter_shape, strides, dilations, padding", DEPTHWISE_CASES)
+def test_depthwise_conv2d_and_its_gradients_agree_with_the_numpy_kernels(
+    xp: Any, shape: Any, filter_shape: Any, strides: Any, dilations: Any, padding: Any
+) -> None:
+    rng = np.random.default_rng(2)
+    x, w = rng.normal(size=shape), rng.normal(size=filter_shape)
+    expected = np_conv._depthwise_conv2d(x, w, strides, dilations, padding)
+    same(_depthwise_conv2d(xp, put(xp, x), put(xp, w), strides, dilations, padding), expected)
+    dy = rng.normal(size=expected.shape)
+    same(
+        _depthwise_conv2d_backprop_input(
+            xp, put(xp, dy), put(xp, w), shape, strides, dilations, padding
+        ),
+        np_conv._depthwise_conv2d_backprop_input(dy, w, shape, strides, dilations, padding),
+    )
+    kernel = filter_shape[:2]
+    same(
+        _depthwise_conv2d_backprop_filter(
+            xp, put(xp, x), put(xp, dy), kernel, strides, dilations, padding
+        ),
+        np_conv._depthwise_conv2d_backprop_filter(x, dy, kernel, strides, dilations, padding),
+    )
+
+
+# (image shape, size, align_corners, half_pixel_centers)
+RESIZE_CASES = [
+    ((2, 3, 4, 2), (5, 7), False, False),
+    ((1, 7, 9, 1), (3, 4), False, False),
+    ((1, 3, 4, 2), (5, 7), True, False),
+    ((1, 8, 5, 1), (3, 2), True, False),
+    ((1, 5, 4, 1), (1, 6), True, False),
+    ((2, 3, 4, 2), (5, 7), False, True),
+    ((1, 9, 6, 1), (4, 11), False, True),
+]
+
+
+@pytest.mark.parametrize("shape, size, corners, half", RESIZE_CASES)
+def test_resize_kernels_agree_with_the_numpy_kernels(
+    xp: Any, shape: Any, size: Any, corners: bool, half: bool
+) -> None:
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=shape)
+    device = _device_of(put(xp, x))
+    for size_in, out in ((shape[1], size[0]), (shape[2], size[1])):
+        same(
+            _resize_positions(xp, size_in, out, corners, half, device),
+            np_resize._resize_positions(size_in, out, corners, half),
+        )
+        for got, want in zip(
+            _bilinear_taps(xp, size_in, out, corners, half, device),
+            np_resize._bilinear_taps(size_in, out, corners, half),
+            strict=True,
+        ):
+            same(got, want)
+        same(
+            _nearest_taps(xp, size_in, out, corners, half, device),
+            np_resize._nearest_taps(size_in, out, corners, half),
+        )
+        same(
+            _bilinear_matrix(xp, size_in, out, corners, half, device),
+            np_resize._bilinear_matrix(size_in, out, corners, half),
+        )
+    # float32 results bit for bit, for float64 and integer images
+    same(
+        _resize_bilinear(xp, put(xp, x), size, corners, half),
+        np_resize._resize_bilinear(x, size, corners, half),
+        rtol=0,
+    )
+    integers = rng.integers(0, 256, shape).astype(np.int32)
+    same(
+        _resize_bilinear(xp, put(xp, integers), size, corners, half),
+        np_resize._resize_bilinear(integers, size, corners, half),
+        rtol=0,
+    )
+    same(
+        _resize_nearest(xp, put(xp, integers), size, corners, half),
+        np_resize._resize_nearest(integers, size, corners, half),
+    )
+    dy = rng.normal(size=(shape[0], *size, shape[3]))
+    same(
+        _resize_bilinear_grad(xp, put(xp, dy), shape, corners, half),
+        np_resize._resize_bilinear_grad(dy, shape, corners, half),
+    )
+    dy32 = dy.astype(np.float32)
+    same(
+        _resize_nearest_grad(xp, put(xp, dy32), shape, corners, half),
+        np_resize._resize_nearest_grad(dy32, shape, corners, half),
+        rtol=1e-6,
+    )
+    rows, columns = rng.normal(size=(size[0], shape[1])), rng.normal(size=(size[1], shape[2]))
+    same(
+        _resize_adjoint(xp, put(xp, dy), put(xp, rows), put(xp, columns)),
+        np_resize._resize_adjoint(dy, rows, columns),
+    )
 
 
 def test_pads_agree_with_the_numpy_kernel() -> None:

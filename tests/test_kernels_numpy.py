@@ -38,6 +38,9 @@ from symgrad.backends.numpy.kernels.conv import (
     _conv2d,
     _conv2d_backprop_filter,
     _conv2d_backprop_input,
+    _depthwise_conv2d,
+    _depthwise_conv2d_backprop_filter,
+    _depthwise_conv2d_backprop_input,
     _image_chunks,
     _pads,
     _patches,
@@ -87,6 +90,17 @@ from symgrad.backends.numpy.kernels.random import (
     _generators,
     _log_uniform_candidates,
     _truncated_normal,
+)
+from symgrad.backends.numpy.kernels.resize import (
+    _bilinear_matrix,
+    _bilinear_taps,
+    _nearest_taps,
+    _resize_adjoint,
+    _resize_bilinear,
+    _resize_bilinear_grad,
+    _resize_nearest,
+    _resize_nearest_grad,
+    _resize_positions,
 )
 from symgrad.backends.numpy.kernels.scatter import (
     _boolean_mask,
@@ -183,6 +197,91 @@ def test_conv2d_backprop_filter_matches_tf(case: Case) -> None:
     assert_same(dw, case.outputs["dw"], close=True)
     if "dw_op" in case.outputs:  # tf.compat.v1.nn.conv2d_backprop_filter itself
         assert_same(dw, case.outputs["dw_op"], close=True)
+
+
+@pytest.mark.parametrize("case", recorded("depthwise_conv2d"))
+def test_depthwise_conv2d_matches_tf(case: Case) -> None:
+    x, filters = case.inputs["x"], case.inputs["filters"]
+    y = _depthwise_conv2d(x, filters, *_window_attrs(case))
+    assert_same(y, case.outputs["y"], close=True)
+
+
+@pytest.mark.parametrize("case", recorded("depthwise_conv2d"))
+def test_depthwise_conv2d_backprop_input_matches_tf(case: Case) -> None:
+    dy, filters, x = case.inputs["dy"], case.inputs["filters"], case.inputs["x"]
+    dx = _depthwise_conv2d_backprop_input(dy, filters, x.shape, *_window_attrs(case))
+    assert_same(dx, case.outputs["dx"], close=True)
+    if "dx_op" in case.outputs:  # tf.compat.v1.nn.depthwise_conv2d_native_backprop_input
+        assert_same(dx, case.outputs["dx_op"], close=True)
+
+
+@pytest.mark.parametrize("case", recorded("depthwise_conv2d"))
+def test_depthwise_conv2d_backprop_filter_matches_tf(case: Case) -> None:
+    x, dy, filters = case.inputs["x"], case.inputs["dy"], case.inputs["filters"]
+    dw = _depthwise_conv2d_backprop_filter(x, dy, filters.shape[:2], *_window_attrs(case))
+    assert_same(dw, case.outputs["dw"], close=True)
+    if "dw_op" in case.outputs:  # tf.compat.v1.nn.depthwise_conv2d_native_backprop_filter
+        assert_same(dw, case.outputs["dw_op"], close=True)
+
+
+# --- image resizing, against TensorFlow ------------------------------------------------------
+
+
+def _resize_attrs(case: Case) -> tuple:
+    a = case.attrs
+    return a["align_corners"], a["half_pixel_centers"]
+
+
+@pytest.mark.parametrize("case", recorded("resize"))
+def test_resize_bilinear_matches_tf(case: Case) -> None:
+    x = case.inputs["x"]
+    y = _resize_bilinear(x, tuple(case.attrs["size"]), *_resize_attrs(case))
+    assert_same(y, case.outputs["y"])  # float32 in TF's order of operations: bit for bit
+
+
+@pytest.mark.parametrize("case", recorded("resize"))
+def test_resize_nearest_matches_tf(case: Case) -> None:
+    x = case.inputs["x"]
+    assert_same(
+        _resize_nearest(x, tuple(case.attrs["size"]), *_resize_attrs(case)), case.outputs["nearest"]
+    )
+
+
+@pytest.mark.parametrize("case", [c for c in recorded("resize") if "dy" in c.values[0].inputs])
+def test_resize_gradients_match_tf(case: Case) -> None:
+    x, dy, flags = case.inputs["x"], case.inputs["dy"], _resize_attrs(case)
+    dx = _resize_bilinear_grad(dy, x.shape, *flags)
+    assert_same(dx, case.outputs["dx"], close=True, rtol=1e-6)
+    # a float64 image: TF's float32 products added up in float64
+    dx64 = _resize_bilinear_grad(dy.astype(np.float64), x.shape, *flags)
+    assert_same(dx64, case.outputs["dx64"], close=True, rtol=1e-6)
+    dx_nearest = _resize_nearest_grad(dy, x.shape, *flags)
+    assert_same(dx_nearest, case.outputs["dx_nearest"], close=True, rtol=1e-6)
+
+
+def test_resize_taps_and_matrices() -> None:
+    # align_corners maps the corners onto each other: 0, 1.5, 3 for 4 rows onto 3
+    np.testing.assert_array_equal(_resize_positions(4, 3, True, False), [0.0, 1.5, 3.0])
+    assert _resize_positions(4, 3, True, False).dtype == np.float32
+    np.testing.assert_array_equal(_resize_positions(2, 4, False, True), [0.25, 0.75, 1.25, 1.75])
+    lower, upper, weight = _bilinear_taps(2, 4, False, True)  # sources -0.25, 0.25, 0.75, 1.25
+    np.testing.assert_array_equal(lower, [0, 0, 0, 1])
+    np.testing.assert_array_equal(upper, [0, 1, 1, 1])
+    np.testing.assert_array_equal(weight, [0.75, 0.25, 0.75, 0.25])
+    # TF's roundf: 1.5 rounds up with align_corners, else the floor
+    np.testing.assert_array_equal(_nearest_taps(4, 3, True, False), [0, 2, 3])
+    np.testing.assert_array_equal(_nearest_taps(4, 3, False, False), [0, 1, 2])
+    matrix = _bilinear_matrix(2, 4, False, True)
+    np.testing.assert_array_equal(matrix.sum(axis=1), np.ones(4, np.float32))
+    np.testing.assert_array_equal(matrix[0], [1.0, 0.0])  # both taps on the first row
+    rng = np.random.default_rng(5)
+    dy, rows, columns = (
+        rng.normal(size=(2, 4, 3, 2)),
+        rng.normal(size=(4, 5)),
+        rng.normal(size=(3, 6)),
+    )
+    expected = np.einsum("bhwc,hi,wj->bijc", dy, rows, columns)
+    np.testing.assert_allclose(_resize_adjoint(dy, rows, columns), expected, rtol=1e-12)
 
 
 # --- pooling, against TensorFlow -------------------------------------------------------------

@@ -128,6 +128,13 @@ def build_all_ops():  # type: ignore[no-untyped-def]
     pooled = sg.nn.avg_pool(sg.nn.max_pool(convolved, 2, 1, "SAME"), 2, 2, "SAME")
     spread = sg.nn.conv2d_transpose(pooled, kernel, [1, 3, 3, 1], [1, 2, 2, 1], "SAME")
     loss = losses + sg.reduce_sum(unknown) + sg.reduce_sum(spread * spread)
+    # a depthwise convolution: its gradients, and theirs (hvp below), are the depthwise backprops
+    deep = sg.nn.depthwise_conv2d(spread, sg.concat([kernel, kernel], 3), [1, 1, 1, 1], "VALID")
+    loss += sg.reduce_sum(deep * deep)
+    # resizing (bilinear's float32 result, nearest's own dtype) and its two gradient ops
+    grown = sg.image.resize_bilinear(image, [4, 5], half_pixel_centers=True)
+    near = sg.image.resize_nearest_neighbor(image, [2, 4], align_corners=True)
+    loss += sg.cast(sg.reduce_sum(grown * grown), sg.float64) + sg.reduce_sum(near * near)
     loss += sg.reduce_sum(halves[0] * halves[1])
     # a gradient through a concat along an axis of unknown size, differentiated again below
     (through_concat,) = sg.gradients(sg.reduce_sum(sg.sin(unknown)), x)

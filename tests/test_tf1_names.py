@@ -31,6 +31,7 @@ MODULES = {
     "linalg": "symgrad.linalg",
     "metrics": "symgrad.metrics",
     "image": "symgrad.image",
+    "data": "symgrad.data",
     "contrib": "symgrad.contrib",
     "contrib.layers": "symgrad.contrib.layers",
     "contrib.rnn": "symgrad.contrib.rnn",
@@ -52,7 +53,7 @@ MODULES = {
         (sg.linalg, "svd", "NumPy outside the graph"),
         (sg.train, "ProximalAdagradOptimizer", "`tf.train.AdagradOptimizer`"),
         (sg.metrics, "mean_squared_error", "`tf.metrics.mean(tf.square(labels - predictions))`"),
-        (sg.image, "resize_images", "resize with NumPy"),
+        (sg.image, "resize_bicubic", "`tf.image.resize_bilinear`"),
     ],
 )
 def test_a_missing_tf1_name_says_what_to_use(module, name: str, substitute: str) -> None:  # type: ignore[no-untyped-def]

@@ -129,7 +129,7 @@ def test_image_functions_check_their_arguments() -> None:
 def test_other_image_names_point_to_the_readme() -> None:
     with pytest.raises(MissingTF1NameError, match=r"tf\.image\.rot90 is a TF1 name.*Coming from"):
         sg.image.rot90  # noqa: B018
-    with pytest.raises(MissingTF1NameError, match="resize with NumPy"):
-        sg.image.resize_images  # noqa: B018
+    with pytest.raises(MissingTF1NameError, match="resize_bilinear"):
+        sg.image.resize_area  # noqa: B018
     with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
         sg.image.no_such_name  # noqa: B018

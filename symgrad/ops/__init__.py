@@ -7,9 +7,10 @@ shapes, ``constant_value``). Each family imports only the ones before it:
 sources → broadcasting → elementwise → checks (the run-time checks) → reductions,
 shape_queries, reshaping → gathering (gather, where) → slicing → joining (concat, stack,
 split, tile, broadcast_to) → padding → creation (zeros, fill, one_hot, linspace, ...) →
-segments, cumulative, diagonals → state → linalg → nn_ops → conv_ops; random_ops, sorting
-and control build on them. TF1's library code built from ops (scopes, initializers, losses,
-metrics, ...), which defines no op, is :mod:`symgrad.tf1`, above this package.
+segments, cumulative, diagonals → state → linalg → nn_ops → conv_ops → resize_ops;
+random_ops, sorting and control build on them. TF1's library code built from ops (scopes,
+initializers, losses, metrics, ...), which defines no op, is :mod:`symgrad.tf1`, above this
+package.
 """
 
 from . import (  # noqa: F401  (registers the ops)
@@ -27,6 +28,7 @@ from . import (  # noqa: F401  (registers the ops)
     padding,
     reductions,
     reshaping,
+    resize_ops,
     segments,
     shape_queries,
     slicing,

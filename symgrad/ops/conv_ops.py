@@ -25,10 +25,11 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import sympy as sp
 
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
-from ..graph import Operation, Tensor
+from ..graph import Operation, Tensor, get_default_graph
 from ..shapes import Shape, format_shape, is_fully_defined, signature
 from .array_nodes import shape_argument
 from .base import constant_value
@@ -346,6 +347,45 @@ register(
 )
 
 
+def _transpose_output_shape(output_shape: Any, dy: Tensor, op_name: str) -> Any:
+    """``output_shape`` as a list whose height, width and channels the graph fixes. Its batch
+    size may be computed at run time (TF1's ``tf.stack([tf.shape(x)[0], h, w, c])``, or such
+    a list): the batch follows ``value`` (``dy``) at run time, so it is left None."""
+    if isinstance(output_shape, Tensor):
+        fixed = constant_value(output_shape)
+        if fixed is not None:
+            return fixed.tolist()
+        op = output_shape.op
+        if op.type == "Pack" and op.attrs["axis"] == 0 and len(op.inputs) == 4:
+            items: list[Any] = list(op.inputs)
+        else:
+            items = []
+    elif isinstance(output_shape, (list, tuple)) and any(
+        isinstance(d, Tensor) for d in output_shape
+    ):
+        items = list(output_shape)
+    else:
+        return output_shape
+    sizes: list[Any] = []
+    for i, item in enumerate(items):
+        fixed = constant_value(item) if isinstance(item, Tensor) else np.asarray(item)
+        if fixed is None and i == 0 and item.shape == () and item.dtype.is_integer:
+            sizes.append(None)  # the run-time batch size: value's
+        elif fixed is not None and fixed.ndim == 0:
+            sizes.append(fixed.item())
+        else:
+            sizes = []
+            break
+    if len(sizes) != 4:
+        name = getattr(output_shape, "name", output_shape)
+        raise InvalidArgumentError(
+            f"symgrad: {op_name}: output_shape {name!r:.80} must be a list or a constant (its "
+            f"batch size may be computed at run time, e.g. tf.shape(x)[0]: it is taken from "
+            f"'{dy.name}'), with a static height, width and channels"
+        )
+    return sizes
+
+
 def conv2d_transpose(
     value: Any = None,
     filter: Any = None,
@@ -381,15 +421,7 @@ def conv2d_transpose(
             f"symgrad: {op_name}: filter '{w.name}' must be 4-D [height, width, "
             f"output_channels, in_channels] and static, got shape {format_shape(w.shape)}"
         )
-    if isinstance(output_shape, Tensor):
-        fixed = constant_value(output_shape)
-        if fixed is None:
-            raise InvalidArgumentError(
-                f"symgrad: {op_name}: output_shape '{output_shape.name}' must be a list or a "
-                f"constant; the batch size is taken from '{dy.name}' at run time, so pass "
-                f"[1, height, width, channels]"
-            )
-        output_shape = fixed.tolist()
+    output_shape = _transpose_output_shape(output_shape, dy, op_name)
     if output_shape is None or len(list(output_shape)) != 4:
         raise ShapeError(
             f"symgrad: {op_name}: output_shape {output_shape!r:.60} must have 4 entries (NHWC)"
@@ -419,6 +451,347 @@ def conv2d_transpose(
         )
     attrs = {"strides": stride, "dilations": dilation, "padding": pad}
     return _backprop_input(dy, w, None, attrs, shape=shape, name=name)
+
+
+# --- depthwise and separable convolutions -------------------------------------------------
+
+
+def _depthwise_filter(value: Any, x: Tensor, op: str) -> Tensor:
+    """``value`` as a depthwise filter [height, width, in_channels, channel_multiplier] of
+    ``x``'s dtype, its height and width static, its channels ``x``'s."""
+    w = convert_to_tensor(value, dtype=x.dtype)
+    if w.shape is None or len(w.shape) != 4 or not is_fully_defined(w.shape[:2]):
+        raise ShapeError(
+            f"symgrad: {op}: filter '{w.name}' must be 4-D [height, width, in_channels, "
+            f"channel_multiplier] with a static height and width, got shape "
+            f"{format_shape(w.shape)}"
+        )
+    assert x.shape is not None  # _image checked the rank
+    if None not in (x.shape[3], w.shape[2]) and x.shape[3] != w.shape[2]:
+        raise ShapeError(
+            f"symgrad: {op}: input '{x.name}' {format_shape(x.shape)} has {x.shape[3]} "
+            f"channels but filter '{w.name}' {format_shape(w.shape)} expects {w.shape[2]}"
+        )
+    return w
+
+
+def _depthwise_channels(w: Tensor) -> int | None:
+    assert w.shape is not None
+    c, m = w.shape[2], w.shape[3]
+    return None if c is None or m is None else c * m
+
+
+def depthwise_conv2d_native(
+    input: Any,
+    filter: Any,
+    strides: Any,
+    padding: Any,
+    data_format: str = "NHWC",
+    dilations: Any = (1, 1, 1, 1),
+    name: str | None = None,
+) -> Tensor:
+    """TF1's ``nn.depthwise_conv2d_native``: each channel ``c`` of the NHWC ``input``
+    correlated with its own filters ``filter[:, :, c, :]`` ([height, width, in_channels,
+    channel_multiplier]); output channel ``c * channel_multiplier + m`` is the ``m``-th.
+
+    >>> import numpy as np
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = np.ones((1, 3, 3, 2), np.float32)
+    ...     w = np.stack([np.ones((2, 2)), 2 * np.ones((2, 2))], -1)[..., None]
+    ...     y = sg.nn.depthwise_conv2d_native(x, w.astype(np.float32), 1, "VALID")
+    ...     print(y.shape, sg.compile(y)()[0, 0, 0].tolist())
+    (1, 2, 2, 2) [4.0, 8.0]
+    """
+    op_name = "DepthwiseConv2dNative"
+    _nhwc(data_format, op_name)
+    x = _image(input, op_name, "input")
+    w = _depthwise_filter(filter, x, op_name)
+    assert x.shape is not None and w.shape is not None
+    if strides is None or padding is None:
+        raise InvalidArgumentError(f"symgrad: {op_name}: strides and padding are required")
+    stride = _pair(strides, op_name, "strides")
+    dilation = _pair(dilations, op_name, "dilations", default=1)
+    if stride != (1, 1) and dilation != (1, 1):
+        raise InvalidArgumentError(
+            f"symgrad: {op_name}: strides {list(stride)} and dilations {list(dilation)} "
+            f"cannot both be greater than 1"
+        )
+    if stride[0] != stride[1]:
+        # TF's kernels refuse it at run time.
+        raise InvalidArgumentError(
+            f"symgrad: {op_name}: strides {list(stride)} differ; TF's depthwise convolution "
+            f"supports equal strides in the row and column dimensions only"
+        )
+    pad = _padding(padding, op_name)
+    height, width = _spatial(x, (w.shape[0], w.shape[1]), stride, dilation, pad, op_name)
+    attrs = {"strides": stride, "dilations": dilation, "padding": pad}
+    shape = (x.shape[0], height, width, _depthwise_channels(w))
+    return _op(op_name, [x, w], attrs, shape, name)
+
+
+def depthwise_conv2d(
+    input: Any,
+    filter: Any,
+    strides: Any,
+    padding: Any,
+    rate: Any = None,
+    name: str | None = None,
+    data_format: str | None = None,
+    dilations: Any = None,
+) -> Tensor:
+    """TF1's ``nn.depthwise_conv2d``: ``depthwise_conv2d_native`` with the dilation ``rate``
+    (or ``dilations``, its other name); a rate above 1 needs strides of 1, as TF's.
+
+    >>> import numpy as np
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float32, [None, 7, 7, 3])
+    ...     sg.nn.depthwise_conv2d(x, np.ones((3, 3, 3, 2)), [1, 1, 1, 1], "SAME", rate=2).shape
+    (None, 7, 7, 6)
+    """
+    op_name = "depthwise_conv2d"
+    if rate is not None and dilations is not None:
+        raise InvalidArgumentError(f"symgrad: {op_name}: pass rate= or dilations=, not both")
+    dilation = _pair(rate if dilations is None else dilations, op_name, "rate", default=1)
+    stride = _pair(strides, op_name, "strides")
+    if dilation != (1, 1) and stride != (1, 1):
+        raise InvalidArgumentError(
+            f"symgrad: {op_name}: strides > 1 not supported in conjunction with rate > 1 "
+            f"(strides {list(stride)}, rate {list(dilation)})"
+        )
+    return depthwise_conv2d_native(
+        input, filter, stride, padding, data_format or "NHWC", dilation, name or "depthwise"
+    )
+
+
+def separable_conv2d(
+    input: Any,
+    depthwise_filter: Any,
+    pointwise_filter: Any,
+    strides: Any,
+    padding: Any,
+    rate: Any = None,
+    name: str | None = None,
+    data_format: str | None = None,
+    dilations: Any = None,
+) -> Tensor:
+    """TF1's ``nn.separable_conv2d``: ``depthwise_conv2d`` (with ``strides`` and ``rate``),
+    then a 1x1 ``conv2d`` with ``pointwise_filter`` [1, 1, in_channels * channel_multiplier,
+    out_channels] mixing the channels.
+
+    >>> import numpy as np
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     x = sg.placeholder(sg.float32, [None, 8, 8, 3])
+    ...     y = sg.nn.separable_conv2d(
+    ...         x, np.ones((3, 3, 3, 2)), np.ones((1, 1, 6, 4)), [1, 2, 2, 1], "SAME")
+    ...     y.shape
+    (None, 4, 4, 4)
+    """
+    op_name = "separable_conv2d"
+    graph = get_default_graph()
+    with graph.name_scope(name or op_name):
+        x = _image(input, op_name, "input")
+        depthwise = _depthwise_filter(depthwise_filter, x, op_name)
+        pointwise = convert_to_tensor(pointwise_filter, dtype=x.dtype)
+        shape = pointwise.shape
+        if shape is None or len(shape) != 4 or tuple(shape[:2]) != (1, 1):
+            raise ShapeError(
+                f"symgrad: {op_name}: pointwise_filter '{pointwise.name}' must be [1, 1, "
+                f"in_channels * channel_multiplier, out_channels], got shape "
+                f"{format_shape(shape)}"
+            )
+        channels = _depthwise_channels(depthwise)
+        if None not in (channels, shape[2]) and channels != shape[2]:
+            raise ShapeError(
+                f"symgrad: {op_name}: pointwise_filter '{pointwise.name}' "
+                f"{format_shape(shape)} expects {shape[2]} channels but the depthwise "
+                f"filter '{depthwise.name}' {format_shape(depthwise.shape)} makes {channels}"
+            )
+        y = depthwise_conv2d(x, depthwise, strides, padding, rate, None, data_format, dilations)
+        return conv2d(y, pointwise, [1, 1, 1, 1], "VALID", name="Conv2D")
+
+
+def depthwise_conv2d_native_backprop_input(
+    input_sizes: Any,
+    filter: Any,
+    out_backprop: Any,
+    strides: Any,
+    padding: Any,
+    data_format: str = "NHWC",
+    dilations: Any = (1, 1, 1, 1),
+    name: str | None = None,
+) -> Tensor:
+    """TF1's ``nn.depthwise_conv2d_native_backprop_input``: the gradient of
+    ``depthwise_conv2d_native`` in its input, of shape ``input_sizes`` (static)."""
+    op_name = "DepthwiseConv2dNativeBackpropInput"
+    _nhwc(data_format, op_name)
+    dy = _image(out_backprop, op_name, "out_backprop")
+    sizes = constant_value(input_sizes) if isinstance(input_sizes, Tensor) else input_sizes
+    if sizes is None or len(list(sizes)) != 4:
+        raise InvalidArgumentError(
+            f"symgrad: {op_name}: input_sizes must be 4 static ints, got {input_sizes!r:.60}"
+        )
+    shape = tuple(int(d) for d in list(sizes))
+    like = _image(np.zeros(shape, dy.dtype.as_numpy_dtype), op_name, "input")
+    w = _depthwise_filter(filter, like, op_name)
+    attrs = _depthwise_attrs(w, strides, dilations, padding, op_name)
+    return _depthwise_backprop_input(dy, w, None, attrs, shape=shape, name=name)
+
+
+def depthwise_conv2d_native_backprop_filter(
+    input: Any,
+    filter_sizes: Any,
+    out_backprop: Any,
+    strides: Any,
+    padding: Any,
+    data_format: str = "NHWC",
+    dilations: Any = (1, 1, 1, 1),
+    name: str | None = None,
+) -> Tensor:
+    """TF1's ``nn.depthwise_conv2d_native_backprop_filter``: the gradient of
+    ``depthwise_conv2d_native`` in its filter, of shape ``filter_sizes`` (static)."""
+    op_name = "DepthwiseConv2dNativeBackpropFilter"
+    _nhwc(data_format, op_name)
+    x = _image(input, op_name, "input")
+    dy = _image(out_backprop, op_name, "out_backprop")
+    sizes = constant_value(filter_sizes) if isinstance(filter_sizes, Tensor) else filter_sizes
+    if sizes is None or len(list(sizes)) != 4:
+        raise InvalidArgumentError(
+            f"symgrad: {op_name}: filter_sizes must be 4 static ints, got {filter_sizes!r:.60}"
+        )
+    w = _depthwise_filter(
+        np.zeros(tuple(int(d) for d in list(sizes)), x.dtype.as_numpy_dtype), x, op_name
+    )
+    attrs = _depthwise_attrs(w, strides, dilations, padding, op_name)
+    return _op(
+        "DepthwiseConv2dNativeBackpropFilter",
+        [x, dy],
+        {**attrs, "filter_shape": w.shape},
+        w.shape,
+        name,
+    )
+
+
+def _depthwise_attrs(w: Tensor, strides: Any, dilations: Any, padding: Any, op: str) -> dict:
+    return {
+        "strides": _pair(strides, op, "strides"),
+        "dilations": _pair(dilations, op, "dilations", default=1),
+        "padding": _padding(padding, op),
+    }
+
+
+def _depthwise_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
+    x, w = op.inputs
+    return [
+        _depthwise_backprop_input(grad, w, x, op.attrs),
+        _depthwise_backprop_filter(x, grad, w, op.attrs),
+    ]
+
+
+def _depthwise_backprop_input(
+    dy: Tensor, w: Tensor, like: Tensor | None, attrs: dict, **extra: Any
+) -> Tensor:
+    """The input gradient of depthwise_conv2d_native: ``like`` (or the static ``shape`` in
+    ``extra``) gives the input's shape."""
+    shape = like.shape if like is not None else extra["shape"]
+    assert shape is not None and w.shape is not None
+    out = (dy.shape[0] if dy.shape is not None else None, shape[1], shape[2], w.shape[2])
+    inputs = [dy, w] if like is None else [dy, w, like]
+    return _op(
+        "DepthwiseConv2dNativeBackpropInput",
+        inputs,
+        {**_window_attrs(attrs), "shape": None if like is not None else tuple(shape)},
+        out,
+        extra.get("name"),
+    )
+
+
+def _depthwise_backprop_filter(x: Tensor, dy: Tensor, w: Tensor, attrs: dict) -> Tensor:
+    return _op(
+        "DepthwiseConv2dNativeBackpropFilter",
+        [x, dy],
+        {**_window_attrs(attrs), "filter_shape": w.shape},
+        w.shape,
+        None,
+    )
+
+
+def _window_attrs(attrs: dict) -> dict:
+    return {k: attrs[k] for k in ("strides", "dilations", "padding")}
+
+
+def _lower_depthwise_backprop_input(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
+    if len(op.inputs) == 3:
+        shape: Any = shape_argument(op.inputs[2], operands[2])
+    else:
+        shape = literal(op.attrs["shape"])
+    return helper(
+        "_depthwise_conv2d_backprop_input",
+        operands[0],
+        operands[1],
+        shape,
+        *_window_arguments(op),
+    )
+
+
+def _lower_depthwise_backprop_filter(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
+    kernel = literal(tuple(op.attrs["filter_shape"][:2]))
+    return helper(
+        "_depthwise_conv2d_backprop_filter",
+        operands[0],
+        operands[1],
+        kernel,
+        *_window_arguments(op),
+    )
+
+
+def _depthwise_backprop_input_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
+    # TF's _DepthwiseConv2dNativeBackpropInputGrad: linear in dy and in the filter.
+    dy, w = op.inputs[0], op.inputs[1]
+    attrs = _window_attrs(op.attrs)
+    d_dy = _op("DepthwiseConv2dNative", [grad, w], attrs, dy.shape, None)
+    d_w = _depthwise_backprop_filter(grad, dy, w, attrs)
+    return [d_dy, d_w] + ([None] if len(op.inputs) == 3 else [])
+
+
+def _depthwise_backprop_filter_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
+    # TF's _DepthwiseConv2dNativeBackpropFilterGrad.
+    x, dy = op.inputs
+    attrs = _window_attrs(op.attrs)
+    return [
+        _depthwise_backprop_input(dy, grad, x, attrs),
+        _op("DepthwiseConv2dNative", [x, grad], attrs, dy.shape, None),
+    ]
+
+
+register(
+    OpDef(
+        "DepthwiseConv2dNative",
+        lower=lambda op, xs: helper("_depthwise_conv2d", xs[0], xs[1], *_window_arguments(op)),
+        gradient=_depthwise_gradient,
+        signature=lambda op, sigs: _batch_first(op, sigs[0]),
+    )
+)
+register(
+    OpDef(
+        "DepthwiseConv2dNativeBackpropInput",
+        lower=_lower_depthwise_backprop_input,
+        gradient=_depthwise_backprop_input_gradient,
+        materialized_inputs=_has_like,
+        shape_only_inputs=(2,),
+        signature=lambda op, sigs: sigs[2] if len(sigs) == 3 else _batch_first(op, sigs[0]),
+    )
+)
+register(
+    OpDef(
+        "DepthwiseConv2dNativeBackpropFilter",
+        lower=_lower_depthwise_backprop_filter,
+        gradient=_depthwise_backprop_filter_gradient,
+        signature=lambda op, sigs: signature(op.outputs[0].shape, op.name),
+    )
+)
 
 
 # --- pooling -------------------------------------------------------------------------------
@@ -608,6 +981,11 @@ __all__ = [
     "atrous_conv2d",
     "conv2d",
     "conv2d_transpose",
+    "depthwise_conv2d",
+    "depthwise_conv2d_native",
+    "depthwise_conv2d_native_backprop_filter",
+    "depthwise_conv2d_native_backprop_input",
+    "separable_conv2d",
     "max_pool",
     "avg_pool",
     "max_pool2d",

@@ -7,11 +7,11 @@ Inputs:
     weights             float64 (3, 3)            variable
     bias                float64 (3,)              variable
 Outputs:
-    add_48              float64 ()
-    d_add_48_d_bias     float64 (3,)
-    d_add_48_d_x        float64 (None, 3)
-    d_sum_11_d_weights  float64 (3, 3)
-    d_sum_12_d_weights  float64 (3, 3)
+    add_51              float64 ()
+    d_add_51_d_bias     float64 (3,)
+    d_add_51_d_x        float64 (None, 3)
+    d_sum_14_d_weights  float64 (3, 3)
+    d_sum_15_d_weights  float64 (3, 3)
     new_weights         float64 (3, 3)
 """
 
@@ -362,6 +362,32 @@ def _conv2d_backprop_filter(x, dy, kernel, strides, dilations, padding):
     return np.reshape(grad, tuple(kernel) + (np.shape(x)[3], np.shape(dy)[3]))
 
 
+def _depthwise_conv2d(x, filters, strides, dilations, padding):
+    """TF's depthwise_conv2d: each channel of NHWC ``x`` correlated with its own
+    ``channel_multiplier`` filters of ``filters`` [height, width, channels, multiplier];
+    output channel ``c * multiplier + m`` is channel ``c``'s ``m``-th."""
+    kh, kw, c, m = np.shape(filters)
+    windows = _windows(x, (kh, kw), strides, dilations, padding, 0)
+    y = np.einsum("nhwcij,ijcm->nhwcm", windows, filters)
+    return np.reshape(y, np.shape(y)[:3] + (c * m,))
+
+
+def _depthwise_conv2d_backprop_input(dy, filters, shape, strides, dilations, padding):
+    """The gradient of ``_depthwise_conv2d`` in its input of ``shape``."""
+    c, m = np.shape(filters)[2:]
+    grouped = np.reshape(dy, np.shape(dy)[:3] + (c, m))
+    columns = np.einsum("nhwcm,ijcm->nhwcij", grouped, filters)
+    return _add_windows(columns, shape, strides, dilations, padding)
+
+
+def _depthwise_conv2d_backprop_filter(x, dy, kernel, strides, dilations, padding):
+    """The gradient of ``_depthwise_conv2d`` in its filter, ``kernel`` high and wide."""
+    c = np.shape(x)[3]
+    windows = _windows(x, kernel, strides, dilations, padding, 0)
+    grouped = np.reshape(dy, np.shape(dy)[:3] + (c, np.shape(dy)[3] // c))
+    return np.einsum("nhwcij,nhwcm->ijcm", windows, grouped)
+
+
 def _blocks(x, ksize, padding, fill):
     """The windows of a pooling whose strides equal its ``ksize`` (windows that do not
     overlap): ``x``, padded with ``fill`` where SAME needs it, reshaped to (batch,
@@ -518,6 +544,93 @@ def _give_rows(pool, rows):
     _SPARE_ROWS[pool].append(rows)
 
 
+def _resize_positions(size, out, corners, half):
+    """The float32 source coordinates of the ``out`` positions along one axis, as TF's:
+    each position (plus 0.5 for half-pixel centers) times the scale."""
+    if corners and out > 1:
+        scale = np.float32(size - 1) / np.float32(out - 1)
+    else:
+        scale = np.float32(size) / np.float32(out)
+    return (np.arange(out, dtype=np.float32) + np.float32(0.5 if half else 0.0)) * scale
+
+
+def _bilinear_taps(size, out, corners, half):
+    """TF's bilinear taps along one axis: the lower and upper source index of each
+    output position and the float32 weight of the upper one."""
+    source = _resize_positions(size, out, corners, half)
+    if half:
+        source = source - np.float32(0.5)
+    below = np.floor(source)
+    lower = np.maximum(below.astype(np.intp), 0)
+    upper = np.minimum(np.ceil(source).astype(np.intp), size - 1)
+    return lower, upper, source - below
+
+
+def _nearest_taps(size, out, corners, half):
+    """TF's nearest source index of each output position along one axis (``roundf``,
+    halves away from zero, with ``align_corners``; else the floor)."""
+    source = _resize_positions(size, out, corners, half)
+    whole = np.floor(source)
+    if corners:  # the sources are not negative: round halves up
+        whole = whole + (source - whole >= np.float32(0.5))
+    return np.clip(whole.astype(np.intp), 0, size - 1)
+
+
+def _resize_bilinear(x, size, corners, half):
+    """TF's ResizeBilinear: float32 results, each the lerp of the lerps along the width
+    of the two rows around it (TF's order of operations, so the same rounding)."""
+    top, bottom, down = _bilinear_taps(x.shape[1], size[0], corners, half)
+    left, right, across = _bilinear_taps(x.shape[2], size[1], corners, half)
+    across = across[:, None]
+    rows = x.astype(np.float32)
+    upper, lower = rows[:, top], rows[:, bottom]
+    upper = upper[:, :, left] + (upper[:, :, right] - upper[:, :, left]) * across
+    lower = lower[:, :, left] + (lower[:, :, right] - lower[:, :, left]) * across
+    return upper + (lower - upper) * down[:, None, None]
+
+
+def _bilinear_matrix(size, out, corners, half):
+    """The (out, size) float32 matrix of one axis's bilinear weights."""
+    lower, upper, weight = _bilinear_taps(size, out, corners, half)
+    columns = np.arange(size)
+    matrix = (columns == lower[:, None]) * (np.float32(1) - weight)[:, None]
+    return matrix + (columns == upper[:, None]) * weight[:, None]
+
+
+def _resize_adjoint(dy, rows, columns):
+    """``dy`` (batch, out_h, out_w, c) taken back through the per-axis matrices ``rows``
+    (out_h, h) and ``columns`` (out_w, w): (batch, h, w, c)."""
+    batch, height, width, depth = dy.shape
+    flat = np.reshape(dy, (batch, height, width * depth))
+    spread = np.matmul(rows.T, flat).reshape(batch, rows.shape[1], width, depth)
+    return np.matmul(columns.T, spread)
+
+
+def _resize_bilinear_grad(dy, shape, corners, half):
+    """TF's ResizeBilinearGrad: each output's ``dy`` shared by its two or four taps, in
+    the dtype of ``dy`` (the image's shape is ``shape``)."""
+    rows = _bilinear_matrix(shape[1], dy.shape[1], corners, half)
+    columns = _bilinear_matrix(shape[2], dy.shape[2], corners, half)
+    return _resize_adjoint(dy, rows.astype(dy.dtype), columns.astype(dy.dtype))
+
+
+def _resize_nearest(x, size, corners, half):
+    """TF's ResizeNearestNeighbor: the nearest element of ``x``, in its own dtype."""
+    rows = _nearest_taps(x.shape[1], size[0], corners, half)
+    columns = _nearest_taps(x.shape[2], size[1], corners, half)
+    return x[:, rows][:, :, columns]
+
+
+def _resize_nearest_grad(dy, shape, corners, half):
+    """TF's ResizeNearestNeighborGrad: each output's ``dy`` added to the element it came
+    from (the image of shape ``shape``)."""
+    rows = _nearest_taps(shape[1], dy.shape[1], corners, half)
+    columns = _nearest_taps(shape[2], dy.shape[2], corners, half)
+    to_rows = (np.arange(shape[1]) == rows[:, None]).astype(dy.dtype)
+    to_columns = (np.arange(shape[2]) == columns[:, None]).astype(dy.dtype)
+    return _resize_adjoint(dy, to_rows, to_columns)
+
+
 def all_ops(x, labels, weights, bias):
     """Forward values and gradients; see the module docstring for shapes."""
     x = _check("x", x, np.float64, (None, 3))
@@ -528,7 +641,7 @@ def all_ops(x, labels, weights, bias):
         # The shapes TF1 programs are fed: equal sizes, so arrays can be reused in place.
         return _all_ops_same_shapes(x, labels, weights, bias)
     # Any other shapes, broadcast as TF1 broadcasts them.
-    # Statements: 283, BLAS calls: 13
+    # Statements: 296, BLAS calls: 16
     # Forward
     _float64_rows = _take_rows("_float64_rows", 38, (x.shape[0], 3), np.float64)
     sum_ = np.sum(np.broadcast_to(np.float32(1), np.shape(x)))
@@ -688,6 +801,14 @@ def all_ops(x, labels, weights, bias):
             )
         )
     )
+    concat_2 = np.concatenate([reshape_weights_1, reshape_weights_1], 3)
+    depthwise = _depthwise_conv2d(
+        conv_transpose_weights, concat_2, (1, 1), (1, 1), "VALID"
+    )
+    resize_bilinear_weights = _resize_bilinear(reshape_weights, (4, 5), False, True)
+    resize_nearest_neighbor_weights = _resize_nearest(
+        reshape_weights, (2, 4), True, False
+    )
     cast_x = np.asarray(x**2, dtype=np.float32)
     cast_x_1 = np.asarray(
         _ensure_broadcastable(x[:, :1], x, "compute_weighted_loss"), dtype=np.float32
@@ -703,22 +824,22 @@ def all_ops(x, labels, weights, bias):
     prod_weights = weights.prod(axis=0)
     mul_weights = np.square(weights)
     # Gradients
-    d_add_48_d_identity = np.float32(1)
-    # for d add_48 / d xent_weights
+    d_add_51_d_identity = np.float32(1)
+    # for d add_51 / d xent_weights
     broadcast_grad_d_xent_weights = np.asarray(
         1 / max(np.size(xent_weights), 1), dtype=np.float64
     )
     del xent_weights
-    d_sum_7_d_concat_1 = np.cos(concat_1)
+    d_sum_10_d_concat_1 = np.cos(concat_1)
     d_x_via_concat_1_t0 = [add_concat_1_t1[0], (np.shape(mul_x))[0]]
     del mul_x
-    # d sum_7 / d x, through concat_1
-    d_x_via_concat_1 = _concat_part(d_sum_7_d_concat_1, 0, d_x_via_concat_1_t0, 0)
-    # d sum_7 / d x, through mul_x
-    d_x_via_mul_x = 2 * _concat_part(d_sum_7_d_concat_1, 0, d_x_via_concat_1_t0, 1)
-    d_sum_7_d_x = d_x_via_concat_1 + d_x_via_mul_x
+    # d sum_10 / d x, through concat_1
+    d_x_via_concat_1 = _concat_part(d_sum_10_d_concat_1, 0, d_x_via_concat_1_t0, 0)
+    # d sum_10 / d x, through mul_x
+    d_x_via_mul_x = 2 * _concat_part(d_sum_10_d_concat_1, 0, d_x_via_concat_1_t0, 1)
+    d_sum_10_d_x = d_x_via_concat_1 + d_x_via_mul_x
     # Forward
-    add_48 = (
+    add_logistic_loss = (
         add_concat_1
         + np.asarray(
             np.where(
@@ -729,40 +850,59 @@ def all_ops(x, labels, weights, bias):
             dtype=np.float64,
         )
         + np.asarray(
-            np.where(
-                np.equal(sum_, 0),
-                0,
-                np.sum(_huber_loss(sub_weights, 0.5))
-                / np.where(np.equal(sum_, 0), 1, sum_),
-            ),
-            dtype=np.float64,
+            np.vdot(resize_bilinear_weights, resize_bilinear_weights), dtype=np.float64
         )
-        + np.vdot(d_sum_7_d_x, d_sum_7_d_x)
+        + np.vdot(d_sum_10_d_x, d_sum_10_d_x)
+        + np.vdot(depthwise, depthwise)
+        + np.vdot(resize_nearest_neighbor_weights, resize_nearest_neighbor_weights)
         + np.vdot(split, split_1)
         + np.sum(_logistic_loss(matmul_weights, tanh_bias))
         + np.sum(_weighted_logistic_loss(matmul_weights, tanh_bias, 2))
     )
+    add_51 = add_logistic_loss + np.asarray(
+        np.where(
+            np.equal(sum_, 0),
+            0,
+            np.sum(_huber_loss(sub_weights, 0.5))
+            / np.where(np.equal(sum_, 0), 1, sum_),
+        ),
+        dtype=np.float64,
+    )
     # Gradients
-    d_add_48_d_identity_weights = d_add_48_d_identity * np.where(
+    d_add_51_d_identity_weights = d_add_51_d_identity * np.where(
         np.equal(sum_, 0), 0, 1 / np.where(np.equal(sum_, 0), 1, sum_)
     )
-    d_add_48_d_sub_weights = np.minimum(np.maximum(sub_weights, -0.5), 0.5)
-    d_add_48_d_sub_weights *= d_add_48_d_identity_weights
-    d_add_48_d_mul_x = d_add_48_d_identity * np.where(
+    d_add_51_d_sub_weights = np.minimum(np.maximum(sub_weights, -0.5), 0.5)
+    d_add_51_d_sub_weights *= d_add_51_d_identity_weights
+    d_add_51_d_mul_x = d_add_51_d_identity * np.where(
         np.equal(sum_x, 0), 0, 1 / np.where(np.equal(sum_x, 0), 1, sum_x)
     )
-    # d add_48 / d x, through mul_x
-    d_x_via_mul_x_1 = x * np.asarray(cast_x_1 * d_add_48_d_mul_x, dtype=np.float64)
+    # d add_51 / d x, through mul_x
+    d_x_via_mul_x_1 = x * np.asarray(cast_x_1 * d_add_51_d_mul_x, dtype=np.float64)
     del cast_x_1
-    d_add_48_d_d_sum_7_d_x = np.multiply(d_sum_7_d_x, 2, out=d_sum_7_d_x)
-    del d_sum_7_d_x
-    d_add_48_d_conv_transpose_weights = conv_transpose_weights * 2
-    del conv_transpose_weights
-    d_add_48_d_conv_weights = _max_pool_grad(
+    d_add_51_d_d_sum_10_d_x = np.multiply(d_sum_10_d_x, 2, out=d_sum_10_d_x)
+    del d_sum_10_d_x
+    # d add_51 / d resize_bilinear_weights, through mul_weights
+    d_resize_bilinear_weights_via_mul_weights = (
+        resize_bilinear_weights * d_add_51_d_identity
+    )
+    del resize_bilinear_weights
+    d_add_51_d_depthwise = depthwise * 2
+    del depthwise
+    d_add_51_d_concat_2 = _depthwise_conv2d_backprop_filter(
+        conv_transpose_weights, d_add_51_d_depthwise, (2, 2), (1, 1), (1, 1), "VALID"
+    )
+    d_add_51_d_conv_transpose_weights = (
+        2 * conv_transpose_weights
+        + _depthwise_conv2d_backprop_input(
+            d_add_51_d_depthwise, concat_2, (1, 3, 3, 1), (1, 1), (1, 1), "VALID"
+        )
+    )
+    d_add_51_d_conv_weights = _max_pool_grad(
         conv_weights,
         _avg_pool_grad(
             _conv2d(
-                d_add_48_d_conv_transpose_weights,
+                d_add_51_d_conv_transpose_weights,
                 reshape_weights_1,
                 (2, 2),
                 (1, 1),
@@ -777,21 +917,21 @@ def all_ops(x, labels, weights, bias):
         (1, 1),
         "SAME",
     )
-    d_add_48_d_concat_1 = (
+    d_add_51_d_concat_1 = (
         _unsplit_equal(split, concat_1, 0, 2, 1)
         + _unsplit_equal(split_1, concat_1, 0, 2, 0)
         + 1
         - (
             _unconcat_part(
-                _sum_to_shape(d_add_48_d_d_sum_7_d_x, np.shape(d_x_via_concat_1)),
-                d_sum_7_d_concat_1,
+                _sum_to_shape(d_add_51_d_d_sum_10_d_x, np.shape(d_x_via_concat_1)),
+                d_sum_10_d_concat_1,
                 0,
                 d_x_via_concat_1_t0,
                 0,
             )
             + _unconcat_part(
-                2 * _sum_to_shape(d_add_48_d_d_sum_7_d_x, np.shape(d_x_via_mul_x)),
-                d_sum_7_d_concat_1,
+                2 * _sum_to_shape(d_add_51_d_d_sum_10_d_x, np.shape(d_x_via_mul_x)),
+                d_sum_10_d_concat_1,
                 0,
                 d_x_via_concat_1_t0,
                 1,
@@ -801,227 +941,238 @@ def all_ops(x, labels, weights, bias):
     )
     del (
         concat_1,
-        d_add_48_d_d_sum_7_d_x,
-        d_sum_7_d_concat_1,
+        d_add_51_d_d_sum_10_d_x,
+        d_sum_10_d_concat_1,
         d_x_via_concat_1,
         d_x_via_mul_x,
         split,
         split_1,
     )
-    # for d add_48 / d log_softmax_weights
+    # for d add_51 / d log_softmax_weights
     exp_d_log_softmax_weights = np.exp(log_softmax_weights, out=_float64_rows.pop())
-    # for d add_48 / d log_softmax_weights
+    # for d add_51 / d log_softmax_weights
     sum_d_log_softmax_weights = softmax_weights.sum(axis=1, keepdims=True)
-    # for d add_48 / d softmax_weights
+    # for d add_51 / d softmax_weights
     sub_d_softmax_weights = np.subtract(
         log_softmax_weights,
         add_concat_1_t0.sum(axis=1, keepdims=True),
         out=_float64_rows.pop(),
     )
     _float64_rows.append(add_concat_1_t0)
-    # for d add_48 / d xent_weights
+    # for d add_51 / d xent_weights
     sub_d_xent_weights = softmax_weights - one_hot_labels
     del one_hot_labels
-    # d add_48 / d matmul_weights, through xent_weights
+    # d add_51 / d matmul_weights, through xent_weights
     d_matmul_weights_via_xent_weights = np.multiply(
         sub_d_xent_weights, broadcast_grad_d_xent_weights, out=sub_d_xent_weights
     )
     del sub_d_xent_weights
-    d_add_48_d_matmul_weights_t0 = np.exp(-np.logaddexp(0, -matmul_weights))
-    d_add_48_d_matmul_weights_t1 = np.multiply(
+    d_add_51_d_matmul_weights_t0 = np.exp(-np.logaddexp(0, -matmul_weights))
+    d_add_51_d_matmul_weights_t1 = np.multiply(
         exp_d_log_softmax_weights, sum_d_log_softmax_weights, out=_float64_rows.pop()
     )
     del sum_d_log_softmax_weights
-    d_add_48_d_matmul_weights = (
-        d_add_48_d_matmul_weights_t0
+    d_add_51_d_matmul_weights = (
+        d_add_51_d_matmul_weights_t0
         + d_matmul_weights_via_xent_weights
         + softmax_weights * sub_d_softmax_weights
         + softmax_weights
-        + np.asarray(d_add_48_d_sub_weights, dtype=np.float64)
+        + np.asarray(d_add_51_d_sub_weights, dtype=np.float64)
         + _weighted_logistic_grad(matmul_weights, tanh_bias, 2)
-        - d_add_48_d_matmul_weights_t1
+        - d_add_51_d_matmul_weights_t1
         - tanh_bias
     )
-    d_add_48_d_add_bias = _scatter(
+    d_add_51_d_add_bias = _scatter(
         np.einsum("ik,ij->jk", np.broadcast_to(np.float64(1), (2, 2)), add),
         (2, 3),
         np.s_[:, :2],
         np.float64,
     )
     del add
-    # for d add_48 / d prod_bias
-    broadcast_grad_d_prod_bias = d_add_48_d_add_bias.sum(axis=1, keepdims=True)
-    # d add_48 / d add_bias
-    d_add_48_d_add_bias_1 = d_add_48_d_add_bias.sum(axis=0)
-    del d_add_48_d_add_bias
-    # for d add_48 / d min_bias
+    # for d add_51 / d prod_bias
+    broadcast_grad_d_prod_bias = d_add_51_d_add_bias.sum(axis=1, keepdims=True)
+    # d add_51 / d add_bias
+    d_add_51_d_add_bias_1 = d_add_51_d_add_bias.sum(axis=0)
+    del d_add_51_d_add_bias
+    # for d add_51 / d min_bias
     cast_d_min_bias = np.asarray(np.equal(gather_bias, min_bias), dtype=np.float64)
     del min_bias
-    # d add_48 / d add_bias
-    d_add_48_d_add_bias_2 = _scatter_add(
+    # d add_51 / d add_bias
+    d_add_51_d_add_bias_2 = _scatter_add(
         broadcast_grad_d_prod_bias
         * cast_d_min_bias
         / cast_d_min_bias.sum(axis=1, keepdims=True)
         + broadcast_grad_d_prod_bias * _prod_others(gather_bias, (1,))
-        + d_add_48_d_add_bias_1 / 2
-        + d_add_48_d_add_bias_1.sum(),
+        + d_add_51_d_add_bias_1 / 2
+        + d_add_51_d_add_bias_1.sum(),
         const,
         (2, 3),
         1,
         np.float64,
     )
-    del cast_d_min_bias, d_add_48_d_add_bias_1
-    d_add_48_d_stack = _scatter(
-        d_add_48_d_add_bias_2 * tile_stack, (2, 4), np.s_[:, 1:4], np.float64
+    del cast_d_min_bias, d_add_51_d_add_bias_1
+    d_add_51_d_stack = _scatter(
+        d_add_51_d_add_bias_2 * tile_stack, (2, 4), np.s_[:, 1:4], np.float64
     ) + _scatter(
-        _untile(d_add_48_d_add_bias_2 * slice_stack, (2, 1), (1, 3)),
+        _untile(d_add_51_d_add_bias_2 * slice_stack, (2, 1), (1, 3)),
         (2, 4),
         np.s_[:, 0:1],
         np.float64,
     )
-    d_add_48_d_concat_t0 = np.shape(ensure_axis_concat)
+    d_add_51_d_concat_t0 = np.shape(ensure_axis_concat)
     del ensure_axis_concat
-    d_add_48_d_concat_t1 = np.shape(concat)
+    d_add_51_d_concat_t1 = np.shape(concat)
     del concat
-    d_add_48_d_concat = _scatter(
-        _scatter(d_add_48_d_stack[0], d_add_48_d_concat_t0, np.s_[0], np.float64)
-        + _scatter(d_add_48_d_stack[1], d_add_48_d_concat_t0, np.s_[1], np.float64),
-        d_add_48_d_concat_t1,
+    d_add_51_d_concat = _scatter(
+        _scatter(d_add_51_d_stack[0], d_add_51_d_concat_t0, np.s_[0], np.float64)
+        + _scatter(d_add_51_d_stack[1], d_add_51_d_concat_t0, np.s_[1], np.float64),
+        d_add_51_d_concat_t1,
         np.s_[:2],
         np.float64,
     )
-    del d_add_48_d_stack
-    # d add_48 / d squeeze, through concat
-    d_squeeze_via_concat = d_add_48_d_concat[:, 0:3]
-    d_add_48_d_expand = d_add_48_d_concat[:, 3:4]
-    # for d add_48 / d max
+    del d_add_51_d_stack
+    # d add_51 / d squeeze, through concat
+    d_squeeze_via_concat = d_add_51_d_concat[:, 0:3]
+    d_add_51_d_expand = d_add_51_d_concat[:, 3:4]
+    # for d add_51 / d max
     cast_d_max = np.asarray(
         np.equal(squeeze, np.expand_dims(max_, 1)), dtype=np.float64
     )
     del squeeze
-    # for d add_48 / d max
+    # for d add_51 / d max
     broadcast_grad_d_max = np.expand_dims(cast_d_max.sum(axis=1), 1)
-    d_add_48_d_squeeze_t0 = np.shape(max_)
+    d_add_51_d_squeeze_t0 = np.shape(max_)
     del max_
-    d_add_48_d_squeeze_t1 = np.divide(
+    d_add_51_d_squeeze_t1 = np.divide(
         cast_d_max, broadcast_grad_d_max, out=_float64_rows.pop()
     )
     del broadcast_grad_d_max, cast_d_max
-    d_add_48_d_squeeze = (
-        d_add_48_d_squeeze_t1
-        * np.expand_dims(np.reshape(d_add_48_d_expand, d_add_48_d_squeeze_t0), 1)
+    d_add_51_d_squeeze = (
+        d_add_51_d_squeeze_t1
+        * np.expand_dims(np.reshape(d_add_51_d_expand, d_add_51_d_squeeze_t0), 1)
         + d_squeeze_via_concat
     )
-    d_add_48_d_reshape_bias_t0 = np.shape(transpose_bias)
+    d_add_51_d_reshape_bias_t0 = np.shape(transpose_bias)
     del transpose_bias
-    d_add_48_d_reshape_bias = np.transpose(
-        np.reshape(d_add_48_d_squeeze, d_add_48_d_reshape_bias_t0), (0, 2, 1)
+    d_add_51_d_reshape_bias = np.transpose(
+        np.reshape(d_add_51_d_squeeze, d_add_51_d_reshape_bias_t0), (0, 2, 1)
     )
-    # d add_48 / d add_bias
-    d_add_48_d_add_bias_3 = greater_bias * np.reshape(
-        d_add_48_d_reshape_bias, add_concat_1_t1
+    # d add_51 / d add_bias
+    d_add_51_d_add_bias_3 = greater_bias * np.reshape(
+        d_add_51_d_reshape_bias, add_concat_1_t1
     )
-    # d add_48 / d tanh_bias, through neg_bias
+    # d add_51 / d tanh_bias, through neg_bias
     d_tanh_bias_via_neg_bias = np.negative(
-        d_add_48_d_add_bias_3, out=_float64_rows.pop()
+        d_add_51_d_add_bias_3, out=_float64_rows.pop()
     )
-    d_add_48_d_sqrt_bias_t0 = np.power(sqrt_bias, -2, out=_float64_rows.pop())
-    d_add_48_d_sqrt_bias_t1 = np.multiply(
-        d_add_48_d_sqrt_bias_t0, tanh_bias, out=_float64_rows.pop()
+    d_add_51_d_sqrt_bias_t0 = np.power(sqrt_bias, -2, out=_float64_rows.pop())
+    d_add_51_d_sqrt_bias_t1 = np.multiply(
+        d_add_51_d_sqrt_bias_t0, tanh_bias, out=_float64_rows.pop()
     )
-    d_add_48_d_sqrt_bias_t2 = np.add(sqrt_bias, 1, out=_float64_rows.pop())
-    d_add_48_d_sqrt_bias_t3 = np.reciprocal(
-        d_add_48_d_sqrt_bias_t2, out=_float64_rows.pop()
+    d_add_51_d_sqrt_bias_t2 = np.add(sqrt_bias, 1, out=_float64_rows.pop())
+    d_add_51_d_sqrt_bias_t3 = np.reciprocal(
+        d_add_51_d_sqrt_bias_t2, out=_float64_rows.pop()
     )
-    d_add_48_d_sqrt_bias_t4 = np.equal(d_add_48_d_add_bias_3, 0)
-    d_add_48_d_sqrt_bias_t5 = np.where(d_add_48_d_sqrt_bias_t4, 1, reciprocal_bias)
-    d_add_48_d_sqrt_bias_t6 = np.subtract(tanh_bias, 1, out=_float64_rows.pop())
-    d_add_48_d_sqrt_bias_t7 = sqrt_bias**d_add_48_d_sqrt_bias_t6
-    d_add_48_d_sqrt_bias_t8 = np.where(d_add_48_d_sqrt_bias_t4, 1, rsqrt_bias)
-    d_add_48_d_sqrt_bias = np.multiply(
-        d_add_48_d_add_bias_3, d_add_48_d_sqrt_bias_t3, out=_float64_rows.pop()
+    d_add_51_d_sqrt_bias_t4 = np.equal(d_add_51_d_add_bias_3, 0)
+    d_add_51_d_sqrt_bias_t5 = np.where(d_add_51_d_sqrt_bias_t4, 1, reciprocal_bias)
+    d_add_51_d_sqrt_bias_t6 = np.subtract(tanh_bias, 1, out=_float64_rows.pop())
+    d_add_51_d_sqrt_bias_t7 = sqrt_bias**d_add_51_d_sqrt_bias_t6
+    d_add_51_d_sqrt_bias_t8 = np.where(d_add_51_d_sqrt_bias_t4, 1, rsqrt_bias)
+    d_add_51_d_sqrt_bias = np.multiply(
+        d_add_51_d_add_bias_3, d_add_51_d_sqrt_bias_t3, out=_float64_rows.pop()
     )
-    d_add_48_d_sqrt_bias -= d_add_48_d_add_bias_3 * d_add_48_d_sqrt_bias_t5**2
-    d_add_48_d_sqrt_bias += d_add_48_d_add_bias_3 * d_add_48_d_sqrt_bias_t7 * tanh_bias
-    d_add_48_d_sqrt_bias -= d_add_48_d_add_bias_3 * d_add_48_d_sqrt_bias_t8**3 / 2
-    d_add_48_d_sqrt_bias -= d_add_48_d_add_bias_3 * exp
-    d_add_48_d_sqrt_bias += d_add_48_d_add_bias_3 * reciprocal_bias
-    d_add_48_d_sqrt_bias -= d_add_48_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias
-    d_add_48_d_add_bias_4_t0 = np.equal(d_add_48_d_sqrt_bias, 0)
-    d_add_48_d_add_bias_4_t1 = np.where(d_add_48_d_add_bias_4_t0, 1, sqrt_bias)
-    d_add_48_d_add_bias_4_t2 = np.divide(
-        d_add_48_d_sqrt_bias, 2, out=d_add_48_d_sqrt_bias
+    d_add_51_d_sqrt_bias -= d_add_51_d_add_bias_3 * d_add_51_d_sqrt_bias_t5**2
+    d_add_51_d_sqrt_bias += d_add_51_d_add_bias_3 * d_add_51_d_sqrt_bias_t7 * tanh_bias
+    d_add_51_d_sqrt_bias -= d_add_51_d_add_bias_3 * d_add_51_d_sqrt_bias_t8**3 / 2
+    d_add_51_d_sqrt_bias -= d_add_51_d_add_bias_3 * exp
+    d_add_51_d_sqrt_bias += d_add_51_d_add_bias_3 * reciprocal_bias
+    d_add_51_d_sqrt_bias -= d_add_51_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias
+    d_add_51_d_add_bias_4_t0 = np.equal(d_add_51_d_sqrt_bias, 0)
+    d_add_51_d_add_bias_4_t1 = np.where(d_add_51_d_add_bias_4_t0, 1, sqrt_bias)
+    d_add_51_d_add_bias_4_t2 = np.divide(
+        d_add_51_d_sqrt_bias, 2, out=d_add_51_d_sqrt_bias
     )
-    # d add_48 / d add_bias
-    d_add_48_d_add_bias_4 = np.reciprocal(
-        d_add_48_d_add_bias_4_t1, out=_float64_rows.pop()
+    # d add_51 / d add_bias
+    d_add_51_d_add_bias_4 = np.reciprocal(
+        d_add_51_d_add_bias_4_t1, out=_float64_rows.pop()
     )
-    d_add_48_d_add_bias_4 *= d_add_48_d_add_bias_4_t2
-    d_add_48_d_tanh_bias_t0 = np.multiply(
-        d_add_48_d_add_bias_3, sigmoid_bias, out=_float64_rows.pop()
+    d_add_51_d_add_bias_4 *= d_add_51_d_add_bias_4_t2
+    d_add_51_d_tanh_bias_t0 = np.multiply(
+        d_add_51_d_add_bias_3, sigmoid_bias, out=_float64_rows.pop()
     )
-    d_add_48_d_tanh_bias_t1 = np.exp(tanh_bias, out=_float64_rows.pop())
-    d_add_48_d_tanh_bias_t2 = np.multiply(
-        d_add_48_d_add_bias_3, d_add_48_d_tanh_bias_t1, out=_float64_rows.pop()
+    d_add_51_d_tanh_bias_t1 = np.exp(tanh_bias, out=_float64_rows.pop())
+    d_add_51_d_tanh_bias_t2 = np.multiply(
+        d_add_51_d_add_bias_3, d_add_51_d_tanh_bias_t1, out=_float64_rows.pop()
     )
-    d_add_48_d_tanh_bias_t3 = np.multiply(
-        add_bias_t2, d_add_48_d_add_bias_3, out=_float64_rows.pop()
+    d_add_51_d_tanh_bias_t3 = np.multiply(
+        add_bias_t2, d_add_51_d_add_bias_3, out=_float64_rows.pop()
     )
-    d_add_48_d_tanh_bias_t4 = np.multiply(tanh_bias, 2, out=_float64_rows.pop())
-    d_add_48_d_tanh_bias_t5 = np.maximum(xent_weights_t0, 0)
+    d_add_51_d_tanh_bias_t4 = np.multiply(tanh_bias, 2, out=_float64_rows.pop())
+    d_add_51_d_tanh_bias_t5 = np.maximum(xent_weights_t0, 0)
     _float64_rows.append(xent_weights_t0)
-    d_add_48_d_tanh_bias_t6 = np.greater_equal(tanh_bias, 0.1)
-    d_add_48_d_tanh_bias_t7 = np.multiply(
-        add_bias_t1, d_add_48_d_add_bias_3, out=_float64_rows.pop()
+    d_add_51_d_tanh_bias_t6 = np.greater_equal(tanh_bias, 0.1)
+    d_add_51_d_tanh_bias_t7 = np.multiply(
+        add_bias_t1, d_add_51_d_add_bias_3, out=_float64_rows.pop()
     )
-    d_add_48_d_tanh_bias_t8 = np.greater(relu_bias, 0)
+    d_add_51_d_tanh_bias_t8 = np.greater(relu_bias, 0)
     del relu_bias
-    d_add_48_d_tanh_bias_t9 = np.where(
+    d_add_51_d_tanh_bias_t9 = np.where(
         sqrt_bias > 0, np.log(np.where(sqrt_bias > 0, sqrt_bias, 1)), 0
     )
-    d_add_48_d_tanh_bias_t10 = np.multiply(
-        d_add_48_d_tanh_bias_t9, pow_bias, out=_float64_rows.pop()
+    d_add_51_d_tanh_bias_t10 = np.multiply(
+        d_add_51_d_tanh_bias_t9, pow_bias, out=_float64_rows.pop()
     )
-    d_add_48_d_tanh_bias_t11_arg = np.abs(matmul_weights)
-    d_add_48_d_tanh_bias_t11 = np.negative(
-        d_add_48_d_tanh_bias_t11_arg, out=d_add_48_d_tanh_bias_t11_arg
+    d_add_51_d_tanh_bias_t11_arg = np.abs(matmul_weights)
+    d_add_51_d_tanh_bias_t11 = np.negative(
+        d_add_51_d_tanh_bias_t11_arg, out=d_add_51_d_tanh_bias_t11_arg
     )
-    del d_add_48_d_tanh_bias_t11_arg
-    d_add_48_d_tanh_bias_t12 = np.exp(d_add_48_d_tanh_bias_t11, out=_float64_rows.pop())
-    d_add_48_d_tanh_bias_t13 = np.subtract(
-        d_add_48_d_tanh_bias_t4, 1.0, out=_float64_rows.pop()
+    del d_add_51_d_tanh_bias_t11_arg
+    d_add_51_d_tanh_bias_t12 = np.exp(d_add_51_d_tanh_bias_t11, out=_float64_rows.pop())
+    d_add_51_d_tanh_bias_t13 = np.subtract(
+        d_add_51_d_tanh_bias_t4, 1.0, out=_float64_rows.pop()
     )
-    d_add_48_d_tanh_bias_t14 = np.subtract(1, sigmoid_bias, out=_float64_rows.pop())
-    d_add_48_d_tanh_bias = (
-        add_bias_1_t0 * d_add_48_d_add_bias_3
-        + add_bias_t0 * d_add_48_d_add_bias_3
-        + d_add_48_d_add_bias_3 * d_add_48_d_tanh_bias_t10
-        + d_add_48_d_add_bias_3 * d_add_48_d_tanh_bias_t13
-        + d_add_48_d_add_bias_3 * d_add_48_d_tanh_bias_t14 * sigmoid_bias
-        + d_add_48_d_add_bias_3 * d_add_48_d_tanh_bias_t6
-        + d_add_48_d_add_bias_3 * d_add_48_d_tanh_bias_t8
-        + d_add_48_d_add_bias_3
-        + d_add_48_d_add_bias_4 * d_add_48_d_tanh_bias_t4
-        + d_add_48_d_tanh_bias_t0
-        + d_add_48_d_tanh_bias_t2
-        + d_add_48_d_tanh_bias_t3
-        + d_add_48_d_tanh_bias_t5
+    d_add_51_d_tanh_bias_t14 = np.subtract(1, sigmoid_bias, out=_float64_rows.pop())
+    d_add_51_d_tanh_bias = (
+        add_bias_1_t0 * d_add_51_d_add_bias_3
+        + add_bias_t0 * d_add_51_d_add_bias_3
+        + d_add_51_d_add_bias_3 * d_add_51_d_tanh_bias_t10
+        + d_add_51_d_add_bias_3 * d_add_51_d_tanh_bias_t13
+        + d_add_51_d_add_bias_3 * d_add_51_d_tanh_bias_t14 * sigmoid_bias
+        + d_add_51_d_add_bias_3 * d_add_51_d_tanh_bias_t6
+        + d_add_51_d_add_bias_3 * d_add_51_d_tanh_bias_t8
+        + d_add_51_d_add_bias_3
+        + d_add_51_d_add_bias_4 * d_add_51_d_tanh_bias_t4
+        + d_add_51_d_tanh_bias_t0
+        + d_add_51_d_tanh_bias_t2
+        + d_add_51_d_tanh_bias_t3
+        + d_add_51_d_tanh_bias_t5
         + d_tanh_bias_via_neg_bias * reciprocal_bias
         + d_tanh_bias_via_neg_bias
-        + np.asarray(-d_add_48_d_sub_weights, dtype=np.float64)
-        + np.log1p(d_add_48_d_tanh_bias_t12)
-        - d_add_48_d_tanh_bias_t7
+        + np.asarray(-d_add_51_d_sub_weights, dtype=np.float64)
+        + np.log1p(d_add_51_d_tanh_bias_t12)
+        - d_add_51_d_tanh_bias_t7
         - 2 * matmul_weights
     )
-    del d_add_48_d_sub_weights
-    d_add_48_d_z_bias_t0 = np.subtract(1, sqrt_bias_t0, out=sqrt_bias_t0)
-    d_add_48_d_z_bias = np.multiply(
-        d_add_48_d_tanh_bias, d_add_48_d_z_bias_t0, out=_float64_rows.pop()
+    del d_add_51_d_sub_weights
+    d_add_51_d_z_bias_t0 = np.subtract(1, sqrt_bias_t0, out=sqrt_bias_t0)
+    d_add_51_d_z_bias = np.multiply(
+        d_add_51_d_tanh_bias, d_add_51_d_z_bias_t0, out=_float64_rows.pop()
     )
-    d_add_48_d_weights = (
+    d_add_51_d_weights = (
         np.reshape(
-            _conv2d_backprop_input(
-                d_add_48_d_conv_weights,
+            _resize_bilinear_grad(
+                np.asarray(
+                    2 * d_resize_bilinear_weights_via_mul_weights, dtype=np.float64
+                ),
+                (1, 3, 3, 1),
+                False,
+                True,
+            )
+            + _resize_nearest_grad(
+                2 * resize_nearest_neighbor_weights, (1, 3, 3, 1), True, False
+            )
+            + _conv2d_backprop_input(
+                d_add_51_d_conv_weights,
                 reshape_weights_1,
                 (1, 3, 3, 1),
                 (1, 1),
@@ -1033,7 +1184,7 @@ def all_ops(x, labels, weights, bias):
         + _scatter(
             np.reshape(
                 _conv2d_backprop_filter(
-                    d_add_48_d_conv_transpose_weights,
+                    d_add_51_d_conv_transpose_weights,
                     avg_pool_weights,
                     (2, 2),
                     (2, 2),
@@ -1042,159 +1193,166 @@ def all_ops(x, labels, weights, bias):
                 )
                 + _conv2d_backprop_filter(
                     reshape_weights,
-                    d_add_48_d_conv_weights,
+                    d_add_51_d_conv_weights,
                     (2, 2),
                     (1, 1),
                     (1, 1),
                     "SAME",
-                ),
+                )
+                + d_add_51_d_concat_2[:, :, :, 0:1]
+                + d_add_51_d_concat_2[:, :, :, 1:2],
                 (2, 2),
             ),
             (3, 3),
             np.s_[:2, :2],
             np.float64,
         )
-        + x.T @ d_add_48_d_matmul_weights
-        + x.T @ d_add_48_d_z_bias
+        + x.T @ d_add_51_d_matmul_weights
+        + x.T @ d_add_51_d_z_bias
     )
-    d_add_48_d_bias = d_add_48_d_add_bias_2.sum(axis=0)
-    d_add_48_d_bias += d_add_48_d_z_bias.sum(axis=0)
-    d_add_48_d_x = (
+    del (
+        d_add_51_d_concat_2,
+        d_resize_bilinear_weights_via_mul_weights,
+        resize_nearest_neighbor_weights,
+    )
+    d_add_51_d_bias = d_add_51_d_add_bias_2.sum(axis=0)
+    d_add_51_d_bias += d_add_51_d_z_bias.sum(axis=0)
+    d_add_51_d_x = (
         2 * d_x_via_mul_x_1
-        + _concat_part(d_add_48_d_concat_1, 0, d_x_via_concat_1_t0, 0)
-        + 2 * _concat_part(d_add_48_d_concat_1, 0, d_x_via_concat_1_t0, 1)
+        + _concat_part(d_add_51_d_concat_1, 0, d_x_via_concat_1_t0, 0)
+        + 2 * _concat_part(d_add_51_d_concat_1, 0, d_x_via_concat_1_t0, 1)
         + _scatter(
             np.asarray(
-                np.sum(cast_x * d_add_48_d_mul_x, axis=1, keepdims=True),
+                np.sum(cast_x * d_add_51_d_mul_x, axis=1, keepdims=True),
                 dtype=np.float64,
             ),
             add_concat_1_t1,
             np.s_[:, :1],
             np.float64,
         )
-        + d_add_48_d_matmul_weights @ weights.T
-        + d_add_48_d_z_bias @ weights.T
+        + d_add_51_d_matmul_weights @ weights.T
+        + d_add_51_d_z_bias @ weights.T
     )
-    _float64_rows.append(d_add_48_d_z_bias)
-    del cast_x, d_add_48_d_concat_1, d_add_48_d_matmul_weights, d_x_via_mul_x_1
-    d_sum_11_d_d_add_48_d_z_bias_t0 = np.broadcast_to(prod_weights, (3, 3))
+    _float64_rows.append(d_add_51_d_z_bias)
+    del cast_x, d_add_51_d_concat_1, d_add_51_d_matmul_weights, d_x_via_mul_x_1
+    d_sum_14_d_d_add_51_d_z_bias_t0 = np.broadcast_to(prod_weights, (3, 3))
     del prod_weights
-    d_sum_11_d_d_add_48_d_z_bias = x @ d_sum_11_d_d_add_48_d_z_bias_t0
-    d_sum_11_d_d_add_48_d_tanh_bias = np.multiply(
-        d_add_48_d_z_bias_t0, d_sum_11_d_d_add_48_d_z_bias, out=_float64_rows.pop()
+    d_sum_14_d_d_add_51_d_z_bias = x @ d_sum_14_d_d_add_51_d_z_bias_t0
+    d_sum_14_d_d_add_51_d_tanh_bias = np.multiply(
+        d_add_51_d_z_bias_t0, d_sum_14_d_d_add_51_d_z_bias, out=_float64_rows.pop()
     )
-    d_sum_11_d_d_add_48_d_add_bias = np.multiply(
-        d_add_48_d_tanh_bias_t4,
-        d_sum_11_d_d_add_48_d_tanh_bias,
+    d_sum_14_d_d_add_51_d_add_bias = np.multiply(
+        d_add_51_d_tanh_bias_t4,
+        d_sum_14_d_d_add_51_d_tanh_bias,
         out=_float64_rows.pop(),
     )
-    d_sum_11_d_d_add_48_d_sqrt_bias = np.multiply(
-        d_sum_11_d_d_add_48_d_add_bias, reciprocal_bias, out=_float64_rows.pop()
+    d_sum_14_d_d_add_51_d_sqrt_bias = np.multiply(
+        d_sum_14_d_d_add_51_d_add_bias, reciprocal_bias, out=_float64_rows.pop()
     )
-    d_sum_11_d_d_add_48_d_sqrt_bias /= 2
-    d_sum_11_d_d_add_48_d_neg_bias = np.negative(
-        d_sum_11_d_d_add_48_d_sqrt_bias, out=_float64_rows.pop()
+    d_sum_14_d_d_add_51_d_sqrt_bias /= 2
+    d_sum_14_d_d_add_51_d_neg_bias = np.negative(
+        d_sum_14_d_d_add_51_d_sqrt_bias, out=_float64_rows.pop()
     )
-    d_sum_11_d_d_add_48_d_reshape_bias_t0 = np.multiply(
-        d_add_48_d_tanh_bias_t14, sigmoid_bias, out=_float64_rows.pop()
+    d_sum_14_d_d_add_51_d_reshape_bias_t0 = np.multiply(
+        d_add_51_d_tanh_bias_t14, sigmoid_bias, out=_float64_rows.pop()
     )
-    d_sum_11_d_d_add_48_d_reshape_bias = np.reshape(
+    d_sum_14_d_d_add_51_d_reshape_bias = np.reshape(
         greater_bias
         * (
-            add_bias_1_t0 * d_sum_11_d_d_add_48_d_tanh_bias
-            + add_bias_t0 * d_sum_11_d_d_add_48_d_tanh_bias
-            + add_bias_t2 * d_sum_11_d_d_add_48_d_tanh_bias
-            + d_add_48_d_sqrt_bias_t1 * d_sum_11_d_d_add_48_d_sqrt_bias
-            + d_add_48_d_sqrt_bias_t3 * d_sum_11_d_d_add_48_d_sqrt_bias
-            + d_add_48_d_sqrt_bias_t7 * d_sum_11_d_d_add_48_d_sqrt_bias * tanh_bias
-            + d_add_48_d_tanh_bias_t1 * d_sum_11_d_d_add_48_d_tanh_bias
-            + d_add_48_d_tanh_bias_t10 * d_sum_11_d_d_add_48_d_tanh_bias
-            + d_add_48_d_tanh_bias_t13 * d_sum_11_d_d_add_48_d_tanh_bias
-            + d_add_48_d_tanh_bias_t6 * d_sum_11_d_d_add_48_d_tanh_bias
-            + d_add_48_d_tanh_bias_t8 * d_sum_11_d_d_add_48_d_tanh_bias
-            + d_sum_11_d_d_add_48_d_neg_bias * exp
-            + d_sum_11_d_d_add_48_d_reshape_bias_t0 * d_sum_11_d_d_add_48_d_tanh_bias
-            + d_sum_11_d_d_add_48_d_sqrt_bias * reciprocal_bias
-            + d_sum_11_d_d_add_48_d_tanh_bias * sigmoid_bias
-            - add_bias_t1 * d_sum_11_d_d_add_48_d_tanh_bias
-            - d_sum_11_d_d_add_48_d_sqrt_bias * reciprocal_bias**2
-            - d_sum_11_d_d_add_48_d_sqrt_bias * rsqrt_bias**3 / 2
-            - d_sum_11_d_d_add_48_d_tanh_bias * reciprocal_bias
+            add_bias_1_t0 * d_sum_14_d_d_add_51_d_tanh_bias
+            + add_bias_t0 * d_sum_14_d_d_add_51_d_tanh_bias
+            + add_bias_t2 * d_sum_14_d_d_add_51_d_tanh_bias
+            + d_add_51_d_sqrt_bias_t1 * d_sum_14_d_d_add_51_d_sqrt_bias
+            + d_add_51_d_sqrt_bias_t3 * d_sum_14_d_d_add_51_d_sqrt_bias
+            + d_add_51_d_sqrt_bias_t7 * d_sum_14_d_d_add_51_d_sqrt_bias * tanh_bias
+            + d_add_51_d_tanh_bias_t1 * d_sum_14_d_d_add_51_d_tanh_bias
+            + d_add_51_d_tanh_bias_t10 * d_sum_14_d_d_add_51_d_tanh_bias
+            + d_add_51_d_tanh_bias_t13 * d_sum_14_d_d_add_51_d_tanh_bias
+            + d_add_51_d_tanh_bias_t6 * d_sum_14_d_d_add_51_d_tanh_bias
+            + d_add_51_d_tanh_bias_t8 * d_sum_14_d_d_add_51_d_tanh_bias
+            + d_sum_14_d_d_add_51_d_neg_bias * exp
+            + d_sum_14_d_d_add_51_d_reshape_bias_t0 * d_sum_14_d_d_add_51_d_tanh_bias
+            + d_sum_14_d_d_add_51_d_sqrt_bias * reciprocal_bias
+            + d_sum_14_d_d_add_51_d_tanh_bias * sigmoid_bias
+            - add_bias_t1 * d_sum_14_d_d_add_51_d_tanh_bias
+            - d_sum_14_d_d_add_51_d_sqrt_bias * reciprocal_bias**2
+            - d_sum_14_d_d_add_51_d_sqrt_bias * rsqrt_bias**3 / 2
+            - d_sum_14_d_d_add_51_d_tanh_bias * reciprocal_bias
         ),
-        np.shape(d_add_48_d_reshape_bias),
+        np.shape(d_add_51_d_reshape_bias),
     )
-    del d_add_48_d_reshape_bias
-    d_sum_11_d_d_add_48_d_squeeze = np.reshape(
-        np.transpose(d_sum_11_d_d_add_48_d_reshape_bias, (0, 2, 1)),
-        np.shape(d_add_48_d_squeeze),
+    del d_add_51_d_reshape_bias
+    d_sum_14_d_d_add_51_d_squeeze = np.reshape(
+        np.transpose(d_sum_14_d_d_add_51_d_reshape_bias, (0, 2, 1)),
+        np.shape(d_add_51_d_squeeze),
     )
-    del d_add_48_d_squeeze, d_sum_11_d_d_add_48_d_reshape_bias
-    d_sum_11_d_d_add_48_d_ensure_axis_concat_t0 = np.shape(d_add_48_d_concat)
-    del d_add_48_d_concat
-    d_sum_11_d_d_add_48_d_ensure_axis_concat = (
+    del d_add_51_d_squeeze, d_sum_14_d_d_add_51_d_reshape_bias
+    d_sum_14_d_d_add_51_d_ensure_axis_concat_t0 = np.shape(d_add_51_d_concat)
+    del d_add_51_d_concat
+    d_sum_14_d_d_add_51_d_ensure_axis_concat = (
         _scatter(
             np.reshape(
                 np.sum(
-                    d_add_48_d_squeeze_t1
-                    * _sum_to_shape(d_sum_11_d_d_add_48_d_squeeze, np.shape(x)),
+                    d_add_51_d_squeeze_t1
+                    * _sum_to_shape(d_sum_14_d_d_add_51_d_squeeze, np.shape(x)),
                     axis=1,
                 ),
-                np.shape(d_add_48_d_expand),
+                np.shape(d_add_51_d_expand),
             ),
-            d_sum_11_d_d_add_48_d_ensure_axis_concat_t0,
+            d_sum_14_d_d_add_51_d_ensure_axis_concat_t0,
             np.s_[:, 3:4],
             np.float64,
         )
         + _scatter(
             _sum_to_shape(
-                d_sum_11_d_d_add_48_d_squeeze, np.shape(d_squeeze_via_concat)
+                d_sum_14_d_d_add_51_d_squeeze, np.shape(d_squeeze_via_concat)
             ),
-            d_sum_11_d_d_add_48_d_ensure_axis_concat_t0,
+            d_sum_14_d_d_add_51_d_ensure_axis_concat_t0,
             np.s_[:, 0:3],
             np.float64,
         )
     )[:2]
-    del d_add_48_d_expand, d_squeeze_via_concat, d_sum_11_d_d_add_48_d_squeeze
-    d_sum_11_d_d_add_48_d_stack = _scatter(
-        d_sum_11_d_d_add_48_d_ensure_axis_concat[0], (2, 4), np.s_[0], np.float64
+    del d_add_51_d_expand, d_squeeze_via_concat, d_sum_14_d_d_add_51_d_squeeze
+    d_sum_14_d_d_add_51_d_stack = _scatter(
+        d_sum_14_d_d_add_51_d_ensure_axis_concat[0], (2, 4), np.s_[0], np.float64
     ) + _scatter(
-        d_sum_11_d_d_add_48_d_ensure_axis_concat[1], (2, 4), np.s_[1], np.float64
+        d_sum_14_d_d_add_51_d_ensure_axis_concat[1], (2, 4), np.s_[1], np.float64
     )
-    del d_sum_11_d_d_add_48_d_ensure_axis_concat
-    d_sum_11_d_d_add_48_d_slice_stack = d_sum_11_d_d_add_48_d_stack[:, 1:4]
-    d_sum_11_d_d_add_48_d_tile_stack = np.tile(
-        d_sum_11_d_d_add_48_d_stack[:, 0:1], (1, 3)
+    del d_sum_14_d_d_add_51_d_ensure_axis_concat
+    d_sum_14_d_d_add_51_d_slice_stack = d_sum_14_d_d_add_51_d_stack[:, 1:4]
+    d_sum_14_d_d_add_51_d_tile_stack = np.tile(
+        d_sum_14_d_d_add_51_d_stack[:, 0:1], (1, 3)
     )
-    del d_sum_11_d_d_add_48_d_stack
-    d_sum_11_d_softmax_d_xent_weights = _sum_to_shape(
+    del d_sum_14_d_d_add_51_d_stack
+    d_sum_14_d_softmax_d_xent_weights = _sum_to_shape(
         broadcast_grad_d_xent_weights
         * _sum_to_shape(
-            d_sum_11_d_d_add_48_d_z_bias, np.shape(d_matmul_weights_via_xent_weights)
+            d_sum_14_d_d_add_51_d_z_bias, np.shape(d_matmul_weights_via_xent_weights)
         ),
         np.shape(x),
     )
     del d_matmul_weights_via_xent_weights
-    d_sum_11_d_sub_d_softmax_weights = np.multiply(
-        d_sum_11_d_d_add_48_d_z_bias, softmax_weights, out=_float64_rows.pop()
+    d_sum_14_d_sub_d_softmax_weights = np.multiply(
+        d_sum_14_d_d_add_51_d_z_bias, softmax_weights, out=_float64_rows.pop()
     )
-    d_sum_11_d_mul_d_softmax_weights = np.sum(
-        -d_sum_11_d_sub_d_softmax_weights, axis=1, keepdims=True
+    d_sum_14_d_mul_d_softmax_weights = np.sum(
+        -d_sum_14_d_sub_d_softmax_weights, axis=1, keepdims=True
     )
-    d_sum_11_d_mul_d_log_softmax_weights = np.negative(
-        d_sum_11_d_d_add_48_d_z_bias, out=_float64_rows.pop()
+    d_sum_14_d_mul_d_log_softmax_weights = np.negative(
+        d_sum_14_d_d_add_51_d_z_bias, out=_float64_rows.pop()
     )
-    d_sum_11_d_d_add_48_d_reshape_weights = np.reshape(
-        d_sum_11_d_d_add_48_d_z_bias_t0, (1, 3, 3, 1)
+    d_sum_14_d_d_add_51_d_reshape_weights = np.reshape(
+        d_sum_14_d_d_add_51_d_z_bias_t0, (1, 3, 3, 1)
     )
-    # d sum_11 / d d_add_48_d_reshape_weights
-    d_sum_11_d_d_add_48_d_reshape_weights_1 = np.reshape(
-        d_sum_11_d_d_add_48_d_z_bias_t0[:2, :2], (2, 2, 1, 1)
+    # d sum_14 / d d_add_51_d_reshape_weights
+    d_sum_14_d_d_add_51_d_reshape_weights_1 = np.reshape(
+        d_sum_14_d_d_add_51_d_z_bias_t0[:2, :2], (2, 2, 1, 1)
     )
-    d_sum_11_d_d_add_48_d_avg_pool_weights = _avg_pool(
+    d_sum_14_d_d_add_51_d_avg_pool_weights = _avg_pool(
         _max_pool_grad_grad(
             conv_weights,
             _conv2d(
-                d_sum_11_d_d_add_48_d_reshape_weights,
+                d_sum_14_d_d_add_51_d_reshape_weights,
                 reshape_weights_1,
                 (1, 1),
                 (1, 1),
@@ -1202,7 +1360,7 @@ def all_ops(x, labels, weights, bias):
             )
             + _conv2d(
                 reshape_weights,
-                d_sum_11_d_d_add_48_d_reshape_weights_1,
+                d_sum_14_d_d_add_51_d_reshape_weights_1,
                 (1, 1),
                 (1, 1),
                 "SAME",
@@ -1215,51 +1373,99 @@ def all_ops(x, labels, weights, bias):
         (2, 2),
         "SAME",
     )
-    # d sum_11 / d conv_transpose_weights, through d_conv_transpose_weights_via_mul_we
-    d_conv_transpose_weights_via_d_conv_transpose_we = _conv2d_backprop_input(
+    d_sum_14_d_d_add_51_d_conv_transpose_weights = _conv2d_backprop_input(
         avg_pool_weights,
-        d_sum_11_d_d_add_48_d_reshape_weights_1,
+        d_sum_14_d_d_add_51_d_reshape_weights_1,
         (1, 3, 3, 1),
         (2, 2),
         (1, 1),
         "SAME",
     ) + _conv2d_backprop_input(
-        d_sum_11_d_d_add_48_d_avg_pool_weights,
+        d_sum_14_d_d_add_51_d_avg_pool_weights,
         reshape_weights_1,
         (1, 3, 3, 1),
         (2, 2),
         (1, 1),
         "SAME",
     )
-    d_sum_11_d_sub_weights = np.asarray(
-        d_add_48_d_identity_weights
+    d_sum_14_d_d_add_51_d_concat_2 = _scatter(
+        d_sum_14_d_d_add_51_d_reshape_weights_1,
+        (2, 2, 1, 2),
+        np.s_[:, :, :, 0:1],
+        np.float64,
+    ) + _scatter(
+        d_sum_14_d_d_add_51_d_reshape_weights_1,
+        (2, 2, 1, 2),
+        np.s_[:, :, :, 1:2],
+        np.float64,
+    )
+    # d sum_14 / d depthwise, through d_depthwise_via_mul_depthwise
+    d_depthwise_via_d_depthwise_via_mul_depthwise = _depthwise_conv2d(
+        conv_transpose_weights, d_sum_14_d_d_add_51_d_concat_2, (1, 1), (1, 1), "VALID"
+    ) + _depthwise_conv2d(
+        d_sum_14_d_d_add_51_d_conv_transpose_weights, concat_2, (1, 1), (1, 1), "VALID"
+    )
+    d_sum_14_d_sub_weights = np.asarray(
+        d_add_51_d_identity_weights
         * (
-            np.asarray(d_sum_11_d_d_add_48_d_z_bias, dtype=np.float32)
-            - np.asarray(d_sum_11_d_d_add_48_d_tanh_bias, dtype=np.float32)
+            np.asarray(d_sum_14_d_d_add_51_d_z_bias, dtype=np.float32)
+            - np.asarray(d_sum_14_d_d_add_51_d_tanh_bias, dtype=np.float32)
         )
         * np.sign(sub_weights) ** 2
         * np.less_equal(np.abs(sub_weights), 0.5) ** 2,
         dtype=np.float32,
     )
     del sub_weights
-    d_sum_11_d_conv_transpose_weights = np.multiply(
-        d_conv_transpose_weights_via_d_conv_transpose_we,
+    d_sum_14_d_depthwise = np.multiply(
+        d_depthwise_via_d_depthwise_via_mul_depthwise,
         2,
-        out=d_conv_transpose_weights_via_d_conv_transpose_we,
+        out=d_depthwise_via_d_depthwise_via_mul_depthwise,
     )
-    del d_conv_transpose_weights_via_d_conv_transpose_we
-    d_sum_11_d_conv_weights = _max_pool_grad(
+    del d_depthwise_via_d_depthwise_via_mul_depthwise
+    d_sum_14_d_concat_2 = _depthwise_conv2d_backprop_filter(
+        conv_transpose_weights, d_sum_14_d_depthwise, (2, 2), (1, 1), (1, 1), "VALID"
+    ) + _depthwise_conv2d_backprop_filter(
+        d_sum_14_d_d_add_51_d_conv_transpose_weights,
+        d_add_51_d_depthwise,
+        (2, 2),
+        (1, 1),
+        (1, 1),
+        "VALID",
+    )
+    del conv_transpose_weights
+    d_sum_14_d_conv_transpose_weights = (
+        2 * d_sum_14_d_d_add_51_d_conv_transpose_weights
+        + _depthwise_conv2d_backprop_input(
+            d_add_51_d_depthwise,
+            d_sum_14_d_d_add_51_d_concat_2,
+            (1, 3, 3, 1),
+            (1, 1),
+            (1, 1),
+            "VALID",
+        )
+        + _depthwise_conv2d_backprop_input(
+            d_sum_14_d_depthwise, concat_2, (1, 3, 3, 1), (1, 1), (1, 1), "VALID"
+        )
+    )
+    del (
+        concat_2,
+        d_add_51_d_depthwise,
+        d_sum_14_d_d_add_51_d_concat_2,
+        d_sum_14_d_d_add_51_d_conv_transpose_weights,
+        d_sum_14_d_depthwise,
+    )
+    d_sum_14_d_conv_weights = _max_pool_grad(
         conv_weights,
         _avg_pool_grad(
             _conv2d(
-                d_add_48_d_conv_transpose_weights,
-                d_sum_11_d_d_add_48_d_reshape_weights_1,
+                d_add_51_d_conv_transpose_weights,
+                d_sum_14_d_d_add_51_d_reshape_weights_1,
                 (2, 2),
                 (1, 1),
                 "SAME",
             )
             + _conv2d(
-                d_sum_11_d_conv_transpose_weights,
+                d_sum_14_d_conv_transpose_weights,
                 reshape_weights_1,
                 (2, 2),
                 (1, 1),
@@ -1275,84 +1481,84 @@ def all_ops(x, labels, weights, bias):
         "SAME",
     )
     del conv_weights
-    d_sum_11_d_log_softmax_weights = np.multiply(
-        d_add_48_d_matmul_weights_t1,
-        d_sum_11_d_mul_d_log_softmax_weights,
-        out=d_add_48_d_matmul_weights_t1,
+    d_sum_14_d_log_softmax_weights = np.multiply(
+        d_add_51_d_matmul_weights_t1,
+        d_sum_14_d_mul_d_log_softmax_weights,
+        out=d_add_51_d_matmul_weights_t1,
     )
-    d_sum_11_d_log_softmax_weights += d_sum_11_d_mul_d_softmax_weights * softmax_weights
-    d_sum_11_d_log_softmax_weights += d_sum_11_d_sub_d_softmax_weights
-    _float64_rows.append(d_sum_11_d_sub_d_softmax_weights)
-    d_sum_11_d_softmax_weights = np.multiply(
-        sub_d_softmax_weights, d_sum_11_d_d_add_48_d_z_bias, out=sub_d_softmax_weights
+    d_sum_14_d_log_softmax_weights += d_sum_14_d_mul_d_softmax_weights * softmax_weights
+    d_sum_14_d_log_softmax_weights += d_sum_14_d_sub_d_softmax_weights
+    _float64_rows.append(d_sum_14_d_sub_d_softmax_weights)
+    d_sum_14_d_softmax_weights = np.multiply(
+        sub_d_softmax_weights, d_sum_14_d_d_add_51_d_z_bias, out=sub_d_softmax_weights
     )
-    d_sum_11_d_softmax_weights += d_sum_11_d_d_add_48_d_z_bias
-    d_sum_11_d_softmax_weights += d_sum_11_d_mul_d_softmax_weights * log_softmax_weights
-    d_sum_11_d_softmax_weights += np.sum(
-        d_sum_11_d_mul_d_log_softmax_weights * exp_d_log_softmax_weights,
+    d_sum_14_d_softmax_weights += d_sum_14_d_d_add_51_d_z_bias
+    d_sum_14_d_softmax_weights += d_sum_14_d_mul_d_softmax_weights * log_softmax_weights
+    d_sum_14_d_softmax_weights += np.sum(
+        d_sum_14_d_mul_d_log_softmax_weights * exp_d_log_softmax_weights,
         axis=1,
         keepdims=True,
     )
     _float64_rows.append(log_softmax_weights)
-    del d_sum_11_d_mul_d_softmax_weights
-    d_sum_11_d_matmul_weights_t0 = np.sign(matmul_weights)
-    d_sum_11_d_matmul_weights_t1 = np.exp(-np.logaddexp(0, -d_add_48_d_tanh_bias_t11))
-    del d_add_48_d_tanh_bias_t11
-    d_sum_11_d_matmul_weights = (
-        d_add_48_d_matmul_weights_t0
-        * d_sum_11_d_d_add_48_d_z_bias
-        * (1 - d_add_48_d_matmul_weights_t0)
-        + d_sum_11_d_d_add_48_d_z_bias
-        * d_sum_11_d_matmul_weights_t0**2
-        * d_sum_11_d_matmul_weights_t1
-        * (1 - d_sum_11_d_matmul_weights_t1)
+    del d_sum_14_d_mul_d_softmax_weights
+    d_sum_14_d_matmul_weights_t0 = np.sign(matmul_weights)
+    d_sum_14_d_matmul_weights_t1 = np.exp(-np.logaddexp(0, -d_add_51_d_tanh_bias_t11))
+    del d_add_51_d_tanh_bias_t11
+    d_sum_14_d_matmul_weights = (
+        d_add_51_d_matmul_weights_t0
+        * d_sum_14_d_d_add_51_d_z_bias
+        * (1 - d_add_51_d_matmul_weights_t0)
+        + d_sum_14_d_d_add_51_d_z_bias
+        * d_sum_14_d_matmul_weights_t0**2
+        * d_sum_14_d_matmul_weights_t1
+        * (1 - d_sum_14_d_matmul_weights_t1)
         * (tanh_bias + 1)
-        + d_sum_11_d_log_softmax_weights
+        + d_sum_14_d_log_softmax_weights
         + softmax_weights
         * (
-            d_sum_11_d_softmax_d_xent_weights
+            d_sum_14_d_softmax_d_xent_weights
             - np.sum(
-                d_sum_11_d_softmax_d_xent_weights * softmax_weights,
+                d_sum_14_d_softmax_d_xent_weights * softmax_weights,
                 axis=1,
                 keepdims=True,
             )
         )
         + softmax_weights
         * (
-            d_sum_11_d_softmax_weights
+            d_sum_14_d_softmax_weights
             - np.sum(
-                d_sum_11_d_softmax_weights * softmax_weights, axis=1, keepdims=True
+                d_sum_14_d_softmax_weights * softmax_weights, axis=1, keepdims=True
             )
         )
-        + np.asarray(d_sum_11_d_sub_weights, dtype=np.float64)
-        - d_sum_11_d_d_add_48_d_tanh_bias
+        + np.asarray(d_sum_14_d_sub_weights, dtype=np.float64)
+        - d_sum_14_d_d_add_51_d_tanh_bias
         * (
-            d_add_48_d_tanh_bias_t12
-            * d_sum_11_d_matmul_weights_t0
-            / (d_add_48_d_tanh_bias_t12 + 1)
-            + np.float64(np.greater(d_add_48_d_tanh_bias_t5, 0))
+            d_add_51_d_tanh_bias_t12
+            * d_sum_14_d_matmul_weights_t0
+            / (d_add_51_d_tanh_bias_t12 + 1)
+            + np.float64(np.greater(d_add_51_d_tanh_bias_t5, 0))
             + 1
         )
-        - d_sum_11_d_d_add_48_d_tanh_bias
+        - d_sum_14_d_d_add_51_d_tanh_bias
         - exp_d_log_softmax_weights
-        * d_sum_11_d_log_softmax_weights.sum(axis=1, keepdims=True)
+        * d_sum_14_d_log_softmax_weights.sum(axis=1, keepdims=True)
     )
-    _float64_rows.append(d_add_48_d_tanh_bias_t12)
-    _float64_rows.append(d_sum_11_d_log_softmax_weights)
-    _float64_rows.append(d_sum_11_d_softmax_weights)
+    _float64_rows.append(d_add_51_d_tanh_bias_t12)
+    _float64_rows.append(d_sum_14_d_log_softmax_weights)
+    _float64_rows.append(d_sum_14_d_softmax_weights)
     _float64_rows.append(exp_d_log_softmax_weights)
     _float64_rows.append(softmax_weights)
     del (
-        d_add_48_d_matmul_weights_t0,
-        d_add_48_d_tanh_bias_t5,
-        d_sum_11_d_softmax_d_xent_weights,
+        d_add_51_d_matmul_weights_t0,
+        d_add_51_d_tanh_bias_t5,
+        d_sum_14_d_softmax_d_xent_weights,
     )
-    d_sum_11_d_add_bias = _scatter_add(
+    d_sum_14_d_add_bias = _scatter_add(
         _prod_others_vjp(
             broadcast_grad_d_prod_bias
             * np.take(
-                d_sum_11_d_d_add_48_d_slice_stack * tile_stack
-                + d_sum_11_d_d_add_48_d_tile_stack * slice_stack,
+                d_sum_14_d_d_add_51_d_slice_stack * tile_stack
+                + d_sum_14_d_d_add_51_d_tile_stack * slice_stack,
                 const,
                 axis=1,
             ),
@@ -1365,16 +1571,16 @@ def all_ops(x, labels, weights, bias):
         np.float64,
     )
     del broadcast_grad_d_prod_bias, gather_bias
-    d_sum_11_d_stack = _scatter(
-        d_add_48_d_add_bias_2 * d_sum_11_d_d_add_48_d_tile_stack
-        + d_sum_11_d_add_bias * tile_stack,
+    d_sum_14_d_stack = _scatter(
+        d_add_51_d_add_bias_2 * d_sum_14_d_d_add_51_d_tile_stack
+        + d_sum_14_d_add_bias * tile_stack,
         (2, 4),
         np.s_[:, 1:4],
         np.float64,
     ) + _scatter(
         _untile(
-            d_add_48_d_add_bias_2 * d_sum_11_d_d_add_48_d_slice_stack
-            + d_sum_11_d_add_bias * slice_stack,
+            d_add_51_d_add_bias_2 * d_sum_14_d_d_add_51_d_slice_stack
+            + d_sum_14_d_add_bias * slice_stack,
             (2, 1),
             (1, 3),
         ),
@@ -1383,241 +1589,242 @@ def all_ops(x, labels, weights, bias):
         np.float64,
     )
     del (
-        d_add_48_d_add_bias_2,
-        d_sum_11_d_add_bias,
-        d_sum_11_d_d_add_48_d_slice_stack,
-        d_sum_11_d_d_add_48_d_tile_stack,
+        d_add_51_d_add_bias_2,
+        d_sum_14_d_add_bias,
+        d_sum_14_d_d_add_51_d_slice_stack,
+        d_sum_14_d_d_add_51_d_tile_stack,
         slice_stack,
         tile_stack,
     )
-    d_sum_11_d_concat = _scatter(
-        _scatter(d_sum_11_d_stack[0], d_add_48_d_concat_t0, np.s_[0], np.float64)
-        + _scatter(d_sum_11_d_stack[1], d_add_48_d_concat_t0, np.s_[1], np.float64),
-        d_add_48_d_concat_t1,
+    d_sum_14_d_concat = _scatter(
+        _scatter(d_sum_14_d_stack[0], d_add_51_d_concat_t0, np.s_[0], np.float64)
+        + _scatter(d_sum_14_d_stack[1], d_add_51_d_concat_t0, np.s_[1], np.float64),
+        d_add_51_d_concat_t1,
         np.s_[:2],
         np.float64,
     )
-    del d_sum_11_d_stack
-    # d sum_11 / d add_bias
-    d_sum_11_d_add_bias_1 = greater_bias * np.reshape(
+    del d_sum_14_d_stack
+    # d sum_14 / d add_bias
+    d_sum_14_d_add_bias_1 = greater_bias * np.reshape(
         np.transpose(
             np.reshape(
-                d_add_48_d_squeeze_t1
+                d_add_51_d_squeeze_t1
                 * np.expand_dims(
-                    np.reshape(d_sum_11_d_concat[:, 3:4], d_add_48_d_squeeze_t0), 1
+                    np.reshape(d_sum_14_d_concat[:, 3:4], d_add_51_d_squeeze_t0), 1
                 )
-                + d_sum_11_d_concat[:, 0:3],
-                d_add_48_d_reshape_bias_t0,
+                + d_sum_14_d_concat[:, 0:3],
+                d_add_51_d_reshape_bias_t0,
             ),
             (0, 2, 1),
         ),
         add_concat_1_t1,
     )
-    _float64_rows.append(d_add_48_d_squeeze_t1)
-    del d_sum_11_d_concat, greater_bias
-    # d sum_11 / d tanh_bias, through neg_bias
+    _float64_rows.append(d_add_51_d_squeeze_t1)
+    del d_sum_14_d_concat, greater_bias
+    # d sum_14 / d tanh_bias, through neg_bias
     d_tanh_bias_via_neg_bias_1 = np.negative(
-        d_sum_11_d_add_bias_1, out=_float64_rows.pop()
+        d_sum_14_d_add_bias_1, out=_float64_rows.pop()
     )
-    d_sum_11_d_pow_bias_t0 = np.multiply(
-        d_add_48_d_add_bias_3, d_sum_11_d_d_add_48_d_tanh_bias, out=_float64_rows.pop()
+    d_sum_14_d_pow_bias_t0 = np.multiply(
+        d_add_51_d_add_bias_3, d_sum_14_d_d_add_51_d_tanh_bias, out=_float64_rows.pop()
     )
-    d_sum_11_d_pow_bias = np.multiply(
-        d_add_48_d_tanh_bias_t9, d_sum_11_d_pow_bias_t0, out=_float64_rows.pop()
+    d_sum_14_d_pow_bias = np.multiply(
+        d_add_51_d_tanh_bias_t9, d_sum_14_d_pow_bias_t0, out=_float64_rows.pop()
     )
-    d_sum_11_d_pow_bias += d_sum_11_d_add_bias_1
-    d_sum_11_d_tanh_bias_t0 = np.multiply(
-        d_add_48_d_sqrt_bias_t0, d_tanh_bias_via_neg_bias, out=_float64_rows.pop()
+    d_sum_14_d_pow_bias += d_sum_14_d_add_bias_1
+    d_sum_14_d_tanh_bias_t0 = np.multiply(
+        d_add_51_d_sqrt_bias_t0, d_tanh_bias_via_neg_bias, out=_float64_rows.pop()
     )
-    d_sum_11_d_tanh_bias_t1 = np.multiply(
-        d_add_48_d_add_bias_3, d_add_48_d_sqrt_bias_t7, out=_float64_rows.pop()
+    d_sum_14_d_tanh_bias_t1 = np.multiply(
+        d_add_51_d_add_bias_3, d_add_51_d_sqrt_bias_t7, out=_float64_rows.pop()
     )
-    d_sum_11_d_tanh_bias_t2 = np.multiply(
-        d_add_48_d_add_bias_3, d_sum_11_d_d_add_48_d_sqrt_bias, out=_float64_rows.pop()
+    d_sum_14_d_tanh_bias_t2 = np.multiply(
+        d_add_51_d_add_bias_3, d_sum_14_d_d_add_51_d_sqrt_bias, out=_float64_rows.pop()
     )
-    d_sum_11_d_tanh_bias_t3 = d_sum_11_d_tanh_bias_t2 * np.logical_not(
-        d_add_48_d_sqrt_bias_t4
+    d_sum_14_d_tanh_bias_t3 = d_sum_14_d_tanh_bias_t2 * np.logical_not(
+        d_add_51_d_sqrt_bias_t4
     )
-    del d_add_48_d_sqrt_bias_t4
-    d_sum_11_d_tanh_bias_t4_arg = np.multiply(
-        d_add_48_d_sqrt_bias_t5, d_sum_11_d_tanh_bias_t3, out=d_add_48_d_sqrt_bias_t5
+    del d_add_51_d_sqrt_bias_t4
+    d_sum_14_d_tanh_bias_t4_arg = np.multiply(
+        d_add_51_d_sqrt_bias_t5, d_sum_14_d_tanh_bias_t3, out=d_add_51_d_sqrt_bias_t5
     )
-    d_sum_11_d_tanh_bias_t4_arg *= 2
-    d_sum_11_d_tanh_bias_t4_arg += d_tanh_bias_via_neg_bias_1
-    d_sum_11_d_tanh_bias_t4 = np.negative(
-        d_sum_11_d_tanh_bias_t4_arg, out=d_sum_11_d_tanh_bias_t4_arg
+    d_sum_14_d_tanh_bias_t4_arg *= 2
+    d_sum_14_d_tanh_bias_t4_arg += d_tanh_bias_via_neg_bias_1
+    d_sum_14_d_tanh_bias_t4 = np.negative(
+        d_sum_14_d_tanh_bias_t4_arg, out=d_sum_14_d_tanh_bias_t4_arg
     )
-    del d_add_48_d_sqrt_bias_t5, d_sum_11_d_tanh_bias_t4_arg
-    d_sum_11_d_tanh_bias_t5_arg = np.square(
-        d_add_48_d_sqrt_bias_t8, out=d_add_48_d_sqrt_bias_t8
+    del d_add_51_d_sqrt_bias_t5, d_sum_14_d_tanh_bias_t4_arg
+    d_sum_14_d_tanh_bias_t5_arg = np.square(
+        d_add_51_d_sqrt_bias_t8, out=d_add_51_d_sqrt_bias_t8
     )
-    d_sum_11_d_tanh_bias_t5_arg *= d_sum_11_d_tanh_bias_t3
-    d_sum_11_d_tanh_bias_t5_arg *= 3
-    d_sum_11_d_tanh_bias_t5_arg /= 2
-    d_sum_11_d_tanh_bias_t5_arg += d_tanh_bias_via_neg_bias_1
-    d_sum_11_d_tanh_bias_t5 = np.negative(
-        d_sum_11_d_tanh_bias_t5_arg, out=d_sum_11_d_tanh_bias_t5_arg
+    d_sum_14_d_tanh_bias_t5_arg *= d_sum_14_d_tanh_bias_t3
+    d_sum_14_d_tanh_bias_t5_arg *= 3
+    d_sum_14_d_tanh_bias_t5_arg /= 2
+    d_sum_14_d_tanh_bias_t5_arg += d_tanh_bias_via_neg_bias_1
+    d_sum_14_d_tanh_bias_t5 = np.negative(
+        d_sum_14_d_tanh_bias_t5_arg, out=d_sum_14_d_tanh_bias_t5_arg
     )
-    del d_add_48_d_sqrt_bias_t8, d_sum_11_d_tanh_bias_t3, d_sum_11_d_tanh_bias_t5_arg
+    del d_add_51_d_sqrt_bias_t8, d_sum_14_d_tanh_bias_t3, d_sum_14_d_tanh_bias_t5_arg
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        d_sum_11_d_tanh_bias_t6 = (
-            d_add_48_d_add_bias_3
-            * d_add_48_d_sqrt_bias_t6
-            * d_sum_11_d_d_add_48_d_sqrt_bias
+        d_sum_14_d_tanh_bias_t6 = (
+            d_add_51_d_add_bias_3
+            * d_add_51_d_sqrt_bias_t6
+            * d_sum_14_d_d_add_51_d_sqrt_bias
             * tanh_bias
             * sqrt_bias ** (tanh_bias - 2)
-            + d_add_48_d_add_bias_3
-            * d_sum_11_d_d_add_48_d_tanh_bias
+            + d_add_51_d_add_bias_3
+            * d_sum_14_d_d_add_51_d_tanh_bias
             * pow_bias
             * np.where(np.greater(sqrt_bias, 0), reciprocal_bias, 0)
-            + d_add_48_d_sqrt_bias_t3 * d_sum_11_d_add_bias_1
-            + d_add_48_d_sqrt_bias_t7 * d_sum_11_d_pow_bias * tanh_bias
-            + d_sum_11_d_add_bias_1 * reciprocal_bias
+            + d_add_51_d_sqrt_bias_t3 * d_sum_14_d_add_bias_1
+            + d_add_51_d_sqrt_bias_t7 * d_sum_14_d_pow_bias * tanh_bias
+            + d_sum_14_d_add_bias_1 * reciprocal_bias
             + 2
-            * d_sum_11_d_d_add_48_d_sqrt_bias
+            * d_sum_14_d_d_add_51_d_sqrt_bias
             * d_tanh_bias_via_neg_bias
             * tanh_bias
             / sqrt_bias**3
-            - d_add_48_d_sqrt_bias_t0 * d_sum_11_d_tanh_bias_t2
-            - d_add_48_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias_1
-            - d_sum_11_d_d_add_48_d_tanh_bias * d_sum_11_d_tanh_bias_t0
-            - d_sum_11_d_tanh_bias_t4
-            * np.where(np.equal(d_sum_11_d_tanh_bias_t4, 0), 1, reciprocal_bias) ** 2
-            - d_sum_11_d_tanh_bias_t5
-            * np.where(np.equal(d_sum_11_d_tanh_bias_t5, 0), 1, rsqrt_bias) ** 3
+            - d_add_51_d_sqrt_bias_t0 * d_sum_14_d_tanh_bias_t2
+            - d_add_51_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias_1
+            - d_sum_14_d_d_add_51_d_tanh_bias * d_sum_14_d_tanh_bias_t0
+            - d_sum_14_d_tanh_bias_t4
+            * np.where(np.equal(d_sum_14_d_tanh_bias_t4, 0), 1, reciprocal_bias) ** 2
+            - d_sum_14_d_tanh_bias_t5
+            * np.where(np.equal(d_sum_14_d_tanh_bias_t5, 0), 1, rsqrt_bias) ** 3
             / 2
             - exp
             * (
-                d_add_48_d_add_bias_3 * d_sum_11_d_d_add_48_d_neg_bias
-                + d_sum_11_d_add_bias_1
+                d_add_51_d_add_bias_3 * d_sum_14_d_d_add_51_d_neg_bias
+                + d_sum_14_d_add_bias_1
             )
-            - d_sum_11_d_tanh_bias_t2 / d_add_48_d_sqrt_bias_t2**2
-            - d_add_48_d_add_bias_4_t2
-            * d_sum_11_d_d_add_48_d_add_bias
-            * np.logical_not(d_add_48_d_add_bias_4_t0)
-            / d_add_48_d_add_bias_4_t1**2
+            - d_sum_14_d_tanh_bias_t2 / d_add_51_d_sqrt_bias_t2**2
+            - d_add_51_d_add_bias_4_t2
+            * d_sum_14_d_d_add_51_d_add_bias
+            * np.logical_not(d_add_51_d_add_bias_4_t0)
+            / d_add_51_d_add_bias_4_t1**2
         )
-    _float64_rows.append(d_add_48_d_add_bias_4_t2)
-    _float64_rows.append(d_add_48_d_sqrt_bias_t0)
-    _float64_rows.append(d_add_48_d_sqrt_bias_t1)
-    _float64_rows.append(d_add_48_d_sqrt_bias_t2)
-    _float64_rows.append(d_add_48_d_sqrt_bias_t3)
-    _float64_rows.append(d_add_48_d_sqrt_bias_t6)
-    _float64_rows.append(d_sum_11_d_d_add_48_d_add_bias)
-    _float64_rows.append(d_sum_11_d_d_add_48_d_neg_bias)
-    _float64_rows.append(d_sum_11_d_tanh_bias_t2)
+    _float64_rows.append(d_add_51_d_add_bias_4_t2)
+    _float64_rows.append(d_add_51_d_sqrt_bias_t0)
+    _float64_rows.append(d_add_51_d_sqrt_bias_t1)
+    _float64_rows.append(d_add_51_d_sqrt_bias_t2)
+    _float64_rows.append(d_add_51_d_sqrt_bias_t3)
+    _float64_rows.append(d_add_51_d_sqrt_bias_t6)
+    _float64_rows.append(d_sum_14_d_d_add_51_d_add_bias)
+    _float64_rows.append(d_sum_14_d_d_add_51_d_neg_bias)
+    _float64_rows.append(d_sum_14_d_tanh_bias_t2)
     _float64_rows.append(d_tanh_bias_via_neg_bias)
     _float64_rows.append(exp)
     _float64_rows.append(rsqrt_bias)
     del (
-        d_add_48_d_add_bias_4_t0,
-        d_add_48_d_add_bias_4_t1,
-        d_add_48_d_sqrt_bias_t7,
-        d_sum_11_d_tanh_bias_t4,
-        d_sum_11_d_tanh_bias_t5,
+        d_add_51_d_add_bias_4_t0,
+        d_add_51_d_add_bias_4_t1,
+        d_add_51_d_sqrt_bias_t7,
+        d_sum_14_d_tanh_bias_t4,
+        d_sum_14_d_tanh_bias_t5,
         pow_bias,
     )
-    d_sum_11_d_tanh_bias = (
-        add_bias_1_t0 * d_sum_11_d_add_bias_1
-        + add_bias_t0 * d_sum_11_d_add_bias_1
-        + add_bias_t2 * d_sum_11_d_add_bias_1
-        + 2 * d_add_48_d_add_bias_4 * d_sum_11_d_d_add_48_d_tanh_bias
-        + d_add_48_d_tanh_bias_t0 * d_sum_11_d_d_add_48_d_tanh_bias * (1 - sigmoid_bias)
-        + d_add_48_d_tanh_bias_t1 * d_sum_11_d_add_bias_1
-        + d_add_48_d_tanh_bias_t10 * d_sum_11_d_pow_bias
-        + d_add_48_d_tanh_bias_t13 * d_sum_11_d_add_bias_1
-        + d_add_48_d_tanh_bias_t2 * d_sum_11_d_d_add_48_d_tanh_bias
-        + d_add_48_d_tanh_bias_t6 * d_sum_11_d_add_bias_1
-        + d_add_48_d_tanh_bias_t8 * d_sum_11_d_add_bias_1
-        + d_sum_11_d_add_bias_1 * sigmoid_bias
-        + d_sum_11_d_add_bias_1
-        + d_sum_11_d_d_add_48_d_reshape_bias_t0
+    d_sum_14_d_tanh_bias = (
+        add_bias_1_t0 * d_sum_14_d_add_bias_1
+        + add_bias_t0 * d_sum_14_d_add_bias_1
+        + add_bias_t2 * d_sum_14_d_add_bias_1
+        + 2 * d_add_51_d_add_bias_4 * d_sum_14_d_d_add_51_d_tanh_bias
+        + d_add_51_d_tanh_bias_t0 * d_sum_14_d_d_add_51_d_tanh_bias * (1 - sigmoid_bias)
+        + d_add_51_d_tanh_bias_t1 * d_sum_14_d_add_bias_1
+        + d_add_51_d_tanh_bias_t10 * d_sum_14_d_pow_bias
+        + d_add_51_d_tanh_bias_t13 * d_sum_14_d_add_bias_1
+        + d_add_51_d_tanh_bias_t2 * d_sum_14_d_d_add_51_d_tanh_bias
+        + d_add_51_d_tanh_bias_t6 * d_sum_14_d_add_bias_1
+        + d_add_51_d_tanh_bias_t8 * d_sum_14_d_add_bias_1
+        + d_sum_14_d_add_bias_1 * sigmoid_bias
+        + d_sum_14_d_add_bias_1
+        + d_sum_14_d_d_add_51_d_reshape_bias_t0
         * (
-            d_sum_11_d_add_bias_1
-            + d_sum_11_d_d_add_48_d_tanh_bias
+            d_sum_14_d_add_bias_1
+            + d_sum_14_d_d_add_51_d_tanh_bias
             * (
-                d_add_48_d_add_bias_3 * d_add_48_d_tanh_bias_t14
-                - d_add_48_d_add_bias_3 * sigmoid_bias
+                d_add_51_d_add_bias_3 * d_add_51_d_tanh_bias_t14
+                - d_add_51_d_add_bias_3 * sigmoid_bias
             )
         )
-        + d_sum_11_d_d_add_48_d_sqrt_bias
+        + d_sum_14_d_d_add_51_d_sqrt_bias
         * (
-            d_add_48_d_tanh_bias_t9 * d_sum_11_d_tanh_bias_t1 * tanh_bias
-            + d_sum_11_d_tanh_bias_t1
+            d_add_51_d_tanh_bias_t9 * d_sum_14_d_tanh_bias_t1 * tanh_bias
+            + d_sum_14_d_tanh_bias_t1
         )
-        + d_sum_11_d_d_add_48_d_z_bias
+        + d_sum_14_d_d_add_51_d_z_bias
         * (
-            -d_sum_11_d_matmul_weights_t0 * d_sum_11_d_matmul_weights_t1
+            -d_sum_14_d_matmul_weights_t0 * d_sum_14_d_matmul_weights_t1
             - np.float64(np.less(matmul_weights, 0))
             - 1
         )
-        + d_sum_11_d_mul_d_log_softmax_weights
-        + 2 * d_sum_11_d_pow_bias_t0
-        + d_sum_11_d_tanh_bias_t6
+        + d_sum_14_d_mul_d_log_softmax_weights
+        + 2 * d_sum_14_d_pow_bias_t0
+        + d_sum_14_d_tanh_bias_t6
         * tanh_bias
-        / np.where(np.equal(d_sum_11_d_tanh_bias_t6, 0), 1, sqrt_bias)
+        / np.where(np.equal(d_sum_14_d_tanh_bias_t6, 0), 1, sqrt_bias)
         + d_tanh_bias_via_neg_bias_1 * reciprocal_bias
         + d_tanh_bias_via_neg_bias_1
-        + np.asarray(-d_sum_11_d_sub_weights, dtype=np.float64)
-        - add_bias_t1 * d_sum_11_d_add_bias_1
-        - d_add_48_d_tanh_bias * d_add_48_d_tanh_bias_t4 * d_sum_11_d_d_add_48_d_z_bias
-        - d_add_48_d_tanh_bias_t3 * d_sum_11_d_d_add_48_d_tanh_bias
-        - d_add_48_d_tanh_bias_t7 * d_sum_11_d_d_add_48_d_tanh_bias
-        - d_sum_11_d_d_add_48_d_sqrt_bias * d_sum_11_d_tanh_bias_t0
+        + np.asarray(-d_sum_14_d_sub_weights, dtype=np.float64)
+        - add_bias_t1 * d_sum_14_d_add_bias_1
+        - d_add_51_d_tanh_bias * d_add_51_d_tanh_bias_t4 * d_sum_14_d_d_add_51_d_z_bias
+        - d_add_51_d_tanh_bias_t3 * d_sum_14_d_d_add_51_d_tanh_bias
+        - d_add_51_d_tanh_bias_t7 * d_sum_14_d_d_add_51_d_tanh_bias
+        - d_sum_14_d_d_add_51_d_sqrt_bias * d_sum_14_d_tanh_bias_t0
     )
     _float64_rows.append(add_bias_t1)
     _float64_rows.append(add_bias_t2)
-    _float64_rows.append(d_add_48_d_add_bias_4)
-    _float64_rows.append(d_add_48_d_tanh_bias_t0)
-    _float64_rows.append(d_add_48_d_tanh_bias_t1)
-    _float64_rows.append(d_add_48_d_tanh_bias_t10)
-    _float64_rows.append(d_add_48_d_tanh_bias_t13)
-    _float64_rows.append(d_add_48_d_tanh_bias_t14)
-    _float64_rows.append(d_add_48_d_tanh_bias_t2)
-    _float64_rows.append(d_add_48_d_tanh_bias_t3)
-    _float64_rows.append(d_add_48_d_tanh_bias_t4)
-    _float64_rows.append(d_add_48_d_tanh_bias_t7)
-    _float64_rows.append(d_sum_11_d_d_add_48_d_reshape_bias_t0)
-    _float64_rows.append(d_sum_11_d_d_add_48_d_sqrt_bias)
-    _float64_rows.append(d_sum_11_d_d_add_48_d_tanh_bias)
-    _float64_rows.append(d_sum_11_d_mul_d_log_softmax_weights)
-    _float64_rows.append(d_sum_11_d_pow_bias)
-    _float64_rows.append(d_sum_11_d_pow_bias_t0)
-    _float64_rows.append(d_sum_11_d_tanh_bias_t0)
-    _float64_rows.append(d_sum_11_d_tanh_bias_t1)
+    _float64_rows.append(d_add_51_d_add_bias_4)
+    _float64_rows.append(d_add_51_d_tanh_bias_t0)
+    _float64_rows.append(d_add_51_d_tanh_bias_t1)
+    _float64_rows.append(d_add_51_d_tanh_bias_t10)
+    _float64_rows.append(d_add_51_d_tanh_bias_t13)
+    _float64_rows.append(d_add_51_d_tanh_bias_t14)
+    _float64_rows.append(d_add_51_d_tanh_bias_t2)
+    _float64_rows.append(d_add_51_d_tanh_bias_t3)
+    _float64_rows.append(d_add_51_d_tanh_bias_t4)
+    _float64_rows.append(d_add_51_d_tanh_bias_t7)
+    _float64_rows.append(d_sum_14_d_d_add_51_d_reshape_bias_t0)
+    _float64_rows.append(d_sum_14_d_d_add_51_d_sqrt_bias)
+    _float64_rows.append(d_sum_14_d_d_add_51_d_tanh_bias)
+    _float64_rows.append(d_sum_14_d_mul_d_log_softmax_weights)
+    _float64_rows.append(d_sum_14_d_pow_bias)
+    _float64_rows.append(d_sum_14_d_pow_bias_t0)
+    _float64_rows.append(d_sum_14_d_tanh_bias_t0)
+    _float64_rows.append(d_sum_14_d_tanh_bias_t1)
     _float64_rows.append(d_tanh_bias_via_neg_bias_1)
     _float64_rows.append(sqrt_bias)
     _float64_rows.append(tanh_bias)
     del (
         add_bias_1_t0,
         add_bias_t0,
-        d_add_48_d_add_bias_3,
-        d_add_48_d_tanh_bias,
-        d_add_48_d_tanh_bias_t6,
-        d_add_48_d_tanh_bias_t8,
-        d_add_48_d_tanh_bias_t9,
-        d_sum_11_d_add_bias_1,
-        d_sum_11_d_d_add_48_d_z_bias,
-        d_sum_11_d_matmul_weights_t0,
-        d_sum_11_d_matmul_weights_t1,
-        d_sum_11_d_sub_weights,
-        d_sum_11_d_tanh_bias_t6,
+        d_add_51_d_add_bias_3,
+        d_add_51_d_tanh_bias,
+        d_add_51_d_tanh_bias_t6,
+        d_add_51_d_tanh_bias_t8,
+        d_add_51_d_tanh_bias_t9,
+        d_sum_14_d_add_bias_1,
+        d_sum_14_d_d_add_51_d_z_bias,
+        d_sum_14_d_matmul_weights_t0,
+        d_sum_14_d_matmul_weights_t1,
+        d_sum_14_d_sub_weights,
+        d_sum_14_d_tanh_bias_t6,
         matmul_weights,
         reciprocal_bias,
         sigmoid_bias,
     )
-    d_sum_11_d_weights = (
+    # d sum_14 / d weights
+    d_sum_14_d_weights_1 = (
         np.reshape(
             _conv2d_backprop_input(
-                d_add_48_d_conv_weights,
-                d_sum_11_d_d_add_48_d_reshape_weights_1,
+                d_add_51_d_conv_weights,
+                d_sum_14_d_d_add_51_d_reshape_weights_1,
                 (1, 3, 3, 1),
                 (1, 1),
                 (1, 1),
                 "SAME",
             )
             + _conv2d_backprop_input(
-                d_sum_11_d_conv_weights,
+                d_sum_14_d_conv_weights,
                 reshape_weights_1,
                 (1, 3, 3, 1),
                 (1, 1),
@@ -1626,19 +1833,19 @@ def all_ops(x, labels, weights, bias):
             ),
             (3, 3),
         )
-        + _prod_others(weights, (0,)) * d_add_48_d_weights.sum(axis=0)
+        + _prod_others(weights, (0,)) * d_add_51_d_weights.sum(axis=0)
         + _scatter(
             np.reshape(
                 _conv2d_backprop_filter(
-                    d_add_48_d_conv_transpose_weights,
-                    d_sum_11_d_d_add_48_d_avg_pool_weights,
+                    d_add_51_d_conv_transpose_weights,
+                    d_sum_14_d_d_add_51_d_avg_pool_weights,
                     (2, 2),
                     (2, 2),
                     (1, 1),
                     "SAME",
                 )
                 + _conv2d_backprop_filter(
-                    d_sum_11_d_conv_transpose_weights,
+                    d_sum_14_d_conv_transpose_weights,
                     avg_pool_weights,
                     (2, 2),
                     (2, 2),
@@ -1646,8 +1853,8 @@ def all_ops(x, labels, weights, bias):
                     "SAME",
                 )
                 + _conv2d_backprop_filter(
-                    d_sum_11_d_d_add_48_d_reshape_weights,
-                    d_add_48_d_conv_weights,
+                    d_sum_14_d_d_add_51_d_reshape_weights,
+                    d_add_51_d_conv_weights,
                     (2, 2),
                     (1, 1),
                     (1, 1),
@@ -1655,66 +1862,71 @@ def all_ops(x, labels, weights, bias):
                 )
                 + _conv2d_backprop_filter(
                     reshape_weights,
-                    d_sum_11_d_conv_weights,
+                    d_sum_14_d_conv_weights,
                     (2, 2),
                     (1, 1),
                     (1, 1),
                     "SAME",
-                ),
+                )
+                + d_sum_14_d_concat_2[:, :, :, 0:1]
+                + d_sum_14_d_concat_2[:, :, :, 1:2],
                 (2, 2),
             ),
             (3, 3),
             np.s_[:2, :2],
             np.float64,
         )
-        + x.T @ d_sum_11_d_matmul_weights
-        + x.T @ (d_add_48_d_z_bias_t0 * d_sum_11_d_tanh_bias)
+        + x.T @ d_sum_14_d_matmul_weights
+        + x.T @ (d_add_51_d_z_bias_t0 * d_sum_14_d_tanh_bias)
     )
-    _float64_rows.append(d_add_48_d_z_bias_t0)
+    _float64_rows.append(d_add_51_d_z_bias_t0)
     del (
         avg_pool_weights,
-        d_add_48_d_conv_transpose_weights,
-        d_add_48_d_conv_weights,
-        d_sum_11_d_conv_transpose_weights,
-        d_sum_11_d_conv_weights,
-        d_sum_11_d_d_add_48_d_avg_pool_weights,
-        d_sum_11_d_d_add_48_d_reshape_weights,
-        d_sum_11_d_d_add_48_d_reshape_weights_1,
-        d_sum_11_d_matmul_weights,
-        d_sum_11_d_tanh_bias,
+        d_add_51_d_conv_transpose_weights,
+        d_add_51_d_conv_weights,
+        d_sum_14_d_concat_2,
+        d_sum_14_d_conv_transpose_weights,
+        d_sum_14_d_conv_weights,
+        d_sum_14_d_d_add_51_d_avg_pool_weights,
+        d_sum_14_d_d_add_51_d_reshape_weights,
+        d_sum_14_d_d_add_51_d_reshape_weights_1,
+        d_sum_14_d_matmul_weights,
+        d_sum_14_d_tanh_bias,
         reshape_weights,
         reshape_weights_1,
     )
+    d_sum_14_d_weights = d_sum_14_d_weights_1
+    del d_sum_14_d_weights_1
     d_prod_2_d_mul_weights = _prod_others(mul_weights, (0, 1))
-    # d sum_12 / d weights, through mul_weights
+    # d sum_15 / d weights, through mul_weights
     d_weights_via_mul_weights_1 = weights * _prod_others_vjp(
         2 * weights, mul_weights, (0, 1)
     )
     del mul_weights
-    d_sum_12_d_weights = np.add(
+    d_sum_15_d_weights = np.add(
         d_weights_via_mul_weights_1,
         d_prod_2_d_mul_weights,
         out=d_weights_via_mul_weights_1,
     )
-    d_sum_12_d_weights *= 2
+    d_sum_15_d_weights *= 2
     del d_prod_2_d_mul_weights, d_weights_via_mul_weights_1
     # Updates
-    new_weights = np.multiply(d_add_48_d_weights, 0.1, out=d_add_48_d_weights)
+    new_weights = np.multiply(d_add_51_d_weights, 0.1, out=d_add_51_d_weights)
     np.subtract(weights, new_weights, out=new_weights)
     _give_rows("_float64_rows", _float64_rows)
     return (
-        add_48,
-        d_add_48_d_bias,
-        d_add_48_d_x,
-        d_sum_11_d_weights,
-        d_sum_12_d_weights,
+        add_51,
+        d_add_51_d_bias,
+        d_add_51_d_x,
+        d_sum_14_d_weights,
+        d_sum_15_d_weights,
         new_weights,
     )
 
 
 def _all_ops_same_shapes(x, labels, weights, bias):
     """``all_ops`` for the inputs that pass its shape check: sizes known equal."""
-    # Statements: 282, BLAS calls: 13
+    # Statements: 295, BLAS calls: 16
     # Forward
     _float64_rows = _take_rows("_float64_rows", 38, (x.shape[0], 3), np.float64)
     sum_ = np.sum(np.broadcast_to(np.float32(1), np.shape(x)))
@@ -1867,6 +2079,14 @@ def _all_ops_same_shapes(x, labels, weights, bias):
             )
         )
     )
+    concat_2 = np.concatenate([reshape_weights_1, reshape_weights_1], 3)
+    depthwise = _depthwise_conv2d(
+        conv_transpose_weights, concat_2, (1, 1), (1, 1), "VALID"
+    )
+    resize_bilinear_weights = _resize_bilinear(reshape_weights, (4, 5), False, True)
+    resize_nearest_neighbor_weights = _resize_nearest(
+        reshape_weights, (2, 4), True, False
+    )
     cast_x = np.asarray(x**2, dtype=np.float32)
     cast_x_1 = np.asarray(
         _ensure_broadcastable(x[:, :1], x, "compute_weighted_loss"), dtype=np.float32
@@ -1882,21 +2102,21 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     prod_weights = weights.prod(axis=0)
     mul_weights = np.square(weights)
     # Gradients
-    d_add_48_d_identity = np.float32(1)
-    # for d add_48 / d xent_weights
+    d_add_51_d_identity = np.float32(1)
+    # for d add_51 / d xent_weights
     broadcast_grad_d_xent_weights = np.asarray(
         1 / max(np.size(labels), 1), dtype=np.float64
     )
-    d_sum_7_d_concat_1 = np.cos(concat_1)
+    d_sum_10_d_concat_1 = np.cos(concat_1)
     d_x_via_concat_1_t0 = [add_concat_1_t1[0], (np.shape(mul_x))[0]]
     del mul_x
-    # d sum_7 / d x, through concat_1
-    d_x_via_concat_1 = _concat_part(d_sum_7_d_concat_1, 0, d_x_via_concat_1_t0, 0)
-    # d sum_7 / d x, through mul_x
-    d_x_via_mul_x = 2 * _concat_part(d_sum_7_d_concat_1, 0, d_x_via_concat_1_t0, 1)
-    d_sum_7_d_x = d_x_via_concat_1 + d_x_via_mul_x
+    # d sum_10 / d x, through concat_1
+    d_x_via_concat_1 = _concat_part(d_sum_10_d_concat_1, 0, d_x_via_concat_1_t0, 0)
+    # d sum_10 / d x, through mul_x
+    d_x_via_mul_x = 2 * _concat_part(d_sum_10_d_concat_1, 0, d_x_via_concat_1_t0, 1)
+    d_sum_10_d_x = d_x_via_concat_1 + d_x_via_mul_x
     # Forward
-    add_48 = (
+    add_logistic_loss = (
         add_concat_1
         + np.asarray(
             np.where(
@@ -1907,40 +2127,59 @@ def _all_ops_same_shapes(x, labels, weights, bias):
             dtype=np.float64,
         )
         + np.asarray(
-            np.where(
-                np.equal(sum_, 0),
-                0,
-                np.sum(_huber_loss(sub_weights, 0.5))
-                / np.where(np.equal(sum_, 0), 1, sum_),
-            ),
-            dtype=np.float64,
+            np.vdot(resize_bilinear_weights, resize_bilinear_weights), dtype=np.float64
         )
-        + np.vdot(d_sum_7_d_x, d_sum_7_d_x)
+        + np.vdot(d_sum_10_d_x, d_sum_10_d_x)
+        + np.vdot(depthwise, depthwise)
+        + np.vdot(resize_nearest_neighbor_weights, resize_nearest_neighbor_weights)
         + np.vdot(split, split_1)
         + np.sum(_logistic_loss(matmul_weights, tanh_bias))
         + np.sum(_weighted_logistic_loss(matmul_weights, tanh_bias, 2))
     )
+    add_51 = add_logistic_loss + np.asarray(
+        np.where(
+            np.equal(sum_, 0),
+            0,
+            np.sum(_huber_loss(sub_weights, 0.5))
+            / np.where(np.equal(sum_, 0), 1, sum_),
+        ),
+        dtype=np.float64,
+    )
     # Gradients
-    d_add_48_d_identity_weights = d_add_48_d_identity * np.where(
+    d_add_51_d_identity_weights = d_add_51_d_identity * np.where(
         np.equal(sum_, 0), 0, 1 / np.where(np.equal(sum_, 0), 1, sum_)
     )
-    d_add_48_d_sub_weights = np.minimum(np.maximum(sub_weights, -0.5), 0.5)
-    d_add_48_d_sub_weights *= d_add_48_d_identity_weights
-    d_add_48_d_mul_x = d_add_48_d_identity * np.where(
+    d_add_51_d_sub_weights = np.minimum(np.maximum(sub_weights, -0.5), 0.5)
+    d_add_51_d_sub_weights *= d_add_51_d_identity_weights
+    d_add_51_d_mul_x = d_add_51_d_identity * np.where(
         np.equal(sum_x, 0), 0, 1 / np.where(np.equal(sum_x, 0), 1, sum_x)
     )
-    # d add_48 / d x, through mul_x
-    d_x_via_mul_x_1 = x * np.asarray(cast_x_1 * d_add_48_d_mul_x, dtype=np.float64)
+    # d add_51 / d x, through mul_x
+    d_x_via_mul_x_1 = x * np.asarray(cast_x_1 * d_add_51_d_mul_x, dtype=np.float64)
     del cast_x_1
-    d_add_48_d_d_sum_7_d_x = np.multiply(d_sum_7_d_x, 2, out=d_sum_7_d_x)
-    del d_sum_7_d_x
-    d_add_48_d_conv_transpose_weights = conv_transpose_weights * 2
-    del conv_transpose_weights
-    d_add_48_d_conv_weights = _max_pool_grad(
+    d_add_51_d_d_sum_10_d_x = np.multiply(d_sum_10_d_x, 2, out=d_sum_10_d_x)
+    del d_sum_10_d_x
+    # d add_51 / d resize_bilinear_weights, through mul_weights
+    d_resize_bilinear_weights_via_mul_weights = (
+        resize_bilinear_weights * d_add_51_d_identity
+    )
+    del resize_bilinear_weights
+    d_add_51_d_depthwise = depthwise * 2
+    del depthwise
+    d_add_51_d_concat_2 = _depthwise_conv2d_backprop_filter(
+        conv_transpose_weights, d_add_51_d_depthwise, (2, 2), (1, 1), (1, 1), "VALID"
+    )
+    d_add_51_d_conv_transpose_weights = (
+        2 * conv_transpose_weights
+        + _depthwise_conv2d_backprop_input(
+            d_add_51_d_depthwise, concat_2, (1, 3, 3, 1), (1, 1), (1, 1), "VALID"
+        )
+    )
+    d_add_51_d_conv_weights = _max_pool_grad(
         conv_weights,
         _avg_pool_grad(
             _conv2d(
-                d_add_48_d_conv_transpose_weights,
+                d_add_51_d_conv_transpose_weights,
                 reshape_weights_1,
                 (2, 2),
                 (1, 1),
@@ -1955,21 +2194,21 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         (1, 1),
         "SAME",
     )
-    d_add_48_d_concat_1 = (
+    d_add_51_d_concat_1 = (
         _unsplit_equal(split, concat_1, 0, 2, 1)
         + _unsplit_equal(split_1, concat_1, 0, 2, 0)
         + 1
         - (
             _unconcat_part(
-                _sum_to_shape(d_add_48_d_d_sum_7_d_x, np.shape(d_x_via_concat_1)),
-                d_sum_7_d_concat_1,
+                _sum_to_shape(d_add_51_d_d_sum_10_d_x, np.shape(d_x_via_concat_1)),
+                d_sum_10_d_concat_1,
                 0,
                 d_x_via_concat_1_t0,
                 0,
             )
             + _unconcat_part(
-                2 * _sum_to_shape(d_add_48_d_d_sum_7_d_x, np.shape(d_x_via_mul_x)),
-                d_sum_7_d_concat_1,
+                2 * _sum_to_shape(d_add_51_d_d_sum_10_d_x, np.shape(d_x_via_mul_x)),
+                d_sum_10_d_concat_1,
                 0,
                 d_x_via_concat_1_t0,
                 1,
@@ -1979,226 +2218,237 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     )
     del (
         concat_1,
-        d_add_48_d_d_sum_7_d_x,
-        d_sum_7_d_concat_1,
+        d_add_51_d_d_sum_10_d_x,
+        d_sum_10_d_concat_1,
         d_x_via_concat_1,
         d_x_via_mul_x,
         split,
         split_1,
     )
-    # for d add_48 / d log_softmax_weights
+    # for d add_51 / d log_softmax_weights
     exp_d_log_softmax_weights = np.exp(log_softmax_weights, out=_float64_rows.pop())
-    # for d add_48 / d log_softmax_weights
+    # for d add_51 / d log_softmax_weights
     sum_d_log_softmax_weights = softmax_weights.sum(axis=1, keepdims=True)
-    # for d add_48 / d softmax_weights
+    # for d add_51 / d softmax_weights
     sub_d_softmax_weights = np.subtract(
         log_softmax_weights,
         add_concat_1_t0.sum(axis=1, keepdims=True),
         out=_float64_rows.pop(),
     )
     _float64_rows.append(add_concat_1_t0)
-    # for d add_48 / d xent_weights
+    # for d add_51 / d xent_weights
     sub_d_xent_weights = softmax_weights - one_hot_labels
     del one_hot_labels
-    # d add_48 / d matmul_weights, through xent_weights
+    # d add_51 / d matmul_weights, through xent_weights
     d_matmul_weights_via_xent_weights = np.multiply(
         sub_d_xent_weights, broadcast_grad_d_xent_weights, out=sub_d_xent_weights
     )
     del sub_d_xent_weights
-    d_add_48_d_matmul_weights_t0 = np.exp(-np.logaddexp(0, -matmul_weights))
-    d_add_48_d_matmul_weights_t1 = np.multiply(
+    d_add_51_d_matmul_weights_t0 = np.exp(-np.logaddexp(0, -matmul_weights))
+    d_add_51_d_matmul_weights_t1 = np.multiply(
         exp_d_log_softmax_weights, sum_d_log_softmax_weights, out=_float64_rows.pop()
     )
     del sum_d_log_softmax_weights
-    d_add_48_d_matmul_weights = (
-        d_add_48_d_matmul_weights_t0
+    d_add_51_d_matmul_weights = (
+        d_add_51_d_matmul_weights_t0
         + d_matmul_weights_via_xent_weights
         + softmax_weights * sub_d_softmax_weights
         + softmax_weights
-        + np.asarray(d_add_48_d_sub_weights, dtype=np.float64)
+        + np.asarray(d_add_51_d_sub_weights, dtype=np.float64)
         + _weighted_logistic_grad(matmul_weights, tanh_bias, 2)
-        - d_add_48_d_matmul_weights_t1
+        - d_add_51_d_matmul_weights_t1
         - tanh_bias
     )
-    d_add_48_d_add_bias = _scatter(
+    d_add_51_d_add_bias = _scatter(
         np.einsum("ik,ij->jk", np.broadcast_to(np.float64(1), (2, 2)), add),
         (2, 3),
         np.s_[:, :2],
         np.float64,
     )
     del add
-    # for d add_48 / d prod_bias
-    broadcast_grad_d_prod_bias = d_add_48_d_add_bias.sum(axis=1, keepdims=True)
-    # d add_48 / d add_bias
-    d_add_48_d_add_bias_1 = d_add_48_d_add_bias.sum(axis=0)
-    del d_add_48_d_add_bias
-    # for d add_48 / d min_bias
+    # for d add_51 / d prod_bias
+    broadcast_grad_d_prod_bias = d_add_51_d_add_bias.sum(axis=1, keepdims=True)
+    # d add_51 / d add_bias
+    d_add_51_d_add_bias_1 = d_add_51_d_add_bias.sum(axis=0)
+    del d_add_51_d_add_bias
+    # for d add_51 / d min_bias
     cast_d_min_bias = np.asarray(np.equal(gather_bias, min_bias), dtype=np.float64)
     del min_bias
-    # d add_48 / d add_bias
-    d_add_48_d_add_bias_2 = _scatter_add(
+    # d add_51 / d add_bias
+    d_add_51_d_add_bias_2 = _scatter_add(
         broadcast_grad_d_prod_bias
         * cast_d_min_bias
         / cast_d_min_bias.sum(axis=1, keepdims=True)
         + broadcast_grad_d_prod_bias * _prod_others(gather_bias, (1,))
-        + d_add_48_d_add_bias_1 / 2
-        + d_add_48_d_add_bias_1.sum(),
+        + d_add_51_d_add_bias_1 / 2
+        + d_add_51_d_add_bias_1.sum(),
         const,
         (2, 3),
         1,
         np.float64,
     )
-    del cast_d_min_bias, d_add_48_d_add_bias_1
-    d_add_48_d_stack = _scatter(
-        d_add_48_d_add_bias_2 * tile_stack, (2, 4), np.s_[:, 1:4], np.float64
+    del cast_d_min_bias, d_add_51_d_add_bias_1
+    d_add_51_d_stack = _scatter(
+        d_add_51_d_add_bias_2 * tile_stack, (2, 4), np.s_[:, 1:4], np.float64
     ) + _scatter(
-        _untile(d_add_48_d_add_bias_2 * slice_stack, (2, 1), (1, 3)),
+        _untile(d_add_51_d_add_bias_2 * slice_stack, (2, 1), (1, 3)),
         (2, 4),
         np.s_[:, 0:1],
         np.float64,
     )
-    d_add_48_d_concat_t0 = np.shape(ensure_axis_concat)
+    d_add_51_d_concat_t0 = np.shape(ensure_axis_concat)
     del ensure_axis_concat
-    d_add_48_d_concat_t1 = np.shape(concat)
+    d_add_51_d_concat_t1 = np.shape(concat)
     del concat
-    d_add_48_d_concat = _scatter(
-        _scatter(d_add_48_d_stack[0], d_add_48_d_concat_t0, np.s_[0], np.float64)
-        + _scatter(d_add_48_d_stack[1], d_add_48_d_concat_t0, np.s_[1], np.float64),
-        d_add_48_d_concat_t1,
+    d_add_51_d_concat = _scatter(
+        _scatter(d_add_51_d_stack[0], d_add_51_d_concat_t0, np.s_[0], np.float64)
+        + _scatter(d_add_51_d_stack[1], d_add_51_d_concat_t0, np.s_[1], np.float64),
+        d_add_51_d_concat_t1,
         np.s_[:2],
         np.float64,
     )
-    del d_add_48_d_stack
-    # d add_48 / d squeeze, through concat
-    d_squeeze_via_concat = d_add_48_d_concat[:, 0:3]
-    d_add_48_d_expand = d_add_48_d_concat[:, 3:4]
-    # for d add_48 / d max
+    del d_add_51_d_stack
+    # d add_51 / d squeeze, through concat
+    d_squeeze_via_concat = d_add_51_d_concat[:, 0:3]
+    d_add_51_d_expand = d_add_51_d_concat[:, 3:4]
+    # for d add_51 / d max
     cast_d_max = np.asarray(
         np.equal(squeeze, np.expand_dims(max_, 1)), dtype=np.float64
     )
     del max_, squeeze
-    # for d add_48 / d max
+    # for d add_51 / d max
     broadcast_grad_d_max = np.expand_dims(cast_d_max.sum(axis=1), 1)
-    d_add_48_d_squeeze_t0 = np.shape(labels)
-    d_add_48_d_squeeze_t1 = np.divide(
+    d_add_51_d_squeeze_t0 = np.shape(labels)
+    d_add_51_d_squeeze_t1 = np.divide(
         cast_d_max, broadcast_grad_d_max, out=_float64_rows.pop()
     )
     del broadcast_grad_d_max, cast_d_max
-    d_add_48_d_squeeze = (
-        d_add_48_d_squeeze_t1
-        * np.expand_dims(np.reshape(d_add_48_d_expand, d_add_48_d_squeeze_t0), 1)
+    d_add_51_d_squeeze = (
+        d_add_51_d_squeeze_t1
+        * np.expand_dims(np.reshape(d_add_51_d_expand, d_add_51_d_squeeze_t0), 1)
         + d_squeeze_via_concat
     )
-    d_add_48_d_reshape_bias_t0 = np.shape(transpose_bias)
+    d_add_51_d_reshape_bias_t0 = np.shape(transpose_bias)
     del transpose_bias
-    d_add_48_d_reshape_bias = np.transpose(
-        np.reshape(d_add_48_d_squeeze, d_add_48_d_reshape_bias_t0), (0, 2, 1)
+    d_add_51_d_reshape_bias = np.transpose(
+        np.reshape(d_add_51_d_squeeze, d_add_51_d_reshape_bias_t0), (0, 2, 1)
     )
-    # d add_48 / d add_bias
-    d_add_48_d_add_bias_3 = greater_bias * np.reshape(
-        d_add_48_d_reshape_bias, add_concat_1_t1
+    # d add_51 / d add_bias
+    d_add_51_d_add_bias_3 = greater_bias * np.reshape(
+        d_add_51_d_reshape_bias, add_concat_1_t1
     )
-    # d add_48 / d tanh_bias, through neg_bias
+    # d add_51 / d tanh_bias, through neg_bias
     d_tanh_bias_via_neg_bias = np.negative(
-        d_add_48_d_add_bias_3, out=_float64_rows.pop()
+        d_add_51_d_add_bias_3, out=_float64_rows.pop()
     )
-    d_add_48_d_sqrt_bias_t0 = np.power(sqrt_bias, -2, out=_float64_rows.pop())
-    d_add_48_d_sqrt_bias_t1 = np.multiply(
-        d_add_48_d_sqrt_bias_t0, tanh_bias, out=_float64_rows.pop()
+    d_add_51_d_sqrt_bias_t0 = np.power(sqrt_bias, -2, out=_float64_rows.pop())
+    d_add_51_d_sqrt_bias_t1 = np.multiply(
+        d_add_51_d_sqrt_bias_t0, tanh_bias, out=_float64_rows.pop()
     )
-    d_add_48_d_sqrt_bias_t2 = np.add(sqrt_bias, 1, out=_float64_rows.pop())
-    d_add_48_d_sqrt_bias_t3 = np.reciprocal(
-        d_add_48_d_sqrt_bias_t2, out=_float64_rows.pop()
+    d_add_51_d_sqrt_bias_t2 = np.add(sqrt_bias, 1, out=_float64_rows.pop())
+    d_add_51_d_sqrt_bias_t3 = np.reciprocal(
+        d_add_51_d_sqrt_bias_t2, out=_float64_rows.pop()
     )
-    d_add_48_d_sqrt_bias_t4 = np.equal(d_add_48_d_add_bias_3, 0)
-    d_add_48_d_sqrt_bias_t5 = np.where(d_add_48_d_sqrt_bias_t4, 1, reciprocal_bias)
-    d_add_48_d_sqrt_bias_t6 = np.subtract(tanh_bias, 1, out=_float64_rows.pop())
-    d_add_48_d_sqrt_bias_t7 = sqrt_bias**d_add_48_d_sqrt_bias_t6
-    d_add_48_d_sqrt_bias_t8 = np.where(d_add_48_d_sqrt_bias_t4, 1, rsqrt_bias)
-    d_add_48_d_sqrt_bias = np.multiply(
-        d_add_48_d_add_bias_3, d_add_48_d_sqrt_bias_t3, out=_float64_rows.pop()
+    d_add_51_d_sqrt_bias_t4 = np.equal(d_add_51_d_add_bias_3, 0)
+    d_add_51_d_sqrt_bias_t5 = np.where(d_add_51_d_sqrt_bias_t4, 1, reciprocal_bias)
+    d_add_51_d_sqrt_bias_t6 = np.subtract(tanh_bias, 1, out=_float64_rows.pop())
+    d_add_51_d_sqrt_bias_t7 = sqrt_bias**d_add_51_d_sqrt_bias_t6
+    d_add_51_d_sqrt_bias_t8 = np.where(d_add_51_d_sqrt_bias_t4, 1, rsqrt_bias)
+    d_add_51_d_sqrt_bias = np.multiply(
+        d_add_51_d_add_bias_3, d_add_51_d_sqrt_bias_t3, out=_float64_rows.pop()
     )
-    d_add_48_d_sqrt_bias -= d_add_48_d_add_bias_3 * d_add_48_d_sqrt_bias_t5**2
-    d_add_48_d_sqrt_bias += d_add_48_d_add_bias_3 * d_add_48_d_sqrt_bias_t7 * tanh_bias
-    d_add_48_d_sqrt_bias -= d_add_48_d_add_bias_3 * d_add_48_d_sqrt_bias_t8**3 / 2
-    d_add_48_d_sqrt_bias -= d_add_48_d_add_bias_3 * exp
-    d_add_48_d_sqrt_bias += d_add_48_d_add_bias_3 * reciprocal_bias
-    d_add_48_d_sqrt_bias -= d_add_48_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias
-    d_add_48_d_add_bias_4_t0 = np.equal(d_add_48_d_sqrt_bias, 0)
-    d_add_48_d_add_bias_4_t1 = np.where(d_add_48_d_add_bias_4_t0, 1, sqrt_bias)
-    d_add_48_d_add_bias_4_t2 = np.divide(
-        d_add_48_d_sqrt_bias, 2, out=d_add_48_d_sqrt_bias
+    d_add_51_d_sqrt_bias -= d_add_51_d_add_bias_3 * d_add_51_d_sqrt_bias_t5**2
+    d_add_51_d_sqrt_bias += d_add_51_d_add_bias_3 * d_add_51_d_sqrt_bias_t7 * tanh_bias
+    d_add_51_d_sqrt_bias -= d_add_51_d_add_bias_3 * d_add_51_d_sqrt_bias_t8**3 / 2
+    d_add_51_d_sqrt_bias -= d_add_51_d_add_bias_3 * exp
+    d_add_51_d_sqrt_bias += d_add_51_d_add_bias_3 * reciprocal_bias
+    d_add_51_d_sqrt_bias -= d_add_51_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias
+    d_add_51_d_add_bias_4_t0 = np.equal(d_add_51_d_sqrt_bias, 0)
+    d_add_51_d_add_bias_4_t1 = np.where(d_add_51_d_add_bias_4_t0, 1, sqrt_bias)
+    d_add_51_d_add_bias_4_t2 = np.divide(
+        d_add_51_d_sqrt_bias, 2, out=d_add_51_d_sqrt_bias
     )
-    # d add_48 / d add_bias
-    d_add_48_d_add_bias_4 = np.reciprocal(
-        d_add_48_d_add_bias_4_t1, out=_float64_rows.pop()
+    # d add_51 / d add_bias
+    d_add_51_d_add_bias_4 = np.reciprocal(
+        d_add_51_d_add_bias_4_t1, out=_float64_rows.pop()
     )
-    d_add_48_d_add_bias_4 *= d_add_48_d_add_bias_4_t2
-    d_add_48_d_tanh_bias_t0 = np.multiply(
-        d_add_48_d_add_bias_3, sigmoid_bias, out=_float64_rows.pop()
+    d_add_51_d_add_bias_4 *= d_add_51_d_add_bias_4_t2
+    d_add_51_d_tanh_bias_t0 = np.multiply(
+        d_add_51_d_add_bias_3, sigmoid_bias, out=_float64_rows.pop()
     )
-    d_add_48_d_tanh_bias_t1 = np.exp(tanh_bias, out=_float64_rows.pop())
-    d_add_48_d_tanh_bias_t2 = np.multiply(
-        d_add_48_d_add_bias_3, d_add_48_d_tanh_bias_t1, out=_float64_rows.pop()
+    d_add_51_d_tanh_bias_t1 = np.exp(tanh_bias, out=_float64_rows.pop())
+    d_add_51_d_tanh_bias_t2 = np.multiply(
+        d_add_51_d_add_bias_3, d_add_51_d_tanh_bias_t1, out=_float64_rows.pop()
     )
-    d_add_48_d_tanh_bias_t3 = np.multiply(
-        add_bias_t2, d_add_48_d_add_bias_3, out=_float64_rows.pop()
+    d_add_51_d_tanh_bias_t3 = np.multiply(
+        add_bias_t2, d_add_51_d_add_bias_3, out=_float64_rows.pop()
     )
-    d_add_48_d_tanh_bias_t4 = np.multiply(tanh_bias, 2, out=_float64_rows.pop())
-    d_add_48_d_tanh_bias_t5 = np.maximum(log_softmax_weights_t0, 0)
+    d_add_51_d_tanh_bias_t4 = np.multiply(tanh_bias, 2, out=_float64_rows.pop())
+    d_add_51_d_tanh_bias_t5 = np.maximum(log_softmax_weights_t0, 0)
     _float64_rows.append(log_softmax_weights_t0)
-    d_add_48_d_tanh_bias_t6 = np.greater_equal(tanh_bias, 0.1)
-    d_add_48_d_tanh_bias_t7 = np.multiply(
-        add_bias_t1, d_add_48_d_add_bias_3, out=_float64_rows.pop()
+    d_add_51_d_tanh_bias_t6 = np.greater_equal(tanh_bias, 0.1)
+    d_add_51_d_tanh_bias_t7 = np.multiply(
+        add_bias_t1, d_add_51_d_add_bias_3, out=_float64_rows.pop()
     )
-    d_add_48_d_tanh_bias_t8 = np.greater(relu_bias, 0)
+    d_add_51_d_tanh_bias_t8 = np.greater(relu_bias, 0)
     del relu_bias
-    d_add_48_d_tanh_bias_t9 = np.where(
+    d_add_51_d_tanh_bias_t9 = np.where(
         sqrt_bias > 0, np.log(np.where(sqrt_bias > 0, sqrt_bias, 1)), 0
     )
-    d_add_48_d_tanh_bias_t10 = np.multiply(
-        d_add_48_d_tanh_bias_t9, pow_bias, out=_float64_rows.pop()
+    d_add_51_d_tanh_bias_t10 = np.multiply(
+        d_add_51_d_tanh_bias_t9, pow_bias, out=_float64_rows.pop()
     )
-    d_add_48_d_tanh_bias_t11_arg = np.abs(matmul_weights)
-    d_add_48_d_tanh_bias_t11 = np.negative(
-        d_add_48_d_tanh_bias_t11_arg, out=d_add_48_d_tanh_bias_t11_arg
+    d_add_51_d_tanh_bias_t11_arg = np.abs(matmul_weights)
+    d_add_51_d_tanh_bias_t11 = np.negative(
+        d_add_51_d_tanh_bias_t11_arg, out=d_add_51_d_tanh_bias_t11_arg
     )
-    del d_add_48_d_tanh_bias_t11_arg
-    d_add_48_d_tanh_bias_t12 = np.exp(d_add_48_d_tanh_bias_t11, out=_float64_rows.pop())
-    d_add_48_d_tanh_bias_t13 = np.subtract(
-        d_add_48_d_tanh_bias_t4, 1.0, out=_float64_rows.pop()
+    del d_add_51_d_tanh_bias_t11_arg
+    d_add_51_d_tanh_bias_t12 = np.exp(d_add_51_d_tanh_bias_t11, out=_float64_rows.pop())
+    d_add_51_d_tanh_bias_t13 = np.subtract(
+        d_add_51_d_tanh_bias_t4, 1.0, out=_float64_rows.pop()
     )
-    d_add_48_d_tanh_bias_t14 = np.subtract(1, sigmoid_bias, out=_float64_rows.pop())
-    d_add_48_d_tanh_bias = (
-        add_bias_1_t0 * d_add_48_d_add_bias_3
-        + add_bias_t0 * d_add_48_d_add_bias_3
-        + d_add_48_d_add_bias_3 * d_add_48_d_tanh_bias_t10
-        + d_add_48_d_add_bias_3 * d_add_48_d_tanh_bias_t13
-        + d_add_48_d_add_bias_3 * d_add_48_d_tanh_bias_t14 * sigmoid_bias
-        + d_add_48_d_add_bias_3 * d_add_48_d_tanh_bias_t6
-        + d_add_48_d_add_bias_3 * d_add_48_d_tanh_bias_t8
-        + d_add_48_d_add_bias_3
-        + d_add_48_d_add_bias_4 * d_add_48_d_tanh_bias_t4
-        + d_add_48_d_tanh_bias_t0
-        + d_add_48_d_tanh_bias_t2
-        + d_add_48_d_tanh_bias_t3
-        + d_add_48_d_tanh_bias_t5
+    d_add_51_d_tanh_bias_t14 = np.subtract(1, sigmoid_bias, out=_float64_rows.pop())
+    d_add_51_d_tanh_bias = (
+        add_bias_1_t0 * d_add_51_d_add_bias_3
+        + add_bias_t0 * d_add_51_d_add_bias_3
+        + d_add_51_d_add_bias_3 * d_add_51_d_tanh_bias_t10
+        + d_add_51_d_add_bias_3 * d_add_51_d_tanh_bias_t13
+        + d_add_51_d_add_bias_3 * d_add_51_d_tanh_bias_t14 * sigmoid_bias
+        + d_add_51_d_add_bias_3 * d_add_51_d_tanh_bias_t6
+        + d_add_51_d_add_bias_3 * d_add_51_d_tanh_bias_t8
+        + d_add_51_d_add_bias_3
+        + d_add_51_d_add_bias_4 * d_add_51_d_tanh_bias_t4
+        + d_add_51_d_tanh_bias_t0
+        + d_add_51_d_tanh_bias_t2
+        + d_add_51_d_tanh_bias_t3
+        + d_add_51_d_tanh_bias_t5
         + d_tanh_bias_via_neg_bias * reciprocal_bias
         + d_tanh_bias_via_neg_bias
-        + np.asarray(-d_add_48_d_sub_weights, dtype=np.float64)
-        + np.log1p(d_add_48_d_tanh_bias_t12)
-        - d_add_48_d_tanh_bias_t7
+        + np.asarray(-d_add_51_d_sub_weights, dtype=np.float64)
+        + np.log1p(d_add_51_d_tanh_bias_t12)
+        - d_add_51_d_tanh_bias_t7
         - 2 * matmul_weights
     )
-    del d_add_48_d_sub_weights
-    d_add_48_d_z_bias_t0 = np.subtract(1, sqrt_bias_t0, out=sqrt_bias_t0)
-    d_add_48_d_z_bias = np.multiply(
-        d_add_48_d_tanh_bias, d_add_48_d_z_bias_t0, out=_float64_rows.pop()
+    del d_add_51_d_sub_weights
+    d_add_51_d_z_bias_t0 = np.subtract(1, sqrt_bias_t0, out=sqrt_bias_t0)
+    d_add_51_d_z_bias = np.multiply(
+        d_add_51_d_tanh_bias, d_add_51_d_z_bias_t0, out=_float64_rows.pop()
     )
-    d_add_48_d_weights = (
+    d_add_51_d_weights = (
         np.reshape(
-            _conv2d_backprop_input(
-                d_add_48_d_conv_weights,
+            _resize_bilinear_grad(
+                np.asarray(
+                    2 * d_resize_bilinear_weights_via_mul_weights, dtype=np.float64
+                ),
+                (1, 3, 3, 1),
+                False,
+                True,
+            )
+            + _resize_nearest_grad(
+                2 * resize_nearest_neighbor_weights, (1, 3, 3, 1), True, False
+            )
+            + _conv2d_backprop_input(
+                d_add_51_d_conv_weights,
                 reshape_weights_1,
                 (1, 3, 3, 1),
                 (1, 1),
@@ -2210,7 +2460,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         + _scatter(
             np.reshape(
                 _conv2d_backprop_filter(
-                    d_add_48_d_conv_transpose_weights,
+                    d_add_51_d_conv_transpose_weights,
                     avg_pool_weights,
                     (2, 2),
                     (2, 2),
@@ -2219,159 +2469,166 @@ def _all_ops_same_shapes(x, labels, weights, bias):
                 )
                 + _conv2d_backprop_filter(
                     reshape_weights,
-                    d_add_48_d_conv_weights,
+                    d_add_51_d_conv_weights,
                     (2, 2),
                     (1, 1),
                     (1, 1),
                     "SAME",
-                ),
+                )
+                + d_add_51_d_concat_2[:, :, :, 0:1]
+                + d_add_51_d_concat_2[:, :, :, 1:2],
                 (2, 2),
             ),
             (3, 3),
             np.s_[:2, :2],
             np.float64,
         )
-        + x.T @ d_add_48_d_matmul_weights
-        + x.T @ d_add_48_d_z_bias
+        + x.T @ d_add_51_d_matmul_weights
+        + x.T @ d_add_51_d_z_bias
     )
-    d_add_48_d_bias = d_add_48_d_add_bias_2.sum(axis=0)
-    d_add_48_d_bias += d_add_48_d_z_bias.sum(axis=0)
-    d_add_48_d_x = (
+    del (
+        d_add_51_d_concat_2,
+        d_resize_bilinear_weights_via_mul_weights,
+        resize_nearest_neighbor_weights,
+    )
+    d_add_51_d_bias = d_add_51_d_add_bias_2.sum(axis=0)
+    d_add_51_d_bias += d_add_51_d_z_bias.sum(axis=0)
+    d_add_51_d_x = (
         2 * d_x_via_mul_x_1
-        + _concat_part(d_add_48_d_concat_1, 0, d_x_via_concat_1_t0, 0)
-        + 2 * _concat_part(d_add_48_d_concat_1, 0, d_x_via_concat_1_t0, 1)
+        + _concat_part(d_add_51_d_concat_1, 0, d_x_via_concat_1_t0, 0)
+        + 2 * _concat_part(d_add_51_d_concat_1, 0, d_x_via_concat_1_t0, 1)
         + _scatter(
             np.asarray(
-                np.sum(cast_x * d_add_48_d_mul_x, axis=1, keepdims=True),
+                np.sum(cast_x * d_add_51_d_mul_x, axis=1, keepdims=True),
                 dtype=np.float64,
             ),
             add_concat_1_t1,
             np.s_[:, :1],
             np.float64,
         )
-        + d_add_48_d_matmul_weights @ weights.T
-        + d_add_48_d_z_bias @ weights.T
+        + d_add_51_d_matmul_weights @ weights.T
+        + d_add_51_d_z_bias @ weights.T
     )
-    _float64_rows.append(d_add_48_d_z_bias)
-    del cast_x, d_add_48_d_concat_1, d_add_48_d_matmul_weights, d_x_via_mul_x_1
-    d_sum_11_d_d_add_48_d_z_bias_t0 = np.broadcast_to(prod_weights, (3, 3))
+    _float64_rows.append(d_add_51_d_z_bias)
+    del cast_x, d_add_51_d_concat_1, d_add_51_d_matmul_weights, d_x_via_mul_x_1
+    d_sum_14_d_d_add_51_d_z_bias_t0 = np.broadcast_to(prod_weights, (3, 3))
     del prod_weights
-    d_sum_11_d_d_add_48_d_z_bias = x @ d_sum_11_d_d_add_48_d_z_bias_t0
-    d_sum_11_d_d_add_48_d_tanh_bias = np.multiply(
-        d_add_48_d_z_bias_t0, d_sum_11_d_d_add_48_d_z_bias, out=_float64_rows.pop()
+    d_sum_14_d_d_add_51_d_z_bias = x @ d_sum_14_d_d_add_51_d_z_bias_t0
+    d_sum_14_d_d_add_51_d_tanh_bias = np.multiply(
+        d_add_51_d_z_bias_t0, d_sum_14_d_d_add_51_d_z_bias, out=_float64_rows.pop()
     )
-    d_sum_11_d_d_add_48_d_add_bias = np.multiply(
-        d_add_48_d_tanh_bias_t4,
-        d_sum_11_d_d_add_48_d_tanh_bias,
+    d_sum_14_d_d_add_51_d_add_bias = np.multiply(
+        d_add_51_d_tanh_bias_t4,
+        d_sum_14_d_d_add_51_d_tanh_bias,
         out=_float64_rows.pop(),
     )
-    d_sum_11_d_d_add_48_d_sqrt_bias = np.multiply(
-        d_sum_11_d_d_add_48_d_add_bias, reciprocal_bias, out=_float64_rows.pop()
+    d_sum_14_d_d_add_51_d_sqrt_bias = np.multiply(
+        d_sum_14_d_d_add_51_d_add_bias, reciprocal_bias, out=_float64_rows.pop()
     )
-    d_sum_11_d_d_add_48_d_sqrt_bias /= 2
-    d_sum_11_d_d_add_48_d_neg_bias = np.negative(
-        d_sum_11_d_d_add_48_d_sqrt_bias, out=_float64_rows.pop()
+    d_sum_14_d_d_add_51_d_sqrt_bias /= 2
+    d_sum_14_d_d_add_51_d_neg_bias = np.negative(
+        d_sum_14_d_d_add_51_d_sqrt_bias, out=_float64_rows.pop()
     )
-    d_sum_11_d_d_add_48_d_reshape_bias_t0 = np.multiply(
-        d_add_48_d_tanh_bias_t14, sigmoid_bias, out=_float64_rows.pop()
+    d_sum_14_d_d_add_51_d_reshape_bias_t0 = np.multiply(
+        d_add_51_d_tanh_bias_t14, sigmoid_bias, out=_float64_rows.pop()
     )
-    d_sum_11_d_d_add_48_d_reshape_bias = np.reshape(
+    d_sum_14_d_d_add_51_d_reshape_bias = np.reshape(
         greater_bias
         * (
-            add_bias_1_t0 * d_sum_11_d_d_add_48_d_tanh_bias
-            + add_bias_t0 * d_sum_11_d_d_add_48_d_tanh_bias
-            + add_bias_t2 * d_sum_11_d_d_add_48_d_tanh_bias
-            + d_add_48_d_sqrt_bias_t1 * d_sum_11_d_d_add_48_d_sqrt_bias
-            + d_add_48_d_sqrt_bias_t3 * d_sum_11_d_d_add_48_d_sqrt_bias
-            + d_add_48_d_sqrt_bias_t7 * d_sum_11_d_d_add_48_d_sqrt_bias * tanh_bias
-            + d_add_48_d_tanh_bias_t1 * d_sum_11_d_d_add_48_d_tanh_bias
-            + d_add_48_d_tanh_bias_t10 * d_sum_11_d_d_add_48_d_tanh_bias
-            + d_add_48_d_tanh_bias_t13 * d_sum_11_d_d_add_48_d_tanh_bias
-            + d_add_48_d_tanh_bias_t6 * d_sum_11_d_d_add_48_d_tanh_bias
-            + d_add_48_d_tanh_bias_t8 * d_sum_11_d_d_add_48_d_tanh_bias
-            + d_sum_11_d_d_add_48_d_neg_bias * exp
-            + d_sum_11_d_d_add_48_d_reshape_bias_t0 * d_sum_11_d_d_add_48_d_tanh_bias
-            + d_sum_11_d_d_add_48_d_sqrt_bias * reciprocal_bias
-            + d_sum_11_d_d_add_48_d_tanh_bias * sigmoid_bias
-            - add_bias_t1 * d_sum_11_d_d_add_48_d_tanh_bias
-            - d_sum_11_d_d_add_48_d_sqrt_bias * reciprocal_bias**2
-            - d_sum_11_d_d_add_48_d_sqrt_bias * rsqrt_bias**3 / 2
-            - d_sum_11_d_d_add_48_d_tanh_bias * reciprocal_bias
+            add_bias_1_t0 * d_sum_14_d_d_add_51_d_tanh_bias
+            + add_bias_t0 * d_sum_14_d_d_add_51_d_tanh_bias
+            + add_bias_t2 * d_sum_14_d_d_add_51_d_tanh_bias
+            + d_add_51_d_sqrt_bias_t1 * d_sum_14_d_d_add_51_d_sqrt_bias
+            + d_add_51_d_sqrt_bias_t3 * d_sum_14_d_d_add_51_d_sqrt_bias
+            + d_add_51_d_sqrt_bias_t7 * d_sum_14_d_d_add_51_d_sqrt_bias * tanh_bias
+            + d_add_51_d_tanh_bias_t1 * d_sum_14_d_d_add_51_d_tanh_bias
+            + d_add_51_d_tanh_bias_t10 * d_sum_14_d_d_add_51_d_tanh_bias
+            + d_add_51_d_tanh_bias_t13 * d_sum_14_d_d_add_51_d_tanh_bias
+            + d_add_51_d_tanh_bias_t6 * d_sum_14_d_d_add_51_d_tanh_bias
+            + d_add_51_d_tanh_bias_t8 * d_sum_14_d_d_add_51_d_tanh_bias
+            + d_sum_14_d_d_add_51_d_neg_bias * exp
+            + d_sum_14_d_d_add_51_d_reshape_bias_t0 * d_sum_14_d_d_add_51_d_tanh_bias
+            + d_sum_14_d_d_add_51_d_sqrt_bias * reciprocal_bias
+            + d_sum_14_d_d_add_51_d_tanh_bias * sigmoid_bias
+            - add_bias_t1 * d_sum_14_d_d_add_51_d_tanh_bias
+            - d_sum_14_d_d_add_51_d_sqrt_bias * reciprocal_bias**2
+            - d_sum_14_d_d_add_51_d_sqrt_bias * rsqrt_bias**3 / 2
+            - d_sum_14_d_d_add_51_d_tanh_bias * reciprocal_bias
         ),
-        np.shape(d_add_48_d_reshape_bias),
+        np.shape(d_add_51_d_reshape_bias),
     )
-    del d_add_48_d_reshape_bias
-    d_sum_11_d_d_add_48_d_squeeze = np.reshape(
-        np.transpose(d_sum_11_d_d_add_48_d_reshape_bias, (0, 2, 1)),
-        np.shape(d_add_48_d_squeeze),
+    del d_add_51_d_reshape_bias
+    d_sum_14_d_d_add_51_d_squeeze = np.reshape(
+        np.transpose(d_sum_14_d_d_add_51_d_reshape_bias, (0, 2, 1)),
+        np.shape(d_add_51_d_squeeze),
     )
-    del d_add_48_d_squeeze, d_sum_11_d_d_add_48_d_reshape_bias
-    d_sum_11_d_d_add_48_d_ensure_axis_concat_t0 = np.shape(d_add_48_d_concat)
-    del d_add_48_d_concat
-    d_sum_11_d_d_add_48_d_ensure_axis_concat = (
+    del d_add_51_d_squeeze, d_sum_14_d_d_add_51_d_reshape_bias
+    d_sum_14_d_d_add_51_d_ensure_axis_concat_t0 = np.shape(d_add_51_d_concat)
+    del d_add_51_d_concat
+    d_sum_14_d_d_add_51_d_ensure_axis_concat = (
         _scatter(
             np.reshape(
                 np.sum(
-                    d_add_48_d_squeeze_t1
-                    * _sum_to_shape(d_sum_11_d_d_add_48_d_squeeze, np.shape(x)),
+                    d_add_51_d_squeeze_t1
+                    * _sum_to_shape(d_sum_14_d_d_add_51_d_squeeze, np.shape(x)),
                     axis=1,
                 ),
-                np.shape(d_add_48_d_expand),
+                np.shape(d_add_51_d_expand),
             ),
-            d_sum_11_d_d_add_48_d_ensure_axis_concat_t0,
+            d_sum_14_d_d_add_51_d_ensure_axis_concat_t0,
             np.s_[:, 3:4],
             np.float64,
         )
         + _scatter(
             _sum_to_shape(
-                d_sum_11_d_d_add_48_d_squeeze, np.shape(d_squeeze_via_concat)
+                d_sum_14_d_d_add_51_d_squeeze, np.shape(d_squeeze_via_concat)
             ),
-            d_sum_11_d_d_add_48_d_ensure_axis_concat_t0,
+            d_sum_14_d_d_add_51_d_ensure_axis_concat_t0,
             np.s_[:, 0:3],
             np.float64,
         )
     )[:2]
-    del d_add_48_d_expand, d_squeeze_via_concat, d_sum_11_d_d_add_48_d_squeeze
-    d_sum_11_d_d_add_48_d_stack = _scatter(
-        d_sum_11_d_d_add_48_d_ensure_axis_concat[0], (2, 4), np.s_[0], np.float64
+    del d_add_51_d_expand, d_squeeze_via_concat, d_sum_14_d_d_add_51_d_squeeze
+    d_sum_14_d_d_add_51_d_stack = _scatter(
+        d_sum_14_d_d_add_51_d_ensure_axis_concat[0], (2, 4), np.s_[0], np.float64
     ) + _scatter(
-        d_sum_11_d_d_add_48_d_ensure_axis_concat[1], (2, 4), np.s_[1], np.float64
+        d_sum_14_d_d_add_51_d_ensure_axis_concat[1], (2, 4), np.s_[1], np.float64
     )
-    del d_sum_11_d_d_add_48_d_ensure_axis_concat
-    d_sum_11_d_d_add_48_d_slice_stack = d_sum_11_d_d_add_48_d_stack[:, 1:4]
-    d_sum_11_d_d_add_48_d_tile_stack = np.tile(
-        d_sum_11_d_d_add_48_d_stack[:, 0:1], (1, 3)
+    del d_sum_14_d_d_add_51_d_ensure_axis_concat
+    d_sum_14_d_d_add_51_d_slice_stack = d_sum_14_d_d_add_51_d_stack[:, 1:4]
+    d_sum_14_d_d_add_51_d_tile_stack = np.tile(
+        d_sum_14_d_d_add_51_d_stack[:, 0:1], (1, 3)
     )
-    del d_sum_11_d_d_add_48_d_stack
-    d_sum_11_d_softmax_d_xent_weights = _sum_to_shape(
+    del d_sum_14_d_d_add_51_d_stack
+    d_sum_14_d_softmax_d_xent_weights = _sum_to_shape(
         broadcast_grad_d_xent_weights
         * _sum_to_shape(
-            d_sum_11_d_d_add_48_d_z_bias, np.shape(d_matmul_weights_via_xent_weights)
+            d_sum_14_d_d_add_51_d_z_bias, np.shape(d_matmul_weights_via_xent_weights)
         ),
         np.shape(x),
     )
     del d_matmul_weights_via_xent_weights
-    d_sum_11_d_sub_d_softmax_weights = np.multiply(
-        d_sum_11_d_d_add_48_d_z_bias, softmax_weights, out=_float64_rows.pop()
+    d_sum_14_d_sub_d_softmax_weights = np.multiply(
+        d_sum_14_d_d_add_51_d_z_bias, softmax_weights, out=_float64_rows.pop()
     )
-    d_sum_11_d_mul_d_softmax_weights = np.sum(
-        -d_sum_11_d_sub_d_softmax_weights, axis=1, keepdims=True
+    d_sum_14_d_mul_d_softmax_weights = np.sum(
+        -d_sum_14_d_sub_d_softmax_weights, axis=1, keepdims=True
     )
-    d_sum_11_d_mul_d_log_softmax_weights = np.negative(
-        d_sum_11_d_d_add_48_d_z_bias, out=_float64_rows.pop()
+    d_sum_14_d_mul_d_log_softmax_weights = np.negative(
+        d_sum_14_d_d_add_51_d_z_bias, out=_float64_rows.pop()
     )
-    d_sum_11_d_d_add_48_d_reshape_weights = np.reshape(
-        d_sum_11_d_d_add_48_d_z_bias_t0, (1, 3, 3, 1)
+    d_sum_14_d_d_add_51_d_reshape_weights = np.reshape(
+        d_sum_14_d_d_add_51_d_z_bias_t0, (1, 3, 3, 1)
     )
-    # d sum_11 / d d_add_48_d_reshape_weights
-    d_sum_11_d_d_add_48_d_reshape_weights_1 = np.reshape(
-        d_sum_11_d_d_add_48_d_z_bias_t0[:2, :2], (2, 2, 1, 1)
+    # d sum_14 / d d_add_51_d_reshape_weights
+    d_sum_14_d_d_add_51_d_reshape_weights_1 = np.reshape(
+        d_sum_14_d_d_add_51_d_z_bias_t0[:2, :2], (2, 2, 1, 1)
     )
-    d_sum_11_d_d_add_48_d_avg_pool_weights = _avg_pool(
+    d_sum_14_d_d_add_51_d_avg_pool_weights = _avg_pool(
         _max_pool_grad_grad(
             conv_weights,
             _conv2d(
-                d_sum_11_d_d_add_48_d_reshape_weights,
+                d_sum_14_d_d_add_51_d_reshape_weights,
                 reshape_weights_1,
                 (1, 1),
                 (1, 1),
@@ -2379,7 +2636,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
             )
             + _conv2d(
                 reshape_weights,
-                d_sum_11_d_d_add_48_d_reshape_weights_1,
+                d_sum_14_d_d_add_51_d_reshape_weights_1,
                 (1, 1),
                 (1, 1),
                 "SAME",
@@ -2392,51 +2649,99 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         (2, 2),
         "SAME",
     )
-    # d sum_11 / d conv_transpose_weights, through d_conv_transpose_weights_via_mul_we
-    d_conv_transpose_weights_via_d_conv_transpose_we = _conv2d_backprop_input(
+    d_sum_14_d_d_add_51_d_conv_transpose_weights = _conv2d_backprop_input(
         avg_pool_weights,
-        d_sum_11_d_d_add_48_d_reshape_weights_1,
+        d_sum_14_d_d_add_51_d_reshape_weights_1,
         (1, 3, 3, 1),
         (2, 2),
         (1, 1),
         "SAME",
     ) + _conv2d_backprop_input(
-        d_sum_11_d_d_add_48_d_avg_pool_weights,
+        d_sum_14_d_d_add_51_d_avg_pool_weights,
         reshape_weights_1,
         (1, 3, 3, 1),
         (2, 2),
         (1, 1),
         "SAME",
     )
-    d_sum_11_d_sub_weights = np.asarray(
-        d_add_48_d_identity_weights
+    d_sum_14_d_d_add_51_d_concat_2 = _scatter(
+        d_sum_14_d_d_add_51_d_reshape_weights_1,
+        (2, 2, 1, 2),
+        np.s_[:, :, :, 0:1],
+        np.float64,
+    ) + _scatter(
+        d_sum_14_d_d_add_51_d_reshape_weights_1,
+        (2, 2, 1, 2),
+        np.s_[:, :, :, 1:2],
+        np.float64,
+    )
+    # d sum_14 / d depthwise, through d_depthwise_via_mul_depthwise
+    d_depthwise_via_d_depthwise_via_mul_depthwise = _depthwise_conv2d(
+        conv_transpose_weights, d_sum_14_d_d_add_51_d_concat_2, (1, 1), (1, 1), "VALID"
+    ) + _depthwise_conv2d(
+        d_sum_14_d_d_add_51_d_conv_transpose_weights, concat_2, (1, 1), (1, 1), "VALID"
+    )
+    d_sum_14_d_sub_weights = np.asarray(
+        d_add_51_d_identity_weights
         * (
-            np.asarray(d_sum_11_d_d_add_48_d_z_bias, dtype=np.float32)
-            - np.asarray(d_sum_11_d_d_add_48_d_tanh_bias, dtype=np.float32)
+            np.asarray(d_sum_14_d_d_add_51_d_z_bias, dtype=np.float32)
+            - np.asarray(d_sum_14_d_d_add_51_d_tanh_bias, dtype=np.float32)
         )
         * np.sign(sub_weights) ** 2
         * np.less_equal(np.abs(sub_weights), 0.5) ** 2,
         dtype=np.float32,
     )
     del sub_weights
-    d_sum_11_d_conv_transpose_weights = np.multiply(
-        d_conv_transpose_weights_via_d_conv_transpose_we,
+    d_sum_14_d_depthwise = np.multiply(
+        d_depthwise_via_d_depthwise_via_mul_depthwise,
         2,
-        out=d_conv_transpose_weights_via_d_conv_transpose_we,
+        out=d_depthwise_via_d_depthwise_via_mul_depthwise,
     )
-    del d_conv_transpose_weights_via_d_conv_transpose_we
-    d_sum_11_d_conv_weights = _max_pool_grad(
+    del d_depthwise_via_d_depthwise_via_mul_depthwise
+    d_sum_14_d_concat_2 = _depthwise_conv2d_backprop_filter(
+        conv_transpose_weights, d_sum_14_d_depthwise, (2, 2), (1, 1), (1, 1), "VALID"
+    ) + _depthwise_conv2d_backprop_filter(
+        d_sum_14_d_d_add_51_d_conv_transpose_weights,
+        d_add_51_d_depthwise,
+        (2, 2),
+        (1, 1),
+        (1, 1),
+        "VALID",
+    )
+    del conv_transpose_weights
+    d_sum_14_d_conv_transpose_weights = (
+        2 * d_sum_14_d_d_add_51_d_conv_transpose_weights
+        + _depthwise_conv2d_backprop_input(
+            d_add_51_d_depthwise,
+            d_sum_14_d_d_add_51_d_concat_2,
+            (1, 3, 3, 1),
+            (1, 1),
+            (1, 1),
+            "VALID",
+        )
+        + _depthwise_conv2d_backprop_input(
+            d_sum_14_d_depthwise, concat_2, (1, 3, 3, 1), (1, 1), (1, 1), "VALID"
+        )
+    )
+    del (
+        concat_2,
+        d_add_51_d_depthwise,
+        d_sum_14_d_d_add_51_d_concat_2,
+        d_sum_14_d_d_add_51_d_conv_transpose_weights,
+        d_sum_14_d_depthwise,
+    )
+    d_sum_14_d_conv_weights = _max_pool_grad(
         conv_weights,
         _avg_pool_grad(
             _conv2d(
-                d_add_48_d_conv_transpose_weights,
-                d_sum_11_d_d_add_48_d_reshape_weights_1,
+                d_add_51_d_conv_transpose_weights,
+                d_sum_14_d_d_add_51_d_reshape_weights_1,
                 (2, 2),
                 (1, 1),
                 "SAME",
             )
             + _conv2d(
-                d_sum_11_d_conv_transpose_weights,
+                d_sum_14_d_conv_transpose_weights,
                 reshape_weights_1,
                 (2, 2),
                 (1, 1),
@@ -2452,84 +2757,84 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         "SAME",
     )
     del conv_weights
-    d_sum_11_d_log_softmax_weights = np.multiply(
-        d_add_48_d_matmul_weights_t1,
-        d_sum_11_d_mul_d_log_softmax_weights,
-        out=d_add_48_d_matmul_weights_t1,
+    d_sum_14_d_log_softmax_weights = np.multiply(
+        d_add_51_d_matmul_weights_t1,
+        d_sum_14_d_mul_d_log_softmax_weights,
+        out=d_add_51_d_matmul_weights_t1,
     )
-    d_sum_11_d_log_softmax_weights += d_sum_11_d_mul_d_softmax_weights * softmax_weights
-    d_sum_11_d_log_softmax_weights += d_sum_11_d_sub_d_softmax_weights
-    _float64_rows.append(d_sum_11_d_sub_d_softmax_weights)
-    d_sum_11_d_softmax_weights = np.multiply(
-        sub_d_softmax_weights, d_sum_11_d_d_add_48_d_z_bias, out=sub_d_softmax_weights
+    d_sum_14_d_log_softmax_weights += d_sum_14_d_mul_d_softmax_weights * softmax_weights
+    d_sum_14_d_log_softmax_weights += d_sum_14_d_sub_d_softmax_weights
+    _float64_rows.append(d_sum_14_d_sub_d_softmax_weights)
+    d_sum_14_d_softmax_weights = np.multiply(
+        sub_d_softmax_weights, d_sum_14_d_d_add_51_d_z_bias, out=sub_d_softmax_weights
     )
-    d_sum_11_d_softmax_weights += d_sum_11_d_d_add_48_d_z_bias
-    d_sum_11_d_softmax_weights += d_sum_11_d_mul_d_softmax_weights * log_softmax_weights
-    d_sum_11_d_softmax_weights += np.sum(
-        d_sum_11_d_mul_d_log_softmax_weights * exp_d_log_softmax_weights,
+    d_sum_14_d_softmax_weights += d_sum_14_d_d_add_51_d_z_bias
+    d_sum_14_d_softmax_weights += d_sum_14_d_mul_d_softmax_weights * log_softmax_weights
+    d_sum_14_d_softmax_weights += np.sum(
+        d_sum_14_d_mul_d_log_softmax_weights * exp_d_log_softmax_weights,
         axis=1,
         keepdims=True,
     )
     _float64_rows.append(log_softmax_weights)
-    del d_sum_11_d_mul_d_softmax_weights
-    d_sum_11_d_matmul_weights_t0 = np.sign(matmul_weights)
-    d_sum_11_d_matmul_weights_t1 = np.exp(-np.logaddexp(0, -d_add_48_d_tanh_bias_t11))
-    del d_add_48_d_tanh_bias_t11
-    d_sum_11_d_matmul_weights = (
-        d_add_48_d_matmul_weights_t0
-        * d_sum_11_d_d_add_48_d_z_bias
-        * (1 - d_add_48_d_matmul_weights_t0)
-        + d_sum_11_d_d_add_48_d_z_bias
-        * d_sum_11_d_matmul_weights_t0**2
-        * d_sum_11_d_matmul_weights_t1
-        * (1 - d_sum_11_d_matmul_weights_t1)
+    del d_sum_14_d_mul_d_softmax_weights
+    d_sum_14_d_matmul_weights_t0 = np.sign(matmul_weights)
+    d_sum_14_d_matmul_weights_t1 = np.exp(-np.logaddexp(0, -d_add_51_d_tanh_bias_t11))
+    del d_add_51_d_tanh_bias_t11
+    d_sum_14_d_matmul_weights = (
+        d_add_51_d_matmul_weights_t0
+        * d_sum_14_d_d_add_51_d_z_bias
+        * (1 - d_add_51_d_matmul_weights_t0)
+        + d_sum_14_d_d_add_51_d_z_bias
+        * d_sum_14_d_matmul_weights_t0**2
+        * d_sum_14_d_matmul_weights_t1
+        * (1 - d_sum_14_d_matmul_weights_t1)
         * (tanh_bias + 1)
-        + d_sum_11_d_log_softmax_weights
+        + d_sum_14_d_log_softmax_weights
         + softmax_weights
         * (
-            d_sum_11_d_softmax_d_xent_weights
+            d_sum_14_d_softmax_d_xent_weights
             - np.sum(
-                d_sum_11_d_softmax_d_xent_weights * softmax_weights,
+                d_sum_14_d_softmax_d_xent_weights * softmax_weights,
                 axis=1,
                 keepdims=True,
             )
         )
         + softmax_weights
         * (
-            d_sum_11_d_softmax_weights
+            d_sum_14_d_softmax_weights
             - np.sum(
-                d_sum_11_d_softmax_weights * softmax_weights, axis=1, keepdims=True
+                d_sum_14_d_softmax_weights * softmax_weights, axis=1, keepdims=True
             )
         )
-        + np.asarray(d_sum_11_d_sub_weights, dtype=np.float64)
-        - d_sum_11_d_d_add_48_d_tanh_bias
+        + np.asarray(d_sum_14_d_sub_weights, dtype=np.float64)
+        - d_sum_14_d_d_add_51_d_tanh_bias
         * (
-            d_add_48_d_tanh_bias_t12
-            * d_sum_11_d_matmul_weights_t0
-            / (d_add_48_d_tanh_bias_t12 + 1)
-            + np.float64(np.greater(d_add_48_d_tanh_bias_t5, 0))
+            d_add_51_d_tanh_bias_t12
+            * d_sum_14_d_matmul_weights_t0
+            / (d_add_51_d_tanh_bias_t12 + 1)
+            + np.float64(np.greater(d_add_51_d_tanh_bias_t5, 0))
             + 1
         )
-        - d_sum_11_d_d_add_48_d_tanh_bias
+        - d_sum_14_d_d_add_51_d_tanh_bias
         - exp_d_log_softmax_weights
-        * d_sum_11_d_log_softmax_weights.sum(axis=1, keepdims=True)
+        * d_sum_14_d_log_softmax_weights.sum(axis=1, keepdims=True)
     )
-    _float64_rows.append(d_add_48_d_tanh_bias_t12)
-    _float64_rows.append(d_sum_11_d_log_softmax_weights)
-    _float64_rows.append(d_sum_11_d_softmax_weights)
+    _float64_rows.append(d_add_51_d_tanh_bias_t12)
+    _float64_rows.append(d_sum_14_d_log_softmax_weights)
+    _float64_rows.append(d_sum_14_d_softmax_weights)
     _float64_rows.append(exp_d_log_softmax_weights)
     _float64_rows.append(softmax_weights)
     del (
-        d_add_48_d_matmul_weights_t0,
-        d_add_48_d_tanh_bias_t5,
-        d_sum_11_d_softmax_d_xent_weights,
+        d_add_51_d_matmul_weights_t0,
+        d_add_51_d_tanh_bias_t5,
+        d_sum_14_d_softmax_d_xent_weights,
     )
-    d_sum_11_d_add_bias = _scatter_add(
+    d_sum_14_d_add_bias = _scatter_add(
         _prod_others_vjp(
             broadcast_grad_d_prod_bias
             * np.take(
-                d_sum_11_d_d_add_48_d_slice_stack * tile_stack
-                + d_sum_11_d_d_add_48_d_tile_stack * slice_stack,
+                d_sum_14_d_d_add_51_d_slice_stack * tile_stack
+                + d_sum_14_d_d_add_51_d_tile_stack * slice_stack,
                 const,
                 axis=1,
             ),
@@ -2542,16 +2847,16 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         np.float64,
     )
     del broadcast_grad_d_prod_bias, gather_bias
-    d_sum_11_d_stack = _scatter(
-        d_add_48_d_add_bias_2 * d_sum_11_d_d_add_48_d_tile_stack
-        + d_sum_11_d_add_bias * tile_stack,
+    d_sum_14_d_stack = _scatter(
+        d_add_51_d_add_bias_2 * d_sum_14_d_d_add_51_d_tile_stack
+        + d_sum_14_d_add_bias * tile_stack,
         (2, 4),
         np.s_[:, 1:4],
         np.float64,
     ) + _scatter(
         _untile(
-            d_add_48_d_add_bias_2 * d_sum_11_d_d_add_48_d_slice_stack
-            + d_sum_11_d_add_bias * slice_stack,
+            d_add_51_d_add_bias_2 * d_sum_14_d_d_add_51_d_slice_stack
+            + d_sum_14_d_add_bias * slice_stack,
             (2, 1),
             (1, 3),
         ),
@@ -2560,241 +2865,242 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         np.float64,
     )
     del (
-        d_add_48_d_add_bias_2,
-        d_sum_11_d_add_bias,
-        d_sum_11_d_d_add_48_d_slice_stack,
-        d_sum_11_d_d_add_48_d_tile_stack,
+        d_add_51_d_add_bias_2,
+        d_sum_14_d_add_bias,
+        d_sum_14_d_d_add_51_d_slice_stack,
+        d_sum_14_d_d_add_51_d_tile_stack,
         slice_stack,
         tile_stack,
     )
-    d_sum_11_d_concat = _scatter(
-        _scatter(d_sum_11_d_stack[0], d_add_48_d_concat_t0, np.s_[0], np.float64)
-        + _scatter(d_sum_11_d_stack[1], d_add_48_d_concat_t0, np.s_[1], np.float64),
-        d_add_48_d_concat_t1,
+    d_sum_14_d_concat = _scatter(
+        _scatter(d_sum_14_d_stack[0], d_add_51_d_concat_t0, np.s_[0], np.float64)
+        + _scatter(d_sum_14_d_stack[1], d_add_51_d_concat_t0, np.s_[1], np.float64),
+        d_add_51_d_concat_t1,
         np.s_[:2],
         np.float64,
     )
-    del d_sum_11_d_stack
-    # d sum_11 / d add_bias
-    d_sum_11_d_add_bias_1 = greater_bias * np.reshape(
+    del d_sum_14_d_stack
+    # d sum_14 / d add_bias
+    d_sum_14_d_add_bias_1 = greater_bias * np.reshape(
         np.transpose(
             np.reshape(
-                d_add_48_d_squeeze_t1
+                d_add_51_d_squeeze_t1
                 * np.expand_dims(
-                    np.reshape(d_sum_11_d_concat[:, 3:4], d_add_48_d_squeeze_t0), 1
+                    np.reshape(d_sum_14_d_concat[:, 3:4], d_add_51_d_squeeze_t0), 1
                 )
-                + d_sum_11_d_concat[:, 0:3],
-                d_add_48_d_reshape_bias_t0,
+                + d_sum_14_d_concat[:, 0:3],
+                d_add_51_d_reshape_bias_t0,
             ),
             (0, 2, 1),
         ),
         add_concat_1_t1,
     )
-    _float64_rows.append(d_add_48_d_squeeze_t1)
-    del d_sum_11_d_concat, greater_bias
-    # d sum_11 / d tanh_bias, through neg_bias
+    _float64_rows.append(d_add_51_d_squeeze_t1)
+    del d_sum_14_d_concat, greater_bias
+    # d sum_14 / d tanh_bias, through neg_bias
     d_tanh_bias_via_neg_bias_1 = np.negative(
-        d_sum_11_d_add_bias_1, out=_float64_rows.pop()
+        d_sum_14_d_add_bias_1, out=_float64_rows.pop()
     )
-    d_sum_11_d_pow_bias_t0 = np.multiply(
-        d_add_48_d_add_bias_3, d_sum_11_d_d_add_48_d_tanh_bias, out=_float64_rows.pop()
+    d_sum_14_d_pow_bias_t0 = np.multiply(
+        d_add_51_d_add_bias_3, d_sum_14_d_d_add_51_d_tanh_bias, out=_float64_rows.pop()
     )
-    d_sum_11_d_pow_bias = np.multiply(
-        d_add_48_d_tanh_bias_t9, d_sum_11_d_pow_bias_t0, out=_float64_rows.pop()
+    d_sum_14_d_pow_bias = np.multiply(
+        d_add_51_d_tanh_bias_t9, d_sum_14_d_pow_bias_t0, out=_float64_rows.pop()
     )
-    d_sum_11_d_pow_bias += d_sum_11_d_add_bias_1
-    d_sum_11_d_tanh_bias_t0 = np.multiply(
-        d_add_48_d_sqrt_bias_t0, d_tanh_bias_via_neg_bias, out=_float64_rows.pop()
+    d_sum_14_d_pow_bias += d_sum_14_d_add_bias_1
+    d_sum_14_d_tanh_bias_t0 = np.multiply(
+        d_add_51_d_sqrt_bias_t0, d_tanh_bias_via_neg_bias, out=_float64_rows.pop()
     )
-    d_sum_11_d_tanh_bias_t1 = np.multiply(
-        d_add_48_d_add_bias_3, d_add_48_d_sqrt_bias_t7, out=_float64_rows.pop()
+    d_sum_14_d_tanh_bias_t1 = np.multiply(
+        d_add_51_d_add_bias_3, d_add_51_d_sqrt_bias_t7, out=_float64_rows.pop()
     )
-    d_sum_11_d_tanh_bias_t2 = np.multiply(
-        d_add_48_d_add_bias_3, d_sum_11_d_d_add_48_d_sqrt_bias, out=_float64_rows.pop()
+    d_sum_14_d_tanh_bias_t2 = np.multiply(
+        d_add_51_d_add_bias_3, d_sum_14_d_d_add_51_d_sqrt_bias, out=_float64_rows.pop()
     )
-    d_sum_11_d_tanh_bias_t3 = d_sum_11_d_tanh_bias_t2 * np.logical_not(
-        d_add_48_d_sqrt_bias_t4
+    d_sum_14_d_tanh_bias_t3 = d_sum_14_d_tanh_bias_t2 * np.logical_not(
+        d_add_51_d_sqrt_bias_t4
     )
-    del d_add_48_d_sqrt_bias_t4
-    d_sum_11_d_tanh_bias_t4_arg = np.multiply(
-        d_add_48_d_sqrt_bias_t5, d_sum_11_d_tanh_bias_t3, out=d_add_48_d_sqrt_bias_t5
+    del d_add_51_d_sqrt_bias_t4
+    d_sum_14_d_tanh_bias_t4_arg = np.multiply(
+        d_add_51_d_sqrt_bias_t5, d_sum_14_d_tanh_bias_t3, out=d_add_51_d_sqrt_bias_t5
     )
-    d_sum_11_d_tanh_bias_t4_arg *= 2
-    d_sum_11_d_tanh_bias_t4_arg += d_tanh_bias_via_neg_bias_1
-    d_sum_11_d_tanh_bias_t4 = np.negative(
-        d_sum_11_d_tanh_bias_t4_arg, out=d_sum_11_d_tanh_bias_t4_arg
+    d_sum_14_d_tanh_bias_t4_arg *= 2
+    d_sum_14_d_tanh_bias_t4_arg += d_tanh_bias_via_neg_bias_1
+    d_sum_14_d_tanh_bias_t4 = np.negative(
+        d_sum_14_d_tanh_bias_t4_arg, out=d_sum_14_d_tanh_bias_t4_arg
     )
-    del d_add_48_d_sqrt_bias_t5, d_sum_11_d_tanh_bias_t4_arg
-    d_sum_11_d_tanh_bias_t5_arg = np.square(
-        d_add_48_d_sqrt_bias_t8, out=d_add_48_d_sqrt_bias_t8
+    del d_add_51_d_sqrt_bias_t5, d_sum_14_d_tanh_bias_t4_arg
+    d_sum_14_d_tanh_bias_t5_arg = np.square(
+        d_add_51_d_sqrt_bias_t8, out=d_add_51_d_sqrt_bias_t8
     )
-    d_sum_11_d_tanh_bias_t5_arg *= d_sum_11_d_tanh_bias_t3
-    d_sum_11_d_tanh_bias_t5_arg *= 3
-    d_sum_11_d_tanh_bias_t5_arg /= 2
-    d_sum_11_d_tanh_bias_t5_arg += d_tanh_bias_via_neg_bias_1
-    d_sum_11_d_tanh_bias_t5 = np.negative(
-        d_sum_11_d_tanh_bias_t5_arg, out=d_sum_11_d_tanh_bias_t5_arg
+    d_sum_14_d_tanh_bias_t5_arg *= d_sum_14_d_tanh_bias_t3
+    d_sum_14_d_tanh_bias_t5_arg *= 3
+    d_sum_14_d_tanh_bias_t5_arg /= 2
+    d_sum_14_d_tanh_bias_t5_arg += d_tanh_bias_via_neg_bias_1
+    d_sum_14_d_tanh_bias_t5 = np.negative(
+        d_sum_14_d_tanh_bias_t5_arg, out=d_sum_14_d_tanh_bias_t5_arg
     )
-    del d_add_48_d_sqrt_bias_t8, d_sum_11_d_tanh_bias_t3, d_sum_11_d_tanh_bias_t5_arg
+    del d_add_51_d_sqrt_bias_t8, d_sum_14_d_tanh_bias_t3, d_sum_14_d_tanh_bias_t5_arg
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        d_sum_11_d_tanh_bias_t6 = (
-            d_add_48_d_add_bias_3
-            * d_add_48_d_sqrt_bias_t6
-            * d_sum_11_d_d_add_48_d_sqrt_bias
+        d_sum_14_d_tanh_bias_t6 = (
+            d_add_51_d_add_bias_3
+            * d_add_51_d_sqrt_bias_t6
+            * d_sum_14_d_d_add_51_d_sqrt_bias
             * tanh_bias
             * sqrt_bias ** (tanh_bias - 2)
-            + d_add_48_d_add_bias_3
-            * d_sum_11_d_d_add_48_d_tanh_bias
+            + d_add_51_d_add_bias_3
+            * d_sum_14_d_d_add_51_d_tanh_bias
             * pow_bias
             * np.where(np.greater(sqrt_bias, 0), reciprocal_bias, 0)
-            + d_add_48_d_sqrt_bias_t3 * d_sum_11_d_add_bias_1
-            + d_add_48_d_sqrt_bias_t7 * d_sum_11_d_pow_bias * tanh_bias
-            + d_sum_11_d_add_bias_1 * reciprocal_bias
+            + d_add_51_d_sqrt_bias_t3 * d_sum_14_d_add_bias_1
+            + d_add_51_d_sqrt_bias_t7 * d_sum_14_d_pow_bias * tanh_bias
+            + d_sum_14_d_add_bias_1 * reciprocal_bias
             + 2
-            * d_sum_11_d_d_add_48_d_sqrt_bias
+            * d_sum_14_d_d_add_51_d_sqrt_bias
             * d_tanh_bias_via_neg_bias
             * tanh_bias
             / sqrt_bias**3
-            - d_add_48_d_sqrt_bias_t0 * d_sum_11_d_tanh_bias_t2
-            - d_add_48_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias_1
-            - d_sum_11_d_d_add_48_d_tanh_bias * d_sum_11_d_tanh_bias_t0
-            - d_sum_11_d_tanh_bias_t4
-            * np.where(np.equal(d_sum_11_d_tanh_bias_t4, 0), 1, reciprocal_bias) ** 2
-            - d_sum_11_d_tanh_bias_t5
-            * np.where(np.equal(d_sum_11_d_tanh_bias_t5, 0), 1, rsqrt_bias) ** 3
+            - d_add_51_d_sqrt_bias_t0 * d_sum_14_d_tanh_bias_t2
+            - d_add_51_d_sqrt_bias_t1 * d_tanh_bias_via_neg_bias_1
+            - d_sum_14_d_d_add_51_d_tanh_bias * d_sum_14_d_tanh_bias_t0
+            - d_sum_14_d_tanh_bias_t4
+            * np.where(np.equal(d_sum_14_d_tanh_bias_t4, 0), 1, reciprocal_bias) ** 2
+            - d_sum_14_d_tanh_bias_t5
+            * np.where(np.equal(d_sum_14_d_tanh_bias_t5, 0), 1, rsqrt_bias) ** 3
             / 2
             - exp
             * (
-                d_add_48_d_add_bias_3 * d_sum_11_d_d_add_48_d_neg_bias
-                + d_sum_11_d_add_bias_1
+                d_add_51_d_add_bias_3 * d_sum_14_d_d_add_51_d_neg_bias
+                + d_sum_14_d_add_bias_1
             )
-            - d_sum_11_d_tanh_bias_t2 / d_add_48_d_sqrt_bias_t2**2
-            - d_add_48_d_add_bias_4_t2
-            * d_sum_11_d_d_add_48_d_add_bias
-            * np.logical_not(d_add_48_d_add_bias_4_t0)
-            / d_add_48_d_add_bias_4_t1**2
+            - d_sum_14_d_tanh_bias_t2 / d_add_51_d_sqrt_bias_t2**2
+            - d_add_51_d_add_bias_4_t2
+            * d_sum_14_d_d_add_51_d_add_bias
+            * np.logical_not(d_add_51_d_add_bias_4_t0)
+            / d_add_51_d_add_bias_4_t1**2
         )
-    _float64_rows.append(d_add_48_d_add_bias_4_t2)
-    _float64_rows.append(d_add_48_d_sqrt_bias_t0)
-    _float64_rows.append(d_add_48_d_sqrt_bias_t1)
-    _float64_rows.append(d_add_48_d_sqrt_bias_t2)
-    _float64_rows.append(d_add_48_d_sqrt_bias_t3)
-    _float64_rows.append(d_add_48_d_sqrt_bias_t6)
-    _float64_rows.append(d_sum_11_d_d_add_48_d_add_bias)
-    _float64_rows.append(d_sum_11_d_d_add_48_d_neg_bias)
-    _float64_rows.append(d_sum_11_d_tanh_bias_t2)
+    _float64_rows.append(d_add_51_d_add_bias_4_t2)
+    _float64_rows.append(d_add_51_d_sqrt_bias_t0)
+    _float64_rows.append(d_add_51_d_sqrt_bias_t1)
+    _float64_rows.append(d_add_51_d_sqrt_bias_t2)
+    _float64_rows.append(d_add_51_d_sqrt_bias_t3)
+    _float64_rows.append(d_add_51_d_sqrt_bias_t6)
+    _float64_rows.append(d_sum_14_d_d_add_51_d_add_bias)
+    _float64_rows.append(d_sum_14_d_d_add_51_d_neg_bias)
+    _float64_rows.append(d_sum_14_d_tanh_bias_t2)
     _float64_rows.append(d_tanh_bias_via_neg_bias)
     _float64_rows.append(exp)
     _float64_rows.append(rsqrt_bias)
     del (
-        d_add_48_d_add_bias_4_t0,
-        d_add_48_d_add_bias_4_t1,
-        d_add_48_d_sqrt_bias_t7,
-        d_sum_11_d_tanh_bias_t4,
-        d_sum_11_d_tanh_bias_t5,
+        d_add_51_d_add_bias_4_t0,
+        d_add_51_d_add_bias_4_t1,
+        d_add_51_d_sqrt_bias_t7,
+        d_sum_14_d_tanh_bias_t4,
+        d_sum_14_d_tanh_bias_t5,
         pow_bias,
     )
-    d_sum_11_d_tanh_bias = (
-        add_bias_1_t0 * d_sum_11_d_add_bias_1
-        + add_bias_t0 * d_sum_11_d_add_bias_1
-        + add_bias_t2 * d_sum_11_d_add_bias_1
-        + 2 * d_add_48_d_add_bias_4 * d_sum_11_d_d_add_48_d_tanh_bias
-        + d_add_48_d_tanh_bias_t0 * d_sum_11_d_d_add_48_d_tanh_bias * (1 - sigmoid_bias)
-        + d_add_48_d_tanh_bias_t1 * d_sum_11_d_add_bias_1
-        + d_add_48_d_tanh_bias_t10 * d_sum_11_d_pow_bias
-        + d_add_48_d_tanh_bias_t13 * d_sum_11_d_add_bias_1
-        + d_add_48_d_tanh_bias_t2 * d_sum_11_d_d_add_48_d_tanh_bias
-        + d_add_48_d_tanh_bias_t6 * d_sum_11_d_add_bias_1
-        + d_add_48_d_tanh_bias_t8 * d_sum_11_d_add_bias_1
-        + d_sum_11_d_add_bias_1 * sigmoid_bias
-        + d_sum_11_d_add_bias_1
-        + d_sum_11_d_d_add_48_d_reshape_bias_t0
+    d_sum_14_d_tanh_bias = (
+        add_bias_1_t0 * d_sum_14_d_add_bias_1
+        + add_bias_t0 * d_sum_14_d_add_bias_1
+        + add_bias_t2 * d_sum_14_d_add_bias_1
+        + 2 * d_add_51_d_add_bias_4 * d_sum_14_d_d_add_51_d_tanh_bias
+        + d_add_51_d_tanh_bias_t0 * d_sum_14_d_d_add_51_d_tanh_bias * (1 - sigmoid_bias)
+        + d_add_51_d_tanh_bias_t1 * d_sum_14_d_add_bias_1
+        + d_add_51_d_tanh_bias_t10 * d_sum_14_d_pow_bias
+        + d_add_51_d_tanh_bias_t13 * d_sum_14_d_add_bias_1
+        + d_add_51_d_tanh_bias_t2 * d_sum_14_d_d_add_51_d_tanh_bias
+        + d_add_51_d_tanh_bias_t6 * d_sum_14_d_add_bias_1
+        + d_add_51_d_tanh_bias_t8 * d_sum_14_d_add_bias_1
+        + d_sum_14_d_add_bias_1 * sigmoid_bias
+        + d_sum_14_d_add_bias_1
+        + d_sum_14_d_d_add_51_d_reshape_bias_t0
         * (
-            d_sum_11_d_add_bias_1
-            + d_sum_11_d_d_add_48_d_tanh_bias
+            d_sum_14_d_add_bias_1
+            + d_sum_14_d_d_add_51_d_tanh_bias
             * (
-                d_add_48_d_add_bias_3 * d_add_48_d_tanh_bias_t14
-                - d_add_48_d_add_bias_3 * sigmoid_bias
+                d_add_51_d_add_bias_3 * d_add_51_d_tanh_bias_t14
+                - d_add_51_d_add_bias_3 * sigmoid_bias
             )
         )
-        + d_sum_11_d_d_add_48_d_sqrt_bias
+        + d_sum_14_d_d_add_51_d_sqrt_bias
         * (
-            d_add_48_d_tanh_bias_t9 * d_sum_11_d_tanh_bias_t1 * tanh_bias
-            + d_sum_11_d_tanh_bias_t1
+            d_add_51_d_tanh_bias_t9 * d_sum_14_d_tanh_bias_t1 * tanh_bias
+            + d_sum_14_d_tanh_bias_t1
         )
-        + d_sum_11_d_d_add_48_d_z_bias
+        + d_sum_14_d_d_add_51_d_z_bias
         * (
-            -d_sum_11_d_matmul_weights_t0 * d_sum_11_d_matmul_weights_t1
+            -d_sum_14_d_matmul_weights_t0 * d_sum_14_d_matmul_weights_t1
             - np.float64(np.less(matmul_weights, 0))
             - 1
         )
-        + d_sum_11_d_mul_d_log_softmax_weights
-        + 2 * d_sum_11_d_pow_bias_t0
-        + d_sum_11_d_tanh_bias_t6
+        + d_sum_14_d_mul_d_log_softmax_weights
+        + 2 * d_sum_14_d_pow_bias_t0
+        + d_sum_14_d_tanh_bias_t6
         * tanh_bias
-        / np.where(np.equal(d_sum_11_d_tanh_bias_t6, 0), 1, sqrt_bias)
+        / np.where(np.equal(d_sum_14_d_tanh_bias_t6, 0), 1, sqrt_bias)
         + d_tanh_bias_via_neg_bias_1 * reciprocal_bias
         + d_tanh_bias_via_neg_bias_1
-        + np.asarray(-d_sum_11_d_sub_weights, dtype=np.float64)
-        - add_bias_t1 * d_sum_11_d_add_bias_1
-        - d_add_48_d_tanh_bias * d_add_48_d_tanh_bias_t4 * d_sum_11_d_d_add_48_d_z_bias
-        - d_add_48_d_tanh_bias_t3 * d_sum_11_d_d_add_48_d_tanh_bias
-        - d_add_48_d_tanh_bias_t7 * d_sum_11_d_d_add_48_d_tanh_bias
-        - d_sum_11_d_d_add_48_d_sqrt_bias * d_sum_11_d_tanh_bias_t0
+        + np.asarray(-d_sum_14_d_sub_weights, dtype=np.float64)
+        - add_bias_t1 * d_sum_14_d_add_bias_1
+        - d_add_51_d_tanh_bias * d_add_51_d_tanh_bias_t4 * d_sum_14_d_d_add_51_d_z_bias
+        - d_add_51_d_tanh_bias_t3 * d_sum_14_d_d_add_51_d_tanh_bias
+        - d_add_51_d_tanh_bias_t7 * d_sum_14_d_d_add_51_d_tanh_bias
+        - d_sum_14_d_d_add_51_d_sqrt_bias * d_sum_14_d_tanh_bias_t0
     )
     _float64_rows.append(add_bias_t1)
     _float64_rows.append(add_bias_t2)
-    _float64_rows.append(d_add_48_d_add_bias_4)
-    _float64_rows.append(d_add_48_d_tanh_bias_t0)
-    _float64_rows.append(d_add_48_d_tanh_bias_t1)
-    _float64_rows.append(d_add_48_d_tanh_bias_t10)
-    _float64_rows.append(d_add_48_d_tanh_bias_t13)
-    _float64_rows.append(d_add_48_d_tanh_bias_t14)
-    _float64_rows.append(d_add_48_d_tanh_bias_t2)
-    _float64_rows.append(d_add_48_d_tanh_bias_t3)
-    _float64_rows.append(d_add_48_d_tanh_bias_t4)
-    _float64_rows.append(d_add_48_d_tanh_bias_t7)
-    _float64_rows.append(d_sum_11_d_d_add_48_d_reshape_bias_t0)
-    _float64_rows.append(d_sum_11_d_d_add_48_d_sqrt_bias)
-    _float64_rows.append(d_sum_11_d_d_add_48_d_tanh_bias)
-    _float64_rows.append(d_sum_11_d_mul_d_log_softmax_weights)
-    _float64_rows.append(d_sum_11_d_pow_bias)
-    _float64_rows.append(d_sum_11_d_pow_bias_t0)
-    _float64_rows.append(d_sum_11_d_tanh_bias_t0)
-    _float64_rows.append(d_sum_11_d_tanh_bias_t1)
+    _float64_rows.append(d_add_51_d_add_bias_4)
+    _float64_rows.append(d_add_51_d_tanh_bias_t0)
+    _float64_rows.append(d_add_51_d_tanh_bias_t1)
+    _float64_rows.append(d_add_51_d_tanh_bias_t10)
+    _float64_rows.append(d_add_51_d_tanh_bias_t13)
+    _float64_rows.append(d_add_51_d_tanh_bias_t14)
+    _float64_rows.append(d_add_51_d_tanh_bias_t2)
+    _float64_rows.append(d_add_51_d_tanh_bias_t3)
+    _float64_rows.append(d_add_51_d_tanh_bias_t4)
+    _float64_rows.append(d_add_51_d_tanh_bias_t7)
+    _float64_rows.append(d_sum_14_d_d_add_51_d_reshape_bias_t0)
+    _float64_rows.append(d_sum_14_d_d_add_51_d_sqrt_bias)
+    _float64_rows.append(d_sum_14_d_d_add_51_d_tanh_bias)
+    _float64_rows.append(d_sum_14_d_mul_d_log_softmax_weights)
+    _float64_rows.append(d_sum_14_d_pow_bias)
+    _float64_rows.append(d_sum_14_d_pow_bias_t0)
+    _float64_rows.append(d_sum_14_d_tanh_bias_t0)
+    _float64_rows.append(d_sum_14_d_tanh_bias_t1)
     _float64_rows.append(d_tanh_bias_via_neg_bias_1)
     _float64_rows.append(sqrt_bias)
     _float64_rows.append(tanh_bias)
     del (
         add_bias_1_t0,
         add_bias_t0,
-        d_add_48_d_add_bias_3,
-        d_add_48_d_tanh_bias,
-        d_add_48_d_tanh_bias_t6,
-        d_add_48_d_tanh_bias_t8,
-        d_add_48_d_tanh_bias_t9,
-        d_sum_11_d_add_bias_1,
-        d_sum_11_d_d_add_48_d_z_bias,
-        d_sum_11_d_matmul_weights_t0,
-        d_sum_11_d_matmul_weights_t1,
-        d_sum_11_d_sub_weights,
-        d_sum_11_d_tanh_bias_t6,
+        d_add_51_d_add_bias_3,
+        d_add_51_d_tanh_bias,
+        d_add_51_d_tanh_bias_t6,
+        d_add_51_d_tanh_bias_t8,
+        d_add_51_d_tanh_bias_t9,
+        d_sum_14_d_add_bias_1,
+        d_sum_14_d_d_add_51_d_z_bias,
+        d_sum_14_d_matmul_weights_t0,
+        d_sum_14_d_matmul_weights_t1,
+        d_sum_14_d_sub_weights,
+        d_sum_14_d_tanh_bias_t6,
         matmul_weights,
         reciprocal_bias,
         sigmoid_bias,
     )
-    d_sum_11_d_weights = (
+    # d sum_14 / d weights
+    d_sum_14_d_weights_1 = (
         np.reshape(
             _conv2d_backprop_input(
-                d_add_48_d_conv_weights,
-                d_sum_11_d_d_add_48_d_reshape_weights_1,
+                d_add_51_d_conv_weights,
+                d_sum_14_d_d_add_51_d_reshape_weights_1,
                 (1, 3, 3, 1),
                 (1, 1),
                 (1, 1),
                 "SAME",
             )
             + _conv2d_backprop_input(
-                d_sum_11_d_conv_weights,
+                d_sum_14_d_conv_weights,
                 reshape_weights_1,
                 (1, 3, 3, 1),
                 (1, 1),
@@ -2803,19 +3109,19 @@ def _all_ops_same_shapes(x, labels, weights, bias):
             ),
             (3, 3),
         )
-        + _prod_others(weights, (0,)) * d_add_48_d_weights.sum(axis=0)
+        + _prod_others(weights, (0,)) * d_add_51_d_weights.sum(axis=0)
         + _scatter(
             np.reshape(
                 _conv2d_backprop_filter(
-                    d_add_48_d_conv_transpose_weights,
-                    d_sum_11_d_d_add_48_d_avg_pool_weights,
+                    d_add_51_d_conv_transpose_weights,
+                    d_sum_14_d_d_add_51_d_avg_pool_weights,
                     (2, 2),
                     (2, 2),
                     (1, 1),
                     "SAME",
                 )
                 + _conv2d_backprop_filter(
-                    d_sum_11_d_conv_transpose_weights,
+                    d_sum_14_d_conv_transpose_weights,
                     avg_pool_weights,
                     (2, 2),
                     (2, 2),
@@ -2823,8 +3129,8 @@ def _all_ops_same_shapes(x, labels, weights, bias):
                     "SAME",
                 )
                 + _conv2d_backprop_filter(
-                    d_sum_11_d_d_add_48_d_reshape_weights,
-                    d_add_48_d_conv_weights,
+                    d_sum_14_d_d_add_51_d_reshape_weights,
+                    d_add_51_d_conv_weights,
                     (2, 2),
                     (1, 1),
                     (1, 1),
@@ -2832,58 +3138,63 @@ def _all_ops_same_shapes(x, labels, weights, bias):
                 )
                 + _conv2d_backprop_filter(
                     reshape_weights,
-                    d_sum_11_d_conv_weights,
+                    d_sum_14_d_conv_weights,
                     (2, 2),
                     (1, 1),
                     (1, 1),
                     "SAME",
-                ),
+                )
+                + d_sum_14_d_concat_2[:, :, :, 0:1]
+                + d_sum_14_d_concat_2[:, :, :, 1:2],
                 (2, 2),
             ),
             (3, 3),
             np.s_[:2, :2],
             np.float64,
         )
-        + x.T @ d_sum_11_d_matmul_weights
-        + x.T @ (d_add_48_d_z_bias_t0 * d_sum_11_d_tanh_bias)
+        + x.T @ d_sum_14_d_matmul_weights
+        + x.T @ (d_add_51_d_z_bias_t0 * d_sum_14_d_tanh_bias)
     )
-    _float64_rows.append(d_add_48_d_z_bias_t0)
+    _float64_rows.append(d_add_51_d_z_bias_t0)
     del (
         avg_pool_weights,
-        d_add_48_d_conv_transpose_weights,
-        d_add_48_d_conv_weights,
-        d_sum_11_d_conv_transpose_weights,
-        d_sum_11_d_conv_weights,
-        d_sum_11_d_d_add_48_d_avg_pool_weights,
-        d_sum_11_d_d_add_48_d_reshape_weights,
-        d_sum_11_d_d_add_48_d_reshape_weights_1,
-        d_sum_11_d_matmul_weights,
-        d_sum_11_d_tanh_bias,
+        d_add_51_d_conv_transpose_weights,
+        d_add_51_d_conv_weights,
+        d_sum_14_d_concat_2,
+        d_sum_14_d_conv_transpose_weights,
+        d_sum_14_d_conv_weights,
+        d_sum_14_d_d_add_51_d_avg_pool_weights,
+        d_sum_14_d_d_add_51_d_reshape_weights,
+        d_sum_14_d_d_add_51_d_reshape_weights_1,
+        d_sum_14_d_matmul_weights,
+        d_sum_14_d_tanh_bias,
         reshape_weights,
         reshape_weights_1,
     )
+    d_sum_14_d_weights = d_sum_14_d_weights_1
+    del d_sum_14_d_weights_1
     d_prod_2_d_mul_weights = _prod_others(mul_weights, (0, 1))
-    # d sum_12 / d weights, through mul_weights
+    # d sum_15 / d weights, through mul_weights
     d_weights_via_mul_weights_1 = weights * _prod_others_vjp(
         2 * weights, mul_weights, (0, 1)
     )
     del mul_weights
-    d_sum_12_d_weights = np.add(
+    d_sum_15_d_weights = np.add(
         d_weights_via_mul_weights_1,
         d_prod_2_d_mul_weights,
         out=d_weights_via_mul_weights_1,
     )
-    d_sum_12_d_weights *= 2
+    d_sum_15_d_weights *= 2
     del d_prod_2_d_mul_weights, d_weights_via_mul_weights_1
     # Updates
-    new_weights = np.multiply(d_add_48_d_weights, 0.1, out=d_add_48_d_weights)
+    new_weights = np.multiply(d_add_51_d_weights, 0.1, out=d_add_51_d_weights)
     np.subtract(weights, new_weights, out=new_weights)
     _give_rows("_float64_rows", _float64_rows)
     return (
-        add_48,
-        d_add_48_d_bias,
-        d_add_48_d_x,
-        d_sum_11_d_weights,
-        d_sum_12_d_weights,
+        add_51,
+        d_add_51_d_bias,
+        d_add_51_d_x,
+        d_sum_14_d_weights,
+        d_sum_15_d_weights,
         new_weights,
     )

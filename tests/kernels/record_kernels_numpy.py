@@ -674,6 +674,78 @@ def record_weighted_logistic_loss(r, tf, v1):
             r.record(name, "weighted_logistic_loss", {"pos_weight": pos_weight}, build)
 
 
+def record_depthwise_conv2d(r, tf, v1):
+    cases = [
+        # name, x shape, filter shape, strides, dilations, padding
+        ("depthwise_same", (2, 5, 5, 3), (3, 3, 3, 2), (1, 1), (1, 1), "SAME"),
+        ("depthwise_valid_stride2", (1, 7, 6, 2), (3, 2, 2, 3), (2, 2), (1, 1), "VALID"),
+        ("depthwise_same_stride2_odd", (1, 7, 7, 2), (4, 4, 2, 1), (2, 2), (1, 1), "SAME"),
+        ("depthwise_same_dilated", (1, 7, 7, 2), (3, 3, 2, 2), (1, 1), (2, 2), "SAME"),
+        ("depthwise_valid_dilated_2_1", (2, 6, 8, 1), (2, 3, 1, 2), (1, 1), (2, 1), "VALID"),
+        ("depthwise_same_filter_larger", (1, 3, 3, 1), (4, 4, 1, 2), (1, 1), (1, 1), "SAME"),
+    ]
+    for name, x_shape, w_shape, strides, dilations, padding in cases:
+
+        def build(given, x_shape=x_shape, w_shape=w_shape, s=strides, d=dilations, p=padding):
+            x, w = given("x", r.normal(*x_shape)), given("filters", r.normal(*w_shape))
+            # a rate above 1 goes through space_to_batch, which TF's CPU differentiates
+            y = v1.nn.depthwise_conv2d(x, w, [1, *s, 1], p, rate=None if d == (1, 1) else d)
+            dy = given("dy", r.normal(*shape_of(y)))
+            dx, dw = r.gradient(y, [x, w], dy)
+            outputs = {"y": y, "dx": dx, "dw": dw}
+            if d == (1, 1):  # the ops themselves, as tf.compat.v1.nn names them
+                outputs["dx_op"] = v1.nn.depthwise_conv2d_native_backprop_input(
+                    x_shape, w, dy, [1, *s, 1], p
+                )
+                outputs["dw_op"] = v1.nn.depthwise_conv2d_native_backprop_filter(
+                    x, w_shape, dy, [1, *s, 1], p
+                )
+            return outputs
+
+        attrs = {"strides": list(strides), "dilations": list(dilations), "padding": padding}
+        r.record(name, "depthwise_conv2d", attrs, build)
+
+
+def record_resize(r, tf, v1):
+    cases = [
+        # name, image shape, size, align_corners, half_pixel_centers, integer image
+        ("resize_up", (2, 3, 4, 2), (5, 7), False, False, False),
+        ("resize_down", (1, 7, 9, 1), (3, 4), False, False, False),
+        ("resize_up_corners", (1, 3, 4, 2), (5, 7), True, False, False),
+        ("resize_down_corners", (1, 8, 5, 1), (3, 2), True, False, False),
+        ("resize_up_half", (1, 3, 4, 2), (5, 7), False, True, False),
+        ("resize_down_half", (2, 7, 9, 1), (3, 4), False, True, False),
+        ("resize_mixed_half", (1, 4, 9, 1), (7, 4), False, True, False),
+        ("resize_to_one_corners", (1, 5, 4, 1), (1, 6), True, False, False),
+        ("resize_int_up", (1, 3, 3, 2), (4, 7), False, False, True),
+        ("resize_int_down_half", (1, 9, 6, 1), (4, 4), False, True, True),
+        ("resize_int_odd_corners", (1, 6, 5, 1), (9, 3), True, False, True),
+    ]
+    for name, x_shape, size, corners, half, integer in cases:
+
+        def build(given, x_shape=x_shape, size=size, corners=corners, half=half, i=integer):
+            if i:
+                x = given("x", r.integers(0, 256, *x_shape, dtype=np.int32))
+            else:
+                x = given("x", r.normal(*x_shape, dtype=np.float32))
+            flags = {"align_corners": corners, "half_pixel_centers": half}
+            y = v1.image.resize_bilinear(x, size, **flags)
+            nearest = v1.image.resize_nearest_neighbor(x, size, **flags)
+            outputs = {"y": y, "nearest": nearest}
+            if not i:
+                dy = given("dy", r.normal(*shape_of(y), dtype=np.float32))
+                outputs["dx"] = r.gradient(y, x, dy)[0]
+                outputs["dx_nearest"] = r.gradient(nearest, x, dy)[0]
+                x64 = given("x64", r.normal(*x_shape))
+                outputs["dx64"] = r.gradient(v1.image.resize_bilinear(x64, size, **flags), x64, dy)[
+                    0
+                ]
+            return outputs
+
+        attrs = {"size": list(size), "align_corners": corners, "half_pixel_centers": half}
+        r.record(name, "resize", attrs, build)
+
+
 def main():
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
@@ -701,6 +773,8 @@ def main():
         record_logistic_loss,
         record_huber_loss,
         record_weighted_logistic_loss,
+        record_depthwise_conv2d,
+        record_resize,
     ):
         record(recorder, tf, v1)
     doc = {

@@ -175,6 +175,20 @@ PROGRAMS: dict[str, Program] = {
         _mnist(acc_tol=0.08, cost_tol=20.0),
         notes="linear layers with random_normal weights of stddev 1: the cost is large and varies",
     ),
+    "caicloud_mnist_best_practice": Program(
+        {
+            "averaged_accuracy": _acc(_PRINTED_ACCURACY),
+            "raw_accuracy": _acc(expr="raw_accuracy"),
+            "loss": _loss(expr="final_loss", tol=0.05),
+            "regularization": Metric("band", expr="final_regularization", tol=0.002),
+            "final_learning_rate": Metric("band", expr="final_lr", tol=1e-6),
+            "steps": Metric("band", expr="float(steps_taken)"),
+        },
+        notes="contrib l2_regularizer losses in REGULARIZATION_LOSSES summed by "
+        "losses.get_regularization_loss; exponential_decay(staircase) on the global step; "
+        "an ExponentialMovingAverage(decay, global_step) applied under control_dependencies "
+        "with the step, its averages restored into a new graph by variables_to_restore",
+    ),
     "golbin_06_02_dropout_unseeded": Program(
         {
             "accuracy": _acc(_PRINTED_ACCURACY),
@@ -222,12 +236,32 @@ PROGRAMS: dict[str, Program] = {
     "hunkim_lab11_mnist_cnn_class": Program(_mnist(acc_tol=0.06, cost_tol=0.1)),
     "hunkim_lab11_mnist_cnn_layers": Program(_mnist(acc_tol=0.06, cost_tol=0.1)),
     "hunkim_lab13_mnist_scope": Program(_mnist()),
+    "pkmital_09_convolutional_autoencoder": Program(
+        {
+            "error": _loss(r"Reconstruction error per image: ([0-9.]+)", tol=0.5),
+            "relative_error": _loss(expr="per_image_error / baseline_error", tol=0.02),
+            "code_size": Metric("band", expr="float(np.prod(code_shape[1:]))"),
+            "output_rows": Metric("band", expr="float(recon.shape[1])"),
+        },
+        notes="a decoder of nn.conv2d_transpose on the encoder's own filters (tied weights), "
+        "its output_shape a tf.stack of the dynamic batch size and static sizes",
+    ),
     "tensorflow_custom_estimator_iris": Program(
         {
             "accuracy": _acc(r"Test set accuracy:\s*([0-9.]+)", tol=0.07),
             "loss": _loss(expr="float(final_loss)", tol=0.05),
         },
         notes="30 test flowers: one flower is 0.033 of accuracy",
+    ),
+    "tensorflow_guide_datasets_reinitializable": Program(
+        {
+            "accuracy": _acc(r"Validation accuracy:\s*([0-9.]+)"),
+            "loss": _loss(expr="float(valid_loss)", tol=0.05),
+            "steps": Metric("band", expr="float(steps)"),
+        },
+        notes="tf.data pipeline: shuffle, filter and batch; one Iterator.from_structure "
+        "switched between the training and validation datasets with make_initializer, each "
+        "epoch read until OutOfRangeError",
     ),
     "morvan_304_optimizer": Program(
         {
@@ -272,8 +306,30 @@ PROGRAMS: dict[str, Program] = {
         notes="dropout where two [None, ...] placeholders meet (the images' and the labels' "
         "batch sizes): the fast form's body for equal sizes draws the mask",
     ),
+    "tensorflow_models_ptb_word_lm": Program(
+        {
+            "train_perplexity": _loss(r"Train Perplexity: ([0-9.]+)", tol=0.1),
+            "valid_perplexity": _loss(r"Valid Perplexity: ([0-9.]+)", tol=0.1),
+            "first_valid_perplexity": Metric("band", expr="valid_perplexities[0]", tol=0.5),
+            "final_learning_rate": Metric("band", expr="final_lr", tol=1e-6),
+            "steps": Metric("band", expr="float(steps_taken)"),
+        },
+        notes="two BasicLSTMCells in a MultiRNNCell unrolled by static_rnn; each batch's "
+        "initial_state (LSTMStateTuple c and h of every layer) fed the previous batch's "
+        "final_state; clip_by_global_norm, a learning-rate variable assigned per epoch; a "
+        "second model shares the variables (reuse=True) for validation",
+    ),
     "tensorflow_mnist_fully_connected": Program(
         {"accuracy": _acc(_PRINTED_ACCURACY), "loss": _loss(expr="final_loss", tol=0.1)}
+    ),
+    "tensorflow_reading_data_queues": Program(
+        {
+            "accuracy": _acc(r"Test accuracy:\s*([0-9.]+)"),
+            "loss": _loss(expr="float(test_loss)"),
+            "steps": Metric("band", expr="float(steps_taken)"),
+        },
+        notes="trains from slice_input_producer(num_epochs) + shuffle_batch through queue "
+        "runners and a Coordinator loop that ends at OutOfRangeError",
     ),
 }
 

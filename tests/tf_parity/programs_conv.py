@@ -506,3 +506,170 @@ def small_cnn_float64(tf):
 @_program
 def small_cnn_float32(tf):
     return _small_cnn(tf, np.float32, 81, 3)
+
+
+# ---------------------------------------------------------------------------
+# depthwise_conv2d and separable_conv2d
+# ---------------------------------------------------------------------------
+
+
+def _depthwise(tf, x_shape, w_shape, strides, padding, out_shape, dtype=np.float64, **kw):
+    x = tf.Variable(_arr(31, x_shape, dtype=dtype), name="x")
+    w = tf.Variable(_arr(32, w_shape, dtype=dtype), name="w")
+    y = tf.nn.depthwise_conv2d(x, w, strides, padding, **kw)
+    return _vg(tf, y, out_shape, [x, w], 33, dtype)
+
+
+@_program
+def depthwise_same_stride1(tf):
+    return _depthwise(tf, (2, 5, 7, 3), (3, 3, 3, 2), [1, 1, 1, 1], "SAME", (2, 5, 7, 6))
+
+
+@_program
+def depthwise_valid_stride1(tf):
+    return _depthwise(tf, (2, 5, 7, 2), (3, 2, 2, 3), [1, 1, 1, 1], "VALID", (2, 3, 6, 6))
+
+
+@_program
+def depthwise_same_stride2_odd(tf):
+    # 7 -> 4 with a 4x4 kernel: 3 padding elements, 1 before and 2 after
+    return _depthwise(tf, (1, 7, 7, 2), (4, 4, 2, 1), [1, 2, 2, 1], "SAME", (1, 4, 4, 2))
+
+
+@_program
+def depthwise_valid_stride2(tf):
+    return _depthwise(tf, (2, 8, 7, 3), (3, 3, 3, 2), [1, 2, 2, 1], "VALID", (2, 3, 3, 6))
+
+
+@_program
+def depthwise_rate2_same(tf):
+    return _depthwise(
+        tf, (2, 7, 6, 2), (3, 3, 2, 2), [1, 1, 1, 1], "SAME", (2, 7, 6, 4), rate=[2, 2]
+    )
+
+
+@_program
+def depthwise_rate_2_1_valid(tf):
+    return _depthwise(
+        tf, (1, 8, 9, 2), (2, 3, 2, 1), [1, 1, 1, 1], "VALID", (1, 6, 7, 2), rate=[2, 1]
+    )
+
+
+@_program
+def depthwise_dilations_keyword(tf):
+    return _depthwise(
+        tf, (1, 7, 7, 1), (2, 2, 1, 3), [1, 1, 1, 1], "SAME", (1, 7, 7, 3), dilations=[3, 3]
+    )
+
+
+@_program
+def depthwise_float32_same_stride2(tf):
+    return _depthwise(
+        tf, (2, 6, 5, 3), (3, 3, 3, 2), [1, 2, 2, 1], "SAME", (2, 3, 3, 6), np.float32
+    )
+
+
+@_program
+def depthwise_native_ops(tf):
+    x = tf.constant(_arr(34, (2, 6, 5, 2)))
+    w = tf.constant(_arr(35, (3, 2, 2, 2)))
+    dy = tf.constant(_arr(36, (2, 3, 3, 4)))
+    return {
+        "fetches": [
+            tf.nn.depthwise_conv2d_native(x, w, [1, 2, 2, 1], "SAME"),
+            tf.nn.depthwise_conv2d_native_backprop_input([2, 6, 5, 2], w, dy, [1, 2, 2, 1], "SAME"),
+            tf.nn.depthwise_conv2d_native_backprop_filter(
+                x, [3, 2, 2, 2], dy, [1, 2, 2, 1], "SAME"
+            ),
+        ],
+        "feeds": {},
+    }
+
+
+@_program
+def depthwise_none_batch(tf):
+    x = tf.placeholder(tf.float64, [None, 6, 5, 2], name="x")
+    w = tf.Variable(_arr(37, (3, 3, 2, 2)), name="w")
+    y = tf.nn.depthwise_conv2d(x, w, [1, 2, 2, 1], "SAME")
+    loss = tf.reduce_sum(y * y)
+    return {
+        "fetches": [y, loss, tf.gradients(loss, [x, w])],
+        "feeds": {x: _arr(38, (3, 6, 5, 2))},
+    }
+
+
+@_program
+def depthwise_grad_of_grad(tf):
+    x = tf.Variable(_arr(39, (2, 5, 5, 2)), name="x")
+    w = tf.Variable(_arr(40, (3, 3, 2, 2)), name="w")
+    y = tf.nn.depthwise_conv2d(x, w, [1, 2, 2, 1], "SAME")
+    inner = tf.reduce_sum(tf.square(y))
+    gx, gw = tf.gradients(inner, [x, w])
+    outer = tf.reduce_sum(gx * tf.constant(_arr(41, (2, 5, 5, 2)))) + tf.reduce_sum(
+        gw * tf.constant(_arr(42, (3, 3, 2, 2)))
+    )
+    return {"fetches": [gx, gw, outer, tf.gradients(outer, [x, w])], "feeds": {}}
+
+
+@_program
+def depthwise_rate2_grad_of_grad(tf):
+    x = tf.Variable(_arr(43, (1, 6, 6, 2)), name="x")
+    w = tf.Variable(_arr(44, (2, 2, 2, 1)), name="w")
+    y = tf.nn.depthwise_conv2d(x, w, [1, 1, 1, 1], "VALID", rate=[2, 2])
+    inner = tf.reduce_sum(tf.sin(y))
+    gx = tf.gradients(inner, x)[0]
+    outer = tf.reduce_sum(gx * tf.constant(_arr(45, (1, 6, 6, 2))))
+    return {"fetches": [gx, outer, tf.gradients(outer, [x, w])], "feeds": {}}
+
+
+@_program
+def depthwise_hessian_filter(tf):
+    x = tf.constant(_arr(46, (1, 4, 4, 2)))
+    w = tf.Variable(_arr(47, (2, 2, 2, 1)), name="w")
+    y = tf.nn.depthwise_conv2d(x, w, [1, 1, 1, 1], "VALID")
+    return {"fetches": [tf.hessians(tf.reduce_sum(y**2), w)], "feeds": {}}
+
+
+def _separable(tf, x_shape, m, out, strides, padding, out_shape, dtype=np.float64, **kw):
+    c = x_shape[3]
+    x = tf.Variable(_arr(51, x_shape, dtype=dtype), name="x")
+    dw = tf.Variable(_arr(52, (3, 3, c, m), dtype=dtype), name="dw")
+    pw = tf.Variable(_arr(53, (1, 1, c * m, out), dtype=dtype), name="pw")
+    y = tf.nn.separable_conv2d(x, dw, pw, strides, padding, **kw)
+    return _vg(tf, y, out_shape, [x, dw, pw], 54, dtype)
+
+
+@_program
+def separable_same_stride1(tf):
+    return _separable(tf, (2, 5, 6, 3), 2, 4, [1, 1, 1, 1], "SAME", (2, 5, 6, 4))
+
+
+@_program
+def separable_valid_stride2(tf):
+    return _separable(tf, (1, 7, 8, 2), 1, 3, [1, 2, 2, 1], "VALID", (1, 3, 3, 3))
+
+
+@_program
+def separable_rate2_same(tf):
+    return _separable(tf, (1, 7, 7, 2), 2, 3, [1, 1, 1, 1], "SAME", (1, 7, 7, 3), rate=[2, 2])
+
+
+@_program
+def separable_float32_none_batch(tf):
+    x = tf.placeholder(tf.float32, [None, 6, 6, 2], name="x")
+    dw = tf.Variable(_arr(55, (3, 3, 2, 2), dtype=np.float32), name="dw")
+    pw = tf.Variable(_arr(56, (1, 1, 4, 3), dtype=np.float32), name="pw")
+    y = tf.nn.separable_conv2d(x, dw, pw, [1, 2, 2, 1], "SAME")
+    feeds = {x: _arr(57, (2, 6, 6, 2), dtype=np.float32)}
+    return _vg(tf, y, (2, 3, 3, 3), [x, dw, pw], 58, np.float32, feeds)
+
+
+@_program
+def separable_grad_of_grad(tf):
+    x = tf.Variable(_arr(58, (1, 5, 5, 2)), name="x")
+    dw = tf.Variable(_arr(59, (3, 3, 2, 1)), name="dw")
+    pw = tf.Variable(_arr(60, (1, 1, 2, 2)), name="pw")
+    y = tf.nn.separable_conv2d(x, dw, pw, [1, 1, 1, 1], "SAME")
+    gx = tf.gradients(tf.reduce_sum(tf.square(y)), x)[0]
+    outer = tf.reduce_sum(gx * tf.constant(_arr(61, (1, 5, 5, 2))))
+    return {"fetches": [gx, outer, tf.gradients(outer, [x, dw, pw])], "feeds": {}}

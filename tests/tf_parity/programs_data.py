@@ -258,3 +258,246 @@ def linear_regression_training_loop(tf):
             losses.append(float(value))
         final = sess.run([w, b])
     return {"steps": steps, "losses": losses, "w": _plain(final[0]), "b": _plain(final[1])}
+
+
+# -- filter, padded_batch, from_generator, flat_map, interleave, cache, concatenate, apply,
+# -- Iterator.from_structure -----------------------------------------------------------------
+
+
+@_program
+def filter_then_batch(tf):
+    x = np.arange(12, dtype=np.float32).reshape(6, 2)
+    labels = np.array([0, 1, 1, 0, 1, 0], np.int64)
+    dataset = (
+        tf.data.Dataset.from_tensor_slices((x, labels))
+        .filter(lambda a, y: tf.logical_and(tf.equal(y, 1), tf.reduce_sum(a) > 2.0))
+        .batch(2)
+    )
+    nxt = dataset.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        out = _drain(tf, sess, nxt)
+    out["spec"] = _spec(tf, dataset)
+    return out
+
+
+@_program
+def filter_dict_after_map_repeat(tf):
+    data = {"v": np.linspace(-1.0, 1.0, 5).astype(np.float32), "k": [1, 2, 3, 4, 5]}
+    dataset = (
+        tf.data.Dataset.from_tensor_slices(data)
+        .map(lambda d: {"v": d["v"] * 2.0, "k": d["k"]})
+        .filter(lambda d: d["v"] >= 0.0)
+        .repeat(2)
+    )
+    nxt = dataset.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        return _drain(tf, sess, nxt)
+
+
+@_program
+def padded_batch_lengths(tf):
+    dataset = tf.data.Dataset.range(1, 6).map(lambda n: tf.fill([n], n))
+    loose = dataset.padded_batch(2, padded_shapes=[None])
+    fixed = dataset.padded_batch(2, padded_shapes=[6], drop_remainder=True)
+    a = loose.make_one_shot_iterator().get_next()
+    b = fixed.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        return {
+            "loose": _drain(tf, sess, a),
+            "fixed": _drain(tf, sess, b),
+            "spec": [_spec(tf, loose), _spec(tf, fixed)],
+        }
+
+
+@_program
+def padded_batch_tuple_padding_values(tf):
+    dataset = tf.data.Dataset.range(1, 5).map(
+        lambda n: (
+            tf.fill([n, 2], tf.cast(n, tf.float32)),
+            tf.cumsum(tf.fill([n], tf.constant(1, tf.int64))) - 1,
+            n > 2,
+        )
+    )
+    batched = dataset.padded_batch(
+        3,
+        padded_shapes=([None, 3], [-1], []),
+        padding_values=(-1.0, tf.constant(7, tf.int64), False),
+    )
+    nxt = batched.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        out = _drain(tf, sess, nxt)
+    out["spec"] = _spec(tf, batched)
+    return out
+
+
+@_program
+def padded_batch_too_small(tf):
+    dataset = tf.data.Dataset.range(1, 4).map(lambda n: tf.fill([n], n)).padded_batch(2, [2])
+    nxt = dataset.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        first = _plain(sess.run(nxt))
+        try:
+            sess.run(nxt)
+            second = "no error"
+        except tf.errors.OutOfRangeError:
+            second = "OutOfRangeError"
+        except Exception:  # TF: DataLossError; symgrad: InvalidArgumentError
+            second = "error"
+    return {"first": first, "second": second}
+
+
+def _counting(n, scale):
+    for i in range(int(n)):
+        yield [i, i * 2][: 1 + i % 2], np.float64(i * scale)
+
+
+@_program
+def from_generator_args_and_restart(tf):
+    dataset = tf.data.Dataset.from_generator(
+        _counting,
+        (tf.int32, tf.float32),
+        (tf.TensorShape([None]), tf.TensorShape([])),
+        args=(5, 0.5),
+    )
+    batched = dataset.padded_batch(2, ([None], []))
+    iterator = batched.make_initializable_iterator()
+    nxt = iterator.get_next()
+    with tf.Session() as sess:
+        sess.run(iterator.initializer)
+        first = _drain(tf, sess, nxt)
+        sess.run(iterator.initializer)
+        again = _drain(tf, sess, nxt)
+    return {"first": first, "again": again, "spec": _spec(tf, dataset)}
+
+
+@_program
+def from_generator_wrong_shape(tf):
+    def rows():
+        yield [1.0, 2.0]
+        yield [1.0, 2.0, 3.0]
+        yield [4.0, 5.0]
+
+    dataset = tf.data.Dataset.from_generator(rows, tf.float32, tf.TensorShape([2]))
+    nxt = dataset.make_one_shot_iterator().get_next()
+    out = []
+    with tf.Session() as sess:
+        for _ in range(4):
+            try:
+                out.append(_plain(sess.run(nxt)))
+            except tf.errors.OutOfRangeError:
+                out.append("OutOfRangeError")
+            except tf.errors.InvalidArgumentError:
+                out.append("InvalidArgumentError")
+    return out
+
+
+@_program
+def flat_map_and_interleave_order(tf):
+    source = tf.data.Dataset.range(1, 6)
+
+    def runs(n):
+        return tf.data.Dataset.from_tensors(n).repeat(n)
+
+    flat = source.flat_map(runs)
+    two_by_two = source.interleave(runs, cycle_length=2, block_length=2)
+    three = source.interleave(lambda n: tf.data.Dataset.range(10 * n, 10 * n + 3), cycle_length=3)
+    fetches = [d.make_one_shot_iterator().get_next() for d in (flat, two_by_two, three)]
+    with tf.Session() as sess:
+        return {
+            "flat": _drain(tf, sess, fetches[0]),
+            "two_by_two": _drain(tf, sess, fetches[1]),
+            "three": _drain(tf, sess, fetches[2]),
+            "spec": _spec(tf, three),
+        }
+
+
+@_program
+def flat_map_slices_of_batches(tf):
+    x = np.arange(12, dtype=np.float32).reshape(6, 2)
+    dataset = (
+        tf.data.Dataset.from_tensor_slices(x)
+        .batch(4)
+        .flat_map(lambda b: tf.data.Dataset.from_tensor_slices(b * 10.0))
+        .batch(5)
+    )
+    nxt = dataset.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        out = _drain(tf, sess, nxt)
+    out["spec"] = _spec(tf, dataset)
+    return out
+
+
+@_program
+def cache_keeps_the_first_pass(tf):
+    dataset = tf.data.Dataset.range(3).map(lambda n: tf.random_uniform([]) + tf.cast(n, tf.float32))
+    cached = dataset.cache().repeat(2)
+    nxt = cached.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        values = [float(v) for v in (sess.run(nxt) for _ in range(6))]
+        try:
+            sess.run(nxt)
+            end = "no error"
+        except tf.errors.OutOfRangeError:
+            end = "OutOfRangeError"
+    return {"repeats": values[:3] == values[3:], "end": end, "floor": [int(v) for v in values]}
+
+
+@_program
+def concatenate_and_apply(tf):
+    a = tf.data.Dataset.from_tensor_slices((np.zeros((2, 3), np.float32), [1, 2]))
+    b = tf.data.Dataset.from_tensors(
+        (np.ones((4, 3), np.float32), np.array([3, 4, 5, 6], np.int32))
+    )
+    joined = a.batch(2).concatenate(b).apply(lambda d: d.map(lambda u, v: (u * 2.0, v + 1)))
+    nxt = joined.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        out = _drain(tf, sess, nxt)
+    out["spec"] = _spec(tf, joined)
+    return out
+
+
+@_program
+def reinitializable_iterator_switches(tf):
+    train = tf.data.Dataset.from_tensor_slices(
+        (np.arange(10, dtype=np.float32).reshape(5, 2), np.arange(5, dtype=np.int64))
+    ).batch(2)
+    valid = tf.data.Dataset.from_tensor_slices(
+        (np.full((3, 2), -1.0, np.float32), np.array([7, 8, 9], np.int64))
+    ).batch(3)
+    iterator = tf.data.Iterator.from_structure(
+        tf.data.get_output_types(train), tf.data.get_output_shapes(train)
+    )
+    x, y = iterator.get_next()
+    total = tf.reduce_sum(x) + tf.cast(tf.reduce_sum(y), tf.float32)
+    to_train = iterator.make_initializer(train)
+    to_valid = iterator.make_initializer(valid)
+    out = {"static": [x.shape.as_list(), y.shape.as_list()]}
+    with tf.Session() as sess:
+        try:
+            sess.run(total)
+            out["before"] = "no error"
+        except tf.errors.FailedPreconditionError:
+            out["before"] = "FailedPreconditionError"
+        sess.run(to_train)
+        out["train_first"] = _plain(sess.run(total))
+        sess.run(to_valid)
+        out["valid"] = _drain(tf, sess, total)
+        sess.run(to_train)
+        out["train"] = _drain(tf, sess, [x, y])
+    return out
+
+
+@_program
+def shuffle_filter_batch_sizes(tf):
+    # The order is not TF's; the batch sizes and the set of elements are.
+    dataset = (
+        tf.data.Dataset.range(40).shuffle(40, seed=3).filter(lambda n: tf.equal(n % 4, 1)).batch(4)
+    )
+    nxt = dataset.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        batches = _drain(tf, sess, nxt)
+    return {
+        "sizes": [b[1] for b in batches["values"]],
+        "set": sorted(v for b in batches["values"] for v in b[2]),
+        "ended": batches["ended"],
+    }

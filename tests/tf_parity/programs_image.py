@@ -194,3 +194,302 @@ def central_crop_offsets_and_gradients(tf):
         "fetches": crops + tf.gradients(loss, [image]) + tf.gradients(batch_loss, [batch]),
         "feeds": {image: _arr(22, (7, 5, 2)), batch: _arr(23, (2, 6, 9, 1))},
     }
+
+
+# ---------------------------------------------------------------------------
+# layers.separable_conv2d / layers.SeparableConv2D
+# ---------------------------------------------------------------------------
+
+
+@_program
+def separable_conv2d_layer_same_and_gradients(tf):
+    x = tf.placeholder(tf.float64, [None, 6, 5, 3], name="x")
+    y = tf.layers.separable_conv2d(
+        x,
+        4,
+        3,
+        padding="same",
+        depth_multiplier=2,
+        activation=tf.nn.relu,
+        depthwise_initializer=tf.constant_initializer(_arr(11, (3, 3, 3, 2))),
+        pointwise_initializer=tf.constant_initializer(_arr(12, (1, 1, 6, 4))),
+        bias_initializer=tf.constant_initializer(0.1),
+    )
+    loss = tf.reduce_sum(y * _weights(13, (2, 6, 5, 4)))
+    return {
+        "fetches": [y, loss] + tf.gradients(loss, [x] + tf.trainable_variables()),
+        "feeds": {x: _arr(14, (2, 6, 5, 3))},
+    }
+
+
+@_program
+def separable_conv2d_layer_strided_dilated_no_bias(tf):
+    x = tf.placeholder(tf.float32, [None, 7, 7, 2], name="x")
+    strided = tf.layers.separable_conv2d(
+        x,
+        3,
+        (3, 2),
+        strides=2,
+        use_bias=False,
+        depthwise_initializer=tf.constant_initializer(_arr(15, (3, 2, 2, 1))),
+        pointwise_initializer=tf.constant_initializer(_arr(16, (1, 1, 2, 3))),
+    )
+    dilated = tf.layers.separable_conv2d(
+        x,
+        2,
+        2,
+        padding="same",
+        dilation_rate=2,
+        depthwise_initializer=tf.constant_initializer(_arr(17, (2, 2, 2, 1))),
+        pointwise_initializer=tf.constant_initializer(_arr(18, (1, 1, 2, 2))),
+    )
+    loss = tf.reduce_sum(strided * _weights(19, (1, 3, 3, 3), np.float32)) + tf.reduce_sum(
+        dilated * _weights(20, (1, 7, 7, 2), np.float32)
+    )
+    return {
+        "fetches": [strided, dilated, loss] + tf.gradients(loss, [x] + tf.trainable_variables()),
+        "feeds": {x: _arr(21, (1, 7, 7, 2), dtype=np.float32)},
+        "rtol": 1e-5,
+    }
+
+
+@_program
+def separable_conv2d_class_called_twice(tf):
+    layer = tf.layers.SeparableConv2D(
+        2,
+        2,
+        depthwise_initializer=tf.constant_initializer(_arr(22, (2, 2, 2, 1))),
+        pointwise_initializer=tf.constant_initializer(_arr(23, (1, 1, 2, 2))),
+        bias_initializer=tf.constant_initializer(-0.2),
+    )
+    x = tf.placeholder(tf.float64, [None, 4, 4, 2], name="x")
+    y1, y2 = layer(x), layer(x * 2.0)
+    loss = tf.reduce_sum(tf.tanh(y1) + y2)
+    return {
+        "fetches": [y1, y2] + tf.gradients(loss, [x] + tf.trainable_variables()),
+        "feeds": {x: _arr(24, (2, 4, 4, 2))},
+    }
+
+
+# ---------------------------------------------------------------------------
+# image: random flips and crops (the draws differ from TF's: statistics, and what every
+# draw gives exactly), and the deterministic functions on batches and single images
+# ---------------------------------------------------------------------------
+
+
+def _either(tf, y, x, flipped):
+    """0 exactly where ``y`` is ``x`` or ``flipped`` (every element of one of them)."""
+    return tf.minimum(tf.reduce_sum(tf.abs(y - x)), tf.reduce_sum(tf.abs(y - flipped)))
+
+
+@_program
+def random_flip_left_right_batch_statistics(tf):
+    tf.set_random_seed(11)
+    n = 20000
+    # each image [[0, 1]]: its first element is 1 where it was flipped
+    x = tf.constant(np.tile(np.array([0.0, 1.0]).reshape(1, 1, 2, 1), (n, 1, 1, 1)))
+    y = tf.image.random_flip_left_right(x, seed=5)
+    flipped = tf.reduce_mean(y[:, 0, 0, 0])
+    (grad,) = tf.gradients(tf.reduce_sum(y), x)
+    # 10 standard errors of the fraction flipped (0.5 / sqrt(n) each) are 0.035, 7% of 0.5
+    return {"fetches": [flipped, tf.reduce_sum(y), grad, tf.shape(y)], "feeds": {}, "rtol": 0.07}
+
+
+@_program
+def random_flip_up_down_batch_statistics(tf):
+    tf.set_random_seed(12)
+    n = 20000
+    x = tf.constant(np.tile(np.array([0.0, 1.0]).reshape(1, 2, 1, 1), (n, 1, 1, 1)))
+    y = tf.image.random_flip_up_down(x)
+    flipped = tf.reduce_mean(y[:, 0, 0, 0])
+    return {"fetches": [flipped, tf.reduce_sum(y)], "feeds": {}, "rtol": 0.07}
+
+
+@_program
+def random_flips_are_flips(tf):
+    image = _arr(25, (4, 5, 3))
+    batch = tf.placeholder(tf.float64, [None, 4, 5, 3], name="batch")
+    single = tf.constant(image)
+    lr = tf.image.random_flip_left_right(single, seed=1)
+    ud = tf.image.random_flip_up_down(single, seed=2)
+    lr_batch = tf.image.random_flip_left_right(batch, seed=3)
+    ud_batch = tf.image.random_flip_up_down(batch, seed=4)
+    # each image of the batch alone: either as given or flipped
+    lr_each = [
+        _either(tf, lr_batch[i], batch[i], tf.image.flip_left_right(batch[i])) for i in range(3)
+    ]
+    ud_each = [
+        _either(tf, ud_batch[i], batch[i], tf.image.flip_up_down(batch[i])) for i in range(3)
+    ]
+    return {
+        "fetches": [
+            _either(tf, lr, single, tf.image.flip_left_right(single)),
+            _either(tf, ud, single, tf.image.flip_up_down(single)),
+            tf.stack(lr_each),
+            tf.stack(ud_each),
+            tf.shape(lr_batch),
+            tf.reduce_sum(ud_batch),
+            tf.gradients(tf.reduce_sum(lr * 2.0), single)[0],
+        ],
+        "feeds": {batch: _arr(26, (3, 4, 5, 3))},
+    }
+
+
+@_program
+def random_flip_uint8_image(tf):
+    image = tf.constant(np.arange(12, dtype=np.uint8).reshape(2, 2, 3))
+    y = tf.image.random_flip_left_right(image, seed=7)
+    return {"fetches": [tf.reduce_sum(tf.cast(y, tf.int32)), tf.shape(y)], "feeds": {}}
+
+
+@_program
+def random_crop_is_a_crop(tf):
+    # x[i, j, k] = 21 i + 3 j + k: a crop less its first element is the same at any offset
+    x = tf.constant(np.arange(6 * 7 * 3, dtype=np.float64).reshape(6, 7, 3))
+    y = tf.image.random_crop(x, [3, 4, 3], seed=9)
+    (grad,) = tf.gradients(tf.reduce_sum(y), x)
+    batch = tf.placeholder(tf.float64, [None, 5, 5, 2], name="batch")
+    crops = tf.random_crop(batch, [2, 3, 4, 2], seed=10)
+    return {
+        "fetches": [
+            y - y[0, 0, 0],
+            tf.reduce_sum(grad),
+            tf.reduce_max(grad),
+            tf.shape(crops),
+            tf.reduce_sum(tf.abs(crops[:, :, :, 1] - crops[:, :, :, 0] - 1.0)),
+        ],
+        "feeds": {batch: np.tile(np.arange(2.0).reshape(1, 1, 1, 2), (4, 5, 5, 1))},
+    }
+
+
+@_program
+def random_crop_offsets_statistics(tf):
+    tf.set_random_seed(13)
+    x = tf.constant(np.arange(5.0))
+    # 100 crops of one element: its offset is uniform on 0..4 (mean 2, sd 1.41): 10 standard
+    # errors of the mean are 1.41, 71% of 2
+    starts = tf.stack([tf.image.random_crop(x, [1])[0] for _ in range(100)])
+    return {"fetches": [tf.reduce_mean(starts), tf.shape(starts)], "feeds": {}, "rtol": 0.71}
+
+
+@_program
+def image_functions_on_batches_and_single_images(tf):
+    batch = tf.placeholder(tf.float32, [None, 5, 6, 3], name="batch")
+    values = _arr(27, (2, 5, 6, 3), dtype=np.float32)
+    single = tf.constant(values[1])
+    fetches = []
+    for image in (batch, single):
+        fetches += [
+            tf.image.flip_left_right(image),
+            tf.image.flip_up_down(image),
+            tf.image.per_image_standardization(image),
+            tf.image.central_crop(image, 0.6),
+        ]
+    loss = tf.reduce_sum(tf.image.per_image_standardization(batch) * _weights(28, (2, 5, 6, 3)))
+    fetches += tf.gradients(loss, [batch])
+    return {"fetches": fetches, "feeds": {batch: values}, "rtol": 1e-5}
+
+
+# --- resizing: TF1's legacy ResizeBilinear and ResizeNearestNeighbor kernels ---------------
+
+_RESIZE_FLAGS = [(False, False), (True, False), (False, True)]
+
+
+@_program
+def resize_bilinear_flags_sizes_and_gradients(tf):
+    # float32 batches of unknown size, up and down, odd sizes, each align/half-pixel rule
+    x = tf.placeholder(tf.float32, [None, 3, 5, 2], name="x")
+    fetches, loss = [], 0.0
+    for index, (corners, half) in enumerate(_RESIZE_FLAGS):
+        for size in ([7, 8], [2, 3], [3, 9], [1, 1]):
+            y = tf.image.resize_bilinear(x, size, align_corners=corners, half_pixel_centers=half)
+            fetches.append(y)
+            loss += tf.reduce_sum(y * _weights(40 + index, (2, size[0], size[1], 2)))
+    fetches += [loss] + tf.gradients(loss, [x])
+    return {
+        "fetches": fetches,
+        "feeds": {x: _arr(41, (2, 3, 5, 2), dtype=np.float32)},
+        "rtol": 1e-5,
+    }
+
+
+@_program
+def resize_bilinear_float64_and_integer_images(tf):
+    # float32 results for every dtype; a float64 image's gradient is float64
+    x = tf.placeholder(tf.float64, [None, 6, 4, 1], name="x")
+    ints = tf.constant(np.arange(40, dtype=np.int32).reshape(1, 5, 8, 1) * 7 % 23)
+    bytes_ = tf.constant((np.arange(30) * 37 % 256).astype(np.uint8).reshape(1, 5, 6, 1))
+    y = tf.image.resize_bilinear(x, [4, 7], half_pixel_centers=True)
+    loss = tf.reduce_sum(y * _weights(42, (2, 4, 7, 1), dtype=np.float32))
+    fetches = [
+        y,
+        tf.image.resize_bilinear(ints, [3, 11]),
+        tf.image.resize_bilinear(ints, [9, 3], align_corners=True),
+        tf.image.resize_bilinear(bytes_, [7, 4], half_pixel_centers=True),
+        loss,
+    ] + tf.gradients(loss, [x])
+    return {"fetches": fetches, "feeds": {x: _arr(43, (2, 6, 4, 1))}, "rtol": 1e-6}
+
+
+@_program
+def resize_nearest_flags_sizes_and_gradients(tf):
+    x = tf.placeholder(tf.float64, [None, 5, 3, 2], name="x")
+    ints = tf.constant(np.arange(30, dtype=np.int32).reshape(1, 5, 3, 2))
+    fetches, loss = [], 0.0
+    for index, (corners, half) in enumerate(_RESIZE_FLAGS):
+        for size in ([7, 8], [3, 2], [4, 5], [2, 7]):
+            flags = {"align_corners": corners, "half_pixel_centers": half}
+            y = tf.image.resize_nearest_neighbor(x, size, **flags)
+            fetches += [y, tf.image.resize_nearest_neighbor(ints, size, **flags)]
+            loss += tf.reduce_sum(y * _weights(44 + index, (2, size[0], size[1], 2)))
+    fetches += [loss] + tf.gradients(loss, [x])
+    return {"fetches": fetches, "feeds": {x: _arr(45, (2, 5, 3, 2))}}
+
+
+@_program
+def resize_images_methods_sizes_and_single_images(tf):
+    image = tf.placeholder(tf.float64, [4, 6, 3], name="image")
+    batch = tf.placeholder(tf.float32, [None, 4, 6, 3], name="batch")
+    ints = tf.constant(np.arange(48, dtype=np.int32).reshape(4, 4, 3) % 11)
+    method = tf.image.ResizeMethod
+    size = tf.constant([3, 9], dtype=tf.int32)
+    bilinear = tf.image.resize_images(image, size)
+    nearest = tf.image.resize_images(image, [7, 5], method=method.NEAREST_NEIGHBOR)
+    cornered = tf.image.resize_images(batch, [5, 5], align_corners=True)
+    fetches = [
+        bilinear,
+        nearest,
+        cornered,
+        tf.image.resize_images(batch, [2, 2], method.NEAREST_NEIGHBOR, align_corners=True),
+        tf.image.resize_images(ints, [6, 2]),
+        tf.image.resize_images(ints, [6, 2], method=method.NEAREST_NEIGHBOR),
+        tf.image.resize_images(ints, [4, 4]),  # the same size: the images themselves (int32)
+        tf.image.resize_images(image, [8, 8], preserve_aspect_ratio=True),
+        tf.image.resize_images(batch, [3, 20], preserve_aspect_ratio=True),
+        tf.image.resize(batch, [7, 3], method=method.NEAREST_NEIGHBOR),
+    ]
+    loss = tf.reduce_sum(tf.cast(bilinear, tf.float64) * _weights(46, (3, 9, 3))) + tf.reduce_sum(
+        nearest * _weights(47, (7, 5, 3))
+    )
+    fetches += [loss] + tf.gradients(loss, [image])
+    fetches += tf.gradients(tf.reduce_sum(tf.square(cornered)), [batch])
+    feeds = {image: _arr(48, (4, 6, 3)), batch: _arr(49, (2, 4, 6, 3), dtype=np.float32)}
+    return {"fetches": fetches, "feeds": feeds, "rtol": 1e-5}
+
+
+@_program
+def resize_image_with_crop_or_pad_and_gradients(tf):
+    image = tf.placeholder(tf.float64, [5, 4, 2], name="image")
+    batch = tf.placeholder(tf.float64, [None, 5, 4, 1], name="batch")
+    fetches = [
+        tf.image.resize_image_with_crop_or_pad(image, 3, 7),
+        tf.image.resize_image_with_crop_or_pad(image, 8, 1),
+        tf.image.resize_image_with_crop_or_pad(image, 5, 4),
+        tf.image.resize_with_crop_or_pad(batch, 2, 6),
+    ]
+    loss = tf.reduce_sum(fetches[0] * _weights(50, (3, 7, 2))) + tf.reduce_sum(
+        tf.square(fetches[3])
+    )
+    fetches += [loss] + tf.gradients(loss, [image, batch])
+    feeds = {image: _arr(51, (5, 4, 2)), batch: _arr(52, (3, 5, 4, 1))}
+    return {"fetches": fetches, "feeds": feeds}

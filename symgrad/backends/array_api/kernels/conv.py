@@ -131,3 +131,61 @@ def _conv2d_backprop_filter(
     return xp.moveaxis(xp.tensordot(windows, dy, axes=((0, 1, 2), (0, 1, 2))), 0, 2)
 
 # fmt: on
+# fmt: off
+
+
+# Parameters laid out by hand, formatting off: see _types.py.
+
+def _depthwise_conv2d(
+    xp: Namespace, x: Array, filters: Array, strides: Pair, dilations: Pair,
+    padding: Padding
+) -> Array:
+    """TF's depthwise_conv2d: each channel of NHWC ``x`` correlated with its own
+    ``channel_multiplier`` filters of ``filters`` [height, width, channels, multiplier];
+    output channel ``c * multiplier + m`` is channel ``c``'s ``m``-th."""
+    kh, kw, c, m = filters.shape
+    windows = _windows(xp, x, (kh, kw), strides, dilations, padding, 0)
+    taps = [
+        xp.expand_dims(windows[..., i, j], axis=4) * filters[i, j, ...]
+        for i in range(kh)
+        for j in range(kw)
+    ]
+    total = taps[0]
+    for tap in taps[1:]:
+        total = total + tap
+    return xp.reshape(total, tuple(total.shape[:3]) + (c * m,))
+
+
+def _depthwise_conv2d_backprop_input(
+    xp: Namespace, dy: Array, filters: Array, shape: Shape, strides: Pair,
+    dilations: Pair, padding: Padding
+) -> Array:
+    """The gradient of ``_depthwise_conv2d`` in its input of ``shape``."""
+    kh, kw, c, m = filters.shape
+    grouped = xp.reshape(dy, tuple(dy.shape[:3]) + (c, m))
+    taps = []
+    for i in range(kh):
+        row = [xp.sum(grouped * filters[i, j, ...], axis=4) for j in range(kw)]
+        taps.append(xp.stack(row, axis=-1))
+    columns = xp.stack(taps, axis=-2)  # (n, oh, ow, c, kh, kw)
+    return _add_windows(xp, columns, shape, strides, dilations, padding)
+
+
+def _depthwise_conv2d_backprop_filter(
+    xp: Namespace, x: Array, dy: Array, kernel: Pair, strides: Pair, dilations: Pair,
+    padding: Padding
+) -> Array:
+    """The gradient of ``_depthwise_conv2d`` in its filter, ``kernel`` high and wide."""
+    c = x.shape[3]
+    windows = _windows(xp, x, kernel, strides, dilations, padding, 0)
+    grouped = xp.reshape(dy, tuple(dy.shape[:3]) + (c, dy.shape[3] // c))
+    taps = []
+    for i in range(kernel[0]):
+        row = []
+        for j in range(kernel[1]):
+            tap = xp.expand_dims(windows[..., i, j], axis=4) * grouped
+            row.append(xp.sum(tap, axis=(0, 1, 2)))
+        taps.append(xp.stack(row))
+    return xp.stack(taps)
+
+# fmt: on

@@ -112,3 +112,35 @@ def _conv2d_backprop_filter(
         part = rows.T @ np.reshape(dy[images], (-1, np.shape(dy)[3]))
         grad = part if grad is None else grad + part
     return np.reshape(grad, tuple(kernel) + (np.shape(x)[3], np.shape(dy)[3]))
+
+
+def _depthwise_conv2d(
+    x: Array, filters: Array, strides: HW, dilations: HW, padding: str
+) -> Array:
+    """TF's depthwise_conv2d: each channel of NHWC ``x`` correlated with its own
+    ``channel_multiplier`` filters of ``filters`` [height, width, channels, multiplier];
+    output channel ``c * multiplier + m`` is channel ``c``'s ``m``-th."""
+    kh, kw, c, m = np.shape(filters)
+    windows = _windows(x, (kh, kw), strides, dilations, padding, 0)
+    y = np.einsum("nhwcij,ijcm->nhwcm", windows, filters)
+    return np.reshape(y, np.shape(y)[:3] + (c * m,))
+
+
+def _depthwise_conv2d_backprop_input(
+    dy: Array, filters: Array, shape: Shape, strides: HW, dilations: HW, padding: str
+) -> Array:
+    """The gradient of ``_depthwise_conv2d`` in its input of ``shape``."""
+    c, m = np.shape(filters)[2:]
+    grouped = np.reshape(dy, np.shape(dy)[:3] + (c, m))
+    columns = np.einsum("nhwcm,ijcm->nhwcij", grouped, filters)
+    return _add_windows(columns, shape, strides, dilations, padding)
+
+
+def _depthwise_conv2d_backprop_filter(
+    x: Array, dy: Array, kernel: HW, strides: HW, dilations: HW, padding: str
+) -> Array:
+    """The gradient of ``_depthwise_conv2d`` in its filter, ``kernel`` high and wide."""
+    c = np.shape(x)[3]
+    windows = _windows(x, kernel, strides, dilations, padding, 0)
+    grouped = np.reshape(dy, np.shape(dy)[:3] + (c, np.shape(dy)[3] // c))
+    return np.einsum("nhwcij,nhwcm->ijcm", windows, grouped)
