@@ -180,7 +180,16 @@ def expression_op(expr: sp.Expr, inputs: Sequence[Tensor], like: Tensor, name: s
 
 def _lower(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
     mapping = dict(zip(arg_symbols(len(op.inputs)), operands, strict=False))
-    return op.attrs["expr"].xreplace(mapping)
+    lowered = op.attrs["expr"].xreplace(mapping)
+    if lowered.has(sp.I):
+        # SymPy folds log(-1) or sqrt(-2) of constants to complex numbers; TF's real
+        # kernels give NaN there.
+        lowered = lowered.replace(_complex_number, lambda _: sp.nan)
+    return lowered
+
+
+def _complex_number(expr: sp.Expr) -> bool:
+    return bool(expr.is_number and expr.is_extended_real is False)
 
 
 # --- the gradient of every elementwise op -------------------------------------------

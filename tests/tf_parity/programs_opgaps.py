@@ -463,3 +463,32 @@ def softmax_xent_v2_int64_uint8_labels(tf):
         "fetches": [loss, by_column, tf.gradients(tf.reduce_sum(loss + 2.0 * loss), logits)],
         "feeds": {},
     }
+
+
+# --- math of constants: folded, in the graph's dtype -----------------------------------------
+
+
+@_program
+def constant_math_keeps_the_graphs_float_dtype(tf):
+    # exp(2), sqrt(2), log(0.001) of float32 constants meet a float32 value: float32 results,
+    # as TF computes them (a float64 scalar would widen the array).
+    x = tf.placeholder(tf.float32, [None], name="x")
+    y = tf.exp(tf.constant(2.0)) + x
+    z = tf.sqrt(tf.constant(2.0)) * x - tf.log(tf.constant(0.001)) * x
+    return {
+        "fetches": [y, z, tf.gradients(tf.reduce_sum(y * z), x)],
+        "feeds": {x: np.array([0.5, -1.0, 3.0], np.float32)},
+    }
+
+
+@_program
+def constant_math_of_negative_constants_is_nan(tf):
+    # log(-1) and sqrt(-2) of constants: NaN, as TF's real kernels give (not a complex number).
+    x = tf.placeholder(tf.float64, [None], name="x")
+    return {
+        "fetches": [
+            tf.log(tf.constant(-1.0, tf.float64)) + x,
+            tf.sqrt(tf.constant(-2.0, tf.float64)) * x,
+        ],
+        "feeds": {x: np.array([1.0, 2.0])},
+    }

@@ -336,17 +336,6 @@ class Printer(NumPyCodePrinter):
     def _print_IndexKey(self, expr: F.IndexKey) -> str:
         return _slice_tuple(expr.name)
 
-    def _print(self, expr: Any, **kwargs: Any) -> str:
-        if (
-            isinstance(expr, sp.Function)
-            and type(expr).__module__.startswith("sympy.")
-            and expr.is_number
-        ):
-            # log(2), exp(-1): a number, not a function call on a Python number (the
-            # standard's functions take arrays only).
-            return self._float_literal(float(expr))
-        return super()._print(expr, **kwargs)
-
     # --- scalars and bools: the standard promotes neither ------------------------------
 
     def _as_number(self, term: sp.Expr, text: str) -> str:

@@ -64,6 +64,17 @@ _INTEGER_DTYPES = frozenset(
 )
 
 
+def _constant_math(expr: Any) -> bool:
+    """A SymPy function or root of numbers alone (``exp(2)``, ``sqrt(2)``) with a real value."""
+    if not isinstance(expr, sp.Expr) or not expr.is_number or expr.is_Atom:
+        return False
+    if isinstance(expr, sp.Function):
+        plain = type(expr).__module__.startswith("sympy.")  # symgrad's nodes print themselves
+    else:
+        plain = isinstance(expr, sp.Pow) and not expr.exp.is_Integer
+    return plain and expr.is_extended_real is True
+
+
 class Printer(NumPyPrinter):
     """NumPy code as a person would write it: ``np.tanh(x)``, ``x/32``, ``x**2``.
 
@@ -154,6 +165,15 @@ class Printer(NumPyPrinter):
     def _vdot(self, a: sp.Expr, b: sp.Expr) -> str:
         """The sum of ``a * b`` over all elements (both of rank above 1)."""
         return _call(self, "vdot", a, b)
+
+    def _print(self, expr: Any, **kwargs: Any) -> str:
+        if _constant_math(expr):
+            # exp(2), log(3), sqrt(2): the number itself. A call on a Python number would
+            # give a float64 scalar, which makes a float32 array it meets float64 (NumPy 2's
+            # promotion), where TF computes in float32; the standard's functions take no
+            # numbers at all.
+            return self._float_literal(float(expr))
+        return super()._print(expr, **kwargs)
 
     def _print_Float(self, expr: sp.Float) -> str:
         return self._float_literal(float(expr))
@@ -467,7 +487,7 @@ class Printer(NumPyPrinter):
         kind = str(kind)
         if kind == "permutation":
             return f"{generator}.permutation({self._print(rest[0])})"
-        if kind == "log_uniform_candidates":
+        if kind in ("log_uniform_candidates", "uniform_candidates", "unigram_candidates"):
             return f"_{kind}({generator}, {', '.join(self._print(r) for r in rest)})"
         if kind in ("truncated_normal", "categorical"):
             operands = [self._print(r) for r in rest] if rest else [self._print(size)]
