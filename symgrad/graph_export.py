@@ -921,6 +921,134 @@ def _conv2d_backprop_filter(op: Operation, writer: _Writer) -> None:
     )
 
 
+def _depthwise_attrs(op: Operation) -> dict[str, Any]:
+    if tuple(op.attrs["dilations"]) != (1, 1):
+        # TF's nn.depthwise_conv2d writes a rate as SpaceToBatchND around an undilated op;
+        # its kernels refuse a DepthwiseConv2dNative* with dilations
+        raise ModelFileError(
+            f"symgrad: as_graph_def: '{op.name}' ({op.type}) has dilations "
+            f"{list(op.attrs['dilations'])}, which TF's depthwise kernels do not run; "
+            f"only undilated depthwise convolutions are written"
+        )
+    # TF 1.15's DepthwiseConv2dNative* ops have no explicit_paddings attribute
+    return dict(
+        strides=_four(op.attrs["strides"]),
+        padding=str(op.attrs["padding"]),
+        dilations=_four(op.attrs["dilations"]),
+        data_format="NHWC",
+    )
+
+
+@_exports("DepthwiseConv2dNative")
+def _depthwise_conv2d(op: Operation, writer: _Writer) -> None:
+    writer.node(
+        op.name, "DepthwiseConv2dNative", _inputs(op, writer), T=_t(op), **_depthwise_attrs(op)
+    )
+
+
+@_exports("DepthwiseConv2dNativeBackpropInput")
+def _depthwise_backprop_input(op: Operation, writer: _Writer) -> None:
+    grad, kernel = op.inputs[0], op.inputs[1]
+    if len(op.inputs) > 2:
+        sizes = _shape_of(op.inputs[2], f"{op.name}/input_sizes", writer)
+    else:
+        sizes = writer.const(f"{op.name}/input_sizes", list(op.attrs["shape"]), _dtypes.int32)
+    writer.node(
+        op.name,
+        "DepthwiseConv2dNativeBackpropInput",
+        [sizes, writer.ref(kernel), writer.ref(grad)],
+        T=_Type(grad.dtype),
+        **_depthwise_attrs(op),
+    )
+
+
+@_exports("DepthwiseConv2dNativeBackpropFilter")
+def _depthwise_backprop_filter(op: Operation, writer: _Writer) -> None:
+    source, grad = op.inputs
+    sizes = writer.const(f"{op.name}/filter_sizes", list(op.attrs["filter_shape"]), _dtypes.int32)
+    writer.node(
+        op.name,
+        "DepthwiseConv2dNativeBackpropFilter",
+        [writer.ref(source), sizes, writer.ref(grad)],
+        T=_t(op),
+        **_depthwise_attrs(op),
+    )
+
+
+def _resize_flags(op: Operation) -> dict[str, Any]:
+    return dict(
+        align_corners=bool(op.attrs["align_corners"]),
+        half_pixel_centers=bool(op.attrs["half_pixel_centers"]),
+    )
+
+
+@_exports("ResizeBilinear", "ResizeNearestNeighbor")
+def _resize(op: Operation, writer: _Writer) -> None:
+    size = writer.const(f"{op.name}/size", list(op.attrs["size"]), _dtypes.int32)
+    writer.node(op.name, op.type, [writer.ref(op.inputs[0]), size], T=_t(op), **_resize_flags(op))
+
+
+@_exports("ResizeBilinearGrad")
+def _resize_bilinear_grad(op: Operation, writer: _Writer) -> None:
+    """TF's ``ResizeBilinearGrad(grads, original_image)`` takes float32 ``grads`` whatever
+    the image's dtype (symgrad's cotangent is in the image's dtype: cast back)."""
+    grad, image = op.inputs
+    grads = writer.ref(grad)
+    if grad.dtype != _dtypes.float32:
+        grads = f"{op.name}/grads"
+        writer.node(
+            grads,
+            "Cast",
+            [writer.ref(grad)],
+            SrcT=_Type(grad.dtype),
+            DstT=_Type(_dtypes.float32),
+            Truncate=False,
+        )
+    writer.node(
+        op.name,
+        "ResizeBilinearGrad",
+        [grads, writer.ref(image)],
+        T=_Type(image.dtype),
+        **_resize_flags(op),
+    )
+
+
+@_exports("ResizeNearestNeighborGrad")
+def _resize_nearest_grad(op: Operation, writer: _Writer) -> None:
+    """TF's ``ResizeNearestNeighborGrad(grads, size)``: ``size`` the image's height and
+    width (a Const where static, else a slice of its ``Shape``)."""
+    grad, image = op.inputs
+    shape = image.shape
+    if shape is not None and shape[1] is not None and shape[2] is not None:
+        size = writer.const(f"{op.name}/size", [shape[1], shape[2]], _dtypes.int32)
+    else:
+        full = _shape_of(image, f"{op.name}/shape", writer)
+        size = f"{op.name}/size"
+        bounds = [
+            writer.const(f"{size}/{k}", [v], _dtypes.int32)
+            for k, v in (("begin", 1), ("end", 3), ("strides", 1))
+        ]
+        writer.node(
+            size,
+            "StridedSlice",
+            [full, *bounds],
+            T=_Type(_dtypes.int32),
+            Index=_Type(_dtypes.int32),
+            begin_mask=0,
+            end_mask=0,
+            ellipsis_mask=0,
+            new_axis_mask=0,
+            shrink_axis_mask=0,
+        )
+    writer.node(
+        op.name,
+        "ResizeNearestNeighborGrad",
+        [writer.ref(grad), size],
+        T=_Type(grad.dtype),
+        **_resize_flags(op),
+    )
+
+
 @_exports("SoftmaxCrossEntropyWithLogits")
 def _softmax_cross_entropy(op: Operation, writer: _Writer) -> None:
     labels, logits = op.inputs

@@ -32,7 +32,13 @@ from .ops.nn_ops import (
 )
 from .ops.random_ops import dropout
 from .ops.segments import embedding_lookup
-from .tf1.candidate_sampling import log_uniform_candidate_sampler, nce_loss, sampled_softmax_loss
+from .tf1.candidate_sampling import (
+    fixed_unigram_candidate_sampler,
+    log_uniform_candidate_sampler,
+    nce_loss,
+    sampled_softmax_loss,
+    uniform_candidate_sampler,
+)
 from .tf1_names import missing_attribute
 
 __all__ = [
@@ -51,6 +57,8 @@ __all__ = [
     # randomness
     "dropout",
     "log_uniform_candidate_sampler",
+    "fixed_unigram_candidate_sampler",
+    "uniform_candidate_sampler",
     "nce_loss",
     "sampled_softmax_loss",
     # convolutions and pooling

@@ -51,6 +51,7 @@ SUBSTITUTES: dict[str, str] = {
     "sparse_placeholder": "a dense `tf.placeholder`",
     # Models, layers and losses.
     "nn.ctc_loss": "not available",
+    "nn.learned_unigram_candidate_sampler": "`tf.nn.fixed_unigram_candidate_sampler` with `unigrams=` the class counts of the training data (TF's learned sampler updates its counts from each batch as it runs)",
     "nn.static_bidirectional_rnn": "`tf.nn.bidirectional_dynamic_rnn` of the steps stacked (`tf.stack(inputs, 1)`), then `tf.unstack` of its outputs",
     "contrib.rnn.static_bidirectional_rnn": "`tf.nn.bidirectional_dynamic_rnn` of the steps stacked (`tf.stack(inputs, 1)`), then `tf.unstack` of its outputs",
     "contrib.rnn.LSTMBlockCell": "`tf.nn.rnn_cell.LSTMCell` (the same cell)",
@@ -63,8 +64,6 @@ SUBSTITUTES: dict[str, str] = {
     "estimator": "a `Session` training loop",
     "contrib.learn": "a `Session` training loop; data from scikit-learn's loaders",
     "contrib.slim": "`tf.layers`, `tf.contrib.layers` and `tf.nn` names symgrad has",
-    "contrib.seq2seq": "not available",
-    "contrib.legacy_seq2seq": "not available",
     "contrib.crf": "not available",
     "contrib.distributions": "not available",
     "distributions": "not available",

@@ -155,6 +155,8 @@ from symgrad.backends.numpy.kernels.random import (
     _generators,
     _log_uniform_candidates,
     _truncated_normal,
+    _uniform_candidates,
+    _unigram_candidates,
 )
 
 NAMESPACES = ["array_api_strict", "numpy", "compat-numpy", "torch"]
@@ -1599,3 +1601,18 @@ def test_log_uniform_candidates_are_reproducible(unique: bool) -> None:
         assert tries == 40
     same(drawn, _log_uniform_candidates(np.random.default_rng(6), 40, 50, unique))
     same(drawn, np_random._log_uniform_candidates(np.random.default_rng(6), 40, 50, unique))
+
+
+@pytest.mark.parametrize("unique", [False, True])
+def test_uniform_and_unigram_candidates_are_reproducible(unique: bool) -> None:
+    weights = np.arange(50, dtype=np.float64) + 1.0
+    for draw in (
+        lambda rng: _uniform_candidates(rng, 40, 50, unique),
+        lambda rng: _unigram_candidates(rng, 40, weights, unique),
+    ):
+        drawn = draw(np.random.default_rng(6))
+        assert drawn.dtype == np.int64 and drawn.shape == (41,)
+        classes, tries = drawn[:-1], int(drawn[-1])
+        assert np.all((classes >= 0) & (classes < 50)) and tries >= 40
+        assert len(set(classes.tolist())) == 40 if unique else tries == 40
+        same(drawn, draw(np.random.default_rng(6)))

@@ -90,6 +90,8 @@ from symgrad.backends.numpy.kernels.random import (
     _generators,
     _log_uniform_candidates,
     _truncated_normal,
+    _uniform_candidates,
+    _unigram_candidates,
 )
 from symgrad.backends.numpy.kernels.resize import (
     _bilinear_matrix,
@@ -1029,6 +1031,28 @@ def test_log_uniform_candidates_unique_draws_again_a_class_drawn() -> None:
     assert ((sampled >= 0) & (sampled < 8)).all()
     assert tries >= 6
     assert_same(_log_uniform_candidates(np.random.default_rng(6), 6, 8, True), draws)
+
+
+def test_uniform_candidates_draw_every_class_alike() -> None:
+    draws = _uniform_candidates(np.random.default_rng(5), 20000, 4, False)
+    assert draws.dtype == np.int64 and draws.shape == (20001,) and draws[-1] == 20000
+    np.testing.assert_allclose(np.bincount(draws[:-1], minlength=4) / 20000, 0.25, atol=0.015)
+    unique = _uniform_candidates(np.random.default_rng(6), 6, 8, True)
+    assert len(set(unique[:-1].tolist())) == 6 and unique[-1] >= 6
+    assert ((unique[:-1] >= 0) & (unique[:-1] < 8)).all()
+    assert_same(_uniform_candidates(np.random.default_rng(6), 6, 8, True), unique)
+
+
+def test_unigram_candidates_draw_by_the_weights() -> None:
+    weights = np.array([0.0, 1.0, 0.0, 3.0])
+    draws = _unigram_candidates(np.random.default_rng(5), 20000, weights, False)
+    assert draws.dtype == np.int64 and draws.shape == (20001,) and draws[-1] == 20000
+    frequencies = np.bincount(draws[:-1], minlength=4) / 20000
+    np.testing.assert_allclose(frequencies, [0.0, 0.25, 0.0, 0.75], atol=0.015)
+    # the two classes of non-zero weight, distinct: each is drawn, never one of weight 0
+    unique = _unigram_candidates(np.random.default_rng(6), 2, weights, True)
+    assert sorted(unique[:-1].tolist()) == [1, 3] and unique[-1] >= 2
+    assert_same(_unigram_candidates(np.random.default_rng(6), 2, weights, True), unique)
 
 
 # --- run-time checks: good input passes, bad input is refused with a clear message -----------

@@ -600,6 +600,18 @@ def test_random_ops_module_matches_its_snapshot(symgrad_snapshot) -> None:  # ty
             sg.nn.log_uniform_candidate_sampler(
                 sg.constant([[1]], dtype=sg.int64), 1, 3, True, 10, name="candidates"
             )[0],
+            sg.nn.uniform_candidate_sampler(
+                sg.constant([[1]], dtype=sg.int64), 1, 3, True, 10, name="uniform_candidates"
+            )[0],
+            sg.nn.fixed_unigram_candidate_sampler(
+                sg.constant([[1]], dtype=sg.int64),
+                1,
+                2,
+                False,
+                4,
+                unigrams=[1.0, 2.0, 0.0, 3.0],
+                name="unigram_candidates",
+            )[0],
         ]
         used = {op.type for op in graph.get_operations()}
         compiled = sg.compile(drawn, inputs=[x], name="random_ops")
@@ -607,7 +619,7 @@ def test_random_ops_module_matches_its_snapshot(symgrad_snapshot) -> None:  # ty
     assert random_types <= used
     symgrad_snapshot(compiled, GOLDEN / "random_ops.py")
     values = compiled(np.arange(6, dtype=np.float32).reshape(2, 3), rng=0)
-    shapes = [(2, 3), (2, 3), (4,), (3,), (2, 3), (2, 2), (2, 1), (3,)]
+    shapes = [(2, 3), (2, 3), (4,), (3,), (2, 3), (2, 2), (2, 1), (3,), (3,), (2,)]
     assert [v.shape for v in values] == shapes
     assert values[2].dtype == np.int32 and values[5].dtype == np.int64
 
@@ -662,6 +674,25 @@ def test_log_uniform_sampler_expected_counts_follow_the_draws_it_took() -> None:
     np.testing.assert_allclose(sampled_value, expected(ids.astype(np.float64)), rtol=1e-6)
     with sg.Graph().as_default(), pytest.raises(sg.InvalidArgumentError, match="distinct"):
         sg.nn.log_uniform_candidate_sampler(labels_of_one(), 1, 11, True, 10)
+
+
+def test_fixed_unigram_sampler_refuses_what_it_cannot_do() -> None:
+    with sg.Graph().as_default():
+        labels = labels_of_one()
+        with pytest.raises(sg.InvalidArgumentError, match="vocab_file is not supported"):
+            sg.nn.fixed_unigram_candidate_sampler(labels, 1, 2, False, 3, vocab_file="v.txt")
+        with pytest.raises(sg.InvalidArgumentError, match="sharding is not supported"):
+            sg.nn.fixed_unigram_candidate_sampler(
+                labels, 1, 2, False, 3, num_shards=2, unigrams=[1, 2, 3]
+            )
+        with pytest.raises(sg.InvalidArgumentError, match=r"range_max \(4\) must equal"):
+            sg.nn.fixed_unigram_candidate_sampler(
+                labels, 1, 2, False, 4, num_reserved_ids=2, unigrams=[1, 2, 3]
+            )
+        with pytest.raises(sg.InvalidArgumentError, match="distinct"):
+            sg.nn.uniform_candidate_sampler(labels, 1, 11, True, 10)
+    with pytest.raises(sg.errors.MissingTF1NameError, match="fixed_unigram_candidate_sampler"):
+        sg.nn.learned_unigram_candidate_sampler  # noqa: B018
 
 
 def labels_of_one() -> sg.Tensor:

@@ -94,6 +94,12 @@ KINDS: dict[str, Callable[[str], sg.Tensor]] = {
     "log_uniform_candidate_sampler": lambda name: sg.nn.log_uniform_candidate_sampler(
         _shared()["classes"], 1, 20, False, 1_000_000, name=name
     )[0],
+    "uniform_candidate_sampler": lambda name: sg.nn.uniform_candidate_sampler(
+        _shared()["classes"], 1, 20, False, 1_000_000, name=name
+    )[0],
+    "fixed_unigram_candidate_sampler": lambda name: sg.nn.fixed_unigram_candidate_sampler(
+        _shared()["classes"], 1, 20, False, 1000, unigrams=np.arange(1000.0) + 1, name=name
+    )[0],
     "dropout": lambda name: sg.nn.dropout(_shared()["ones"], 0.5, name=name),
     "layers_dropout": lambda name: sg.layers.dropout(
         _shared()["ones"], 0.5, training=True, name=name

@@ -35,6 +35,8 @@ MODULES = {
     "contrib": "symgrad.contrib",
     "contrib.layers": "symgrad.contrib.layers",
     "contrib.rnn": "symgrad.contrib.rnn",
+    "contrib.seq2seq": "symgrad.contrib.seq2seq",
+    "contrib.legacy_seq2seq": "symgrad.contrib.legacy_seq2seq",
     "nn.rnn_cell": "symgrad.rnn_cell",
 }
 
@@ -42,7 +44,7 @@ MODULES = {
 @pytest.mark.parametrize(
     "module, name, substitute",
     [
-        (sg.contrib, "seq2seq", "not available"),
+        (sg.contrib, "crf", "not available"),
         (sg.contrib.rnn, "static_bidirectional_rnn", "`tf.nn.bidirectional_dynamic_rnn`"),
         (sg.nn.rnn_cell, "ResidualWrapper", "`output + inputs`"),
         (sg, "while_loop", "a Python loop"),

@@ -547,3 +547,43 @@ def test_export_of_a_saved_model_with_outputs_named_takes_those_alone(tmp_path: 
     assert [o.name for o in module.program.outputs] == ["probabilities_0"]
     (probabilities,) = [o for o in expected["outputs"] if o["name"] == "probabilities:0"]
     _close(module(*_feed_values(expected).values())["probabilities:0"], probabilities, "probs")
+
+
+def test_tensorflow_runs_symgrads_depthwise_convolutions_and_resizes_with_gradients() -> None:
+    """``tf_files/graph_export/``: a graph of depthwise convolutions (strided SAME, VALID)
+    and bilinear and nearest resizes (of float32 and float64 images), with their gradients
+    and a second derivative, written by ``as_graph_def`` as TF's own ops
+    (``DepthwiseConv2dNative`` and its two backprops, ``ResizeBilinear``/``Grad``,
+    ``ResizeNearestNeighbor``/``Grad``): symgrad still writes the committed file byte for
+    byte, and TensorFlow, running it (``record.py --check``), computed symgrad's values."""
+    from tests.tf_files.graph_export import record
+
+    folder = Path(record.HERE)
+    by_tf = json.loads((folder / "tf_outputs.json").read_text())
+    with sg.Graph().as_default() as graph:
+        names = record.build(sg)
+        data = graph.as_graph_def().SerializeToString(deterministic=True)
+        with sg.Session() as sess:
+            values = sess.run(names, record.feeds())
+    assert data == (folder / "depthwise_resize.pb").read_bytes()
+    assert names == json.loads((folder / "fetches.json").read_text())
+    for op in (
+        "DepthwiseConv2dNative",
+        "DepthwiseConv2dNativeBackpropInput",
+        "DepthwiseConv2dNativeBackpropFilter",
+        "ResizeBilinear",
+        "ResizeBilinearGrad",
+        "ResizeNearestNeighbor",
+        "ResizeNearestNeighborGrad",
+    ):
+        assert op in by_tf["ops"], op
+    for name, value in zip(names, values, strict=True):
+        _close(value, by_tf["outputs"][name], name)
+
+
+def test_as_graph_def_refuses_dilated_depthwise_convolutions_tf_cannot_run() -> None:
+    with sg.Graph().as_default() as graph:
+        x = sg.placeholder(sg.float32, [None, 7, 7, 2], name="x")
+        sg.nn.depthwise_conv2d(x, np.ones((3, 3, 2, 1), np.float32), [1, 1, 1, 1], "SAME", rate=2)
+        with pytest.raises(sg.errors.ModelFileError, match=r"dilations \[2, 2\]"):
+            graph.as_graph_def()

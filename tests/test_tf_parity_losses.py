@@ -204,3 +204,33 @@ PORTABLE = [p for p in PROGRAMS if p.__name__.startswith("log_poisson_loss_")]
 def test_portable_form_matches_tensorflow_on_array_api_strict(program) -> None:  # type: ignore[no-untyped-def]
     assert len(PORTABLE) == 2
     assert_matches_tensorflow(program, FIXTURES[program.__name__]["fetches"], runner=_run_portable)
+
+
+def test_sequence_loss_refuses_what_tf1_refuses() -> None:
+    with sg.Graph().as_default():
+        logits = sg.placeholder(sg.float32, [2, 3, 4])
+        targets = sg.zeros([2, 3], sg.int32)
+        weights = sg.ones([2, 3])
+        with pytest.raises(sg.errors.ShapeError, match="logits must be a"):
+            sg.contrib.seq2seq.sequence_loss(logits[0], targets, weights)
+        with pytest.raises(sg.errors.ShapeError, match="weights must be a"):
+            sg.contrib.seq2seq.sequence_loss(logits, targets, weights[0])
+        with pytest.raises(ValueError, match="sum_over_timesteps cannot"):
+            sg.contrib.seq2seq.sequence_loss(logits, targets, weights, sum_over_timesteps=True)
+        with pytest.raises(ValueError, match="sum_over_batch cannot"):
+            sg.contrib.seq2seq.sequence_loss(logits, targets, weights, sum_over_batch=True)
+        with pytest.raises(ValueError, match="must be the same 3, 3, 2"):
+            sg.contrib.legacy_seq2seq.sequence_loss_by_example(
+                [logits[:, i] for i in range(3)], [targets[:, 0]] * 2, [weights[:, 0]] * 3
+            )
+
+
+def test_legacy_sequence_loss_of_all_zero_weights_is_zero() -> None:
+    # 0 / (0 + 1e-12), as in TF1; its gradient is finite.
+    with sg.Graph().as_default():
+        logits = [sg.constant(np.full((2, 3), 5.0, np.float32))] * 2
+        loss = sg.contrib.legacy_seq2seq.sequence_loss(
+            logits, [sg.zeros([2], sg.int32)] * 2, [sg.zeros([2])] * 2
+        )
+        value, grad = sg.compile([loss, sg.gradients(loss, logits[0])[0]])()
+    assert value == 0.0 and np.all(np.isfinite(grad))

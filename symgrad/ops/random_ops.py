@@ -138,7 +138,7 @@ def _lower(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
         return RandomDraw(
             stream, Literal(kind), dtype, literal(None), operands[0], literal(op.attrs["samples"])
         )
-    if kind == "log_uniform_candidates":
+    if kind in ("log_uniform_candidates", "uniform_candidates"):
         return RandomDraw(
             stream,
             Literal(kind),
@@ -146,6 +146,17 @@ def _lower(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
             literal(None),
             literal(op.attrs["samples"]),
             literal(op.attrs["range_max"]),
+            literal(op.attrs["unique"]),
+        )
+    if kind == "unigram_candidates":
+        # the weights are the op's input (a constant): the table stays out of the code's text
+        return RandomDraw(
+            stream,
+            Literal(kind),
+            dtype,
+            literal(None),
+            literal(op.attrs["samples"]),
+            operands[0],
             literal(op.attrs["unique"]),
         )
     extra = [literal(op.attrs["low"]), literal(op.attrs["high"])] if kind == "integers" else []
@@ -168,6 +179,8 @@ for _type in (
     "RandomShuffle",
     "Multinomial",
     "LogUniformCandidateSampler",
+    "UniformCandidateSampler",
+    "FixedUnigramCandidateSampler",
 ):
     register(
         OpDef(

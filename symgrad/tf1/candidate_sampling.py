@@ -1,4 +1,5 @@
-"""Sampled losses for large vocabularies (word2vec): the log-uniform candidate sampler,
+"""Sampled losses for large vocabularies (word2vec): the log-uniform, uniform and fixed
+unigram candidate samplers,
 ``nce_loss`` and ``sampled_softmax_loss`` with TF1's semantics
 (``tensorflow/python/ops/nn_impl.py``, ``candidate_sampling_ops.py``).
 
@@ -57,6 +58,54 @@ def _expected_count(probability: Tensor, num_sampled: int, tries: Tensor) -> Ten
     return where(equal(tries, constant(num_sampled, dtype=_dtypes.int64)), plain, repeated)
 
 
+def _check_sampler(
+    what: str, true_classes: Any, num_sampled: int, unique: bool, range_max: int
+) -> Tensor:
+    labels = convert_to_tensor(true_classes)
+    if not labels.dtype.is_integer or labels.shape is None or len(labels.shape) != 2:
+        raise ShapeError(
+            f"symgrad: {what}: true_classes must be an int "
+            f"[batch, num_true] matrix, got '{labels.name}' {labels.dtype.name}"
+            f"{format_shape(labels.shape)}"
+        )
+    if unique and num_sampled > range_max:
+        raise InvalidArgumentError(
+            f"symgrad: {what}: cannot draw {num_sampled} distinct classes out of {range_max}"
+        )
+    return labels
+
+
+def _draw_candidates(
+    op_type: str,
+    kind: str,
+    base: str,
+    num_sampled: int,
+    unique: bool,
+    seed: int | None,
+    attrs: dict[str, Any],
+    inputs: list[Tensor] | None = None,
+) -> tuple[Tensor, Tensor]:
+    """The sampler's random op: ``num_sampled`` classes and the number of draws they took."""
+    graph = get_default_graph()
+    draws = graph.create_op(
+        op_type,
+        inputs or [],
+        {
+            "kind": kind,
+            "seed": get_seed(seed, graph),
+            "like": False,
+            "stream": base,
+            "samples": num_sampled,
+            "unique": bool(unique),
+            **attrs,
+        },
+        [((num_sampled + 1,), _dtypes.int64)],
+        name=base,
+    ).outputs[0]
+    # The op's last element is the number of draws the classes took.
+    return draws[:num_sampled], draws[num_sampled]
+
+
 def log_uniform_candidate_sampler(
     true_classes: Any,
     num_true: int,
@@ -79,43 +128,142 @@ def log_uniform_candidate_sampler(
     >>> len(set(ids.tolist())), counts.shape
     (4, (2, 1))
     """
-    labels = convert_to_tensor(true_classes)
-    if not labels.dtype.is_integer or labels.shape is None or len(labels.shape) != 2:
-        raise ShapeError(
-            f"symgrad: log_uniform_candidate_sampler: true_classes must be an int "
-            f"[batch, num_true] matrix, got '{labels.name}' {labels.dtype.name}"
-            f"{format_shape(labels.shape)}"
-        )
     num_sampled, range_max = int(num_sampled), int(range_max)
-    if unique and num_sampled > range_max:
-        raise InvalidArgumentError(
-            f"symgrad: log_uniform_candidate_sampler: cannot draw {num_sampled} distinct "
-            f"classes out of {range_max}"
-        )
-    graph = get_default_graph()
-    base = name or "log_uniform_candidate_sampler"
-    draws = graph.create_op(
+    labels = _check_sampler(
+        "log_uniform_candidate_sampler", true_classes, num_sampled, unique, range_max
+    )
+    sampled, tries = _draw_candidates(
         "LogUniformCandidateSampler",
-        [],
-        {
-            "kind": "log_uniform_candidates",
-            "seed": get_seed(seed, graph),
-            "like": False,
-            "stream": base,
-            "samples": num_sampled,
-            "range_max": range_max,
-            "unique": bool(unique),
-        },
-        [((num_sampled + 1,), _dtypes.int64)],
-        name=base,
-    ).outputs[0]
-    # The op's last element is the number of draws the unique classes took.
-    sampled = draws[:num_sampled]
-    tries = draws[num_sampled]
+        "log_uniform_candidates",
+        name or "log_uniform_candidate_sampler",
+        num_sampled,
+        unique,
+        seed,
+        {"range_max": range_max},
+    )
     true_count = _expected_count(_log_uniform_probability(labels, range_max), num_sampled, tries)
     sampled_count = _expected_count(
         _log_uniform_probability(sampled, range_max), num_sampled, tries
     )
+    return sampled, true_count, sampled_count
+
+
+def uniform_candidate_sampler(
+    true_classes: Any,
+    num_true: int,
+    num_sampled: int,
+    unique: bool,
+    range_max: int,
+    seed: int | None = None,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor, Tensor]:
+    """``num_sampled`` classes of ``[0, range_max)`` drawn uniformly, with the expected
+    counts of the true and the sampled classes (TF1's ``tf.nn.uniform_candidate_sampler``;
+    each class's probability is ``1 / range_max`` in float32, as TF's kernel).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     labels = sg.constant([[0], [5]], dtype=sg.int64)
+    ...     sampled, true_count, _ = sg.nn.uniform_candidate_sampler(
+    ...         labels, 1, 4, False, 8, seed=1)
+    ...     print(sg.compile(true_count)().ravel())
+    [0.5 0.5]
+    """
+    num_sampled, range_max = int(num_sampled), int(range_max)
+    labels = _check_sampler(
+        "uniform_candidate_sampler", true_classes, num_sampled, unique, range_max
+    )
+    sampled, tries = _draw_candidates(
+        "UniformCandidateSampler",
+        "uniform_candidates",
+        name or "uniform_candidate_sampler",
+        num_sampled,
+        unique,
+        seed,
+        {"range_max": range_max},
+    )
+    # 1 / range_max in float32, as TF's kernel, read from a one-entry table: a float32 tensor
+    # (a folded scalar constant would be a float64 one in the generated code)
+    table = constant(np.array([1.0 / range_max], np.float32))
+    true_count = _expected_count(gather(table, zeros_like(labels)), num_sampled, tries)
+    sampled_count = _expected_count(gather(table, zeros_like(sampled)), num_sampled, tries)
+    return sampled, true_count, sampled_count
+
+
+def fixed_unigram_candidate_sampler(
+    true_classes: Any,
+    num_true: int,
+    num_sampled: int,
+    unique: bool,
+    range_max: int,
+    vocab_file: str = "",
+    distortion: float = 1.0,
+    num_reserved_ids: int = 0,
+    num_shards: int = 1,
+    shard: int = 0,
+    unigrams: Any = (),
+    seed: int | None = None,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor, Tensor]:
+    """``num_sampled`` classes drawn with probabilities proportional to
+    ``unigrams[c] ** distortion`` (the first ``num_reserved_ids`` classes have probability
+    0), with the expected counts of the true and the sampled classes (TF1's
+    ``tf.nn.fixed_unigram_candidate_sampler``; the weights, their total and the probabilities
+    in float32, as TF's kernel). ``unigrams`` is a list of counts; reading them from a
+    ``vocab_file`` and sharding are not supported.
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     labels = sg.constant([[1], [3]], dtype=sg.int64)
+    ...     _, true_count, _ = sg.nn.fixed_unigram_candidate_sampler(
+    ...         labels, 1, 2, False, 4, unigrams=[1, 1, 0, 2], seed=1)
+    ...     print(sg.compile(true_count)().ravel())
+    [0.5 1. ]
+    """
+    what = "fixed_unigram_candidate_sampler"
+    if vocab_file:
+        raise InvalidArgumentError(
+            f"symgrad: {what}: vocab_file is not supported (symgrad reads no files in the "
+            f"graph); read the counts with Python and pass them as unigrams=[...]"
+        )
+    if int(num_shards) != 1 or int(shard) != 0:
+        raise InvalidArgumentError(
+            f"symgrad: {what}: num_shards={num_shards}, shard={shard}: sharding is not "
+            f"supported; pass the counts of this shard's classes as unigrams"
+        )
+    counts = np.asarray(unigrams, dtype=np.float32).ravel()
+    num_sampled, range_max = int(num_sampled), int(range_max)
+    reserved = int(num_reserved_ids)
+    if counts.size == 0 or counts.size + reserved != range_max:
+        raise InvalidArgumentError(
+            f"symgrad: {what}: range_max ({range_max}) must equal num_reserved_ids "
+            f"({reserved}) plus the number of unigrams ({counts.size})"
+        )
+    if np.any(counts < 0) or not np.all(np.isfinite(counts)):
+        raise InvalidArgumentError(f"symgrad: {what}: unigrams must be finite and not negative")
+    labels = _check_sampler(what, true_classes, num_sampled, unique, range_max)
+    # TF's FixedUnigramSampler: each weight pow(count, distortion) in double, kept as a
+    # float; their float total summed in order
+    powered = np.power(counts.astype(np.float64), float(np.float32(distortion)))
+    weights = np.concatenate([np.zeros(reserved, np.float32), powered.astype(np.float32)])
+    total = np.float32(0.0)
+    for w in weights:
+        total = np.float32(total + w)
+    if not total > 0:
+        raise InvalidArgumentError(f"symgrad: {what}: the unigrams' weights sum to 0")
+    table = constant((weights / total).astype(np.float32))
+    sampled, tries = _draw_candidates(
+        "FixedUnigramCandidateSampler",
+        "unigram_candidates",
+        name or what,
+        num_sampled,
+        unique,
+        seed,
+        {"range_max": range_max},
+        inputs=[constant(weights.astype(np.float64))],
+    )
+    true_count = _expected_count(gather(table, labels), num_sampled, tries)
+    sampled_count = _expected_count(gather(table, sampled), num_sampled, tries)
     return sampled, true_count, sampled_count
 
 
@@ -272,4 +420,10 @@ def sampled_softmax_loss(
     )
 
 
-__all__ = ["log_uniform_candidate_sampler", "nce_loss", "sampled_softmax_loss"]
+__all__ = [
+    "fixed_unigram_candidate_sampler",
+    "log_uniform_candidate_sampler",
+    "nce_loss",
+    "sampled_softmax_loss",
+    "uniform_candidate_sampler",
+]

@@ -2,16 +2,18 @@
 
 Graph: random_ops
 Inputs:
-    x              float32 (None, 3)         placeholder
+    x                float32 (None, 3)         placeholder
 Outputs:
-    normal         float32 (2, 3)
-    uniform        float32 (None, 3)
-    integers       int32 (4,)
-    truncated      float32 (3,)
-    shuffled       float32 (None, 3)
-    samples        int64 (None, 2)
-    sampled        int32 (None, 1)
-    strided_slice  int64 (3,)
+    normal           float32 (2, 3)
+    uniform          float32 (None, 3)
+    integers         int32 (4,)
+    truncated        float32 (3,)
+    shuffled         float32 (None, 3)
+    samples          int64 (None, 2)
+    sampled          int32 (None, 1)
+    strided_slice    int64 (3,)
+    strided_slice_2  int64 (3,)
+    strided_slice_4  int64 (2,)
 Random source (the argument ``rng``: a numpy.random.Generator per random op, or one
 Generator or int seed that all of them share; the same rng gives the same numbers):
     rng[0]  normal/standard_normal
@@ -22,9 +24,13 @@ Generator or int seed that all of them share; the same rng gives the same number
     rng[5]  samples
     rng[6]  sampled
     rng[7]  candidates
+    rng[8]  uniform_candidates
+    rng[9]  unigram_candidates
 """
 
 import numpy as np
+
+const = np.array([1.0, 2.0, 0.0, 3.0], dtype=np.float64)
 
 
 def _check(name, value, dtype, shape):
@@ -124,11 +130,44 @@ def _log_uniform_candidates(generator, num_sampled, range_max, unique):
     return np.array(drawn + [tries], dtype=np.int64)
 
 
+def _uniform_candidates(generator, num_sampled, range_max, unique):
+    """``num_sampled`` classes drawn uniformly from ``[0, range_max)``, distinct ones if
+    ``unique`` (a class drawn again is drawn anew), followed by the number of draws that
+    took (TF's uniform candidate sampler)."""
+    drawn, seen, tries = [], set(), 0
+    while len(drawn) < num_sampled:
+        value = int(generator.integers(range_max))
+        tries += 1
+        if unique and value in seen:
+            continue
+        seen.add(value)
+        drawn.append(value)
+    return np.array(drawn + [tries], dtype=np.int64)
+
+
+def _unigram_candidates(generator, num_sampled, weights, unique):
+    """``num_sampled`` classes drawn with probabilities proportional to ``weights``, distinct
+    ones if ``unique`` (a class drawn again is drawn anew), followed by the number of draws
+    that took (TF's fixed unigram candidate sampler)."""
+    cumulative = np.cumsum(np.asarray(weights, dtype=np.float64))
+    drawn, seen, tries = [], set(), 0
+    while len(drawn) < num_sampled:
+        point = generator.random() * cumulative[-1]
+        value = int(np.searchsorted(cumulative, point, side="right"))
+        value = min(value, cumulative.size - 1)
+        tries += 1
+        if unique and value in seen:
+            continue
+        seen.add(value)
+        drawn.append(value)
+    return np.array(drawn + [tries], dtype=np.int64)
+
+
 def random_ops(x, rng):
     """Forward values and gradients; see the module docstring for shapes."""
     x = _check("x", x, np.float32, (None, 3))
-    rng = _generators(rng, 8)
-    # Statements: 12, BLAS calls: 0
+    rng = _generators(rng, 10)
+    # Statements: 16, BLAS calls: 0
     # Forward
     standard_normal = rng[0].standard_normal((2, 3), dtype=np.float32)
     normal = standard_normal * 2
@@ -144,6 +183,12 @@ def random_ops(x, rng):
     sampled = _categorical(rng[6], x, 1, np.int32)
     candidates = _log_uniform_candidates(rng[7], 3, 10, True)
     strided_slice = candidates[:3]
+    del candidates
+    uniform_candidates = _uniform_candidates(rng[8], 3, 10, True)
+    strided_slice_2 = uniform_candidates[:3]
+    del uniform_candidates
+    unigram_candidates = _unigram_candidates(rng[9], 2, const, False)
+    strided_slice_4 = unigram_candidates[:2]
     return (
         normal,
         uniform,
@@ -153,4 +198,6 @@ def random_ops(x, rng):
         samples,
         sampled,
         strided_slice,
+        strided_slice_2,
+        strided_slice_4,
     )

@@ -428,3 +428,176 @@ def every_loss_at_the_edges(tf):
             labels: np.array([[1.0, 0.0, 1.0], [1.0, 1.0, 0.0], [0.0, 1.0, 1.0]], np.float32),
         },
     }
+
+
+# --- tf.contrib.seq2seq.sequence_loss and tf.contrib.legacy_seq2seq ---------------------------
+# TensorFlow 2 has no tf.contrib: there the losses are TF 1.15's own algorithm
+# (contrib/seq2seq/python/ops/loss.py, contrib/legacy_seq2seq/python/ops/seq2seq.py) built
+# from the core TF ops they call; symgrad's tf.contrib is used where it exists.
+
+
+def _tf1_sequence_loss(
+    tf,
+    logits,
+    targets,
+    weights,
+    avg_t=True,
+    avg_b=True,
+    sum_t=False,
+    sum_b=False,
+    softmax_loss_function=None,
+):
+    flat = tf.reshape(logits, [-1, tf.shape(logits)[2]])
+    labels = tf.reshape(targets, [-1])
+    if softmax_loss_function is None:
+        crossent = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=flat)
+    else:
+        crossent = softmax_loss_function(labels=labels, logits=flat)
+    crossent *= tf.reshape(weights, [-1])
+    if avg_t and avg_b:
+        return tf.div_no_nan(tf.reduce_sum(crossent), tf.reduce_sum(weights))
+    if sum_t and sum_b:
+        count = tf.cast(tf.count_nonzero(weights), crossent.dtype)
+        return tf.div_no_nan(tf.reduce_sum(crossent), count)
+    crossent = tf.reshape(crossent, tf.shape(logits)[0:2])
+    if avg_t or avg_b:
+        axis = [0] if avg_b else [1]
+        return tf.div_no_nan(tf.reduce_sum(crossent, axis=axis), tf.reduce_sum(weights, axis=axis))
+    if sum_t or sum_b:
+        axis = [0] if sum_b else [1]
+        count = tf.cast(tf.count_nonzero(weights, axis=axis), crossent.dtype)
+        return tf.div_no_nan(tf.reduce_sum(crossent, axis=axis), count)
+    return crossent
+
+
+def _sequence_loss(
+    tf,
+    logits,
+    targets,
+    weights,
+    avg_t=True,
+    avg_b=True,
+    sum_t=False,
+    sum_b=False,
+    softmax_loss_function=None,
+):
+    options = dict(
+        average_across_timesteps=avg_t,
+        average_across_batch=avg_b,
+        sum_over_timesteps=sum_t,
+        sum_over_batch=sum_b,
+        softmax_loss_function=softmax_loss_function,
+    )
+    if hasattr(tf, "contrib"):
+        return tf.contrib.seq2seq.sequence_loss(logits, targets, weights, **options)
+    return _tf1_sequence_loss(
+        tf, logits, targets, weights, avg_t, avg_b, sum_t, sum_b, softmax_loss_function
+    )
+
+
+def _legacy_by_example(tf, logits, targets, weights, avg_t=True):
+    if hasattr(tf, "contrib"):
+        return tf.contrib.legacy_seq2seq.sequence_loss_by_example(
+            logits, targets, weights, average_across_timesteps=avg_t
+        )
+    steps = [
+        tf.nn.sparse_softmax_cross_entropy_with_logits(labels=tf.reshape(t, [-1]), logits=x) * w
+        for x, t, w in zip(logits, targets, weights, strict=True)
+    ]
+    total = tf.add_n(steps)
+    if avg_t:
+        total /= tf.add_n(weights) + 1e-12
+    return total
+
+
+def _legacy_sequence_loss(tf, logits, targets, weights, avg_t=True, avg_b=True):
+    if hasattr(tf, "contrib"):
+        return tf.contrib.legacy_seq2seq.sequence_loss(
+            logits, targets, weights, average_across_timesteps=avg_t, average_across_batch=avg_b
+        )
+    cost = tf.reduce_sum(_legacy_by_example(tf, logits, targets, weights, avg_t))
+    if avg_b:
+        return cost / tf.cast(tf.shape(targets[0])[0], cost.dtype)
+    return cost
+
+
+_SEQ_WEIGHTS = np.array([[1.0, 1.0, 0.5, 0.0], [2.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]])
+
+
+@_program
+def seq2seq_sequence_loss_every_reduction(tf):
+    logits = tf.placeholder(tf.float32, [None, 4, 5], name="logits")
+    targets = tf.placeholder(tf.int32, [None, 4], name="targets")
+    weights = tf.placeholder(tf.float32, [None, 4], name="weights")
+    fetches = []
+    for avg_t, avg_b, sum_t, sum_b in [
+        (True, True, False, False),
+        (True, False, False, False),
+        (False, True, False, False),
+        (False, False, False, False),
+        (False, False, True, True),
+        (False, False, True, False),
+        (False, False, False, True),
+        (True, False, False, True),
+        (False, True, True, False),
+    ]:
+        loss = _sequence_loss(tf, logits, targets, weights, avg_t, avg_b, sum_t, sum_b)
+        fetches += [loss, tf.gradients(tf.reduce_sum(tf.sin(loss)), [logits, weights])]
+    feeds = {
+        logits: _arr(70, (3, 4, 5), -3.0, 3.0),
+        targets: np.array([[0, 4, 2, 1], [3, 3, 0, 4], [1, 2, 3, 0]], np.int32),
+        weights: _SEQ_WEIGHTS.astype(np.float32),
+    }
+    return {"fetches": fetches, "feeds": feeds, "rtol": 1e-5}
+
+
+@_program
+def seq2seq_sequence_loss_float64_custom_softmax(tf):
+    logits = tf.placeholder(tf.float64, [2, 3, 4], name="logits")
+    targets = tf.constant([[0, 1, 3], [2, 2, 1]], tf.int64)
+    weights = tf.constant([[1.0, 0.25, 0.0], [1.0, 1.0, 3.0]], tf.float64)
+
+    def smoothed(labels, logits):
+        return tf.losses.softmax_cross_entropy(
+            tf.one_hot(labels, 4, dtype=logits.dtype),
+            logits,
+            label_smoothing=0.1,
+            reduction=tf.losses.Reduction.NONE,
+        )
+
+    losses = [
+        _sequence_loss(tf, logits, targets, weights),
+        _sequence_loss(tf, logits, targets, weights, False, True),
+        _sequence_loss(tf, logits, targets, weights, softmax_loss_function=smoothed),
+    ]
+    feeds = {logits: _arr(71, (2, 3, 4), -2.0, 2.0, np.float64)}
+    return {
+        "fetches": [losses, [tf.gradients(tf.reduce_sum(x * x), logits)[0] for x in losses]],
+        "feeds": feeds,
+    }
+
+
+@_program
+def legacy_seq2seq_sequence_losses(tf):
+    steps = 3
+    logits = [tf.placeholder(tf.float32, [None, 5], name=f"logit{i}") for i in range(steps)]
+    targets = [tf.placeholder(tf.int32, [None], name=f"target{i}") for i in range(steps)]
+    weights = [tf.placeholder(tf.float32, [None], name=f"weight{i}") for i in range(steps)]
+    losses = [
+        _legacy_by_example(tf, logits, targets, weights),
+        _legacy_by_example(tf, logits, targets, weights, avg_t=False),
+        _legacy_sequence_loss(tf, logits, targets, weights),
+        _legacy_sequence_loss(tf, logits, targets, weights, avg_t=False),
+        _legacy_sequence_loss(tf, logits, targets, weights, avg_b=False),
+    ]
+    grads = [tf.gradients(tf.reduce_sum(tf.sin(x)), logits + weights) for x in losses]
+    feeds = {}
+    table = _arr(72, (steps, 4, 5), -3.0, 3.0)
+    labels = np.array([[0, 4, 2, 1], [3, 3, 0, 4], [1, 2, 3, 0]], np.int32)
+    # the last example's weights are all 0: TF1's 1e-12 keeps its loss 0 (0 / 1e-12)
+    w = np.array([[1.0, 0.5, 2.0, 0.0], [1.0, 0.0, 0.25, 0.0], [0.0, 1.0, 1.0, 0.0]], np.float32)
+    for i in range(steps):
+        feeds[logits[i]] = table[i]
+        feeds[targets[i]] = labels[i]
+        feeds[weights[i]] = w[i]
+    return {"fetches": [losses, grads], "feeds": feeds, "rtol": 1e-5}

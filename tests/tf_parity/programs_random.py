@@ -410,3 +410,118 @@ def log_uniform_sampler_unique_counts_use_the_draws_taken(tf):
         ],
         "feeds": {},
     }
+
+
+# --- uniform_candidate_sampler and fixed_unigram_candidate_sampler -----------------------------
+# TF's UniformSampler and FixedUnigramSampler (tensorflow/core/kernels/range_sampler.cc): each
+# class's probability in float32 (1 / range_max; unigrams[c] ** distortion over their float
+# total, reserved ids 0), the expected counts from the same ExpectedCountHelper as log-uniform.
+
+# 5 counts after one reserved id; distortion 0.75: probabilities 0, .439, 0, .131, .299, .131
+_UNIGRAMS = [5.0, 0.0, 1.0, 3.0, 1.0]
+_ZIPF = [1000.0 / (k + 1) for k in range(50)]
+
+
+def _unigram_table(unigrams, distortion, reserved=0):
+    # pow in double, kept as a float (TF's kernel)
+    powered = np.power(np.float32(unigrams).astype(np.float64), float(np.float32(distortion)))
+    weights = np.concatenate([np.zeros(reserved, np.float32), powered.astype(np.float32)])
+    total = np.float32(0.0)
+    for w in weights:
+        total = np.float32(total + w)
+    return (weights / total).astype(np.float32)
+
+
+def _unique_count_checks(tf, sampled, sampled_count, p_sampled, num_sampled):
+    """With unique=True: the classes are distinct (pairs), and every expected count is
+    1 - (1 - p)^tries for the one whole number of tries (above num_sampled) read back from
+    the count of the least likely sampled class, to float32 precision."""
+    pairs = tf.reduce_sum(
+        tf.cast(tf.equal(tf.expand_dims(sampled, 0), tf.expand_dims(sampled, 1)), tf.int32)
+    )
+    count = tf.cast(sampled_count, tf.float64)
+    p = tf.cast(p_sampled, tf.float64)
+    rarest = tf.argmin(p)
+    tries = tf.math.log1p(-tf.gather(count, rarest)) / tf.math.log1p(-tf.gather(p, rarest))
+    whole = tf.round(tries)
+    again = -tf.math.expm1(whole * tf.math.log1p(-p))
+    return [
+        pairs,
+        tf.abs(tries / whole - 1.0) < 1e-3,
+        whole > float(num_sampled),
+        tf.reduce_max(tf.abs(again / count - 1.0)) < 1e-5,
+    ]
+
+
+@_program
+def uniform_sampler_expected_counts(tf):
+    labels = tf.constant([[0, 1], [7, 999]], dtype=tf.int64)
+    sampled, true_count, sampled_count = tf.nn.uniform_candidate_sampler(
+        labels, 2, 64, False, 1000, seed=24
+    )
+    # without unique, every expected count is num_sampled / range_max, in float32
+    return {"fetches": [true_count, sampled_count, tf.shape(sampled)], "feeds": {}, "rtol": 0}
+
+
+@_program
+def uniform_sampler_frequencies(tf):
+    labels = tf.constant([[0]], dtype=tf.int64)
+    sampled, _, _ = tf.nn.uniform_candidate_sampler(labels, 1, N, False, 1000, seed=25)
+    return {
+        "fetches": [
+            tf.reduce_mean(tf.cast(sampled, tf.float64)),
+            tf.reduce_mean(tf.cast(tf.less(sampled, 500), tf.float64)),
+            tf.reduce_mean(tf.cast(tf.less(sampled, 100), tf.float64)),
+            tf.reduce_min(sampled),
+            tf.reduce_max(sampled),
+        ],
+        "feeds": {},
+        "rtol": 0.1,
+    }
+
+
+@_program
+def uniform_sampler_unique(tf):
+    labels = tf.constant([[3], [49]], dtype=tf.int64)
+    sampled, _, sampled_count = tf.nn.uniform_candidate_sampler(labels, 1, 40, True, 50, seed=26)
+    p = tf.fill(tf.shape(sampled), 1.0 / 50)
+    checks = _unique_count_checks(tf, sampled, sampled_count, p, 40)
+    return {"fetches": checks, "feeds": {}}
+
+
+@_program
+def fixed_unigram_sampler_expected_counts(tf):
+    labels = tf.constant([[0, 1], [3, 5], [2, 4]], dtype=tf.int64)
+    sampled, true_count, sampled_count = tf.nn.fixed_unigram_candidate_sampler(
+        labels, 2, 64, False, 6, distortion=0.75, num_reserved_ids=1, unigrams=_UNIGRAMS, seed=27
+    )
+    table = tf.constant(_unigram_table(_UNIGRAMS, 0.75, 1))
+    # without unique, each expected count is num_sampled * P(c) in float32, exactly
+    exact = tf.reduce_max(tf.abs(sampled_count - 64.0 * tf.gather(table, sampled)))
+    never = tf.reduce_sum(tf.cast(tf.equal(sampled, 0), tf.int32)) + tf.reduce_sum(
+        tf.cast(tf.equal(sampled, 2), tf.int32)
+    )
+    return {"fetches": [true_count, exact, never], "feeds": {}, "rtol": 0}
+
+
+@_program
+def fixed_unigram_sampler_frequencies(tf):
+    labels = tf.constant([[1]], dtype=tf.int64)
+    sampled, _, _ = tf.nn.fixed_unigram_candidate_sampler(
+        labels, 1, N, False, 6, distortion=0.75, num_reserved_ids=1, unigrams=_UNIGRAMS, seed=28
+    )
+    frequencies = tf.reduce_mean(tf.one_hot(sampled, 6, dtype=tf.float64), axis=0)
+    # the rarest drawn class has p = 0.131: ten standard errors of the two runs' difference
+    # are 0.115 of it
+    return {"fetches": [frequencies], "feeds": {}, "rtol": 0.12}
+
+
+@_program
+def fixed_unigram_sampler_unique(tf):
+    labels = tf.constant([[0], [49]], dtype=tf.int64)
+    sampled, _, sampled_count = tf.nn.fixed_unigram_candidate_sampler(
+        labels, 1, 40, True, 50, unigrams=_ZIPF, seed=29
+    )
+    table = tf.constant(_unigram_table(_ZIPF, 1.0))
+    checks = _unique_count_checks(tf, sampled, sampled_count, tf.gather(table, sampled), 40)
+    return {"fetches": checks, "feeds": {}}

@@ -34,6 +34,8 @@ KERNELS = (
     "_truncated_normal",
     "_categorical",
     "_log_uniform_candidates",
+    "_uniform_candidates",
+    "_unigram_candidates",
     "_device_of",
     "_take",
     "_placement",

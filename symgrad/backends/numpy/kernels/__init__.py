@@ -27,6 +27,8 @@ KERNELS = (
     "_truncated_normal",
     "_categorical",
     "_log_uniform_candidates",
+    "_uniform_candidates",
+    "_unigram_candidates",
     "_scatter",
     "_scatter_add",
     "_untile",

@@ -73,3 +73,40 @@ def _log_uniform_candidates(
         seen.add(value)
         drawn.append(value)
     return np.array(drawn + [tries], dtype=np.int64)
+
+
+def _uniform_candidates(
+    generator: Generator, num_sampled: int, range_max: int, unique: bool
+) -> NDArray[np.int64]:
+    """``num_sampled`` classes drawn uniformly from ``[0, range_max)``, distinct ones if
+    ``unique`` (a class drawn again is drawn anew), followed by the number of draws that
+    took (TF's uniform candidate sampler)."""
+    drawn, seen, tries = [], set(), 0
+    while len(drawn) < num_sampled:
+        value = int(generator.integers(range_max))
+        tries += 1
+        if unique and value in seen:
+            continue
+        seen.add(value)
+        drawn.append(value)
+    return np.array(drawn + [tries], dtype=np.int64)
+
+
+def _unigram_candidates(
+    generator: Generator, num_sampled: int, weights: ArrayLike, unique: bool
+) -> NDArray[np.int64]:
+    """``num_sampled`` classes drawn with probabilities proportional to ``weights``, distinct
+    ones if ``unique`` (a class drawn again is drawn anew), followed by the number of draws
+    that took (TF's fixed unigram candidate sampler)."""
+    cumulative = np.cumsum(np.asarray(weights, dtype=np.float64))
+    drawn, seen, tries = [], set(), 0
+    while len(drawn) < num_sampled:
+        point = generator.random() * cumulative[-1]
+        value = int(np.searchsorted(cumulative, point, side="right"))
+        value = min(value, cumulative.size - 1)
+        tries += 1
+        if unique and value in seen:
+            continue
+        seen.add(value)
+        drawn.append(value)
+    return np.array(drawn + [tries], dtype=np.int64)
