@@ -9,20 +9,28 @@ side by side in one process (interleaved rounds, medians):
 - symgrad, TF's composition: the same loss written out of the primitives TF's
   ``nn_impl.sigmoid_cross_entropy_with_logits`` uses (``where(z >= 0, z, 0) - z * t +
   softplus(where(z >= 0, -z, z))``), which is what symgrad compiled before;
-- NumPy by hand: what a careful person writes.
+- NumPy by hand: what a careful person writes;
+- TensorFlow 1 (``compat.v1`` ``Session.run`` of the cost and ``tf.gradients``, one intra-
+  and one inter-op thread), in a process of its own on the same data, when ``--tf-python``
+  names a Python that imports TensorFlow (its rounds run after symgrad's, not interleaved).
 
 It also reports each module's statements and ``np.errstate`` blocks, and checks that all
 three agree.
 
 Run:  python benchmarks/logistic_loss.py [--rows N] [--features D] [--repeats R]
+      [--tf-python /work/tfenv/bin/python]
 Writes the table to benchmarks/results/logistic_loss.md as well.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -70,6 +78,34 @@ def by_hand(feats: np.ndarray, t: np.ndarray, theta: np.ndarray, c: float) -> tu
     return cost, feats.T @ error, error.sum()
 
 
+def tensorflow_times(data: str, repeats: int) -> list[float]:
+    """Seconds of TF1 ``Session.run`` of the cost and both gradients (in a TF process)."""
+    import tensorflow.compat.v1 as tf
+
+    tf.disable_v2_behavior()
+    arrays = np.load(data)
+    feats_value, t_value = arrays["feats"], arrays["t"]
+    with tf.Graph().as_default():
+        feats = tf.placeholder(tf.float64, [None, feats_value.shape[1]])
+        t = tf.placeholder(tf.float64, [None, 1])
+        theta = tf.Variable(arrays["theta"])
+        c = tf.Variable(np.float64(0.25))
+        z = tf.matmul(feats, theta) + c
+        cost = tf.reduce_sum(tf.nn.sigmoid_cross_entropy_with_logits(labels=t, logits=z))
+        fetches = [cost, *tf.gradients(cost, [theta, c])]
+        config = tf.ConfigProto(intra_op_parallelism_threads=1, inter_op_parallelism_threads=1)
+        with tf.Session(config=config) as session:
+            session.run(tf.global_variables_initializer())
+            feed = {feats: feats_value, t: t_value}
+            session.run(fetches, feed)  # warm-up
+            times = []
+            for _ in range(repeats):
+                start = time.perf_counter()
+                session.run(fetches, feed)
+                times.append(time.perf_counter() - start)
+    return times
+
+
 def shape_of(module: Any) -> tuple[int, int]:
     """(statements of the body the fed shapes take, ``np.errstate`` blocks) of a module."""
     source = module.source
@@ -91,7 +127,12 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--features", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument("--tf-python", default="", help="a Python that imports TensorFlow")
+    parser.add_argument("--tf-child", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.tf_child:
+        print(json.dumps(tensorflow_times(args.tf_child, args.repeats)))
+        return
     rng = np.random.default_rng(0)
     feats = rng.standard_normal((args.rows, args.features))
     t = (rng.random((args.rows, 1)) < 0.5).astype(np.float64)
@@ -113,6 +154,15 @@ def main() -> None:
             start = time.perf_counter()
             run(*inputs)
             times[name].append(time.perf_counter() - start)
+    if args.tf_python:
+        with tempfile.TemporaryDirectory() as folder:
+            data = os.path.join(folder, "data.npz")
+            np.savez(data, feats=feats, t=t, theta=theta)
+            command = [args.tf_python, __file__, "--tf-child", data, "--repeats", str(args.repeats)]
+            environment = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+            done = subprocess.run(command, capture_output=True, text=True, env=environment)
+            if done.returncode == 0:
+                times["TensorFlow 1 Session.run"] = json.loads(done.stdout.splitlines()[-1])
     base = statistics.median(times["NumPy by hand"])
     shapes = {"symgrad (textbook function)": shape_of(textbook)}
     shapes["symgrad (TF's composition)"] = shape_of(composed)
@@ -122,12 +172,14 @@ def main() -> None:
         _machine_line(),
         "",
         f"Command: `python benchmarks/logistic_loss.py --rows {args.rows} "
-        f"--features {args.features} --repeats {args.repeats}` (medians of interleaved rounds)",
+        f"--features {args.features} --repeats {args.repeats}"
+        f"{' --tf-python ' + args.tf_python if args.tf_python else ''}` (medians; symgrad's and "
+        f"NumPy's rounds interleaved, TensorFlow's in its own process after them)",
         "",
         "| form | ms per call | / by hand | statements | np.errstate blocks |",
         "|---|---:|---:|---:|---:|",
     ]
-    for name in runs:
+    for name in times:
         median = statistics.median(times[name])
         statements, guards = shapes.get(name, ("", ""))
         lines.append(
