@@ -30,7 +30,7 @@ from .ops.joining import broadcast_to, concat, stack, tile
 from .ops.linalg import matmul
 from .ops.nn_ops import log_softmax, softmax
 from .ops.reductions import broadcast_gradient, reduce_mean, reduce_sum
-from .ops.registry import arg_symbols, opdef_of
+from .ops.registry import GradientFn, arg_symbols, opdef_of
 from .ops.reshaping import expand_dims, reshape, reshape_like, transpose
 from .ops.slicing import strided_slice
 from .ops.sources import convert_to_tensor
@@ -115,6 +115,78 @@ def _between(xs: Sequence[Tensor], ys: Sequence[Tensor]) -> set[Operation]:
     return between
 
 
+def _slice_position(op: Operation) -> tuple[int, int | tuple[int, int]] | None:
+    """``(axis, index)`` or ``(axis, (start, stop))`` of a StridedSlice that selects along one
+    axis of an input whose size there is known (``x[:, 3]``, ``x[:, 128:256]``), else None."""
+    if op.type != "StridedSlice":
+        return None
+    x, key = op.inputs[0], op.attrs["key"]
+    if x.shape is None or len(key) > len(x.shape):
+        return None
+    chosen = [(axis, item) for axis, item in enumerate(key) if item != slice(None)]
+    if len(chosen) != 1:
+        return None
+    axis, item = chosen[0]
+    size = x.shape[axis]
+    if size is None:
+        return None
+    if isinstance(item, int) and not isinstance(item, bool):
+        return axis, item % size if -size <= item < size else None  # type: ignore[return-value]
+    if isinstance(item, slice) and item.step in (None, 1):
+        start, stop, _ = item.indices(size)
+        return (axis, (start, stop)) if start < stop else None
+    return None
+
+
+def _joined_slice_gradients(
+    x: Tensor, parts: list[tuple[Operation, Tensor]]
+) -> list[tuple[Tensor, Operation | None]]:
+    """The cotangent terms of ``x`` from the slices in ``parts`` (each a slice op whose
+    ``_slice_position`` is known, and its cotangent): the pieces of slices along one axis
+    joined as TF's split and unstack gradients join them (one ``concat`` or ``stack``, zeros
+    where no slice reads) rather than one zero-filled array per slice, added up. Each term
+    comes with the slice op it flows back through when there is one."""
+    groups: dict[tuple[int, bool], list[tuple[Any, Tensor, Operation]]] = {}
+    for op, grad in parts:
+        axis, place = cast(tuple[int, Any], _slice_position(op))
+        groups.setdefault((axis, isinstance(place, int)), []).append((place, grad, op))
+    terms: list[tuple[Tensor, Operation | None]] = []
+    for (axis, by_index), pieces in groups.items():
+        pieces.sort(key=lambda piece: piece[0])
+        places = [place for place, _, _ in pieces]
+        overlapping = any(
+            a == b if by_index else a[1] > b[0] for a, b in zip(places, places[1:], strict=False)
+        )
+        lead = (slice(None),) * axis
+        size = cast(int, cast(tuple[Any, ...], x.shape)[axis])
+        # Rows of an unstacked axis: joined when they are at least half of it, so that a
+        # few rows read out of many do not become a stack of zeros.
+        sparse = by_index and 2 * len(pieces) < size
+        if len(pieces) == 1 or overlapping or sparse:
+            for _, grad, op in pieces:
+                rule = cast(GradientFn, opdef_of(op).gradient)
+                terms.append((cast(Tensor, rule(op, grad)[0]), op))
+            continue
+        if by_index:
+            given = {place: grad for place, grad, _ in pieces}
+            rows = [
+                given[i] if i in given else zeros_like(strided_slice(x, lead + (i,)))
+                for i in range(size)
+            ]
+            terms.append((stack(rows, axis=axis), None))
+            continue
+        columns, reached = [], 0
+        for (start, stop), grad, _ in pieces:
+            if start > reached:
+                columns.append(zeros_like(strided_slice(x, lead + (slice(reached, start),))))
+            columns.append(grad)
+            reached = stop
+        if reached < size:
+            columns.append(zeros_like(strided_slice(x, lead + (slice(reached, size),))))
+        terms.append((concat(columns, axis), None))
+    return terms
+
+
 def _add_all(tensors: list[Tensor], like: Tensor) -> Tensor:
     if len(tensors) == 1:
         return tensors[0]
@@ -185,7 +257,33 @@ def gradients(
 
         ys_key = tuple(ys)
 
+        # Slices along one axis, per sliced tensor: their cotangents are joined when the
+        # tensor's total is taken (_joined_slice_gradients).
+        slice_parts: dict[Tensor, list[tuple[Operation, Tensor]]] = {}
+
+        def labelled(output: Tensor, build: Any, *arguments: Any) -> Any:
+            """What ``build(*arguments)`` returns, and the ops it adds, which it marks as
+            steps of ``output``'s rule."""
+            first_new = len(graph._operations)
+            result = build(*arguments)
+            for new_op in graph._operations[first_new:]:
+                new_op.provenance = naming.Provenance("step", ys_key, output)
+            return result, set(graph._operations[first_new:])
+
+        def add_term(
+            tensor: Tensor, term: Tensor, built: set[Operation], via: Tensor | None
+        ) -> None:
+            if term.op in built:
+                term.op.provenance = naming.Provenance("part", ys_key, tensor, via)
+            cotangents.setdefault(tensor, []).append(term)
+
         def total(tensor: Tensor) -> Tensor | None:
+            if tensor in slice_parts:
+                terms, built = labelled(
+                    tensor, _joined_slice_gradients, tensor, slice_parts.pop(tensor)
+                )
+                for term, via in terms:
+                    add_term(tensor, term, built, None if via is None else via.outputs[0])
             if tensor not in totals:
                 parts = cotangents.get(tensor)
                 totals[tensor] = _add_all(parts, tensor) if parts else None
@@ -212,19 +310,13 @@ def gradients(
             grad = total(output)
             if grad is None or not output.dtype.is_floating:
                 continue  # integer and bool values carry no gradient
-            first_new = len(graph._operations)
-            contributions = gradient(op, grad)
-            new_ops = graph._operations[first_new:]
-            for new_op in new_ops:
-                new_op.provenance = naming.Provenance("step", ys_key, output)
-            built = set(new_ops)
+            if _slice_position(op) is not None and op.inputs[0].op in between:
+                slice_parts.setdefault(op.inputs[0], []).append((op, grad))
+                continue
+            contributions, built = labelled(output, gradient, op, grad)
             for tensor, contribution in zip(op.inputs, contributions, strict=False):
                 if contribution is not None and tensor.op in between:
-                    if contribution.op in built:
-                        contribution.op.provenance = naming.Provenance(
-                            "part", ys_key, tensor, output
-                        )
-                    cotangents.setdefault(tensor, []).append(contribution)
+                    add_term(tensor, contribution, built, output)
 
         results: list[Tensor | None] = []
         for x in xs:

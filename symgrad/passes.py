@@ -10,12 +10,13 @@ the list, where its order among the others says what it may assume.
 
 >>> [p.name for p in PASSES + FAST_PASSES]  # doctest: +NORMALIZE_WHITESPACE
 ['value-numbering', 'simplify', 'schedule', 'dce', 'cse',
- 'fold-scalar-factors', 'blas-reductions', 'memory-schedule']
+ 'fold-scalar-factors', 'blas-reductions', 'sliced-products', 'memory-schedule']
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeGuard
@@ -26,6 +27,7 @@ from .errors import InvalidArgumentError
 from .expression_dtypes import WEAK_FLOAT, WEAK_INT, expression_dtype
 from .naming import Namer
 from .ops import functions as F
+from .ops.array_nodes import Index
 from .optimize import (
     common_subexpressions,
     deduplicate,
@@ -400,6 +402,44 @@ def blas_reductions(
     return rewritten
 
 
+_COLUMNS = re.compile(r":, (\d*):(\d*)")
+_ROWS = re.compile(r"(\d*):(\d*)(?:, :)?")
+
+
+def _sliced_product(node: sp.Expr) -> sp.Expr | None:
+    """``(a @ b)[:, j:k]`` as ``a @ b[:, j:k]`` and ``(a @ b)[i:l]`` as ``a[i:l] @ b``, for
+    matrices: the product computes only the entries the slice keeps."""
+    product, key = node.args
+    if not isinstance(product, F.MatMulNode) or not isinstance(key, F.Literal):
+        return None
+    a, b, transpose_a, transpose_b, rank_a, rank_b = product.args
+    if (rank_a, rank_b) != (2, 2):
+        return None
+    columns, rows = _COLUMNS.fullmatch(key.name), _ROWS.fullmatch(key.name)
+    if columns:
+        bounds = f"{columns[1]}:{columns[2]}"
+        b = Index(b, F.Literal(bounds if transpose_b else f":, {bounds}"))
+    elif rows:
+        bounds = f"{rows[1]}:{rows[2]}"
+        a = Index(a, F.Literal(f":, {bounds}" if transpose_a else bounds))
+    else:
+        return None
+    return F.MatMulNode(a, b, transpose_a, transpose_b, rank_a, rank_b)
+
+
+def sliced_products(statements: list[Statement]) -> list[Statement]:
+    rewritten = []
+    for statement in statements:
+        expr = statement.expr
+        if expr.has(Index):
+            slices = {node: _sliced_product(node) for node in expr.atoms(Index)}
+            expr = expr.xreplace(
+                {n: product for n, product in slices.items() if product is not None}
+            )
+        rewritten.append(statement.with_expr(expr))
+    return rewritten
+
+
 # --- scheduling -----------------------------------------------------------------------------
 
 
@@ -472,6 +512,11 @@ FAST_PASSES: list[Pass] = [
             lambda p: blas_reductions(p.statements, statement_naturals(p), _dtype_of(p))
         ),
         "sums of products as dot and matrix products",
+    ),
+    Pass(
+        "sliced-products",
+        _statements_pass(lambda p: sliced_products(p.statements)),
+        "a slice of a matrix product as the product of the sliced factor",
     ),
     Pass(
         "memory-schedule",

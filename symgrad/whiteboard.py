@@ -100,6 +100,13 @@ class _Evaluator(Printer):
         labels, depth = (self._print(a) for a in expr.args)
         return f"np.eye({depth})[{labels}]"
 
+    # A display may use these where the module does not, so they are not the module's kernels.
+    def _print_Sigmoid(self, expr: Any) -> str:
+        return f"np.exp(-np.logaddexp(0, -({self._print(expr.args[0])})))"
+
+    def _print_Softplus(self, expr: Any) -> str:
+        return f"np.logaddexp(0, {self._print(expr.args[0])})"
+
 
 # --- the result ----------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ import importlib
 import json
 import math
 import threading
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -66,6 +67,8 @@ from symgrad.backends.numpy.kernels.math import (
     _logistic_loss,
     _prod_others,
     _prod_others_vjp,
+    _sigmoid,
+    _softplus,
     _sum_to_shape,
     _top_k_grad,
     _top_k_indices,
@@ -306,6 +309,31 @@ def test_max_pool_grad_matches_tf(case: Case) -> None:
     assert_same(dx, case.outputs["dx"], close=True)
 
 
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+def test_max_pool_grad_routes_inf_nan_and_negative_gradients_only_to_the_maximum(
+    padding: str,
+) -> None:
+    # Relu-like input (ties at 0), a gradient with inf, NaN and negative values: every
+    # position that is not its window's first maximum is +0.0, as TF's zero-filled output.
+    rng = np.random.default_rng(11)
+    x = np.maximum(rng.standard_normal((2, 5, 7, 3)), 0).astype(np.float32)
+    dy = -np.abs(rng.standard_normal((2, 3, 4, 3) if padding == "SAME" else (2, 2, 3, 3)))
+    dy = dy.astype(np.float32)
+    for special in (None, np.inf, np.nan):
+        given = dy.copy()
+        if special is not None:
+            given[0, 1, 1, 2] = special
+        got = _max_pool_grad(x, given, (2, 2), (2, 2), padding)
+        windows = _windows(x, (2, 2), (2, 2), (1, 1), padding, -np.inf)
+        first = np.argmax(np.reshape(windows, windows.shape[:4] + (4,)), axis=-1)
+        routed = np.where(first[..., None] == np.arange(4), given[..., None], 0)
+        expected = _add_windows(
+            np.reshape(routed, routed.shape[:4] + (2, 2)), x.shape, (2, 2), (1, 1), padding
+        )
+        np.testing.assert_array_equal(got, expected)
+        assert not np.signbit(got[got == 0]).any()
+
+
 @pytest.mark.parametrize("case", recorded("max_pool"))
 def test_max_pool_grad_grad_matches_tf(case: Case) -> None:
     ggrad = _max_pool_grad_grad(case.inputs["x"], case.inputs["g"], *_pool_attrs(case))
@@ -423,6 +451,24 @@ def test_logistic_loss_matches_tf_at_the_edges(case: Case) -> None:
     assert_same(_logistic_loss(x, z), expected, close=True, rtol=2 * float(np.finfo(x.dtype).eps))
     confident = (x == 20) & (z == 1)
     assert (expected[confident] > 0).all() and (_logistic_loss(x, z)[confident] > 0).all()
+
+
+@pytest.mark.parametrize("case", recorded("sigmoid_softplus"))
+def test_sigmoid_and_softplus_match_tf_at_the_edges(case: Case) -> None:
+    # TF's float32 sigmoid and softplus are 0 below about -88 where the kernels give the
+    # subnormal value (6e-39 at -88): equal to the smallest normal number, relative elsewhere.
+    x = case.inputs["x"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the overflow of exp(-x) is expected, not reported
+        sigmoid, softplus = _sigmoid(x), _softplus(x)
+    for got, name in ((sigmoid, "sigmoid"), (softplus, "softplus")):
+        assert got.dtype == x.dtype
+        np.testing.assert_allclose(
+            got,
+            case.outputs[name],
+            rtol=4 * float(np.finfo(x.dtype).eps),
+            atol=np.finfo(x.dtype).tiny,
+        )
 
 
 @pytest.mark.parametrize("case", recorded("huber_loss"))

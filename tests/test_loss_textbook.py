@@ -138,7 +138,9 @@ def test_the_logistic_regression_module_is_what_a_person_writes() -> None:
         )
         module = sg.compile([cost, *sg.gradients(cost, [theta, c])])
     source = module.source
-    assert "errstate" not in source
+    # The body reads as a person writes it; the sigmoid kernel keeps exp's expected overflow
+    # to itself.
+    assert "errstate" not in source.split("# Statements:")[1]
     for summary in [line for line in source.splitlines() if "# Statements:" in line]:
         assert int(summary.split("Statements:")[1].split(",")[0]) <= 8
     assert module.explain().splitlines()[2].startswith("d_sum_d_theta = feats.T @ (sigmoid(z) - t)")

@@ -139,6 +139,21 @@ def _unsplit_equal(grad, like, axis, parts, index):
     return full
 
 
+def _sigmoid(x):
+    """``1 / (1 + exp(-x))``: one exponential and one division, both vectorised (NumPy's
+    ``logaddexp`` is a scalar loop, ten times slower). Below about -88 (float32) or -709
+    (float64) ``exp(-x)`` overflows to inf and the value is 0, where the exact one is
+    subnormal; the overflow is expected, so it is not reported."""
+    with np.errstate(over="ignore"):
+        return 1 / (1 + np.exp(-x))
+
+
+def _softplus(x):
+    """``log(1 + exp(x))``, finite for any ``x`` and exact where it is near 0 (large negative
+    ``x``): ``max(x, 0) + log1p(exp(-|x|))``, vectorised, where ``logaddexp(0, x)`` is not."""
+    return np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))
+
+
 def _logistic_loss(logits, labels):
     """``softplus(logits) - logits * labels`` as TF evaluates it: finite for any logits, and
     without cancellation where the loss is near 0 (a confident, correct prediction)."""
@@ -340,13 +355,26 @@ def _conv2d(x, filters, strides, dilations, padding):
 
 
 def _conv2d_backprop_input(dy, filters, shape, strides, dilations, padding):
-    """The gradient of ``_conv2d`` in its input of ``shape`` (TF's conv2d_transpose)."""
+    """The gradient of ``_conv2d`` in its input of ``shape`` (TF's conv2d_transpose): what
+    each kernel tap read, as one batched product whose blocks (one per tap) are contiguous,
+    each then added back where its tap read."""
+    kh, kw, c, c_out = np.shape(filters)
+    per_tap = np.swapaxes(np.reshape(filters, (kh * kw, c, c_out)), 1, 2)
+    (h, w), (sh, sw), (dh, dw) = shape[1:3], strides, dilations
+    top, bottom = _pads(h, (kh - 1) * dh + 1, sh, padding)
+    left, right = _pads(w, (kw - 1) * dw + 1, sw, padding)
     parts = []
-    for images in _image_chunks(dy, np.size(filters) // np.shape(filters)[3]):
-        # (n, oh, ow, kh, kw, c), then each tap added back where it read
-        columns = np.tensordot(dy[images], filters, axes=((3,), (3,)))
-        columns = np.moveaxis(columns, 5, 3)
-        parts.append(_add_windows(columns, shape, strides, dilations, padding))
+    for images in _image_chunks(dy, kh * kw * c):
+        n, out_h, out_w = np.shape(dy[images])[:3]
+        taps = np.matmul(np.reshape(dy[images], (1, -1, c_out)), per_tap)
+        taps = np.reshape(taps, (kh, kw, n, out_h, out_w, c))
+        total = np.zeros((n, top + h + bottom, left + w + right, c), dtype=taps.dtype)
+        for i in range(kh):
+            for j in range(kw):
+                rows = slice(i * dh, i * dh + (out_h - 1) * sh + 1, sh)
+                cols = slice(j * dw, j * dw + (out_w - 1) * sw + 1, sw)
+                total[:, rows, cols] += taps[i, j]
+        parts.append(total[:, top : top + h, left : left + w])
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
@@ -433,13 +461,21 @@ def _first_max_taps(blocks):
     row-major order, a mask of the windows whose first maximum the tap holds (a NaN
     counts as a maximum, as in ``np.argmax``)."""
     top = _block_max(blocks)
-    free = np.ones(np.shape(top), dtype=bool)
+    # A NaN tap makes its window's maximum NaN: without one, equality alone finds the taps.
+    nan_free = not np.isnan(np.sum(top))
+    # The windows whose first maximum is still to come (None before the first tap: all).
+    free = None
     for i in range(np.shape(blocks)[2]):
         for j in range(np.shape(blocks)[4]):
             tap = blocks[:, :, i, :, j]
-            first = (tap == top) | np.isnan(tap)
-            first &= free
-            free &= ~first  # a later tie in the same window loses
+            first = np.equal(tap, top)
+            if not nan_free:
+                first |= np.isnan(tap)
+            if free is None:
+                free = ~first
+            else:
+                first &= free
+                free &= ~first  # a later tie in the same window loses
             yield i, j, first
 
 
@@ -448,8 +484,17 @@ def _max_pool_grad(x, dy, ksize, strides, padding):
     if tuple(strides) == tuple(ksize):
         blocks = _blocks(x, ksize, padding, -np.inf)
         grad = np.empty(np.shape(blocks), dtype=dy.dtype)
+        # A product by the mask is several times faster than np.where into the strided
+        # taps; it differs only where dy is inf or NaN (0 * inf), and adding +0.0 turns
+        # its -0.0 (0 times a negative dy) into TF's +0.0.
+        finite = bool(np.isfinite(np.sum(dy)))
         for i, j, first in _first_max_taps(blocks):
-            grad[:, :, i, :, j] = np.where(first, dy, 0)
+            tap = grad[:, :, i, :, j]
+            if finite:
+                np.multiply(first, dy, out=tap)
+                tap += 0.0
+            else:
+                tap[...] = np.where(first, dy, 0)
         n, out_h, kh, out_w, kw, c = np.shape(grad)
         h, w = np.shape(x)[1:3]
         top, left = _pads(h, kh, kh, padding)[0], _pads(w, kw, kw, padding)[0]
@@ -641,7 +686,7 @@ def all_ops(x, labels, weights, bias):
         # The shapes TF1 programs are fed: equal sizes, so arrays can be reused in place.
         return _all_ops_same_shapes(x, labels, weights, bias)
     # Any other shapes, broadcast as TF1 broadcasts them.
-    # Statements: 296, BLAS calls: 16
+    # Statements: 295, BLAS calls: 16
     # Forward
     _float64_rows = _take_rows("_float64_rows", 38, (x.shape[0], 3), np.float64)
     sum_ = np.sum(np.broadcast_to(np.float32(1), np.shape(x)))
@@ -656,7 +701,7 @@ def all_ops(x, labels, weights, bias):
     exp_arg = np.negative(sqrt_bias, out=_float64_rows.pop())
     exp = np.exp(exp_arg, out=exp_arg)
     del exp_arg
-    sigmoid_bias = np.exp(-np.logaddexp(0, -tanh_bias))
+    sigmoid_bias = _sigmoid(tanh_bias)
     relu_bias = np.maximum(tanh_bias, 0)
     rsqrt_bias_arg = np.sqrt(sqrt_bias, out=_float64_rows.pop())
     rsqrt_bias = np.reciprocal(rsqrt_bias_arg, out=rsqrt_bias_arg)
@@ -679,7 +724,7 @@ def all_ops(x, labels, weights, bias):
     add_bias += sigmoid_bias
     add_bias += np.floor(tanh_bias)
     add_bias += np.round(tanh_bias)
-    add_bias += np.logaddexp(0, tanh_bias)
+    add_bias += _softplus(tanh_bias)
     add_bias += np.log(sqrt_bias)
     add_bias += np.expm1(tanh_bias)
     add_bias += np.log1p(sqrt_bias)
@@ -967,7 +1012,7 @@ def all_ops(x, labels, weights, bias):
         sub_d_xent_weights, broadcast_grad_d_xent_weights, out=sub_d_xent_weights
     )
     del sub_d_xent_weights
-    d_add_51_d_matmul_weights_t0 = np.exp(-np.logaddexp(0, -matmul_weights))
+    d_add_51_d_matmul_weights_t0 = _sigmoid(matmul_weights)
     d_add_51_d_matmul_weights_t1 = np.multiply(
         exp_d_log_softmax_weights, sum_d_log_softmax_weights, out=_float64_rows.pop()
     )
@@ -1011,13 +1056,12 @@ def all_ops(x, labels, weights, bias):
         np.float64,
     )
     del cast_d_min_bias, d_add_51_d_add_bias_1
-    d_add_51_d_stack = _scatter(
-        d_add_51_d_add_bias_2 * tile_stack, (2, 4), np.s_[:, 1:4], np.float64
-    ) + _scatter(
-        _untile(d_add_51_d_add_bias_2 * slice_stack, (2, 1), (1, 3)),
-        (2, 4),
-        np.s_[:, 0:1],
-        np.float64,
+    d_add_51_d_stack = np.concatenate(
+        [
+            _untile(d_add_51_d_add_bias_2 * slice_stack, (2, 1), (1, 3)),
+            d_add_51_d_add_bias_2 * tile_stack,
+        ],
+        1,
     )
     d_add_51_d_concat_t0 = np.shape(ensure_axis_concat)
     del ensure_axis_concat
@@ -1034,6 +1078,7 @@ def all_ops(x, labels, weights, bias):
     # d add_51 / d squeeze, through concat
     d_squeeze_via_concat = d_add_51_d_concat[:, 0:3]
     d_add_51_d_expand = d_add_51_d_concat[:, 3:4]
+    del d_add_51_d_concat
     # for d add_51 / d max
     cast_d_max = np.asarray(
         np.equal(squeeze, np.expand_dims(max_, 1)), dtype=np.float64
@@ -1287,36 +1332,31 @@ def all_ops(x, labels, weights, bias):
         np.shape(d_add_51_d_squeeze),
     )
     del d_add_51_d_squeeze, d_sum_14_d_d_add_51_d_reshape_bias
-    d_sum_14_d_d_add_51_d_ensure_axis_concat_t0 = np.shape(d_add_51_d_concat)
-    del d_add_51_d_concat
     d_sum_14_d_d_add_51_d_ensure_axis_concat = (
-        _scatter(
-            np.reshape(
-                np.sum(
-                    d_add_51_d_squeeze_t1
-                    * _sum_to_shape(d_sum_14_d_d_add_51_d_squeeze, np.shape(x)),
-                    axis=1,
+        np.concatenate(
+            [
+                _sum_to_shape(
+                    d_sum_14_d_d_add_51_d_squeeze, np.shape(d_squeeze_via_concat)
                 ),
-                np.shape(d_add_51_d_expand),
-            ),
-            d_sum_14_d_d_add_51_d_ensure_axis_concat_t0,
-            np.s_[:, 3:4],
-            np.float64,
-        )
-        + _scatter(
-            _sum_to_shape(
-                d_sum_14_d_d_add_51_d_squeeze, np.shape(d_squeeze_via_concat)
-            ),
-            d_sum_14_d_d_add_51_d_ensure_axis_concat_t0,
-            np.s_[:, 0:3],
-            np.float64,
+                np.reshape(
+                    np.sum(
+                        d_add_51_d_squeeze_t1
+                        * _sum_to_shape(d_sum_14_d_d_add_51_d_squeeze, np.shape(x)),
+                        axis=1,
+                    ),
+                    np.shape(d_add_51_d_expand),
+                ),
+            ],
+            1,
         )
     )[:2]
     del d_add_51_d_expand, d_squeeze_via_concat, d_sum_14_d_d_add_51_d_squeeze
-    d_sum_14_d_d_add_51_d_stack = _scatter(
-        d_sum_14_d_d_add_51_d_ensure_axis_concat[0], (2, 4), np.s_[0], np.float64
-    ) + _scatter(
-        d_sum_14_d_d_add_51_d_ensure_axis_concat[1], (2, 4), np.s_[1], np.float64
+    d_sum_14_d_d_add_51_d_stack = np.stack(
+        [
+            d_sum_14_d_d_add_51_d_ensure_axis_concat[0],
+            d_sum_14_d_d_add_51_d_ensure_axis_concat[1],
+        ],
+        0,
     )
     del d_sum_14_d_d_add_51_d_ensure_axis_concat
     d_sum_14_d_d_add_51_d_slice_stack = d_sum_14_d_d_add_51_d_stack[:, 1:4]
@@ -1388,16 +1428,12 @@ def all_ops(x, labels, weights, bias):
         (1, 1),
         "SAME",
     )
-    d_sum_14_d_d_add_51_d_concat_2 = _scatter(
-        d_sum_14_d_d_add_51_d_reshape_weights_1,
-        (2, 2, 1, 2),
-        np.s_[:, :, :, 0:1],
-        np.float64,
-    ) + _scatter(
-        d_sum_14_d_d_add_51_d_reshape_weights_1,
-        (2, 2, 1, 2),
-        np.s_[:, :, :, 1:2],
-        np.float64,
+    d_sum_14_d_d_add_51_d_concat_2 = np.concatenate(
+        [
+            d_sum_14_d_d_add_51_d_reshape_weights_1,
+            d_sum_14_d_d_add_51_d_reshape_weights_1,
+        ],
+        3,
     )
     # d sum_14 / d depthwise, through d_depthwise_via_mul_depthwise
     d_depthwise_via_d_depthwise_via_mul_depthwise = _depthwise_conv2d(
@@ -1502,7 +1538,7 @@ def all_ops(x, labels, weights, bias):
     _float64_rows.append(log_softmax_weights)
     del d_sum_14_d_mul_d_softmax_weights
     d_sum_14_d_matmul_weights_t0 = np.sign(matmul_weights)
-    d_sum_14_d_matmul_weights_t1 = np.exp(-np.logaddexp(0, -d_add_51_d_tanh_bias_t11))
+    d_sum_14_d_matmul_weights_t1 = _sigmoid(d_add_51_d_tanh_bias_t11)
     del d_add_51_d_tanh_bias_t11
     d_sum_14_d_matmul_weights = (
         d_add_51_d_matmul_weights_t0
@@ -1571,22 +1607,18 @@ def all_ops(x, labels, weights, bias):
         np.float64,
     )
     del broadcast_grad_d_prod_bias, gather_bias
-    d_sum_14_d_stack = _scatter(
-        d_add_51_d_add_bias_2 * d_sum_14_d_d_add_51_d_tile_stack
-        + d_sum_14_d_add_bias * tile_stack,
-        (2, 4),
-        np.s_[:, 1:4],
-        np.float64,
-    ) + _scatter(
-        _untile(
-            d_add_51_d_add_bias_2 * d_sum_14_d_d_add_51_d_slice_stack
-            + d_sum_14_d_add_bias * slice_stack,
-            (2, 1),
-            (1, 3),
-        ),
-        (2, 4),
-        np.s_[:, 0:1],
-        np.float64,
+    d_sum_14_d_stack = np.concatenate(
+        [
+            _untile(
+                d_add_51_d_add_bias_2 * d_sum_14_d_d_add_51_d_slice_stack
+                + d_sum_14_d_add_bias * slice_stack,
+                (2, 1),
+                (1, 3),
+            ),
+            d_add_51_d_add_bias_2 * d_sum_14_d_d_add_51_d_tile_stack
+            + d_sum_14_d_add_bias * tile_stack,
+        ],
+        1,
     )
     del (
         d_add_51_d_add_bias_2,
@@ -1926,7 +1958,7 @@ def all_ops(x, labels, weights, bias):
 
 def _all_ops_same_shapes(x, labels, weights, bias):
     """``all_ops`` for the inputs that pass its shape check: sizes known equal."""
-    # Statements: 295, BLAS calls: 16
+    # Statements: 294, BLAS calls: 16
     # Forward
     _float64_rows = _take_rows("_float64_rows", 38, (x.shape[0], 3), np.float64)
     sum_ = np.sum(np.broadcast_to(np.float32(1), np.shape(x)))
@@ -1941,7 +1973,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     exp_arg = np.negative(sqrt_bias, out=_float64_rows.pop())
     exp = np.exp(exp_arg, out=exp_arg)
     del exp_arg
-    sigmoid_bias = np.exp(-np.logaddexp(0, -tanh_bias))
+    sigmoid_bias = _sigmoid(tanh_bias)
     relu_bias = np.maximum(tanh_bias, 0)
     rsqrt_bias_arg = np.sqrt(sqrt_bias, out=_float64_rows.pop())
     rsqrt_bias = np.reciprocal(rsqrt_bias_arg, out=rsqrt_bias_arg)
@@ -1964,7 +1996,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     add_bias += sigmoid_bias
     add_bias += np.floor(tanh_bias)
     add_bias += np.round(tanh_bias)
-    add_bias += np.logaddexp(0, tanh_bias)
+    add_bias += _softplus(tanh_bias)
     add_bias += np.log(sqrt_bias)
     add_bias += np.expm1(tanh_bias)
     add_bias += np.log1p(sqrt_bias)
@@ -2244,7 +2276,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         sub_d_xent_weights, broadcast_grad_d_xent_weights, out=sub_d_xent_weights
     )
     del sub_d_xent_weights
-    d_add_51_d_matmul_weights_t0 = np.exp(-np.logaddexp(0, -matmul_weights))
+    d_add_51_d_matmul_weights_t0 = _sigmoid(matmul_weights)
     d_add_51_d_matmul_weights_t1 = np.multiply(
         exp_d_log_softmax_weights, sum_d_log_softmax_weights, out=_float64_rows.pop()
     )
@@ -2288,13 +2320,12 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         np.float64,
     )
     del cast_d_min_bias, d_add_51_d_add_bias_1
-    d_add_51_d_stack = _scatter(
-        d_add_51_d_add_bias_2 * tile_stack, (2, 4), np.s_[:, 1:4], np.float64
-    ) + _scatter(
-        _untile(d_add_51_d_add_bias_2 * slice_stack, (2, 1), (1, 3)),
-        (2, 4),
-        np.s_[:, 0:1],
-        np.float64,
+    d_add_51_d_stack = np.concatenate(
+        [
+            _untile(d_add_51_d_add_bias_2 * slice_stack, (2, 1), (1, 3)),
+            d_add_51_d_add_bias_2 * tile_stack,
+        ],
+        1,
     )
     d_add_51_d_concat_t0 = np.shape(ensure_axis_concat)
     del ensure_axis_concat
@@ -2311,6 +2342,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     # d add_51 / d squeeze, through concat
     d_squeeze_via_concat = d_add_51_d_concat[:, 0:3]
     d_add_51_d_expand = d_add_51_d_concat[:, 3:4]
+    del d_add_51_d_concat
     # for d add_51 / d max
     cast_d_max = np.asarray(
         np.equal(squeeze, np.expand_dims(max_, 1)), dtype=np.float64
@@ -2563,36 +2595,31 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         np.shape(d_add_51_d_squeeze),
     )
     del d_add_51_d_squeeze, d_sum_14_d_d_add_51_d_reshape_bias
-    d_sum_14_d_d_add_51_d_ensure_axis_concat_t0 = np.shape(d_add_51_d_concat)
-    del d_add_51_d_concat
     d_sum_14_d_d_add_51_d_ensure_axis_concat = (
-        _scatter(
-            np.reshape(
-                np.sum(
-                    d_add_51_d_squeeze_t1
-                    * _sum_to_shape(d_sum_14_d_d_add_51_d_squeeze, np.shape(x)),
-                    axis=1,
+        np.concatenate(
+            [
+                _sum_to_shape(
+                    d_sum_14_d_d_add_51_d_squeeze, np.shape(d_squeeze_via_concat)
                 ),
-                np.shape(d_add_51_d_expand),
-            ),
-            d_sum_14_d_d_add_51_d_ensure_axis_concat_t0,
-            np.s_[:, 3:4],
-            np.float64,
-        )
-        + _scatter(
-            _sum_to_shape(
-                d_sum_14_d_d_add_51_d_squeeze, np.shape(d_squeeze_via_concat)
-            ),
-            d_sum_14_d_d_add_51_d_ensure_axis_concat_t0,
-            np.s_[:, 0:3],
-            np.float64,
+                np.reshape(
+                    np.sum(
+                        d_add_51_d_squeeze_t1
+                        * _sum_to_shape(d_sum_14_d_d_add_51_d_squeeze, np.shape(x)),
+                        axis=1,
+                    ),
+                    np.shape(d_add_51_d_expand),
+                ),
+            ],
+            1,
         )
     )[:2]
     del d_add_51_d_expand, d_squeeze_via_concat, d_sum_14_d_d_add_51_d_squeeze
-    d_sum_14_d_d_add_51_d_stack = _scatter(
-        d_sum_14_d_d_add_51_d_ensure_axis_concat[0], (2, 4), np.s_[0], np.float64
-    ) + _scatter(
-        d_sum_14_d_d_add_51_d_ensure_axis_concat[1], (2, 4), np.s_[1], np.float64
+    d_sum_14_d_d_add_51_d_stack = np.stack(
+        [
+            d_sum_14_d_d_add_51_d_ensure_axis_concat[0],
+            d_sum_14_d_d_add_51_d_ensure_axis_concat[1],
+        ],
+        0,
     )
     del d_sum_14_d_d_add_51_d_ensure_axis_concat
     d_sum_14_d_d_add_51_d_slice_stack = d_sum_14_d_d_add_51_d_stack[:, 1:4]
@@ -2664,16 +2691,12 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         (1, 1),
         "SAME",
     )
-    d_sum_14_d_d_add_51_d_concat_2 = _scatter(
-        d_sum_14_d_d_add_51_d_reshape_weights_1,
-        (2, 2, 1, 2),
-        np.s_[:, :, :, 0:1],
-        np.float64,
-    ) + _scatter(
-        d_sum_14_d_d_add_51_d_reshape_weights_1,
-        (2, 2, 1, 2),
-        np.s_[:, :, :, 1:2],
-        np.float64,
+    d_sum_14_d_d_add_51_d_concat_2 = np.concatenate(
+        [
+            d_sum_14_d_d_add_51_d_reshape_weights_1,
+            d_sum_14_d_d_add_51_d_reshape_weights_1,
+        ],
+        3,
     )
     # d sum_14 / d depthwise, through d_depthwise_via_mul_depthwise
     d_depthwise_via_d_depthwise_via_mul_depthwise = _depthwise_conv2d(
@@ -2778,7 +2801,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     _float64_rows.append(log_softmax_weights)
     del d_sum_14_d_mul_d_softmax_weights
     d_sum_14_d_matmul_weights_t0 = np.sign(matmul_weights)
-    d_sum_14_d_matmul_weights_t1 = np.exp(-np.logaddexp(0, -d_add_51_d_tanh_bias_t11))
+    d_sum_14_d_matmul_weights_t1 = _sigmoid(d_add_51_d_tanh_bias_t11)
     del d_add_51_d_tanh_bias_t11
     d_sum_14_d_matmul_weights = (
         d_add_51_d_matmul_weights_t0
@@ -2847,22 +2870,18 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         np.float64,
     )
     del broadcast_grad_d_prod_bias, gather_bias
-    d_sum_14_d_stack = _scatter(
-        d_add_51_d_add_bias_2 * d_sum_14_d_d_add_51_d_tile_stack
-        + d_sum_14_d_add_bias * tile_stack,
-        (2, 4),
-        np.s_[:, 1:4],
-        np.float64,
-    ) + _scatter(
-        _untile(
-            d_add_51_d_add_bias_2 * d_sum_14_d_d_add_51_d_slice_stack
-            + d_sum_14_d_add_bias * slice_stack,
-            (2, 1),
-            (1, 3),
-        ),
-        (2, 4),
-        np.s_[:, 0:1],
-        np.float64,
+    d_sum_14_d_stack = np.concatenate(
+        [
+            _untile(
+                d_add_51_d_add_bias_2 * d_sum_14_d_d_add_51_d_slice_stack
+                + d_sum_14_d_add_bias * slice_stack,
+                (2, 1),
+                (1, 3),
+            ),
+            d_add_51_d_add_bias_2 * d_sum_14_d_d_add_51_d_tile_stack
+            + d_sum_14_d_add_bias * tile_stack,
+        ],
+        1,
     )
     del (
         d_add_51_d_add_bias_2,

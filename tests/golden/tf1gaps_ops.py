@@ -61,13 +61,6 @@ def _check(name, value, dtype, shape):
     return array
 
 
-def _scatter(value, shape, key, dtype):
-    """Zeros of ``shape`` with ``value`` written at ``key`` (the gradient of slicing)."""
-    result = np.zeros(shape, dtype=dtype)
-    result[key] = value
-    return result
-
-
 def _erf(x):
     """The error function elementwise, by the C library's erf (``math.erf``: within 1 ulp)."""
     x = np.asarray(x)
@@ -213,7 +206,7 @@ def tf1gaps_ops(x, labels, keep, w, v):
     keep = _check("keep", keep, np.bool_, None)
     w = _check("w", w, np.float64, (4, 3))
     v = _check("v", v, np.float64, (3, 2))
-    # Statements: 59, BLAS calls: 5
+    # Statements: 60, BLAS calls: 5
     # Forward
     sum_ = np.sum(np.broadcast_to(np.float32(1), (5,)))
     matmul_w_t0 = _matrices(x)
@@ -331,53 +324,51 @@ def tf1gaps_ops(x, labels, keep, w, v):
         d_add_4_d_select_keep, d_add_4_d_add_w_t0, out=d_add_4_d_select_keep
     )
     del d_add_4_d_select_keep
-    d_add_4_d_w_t0 = np.square(slice_w)
+    d_add_4_d_w_t0 = np.square(mul_w)
     d_add_4_d_w_t1_arg = np.negative(d_add_4_d_w_t0)
     d_add_4_d_w_t1 = np.exp(d_add_4_d_w_t1_arg, out=d_add_4_d_w_t1_arg)
     del d_add_4_d_w_t1_arg
-    d_add_4_d_w_t2 = d_add_4_d_w_t1 * 1.1283791670955126
-    d_add_4_d_w_t3 = np.square(mul_w)
-    d_add_4_d_w_t4_arg = np.negative(d_add_4_d_w_t3)
-    d_add_4_d_w_t4 = np.exp(d_add_4_d_w_t4_arg, out=d_add_4_d_w_t4_arg)
-    del d_add_4_d_w_t4_arg
-    d_add_4_d_w_t5 = d_add_4_d_w_t4 * ones
+    d_add_4_d_w_t2 = d_add_4_d_w_t1 * ones
     del ones
-    d_add_4_d_w_t7 = xent_v_t1 / xent_v_t2 - one_hot_like_labels
-    d_add_4_d_w = (
-        _scatter(
-            -d_add_4_d_w_t2 * d_add_4_d_add_w.sum(axis=0), (4, 3), np.s_[1], np.float64
-        )
-        + _scatter(
-            1.1283791670955126 * np.sum(d_add_4_d_add_w * d_add_4_d_w_t5, axis=0),
-            (4, 3),
-            np.s_[0],
-            np.float64,
-        )
-        + _sum_to_shape(
-            np.swapaxes(matmul_w_t0, -1, -2)
-            @ _matrices(
-                _sum_to_shape(
-                    _matrices(
-                        np.broadcast_to(
-                            d_add_4_d_w_t7
-                            * np.expand_dims(
-                                _sum_to_shape(
-                                    np.broadcast_to(np.float64(1), np.shape(add_4_t0)),
-                                    np.shape(xent_v),
-                                ),
-                                -1,
+    d_add_4_d_w_t4 = np.square(slice_w)
+    d_add_4_d_w_t5_arg = np.negative(d_add_4_d_w_t4)
+    d_add_4_d_w_t5 = np.exp(d_add_4_d_w_t5_arg, out=d_add_4_d_w_t5_arg)
+    del d_add_4_d_w_t5_arg
+    d_add_4_d_w_t6 = d_add_4_d_w_t5 * 1.1283791670955126
+    d_add_4_d_w_t7 = np.broadcast_to(np.float64(0), (3,))
+    d_add_4_d_w_t8 = xent_v_t1 / xent_v_t2 - one_hot_like_labels
+    d_add_4_d_w = np.stack(
+        [
+            1.1283791670955126 * np.sum(d_add_4_d_add_w * d_add_4_d_w_t2, axis=0),
+            -d_add_4_d_w_t6 * d_add_4_d_add_w.sum(axis=0),
+            d_add_4_d_w_t7,
+            d_add_4_d_w_t7,
+        ],
+        0,
+    ) + _sum_to_shape(
+        np.swapaxes(matmul_w_t0, -1, -2)
+        @ _matrices(
+            _sum_to_shape(
+                _matrices(
+                    np.broadcast_to(
+                        d_add_4_d_w_t8
+                        * np.expand_dims(
+                            _sum_to_shape(
+                                np.broadcast_to(np.float64(1), np.shape(add_4_t0)),
+                                np.shape(xent_v),
                             ),
-                            np.broadcast_shapes(
-                                np.shape(ensure_axis_v), np.shape(d_add_4_d_w_t7)
-                            ),
-                        )
+                            -1,
+                        ),
+                        np.broadcast_shapes(
+                            np.shape(ensure_axis_v), np.shape(d_add_4_d_w_t8)
+                        ),
                     )
-                    @ v.T,
-                    np.shape(matmul_w),
                 )
-            ),
-            np.shape(w),
-        )
+                @ v.T,
+                np.shape(matmul_w),
+            )
+        ),
+        np.shape(w),
     )
     del d_add_4_d_add_w
     d_add_2_d_add_w = np.multiply(
@@ -385,21 +376,22 @@ def tf1gaps_ops(x, labels, keep, w, v):
     )
     del d_add_2_d_select_keep
     d_add_2_d_erfc_w = d_add_2_d_add_w.sum(axis=0)
-    d_add_2_d_w = _scatter(
-        -d_add_2_d_erfc_w * d_add_4_d_w_t2, (4, 3), np.s_[1], np.float64
-    ) + _scatter(
-        1.1283791670955126 * np.sum(d_add_2_d_add_w * d_add_4_d_w_t5, axis=0),
-        (4, 3),
-        np.s_[0],
-        np.float64,
+    d_add_2_d_w = np.stack(
+        [
+            1.1283791670955126 * np.sum(d_add_2_d_add_w * d_add_4_d_w_t2, axis=0),
+            -d_add_2_d_erfc_w * d_add_4_d_w_t6,
+            d_add_4_d_w_t7,
+            d_add_4_d_w_t7,
+        ],
+        0,
     )
-    del d_add_4_d_w_t2
+    del d_add_4_d_w_t6
     d_sum_3_d_d_add_2_d_add_w = np.multiply(
-        d_add_4_d_w_t4, 1.1283791670955126, out=d_add_4_d_w_t4
+        d_add_4_d_w_t1, 1.1283791670955126, out=d_add_4_d_w_t1
     )
     d_sum_3_d_d_add_2_d_add_w *= mul_w
-    d_sum_3_d_d_add_2_d_add_w -= 1.1283791670955126 * d_add_4_d_w_t1 * slice_w
-    del d_add_4_d_w_t4, mul_w, slice_w
+    d_sum_3_d_d_add_2_d_add_w -= 1.1283791670955126 * d_add_4_d_w_t5 * slice_w
+    del d_add_4_d_w_t1, mul_w, slice_w
     d_sum_3_d_d_add_2_d_select_keep = np.multiply(
         d_sum_3_d_d_add_2_d_add_w, d_add_4_d_add_w_t0, out=d_sum_3_d_d_add_2_d_add_w
     )
@@ -419,30 +411,24 @@ def tf1gaps_ops(x, labels, keep, w, v):
         d_sum_3_d_select_keep, d_add_4_d_add_w_t0, out=d_sum_3_d_select_keep
     )
     del d_add_4_d_add_w_t0, d_sum_3_d_select_keep
-    d_sum_3_d_w = (
-        d_add_2_d_w
-        + _scatter(
-            d_add_4_d_w_t1
-            * (
-                2.256758334191025 * d_add_2_d_erfc_w * d_add_4_d_w_t0
-                - 1.1283791670955126 * d_sum_3_d_add_w.sum(axis=0)
-            ),
-            (4, 3),
-            np.s_[1],
-            np.float64,
-        )
-        + _scatter(
+    d_sum_3_d_w = d_add_2_d_w + np.stack(
+        [
             np.sum(
-                d_add_4_d_w_t5
+                d_add_4_d_w_t2
                 * (
                     1.1283791670955126 * d_sum_3_d_add_w
-                    - 2.256758334191025 * d_add_2_d_add_w * d_add_4_d_w_t3
+                    - 2.256758334191025 * d_add_2_d_add_w * d_add_4_d_w_t0
                 ),
                 axis=0,
             ),
-            (4, 3),
-            np.s_[0],
-            np.float64,
-        )
+            d_add_4_d_w_t5
+            * (
+                2.256758334191025 * d_add_2_d_erfc_w * d_add_4_d_w_t4
+                - 1.1283791670955126 * d_sum_3_d_add_w.sum(axis=0)
+            ),
+            d_add_4_d_w_t7,
+            d_add_4_d_w_t7,
+        ],
+        0,
     )
     return add_4, d_add_4_d_w, d_sum_3_d_w

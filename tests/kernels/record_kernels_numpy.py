@@ -636,6 +636,20 @@ def record_logistic_loss(r, tf, v1):
         r.record(f"logistic_loss_{np.dtype(dtype).name}", "logistic_loss", {}, build)
 
 
+def record_sigmoid_softplus(r, tf, v1):
+    # Where exp(-x) overflows (below -88.7 in float32, -709.8 in float64), where the values are
+    # subnormal or round to 0 or 1, and ordinary values.
+    x = [-1000.0, -745.0, -709.0, -104.0, -100.0, -88.0, -20.0, -1.0, -1e-8, -0.0, 0.0, 1e-8]
+    x += [0.5, 1.0, 17.0, 20.0, 40.0, 88.0, 89.0, 710.0, 1000.0]
+    for dtype in (np.float32, np.float64):
+
+        def build(given, dtype=dtype):
+            value = given("x", np.array(x, dtype=dtype))
+            return {"sigmoid": tf.sigmoid(value), "softplus": tf.nn.softplus(value)}
+
+        r.record(f"sigmoid_softplus_{np.dtype(dtype).name}", "sigmoid_softplus", {}, build)
+
+
 def record_huber_loss(r, tf, v1):
     # Errors inside, at and beyond delta (both signs, 0), for two deltas.
     errors = [-1000.0, -2.5, -1.0, -0.75, -0.0, 0.0, 0.5, 1.0, 1.5, 1000.0]
@@ -775,6 +789,7 @@ def main():
         record_weighted_logistic_loss,
         record_depthwise_conv2d,
         record_resize,
+        record_sigmoid_softplus,
     ):
         record(recorder, tf, v1)
     doc = {

@@ -259,7 +259,6 @@ class Printer(NumPyCodePrinter):
             "ShapeOf",
             "Sign",
             "SizeOf",
-            "Softplus",
             "SumToShape",
             "TextbookForm",
             "WeightedLogisticGrad",
@@ -417,6 +416,9 @@ class Printer(NumPyCodePrinter):
     def _print_Sigmoid(self, expr: F.Sigmoid) -> str:
         x = expr.args[0]
         return f"xp.exp(-xp.logaddexp({self._zero(x)}, {self._print(-x)}))"
+
+    def _print_Softplus(self, expr: F.Softplus) -> str:
+        return self._call("logaddexp", sp.Integer(0), expr.args[0])
 
     def _zero(self, like: sp.Expr) -> str:
         return self._argument(sp.Integer(0), [like])

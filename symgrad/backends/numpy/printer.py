@@ -82,7 +82,7 @@ class Printer(NumPyPrinter):
     >>> from symgrad.ops import functions as F
     >>> x = sp.Symbol("x")
     >>> Printer().doprint(F.ReduceSum(F.Sigmoid(x), sp.Tuple(), sp.Integer(0)))
-    'np.sum(np.exp(-np.logaddexp(0, -x)))'
+    'np.sum(_sigmoid(x))'
     """
 
     def __init__(self, table: dict[sp.Symbol, Any] | None = None) -> None:
@@ -265,11 +265,10 @@ class Printer(NumPyPrinter):
     # --- symgrad's IR nodes (symgrad.ops.functions, array_nodes, linalg) --------------------
 
     def _print_Sigmoid(self, expr: F.Sigmoid) -> str:
-        neg = self._print(-expr.args[0])
-        return f"{self._module_format('numpy.exp')}(-{self._module_format('numpy.logaddexp')}(0, {neg}))"
+        return self._helper_call("sigmoid", self._print(expr.args[0]))
 
     def _print_Softplus(self, expr: F.Softplus) -> str:
-        return self._call("logaddexp", sp.Integer(0), expr.args[0])
+        return self._helper_call("softplus", self._print(expr.args[0]))
 
     def _print_Power(self, expr: F.Power) -> str:
         x, y = expr.args
@@ -410,6 +409,8 @@ class Printer(NumPyPrinter):
             if not transpose:
                 return self.parenthesize(value, PRECEDENCE["Mul"], strict=False)
             if int(rank) == 2:
+                if isinstance(value, A.Index):  # a subscript binds as tightly as ``.T``
+                    return f"{self._print(value)}.T"
                 return f"{self.parenthesize(value, PRECEDENCE['Atom'], strict=True)}.T"
             return self._matrix_transpose(value)
 

@@ -37,6 +37,8 @@ KERNELS = (
     "_equal_part",
     "_split_equal",
     "_unsplit_equal",
+    "_sigmoid",
+    "_softplus",
     "_logistic_loss",
     "_huber_loss",
     "_weighted_logistic_loss",

@@ -90,13 +90,26 @@ def _conv2d(
 def _conv2d_backprop_input(
     dy: Array, filters: Array, shape: Shape, strides: HW, dilations: HW, padding: str
 ) -> Array:
-    """The gradient of ``_conv2d`` in its input of ``shape`` (TF's conv2d_transpose)."""
+    """The gradient of ``_conv2d`` in its input of ``shape`` (TF's conv2d_transpose): what
+    each kernel tap read, as one batched product whose blocks (one per tap) are contiguous,
+    each then added back where its tap read."""
+    kh, kw, c, c_out = np.shape(filters)
+    per_tap = np.swapaxes(np.reshape(filters, (kh * kw, c, c_out)), 1, 2)
+    (h, w), (sh, sw), (dh, dw) = shape[1:3], strides, dilations
+    top, bottom = _pads(h, (kh - 1) * dh + 1, sh, padding)
+    left, right = _pads(w, (kw - 1) * dw + 1, sw, padding)
     parts = []
-    for images in _image_chunks(dy, np.size(filters) // np.shape(filters)[3]):
-        # (n, oh, ow, kh, kw, c), then each tap added back where it read
-        columns = np.tensordot(dy[images], filters, axes=((3,), (3,)))
-        columns = np.moveaxis(columns, 5, 3)
-        parts.append(_add_windows(columns, shape, strides, dilations, padding))
+    for images in _image_chunks(dy, kh * kw * c):
+        n, out_h, out_w = np.shape(dy[images])[:3]
+        taps = np.matmul(np.reshape(dy[images], (1, -1, c_out)), per_tap)
+        taps = np.reshape(taps, (kh, kw, n, out_h, out_w, c))
+        total = np.zeros((n, top + h + bottom, left + w + right, c), dtype=taps.dtype)
+        for i in range(kh):
+            for j in range(kw):
+                rows = slice(i * dh, i * dh + (out_h - 1) * sh + 1, sh)
+                cols = slice(j * dw, j * dw + (out_w - 1) * sw + 1, sw)
+                total[:, rows, cols] += taps[i, j]
+        parts.append(total[:, top : top + h, left : left + w])
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 

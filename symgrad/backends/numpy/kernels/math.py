@@ -10,6 +10,21 @@ from numpy.typing import ArrayLike, NDArray
 from ._types import Array, Scan, Shape
 
 
+def _sigmoid(x: Array) -> Array:
+    """``1 / (1 + exp(-x))``: one exponential and one division, both vectorised (NumPy's
+    ``logaddexp`` is a scalar loop, ten times slower). Below about -88 (float32) or -709
+    (float64) ``exp(-x)`` overflows to inf and the value is 0, where the exact one is
+    subnormal; the overflow is expected, so it is not reported."""
+    with np.errstate(over="ignore"):
+        return 1 / (1 + np.exp(-x))
+
+
+def _softplus(x: Array) -> Array:
+    """``log(1 + exp(x))``, finite for any ``x`` and exact where it is near 0 (large negative
+    ``x``): ``max(x, 0) + log1p(exp(-|x|))``, vectorised, where ``logaddexp(0, x)`` is not."""
+    return np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))
+
+
 def _logistic_loss(logits: Array, labels: Array) -> Array:
     """``softplus(logits) - logits * labels`` as TF evaluates it: finite for any logits, and
     without cancellation where the loss is near 0 (a confident, correct prediction)."""

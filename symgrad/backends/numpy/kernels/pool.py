@@ -56,13 +56,21 @@ def _first_max_taps(blocks: Array) -> Iterator[tuple[int, int, Array]]:
     row-major order, a mask of the windows whose first maximum the tap holds (a NaN
     counts as a maximum, as in ``np.argmax``)."""
     top = _block_max(blocks)
-    free = np.ones(np.shape(top), dtype=bool)
+    # A NaN tap makes its window's maximum NaN: without one, equality alone finds the taps.
+    nan_free = not np.isnan(np.sum(top))
+    # The windows whose first maximum is still to come (None before the first tap: all).
+    free = None
     for i in range(np.shape(blocks)[2]):
         for j in range(np.shape(blocks)[4]):
             tap = blocks[:, :, i, :, j]
-            first = (tap == top) | np.isnan(tap)
-            first &= free
-            free &= ~first  # a later tie in the same window loses
+            first = np.equal(tap, top)
+            if not nan_free:
+                first |= np.isnan(tap)
+            if free is None:
+                free = ~first
+            else:
+                first &= free
+                free &= ~first  # a later tie in the same window loses
             yield i, j, first
 
 
@@ -71,8 +79,17 @@ def _max_pool_grad(x: Array, dy: Array, ksize: HW, strides: HW, padding: str) ->
     if tuple(strides) == tuple(ksize):
         blocks = _blocks(x, ksize, padding, -np.inf)
         grad = np.empty(np.shape(blocks), dtype=dy.dtype)
+        # A product by the mask is several times faster than np.where into the strided
+        # taps; it differs only where dy is inf or NaN (0 * inf), and adding +0.0 turns
+        # its -0.0 (0 times a negative dy) into TF's +0.0.
+        finite = bool(np.isfinite(np.sum(dy)))
         for i, j, first in _first_max_taps(blocks):
-            grad[:, :, i, :, j] = np.where(first, dy, 0)
+            tap = grad[:, :, i, :, j]
+            if finite:
+                np.multiply(first, dy, out=tap)
+                tap += 0.0
+            else:
+                tap[...] = np.where(first, dy, 0)
         n, out_h, kh, out_w, kw, c = np.shape(grad)
         h, w = np.shape(x)[1:3]
         top, left = _pads(h, kh, kh, padding)[0], _pads(w, kw, kw, padding)[0]

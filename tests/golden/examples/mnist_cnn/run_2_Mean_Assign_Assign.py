@@ -196,13 +196,26 @@ def _conv2d(x, filters, strides, dilations, padding):
 
 
 def _conv2d_backprop_input(dy, filters, shape, strides, dilations, padding):
-    """The gradient of ``_conv2d`` in its input of ``shape`` (TF's conv2d_transpose)."""
+    """The gradient of ``_conv2d`` in its input of ``shape`` (TF's conv2d_transpose): what
+    each kernel tap read, as one batched product whose blocks (one per tap) are contiguous,
+    each then added back where its tap read."""
+    kh, kw, c, c_out = np.shape(filters)
+    per_tap = np.swapaxes(np.reshape(filters, (kh * kw, c, c_out)), 1, 2)
+    (h, w), (sh, sw), (dh, dw) = shape[1:3], strides, dilations
+    top, bottom = _pads(h, (kh - 1) * dh + 1, sh, padding)
+    left, right = _pads(w, (kw - 1) * dw + 1, sw, padding)
     parts = []
-    for images in _image_chunks(dy, np.size(filters) // np.shape(filters)[3]):
-        # (n, oh, ow, kh, kw, c), then each tap added back where it read
-        columns = np.tensordot(dy[images], filters, axes=((3,), (3,)))
-        columns = np.moveaxis(columns, 5, 3)
-        parts.append(_add_windows(columns, shape, strides, dilations, padding))
+    for images in _image_chunks(dy, kh * kw * c):
+        n, out_h, out_w = np.shape(dy[images])[:3]
+        taps = np.matmul(np.reshape(dy[images], (1, -1, c_out)), per_tap)
+        taps = np.reshape(taps, (kh, kw, n, out_h, out_w, c))
+        total = np.zeros((n, top + h + bottom, left + w + right, c), dtype=taps.dtype)
+        for i in range(kh):
+            for j in range(kw):
+                rows = slice(i * dh, i * dh + (out_h - 1) * sh + 1, sh)
+                cols = slice(j * dw, j * dw + (out_w - 1) * sw + 1, sw)
+                total[:, rows, cols] += taps[i, j]
+        parts.append(total[:, top : top + h, left : left + w])
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
@@ -263,13 +276,21 @@ def _first_max_taps(blocks):
     row-major order, a mask of the windows whose first maximum the tap holds (a NaN
     counts as a maximum, as in ``np.argmax``)."""
     top = _block_max(blocks)
-    free = np.ones(np.shape(top), dtype=bool)
+    # A NaN tap makes its window's maximum NaN: without one, equality alone finds the taps.
+    nan_free = not np.isnan(np.sum(top))
+    # The windows whose first maximum is still to come (None before the first tap: all).
+    free = None
     for i in range(np.shape(blocks)[2]):
         for j in range(np.shape(blocks)[4]):
             tap = blocks[:, :, i, :, j]
-            first = (tap == top) | np.isnan(tap)
-            first &= free
-            free &= ~first  # a later tie in the same window loses
+            first = np.equal(tap, top)
+            if not nan_free:
+                first |= np.isnan(tap)
+            if free is None:
+                free = ~first
+            else:
+                first &= free
+                free &= ~first  # a later tie in the same window loses
             yield i, j, first
 
 
@@ -278,8 +299,17 @@ def _max_pool_grad(x, dy, ksize, strides, padding):
     if tuple(strides) == tuple(ksize):
         blocks = _blocks(x, ksize, padding, -np.inf)
         grad = np.empty(np.shape(blocks), dtype=dy.dtype)
+        # A product by the mask is several times faster than np.where into the strided
+        # taps; it differs only where dy is inf or NaN (0 * inf), and adding +0.0 turns
+        # its -0.0 (0 times a negative dy) into TF's +0.0.
+        finite = bool(np.isfinite(np.sum(dy)))
         for i, j, first in _first_max_taps(blocks):
-            grad[:, :, i, :, j] = np.where(first, dy, 0)
+            tap = grad[:, :, i, :, j]
+            if finite:
+                np.multiply(first, dy, out=tap)
+                tap += 0.0
+            else:
+                tap[...] = np.where(first, dy, 0)
         n, out_h, kh, out_w, kw, c = np.shape(grad)
         h, w = np.shape(x)[1:3]
         top, left = _pads(h, kh, kh, padding)[0], _pads(w, kw, kw, padding)[0]
