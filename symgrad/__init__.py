@@ -60,6 +60,7 @@ from .ops.elementwise import (
     abs,
     add,
     cast,
+    saturate_cast,
     cos,
     divide,
     equal,
@@ -298,6 +299,7 @@ __all__ = [
     "abs",
     "add",
     "cast",
+    "saturate_cast",
     "cos",
     "divide",
     "equal",
@@ -569,3 +571,16 @@ from . import image  # noqa: E402
 from .image import random_crop  # noqa: E402  (TF1's tf.random_crop)
 
 __all__ += ["image", "random_crop"]
+
+# String tensors and the ops that read files, run by the Session on the host
+# (symgrad.string_ops; the image decoders need the images extra, Pillow).
+from . import file_io as io  # noqa: E402
+from .string_ops import (  # noqa: E402
+    ReaderBase,
+    TextLineReader,
+    WholeFileReader,
+    decode_csv,
+    read_file,
+)
+
+__all__ += ["io", "ReaderBase", "TextLineReader", "WholeFileReader", "decode_csv", "read_file"]

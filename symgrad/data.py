@@ -20,9 +20,11 @@ run), ``map`` functions built once into the graph on placeholders for an element
 the session for each element (``filter``'s predicate and ``flat_map``/``interleave``'s
 functions too: the dataset such a function returns is read anew for each element), Python
 generators (``from_generator``). ``shuffle`` keeps TF's buffer algorithm (a seed makes it
-reproducible, though not TF's order). symgrad has no string tensors: the file datasets
-(``TextLineDataset``, ``TFRecordDataset``) and string handles (``Iterator.from_string_handle``)
-are not provided, and raise ``MissingTF1NameError`` naming a substitute.
+reproducible, though not TF's order). symgrad's string tensors are host-side values (file
+names and contents: :mod:`symgrad.string_ops`) that datasets do not take yet: the file
+datasets (``TextLineDataset``, ``TFRecordDataset``) and string handles
+(``Iterator.from_string_handle``) are not provided, and raise ``MissingTF1NameError`` naming a
+substitute (for text files, the queue pipeline's ``TextLineReader``).
 """
 
 from __future__ import annotations
@@ -1164,8 +1166,9 @@ class Iterator:
     def from_string_handle(
         string_handle: Any, output_types: Any, output_shapes: Any = None, output_classes: Any = None
     ) -> Iterator:
-        """Not provided (a feedable iterator needs string tensors, which symgrad has not):
-        raises :class:`symgrad.errors.MissingTF1NameError` naming the substitute."""
+        """Not provided (a feedable iterator's handle is a string tensor computed by the
+        graph, and symgrad's strings live on the host): raises
+        :class:`symgrad.errors.MissingTF1NameError` naming the substitute."""
         raise MissingTF1NameError(_NO_HANDLES.format(name="tf.data.Iterator.from_string_handle"))
 
     def string_handle(self, name: str | None = None) -> Any:
@@ -1262,8 +1265,8 @@ class Iterator:
 
 
 _NO_HANDLES = (
-    "symgrad: {name} (a feedable iterator) is not provided: symgrad has no string tensors "
-    "to hold a handle. Instead: one tf.data.Iterator.from_structure(output_types, "
+    "symgrad: {name} (a feedable iterator) is not provided: its handle would be a string "
+    "tensor computed in the graph, and symgrad's strings are host-side values. Instead: one tf.data.Iterator.from_structure(output_types, "
     "output_shapes) and sess.run(iterator.make_initializer(dataset)) to switch datasets. "
     f"See {README_SECTION}."
 )

@@ -23,7 +23,13 @@ class DType:
 
     @property
     def numpy(self) -> np.dtype:
-        return np.dtype(self.name)
+        # tf.string's values are Python bytes, held in NumPy object arrays (as TF1 returns them).
+        return np.dtype(object) if self.name == "string" else np.dtype(self.name)
+
+    @property
+    def is_string(self) -> bool:
+        """Whether this is ``tf.string`` (values: ``bytes``; see :mod:`symgrad.string_ops`)."""
+        return self.name == "string"
 
     @property
     def is_floating(self) -> bool:
@@ -108,8 +114,9 @@ ALL_DTYPES = (
     bool_,
 )
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
-# TF1's ``tf.string``: a name only, so that programs that mention it import; an op that
-# would compute a string tensor is an error (Graph.create_op says so).
+# TF1's ``tf.string``: values are Python ``bytes`` (NumPy object arrays of them). String
+# tensors live on the host: the Session computes them in Python around the compiled module
+# (symgrad.string_ops); no compiled op takes or gives one (Graph.create_op says so).
 string = DType("string")
 # TF1's own spellings: NumPy reads "float" as float64, TF1 (``tf.as_dtype``) as float32.
 _TF_ALIASES = {"float": float32, "double": float64, "half": float16}
@@ -181,3 +188,40 @@ def infer_dtype(value: Any, op: str = "constant") -> DType:
         f"symgrad: {op}: cannot make a tensor of {type(value).__name__} "
         f"value {value!r:.60}: it is non-numeric"
     )
+
+
+def holds_text(value: Any) -> bool:
+    """Whether ``value`` is text: ``str``/``bytes``, a NumPy string or object array, or a
+    (nested) list or tuple whose first leaf is ``str`` or ``bytes``."""
+    while isinstance(value, (list, tuple)) and value:
+        value = value[0]
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "SUO"
+    return isinstance(value, (str, bytes, np.str_, np.bytes_))
+
+
+def _as_bytes(item: Any, op: str) -> bytes:
+    if isinstance(item, bytes):
+        return item
+    if isinstance(item, str):
+        return item.encode()
+    raise DTypeError(
+        f"symgrad: {op}: a tf.string value holds str or bytes, got "
+        f"{type(item).__name__} {item!r:.60}"
+    )
+
+
+def string_array(value: Any, op: str) -> np.ndarray:
+    """``value`` (``str``/``bytes``, nested lists of them, NumPy string or object arrays) as a
+    NumPy object array of ``bytes``, the form of symgrad's ``tf.string`` values (``str`` is
+    encoded as UTF-8, as TF1 does)."""
+    try:
+        raw = np.asarray(value, dtype=object)
+    except ValueError:
+        raise DTypeError(
+            f"symgrad: {op}: {value!r:.60} is not a rectangular array (ragged nested lists)"
+        ) from None
+    array = np.empty(raw.shape, dtype=object)
+    for index, item in np.ndenumerate(raw):
+        array[index] = _as_bytes(item, op)
+    return array

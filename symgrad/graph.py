@@ -24,6 +24,36 @@ _VALID_ROOT_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
 _VALID_SCOPED_NAME = re.compile(r"^[A-Za-z0-9_.\-/>]*$")
 
 
+# The only op types that may give a tf.string tensor: string values are computed by the Session
+# in Python (constants, feeds, and the host-side string ops of symgrad.string_ops, which are
+# placeholders the session fills); no op of the compiled module takes or gives one.
+STRING_OP_TYPES = frozenset({"Const", "Placeholder"})
+
+
+def _refuse_strings(
+    op_type: str,
+    name: str | None,
+    inputs: Sequence[Tensor],
+    outputs: Sequence[tuple[Shape, _dtypes.DType]],
+) -> None:
+    """A DTypeError if an op that the compiled module would compute takes or gives strings."""
+    for tensor in inputs:
+        if tensor.dtype == _dtypes.string:
+            raise DTypeError(
+                f"symgrad: {op_type} '{name or op_type}': input '{tensor.name}' is a string "
+                f"tensor; strings are host-side values (file names, file contents, text lines) "
+                f"that only tf.read_file, the tf.image.decode_* functions, the readers and "
+                f"tf.decode_csv take: they cannot enter arithmetic, shape ops or gradients"
+            )
+    for _, dtype in outputs:
+        if dtype == _dtypes.string:
+            raise DTypeError(
+                f"symgrad: {op_type} '{name or op_type}': cannot compute a string tensor; "
+                f"strings are host-side values made only by tf.constant, tf.placeholder, "
+                f"tf.read_file, the readers and tf.decode_csv"
+            )
+
+
 class Operation:
     """A node of the graph: an op type applied to input tensors.
 
@@ -247,13 +277,8 @@ class Graph:
         name: str | None = None,
     ) -> Operation:
         name = name or None  # "" is no name, as in most TF1 functions
-        for _, dtype in outputs:
-            if dtype == _dtypes.string:
-                raise DTypeError(
-                    f"symgrad: {op_type} '{name or op_type}': dtype 'string': string tensors are not "
-                    "supported (tf.string is a dtype name only); encode text as integer ids "
-                    "with NumPy and feed those"
-                )
+        if op_type not in STRING_OP_TYPES:
+            _refuse_strings(op_type, name, inputs, outputs)
         for tensor in inputs:
             if tensor.graph is not self:
                 raise GraphMismatchError(

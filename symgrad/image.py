@@ -1,11 +1,12 @@
 """TF1's ``tf.image``: the image operations built from symgrad's own ops, so that gradients
-flow through them (flips, ``per_image_standardization``, crops, and the bilinear and
-nearest-neighbour resizing of TF1's legacy kernels, :mod:`symgrad.ops.resize_ops`).
+flow through them (flips, ``per_image_standardization``, crops, ``convert_image_dtype``, and
+the bilinear and nearest-neighbour resizing of TF1's legacy kernels,
+:mod:`symgrad.ops.resize_ops`), and the decoders of :mod:`symgrad.image_decoding`.
 
 An image is ``[height, width, channels]`` or a batch of them, ``[batch, height, width,
-channels]``. The other ``tf.image`` names (bicubic and area resizing, decoding, colour
-conversions) raise :class:`symgrad.errors.MissingTF1NameError`: prepare such images with NumPy
-before feeding them.
+channels]``. The other ``tf.image`` names (bicubic and area resizing, colour conversions)
+raise :class:`symgrad.errors.MissingTF1NameError`: prepare such images with NumPy before
+feeding them.
 
 >>> import numpy as np, symgrad as sg
 >>> with sg.Graph().as_default():
@@ -26,15 +27,20 @@ import numpy as np
 from . import dtypes as _dtypes
 from .errors import InvalidArgumentError, ShapeError
 from .graph import Tensor, name_scope
+from .image_decoding import decode_bmp, decode_gif, decode_image, decode_jpeg, decode_png
 from .ops.base import constant_value
 from .ops.creation import range as _range
 from .ops.elementwise import (
     add,
     cast,
+    floordiv,
     floormod,
     greater,
+    identity,
     less,
     maximum,
+    multiply,
+    saturate_cast,
     sqrt,
     square,
     subtract,
@@ -56,6 +62,12 @@ from .tf1_names import missing_attribute
 __all__ = [
     "ResizeMethod",
     "central_crop",
+    "convert_image_dtype",
+    "decode_bmp",
+    "decode_gif",
+    "decode_image",
+    "decode_jpeg",
+    "decode_png",
     "flip_left_right",
     "flip_up_down",
     "per_image_standardization",
@@ -234,6 +246,51 @@ def per_image_standardization(image: Any, name: str | None = None) -> Tensor:
         stddev = sqrt(reduce_mean(square(centered), axis=axes, keepdims=True))
         count = int(inner[0]) * int(inner[1]) * int(inner[2])
         return truediv(centered, maximum(stddev, float(count) ** -0.5))
+
+
+def convert_image_dtype(
+    image: Any, dtype: Any, saturate: bool = False, name: str | None = None
+) -> Tensor:
+    """``tf.image.convert_image_dtype``: ``image`` in ``dtype``, its values rescaled from the
+    range of its dtype (``[0, MAX]`` for an integer dtype, ``[0, 1]`` for a float one) to
+    the range of ``dtype``, as TF scales them: integers to floats times ``1 / MAX``, floats to
+    integers times ``MAX + 0.5`` then cast (clipped first with ``saturate``), integers to
+    integers by an integer factor (a floor division going down).
+
+    >>> import numpy as np, symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     pixels = sg.constant(np.array([0, 102, 255], np.uint8))
+    ...     print(sg.compile(sg.image.convert_image_dtype(pixels, sg.float64))())
+    [0.  0.4 1. ]
+    """
+    x = convert_to_tensor(image)
+    target = _dtypes.as_dtype(dtype)
+    for what, kind in (("image", x.dtype), ("dtype", target)):
+        if not (kind.is_floating or kind.is_integer):
+            raise InvalidArgumentError(
+                f"symgrad: image.convert_image_dtype: the {what} of '{x.name}' is "
+                f"{kind.name}; it must be an integer or float dtype"
+            )
+    if target == x.dtype:
+        return identity(x, name=name)
+    with name_scope(name or "convert_image"):
+        if x.dtype.is_floating and target.is_floating:
+            return cast(x, target)
+        if x.dtype.is_integer and target.is_floating:
+            return multiply(cast(x, target), 1.0 / _dtype_max(x.dtype))
+        if x.dtype.is_floating:  # to an integer dtype
+            scaled = multiply(x, _dtype_max(target) + 0.5)
+            return saturate_cast(scaled, target) if saturate else cast(scaled, target)
+        top_in, top_out = _dtype_max(x.dtype), _dtype_max(target)
+        if top_in > top_out:  # fewer levels: divide first, then cast
+            scaled = floordiv(x, (top_in + 1) // (top_out + 1))
+            return saturate_cast(scaled, target) if saturate else cast(scaled, target)
+        widened = saturate_cast(x, target) if saturate else cast(x, target)
+        return multiply(widened, (top_out + 1) // (top_in + 1))
+
+
+def _dtype_max(dtype: _dtypes.DType) -> int:
+    return int(np.iinfo(dtype.numpy).max) if dtype.is_integer else 1
 
 
 def central_crop(image: Any, central_fraction: float) -> Tensor:

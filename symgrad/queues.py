@@ -43,8 +43,9 @@ Differences from TF:
   take the elements (TF waits).
 - ``num_epochs`` counts epochs in Python: TF's ``local_variables_initializer()`` run is
   accepted but not needed.
-- Strings are no tensors in symgrad: ``string_input_producer`` and the readers
-  (``TextLineReader``, ``WholeFileReader``, ``decode_csv``) are not provided.
+- File names and file contents are string tensors, computed by the session on the host
+  (:mod:`symgrad.string_ops`): ``string_input_producer``, the readers (``TextLineReader``,
+  ``WholeFileReader``) and ``decode_csv`` feed the queues as in TF.
 """
 
 from __future__ import annotations

@@ -19,13 +19,15 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from . import dtypes as _dtypes
 from . import naming
 from .backends import namespaces, registry
-from .compiler import CompiledModule, owned, unshared
+from .compiler import CompiledModule, Footprint, owned, unshared
 from .compiler import compile as compile_graph
 from .config import ConfigProto, RunMetadata, RunOptions
 from .errors import (
     ArgumentTypeError,
+    BackendError,
     DTypeError,
     FailedPreconditionError,
     InvalidArgumentError,
@@ -53,6 +55,30 @@ from .ops.state import SESSION_STATE_OPS, Variable
 # ``session.host_state``.
 HOST_INPUT = "host_input"
 HOST_ACTION = "host_action"
+
+
+def _string_positions(flat: Sequence[Any]) -> tuple[int, ...]:
+    return tuple(
+        position
+        for position, item in enumerate(flat)
+        if isinstance(item, Tensor) and item.dtype == _dtypes.string
+    )
+
+
+def string_value(value: Any, tensor: Tensor) -> Any:
+    """A value fed to string tensor ``tensor`` as symgrad keeps strings: ``bytes`` for a scalar,
+    a NumPy object array of ``bytes`` otherwise (``str`` is encoded as UTF-8)."""
+    array = _dtypes.string_array(value, f"the value fed to '{tensor.name}'")
+    shape = tensor.shape
+    if shape is not None and (
+        len(shape) != array.ndim
+        or any(d is not None and d != a for d, a in zip(shape, array.shape, strict=True))
+    ):
+        raise InvalidArgumentError(
+            f"symgrad: cannot feed value of shape {array.shape} for tensor '{tensor.name}', "
+            f"which has shape {tuple(shape)}"
+        )
+    return array[()] if array.ndim == 0 else array
 
 
 def _fetch_key(fetches: Any) -> Any:
@@ -279,6 +305,8 @@ class Session:
         self.host_state: dict[Any, Any] = {}
         self._host_lock = threading.RLock()
         self._host_work: dict[Any, tuple[tuple[Any, ...], tuple[Any, ...]]] = {}
+        # Per fetch structure: the positions of its string tensors (computed on the host).
+        self._string_fetches: dict[tuple[Any, ...], tuple[int, ...]] = {}
 
     # -- context --------------------------------------------------------------------------
     def __enter__(self) -> Session:
@@ -416,6 +444,11 @@ class Session:
             work = self._host_work[work_key] = self._host_work_of(flat, feeds)
         if work[0] or work[1]:
             feeds = self._run_host(work, feeds)
+        strings = self._string_fetches.get(flat)
+        if strings is None:
+            strings = self._string_fetches[flat] = _string_positions(flat)
+        if strings or any(tensor.dtype == _dtypes.string for tensor in feeds):
+            return self._run_with_strings(rebuild, flat, feeds, strings)
         state_ops = self._state_ops.get(flat)
         if state_ops is None:
             state_ops = self._state_ops[flat] = tuple(
@@ -439,6 +472,44 @@ class Session:
         for position in plan.repeated_fetches:  # a tensor fetched twice: two arrays
             values[position] = _copy(values[position])
         return values if rebuild is None else rebuild(iter(values))
+
+    def _run_with_strings(
+        self,
+        rebuild: Callable[[Iterator[Any]], Any] | None,
+        flat: tuple[Any, ...],
+        feeds: dict[Tensor, Any],
+        strings: tuple[int, ...],
+    ) -> Any:
+        """A run with string fetches or feeds: strings live on the host, so the string tensors
+        fetched are taken from the feeds (the caller's, or those the host inputs filled) or
+        from their constants, and the rest runs as usual without the string feeds (no compiled
+        op takes a string)."""
+        if strings and self._namespace is not None:
+            tensor = flat[strings[0]]
+            raise BackendError(
+                f"symgrad: Session(backend={self.backend!r}) cannot fetch string tensor "
+                f"'{tensor.name}': the portable form has no string arrays; fetch it from a "
+                f"Session with the default backend (its numeric results, such as decoded "
+                f"images, can be fetched here)"
+            )
+        values: dict[int, Any] = {}
+        for position in strings:
+            tensor = flat[position]
+            if tensor in feeds:
+                values[position] = string_value(feeds[tensor], tensor)
+            elif tensor.op.type == "Const":
+                value = tensor.op.attrs["value"]
+                values[position] = value[()] if value.ndim == 0 else value.copy()
+            else:
+                raise InvalidArgumentError(
+                    f"symgrad: You must feed a value for placeholder '{tensor.name}' "
+                    f"(a string tensor)"
+                )
+        rest = tuple(item for position, item in enumerate(flat) if position not in values)
+        numeric = {t: v for t, v in feeds.items() if t.dtype != _dtypes.string}
+        computed = iter(self._run_resolved(None, rest, numeric) if rest else [])
+        merged = [values[p] if p in values else next(computed) for p in range(len(flat))]
+        return merged if rebuild is None else rebuild(iter(merged))
 
     @staticmethod
     def _host_work_of(
@@ -468,7 +539,9 @@ class Session:
                 action(self, feeds)
             filled = dict(feeds)
             for source in inputs:
-                for tensor, value in source(self, feeds).items():
+                # Each source sees the values filled before it: one run computes a host value
+                # once (a reader's line, and decode_csv of that same line).
+                for tensor, value in source(self, filled).items():
                     filled.setdefault(tensor, value)
         return filled
 
@@ -570,6 +643,7 @@ class Session:
         if namespace is None:
             outputs = [v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v for v in outputs]
         stored = []
+        fed = Footprint(arguments)
         for variable, slot, dtype, shape in plan.assignments:
             output = outputs[slot]
             if namespace is None:
@@ -577,10 +651,10 @@ class Session:
                 if value is output:
                     # A variable keeps an array of its own: not a fed array, not another
                     # variable's. (A new array, made from a scalar or by a cast, is its own.)
-                    value = unshared(value, arguments)
+                    value = unshared(value, fed)
             else:
                 value = namespace.asarray(output, dtype, f"variable '{variable.name}'")
-                value = unshared(namespace.stored(value), arguments)
+                value = unshared(namespace.stored(value), fed)
             if shape is not None and tuple(value.shape) != shape:
                 raise InvalidArgumentError(
                     f"symgrad: assigning a value of shape {tuple(value.shape)} to variable "

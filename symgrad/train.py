@@ -1008,6 +1008,7 @@ from .queues import (  # noqa: E402
     slice_input_producer,
     start_queue_runners,
 )
+from .string_ops import string_input_producer  # noqa: E402
 
 __all__ += [
     "Coordinator",
@@ -1021,5 +1022,6 @@ __all__ += [
     "shuffle_batch",
     "shuffle_batch_join",
     "slice_input_producer",
+    "string_input_producer",
     "start_queue_runners",
 ]

@@ -197,6 +197,7 @@ UNARY_OPS = [
     Op("sign", sg.sign, np.sign, NONZERO),
     Op("identity", sg.identity, lambda x: x, REAL),
     Op("cast_float64", lambda x: sg.cast(x, sg.float64), lambda x: x, REAL),
+    Op("saturate_cast_float64", lambda x: sg.saturate_cast(x, sg.float64), lambda x: x, REAL),
     Op("nn.relu", sg.nn.relu, lambda x: np.maximum(x, 0.0), NONZERO),
     Op("nn.sigmoid", sg.nn.sigmoid, _sigmoid, unary(real(-4.0, 4.0))),
     Op("nn.softplus", sg.nn.softplus, _softplus, unary(real(-4.0, 4.0))),
@@ -1128,6 +1129,7 @@ COVERED_ELEMENTWISE = {
     "abs",
     "add",
     "cast",
+    "saturate_cast",
     "cos",
     "divide",
     "equal",
@@ -1258,3 +1260,18 @@ def test_is_finite(a: Arg) -> None:
     np.testing.assert_array_equal(finite_value, np.isfinite(x))
     assert float(loss_value) == 3.0 * (1.5 + 0.0 - 2.0)
     _check_value(grad_value, np.where(np.isfinite(x), 3.0, 0.0), "is_finite: gradient")
+
+
+def test_saturate_cast_never_wraps_around() -> None:
+    """Values past the target's range come out as its nearest representable bound: float32
+    holds 2**31 - 1 only as 2**31, so the upper bound of a float32-to-int32 cast is the float32
+    just below it; float64 values past float32's range become float32's largest."""
+    with sg.Graph().as_default():
+        wide = sg.constant(np.array([3e9, -3e9, 7.9], np.float32))
+        huge = sg.constant(np.array([1e300, -1e300, 0.5]))
+        ints, floats = sg.compile(
+            [sg.saturate_cast(wide, sg.int32), sg.saturate_cast(huge, sg.float32)]
+        )()
+    np.testing.assert_array_equal(ints, np.array([2147483520, -2147483648, 7], np.int32))
+    top = np.finfo(np.float32).max
+    np.testing.assert_array_equal(floats, np.array([top, -top, 0.5], np.float32))

@@ -83,7 +83,7 @@ def test_dtype_errors() -> None:
     with pytest.raises(TypeError, match="Tanh: needs a floating-point tensor"):
         sg.tanh(n)
     with pytest.raises(TypeError, match="non-numeric"):
-        sg.constant("text")
+        sg.constant("text", dtype=sg.float32)  # without a dtype: a tf.string constant
     with pytest.raises(TypeError, match="is not a dtype"):
         sg.placeholder("no such dtype")
 

@@ -21,7 +21,6 @@ import symgrad as tf
 from symgrad.errors import (
     FailedPreconditionError,
     InvalidArgumentError,
-    MissingTF1NameError,
     OutOfRangeError,
     SymgradError,
 )
@@ -312,12 +311,12 @@ def test_range_and_input_producers() -> None:
     assert _drain(rows, graph) == [[1.0, 0.0], [0.0, 1.0]]
 
 
-def test_string_pipelines_name_their_substitutes() -> None:
+def test_string_pipelines_are_provided() -> None:
+    """The file readers of TF1's queue pipelines exist (tests/test_strings.py runs them)."""
     for module, name in [
         (tf.train, "string_input_producer"),
         (tf, "TextLineReader"),
         (tf, "WholeFileReader"),
         (tf, "decode_csv"),
     ]:
-        with pytest.raises(MissingTF1NameError, match="NumPy|Python"):
-            getattr(module, name)
+        assert callable(getattr(module, name))

@@ -716,6 +716,47 @@ xlogy = _binary_float("Xlogy", "math.xlogy")
 xdivy = _binary_float("Xdivy", "math.xdivy")
 
 
+def saturate_cast(value: Any, dtype: Any, name: str | None = None) -> Tensor:
+    """TF1's ``saturate_cast``: ``value`` clipped to the range both dtypes hold, then cast, so
+    that no value wraps around (300.0 to uint8 is 255, -3 to uint8 is 0).
+
+    >>> import symgrad as sg
+    >>> with sg.Graph().as_default():
+    ...     print(sg.compile(sg.saturate_cast(sg.constant([-3.0, 7.5, 300.0]), sg.uint8))())
+    [  0   7 255]
+    """
+    x = convert_to_tensor(value)
+    target = _dtypes.as_dtype(dtype)
+    if not (x.dtype.is_floating or x.dtype.is_integer) or not (
+        target.is_floating or target.is_integer
+    ):
+        raise DTypeError(
+            f"symgrad: saturate_cast: '{x.name}' of dtype {x.dtype.name} to {target.name}: "
+            f"both must be integer or float dtypes"
+        )
+
+    def limits(dtype: _dtypes.DType) -> tuple[float, float]:
+        info = np.finfo(dtype.numpy) if dtype.is_floating else np.iinfo(dtype.numpy)
+        return float(info.min), float(info.max)
+
+    (low_in, high_in), (low_out, high_out) = limits(x.dtype), limits(target)
+    clipped = x
+    if low_out > low_in:
+        clipped = maximum(clipped, _limit(low_out, x.dtype))
+    if high_out < high_in:
+        clipped = minimum(clipped, _limit(high_out, x.dtype))
+    return cast(clipped, target, name=name)
+
+
+def _limit(value: float, dtype: _dtypes.DType) -> Tensor:
+    """``value`` as a constant of ``dtype``, rounded down to one the dtype holds (float32 holds
+    2**31 - 1 only as 2**31, which would let a value wrap around)."""
+    held = np.asarray(value).astype(dtype.numpy)
+    if float(held) > value:
+        held = np.nextafter(held, held.dtype.type(-np.inf)) if dtype.is_floating else held
+    return constant(held, dtype=dtype)
+
+
 def floordiv(x: Any, y: Any, name: str | None = None) -> Tensor:
     """``x // y``, rounding towards minus infinity as Python does; no gradient, as in TF.
 

@@ -73,7 +73,10 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None 
     ((2,), symgrad.float32)
     """
     target = _dtypes.as_dtype(dtype) if dtype is not None else None
-    array = _as_array(value, target, "constant")
+    if target == _dtypes.string or (target is None and _dtypes.holds_text(value)):
+        array = _dtypes.string_array(value, "constant")
+    else:
+        array = _as_array(value, target, "constant")
     if shape is not None:
         wanted = as_shape(shape)
         if not is_fully_defined(wanted):
@@ -95,7 +98,12 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None 
         "Const",
         [],
         {"value": array},
-        [(tuple(array.shape), _dtypes.as_dtype(array.dtype))],
+        [
+            (
+                tuple(array.shape),
+                _dtypes.string if array.dtype == object else _dtypes.as_dtype(array.dtype),
+            )
+        ],
         name=name,
     )
     return op.outputs[0]

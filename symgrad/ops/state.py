@@ -434,8 +434,8 @@ def report_uninitialized_variables(
     """The names of the variables of ``var_list`` (default: every global and local variable)
     that are not initialized in the session that runs it, as TF1's 1-D array of bytes.
 
-    TF1 gives a string tensor; symgrad has no string tensors, so this is a fetch for
-    ``Session.run`` (alone or among other fetches) that cannot go into other ops.
+    TF1 gives a string tensor; here it is a fetch for ``Session.run`` (alone or among other
+    fetches) that cannot go into other ops.
 
     >>> import symgrad as sg
     >>> with sg.Graph().as_default():

@@ -493,3 +493,41 @@ def resize_image_with_crop_or_pad_and_gradients(tf):
     fetches += [loss] + tf.gradients(loss, [image, batch])
     feeds = {image: _arr(51, (5, 4, 2)), batch: _arr(52, (3, 5, 4, 1))}
     return {"fetches": fetches, "feeds": feeds}
+
+
+@_program
+def convert_image_dtype_between_ints_and_floats(tf):
+    pixels = tf.placeholder(tf.uint8, [None, 3], name="pixels")
+    unit = tf.placeholder(tf.float32, [None], name="unit")
+    wide = tf.placeholder(tf.int16, [4], name="wide")
+    out_of_range = tf.placeholder(tf.float64, [5], name="out_of_range")
+    as_float = tf.image.convert_image_dtype(pixels, tf.float32)
+    fetches = [
+        as_float,
+        tf.image.convert_image_dtype(pixels, tf.float64),
+        tf.image.convert_image_dtype(pixels, tf.int32),
+        tf.image.convert_image_dtype(pixels, tf.uint16),
+        tf.image.convert_image_dtype(pixels, tf.uint8),
+        tf.image.convert_image_dtype(unit, tf.uint8),
+        tf.image.convert_image_dtype(unit, tf.int16),
+        tf.image.convert_image_dtype(unit, tf.float64),
+        tf.image.convert_image_dtype(wide, tf.uint8),
+        tf.image.convert_image_dtype(wide, tf.int8, saturate=True),
+        tf.image.convert_image_dtype(wide, tf.float32),
+        tf.image.convert_image_dtype(out_of_range, tf.uint8, saturate=True),
+        tf.saturate_cast(out_of_range * 300.0, tf.uint8),
+        tf.saturate_cast(wide, tf.int8),
+        tf.saturate_cast(wide, tf.float32),
+    ]
+    # The gradient flows through the float-to-float conversions only (a cast to an integer
+    # dtype stops it, as in TF).
+    fetches += tf.gradients(
+        tf.reduce_sum(tf.image.convert_image_dtype(unit, tf.float64) ** 2), [unit]
+    )
+    feeds = {
+        pixels: np.array([[0, 1, 51], [127, 128, 255]], np.uint8),
+        unit: np.array([0.0, 0.2, 0.5, 0.999, 1.0, 0.0001], np.float32),
+        wide: np.array([0, 1000, 32767, 255], np.int16),
+        out_of_range: np.array([-0.5, 0.0, 0.4, 1.0, 1.7]),
+    }
+    return {"fetches": fetches, "feeds": feeds}
