@@ -20,16 +20,33 @@ run), ``map`` functions built once into the graph on placeholders for an element
 the session for each element (``filter``'s predicate and ``flat_map``/``interleave``'s
 functions too: the dataset such a function returns is read anew for each element), Python
 generators (``from_generator``). ``shuffle`` keeps TF's buffer algorithm (a seed makes it
-reproducible, though not TF's order). symgrad's string tensors are host-side values (file
-names and contents: :mod:`symgrad.string_ops`) that datasets do not take yet: the file
-datasets (``TextLineDataset``, ``TFRecordDataset``) and string handles
-(``Iterator.from_string_handle``) are not provided, and raise ``MissingTF1NameError`` naming a
-substitute (for text files, the queue pipeline's ``TextLineReader``).
+reproducible, though not TF's order).
+
+Elements may hold ``tf.string`` components, host-side values as all of symgrad's strings are
+(:mod:`symgrad.string_ops`): Python ``bytes``, NumPy object arrays of them once batched. They
+come from text given to ``from_tensor_slices``/``from_tensors`` (a list of ``str``, a NumPy
+string array, a string constant or placeholder), from ``from_generator`` with ``tf.string`` in
+``output_types``, and from :class:`TextLineDataset` (the lines of text files); a ``map``
+function takes them as string placeholders, so its body may use the host ops
+(``tf.read_file``, the ``tf.image.decode_*`` decoders, ``tf.decode_csv``), the two file
+pipelines of TF 1.4 and later::
+
+    files = tf.data.Dataset.from_tensor_slices((filenames, labels))
+    images = files.map(lambda f, y: (tf.image.decode_png(tf.read_file(f), channels=1), y))
+    rows = tf.data.TextLineDataset("train.csv").skip(1).map(
+        lambda line: tf.decode_csv(line, [[0.0], [0.0], [0]]))
+
+A ``Session(backend="array_api")`` runs such pipelines but, as for any string tensor, cannot
+fetch a string component. ``TFRecordDataset``, ``FixedLengthRecordDataset`` and string
+handles (``Iterator.from_string_handle``) are not provided, and raise ``MissingTF1NameError``
+naming a substitute.
 """
 
 from __future__ import annotations
 
+import gzip
 import os
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Iterator as PyIterator
 from dataclasses import dataclass
@@ -50,6 +67,7 @@ from .graph import Graph, Tensor, get_default_graph
 from .ops.sources import convert_to_tensor, placeholder
 from .session import HOST_ACTION, HOST_INPUT, Session
 from .shapes import TensorShape, as_shape
+from .string_ops import read_bytes, split_lines
 from .tf1_names import README_SECTION, missing_attribute
 
 Element = list[np.ndarray]  # an element's components, flattened
@@ -181,8 +199,10 @@ class _Context:
         """The values of ``tensors`` in the session, with the starting run's feeds."""
         wanted = [t for t in dict.fromkeys(tensors) if t not in self.values]
         if wanted:
-            values = self.session.run(wanted, feed_dict=self.feeds)
-            self.values.update(zip(wanted, (np.asarray(v) for v in values), strict=True))
+            values = self.session.host_run(wanted, feed_dict=self.feeds)
+            self.values.update(
+                (t, _host_array(v, t.dtype)) for t, v in zip(wanted, values, strict=True)
+            )
         return [self.values[t] for t in tensors]
 
     def nested(self, placeholders: Sequence[Tensor], element: Element) -> _Context:
@@ -193,11 +213,22 @@ class _Context:
         )
 
 
+def _host_array(value: Any, dtype: _dtypes.DType) -> np.ndarray:
+    """A component's value as an element holds it: a NumPy array, of ``bytes`` objects for
+    a ``tf.string`` component (0-d for a scalar)."""
+    if dtype == _dtypes.string:
+        return _dtypes.string_array(value, "a tf.data element")
+    return np.asarray(value)
+
+
 def _component(value: Any, what: str) -> np.ndarray | Tensor:
     """A dataset's component: a tensor as it is; a Python or NumPy value as an array of the
-    dtype TF gives it (Python floats float32, ints int32; NumPy arrays keep theirs)."""
+    dtype TF gives it (Python floats float32, ints int32; NumPy arrays keep theirs; text,
+    ``str`` or ``bytes``, is a ``tf.string`` component, an object array of ``bytes``)."""
     if isinstance(value, Tensor):
         return value
+    if _dtypes.holds_text(value):
+        return _dtypes.string_array(value, what)
     dtype = _dtypes.infer_dtype(value, what)
     return np.asarray(value, dtype=dtype.numpy)
 
@@ -206,7 +237,8 @@ def _spec_of(value: np.ndarray | Tensor, drop: int = 0) -> _Spec:
     if isinstance(value, Tensor):
         shape = None if value.shape is None else tuple(value.shape)[drop:]
         return _Spec(value.dtype, shape)
-    return _Spec(_dtypes.as_dtype(value.dtype), tuple(value.shape)[drop:])
+    dtype = _dtypes.string if value.dtype == object else _dtypes.as_dtype(value.dtype)
+    return _Spec(dtype, tuple(value.shape)[drop:])
 
 
 # -- datasets ----------------------------------------------------------------------------------
@@ -488,8 +520,8 @@ class Dataset:
         def elements(context: _Context) -> PyIterator[Element]:
             for element in source(context):
                 feeds = {**context.feeds, **dict(zip(fed, element, strict=True))}
-                values = context.session.run(fetched, feed_dict=feeds)
-                yield [np.asarray(v) for v in values]
+                values = context.session.host_run(fetched, feed_dict=feeds)
+                yield [_host_array(v, t.dtype) for t, v in zip(fetched, values, strict=True)]
 
         return self._derived(_map_structure(_spec_of, outputs), elements)
 
@@ -674,7 +706,7 @@ class Dataset:
         def elements(context: _Context) -> PyIterator[Element]:
             for element in source(context):
                 feeds = {**context.feeds, **dict(zip(fed, element, strict=True))}
-                if bool(context.session.run(keep, feed_dict=feeds)):
+                if bool(context.session.host_run(keep, feed_dict=feeds)):
                     yield element
 
         return self._derived(self._structure, elements)
@@ -828,7 +860,7 @@ class Dataset:
                     f"component"
                 )
         if padding_values is None:
-            pads: list[np.ndarray | Tensor] = [np.zeros((), spec.dtype.numpy) for spec in specs]
+            pads: list[np.ndarray | Tensor] = [_zero(spec.dtype) for spec in specs]
         else:
             given = _flatten_up_to(
                 self._structure, padding_values, "Dataset.padded_batch: padding_values"
@@ -944,6 +976,83 @@ class Dataset:
         return Iterator(self, initializable=True)
 
 
+class TextLineDataset(Dataset):
+    """The lines of text files, as TF1's ``tf.data.TextLineDataset(filenames,
+    compression_type=None, buffer_size=None)``: scalar ``tf.string`` elements, each line
+    without its ``\\n`` (and a ``\\r`` before it), the files one after the other.
+    ``filenames`` is a file name or a list or 1-D array of them, or a string tensor (a
+    placeholder fed when the iterator starts); ``compression_type`` ``None``/``""``,
+    ``"GZIP"`` or ``"ZLIB"``; ``buffer_size`` changes nothing. A file is read when the
+    iterator reaches it; a missing one fails that run with ``tf.errors.NotFoundError``.
+
+    >>> import os, tempfile
+    >>> import symgrad as tf
+    >>> path = os.path.join(tempfile.mkdtemp(), "data.csv")
+    >>> with open(path, "w") as handle:
+    ...     _ = handle.write("x,y\\n1.5,2\\n3.0,4\\n")
+    >>> with tf.Graph().as_default():
+    ...     lines = tf.data.TextLineDataset(path).skip(1)
+    ...     columns = lines.map(lambda line: tf.decode_csv(line, [[0.0], [0]])).batch(2)
+    ...     x, y = columns.make_one_shot_iterator().get_next()
+    ...     with tf.Session() as sess:
+    ...         print(sess.run([x, y]))
+    [array([1.5, 3. ], dtype=float32), array([2, 4], dtype=int32)]
+    """
+
+    def __init__(
+        self, filenames: Any, compression_type: Any = None, buffer_size: Any = None
+    ) -> None:
+        if isinstance(filenames, Tensor):
+            if filenames.dtype != _dtypes.string:
+                raise DTypeError(
+                    f"symgrad: TextLineDataset: filenames '{filenames.name}' has dtype "
+                    f"{filenames.dtype.name}; it takes file names, a tf.string tensor"
+                )
+            names: np.ndarray | Tensor = filenames
+        else:
+            names = _dtypes.string_array(filenames, "TextLineDataset: filenames")
+        shape = names.shape
+        if shape is not None and len(shape) > 1:
+            raise InvalidArgumentError(
+                f"symgrad: TextLineDataset: filenames must be a scalar or a vector, got "
+                f"shape {tuple(shape)}"
+            )
+        compression = str(compression_type or "").upper()
+        if compression not in _DECOMPRESS:
+            raise InvalidArgumentError(
+                f"symgrad: TextLineDataset: compression_type must be None, '', 'GZIP' or "
+                f"'ZLIB', got {compression_type!r}"
+            )
+
+        decompress = _DECOMPRESS[compression]
+
+        def elements(context: _Context) -> PyIterator[Element]:
+            (files,) = _values([names], context)
+            for filename in np.atleast_1d(files).tolist():
+                contents = read_bytes(filename, "TextLineDataset")
+                if decompress is not None:
+                    try:
+                        contents = decompress(contents)
+                    except (OSError, EOFError, zlib.error) as error:
+                        raise InvalidArgumentError(
+                            f"symgrad: TextLineDataset: cannot decompress "
+                            f"{os.fsdecode(filename)} as {compression}: {error}"
+                        ) from None
+                for line in split_lines(contents):
+                    yield [np.array(line, dtype=object)]
+
+        tensors = [names] if isinstance(names, Tensor) else []
+        super().__init__(_Spec(_dtypes.string, ()), elements, tensors)
+
+
+# TextLineDataset's compression types: how to decompress a whole file.
+_DECOMPRESS: dict[str, Callable[[bytes], bytes] | None] = {
+    "": None,
+    "GZIP": gzip.decompress,
+    "ZLIB": zlib.decompress,
+}
+
+
 def _as_input(value: Any) -> Any:
     """A dataset constructor's argument as a structure: tuples and dicts are structures,
     lists are values (as TF reads them)."""
@@ -993,6 +1102,10 @@ def _generated(value: Any, types: Any, specs: list[_Spec]) -> Element:
         ) from None
     element: Element = []
     for leaf, spec in zip(leaves, specs, strict=True):
+        if spec.dtype == _dtypes.string:
+            array = _generated_strings(leaf, spec)
+            element.append(array)
+            continue
         try:
             array = np.asarray(leaf)
         except ValueError:
@@ -1018,11 +1131,42 @@ def _generated(value: Any, types: Any, specs: list[_Spec]) -> Element:
     return element
 
 
+def _zero(dtype: _dtypes.DType) -> np.ndarray:
+    """``padded_batch``'s default padding: 0, False, or ``b""`` for strings."""
+    if dtype == _dtypes.string:
+        return _dtypes.string_array(b"", "padded_batch")
+    return np.zeros((), dtype.numpy)
+
+
+def _generated_strings(leaf: Any, spec: _Spec) -> np.ndarray:
+    """A ``tf.string`` component a generator yielded: ``str``/``bytes`` (nested lists or
+    NumPy arrays of them), as an object array of ``bytes``."""
+    if not _dtypes.holds_text(leaf) and not (isinstance(leaf, list) and not leaf):
+        raise InvalidArgumentError(
+            f"symgrad: Dataset.from_generator: `generator` yielded an element that could "
+            f"not be converted to the expected type. The expected type was string, but the "
+            f"yielded element was {leaf!r:.80}"
+        )
+    try:
+        array = _dtypes.string_array(leaf, "Dataset.from_generator")
+    except DTypeError as error:
+        raise InvalidArgumentError(str(error)) from None
+    if not _compatible(spec.shape, array.shape):
+        raise InvalidArgumentError(
+            f"symgrad: Dataset.from_generator: `generator` yielded an element of shape "
+            f"{array.shape} where an element of shape {spec.shape} was expected"
+        )
+    return array
+
+
 def _padding_value(value: Any, spec: _Spec) -> np.ndarray | Tensor:
     """A ``padded_batch`` padding value: a scalar of the component's dtype."""
     shape: Any
     if isinstance(value, Tensor):
         dtype, shape = value.dtype, value.shape
+    elif spec.dtype == _dtypes.string or _dtypes.holds_text(value):
+        value = _component(value, "Dataset.padded_batch")
+        dtype, shape = _spec_of(value).dtype, value.shape
     else:
         given = np.asarray(value)
         python = not isinstance(value, (np.ndarray, np.generic))
@@ -1063,8 +1207,10 @@ def _pad(rows: list[np.ndarray], shape: Shape, value: np.ndarray) -> np.ndarray:
                 f"symgrad: Dataset.padded_batch: attempted to pad to a smaller size than the "
                 f"input element: an element of shape {array.shape} for the padded shape {shape}"
             )
-        region: tuple[Any, ...] = (index, *[slice(0, n) for n in array.shape])
-        out[region] = array
+        # A slice, not an index, for the batch axis: NumPy then copies a 0-d object array's
+        # item (a string) instead of storing the array itself.
+        region: tuple[Any, ...] = (slice(index, index + 1), *[slice(0, n) for n in array.shape])
+        out[region] = array[np.newaxis]
     return out
 
 
@@ -1312,6 +1458,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "Dataset",
     "Iterator",
+    "TextLineDataset",
     "get_output_classes",
     "get_output_shapes",
     "get_output_types",

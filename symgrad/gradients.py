@@ -131,7 +131,7 @@ def _slice_position(op: Operation) -> tuple[int, int | tuple[int, int]] | None:
     if size is None:
         return None
     if isinstance(item, int) and not isinstance(item, bool):
-        return axis, item % size if -size <= item < size else None  # type: ignore[return-value]
+        return (axis, item % size) if -size <= item < size else None
     if isinstance(item, slice) and item.step in (None, 1):
         start, stop, _ = item.indices(size)
         return (axis, (start, stop)) if start < stop else None

@@ -305,6 +305,9 @@ class Session:
         self.host_state: dict[Any, Any] = {}
         self._host_lock = threading.RLock()
         self._host_work: dict[Any, tuple[tuple[Any, ...], tuple[Any, ...]]] = {}
+        # Per thread: how deep in ``host_run`` (the runs of host inputs, which may fetch
+        # strings whatever the backend: they stay on the host).
+        self._host_runs = threading.local()
         # Per fetch structure: the positions of its string tensors (computed on the host).
         self._string_fetches: dict[tuple[Any, ...], tuple[int, ...]] = {}
 
@@ -373,6 +376,17 @@ class Session:
             )
         return self._run_resolved(rebuild, flat, self._resolve_feeds(feed_dict or {}))
 
+    def host_run(self, fetches: Any, feed_dict: dict[Any, Any] | None = None) -> Any:
+        """``run(fetches, feed_dict)`` for a host input (a host op's inputs, a dataset's
+        tensors, a ``map`` function per element): string tensors may be fetched with any
+        backend, since they never leave the host."""
+        depth = getattr(self._host_runs, "depth", 0)
+        self._host_runs.depth = depth + 1
+        try:
+            return self.run(fetches, feed_dict=feed_dict)
+        finally:
+            self._host_runs.depth = depth
+
     def make_callable(
         self, fetches: Any, feed_list: Sequence[Any] | None = None, accept_options: bool = False
     ) -> Callable[..., Any]:
@@ -436,17 +450,29 @@ class Session:
         rebuild: Callable[[Iterator[Any]], Any] | None,
         flat: tuple[Any, ...],
         feeds: dict[Tensor, Any],
+        host: bool = True,
     ) -> Any:
-        """One run of flattened fetches with feeds already checked, in graph order."""
-        work_key = (flat, tuple(feeds))
-        work = self._host_work.get(work_key)
-        if work is None:
-            work = self._host_work[work_key] = self._host_work_of(flat, feeds)
-        if work[0] or work[1]:
-            feeds = self._run_host(work, feeds)
+        """One run of flattened fetches with feeds already checked, in graph order (the host
+        actions and inputs first, unless ``host`` is False: they have run)."""
         strings = self._string_fetches.get(flat)
         if strings is None:
             strings = self._string_fetches[flat] = _string_positions(flat)
+        if strings and self._namespace is not None and not getattr(self._host_runs, "depth", 0):
+            # Refused before the host inputs run: no iterator moves on, no reader reads.
+            tensor = flat[strings[0]]
+            raise BackendError(
+                f"symgrad: Session(backend={self.backend!r}) cannot fetch string tensor "
+                f"'{tensor.name}': the portable form has no string arrays; fetch it from a "
+                f"Session with the default backend (its numeric results, such as decoded "
+                f"images, can be fetched here)"
+            )
+        if host:
+            work_key = (flat, tuple(feeds))
+            work = self._host_work.get(work_key)
+            if work is None:
+                work = self._host_work[work_key] = self._host_work_of(flat, feeds)
+            if work[0] or work[1]:
+                feeds = self._run_host(work, feeds)
         if strings or any(tensor.dtype == _dtypes.string for tensor in feeds):
             return self._run_with_strings(rebuild, flat, feeds, strings)
         state_ops = self._state_ops.get(flat)
@@ -484,14 +510,6 @@ class Session:
         fetched are taken from the feeds (the caller's, or those the host inputs filled) or
         from their constants, and the rest runs as usual without the string feeds (no compiled
         op takes a string)."""
-        if strings and self._namespace is not None:
-            tensor = flat[strings[0]]
-            raise BackendError(
-                f"symgrad: Session(backend={self.backend!r}) cannot fetch string tensor "
-                f"'{tensor.name}': the portable form has no string arrays; fetch it from a "
-                f"Session with the default backend (its numeric results, such as decoded "
-                f"images, can be fetched here)"
-            )
         values: dict[int, Any] = {}
         for position in strings:
             tensor = flat[position]
@@ -507,7 +525,7 @@ class Session:
                 )
         rest = tuple(item for position, item in enumerate(flat) if position not in values)
         numeric = {t: v for t, v in feeds.items() if t.dtype != _dtypes.string}
-        computed = iter(self._run_resolved(None, rest, numeric) if rest else [])
+        computed = iter(self._run_resolved(None, rest, numeric, host=False) if rest else [])
         merged = [values[p] if p in values else next(computed) for p in range(len(flat))]
         return merged if rebuild is None else rebuild(iter(merged))
 

@@ -56,7 +56,7 @@ def host_op(
     tensors: list[Tensor] = []
 
     def values(session: Session, feeds: Mapping[Tensor, Any]) -> dict[Tensor, Any]:
-        given = session.run(list(inputs), feed_dict=dict(feeds)) if inputs else []
+        given = session.host_run(list(inputs), feed_dict=dict(feeds)) if inputs else []
         return dict(zip(tensors, compute(session, list(given)), strict=True))
 
     base = name or op_type

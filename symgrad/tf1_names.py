@@ -33,7 +33,6 @@ SUBSTITUTES: dict[str, str] = {
     # Input pipelines, data, strings, images.
     "image.resize_bicubic": "`tf.image.resize_bilinear`, or resize with NumPy (or PIL) before feeding",
     "image.resize_area": "`tf.image.resize_bilinear`, or resize with NumPy (or PIL) before feeding",
-    "data.TextLineDataset": "`tf.train.string_input_producer` and `tf.TextLineReader` (the queue pipeline reads text files), or `tf.data.Dataset.from_generator` over the file's lines encoded as numbers with NumPy",
     "data.TFRecordDataset": "`tf.data.Dataset.from_generator` over records parsed in Python into NumPy arrays",
     "data.FixedLengthRecordDataset": "`tf.data.Dataset.from_generator` over records read with `np.fromfile`",
     "gfile": "Python's `open` and `os`/`pathlib`",

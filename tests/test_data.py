@@ -385,6 +385,6 @@ def test_string_handles_and_file_datasets_name_a_substitute() -> None:
             iterator.string_handle()
         with pytest.raises(MissingTF1NameError, match="make_initializer"):
             tf.data.Iterator.from_string_handle(None, tf.int64)
-    for name in ("TextLineDataset", "TFRecordDataset", "FixedLengthRecordDataset"):
+    for name in ("TFRecordDataset", "FixedLengthRecordDataset"):
         with pytest.raises(MissingTF1NameError, match="from_generator"):
             getattr(tf.data, name)

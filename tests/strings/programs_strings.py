@@ -166,3 +166,126 @@ def csv_logistic(tf, seed):
         coord.join(threads)
         final = sess.run([full_loss, full_accuracy], {all_lines: lines})
     return [float(final[0]), float(final[1])]
+
+
+# -- tf.data over files (TF >= 1.4): the element values per step, then the end of the epoch ----
+
+IMAGE_FILES = ["rgb.png", "gray.png", "rgba.png", "palette.png", "gray.png"]
+IMAGE_LABELS = [0, 1, 2, 3, 1]
+
+
+def _steps(tf, sess, fetches, convert):
+    """``convert`` of each run of ``fetches`` until the end of the epoch, and the name of
+    the error that ended it."""
+    steps = []
+    while True:
+        try:
+            steps.append(convert(sess.run(fetches)))
+        except (
+            tf.errors.OutOfRangeError,
+            tf.errors.NotFoundError,
+            tf.errors.InvalidArgumentError,
+        ) as error:
+            return steps, type(error).__name__
+
+
+def image_dataset(tf, feed_names):
+    """File names and labels -> read_file -> decode_png (one channel) -> convert_image_dtype
+    -> resize_images -> batch: the images and labels of each batch. With ``feed_names`` the
+    names are a ``[None]`` string placeholder fed when the initializable iterator starts."""
+    paths = [os.path.join(FILES, name) for name in IMAGE_FILES]
+    names = tf.placeholder(tf.string, [None]) if feed_names else paths
+
+    def load(filename, label):
+        image = tf.image.decode_png(tf.read_file(filename), channels=1)
+        image = tf.image.convert_image_dtype(image, tf.float32)
+        return tf.image.resize_images(image, [8, 6]), label
+
+    dataset = tf.data.Dataset.from_tensor_slices((names, IMAGE_LABELS)).map(load).batch(2)
+    with tf.Session() as sess:
+        if feed_names:
+            iterator = dataset.make_initializable_iterator()
+            sess.run(iterator.initializer, {names: paths})
+        else:
+            iterator = dataset.make_one_shot_iterator()
+        images, labels = iterator.get_next()
+        return _steps(
+            tf,
+            sess,
+            [images, labels],
+            lambda v: [np.asarray(v[0]).astype(float).tolist(), np.asarray(v[1]).tolist()],
+        )
+
+
+def csv_dataset(tf):
+    """TF's "Importing Data" CSV pipeline: TextLineDataset(file).skip(1) -> decode_csv ->
+    batch: the columns of each batch."""
+    path = os.path.join(FILES, CSV_FILES[0])
+    dataset = tf.data.TextLineDataset(path).skip(1)
+    dataset = dataset.map(lambda line: tf.decode_csv(line, [[0.0], [0.0], [0]])).batch(BATCH * 2)
+    x1, x2, label = dataset.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        return _steps(
+            tf,
+            sess,
+            [x1, x2, label],
+            lambda v: [np.asarray(c).astype(float).tolist() for c in v],
+        )
+
+
+def text_lines_dataset(tf):
+    """Every line of TextLineDataset over both CSV files (one after the other), batched by
+    100 and fetched as strings; then decode_csv of all of them, which meets the second
+    file's header."""
+    paths = [os.path.join(FILES, name) for name in CSV_FILES]
+    lines = tf.data.TextLineDataset(paths, compression_type=None, buffer_size=None).batch(100)
+    batch = lines.make_one_shot_iterator().get_next()
+    decoded = (
+        tf.data.TextLineDataset(paths)
+        .skip(1)
+        .map(lambda line: tf.decode_csv(line, [[0.0], [0.0], [0]]))
+    )
+    column = decoded.make_one_shot_iterator().get_next()[0]
+    with tf.Session() as sess:
+        steps, end = _steps(tf, sess, batch, lambda v: [line.decode() for line in v])
+        rows, decode_end = _steps(tf, sess, column, float)
+    return {"batches": steps, "end": end, "decoded_rows": len(rows), "decode_end": decode_end}
+
+
+def string_elements(tf):
+    """String components through from_generator (output_types tf.string), zip with range,
+    from_tensors, a map that passes them on, and batch: the batches fetched."""
+
+    def names():
+        yield from (b"alpha", "beta", b"gamma")
+
+    generated = tf.data.Dataset.from_generator(names, tf.string, tf.TensorShape([]))
+    pairs = tf.data.Dataset.zip((generated, tf.data.Dataset.range(10, 20)))
+    pairs = pairs.map(lambda name, n: (name, n * 2)).batch(2)
+    both = tf.data.Dataset.from_tensors((["x", "y"], 1.5)).repeat(2)
+    a, b = pairs.make_one_shot_iterator().get_next()
+    c, d = both.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        first = _steps(tf, sess, [a, b], lambda v: [[s.decode() for s in v[0]], v[1].tolist()])
+        second = _steps(tf, sess, [c, d], lambda v: [[s.decode() for s in v[0]], float(v[1])])
+    return {"pairs": first, "from_tensors": second}
+
+
+def missing_file_in_map(tf):
+    """The name of the error a missing file read in a map function raises, after the
+    elements before it."""
+    paths = [os.path.join(FILES, "gray.png"), os.path.join(FILES, "no_such_file.png")]
+    dataset = tf.data.Dataset.from_tensor_slices(paths)
+    dataset = dataset.map(lambda name: tf.image.decode_png(tf.read_file(name)))
+    image = dataset.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        return _steps(tf, sess, image, lambda v: list(np.shape(v)))
+
+
+def as_json(value):
+    """A program's result as JSON holds it: tuples become lists."""
+    if isinstance(value, dict):
+        return {key: as_json(part) for key, part in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [as_json(part) for part in value]
+    return value

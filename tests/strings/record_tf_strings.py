@@ -9,7 +9,8 @@ It writes the test files (``files/``: small PNG, JPEG, GIF and BMP images and tw
 made deterministically by ``programs_strings.make_files``), decodes every case of
 ``programs_strings.DECODES`` with TF's decoders under ``tensorflow.compat.v1``, reads the CSV
 lines with TF's ``TextLineReader``, trains ``programs_strings.csv_logistic`` for three seeds,
-and writes ``tf_strings.json`` next to this script (sorted keys, fixed indent). TensorFlow is
+runs the ``tf.data`` programs over the files (``image_dataset``, ``csv_dataset``,
+``text_lines_dataset``, ``string_elements``, ``missing_file_in_map``), and writes ``tf_strings.json`` next to this script (sorted keys, fixed indent). TensorFlow is
 imported only in ``main()``.
 """
 
@@ -74,8 +75,21 @@ def main():
                 sess.run(tf.decode_csv(tf.constant(["1,2"]), record_defaults=[[0], [0], [0]]))
         except tf.errors.OpError as error:
             errors["csv_fields"] = type(error).__name__
+    # tf.data over files: string elements, map functions reading files, TextLineDataset.
+    datasets = {}
+    for key, program in (
+        ("images", lambda: programs.image_dataset(tf, False)),
+        ("images_fed", lambda: programs.image_dataset(tf, True)),
+        ("csv", lambda: programs.csv_dataset(tf)),
+        ("text_lines", lambda: programs.text_lines_dataset(tf)),
+        ("string_elements", lambda: programs.string_elements(tf)),
+        ("missing_file_in_map", lambda: programs.missing_file_in_map(tf)),
+    ):
+        with tf.Graph().as_default():
+            datasets[key] = programs.as_json(program())
     record = {
         "tensorflow_version": tf.__version__,
+        "datasets": datasets,
         "decodes": decodes,
         "jpeg_accurate": accurate,
         "text_lines": lines,
