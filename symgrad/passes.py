@@ -10,7 +10,8 @@ the list, where its order among the others says what it may assume.
 
 >>> [p.name for p in PASSES + FAST_PASSES]  # doctest: +NORMALIZE_WHITESPACE
 ['value-numbering', 'simplify', 'schedule', 'dce', 'cse',
- 'fold-scalar-factors', 'blas-reductions', 'sliced-products', 'memory-schedule']
+ 'fold-scalar-factors', 'blas-reductions', 'leading-sums', 'sliced-products',
+ 'memory-schedule']
 """
 
 from __future__ import annotations
@@ -402,6 +403,39 @@ def blas_reductions(
     return rewritten
 
 
+def _leading_sum(
+    node: sp.Expr, known: dict[sp.Expr, Signature], dtype_of: Callable[[sp.Expr], str]
+) -> sp.Expr | None:
+    """``x.sum(axis=(0, 1, 2))`` of a float array of rank 3 or more summed over every axis but
+    the last (a convolution's bias gradient) as the kernel ``_sum_leading_axes``: a product
+    of a ones vector and x's rows, one BLAS call, where NumPy's sum over leading axes runs
+    column by column (165 against 9 µs on [50, 14, 14, 8] float32)."""
+    if type(node) is not F.ReduceSum or node.args[2]:
+        return None
+    value, axes = node.args[0], node.args[1]
+    natural = natural_signature(value, known)
+    if not isinstance(natural, tuple) or len(natural) < 3 or dtype_of(value) not in FLOATS:
+        return None
+    if sorted(int(a) for a in axes) != list(range(len(natural) - 1)):
+        return None
+    return F.helper("_sum_leading_axes", value)
+
+
+def leading_sums(
+    statements: list[Statement], known: dict[sp.Expr, Signature], dtype_of: Callable[[sp.Expr], str]
+) -> list[Statement]:
+    rewritten = []
+    for statement in statements:
+        expr = statement.expr
+        if expr.has(F.ReduceSum):
+            sums = {node: _leading_sum(node, known, dtype_of) for node in expr.atoms(F.ReduceSum)}
+            expr = expr.xreplace(
+                {node: kernel for node, kernel in sums.items() if kernel is not None}
+            )
+        rewritten.append(statement.with_expr(expr))
+    return rewritten
+
+
 _COLUMNS = re.compile(r":, (\d*):(\d*)")
 _ROWS = re.compile(r"(\d*):(\d*)(?:, :)?")
 
@@ -512,6 +546,11 @@ FAST_PASSES: list[Pass] = [
             lambda p: blas_reductions(p.statements, statement_naturals(p), _dtype_of(p))
         ),
         "sums of products as dot and matrix products",
+    ),
+    Pass(
+        "leading-sums",
+        _statements_pass(lambda p: leading_sums(p.statements, statement_naturals(p), _dtype_of(p))),
+        "sums over every axis but the last of arrays of rank 3 or more as one BLAS product",
     ),
     Pass(
         "sliced-products",

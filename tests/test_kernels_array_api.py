@@ -73,6 +73,7 @@ from symgrad.backends.array_api.kernels.math import (
     _prod_others,
     _prod_others_vjp,
     _reduce_extremum,
+    _sum_leading_axes,
     _sum_to_shape,
     _top_k_grad,
     _top_k_indices,
@@ -710,6 +711,12 @@ def test_erf_and_erfc_agree_with_the_numpy_kernels(xp: Any, dtype: str, rtol: fl
     x = np.array([[-6.0, -1.5, -0.5, -0.0], [0.0, 1e-3, 0.7, 5.5]], dtype=dtype)
     same(_erf(xp, put(xp, x)), np_math._erf(x), rtol=rtol)
     same(_erfc(xp, put(xp, x)), np_math._erfc(x), rtol=rtol)
+
+
+@pytest.mark.parametrize("dtype, rtol", [("float64", 1e-12), ("float32", 1e-6)])
+def test_sum_leading_axes_agrees_with_the_numpy_kernel(xp: Any, dtype: str, rtol: float) -> None:
+    x = np.random.default_rng(3).standard_normal((4, 3, 5, 2)).astype(dtype)
+    same(_sum_leading_axes(xp, put(xp, x)), np_math._sum_leading_axes(x), rtol=rtol)
 
 
 @pytest.mark.parametrize("dtype, rtol", [("float64", 1e-12), ("float32", 1e-6)])

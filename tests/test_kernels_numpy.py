@@ -69,6 +69,7 @@ from symgrad.backends.numpy.kernels.math import (
     _prod_others_vjp,
     _sigmoid,
     _softplus,
+    _sum_leading_axes,
     _sum_to_shape,
     _top_k_grad,
     _top_k_indices,
@@ -469,6 +470,29 @@ def test_sigmoid_and_softplus_match_tf_at_the_edges(case: Case) -> None:
             rtol=4 * float(np.finfo(x.dtype).eps),
             atol=np.finfo(x.dtype).tiny,
         )
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sum_leading_axes_is_the_sum_over_every_axis_but_the_last(dtype: type) -> None:
+    # a convolution's bias gradient, a view that is not contiguous, no rows, inf and NaN
+    rng = np.random.default_rng(12)
+    gradient = rng.standard_normal((50, 14, 14, 8)).astype(dtype)
+    strided = rng.standard_normal((6, 5, 4, 6)).astype(dtype)[:, ::2, :, 1:4]
+    special = np.ones((2, 3, 4), dtype)
+    special[0, 0, 1], special[1, 2, 2] = np.inf, np.nan
+    for x in (gradient, strided, np.zeros((0, 3, 2), dtype), special):
+        got = _sum_leading_axes(x)
+        leading = tuple(range(x.ndim - 1))
+        expected = np.sum(x.astype(np.float64), axis=leading)
+        assert got.dtype == dtype and got.shape == x.shape[-1:]
+        # A sum's rounding error is bounded by the sum of magnitudes (the sums here cancel).
+        with np.errstate(invalid="ignore"):
+            bound = (
+                8 * float(np.finfo(dtype).eps) * np.sum(np.abs(x.astype(np.float64)), axis=leading)
+            )
+        finite = np.isfinite(expected)
+        assert np.all(np.abs(got[finite] - expected[finite]) <= bound[finite])
+        np.testing.assert_array_equal(got[~finite], expected[~finite])
 
 
 @pytest.mark.parametrize("case", recorded("huber_loss"))

@@ -60,6 +60,14 @@ def _check(name, value, dtype, shape):
     return array
 
 
+def _sum_leading_axes(x):
+    """``x`` summed over every axis but the last, as a product of a ones vector and x's rows:
+    one BLAS call, where NumPy's sum over leading axes runs column by column, 7 to 18 times
+    slower when the last axis is short (a convolution's channels)."""
+    rows = np.reshape(x, (-1, np.shape(x)[-1]))
+    return np.ones(np.shape(rows)[0], dtype=rows.dtype) @ rows
+
+
 def _pads(size, extent, stride, padding):
     """TF's padding before and after one spatial axis: SAME puts the odd element after."""
     if padding == "VALID":
@@ -277,7 +285,7 @@ def conv_pool_dense(images, labels, kernel, bias, dense):
     d_loss_d_kernel = _conv2d_backprop_filter(
         images, d_loss_d_z_bias, (3, 3), (1, 1), (1, 1), "SAME"
     )
-    d_loss_d_bias = d_loss_d_z_bias.sum(axis=(0, 1, 2))
+    d_loss_d_bias = _sum_leading_axes(d_loss_d_z_bias)
     del d_loss_d_z_bias
     d_loss_d_dense = reshape_bias.T @ d_loss_d_matmul_dense
     return loss, d_loss_d_kernel, d_loss_d_bias, d_loss_d_dense
@@ -317,7 +325,7 @@ def _conv_pool_dense_same_shapes(images, labels, kernel, bias, dense):
     d_loss_d_kernel = _conv2d_backprop_filter(
         images, d_loss_d_z_bias, (3, 3), (1, 1), (1, 1), "SAME"
     )
-    d_loss_d_bias = d_loss_d_z_bias.sum(axis=(0, 1, 2))
+    d_loss_d_bias = _sum_leading_axes(d_loss_d_z_bias)
     del d_loss_d_z_bias
     d_loss_d_dense = reshape_bias.T @ d_loss_d_matmul_dense
     return loss, d_loss_d_kernel, d_loss_d_bias, d_loss_d_dense

@@ -54,6 +54,7 @@ KERNELS = (
     "_prod_others_vjp",
     "_special",
     "_on_host",
+    "_sum_leading_axes",
     "_logistic_loss",
     "_huber_loss",
     "_weighted_logistic_loss",

@@ -72,6 +72,12 @@ def _prod_others_vjp(
     return xp.permute_dims(xp.reshape(result, front.shape), inverse)
 
 
+def _sum_leading_axes(xp: Namespace, x: Array) -> Array:
+    """``x`` summed over every axis but the last (the fast form's BLAS product of ones and
+    rows is a NumPy matter; the namespace's own sum serves here)."""
+    return xp.sum(x, axis=tuple(range(x.ndim - 1)))
+
+
 def _logistic_loss(xp: Namespace, logits: Array, labels: Array) -> Array:
     """``softplus(logits) - logits * labels`` as TF evaluates it: finite for any logits, and
     without cancellation where the loss is near 0 (a confident, correct prediction)."""

