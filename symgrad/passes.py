@@ -387,20 +387,29 @@ def fold_scalar_factors(
     return placed
 
 
-def blas_reductions(
-    statements: list[Statement], known: dict[sp.Expr, Signature], dtype_of: Callable[[sp.Expr], str]
+def _rewrite_nodes(
+    statements: list[Statement], kind: type, rewrite: Callable[[sp.Expr], sp.Expr | None]
 ) -> list[Statement]:
+    """``statements`` with each node of type ``kind`` replaced by ``rewrite(node)`` where that
+    is not None."""
     rewritten = []
     for statement in statements:
         expr = statement.expr
-        if expr.has(F.ReduceSum):
-            dots = {
-                node: _as_dot(node, known, dtype_of) or _as_matmul(node, known, dtype_of)
-                for node in expr.atoms(F.ReduceSum)
-            }
-            expr = expr.xreplace({node: dot for node, dot in dots.items() if dot is not None})
+        if expr.has(kind):
+            found = {node: rewrite(node) for node in expr.atoms(kind)}
+            expr = expr.xreplace({node: new for node, new in found.items() if new is not None})
         rewritten.append(statement.with_expr(expr))
     return rewritten
+
+
+def blas_reductions(
+    statements: list[Statement], known: dict[sp.Expr, Signature], dtype_of: Callable[[sp.Expr], str]
+) -> list[Statement]:
+    return _rewrite_nodes(
+        statements,
+        F.ReduceSum,
+        lambda node: _as_dot(node, known, dtype_of) or _as_matmul(node, known, dtype_of),
+    )
 
 
 def _leading_sum(
@@ -424,16 +433,7 @@ def _leading_sum(
 def leading_sums(
     statements: list[Statement], known: dict[sp.Expr, Signature], dtype_of: Callable[[sp.Expr], str]
 ) -> list[Statement]:
-    rewritten = []
-    for statement in statements:
-        expr = statement.expr
-        if expr.has(F.ReduceSum):
-            sums = {node: _leading_sum(node, known, dtype_of) for node in expr.atoms(F.ReduceSum)}
-            expr = expr.xreplace(
-                {node: kernel for node, kernel in sums.items() if kernel is not None}
-            )
-        rewritten.append(statement.with_expr(expr))
-    return rewritten
+    return _rewrite_nodes(statements, F.ReduceSum, lambda n: _leading_sum(n, known, dtype_of))
 
 
 _COLUMNS = re.compile(r":, (\d*):(\d*)")
@@ -462,16 +462,7 @@ def _sliced_product(node: sp.Expr) -> sp.Expr | None:
 
 
 def sliced_products(statements: list[Statement]) -> list[Statement]:
-    rewritten = []
-    for statement in statements:
-        expr = statement.expr
-        if expr.has(Index):
-            slices = {node: _sliced_product(node) for node in expr.atoms(Index)}
-            expr = expr.xreplace(
-                {n: product for n, product in slices.items() if product is not None}
-            )
-        rewritten.append(statement.with_expr(expr))
-    return rewritten
+    return _rewrite_nodes(statements, Index, _sliced_product)
 
 
 # --- scheduling -----------------------------------------------------------------------------
