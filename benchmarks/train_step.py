@@ -7,6 +7,10 @@ Models (float32, mean softmax cross-entropy, Adam):
 - ``lstm``: ``BasicLSTMCell(128)``, ``static_rnn`` over 28 steps of 28 inputs, dense 10 on the
   last output, batch 64, Adam 1e-3;
 - ``gru``: the same with ``GRUCell(128)``.
+- ``lstm_dynamic``: the ``lstm`` model through ``dynamic_rnn`` over a ``[None, None, 28]``
+  placeholder (the number of steps known only when fed): a ``for`` loop in symgrad's generated
+  module (its gradient a loop backwards over the saved steps), TF1's ``while_loop``; symgrad and
+  TF1 only. Set beside ``lstm`` (``static_rnn``, unrolled), it gives the loop's cost.
 
 Systems:
 
@@ -68,7 +72,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-MODELS = ("cnn", "lstm", "gru")
+MODELS = ("cnn", "lstm", "gru", "lstm_dynamic")
+# Models written only with the TF1 API (JAX and PyTorch have no counterpart to compare).
+GRAPH_ONLY_MODELS = ("lstm_dynamic",)
 SYSTEMS = ("symgrad", "tf1", "jax", "torch")
 TITLES = {"symgrad": "symgrad", "tf1": "TF1", "jax": "JAX", "torch": "PyTorch"}
 RNN_STEPS, RNN_INPUTS, RNN_UNITS, RNN_BATCH = 28, 28, 128, 64
@@ -111,17 +117,24 @@ def build_cnn(tf: Any, rng: Any) -> tuple[Any, Any, Any]:
 
 def build_rnn(tf: Any, rng: Any, cell_name: str) -> tuple[Any, Any, Any]:
     """A sequence classifier over 28 steps of 28 inputs (MNIST rows); returns (train_op, loss, feed)."""
-    x = tf.placeholder(tf.float32, [None, RNN_STEPS, RNN_INPUTS], name="x")
+    dynamic = cell_name.endswith("_dynamic")
+    x = tf.placeholder(tf.float32, [None, None if dynamic else RNN_STEPS, RNN_INPUTS], name="x")
     labels = tf.placeholder(tf.float32, [None, 10], name="labels")
     cell = (
         tf.nn.rnn_cell.BasicLSTMCell(RNN_UNITS)
-        if cell_name == "lstm"
+        if cell_name.startswith("lstm")
         else tf.nn.rnn_cell.GRUCell(RNN_UNITS)
     )
-    outputs, _ = tf.nn.static_rnn(cell, tf.unstack(x, RNN_STEPS, 1), dtype=tf.float32)
+    if dynamic:
+        # The last step's output, read from the [batch, time, units] outputs.
+        outputs, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+        last = outputs[:, -1]
+    else:
+        outputs, _ = tf.nn.static_rnn(cell, tf.unstack(x, RNN_STEPS, 1), dtype=tf.float32)
+        last = outputs[-1]
     w = tf.Variable(tf.random_normal([RNN_UNITS, 10]), name="out_w")
     b = tf.Variable(tf.random_normal([10]), name="out_b")
-    logits = tf.matmul(outputs[-1], w) + b
+    logits = tf.matmul(last, w) + b
     loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits))
     train = tf.train.AdamOptimizer(1e-3).minimize(loss)
     x_value, labels_value = _rnn_batch(rng)
@@ -526,6 +539,8 @@ def main() -> None:
     for round_index in range(args.rounds):
         for model in models:
             for system, python in systems.items():
+                if model in GRAPH_ONLY_MODELS and system not in ("symgrad", "tf1"):
+                    continue
                 result = measure(python, system, model, args.steps, args.threads)
                 runs.setdefault((system, model), []).append(result)
                 print(

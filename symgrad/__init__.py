@@ -45,6 +45,7 @@ from .errors import (
     ShapeError,
     SymgradError,
 )
+from .control_flow import case, cond, foldl, foldr, map_fn, scan, while_loop
 from .explain import explain_gradients
 from .gradients import AggregationMethod, UnconnectedGradients, gradients, hessians
 from .graph import (
@@ -259,6 +260,13 @@ from .ops.reductions import (
 newaxis = None
 
 __all__ = [
+    "case",
+    "cond",
+    "foldl",
+    "foldr",
+    "map_fn",
+    "scan",
+    "while_loop",
     "__version__",
     "math",
     "nn",

@@ -763,6 +763,8 @@ def compile(
         specialized = None
         scalars = _scalar_inputs(scalar_inputs, inputs)
         wants_specialized = optimize and target_backend.specializes_shapes
+        # A program with loops or branches keeps one body: its functions are traced once.
+        wants_specialized = wants_specialized and not traced.functions
         assumption = equal_dims(inputs, scalars) if wants_specialized else None
         if assumption is not None:
             # The same function for inputs of equal sizes: the shapes TF1 programs are fed.

@@ -24,7 +24,7 @@ class DType:
     @property
     def numpy(self) -> np.dtype:
         # tf.string's values are Python bytes, held in NumPy object arrays (as TF1 returns them).
-        return np.dtype(object) if self.name == "string" else np.dtype(self.name)
+        return np.dtype(object) if self.name in ("string", "variant") else np.dtype(self.name)
 
     @property
     def is_string(self) -> bool:
@@ -118,6 +118,9 @@ _BY_NAME = {d.name: d for d in ALL_DTYPES}
 # tensors live on the host: the Session computes them in Python around the compiled module
 # (symgrad.string_ops); no compiled op takes or gives one (Graph.create_op says so).
 string = DType("string")
+# What a loop saves for its gradient (a list of the values of each step): a Python object
+# that generated code passes from the loop to its gradient, never an array.
+variant = DType("variant")
 # TF1's own spellings: NumPy reads "float" as float64, TF1 (``tf.as_dtype``) as float32.
 _TF_ALIASES = {"float": float32, "double": float64, "half": float16}
 

@@ -303,8 +303,19 @@ def gradients(
             return totals[tensor]
 
         for op in sorted(between, key=lambda o: o.index, reverse=True):
-            gradient = opdef_of(op).gradient
+            opdef = opdef_of(op)
+            gradient = opdef.gradient
             if op in stop_ops or gradient is None:
+                continue
+            if opdef.control is not None:
+                # A function-running op (cond, a loop): one cotangent per output.
+                grads = [total(t) if t.dtype.is_floating else None for t in op.outputs]
+                if all(g is None for g in grads):
+                    continue
+                contributions, built = labelled(op.outputs[0], gradient, op, grads)
+                for tensor, contribution in zip(op.inputs, contributions, strict=False):
+                    if contribution is not None and tensor.op in between:
+                        add_term(tensor, contribution, built, op.outputs[0])
                 continue
             output = op.outputs[0]
             grad = total(output)

@@ -88,6 +88,8 @@ class Operation:
         # For gradient ops: which derivative this op helps compute (a naming.Provenance),
         # so generated code can name it after that rather than after TF's op counters.
         self.provenance: Any = None
+        # The function body (a Subgraph) the op was made in; None at the top of the graph.
+        self.subgraph: Subgraph | None = None
         self.index = len(graph._operations)
         self.outputs: tuple[Tensor, ...] = tuple(
             Tensor(self, i, shape, dtype) for i, (shape, dtype) in enumerate(outputs)
@@ -240,6 +242,40 @@ class Tensor:
     # Operators are attached by symgrad.math_ops (one place for the op table).
 
 
+class Subgraph:
+    """The body of a function inside the graph: a branch of ``cond``, a loop's condition or
+    body. Its ``parameters`` stand for the values the function is called with, its
+    ``results`` are what it returns, and its ``ops`` were made while it was being built
+    (:meth:`Graph.building`). It reads tensors of the enclosing bodies and of the top of
+    the graph freely: those are its ``captures`` (in the order first read), which the op
+    that runs it takes as inputs.
+    """
+
+    def __init__(self, description: str, parameters: Sequence[Tensor] = ()) -> None:
+        self.description = description
+        self.parameters: list[Tensor] = list(parameters)
+        self.results: list[Tensor] = []
+        self.ops: list[Operation] = []
+
+    @property
+    def captures(self) -> list[Tensor]:
+        """The tensors made outside the body that its ops read (or that it returns)."""
+        inside = set(self.ops)
+        own = set(self.parameters)
+        found: dict[Tensor, None] = {}
+        for op in self.ops:
+            for tensor in op.inputs:
+                if tensor.op not in inside and tensor not in own:
+                    found.setdefault(tensor)
+        for tensor in self.results:
+            if tensor.op not in inside and tensor not in own:
+                found.setdefault(tensor)
+        return list(found)
+
+    def __repr__(self) -> str:
+        return f"<symgrad.Subgraph of {self.description}: {len(self.ops)} ops>"
+
+
 class Graph:
     """A TF1 graph: the container of operations.
 
@@ -265,6 +301,9 @@ class Graph:
         self.seed: int | None = None
         # The ops of the enclosing ``control_dependencies`` blocks, innermost last.
         self._control_stack: list[list[Operation]] = []
+        # The function bodies being built (a branch of ``cond``, a loop's body), innermost
+        # last: ops made meanwhile belong to the innermost (see :class:`Subgraph`).
+        self._subgraph_stack: list[Subgraph] = []
         self._on_demand: dict[str, Callable[[], Operation]] = {}
 
     # -- building -------------------------------------------------------------
@@ -285,6 +324,13 @@ class Graph:
                     f"symgrad: {op_type}: tensor '{tensor.name}' belongs to another graph; "
                     f"all inputs of an op must come from the same graph"
                 )
+            home = tensor.op.subgraph
+            if home is not None and home not in self._subgraph_stack:
+                raise InvalidArgumentError(
+                    f"symgrad: {op_type} '{name or op_type}': tensor '{tensor.name}' was made "
+                    f"inside {home.description}, so it exists only there; use that "
+                    f"function's results instead"
+                )
         if self._control_stack:
             pending = [c for block in self._control_stack for c in block]
             listed = list(attrs.get("control", ()))
@@ -302,6 +348,9 @@ class Graph:
         )
         op.auto_named = name is None
         op.code_name = code_name
+        if self._subgraph_stack:
+            op.subgraph = self._subgraph_stack[-1]
+            op.subgraph.ops.append(op)
         self._operations.append(op)
         return op
 
@@ -383,13 +432,37 @@ class Graph:
 
     @contextlib.contextmanager
     def control_dependencies(self, control_inputs: Sequence[Operation] | None) -> Iterator[None]:
-        """Ops created inside run after ``control_inputs`` (``None``: clear the outer blocks)."""
-        saved = self._control_stack
+        """Ops created inside run after ``control_inputs`` (``None``: clear the outer blocks).
+
+        ``None`` is also TF1's ``init_scope``: the ops made inside belong to the top of the
+        graph even inside a function body (a variable made in a loop's body is made once)."""
+        saved, saved_bodies = self._control_stack, self._subgraph_stack
         self._control_stack = [] if control_inputs is None else saved + [list(control_inputs)]
+        if control_inputs is None:
+            self._subgraph_stack = []
         try:
             yield
         finally:
-            self._control_stack = saved
+            self._control_stack, self._subgraph_stack = saved, saved_bodies
+
+    @contextlib.contextmanager
+    def building(self, subgraph: Subgraph) -> Iterator[Subgraph]:
+        """Ops created inside belong to ``subgraph`` (a function body), which may read what
+        the enclosing bodies and the top of the graph made; outer control dependencies do
+        not reach inside (the op that runs the body carries them)."""
+        saved_control = self._control_stack
+        self._subgraph_stack.append(subgraph)
+        self._control_stack = []
+        try:
+            yield subgraph
+        finally:
+            self._subgraph_stack.pop()
+            self._control_stack = saved_control
+
+    @property
+    def current_subgraph(self) -> Subgraph | None:
+        """The function body being built, if any."""
+        return self._subgraph_stack[-1] if self._subgraph_stack else None
 
     def current_control_inputs(self) -> list[Any]:
         """The control inputs of the enclosing ``control_dependencies`` blocks, outermost first."""

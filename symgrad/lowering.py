@@ -23,14 +23,14 @@ import numpy as np
 import sympy as sp
 
 from . import naming
-from .dtypes import DType
+from .dtypes import DType, variant
 from .errors import GraphMismatchError, NotCompilableError
-from .graph import Operation, Tensor, ancestors
-from .naming import Namer, preferred_names, provenance_comment, sanitize
+from .graph import Operation, Subgraph, Tensor, ancestors
+from .naming import ModuleNames, Namer, preferred_names, provenance_comment, sanitize
 from .ops import functions as F
 from .ops.registry import Lowered, OpDef, arg_symbols, opdef_of
 from .ordering import reads_after_writes
-from .program import ConstantArray, Input, Output, Program, Statement
+from .program import ConstantArray, Function, Input, Loop, Output, Program, Statement
 from .shapes import Shape, Signature, is_fully_defined
 from .signatures import natural_signature, signature_of
 
@@ -80,6 +80,16 @@ def _hashable(value: object) -> object:
     return value
 
 
+@dataclass
+class _Module:
+    """What the functions of one generated module share while they are traced: names,
+    module-level constants, and the nested functions (loops, their bodies, branches)."""
+
+    names: ModuleNames
+    constants: list[ConstantArray]
+    functions: list[Function]
+
+
 class Tracer:
     def __init__(
         self,
@@ -87,6 +97,7 @@ class Tracer:
         inputs: Sequence[Tensor],
         name: str,
         baked: Mapping[Tensor, np.ndarray] | None = None,
+        module: _Module | None = None,
     ) -> None:
         self.outputs = list(outputs)
         self.inputs = list(inputs)
@@ -97,7 +108,10 @@ class Tracer:
         self.values: dict[Tensor, Value] = {}
         self.natural_of: dict[sp.Expr, Signature] = {}
         self.statements: list[Statement] = []
-        self.constants: list[ConstantArray] = []
+        # A function body traced for a nested function shares the module's state.
+        self.nested = module is not None
+        self.module = module if module is not None else _Module(ModuleNames(), [], [])
+        self.constants: list[ConstantArray] = self.module.constants
         self.float_symbols: dict[sp.Symbol, DType] = {}  # symbols of floating-point arrays
         # The names of the random ops, in the order of their streams in ``rng``.
         self.random_streams: list[str] = []
@@ -117,7 +131,8 @@ class Tracer:
         ops = ancestors(roots, stop=self.given, inputs_of=self._inputs)
         ops = self._merge_duplicates(ops)
         self._count_uses(ops)
-        self.namer = Namer([self.name])  # the function's own name is taken
+        # The function's own name is taken (a nested function's is a module-level name).
+        self.namer = Namer([] if self.nested else [self.name], self.module.names)
         program_inputs = self._bind_inputs(ops)
         output_names = [
             self.namer.claim([sanitize(n)] if n else naming.output_names(t))
@@ -129,7 +144,8 @@ class Tracer:
             if given:  # a name the caller chose: the tensor's derivatives are named after it
                 self.namer.aliases.setdefault(tensor, out_name)
         for op in ops:
-            if op.outputs and op.outputs[0] in self.given:
+            # An op with an output given (fed, or a function body's input) is not run here.
+            if any(t in self.given for t in op.outputs):
                 continue
             if op.type == "VariableV2" and op.outputs[0] in self.baked:
                 self.values[op.outputs[0]] = self._constant(
@@ -137,6 +153,9 @@ class Tracer:
                 )
                 continue
             if op.type in ("Placeholder", "VariableV2"):
+                continue
+            if opdef_of(op).control is not None:
+                self._lower_control(op)
                 continue
             value = self._lower(op)
             self.values[op.outputs[0]] = self._maybe_materialize(op.outputs[0], value)
@@ -147,14 +166,20 @@ class Tracer:
                 Output(out_name, value.expr, tensor.shape, tensor.dtype, tensor.name)
             )
         naturals = {e: sig for e, sig in self.natural_of.items() if e.is_Symbol}
+        if self.nested and self.random_streams:
+            raise NotCompilableError(
+                f"symgrad: compile: {self.random_streams[0]} draws random numbers inside a "
+                f"function body ({self.name}); draw them outside the loop or branch"
+            )
         return Program(
             self.name,
             program_inputs,
-            self.constants,
+            [] if self.nested else self.constants,
             self.statements,
             program_outputs,
             naturals=naturals,
             random_streams=self.random_streams,
+            functions=[] if self.nested else self.module.functions,
         )
 
     # -- bookkeeping ------------------------------------------------------------------
@@ -329,6 +354,128 @@ class Tracer:
             expr, out.shape, sig, sig, out.dtype, (expr,), 1 + sum(v.size for v in operands), True
         )
 
+    # -- control flow: functions of the module -------------------------------------------
+    def _lower_control(self, op: Operation) -> None:
+        """A cond or a loop: its bodies become functions of the module (traced by tracers
+        that share this one's module), and the op a call of them, whose values ``ItemOf``
+        reads."""
+        kind = opdef_of(op).control
+        assert kind is not None  # only control ops come here
+        operands = []
+        for tensor in self._operands(op):
+            expr = self.values[tensor].materialized_expr()
+            # A number passed to a function is an array of its dtype there (a loop's counter
+            # starts as int32 0, its total as float32 0).
+            if expr.is_Number:
+                expr = F.cast(expr, tensor.dtype.name, tensor.dtype.name)
+            operands.append(expr)
+        # Named after the scope that made it: ``while``, ``rnn_while`` is ``rnn/while``'s.
+        parts = op.name.split("/")
+        base = sanitize(parts[-2] if len(parts) > 1 else parts[-1], default="loop").rstrip("_")
+        formal: list[Tensor] = op.attrs["captured"]
+        if kind == "cond":
+            names = [self._function_name(f"{base}_true"), self._function_name(f"{base}_false")]
+            for branch, name, which in zip(
+                op.attrs["branches"], names, ("true", "false"), strict=True
+            ):
+                program = self._trace_body(branch, formal, name)
+                self.module.functions.append(
+                    Function(
+                        name,
+                        f"The {which} branch of cond '{op.name}'.",
+                        program=program,
+                        returns_tuple=True,
+                    )
+                )
+            call: sp.Expr = F.Branch(
+                operands[0], F.Literal(names[0]), F.Literal(names[1]), *operands[1:]
+            )
+        else:
+            call = self._lower_loop(op, kind, base, formal, operands)
+        name = self.namer.claim([f"{base}_results"])
+        symbol = sp.Symbol(name, real=True)
+        section = "gradient" if op.created_by_gradients else "forward"
+        self.statements.append(Statement(name, symbol, call, (), variant, section, op.name))
+        for index, out in enumerate(op.outputs):
+            item = F.ItemOf(symbol, sp.Integer(index), F.Literal(out.dtype.name))
+            sig = signature_of(out)
+            self._remember(item, sig)
+            value = Value(item, out.shape, sig, sig, out.dtype, (item,), 1, True)
+            self.values[out] = self._maybe_materialize(out, value)
+
+    def _function_name(self, wanted: str) -> str:
+        return self.namer.claim([wanted], module_level=True)
+
+    def _trace_body(self, body: Subgraph, formal: Sequence[Tensor], name: str) -> Program:
+        tracer = Tracer(
+            [(None, t) for t in body.results],
+            [*body.parameters, *formal],
+            name,
+            self.baked,
+            module=self.module,
+        )
+        return tracer.run()
+
+    def _lower_loop(
+        self, op: Operation, kind: str, base: str, formal: list[Tensor], operands: list[sp.Expr]
+    ) -> sp.Expr:
+        carried_count = op.attrs["carried"]
+        sequence_count = op.attrs.get("sequences", 0)
+        body: Subgraph = op.attrs["body"]
+        condition_name = self._function_name(f"{base}_cond") if kind == "while" else ""
+        body_name = self._function_name(f"{base}_body")
+        loop_name = self._function_name(base if sanitize(base) == base else f"{base}_loop")
+        if kind == "while":
+            condition = self._trace_body(op.attrs["condition"], formal, condition_name)
+            self.module.functions.append(
+                Function(condition_name, f"The condition of loop '{op.name}'.", program=condition)
+            )
+        body_program = self._trace_body(body, formal, body_name)
+        self.module.functions.append(
+            Function(body_name, f"One step of loop '{op.name}'.", program=body_program)
+        )
+        # The loop's own parameters, named after what they hold.
+        names = Namer([], self.module.names)
+        carried = tuple(names.claim([i.name]) for i in body_program.inputs[:carried_count])
+        # A sequence is read a row a step (width None) or is a saved trace (width: its values).
+        sequences = tuple(
+            (names.claim_for(t), width if t.dtype == variant else None)
+            for t, width in zip(
+                op.inputs[carried_count : carried_count + sequence_count],
+                op.attrs.get("step_widths", []),
+                strict=True,
+            )
+        )
+        captured = tuple(names.claim_for(t) for t in formal)
+        limit = names.claim(["maximum_iterations"]) if op.attrs.get("limited") else ""
+        outputs = tuple(names.claim([f"{n}_steps"]) for n in op.attrs.get("output_names", ()))
+        trace = op.outputs[-1]
+        saves = self.uses.get(trace, 0) > 0 or trace in self.output_name_of
+        loop = Loop(
+            kind=kind,
+            carried=carried,
+            sequences=sequences,
+            captured=captured,
+            condition=condition_name,
+            condition_captured=captured,
+            body=body_name,
+            body_captured=captured,
+            outputs=outputs,
+            saves=saves,
+            reverse=bool(op.attrs.get("reverse", False)),
+            limit=limit,
+            trace=names.claim(["trace"]),
+            step=names.claim(["step" if kind == "scan" else "iterations"]),
+        )
+        parameters = (
+            carried + tuple(n for n, _ in sequences) + captured + ((limit,) if limit else ())
+        )
+        description = op.attrs["description"]
+        self.module.functions.append(
+            Function(loop_name, description, loop=loop, parameters=parameters)
+        )
+        return F.CallFunction(F.Literal(loop_name), *operands)
+
     def _keep_cancelled(self, expr: sp.Expr, used: Sequence[Value], dtype: DType) -> sp.Expr:
         """``expr``, plus ``0 * s`` for each float symbol ``s`` SymPy cancelled out of it.
 
@@ -376,7 +523,7 @@ class Tracer:
             else:
                 expr = sp.Integer(int(number))
             return Value(expr, (), (), (), tensor.dtype, (expr,), 0, True)
-        name = self.namer.claim([f"{n}" for n in preferred_names(tensor)])
+        name = self.namer.claim([f"{n}" for n in preferred_names(tensor)], module_level=True)
         symbol = sp.Symbol(name, real=True)
         self.constants.append(ConstantArray(name, symbol, array, tensor.dtype))
         if tensor.dtype.is_floating:

@@ -139,6 +139,11 @@ def preferred_names(tensor: Tensor, aliases: Mapping[Tensor, str] | None = None)
     ('tanh_w3', 'd_loss_d_tanh_w3')
     """
     op = tensor.op
+    if op.type == "Parameter":  # a function body's parameter: named by whoever made it
+        return [sanitize(op.attrs["name"])]
+    named = op.attrs.get("value_names")  # a loop's or a cond's values, named by their roles
+    if named is not None and tensor.value_index < len(named):
+        return [sanitize(named[tensor.value_index])]
     if op.type == "Assign":  # the new value of a variable
         variable = op.attrs["variable"]
         return [f"new_{n}" for n in preferred_names(variable)]
@@ -314,30 +319,51 @@ def provenance_comment(
     return comment_text(text) if text else ""
 
 
+class ModuleNames:
+    """The names one generated module uses: every name any of its functions claimed, and
+    those of module level (constants, nested functions), which no function may take for a
+    local name. Local names may repeat across functions (a loop body's ``W`` and the
+    outer function's ``W``)."""
+
+    def __init__(self) -> None:
+        self.every: set[str] = set()
+        self.module_level: set[str] = set()
+
+
 class Namer:
     """Hands out unique identifiers in the order asked: deterministic by construction.
 
     ``aliases`` are the names the caller gave tensors (``compile({"loss": mean})``): the
-    derivatives of such a tensor are named after them (``d_loss_d_W``).
+    derivatives of such a tensor are named after them (``d_loss_d_W``). Namers that share
+    ``module`` (one per function of a generated module) never give a local name that is a
+    module-level one, nor a module-level name already in use anywhere.
     """
 
-    def __init__(self, taken: Iterable[str] = ()) -> None:
+    def __init__(self, taken: Iterable[str] = (), module: ModuleNames | None = None) -> None:
         self._taken = set(taken)
         self.aliases: dict[Tensor, str] = {}
+        self.module = module if module is not None else ModuleNames()
+        self.module.every |= self._taken
 
-    def claim(self, candidates: Iterable[str]) -> str:
+    def _free(self, name: str, module_level: bool) -> bool:
+        if module_level:
+            return name not in self.module.every
+        return name not in self._taken and name not in self.module.module_level
+
+    def claim(self, candidates: Iterable[str], module_level: bool = False) -> str:
         candidates = list(candidates)
-        for name in candidates:
-            if name not in self._taken:
-                self._taken.add(name)
-                return name
-        base = candidates[0]
-        count = 1
-        while f"{base}_{count}" in self._taken:
-            count += 1
-        name = f"{base}_{count}"
-        self._taken.add(name)
-        return name
+        chosen = next((name for name in candidates if self._free(name, module_level)), None)
+        if chosen is None:
+            base = candidates[0]
+            count = 1
+            while not self._free(f"{base}_{count}", module_level):
+                count += 1
+            chosen = f"{base}_{count}"
+        self._taken.add(chosen)
+        self.module.every.add(chosen)
+        if module_level:
+            self.module.module_level.add(chosen)
+        return chosen
 
     def claim_for(self, tensor: Tensor, override: str | None = None) -> str:
         if override:
@@ -358,6 +384,9 @@ def _y_part(ys: Iterable[Tensor], aliases: Mapping[Tensor, str] | None = None) -
         return "ys"
     if aliases and ys[0] in aliases:  # the name the caller gave it
         return aliases[ys[0]]
+    named = ys[0].op.attrs.get("value_names")  # a loop's or a cond's value
+    if named is not None and ys[0].value_index < len(named):
+        return sanitize(named[ys[0].value_index]).strip("_") or "t"
     # The op's own name, as the outputs of ``gradients`` have always been named.
     last = ys[0].op.code_name.split("/")[-1]
     last = snake_case(last) if ys[0].op.auto_named else last

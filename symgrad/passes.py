@@ -586,4 +586,19 @@ def run_passes(
         program = step.run(program)
         if step.name == until:
             break
+    if program.functions:  # the bodies of loops and branches go through the same passes
+        program = replace(
+            program,
+            functions=[
+                f
+                if f.program is None
+                else replace(
+                    f,
+                    program=run_passes(
+                        f.program, simplify=simplify, fast=fast, until=until, passes=passes
+                    ),
+                )
+                for f in program.functions
+            ],
+        )
     return program

@@ -69,6 +69,49 @@ class Output:
     tensor_name: str
 
 
+@dataclass(frozen=True)
+class Loop:
+    """How a loop function runs the functions of its body (printed by each backend).
+
+    ``kind`` is ``"while"`` (call ``body`` while ``condition`` holds) or ``"scan"`` (call
+    ``body`` once per row of the sequences, backwards with ``reverse``). Its parameters are
+    ``carried`` (the values passed from step to step), ``sequences`` (each with None for an
+    array read a row a step, or n for a saved trace whose steps are n values each), ``captured`` (passed to every call) and ``limit`` (a while loop's
+    ``maximum_iterations``, or ""). A scan stacks ``outputs`` per-step results; ``saves``
+    makes the loop also return its trace, the carried values of each step in the order of
+    the rows, for its gradient.
+    """
+
+    kind: str
+    carried: tuple[str, ...]
+    sequences: tuple[tuple[str, int | None], ...]
+    captured: tuple[str, ...]
+    condition: str
+    condition_captured: tuple[str, ...]
+    body: str
+    body_captured: tuple[str, ...]
+    outputs: tuple[str, ...]
+    saves: bool
+    reverse: bool
+    limit: str
+    trace: str  # the local names of the trace and of the step counter
+    step: str
+
+
+@dataclass(frozen=True)
+class Function:
+    """A function the generated one calls: a body (a branch of a ``cond``, a loop's
+    condition or body) traced into its own ``program``, or a ``loop`` that calls such
+    bodies. ``description`` is its docstring's first line."""
+
+    name: str
+    description: str
+    program: Program | None = None
+    loop: Loop | None = None
+    parameters: tuple[str, ...] = ()
+    returns_tuple: bool = False  # a branch returns a tuple even of one value
+
+
 @dataclass
 class Program:
     name: str
@@ -87,6 +130,9 @@ class Program:
     # The names of the random ops whose draws the function makes, one per stream of its
     # ``rng`` argument, in order (symgrad.ops.random_ops).
     random_streams: list[str] = field(default_factory=list)
+    # The functions the program's statements call (loops and their bodies, branches), in
+    # the order they were traced: a body before the functions that call it.
+    functions: list[Function] = field(default_factory=list)
 
     def dtypes_by_symbol(self) -> dict:
         table = {i.symbol: i.dtype for i in self.inputs}

@@ -32,6 +32,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import dtypes as _dtypes
+from .control_flow import flatten, loop_over_rows, pack_as
 from .errors import InvalidArgumentError, ShapeError
 from .graph import Tensor, get_default_graph
 from .ops.checks import ensure_in_range
@@ -622,17 +623,50 @@ def dynamic_rnn(
             f"(or [time, batch, depth] with time_major), got {format_shape(sequence.shape)}"
         )
     if sequence.shape[time_axis] is None:
-        raise ShapeError(
-            f"symgrad: dynamic_rnn: the time axis of '{sequence.name}' "
-            f"{format_shape(sequence.shape)} must have a known size: symgrad unrolls the "
-            "recurrence when the graph is built; declare the number of steps in the "
-            "placeholder, or pad the sequences to one length and pass sequence_length"
-        )
+        with variable_scope(scope or "rnn"):
+            return _looped(cell, sequence, sequence_length, initial_state, dtype, time_axis)
     with variable_scope(scope or "rnn"):
         steps = unstack(sequence, axis=time_axis)
         state = _initial_state(cell, steps[0], initial_state, dtype, "dynamic_rnn")
         outputs, state = _unroll(cell, steps, state, sequence_length)
         return stack(outputs, axis=time_axis), state
+
+
+def _looped(
+    cell: RNNCell,
+    sequence: Tensor,
+    sequence_length: Any,
+    initial_state: Any,
+    dtype: Any,
+    time_axis: int,
+) -> tuple[Tensor, Any]:
+    """``dynamic_rnn`` over a time axis of unknown size: a ``for`` loop over the steps in the
+    generated module (:func:`symgrad.control_flow.loop_over_rows`), as TF1's ``while_loop``;
+    its gradient loops back over what each step saved."""
+    steps = sequence if time_axis == 0 else transpose(sequence, [1, 0, 2])
+    state = _initial_state(cell, steps[0], initial_state, dtype, "dynamic_rnn")
+    lengths = None if sequence_length is None else _lengths(sequence_length)
+    leaves = flatten(state)
+    # The step counter is carried only where sequence_length needs it.
+    counter = [constant(0, dtype=_dtypes.int32)] if lengths is not None else []
+
+    def step(carried: list[Tensor], rows: list[Tensor]) -> tuple[list[Tensor], list[Tensor]]:
+        old = pack_as(state, carried[len(counter) :])
+        output, new_state = cell(rows[0], old)
+        if lengths is not None:
+            running = less(carried[0], lengths)
+            output = where(running, output, zeros_like(output))
+            new_state = _structure_zip(functools.partial(where, running), new_state, old)
+        return [carried[0] + 1] * len(counter) + flatten(new_state), [output]
+
+    names = ["time"] * len(counter) + (
+        ["state"] if len(leaves) == 1 else [f"state_{k}" for k in range(len(leaves))]
+    )
+    finals, (outputs,) = loop_over_rows(
+        step, counter + leaves, [steps], name="while", carried_names=names
+    )
+    final_state = pack_as(state, finals[len(counter) :])
+    return (outputs if time_axis == 0 else transpose(outputs, [1, 0, 2])), final_state
 
 
 def bidirectional_dynamic_rnn(

@@ -20,16 +20,11 @@ README_SECTION = "the 'Coming from TF1' page of the docs (docs/coming-from-tf1.m
 # ``tf.<name>`` -> the nearest thing symgrad offers (the docs print this table).
 SUBSTITUTES: dict[str, str] = {
     # Control flow and Python-side computation.
-    "cond": "`tf.where(pred, a, b)` (both branches are computed)",
-    "while_loop": "a Python loop that unrolls a fixed number of steps",
-    "scan": "a Python loop over `tf.unstack(x)`, then `tf.stack`",
-    "map_fn": "a Python loop over `tf.unstack(x)`, then `tf.stack`",
-    "foldl": "a Python loop over `tf.unstack(x)`",
     "py_func": "compute it with NumPy before feeding it",
     "numpy_function": "compute it with NumPy before feeding it",
     "Assert": "fetch the values and check them in Python",
     "check_numerics": "fetch the values and check them with `np.isfinite`",
-    "TensorArray": "a Python list of tensors and `tf.stack`",
+    "TensorArray": "`tf.scan` or `tf.map_fn` (their per-step results come back stacked), or a Python list of tensors and `tf.stack`",
     # Input pipelines, data, strings, images.
     "image.resize_bicubic": "`tf.image.resize_bilinear`, or resize with NumPy (or PIL) before feeding",
     "image.resize_area": "`tf.image.resize_bilinear`, or resize with NumPy (or PIL) before feeding",

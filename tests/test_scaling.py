@@ -203,6 +203,11 @@ def test_corpus_sample_on_namespace(case_id: str, namespace: str, request: Any) 
     if jit and compiled.program.random_streams:
         pytest.skip("draws random numbers with NumPy generators: not traceable by jax.jit")
     context = _jax().enable_x64(True) if namespace.startswith("jax") else contextlib.nullcontext()
+    if jit and compiled.program.functions:
+        # Loops and branches are Python while/if statements: jax.jit is refused, clearly.
+        with context, pytest.raises(TypeError, match="jax.jit traces"):
+            _run(compiled, arguments, fetches, NAMESPACES[namespace], jit)
+        return
     with context, warnings.catch_warnings():
         if not any(w is not None and _non_finite(w["value"]) for w in expected):
             warnings.simplefilter("error", RuntimeWarning)

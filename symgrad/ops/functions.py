@@ -705,6 +705,36 @@ def helper(name: str, *arguments: Any, dtype: str = "") -> Helper:
     )
 
 
+class CallFunction(_Structural):
+    """A call of one of the generated module's own functions (a loop,
+    :class:`symgrad.program.Function`): args are its name, then its arguments. It gives a
+    tuple of values (:class:`ItemOf` reads one); it is never merged nor repeated."""
+
+    pure = False
+
+    def result_dtype(self, dtype_of: Any) -> str:
+        return "variant"
+
+
+class Branch(_Structural):
+    """``true(arguments) if pred else false(arguments)``: a ``cond`` whose branches are
+    functions of the generated module. Args: pred, the two functions' names, the arguments.
+    It gives a tuple of values, like :class:`CallFunction`."""
+
+    pure = False
+
+    def result_dtype(self, dtype_of: Any) -> str:
+        return "variant"
+
+
+class ItemOf(_Structural):
+    """Value ``index`` of the tuple a :class:`CallFunction` or :class:`Branch` gave. Args:
+    the tuple, the index, the value's dtype name."""
+
+    def result_dtype(self, dtype_of: Any) -> str:
+        return str(self.args[2])
+
+
 class Check(Helper):
     """A kernel that returns its first argument after checking it when the module runs (a
     shape, a range of ids): the value itself, to whoever reads the math."""

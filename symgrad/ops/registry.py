@@ -18,8 +18,9 @@ from ..shapes import Signature
 
 # lower(op, operand_exprs) -> expression of the op's output in terms of its operands.
 LowerFn = Callable[[Operation, Sequence[sp.Expr]], sp.Expr]
-# gradient(op, output_cotangent) -> one cotangent (or None) per input.
-GradientFn = Callable[[Operation, Tensor], list[Tensor | None]]
+# gradient(op, output_cotangent) -> one cotangent (or None) per input. (A control op's rule
+# gets a list: one cotangent or None per output.)
+GradientFn = Callable[[Operation, Any], list[Tensor | None]]
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,10 @@ class OpDef:
     An ``effectful`` op changes state when run (an assignment). Random and
     effectful ops are not :attr:`pure`: two of them built alike are two ops, each
     drawing or writing on its own, so value numbering never merges them.
+    A ``control`` op (``"cond"``, ``"while"``, ``"scan"``) runs function bodies
+    (:class:`symgrad.graph.Subgraph` s in its attributes): the tracer makes each body a
+    function of the generated module, and its gradient rule gets one cotangent (or None)
+    per output, in a list.
     """
 
     type: str
@@ -53,6 +58,7 @@ class OpDef:
     signature: Callable[[Operation, Sequence[Any]], Any] | None = None
     random: bool = False
     effectful: bool = False
+    control: str | None = None
 
     @property
     def pure(self) -> bool:

@@ -546,8 +546,37 @@ register(
 
 
 def _getitem(self: Tensor, key: Any) -> Tensor:
+    run_time = _run_time_index(key)
+    if run_time is not None:
+        # ``x[t]`` with a step counter computed at run time (a loop's body): the row t, as
+        # TF's strided slice with a shrunk axis takes it; the rest of the key applies after.
+        position, index = run_time
+        items = key if isinstance(key, tuple) else (key,)
+        if any(item is Ellipsis or item is None for item in items[:position]):
+            raise InvalidArgumentError(
+                f"symgrad: StridedSlice: a run-time index '{index.name}' after '...' or a new "
+                f"axis indexing '{self.name}' is not supported; use symgrad.gather"
+            )
+        taken = gather(self, index, axis=position)
+        rest = items[:position] + items[position + 1 :]
+        return taken if all(item == builtins.slice(None) for item in rest) else taken[rest]
     with self.graph.default_names({"StridedSlice": "strided_slice"}):
         return strided_slice(self, key)
+
+
+def _run_time_index(key: Any) -> tuple[int, Tensor] | None:
+    """The position and tensor of the first scalar int index computed at run time in ``key``."""
+    items = key if isinstance(key, tuple) else (key,)
+    for position, item in enumerate(items):
+        if (
+            isinstance(item, Tensor)
+            and item.dtype.is_integer
+            and item.shape is not None
+            and len(item.shape) == 0
+            and constant_value(item) is None
+        ):
+            return position, item
+    return None
 
 
 Tensor.__getitem__ = _getitem  # type: ignore[method-assign]  # declared on Tensor, defined here

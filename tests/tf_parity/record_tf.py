@@ -50,6 +50,7 @@ CORPORA = {
     "programs_layer_classes": "tf_fixtures_layer_classes.json",
     "programs_image": "tf_fixtures_image.json",
     "programs_opgaps": "tf_fixtures_opgaps.json",
+    "programs_control": "tf_fixtures_control.json",
 }
 # Corpora whose programs are several runs each (``run_steps``), recorded run by run; kept out
 # of CORPORA, whose programs the portable-form tests run as one set of fetches.

@@ -18,6 +18,7 @@ from ...formatter import format_source
 from ...naming import comment_text, docstring_text
 from ...program import Program
 from ...version import __version__
+from ..functions import body_text, loop_text
 from ..kernels import KernelLibrary
 from ..numpy.emit import (
     KERNEL_FOLDER,
@@ -87,6 +88,16 @@ def _check_dtypes(program: Program) -> None:
             )
 
 
+def _truth(test: str, where: str) -> str:
+    """A loop's condition tested through ``_holds``, which refuses a value jax.jit traces."""
+    return f'_holds({test}, "{where}")'
+
+
+def _quiet_block(line: str) -> str:
+    """The block around a line whose discarded branch may warn (``where``)."""
+    return "with _quiet(xp):"
+
+
 def generate_source(program: Program) -> str:
     """The portable module of ``program``, laid out by the pinned formatter.
 
@@ -100,7 +111,18 @@ def generate_source(program: Program) -> str:
     _check_dtypes(program)
     printer = Printer()
     lines = statement_lines(program, printer)
-    body = "\n".join(line.text for line in lines)
+    functions = []
+    for function in program.functions:
+        if function.loop is not None:
+            functions.append("\n".join(loop_text(function, "xp.stack", _truth)))
+            continue
+        assert function.program is not None
+        _check_dtypes(function.program)
+        inner = statement_lines(function.program, Printer())
+        rows = [(line.text, line.guarded, line.comment) for line in inner]
+        text = body_text(function, rows, statement_summary(inner), _quiet_block)
+        functions.append("\n".join(text))
+    body = "\n".join([line.text for line in lines] + functions)
     # Constants the body reads (a graph may hold some it no longer needs after the passes).
     constants = [c for c in program.constants if re.search(rf"\b{c.name}\b", body)]
     uses_device = bool(program.inputs or constants) or "device" in body
@@ -137,5 +159,6 @@ def generate_source(program: Program) -> str:
         return_statement=f"return {', '.join(str(o.symbol) for o in program.outputs)}",
         lines=lines,
         summary=statement_summary(lines),
+        functions=functions,
     )
     return format_source(source)

@@ -675,6 +675,20 @@ class Printer(NumPyCodePrinter):
 
     _print_Check = _print_Helper
 
+    def _print_CallFunction(self, expr: F.CallFunction) -> str:
+        name, *arguments = expr.args
+        return f"{name}({', '.join(self._print(a) for a in arguments)})"
+
+    def _print_Branch(self, expr: F.Branch) -> str:
+        pred, true_name, false_name, *arguments = expr.args
+        listed = ", ".join(self._print(a) for a in arguments)
+        test = f'_holds({self._print(pred)}, "{true_name}")'
+        return f"({true_name}({listed}) if {test} else {false_name}({listed}))"
+
+    def _print_ItemOf(self, expr: F.ItemOf) -> str:
+        value, index, _ = expr.args
+        return f"{self._print(value)}[{index}]"
+
     def _print_Filled(self, expr: A.Filled) -> str:
         value, dtype, *sizes = expr.args
         # The standard's sizes are Python ints; a size computed at run time is a 0-d array.

@@ -26,8 +26,11 @@ def generate_source(
     printer = Printer()
     if not fast_form:
         lines = emit.statement_lines(program, printer)
-        return emit.render(program, emit.statement_summary(lines), lines)
-    lines = planner.fast_lines(run_passes(program, passes=FAST_PASSES), printer)
+        functions = emit.function_texts(program, lambda p: emit.statement_lines(p, Printer()))
+        return emit.render(program, emit.statement_summary(lines), lines, functions=functions)
+    fast_program = run_passes(program, passes=FAST_PASSES)
+    lines = planner.fast_lines(fast_program, printer)
+    functions = emit.function_texts(fast_program, lambda p: planner.fast_lines(p, Printer()))
     special = None
     if specialized is not None and assumption is not None:
         fast = run_passes(specialized, passes=FAST_PASSES)
@@ -35,7 +38,7 @@ def generate_source(
         if special_lines != lines:
             guard = emit.guard_text(assumption, [i.name for i in program.inputs])
             special = emit.Specialized(fast, guard, special_lines)
-    return emit.render(program, emit.statement_summary(lines), lines, special)
+    return emit.render(program, emit.statement_summary(lines), lines, special, functions)
 
 
 NUMPY = Backend(

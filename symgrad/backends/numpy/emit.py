@@ -24,6 +24,7 @@ from ...shapes import format_shape
 from ...signatures import EqualDims
 from ...version import __version__
 from .. import template_root
+from ..functions import body_text, loop_text
 from ..kernels import KernelLibrary, kernel_text, standard_imports
 from . import kernels
 from .printer import (
@@ -133,11 +134,33 @@ def render_with_kernels(template: jinja2.Template, kernels: KernelLibrary, **fie
     )
 
 
+def function_texts(program: Program, lines_of: Callable[[Program], list[Line]]) -> list[str]:
+    """The text of each function the program calls (loops, their bodies, branches), each
+    body's statements printed by ``lines_of``."""
+    texts = []
+    for function in program.functions:
+        if function.loop is not None:
+            texts.append("\n".join(loop_text(function, "np.stack")))
+            continue
+        assert function.program is not None
+        lines = lines_of(function.program)
+        body = [(line.text, line.guarded, line.comment) for line in lines]
+        texts.append(
+            "\n".join(body_text(function, body, statement_summary(lines), lambda _: QUIET))
+        )
+    return texts
+
+
+# Where np.where computes both branches, as the main function's template says it.
+QUIET = 'with np.errstate(divide="ignore", invalid="ignore", over="ignore"):'
+
+
 def render(
     program: Program,
     summary: str,
     statement_lines: list[Line],
     special: Specialized | None = None,
+    functions: list[str] | None = None,
 ) -> str:
     """Fill the module template with the program's precomputed lines, laid out by the formatter.
 
@@ -189,6 +212,7 @@ def render(
         lines=statement_lines,
         summary=summary,
         special=_special_fields(program, special, parameters),
+        functions=functions or [],
     )
     return format_source(source)
 

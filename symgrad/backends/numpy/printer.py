@@ -431,6 +431,19 @@ class Printer(NumPyPrinter):
 
     _print_Check = _same_as("_print_Helper")
 
+    def _print_CallFunction(self, expr: F.CallFunction) -> str:
+        name, *arguments = expr.args
+        return f"{name}({', '.join(self._print(a) for a in arguments)})"
+
+    def _print_Branch(self, expr: F.Branch) -> str:
+        pred, true_name, false_name, *arguments = expr.args
+        listed = ", ".join(self._print(a) for a in arguments)
+        return f"({true_name}({listed}) if {self._print(pred)} else {false_name}({listed}))"
+
+    def _print_ItemOf(self, expr: F.ItemOf) -> str:
+        value, index, _ = expr.args
+        return f"{self._print(value)}[{index}]"
+
     def _print_Call(self, expr: A.Call) -> str:
         function, value, *rest = expr.args
         arguments = [self._print(value)] + [self._print(r) for r in rest]

@@ -67,6 +67,7 @@ KERNELS = (
     "_matrices",
     "_ensure_shape",
     "_traced",
+    "_holds",
     "_ensure_segment_ids",
     "_ensure_in_range",
     "_ensure_broadcastable",

@@ -116,3 +116,16 @@ def _traced(value: object) -> bool:
     import jax
 
     return isinstance(value, jax.core.Tracer)
+
+
+def _holds(value: object, where: str) -> bool:
+    """The truth of a loop's condition or a ``cond``'s predicate (a 0-d array). Under
+    ``jax.jit`` it is a traced value with no truth yet: a TypeError names the loop or cond
+    (a Python ``while`` or ``if`` of a generated module cannot run on it)."""
+    if _traced(value):
+        raise TypeError(
+            f"{where}: its condition is a value jax.jit traces, which has no truth value "
+            f"yet; a generated module's loops and branches are Python 'while' and 'if' "
+            f"statements: call this function without jax.jit"
+        )
+    return bool(value)
