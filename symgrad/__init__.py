@@ -46,6 +46,7 @@ from .errors import (
     SymgradError,
 )
 from .control_flow import case, cond, foldl, foldr, map_fn, scan, while_loop
+from .ops.tensor_array import TensorArray, sequence_mask
 from .explain import explain_gradients
 from .gradients import AggregationMethod, UnconnectedGradients, gradients, hessians
 from .graph import (
@@ -260,12 +261,14 @@ from .ops.reductions import (
 newaxis = None
 
 __all__ = [
+    "TensorArray",
     "case",
     "cond",
     "foldl",
     "foldr",
     "map_fn",
     "scan",
+    "sequence_mask",
     "while_loop",
     "__version__",
     "math",

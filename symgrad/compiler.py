@@ -39,7 +39,7 @@ from .errors import (
     StaleValueWarning,
     SymgradError,
 )
-from .explain import formulas, readable
+from .explain import formulas, function_formulas, readable
 from .files import cache_directory as cache_directory  # re-exported: compiler.cache_directory
 from .graph import Tensor, ancestors, sources_of
 from .lowering import trace
@@ -335,14 +335,15 @@ class CompiledModule:
         loss = (weight*x - 1)**2
         d_weight = 2*x*(weight*x - 1)
         """
-        board = None if verbose else self.whiteboard()
+        # A program with loops or branches reads as its outputs, then its recurrences.
+        board = None if verbose or self.program.functions else self.whiteboard()
         if board is not None:
             return board.latex() if latex else board.text()
+        text = sp.latex if latex else formula_text
         lines = []
         for name, expr in formulas(self.program, expand=expand).items():
-            expr = readable(expr)
-            lines.append(f"{name} = {sp.latex(expr) if latex else formula_text(expr)}")
-        return "\n".join(lines)
+            lines.append(f"{name} = {text(readable(expr))}")
+        return "\n".join(lines + function_formulas(self.program, text))
 
     def _repr_latex_(self) -> str:
         """The formulas of the outputs, for notebooks (see :mod:`symgrad.display`)."""

@@ -30,18 +30,24 @@ from . import dtypes as _dtypes
 from .errors import DTypeError, InvalidArgumentError, ShapeError
 from .gradients import gradients
 from .graph import Operation, Subgraph, Tensor, get_default_graph
+from .ops.creation import zeros
 from .ops.elementwise import zeros_like
 from .ops.joining import concat
 from .ops.registry import OpDef, opdef_of, register
 from .ops.reshaping import expand_dims
 from .ops.sources import convert_to_tensor
+from .ops.state import Variable, assign
+from .ops.tensor_array import TensorArray
 from .shapes import Shape, TensorShape, format_shape, shapes_compatible
 
 # --- nested structures ---------------------------------------------------------------------
 
 
 def flatten(structure: Any) -> list[Any]:
-    """The leaves of nested lists, tuples (named ones too) and dicts (by sorted key)."""
+    """The leaves of nested lists, tuples (named ones too) and dicts (by sorted key); a
+    TensorArray is its flow."""
+    if isinstance(structure, TensorArray):
+        return [structure.flow]
     if isinstance(structure, dict):
         return [leaf for key in sorted(structure) for leaf in flatten(structure[key])]
     if isinstance(structure, (list, tuple)):
@@ -54,6 +60,8 @@ def pack_as(structure: Any, leaves: Sequence[Any]) -> Any:
     remaining = list(leaves)
 
     def build(part: Any) -> Any:
+        if isinstance(part, TensorArray):
+            return part.with_flow(remaining.pop(0))
         if isinstance(part, dict):
             built = {key: build(part[key]) for key in sorted(part)}
             return type(part)((key, built[key]) for key in part)
@@ -171,7 +179,10 @@ def copy_body(subgraph: Subgraph, values: dict[Tensor, Tensor]) -> list[Tensor]:
     graph = get_default_graph()
     copies = dict(values)
     for op in subgraph.ops:
-        if op.type == "Parameter":
+        if op.type == "Parameter" or all(t in copies for t in op.outputs):
+            continue  # a stand-in, or a value given (a random draw the forward pass saved)
+        if op.type == "Assign":  # its value; storing it was the forward pass's business
+            copies[op.outputs[0]] = copies.get(op.inputs[0], op.inputs[0])
             continue
         attrs = {key: value for key, value in op.attrs.items() if key != "control"}
         made = graph.create_op(
@@ -204,14 +215,17 @@ def _cond_gradient(op: Operation, grads: list[Tensor | None]) -> list[Tensor | N
     formal: list[Tensor] = op.attrs["captured"]
     actual = list(op.inputs[1:])
     targets = [k for k, t in enumerate(actual) if t.dtype.is_floating]
-    wanted = [k for k, g in enumerate(grads) if g is not None]
+    values = op.attrs["values"]
+    wanted = [k for k, g in enumerate(grads[:values]) if g is not None]
+    # The draws the forward branches made, seen again (not drawn anew) by their products.
+    drawn = dict(zip(op.attrs["draws"], op.outputs[op.attrs["draws_from"] :], strict=True))
     if not targets:
         return [None] * len(op.inputs)
     cotangents = [grads[k] for k in wanted]
 
     def product(branch: Subgraph) -> Callable[[], list[Tensor]]:
         def run() -> list[Tensor]:
-            results = copy_body(branch, dict(zip(formal, actual, strict=True)))
+            results = copy_body(branch, {**dict(zip(formal, actual, strict=True)), **drawn})
             # Each value read gets only its own part: the paths through another value read
             # (which may depend on it outside) are the outer gradient's to follow.
             xs = [actual[k] for k in targets]
@@ -309,20 +323,70 @@ def cond(
                     f"branch ('{a.name}') but {b.dtype.name} in the false one ('{b.name}')"
                 )
             outputs.append((_shared_shape(a.shape, b.shape), a.dtype))
+        _refuse_state(label, true_branch, false_branch, assignments=True)
+        values = len(outputs)
+        names = [_value_name(t, label) for t in true_branch.results]
+        # What the branches assign: each variable's value after the cond is one more value
+        # (its last assignment in a branch that assigns it, the variable as it was in the
+        # other), stored by an assignment outside that runs with the cond.
+        assigned = _assignments(true_branch, false_branch)
+        for variable, (in_true, in_false) in assigned.items():
+            true_branch.results.append(in_true)
+            false_branch.results.append(in_false)
+            outputs.append((variable.shape, variable.dtype))
+            names.append(f"{variable.op.name.rsplit('/', 1)[-1]}_after_{label.rsplit('/', 1)[-1]}")
+        values_and_state = len(outputs)
+        # A branch's random draws are more values of the cond (an empty array from the
+        # other branch), so that the gradient sees the draws of the branch that ran.
+        draws = [_draws(true_branch), _draws(false_branch)]
+        if draws[0] or draws[1]:  # after the values and the variables' new values
+            for branch, own in zip((true_branch, false_branch), (0, 1), strict=True):
+                with graph.building(branch):
+                    for side in (0, 1):
+                        branch.results += (
+                            draws[side]
+                            if side == own
+                            else [zeros([0], dtype=d.dtype) for d in draws[side]]
+                        )
+            outputs += [(None, d.dtype) for d in draws[0] + draws[1]]
+            names += [f"{label.rsplit('/', 1)[-1]}_draw" for _ in draws[0] + draws[1]]
         captured = _captured(true_branch, false_branch)
-        _refuse_state(label, true_branch, false_branch)
         op = graph.create_op(
             "Cond",
             [pred, *captured],
             {
                 "branches": (true_branch, false_branch),
                 "captured": captured,
-                "value_names": [_value_name(t, label) for t in true_branch.results],
+                "values": values,
+                "draws": draws[0] + draws[1],
+                "draws_from": values_and_state,
+                "value_names": names,
             },
             outputs,
             name="Cond",
         )
-    return _unwrap(pack_as(true_value, list(op.outputs)), strict)
+        stores = [
+            assign(
+                cast(Variable, variable), after, name=f"{variable.op.name.rsplit('/', 1)[-1]}_store"
+            ).op
+            for variable, after in zip(assigned, op.outputs[values:values_and_state], strict=True)
+        ]
+        op.attrs["assigns"] = stores
+    return _unwrap(pack_as(true_value, list(op.outputs[:values])), strict)
+
+
+def _assignments(*branches: Subgraph) -> dict[Tensor, tuple[Tensor, ...]]:
+    """Each variable a branch assigns, with its value after each branch: the last
+    assignment's in a branch that assigns it, the variable itself in one that does not."""
+    last: list[dict[Tensor, Tensor]] = []
+    for branch in branches:
+        found: dict[Tensor, Tensor] = {}
+        for op in branch.ops:
+            if op.type == "Assign":
+                found[op.attrs["variable"]] = op.outputs[0]
+        last.append(found)
+    variables = sorted(set().union(*last), key=lambda v: v.op.index)
+    return {v: tuple(found.get(v, v) for found in last) for v in variables}
 
 
 def _value_name(result: Tensor, label: str) -> str:
@@ -332,18 +396,31 @@ def _value_name(result: Tensor, label: str) -> str:
     )
 
 
-def _refuse_state(label: str, *subgraphs: Subgraph) -> None:
-    """Assignments and random draws inside a body are not supported yet: say so."""
+def _refuse_state(label: str, *subgraphs: Subgraph, assignments: bool = False) -> None:
+    """Assignments inside a loop's body (a cond's branch may assign), and random draws
+    inside a body inside a body, are not supported yet: say so."""
     for subgraph in subgraphs:
         for op in subgraph.ops:
             opdef = opdef_of(op)
-            if opdef.effectful or opdef.random:
-                what = "an assignment" if opdef.effectful else "a random draw"
+            if opdef.effectful and not (assignments and op.type == "Assign"):
                 raise InvalidArgumentError(
-                    f"symgrad: '{label}': op '{op.name}' ({op.type}) is {what} inside "
-                    f"{subgraph.description}; symgrad's control flow runs pure functions "
-                    f"(make the draw or the assignment outside, and pass its value in)"
+                    f"symgrad: '{label}': op '{op.name}' ({op.type}) is an assignment inside "
+                    f"{subgraph.description}; symgrad's control flow runs functions without "
+                    f"side effects (make the assignment outside, and pass its value in)"
                 )
+            if opdef.control is not None and op.attrs.get("draws"):
+                raise InvalidArgumentError(
+                    f"symgrad: '{label}': '{op.name}' draws random numbers ("
+                    f"{op.attrs['draws'][0].op.name}) inside {subgraph.description}: random "
+                    f"draws in a loop or branch inside another are not supported yet; draw "
+                    f"them in the outer one and pass them in"
+                )
+
+
+def _draws(subgraph: Subgraph) -> list[Tensor]:
+    """The random draws a body makes, which its gradient must see again (saved, not drawn
+    anew)."""
+    return [op.outputs[0] for op in subgraph.ops if opdef_of(op).random]
 
 
 def _describe(value: Any) -> str:
@@ -440,7 +517,11 @@ def _loop_gradient(op: Operation, grads: list[Tensor | None]) -> list[Tensor | N
     captured_from = carried_count + sequence_count
     actual = list(op.inputs[captured_from : captured_from + len(formal)])
     trace = op.outputs[-1]
-    trace_specs: list[_Spec] = op.attrs["trace_specs"]
+    # A step's trace: the values carried into it, then what it drew at random.
+    draws: list[Tensor] = op.attrs["draws"]
+    trace_specs: list[_Spec] = op.attrs["trace_specs"] + [
+        _Spec(f"{d.op.name.rsplit('/', 1)[-1]}_drawn", d.shape, d.dtype) for d in draws
+    ]
     carried = list(op.outputs[:carried_count])
     sequences = list(op.inputs[carried_count:captured_from])
 
@@ -470,10 +551,12 @@ def _loop_gradient(op: Operation, grads: list[Tensor | None]) -> list[Tensor | N
         cotangents = take(len(float_carried))
         totals = take(len(float_captured))
         saved = take(carried_count)
+        drawn = take(len(draws))
         rows = take(sum(step_widths))
         output_rows = take(len(graded_outputs))
         values = dict(zip(body.parameters, saved + rows, strict=True))
         values.update(zip(formal, actual, strict=True))
+        values.update(zip(draws, drawn, strict=True))
         results = copy_body(body, values)
         ys = [results[k] for k in float_carried] + [
             results[carried_count + j] for j in graded_outputs
@@ -484,15 +567,15 @@ def _loop_gradient(op: Operation, grads: list[Tensor | None]) -> list[Tensor | N
         found = gradients(ys, xs, grad_ys=cotangents + output_rows, stop_gradients=xs)
         count_c, count_s = len(float_carried), len(float_sequences)
         new_cotangents = [
-            zeros_like(saved[k]) if g is None else g
+            _shaped(zeros_like(saved[k]) if g is None else g, saved[k])
             for g, k in zip(found[:count_c], float_carried, strict=True)
         ]
         row_cotangents = [
-            zeros_like(row) if g is None else g
+            _shaped(zeros_like(row) if g is None else g, row)
             for g, row in zip(found[count_c : count_c + count_s], sequence_rows, strict=True)
         ]
         new_totals = [
-            total if g is None else total + g
+            total if g is None else _shaped(total + g, total)
             for g, total in zip(found[count_c + count_s :], totals, strict=True)
         ]
         return new_cotangents + new_totals, row_cotangents
@@ -554,6 +637,16 @@ def _loop_base(op: Operation) -> str:
     return parts[-2] if len(parts) > 1 else parts[-1]
 
 
+def _shaped(cotangent: Tensor, primal: Tensor) -> Tensor:
+    """``cotangent`` with ``primal``'s static shape, which it has at run time (a rule that
+    lost it, through a ``where`` or a cond of unknown shapes, would fail the loop's check)."""
+    if primal.shape is not None and (
+        cotangent.shape is None or len(cotangent.shape) == len(primal.shape)
+    ):
+        cotangent.set_shape(primal.shape)
+    return cotangent
+
+
 def _row_positions(widths: Sequence[int]) -> list[int]:
     positions, at = [], 0
     for width in widths:
@@ -568,6 +661,16 @@ def _row_shape(shape: Shape) -> Shape:
 
 register(OpDef("While", lower=None, gradient=_loop_gradient, control="while"))
 register(OpDef("Scan", lower=None, gradient=_loop_gradient, control="scan"))
+
+
+def _tensor_arrays(structure: Any) -> list[TensorArray]:
+    if isinstance(structure, TensorArray):
+        return [structure]
+    if isinstance(structure, dict):
+        return [ta for key in sorted(structure) for ta in _tensor_arrays(structure[key])]
+    if isinstance(structure, (list, tuple)):
+        return [ta for item in structure for ta in _tensor_arrays(item)]
+    return []
 
 
 def _shape_leaves(structure: Any) -> list[Any]:
@@ -680,8 +783,10 @@ def while_loop(
     graph = get_default_graph()
     with graph.name_scope(name or "while") as scope:
         label = f"while_loop '{scope.rstrip('/')}'"
+        # A TensorArray's rows grow as the loop writes them: its flow's shape may change.
+        flows = {id(ta.flow) for ta in _tensor_arrays(structure)}
         specs = [
-            _spec_of(t, _relaxed(t.shape, inv, t))
+            _spec_of(t, None if id(t) in flows else _relaxed(t.shape, inv, t))
             for t, inv in zip(starts, invariants, strict=True)
         ]
 
@@ -742,6 +847,7 @@ def while_loop(
                 "back_prop": bool(back_prop),
                 "limited": bool(limit),
                 "trace_specs": specs,
+                "draws": _draws(step),
                 "gradient_of": None,
                 "description": f"tf.while_loop '{scope.rstrip('/')}'.",
                 "value_names": [s.name for s in specs] + ["trace"],
@@ -749,7 +855,8 @@ def while_loop(
             [(s.shape, s.dtype) for s in specs] + [((), _dtypes.variant)],
             name="Loop",
         )
-    finals = pack_as(structure, list(op.outputs[:-1]))
+    # The body's structure: a TensorArray it wrote knows its rows' shape.
+    finals = pack_as(returned_structure, list(op.outputs[:-1]))
     if return_same_structure:
         return finals[0] if single else finals
     if single or len(starts) == 1:
@@ -849,6 +956,7 @@ def _scan_in_scope(
             "reverse": reverse,
             "back_prop": back_prop,
             "trace_specs": list(carried_specs),
+            "draws": _draws(body),
             "gradient_of": gradient_of,
             "description": description[0].upper() + description[1:] + ".",
         },

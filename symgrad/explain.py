@@ -9,7 +9,7 @@ intermediates.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import sympy as sp
@@ -303,6 +303,86 @@ def _operations(expr: sp.Expr) -> int:
 
 def _occurrences(expr: sp.Expr, symbol: sp.Symbol) -> int:
     return sum(1 for node in sp.preorder_traversal(expr) if node == symbol)
+
+
+def function_formulas(program: Program, text: Callable[[sp.Expr], str]) -> list[str]:
+    """The functions a program calls, as recurrences (what ``explain()`` prints after the
+    outputs): a loop's carried values at step ``t`` from those at the step before (after, for
+    a loop that runs backwards, as a gradient does), its rows at ``t``, each step's stacked
+    output; a cond's branches; a while loop's condition.
+
+    Each value is written in the loop's own names: ``h[t] = tanh(x[t] @ W + h[t-1] @ U + b)``;
+    ``text`` prints a formula (as text or LaTeX).
+    """
+    bodies = {f.name: f.program for f in program.functions if f.program is not None}
+    lines: list[str] = []
+    for function in program.functions:
+        loop = function.loop
+        if loop is None:
+            continue
+        body = bodies[loop.body]
+        assert body is not None
+        step = sp.Symbol("t" if loop.kind == "scan" else "k")
+        previous = step + 1 if loop.reverse else step - 1
+        inputs = list(body.inputs)
+        names: dict[sp.Symbol, sp.Expr] = {}
+        position = 0
+        for name in loop.carried:  # a carried value enters the step as the previous step's
+            names[inputs[position].symbol] = _indexed(name, previous)
+            position += 1
+        for name, width in loop.sequences:
+            if width is None:
+                names[inputs[position].symbol] = _indexed(name, step)
+                position += 1
+            else:  # a saved trace: the values step t started from, and what it drew
+                for saved in inputs[position : position + width]:
+                    at = step if saved.name.endswith("_drawn") else step - 1
+                    names[saved.symbol] = _indexed(saved.name, at)
+                position += width
+        for captured, given in zip(inputs[position:], loop.body_captured, strict=False):
+            names[captured.symbol] = sp.Symbol(given)
+        results = list(formulas(body, expand=True).values())
+        targets = [*loop.carried, *loop.outputs]
+        if loop.kind == "while":
+            test = _condition(bodies[loop.condition], loop, previous, text)
+            header = f"{function.name}: while {test}"
+            if loop.limit:
+                header += f" and {step} < {loop.limit}"
+        else:
+            direction = "backwards" if loop.reverse else "forwards"
+            rows = ", ".join(name for name, _ in loop.sequences)
+            header = f"{function.name}: for each row {step} of {rows}, {direction}"
+        lines.append(header + ":")
+        for target, result in zip(targets, results, strict=False):
+            value = readable(result.xreplace(names))
+            lines.append(f"    {_indexed(target, step)} = {text(value)}")
+    return lines
+
+
+def _indexed(name: str, step: sp.Expr) -> sp.Symbol:
+    """``h[t-1]``: a loop's value at a step, as one symbol (so formulas print it as is)."""
+    return sp.Symbol(f"{name}[{step}]")
+
+
+def _condition(
+    condition: Program | None, loop: Any, step: sp.Expr, text: Callable[[sp.Expr], str]
+) -> str:
+    if condition is None:
+        return "?"
+    names = {
+        given.symbol: _indexed(name, step)
+        for given, name in zip(condition.inputs, loop.carried, strict=False)
+    }
+    names.update(
+        {
+            given.symbol: sp.Symbol(name)
+            for given, name in zip(
+                condition.inputs[len(loop.carried) :], loop.condition_captured, strict=False
+            )
+        }
+    )
+    (test,) = list(formulas(condition, expand=True).values())[:1]
+    return text(readable(test.xreplace(names)))
 
 
 def readable(expr: sp.Expr) -> sp.Expr:

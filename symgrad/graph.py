@@ -643,6 +643,8 @@ def ancestors(
         stack.extend(t.op for t in (op.inputs if inputs_of is None else inputs_of(op)))
         if control:
             stack.extend(op.attrs.get("control", ()))
+            # What a cond assigns in the branch it runs (symgrad.control_flow.cond).
+            stack.extend(op.attrs.get("assigns", ()))
     return sorted(seen, key=lambda o: o.index)
 
 

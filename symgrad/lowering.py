@@ -17,7 +17,7 @@ and only when the two signatures differ.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import sympy as sp
@@ -88,6 +88,8 @@ class _Module:
     names: ModuleNames
     constants: list[ConstantArray]
     functions: list[Function]
+    # The random ops the module's functions draw from, one stream of ``rng`` each, in order.
+    random_streams: list[str] = field(default_factory=list)
 
 
 class Tracer:
@@ -113,7 +115,8 @@ class Tracer:
         self.module = module if module is not None else _Module(ModuleNames(), [], [])
         self.constants: list[ConstantArray] = self.module.constants
         self.float_symbols: dict[sp.Symbol, DType] = {}  # symbols of floating-point arrays
-        # The names of the random ops, in the order of their streams in ``rng``.
+        # The random ops this function draws from (its own, and those of the functions it
+        # calls): their streams are numbered across the module, in ``module.random_streams``.
         self.random_streams: list[str] = []
 
     def run(self) -> Program:
@@ -166,11 +169,6 @@ class Tracer:
                 Output(out_name, value.expr, tensor.shape, tensor.dtype, tensor.name)
             )
         naturals = {e: sig for e, sig in self.natural_of.items() if e.is_Symbol}
-        if self.nested and self.random_streams:
-            raise NotCompilableError(
-                f"symgrad: compile: {self.random_streams[0]} draws random numbers inside a "
-                f"function body ({self.name}); draw them outside the loop or branch"
-            )
         return Program(
             self.name,
             program_inputs,
@@ -178,7 +176,7 @@ class Tracer:
             self.statements,
             program_outputs,
             naturals=naturals,
-            random_streams=self.random_streams,
+            random_streams=self.random_streams if self.nested else self.module.random_streams,
             functions=[] if self.nested else self.module.functions,
         )
 
@@ -347,7 +345,8 @@ class Tracer:
         expr = opdef.lower(op, [v.materialized_expr() for v in operands])
         if opdef.random:
             # The op's stream: its position in the function's ``rng`` argument.
-            expr = expr.func(sp.Integer(len(self.random_streams)), *expr.args[1:])
+            expr = expr.func(sp.Integer(len(self.module.random_streams)), *expr.args[1:])
+            self.module.random_streams.append(op.name)
             self.random_streams.append(op.name)
         self._remember(expr, sig)
         return Value(
@@ -375,20 +374,25 @@ class Tracer:
         formal: list[Tensor] = op.attrs["captured"]
         if kind == "cond":
             names = [self._function_name(f"{base}_true"), self._function_name(f"{base}_false")]
-            for branch, name, which in zip(
-                op.attrs["branches"], names, ("true", "false"), strict=True
-            ):
-                program = self._trace_body(branch, formal, name)
+            programs = [
+                self._trace_body(branch, formal, name)
+                for branch, name in zip(op.attrs["branches"], names, strict=True)
+            ]
+            # Both branches take the random source when either draws (one call passes it).
+            draws = any(p.random_streams for p in programs)
+            for program, name, which in zip(programs, names, ("true", "false"), strict=True):
                 self.module.functions.append(
                     Function(
                         name,
                         f"The {which} branch of cond '{op.name}'.",
                         program=program,
                         returns_tuple=True,
+                        takes_rng=draws,
                     )
                 )
+            rng = [F.Literal("rng")] if draws else []
             call: sp.Expr = F.Branch(
-                operands[0], F.Literal(names[0]), F.Literal(names[1]), *operands[1:]
+                operands[0], F.Literal(names[0]), F.Literal(names[1]), *operands[1:], *rng
             )
         else:
             call = self._lower_loop(op, kind, base, formal, operands)
@@ -406,15 +410,23 @@ class Tracer:
     def _function_name(self, wanted: str) -> str:
         return self.namer.claim([wanted], module_level=True)
 
-    def _trace_body(self, body: Subgraph, formal: Sequence[Tensor], name: str) -> Program:
+    def _trace_body(
+        self, body: Subgraph, formal: Sequence[Tensor], name: str, extra: Sequence[Tensor] = ()
+    ) -> Program:
+        """``body`` as a function of its parameters and of ``formal`` (what it reads from
+        outside), returning its results and ``extra`` (a loop body's random draws, which
+        the loop saves for its gradient)."""
         tracer = Tracer(
-            [(None, t) for t in body.results],
+            [(None, t) for t in [*body.results, *extra]],
             [*body.parameters, *formal],
             name,
             self.baked,
             module=self.module,
         )
-        return tracer.run()
+        program = tracer.run()
+        # A function that calls one that draws takes the random source too.
+        self.random_streams.extend(program.random_streams)
+        return program
 
     def _lower_loop(
         self, op: Operation, kind: str, base: str, formal: list[Tensor], operands: list[sp.Expr]
@@ -425,14 +437,27 @@ class Tracer:
         condition_name = self._function_name(f"{base}_cond") if kind == "while" else ""
         body_name = self._function_name(f"{base}_body")
         loop_name = self._function_name(base if sanitize(base) == base else f"{base}_loop")
-        if kind == "while":
-            condition = self._trace_body(op.attrs["condition"], formal, condition_name)
+        draws: list[Tensor] = op.attrs.get("draws", [])
+        condition = (
+            self._trace_body(op.attrs["condition"], formal, condition_name)
+            if kind == "while"
+            else None
+        )
+        body_program = self._trace_body(body, formal, body_name, draws)
+        rng = bool(body_program.random_streams or (condition and condition.random_streams))
+        if condition is not None:
             self.module.functions.append(
-                Function(condition_name, f"The condition of loop '{op.name}'.", program=condition)
+                Function(
+                    condition_name,
+                    f"The condition of loop '{op.name}'.",
+                    program=condition,
+                    takes_rng=rng,
+                )
             )
-        body_program = self._trace_body(body, formal, body_name)
         self.module.functions.append(
-            Function(body_name, f"One step of loop '{op.name}'.", program=body_program)
+            Function(
+                body_name, f"One step of loop '{op.name}'.", program=body_program, takes_rng=rng
+            )
         )
         # The loop's own parameters, named after what they hold.
         names = Namer([], self.module.names)
@@ -449,6 +474,7 @@ class Tracer:
         captured = tuple(names.claim_for(t) for t in formal)
         limit = names.claim(["maximum_iterations"]) if op.attrs.get("limited") else ""
         outputs = tuple(names.claim([f"{n}_steps"]) for n in op.attrs.get("output_names", ()))
+        drawn = tuple(names.claim_for(t) for t in draws)
         trace = op.outputs[-1]
         saves = self.uses.get(trace, 0) > 0 or trace in self.output_name_of
         loop = Loop(
@@ -466,15 +492,22 @@ class Tracer:
             limit=limit,
             trace=names.claim(["trace"]),
             step=names.claim(["step" if kind == "scan" else "iterations"]),
+            draws=drawn,
+            rng=rng,
         )
         parameters = (
-            carried + tuple(n for n, _ in sequences) + captured + ((limit,) if limit else ())
+            carried
+            + tuple(n for n, _ in sequences)
+            + captured
+            + ((limit,) if limit else ())
+            + (("rng",) if rng else ())
         )
         description = op.attrs["description"]
         self.module.functions.append(
             Function(loop_name, description, loop=loop, parameters=parameters)
         )
-        return F.CallFunction(F.Literal(loop_name), *operands)
+        rng_argument = [F.Literal("rng")] if rng else []
+        return F.CallFunction(F.Literal(loop_name), *operands, *rng_argument)
 
     def _keep_cancelled(self, expr: sp.Expr, used: Sequence[Value], dtype: DType) -> sp.Expr:
         """``expr``, plus ``0 * s`` for each float symbol ``s`` SymPy cancelled out of it.

@@ -67,15 +67,16 @@ def _merged(op: Operation, before: dict[Operation, Writes]) -> Writes:
     merged: Writes | None = None
     for source in [t.op for t in op.inputs] + list(op.attrs.get("control", ())):
         inherited = before.get(source, _NONE)
-        own = source.attrs.get("variable") if source.type == "Assign" else None
-        if not inherited and own is None:
+        # An assignment writes its variable; a cond writes what its branch assigns.
+        own = [source] if source.type == "Assign" else list(source.attrs.get("assigns", ()))
+        if not inherited and not own:
             continue
         if merged is None:
             merged = {}
         for variable, assignment in inherited.items():
             _keep_later(merged, variable, assignment)
-        if own is not None:
-            _keep_later(merged, own, source)
+        for assignment in own:
+            _keep_later(merged, assignment.attrs["variable"], assignment)
     return merged or _NONE
 
 

@@ -96,6 +96,8 @@ class Loop:
     limit: str
     trace: str  # the local names of the trace and of the step counter
     step: str
+    draws: tuple[str, ...] = ()  # the body's random draws of a step, saved with the step
+    rng: bool = False  # the condition and the body take the random source ``rng``
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,7 @@ class Function:
     loop: Loop | None = None
     parameters: tuple[str, ...] = ()
     returns_tuple: bool = False  # a branch returns a tuple even of one value
+    takes_rng: bool = False  # its last parameter is the random source ``rng``
 
 
 @dataclass

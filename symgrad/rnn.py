@@ -419,15 +419,20 @@ class MultiRNNCell(RNNCell):
         super().__init__()
         if not cells:
             raise InvalidArgumentError("symgrad: MultiRNNCell: give at least one cell")
-        if not state_is_tuple:
-            raise InvalidArgumentError(
-                "symgrad: MultiRNNCell: state_is_tuple=False (deprecated in TF1) is not supported"
-            )
         self._cells = list(cells)
+        # state_is_tuple=False (TF1's deprecated form): one [batch, sum of sizes] state, the
+        # cells' states side by side; each cell's state must then be one array.
+        self._state_is_tuple = state_is_tuple
+        if not state_is_tuple and any(not isinstance(cell.state_size, int) for cell in self._cells):
+            raise InvalidArgumentError(
+                "symgrad: MultiRNNCell: with state_is_tuple=False every cell's state must be "
+                "one array (an LSTM cell needs state_is_tuple=False too)"
+            )
 
     @property
-    def state_size(self) -> tuple[Any, ...]:
-        return tuple(cell.state_size for cell in self._cells)
+    def state_size(self) -> Any:
+        sizes = tuple(cell.state_size for cell in self._cells)
+        return sizes if self._state_is_tuple else sum(sizes)
 
     @property
     def output_size(self) -> int:
@@ -435,12 +440,16 @@ class MultiRNNCell(RNNCell):
 
     def zero_state(self, batch_size: Any, dtype: Any) -> Any:
         with get_default_graph().name_scope(f"{type(self).__name__}ZeroState"):
-            return tuple(cell.zero_state(batch_size, dtype) for cell in self._cells)
+            states = tuple(cell.zero_state(batch_size, dtype) for cell in self._cells)
+            return states if self._state_is_tuple else concat(list(states), 1)
 
     def _build(self, input_depth: int, dtype: _dtypes.DType) -> None:
         """The cells make their own variables, each in its ``cell_<i>`` scope."""
 
     def _step(self, inputs: Tensor, state: Any) -> tuple[Tensor, Any]:
+        if not self._state_is_tuple:
+            sizes = [cell.state_size for cell in self._cells]
+            state = tuple(split(convert_to_tensor(state), sizes, axis=1))
         if len(state) != len(self._cells):
             raise InvalidArgumentError(
                 f"symgrad: MultiRNNCell: the state has {len(state)} parts for "
@@ -451,7 +460,7 @@ class MultiRNNCell(RNNCell):
             with variable_scope(f"cell_{index}"):
                 output, new_state = cell(output, cell_state)
             new_states.append(new_state)
-        return output, tuple(new_states)
+        return output, tuple(new_states) if self._state_is_tuple else concat(new_states, 1)
 
 
 class DropoutWrapper(RNNCell):

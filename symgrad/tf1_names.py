@@ -24,7 +24,6 @@ SUBSTITUTES: dict[str, str] = {
     "numpy_function": "compute it with NumPy before feeding it",
     "Assert": "fetch the values and check them in Python",
     "check_numerics": "fetch the values and check them with `np.isfinite`",
-    "TensorArray": "`tf.scan` or `tf.map_fn` (their per-step results come back stacked), or a Python list of tensors and `tf.stack`",
     # Input pipelines, data, strings, images.
     "image.resize_bicubic": "`tf.image.resize_bilinear`, or resize with NumPy (or PIL) before feeding",
     "image.resize_area": "`tf.image.resize_bilinear`, or resize with NumPy (or PIL) before feeding",

@@ -14,7 +14,15 @@ from symgrad.errors import DTypeError, InvalidArgumentError, ShapeError
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 # The ops of this page, whose generated code has a golden of its own (control_flow.py).
-CONTROL_OPS = {"Cond", "While", "Scan", "Parameter"}
+CONTROL_OPS = {
+    "Cond",
+    "While",
+    "Scan",
+    "Parameter",
+    "TensorArrayWrite",
+    "TensorArrayWriteGrad",
+    "SequenceMask",
+}
 
 
 def _finite_difference(function, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:  # type: ignore[no-untyped-def]
@@ -144,9 +152,13 @@ def test_errors_name_the_loop_the_tensor_and_the_shapes() -> None:
         sg.while_loop(lambda v: False, lambda v: inside.append(v * 2.0) or v, [x])
         with pytest.raises(InvalidArgumentError, match="was made inside the body of while_loop"):
             _ = inside[0] + 1.0
-        with pytest.raises(InvalidArgumentError, match="is a random draw inside"):
+        with pytest.raises(InvalidArgumentError, match="draws random numbers .* inside the body"):
             sg.while_loop(
-                lambda v: False, lambda v: v + sg.random_normal([2], dtype=sg.float64), [x]
+                lambda v: False,
+                lambda v: sg.cond(
+                    v[0] > 0, lambda: v + sg.random_normal([2], dtype=sg.float64), lambda: v
+                ),
+                [x],
             )
 
 
@@ -213,13 +225,123 @@ def test_control_flow_module_matches_its_snapshot(symgrad_snapshot, tmp_path: Pa
             lambda k, value: value < 100.0, lambda k, value: (k + 1, value * scale), [0, total]
         )
         loss = sg.cond(powered > 200.0, lambda: sg.log(powered), lambda: powered * 0.5)
+        # A TensorArray written by a loop, and a mask of the steps each sequence has.
+        lengths = sg.placeholder(sg.int32, [None], name="lengths")
+        steps = sg.shape(x)[1]
+        squares = sg.TensorArray(sg.float32, size=0, dynamic_size=True)
+        _, squares = sg.while_loop(
+            lambda t, squares: t < steps,
+            lambda t, squares: (t + 1, squares.write(t, outputs[:, t] * outputs[:, t])),
+            [0, squares],
+        )
+        mask = sg.transpose(sg.sequence_mask(lengths, steps, dtype=sg.float32))
+        loss += sg.reduce_sum(squares.stack() * sg.expand_dims(mask, -1))
         variables = sg.trainable_variables()
         grads = sg.gradients(loss, [scale, *variables])
         assert {op.type for op in graph.get_operations()} >= CONTROL_OPS
         compiled = sg.compile(
             [loss, *grads],
-            inputs=[x, scale, *variables],
+            inputs=[x, scale, lengths, *variables],
             name="control_flow",
             path=tmp_path / "control_flow.py",
         )
     symgrad_snapshot(compiled, GOLDEN / "control_flow.py")
+
+
+@pytest.mark.parametrize("backend", ["numpy", "array_api"])
+def test_random_draws_in_bodies_are_seen_again_by_the_gradient(backend: str) -> None:
+    """Dropout in a branch and in every step of a loop: each step draws its own mask, and
+    the gradient uses the masks drawn (finite differences with the same rng agree)."""
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float64, [None, 3], name="x")
+        w = sg.placeholder(sg.float64, [3, 3], name="w")
+        flag = sg.placeholder(sg.bool, [], name="flag")
+        _, h = sg.while_loop(
+            lambda k, h: k < 4,
+            lambda k, h: (k + 1, sg.tanh(sg.nn.dropout(h, keep_prob=0.6) @ w)),
+            [0, x],
+        )
+        y = sg.cond(flag, lambda: sg.nn.dropout(h, keep_prob=0.5) * 2.0, lambda: h)
+        loss = sg.reduce_sum(sg.sin(y))
+        f = sg.compile([loss, sg.gradients(loss, w)[0]], backend=backend)
+    rng = np.random.default_rng(1)
+    xv, wv = rng.normal(size=(2, 3)), rng.normal(size=(3, 3))
+    for taken in (True, False):
+        _, dw = f(xv, wv, taken, rng=11)
+        numeric = _finite_difference(lambda v: float(f(xv, v, taken, rng=11)[0]), wv)
+        np.testing.assert_allclose(dw, numeric, atol=1e-6)
+    # Unseeded calls draw other masks.
+    assert len({float(f(xv, wv, True)[0]) for _ in range(4)}) > 1
+
+
+def test_multi_rnn_cell_with_a_flat_state() -> None:
+    """state_is_tuple=False: one [batch, sum of sizes] state, equal to the tuple form's."""
+    rng = np.random.default_rng(0)
+    xv = rng.normal(size=(2, 5, 3)).astype(np.float32)
+    results = []
+    for flat in (False, True):
+        with sg.Graph().as_default():
+            x = sg.placeholder(sg.float32, [None, None, 3], name="x")
+            with sg.variable_scope("m", initializer=sg.constant_initializer(0.2)):
+                cell = sg.nn.rnn_cell.MultiRNNCell(
+                    [sg.nn.rnn_cell.GRUCell(4), sg.nn.rnn_cell.GRUCell(2)], state_is_tuple=not flat
+                )
+                out, state = sg.nn.dynamic_rnn(cell, x, dtype=sg.float32)
+            assert cell.state_size == (6 if flat else (4, 2))
+            with sg.Session() as sess:
+                sess.run(sg.global_variables_initializer())
+                o, s = sess.run([out, state], {x: xv})
+            results.append((o, s if flat else np.concatenate(s, 1)))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-6)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-6)
+
+
+def test_assignments_in_a_branch_run_only_when_it_does() -> None:
+    """The batch-norm idiom: ema.apply inside the training branch of a cond, the averages at
+    inference; a run stores what the branch that ran assigned, and reads ordered after the
+    cond see it (TF1's order), reads not ordered see the run's snapshot."""
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [None, 2], name="x")
+        training = sg.placeholder(sg.bool, [], name="training")
+        counter = sg.Variable(0.0, name="counter")
+        mean = sg.reduce_mean(x, 0)
+        ema = sg.train.ExponentialMovingAverage(decay=0.5)
+
+        def update() -> sg.Tensor:
+            with sg.control_dependencies([ema.apply([mean]), sg.assign_add(counter, 1.0)]):
+                return sg.identity(mean)
+
+        used = sg.cond(training, update, lambda: ema.average(mean))
+        after = used + counter  # ordered after the cond: sees the counter it assigned
+        average = ema.average(mean)
+        with sg.Session() as sess:
+            sess.run(sg.global_variables_initializer())
+            batch = np.array([[1.0, 2.0], [3.0, 6.0]], np.float32)
+            value, later, snapshot = sess.run([used, after, average], {x: batch, training: True})
+            assert value.tolist() == [2.0, 4.0] and later.tolist() == [3.0, 5.0]
+            assert snapshot.tolist() == [0.0, 0.0]
+            assert sess.run(average).tolist() == [1.0, 2.0]
+            assert sess.run(counter) == 1.0
+            inferred = sess.run(used, {x: batch * 10, training: False})
+            assert inferred.tolist() == [1.0, 2.0]
+            assert sess.run(average).tolist() == [1.0, 2.0] and sess.run(counter) == 1.0
+
+
+def test_explain_shows_the_recurrence_and_its_backward_loop() -> None:
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float64, [], name="x")
+        _, power = sg.while_loop(
+            lambda i, power: i < 3, lambda i, power: (i + 1, power * x), [0, 1.0 + 0 * x]
+        )
+        text = sg.compile([power, sg.gradients(power, x)[0]]).explain()
+    assert "while_loop: while Less(i[k - 1], 3):" in text
+    assert "    power[k] = power[k - 1]*x" in text
+    assert "while_grad: for each row t of trace, backwards:" in text
+    assert "    d_power[t] = d_power[t + 1]*x" in text
+    assert "    d_x[t] = d_power[t + 1]*power[t - 1] + d_x[t + 1]" in text
+    with sg.Graph().as_default():
+        steps = sg.placeholder(sg.float32, [None, None, 2], name="steps")
+        _, state = sg.nn.dynamic_rnn(sg.nn.rnn_cell.BasicRNNCell(3), steps, dtype=sg.float32)
+        text = sg.compile(state).explain()
+    assert "state[t] = tanh(rnn_basic_rnn_cell_bias + concatenate([transpose_steps[t], " in text
+    assert "state[t - 1]], 1) @ rnn_basic_rnn_cell_kernel)" in text

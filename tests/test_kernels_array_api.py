@@ -82,6 +82,7 @@ from symgrad.backends.array_api.kernels.math import (
 )
 from symgrad.backends.array_api.kernels.namespace import (
     _device_of,
+    _holds,
     _is_numpy,
     _namespace,
     _numpy_dtype,
@@ -111,6 +112,8 @@ from symgrad.backends.array_api.kernels.resize import (
     _resize_positions,
 )
 from symgrad.backends.array_api.kernels.scatter import (
+    _array_write,
+    _array_write_grad,
     _boolean_mask,
     _boolean_mask_grad,
     _concat_part,
@@ -122,6 +125,7 @@ from symgrad.backends.array_api.kernels.scatter import (
     _placement,
     _scatter,
     _scatter_add,
+    _sequence_mask,
     _split_equal,
     _squeeze_ones,
     _take,
@@ -1526,6 +1530,15 @@ def test_traced_is_true_only_for_values_jax_traces(xp: Any) -> None:
         assert _traced(value) is False
 
 
+def test_holds_is_the_truth_of_a_concrete_condition_and_refuses_a_traced_one(xp: Any) -> None:
+    assert _holds(put(xp, True), "while_loop") is True
+    assert _holds(put(xp, 0.0), "cond_true") is False
+    jax = pytest.importorskip("jax")
+    jnp = pytest.importorskip("jax.numpy")
+    with pytest.raises(TypeError, match="while_loop: its condition is a value jax.jit traces"):
+        jax.jit(lambda value: _holds(value, "while_loop"))(jnp.asarray(True))
+
+
 def test_checks_skip_values_jax_traces() -> None:
     jax = pytest.importorskip("jax")
     jnp = pytest.importorskip("jax.numpy")
@@ -1623,3 +1636,26 @@ def test_uniform_and_unigram_candidates_are_reproducible(unique: bool) -> None:
         assert np.all((classes >= 0) & (classes < 50)) and tries >= 40
         assert len(set(classes.tolist())) == 40 if unique else tries == 40
         same(drawn, draw(np.random.default_rng(6)))
+
+
+def test_array_write_and_its_gradient_match_numpys(xp: Any) -> None:
+    row = put(xp, [1.0, 2.0], np.float32)
+    first = _array_write(xp, put(xp, 0.0, np.float32), put(xp, 1), row, 3)
+    assert np.asarray(first).tolist() == [[0, 0], [1, 2], [0, 0]]
+    grown = _array_write(xp, first, put(xp, 4), row, -1)
+    assert np.asarray(grown).tolist() == [[0, 0], [1, 2], [0, 0], [0, 0], [1, 2]]
+    with pytest.raises(IndexError, match="of an array of size 3"):
+        _array_write(xp, first, put(xp, 3), row, 3)
+    grad = put(xp, np.arange(6.0).reshape(3, 2))
+    assert np.asarray(
+        _array_write_grad(xp, grad, put(xp, np.ones((2, 2))), put(xp, 1))
+    ).tolist() == [
+        [0, 1],
+        [0, 0],
+    ]
+    assert np.asarray(_array_write_grad(xp, grad, put(xp, 0.0), put(xp, 0))).shape == ()
+
+
+def test_sequence_mask_of_any_namespace(xp: Any) -> None:
+    mask = _sequence_mask(xp, put(xp, [0, 2], np.int32), put(xp, 3))
+    assert np.asarray(mask).tolist() == [[False, False, False], [True, True, False]]

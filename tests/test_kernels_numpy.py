@@ -109,6 +109,8 @@ from symgrad.backends.numpy.kernels.resize import (
     _resize_positions,
 )
 from symgrad.backends.numpy.kernels.scatter import (
+    _array_write,
+    _array_write_grad,
     _boolean_mask,
     _boolean_mask_grad,
     _concat_part,
@@ -118,6 +120,7 @@ from symgrad.backends.numpy.kernels.scatter import (
     _one_hot_like,
     _scatter,
     _scatter_add,
+    _sequence_mask,
     _split_equal,
     _unconcat_part,
     _unsplit_equal,
@@ -1349,3 +1352,38 @@ def test_every_kernel_is_called_by_a_test_here() -> None:
         if name not in (called if callable(kernel) else read)
     ]
     assert untested == []
+
+
+def test_array_write_allocates_grows_and_copies() -> None:
+    """TensorArray.write: the first write gives the rows their shape (a fixed size, or as many
+    rows as written when dynamic), a write past the end grows a dynamic array and is an
+    IndexError for a fixed one, and the array written to is never changed."""
+    first = _array_write(np.float32(0), 1, np.array([1.0, 2.0], np.float32), 3)
+    assert first.tolist() == [[0, 0], [1, 2], [0, 0]] and first.dtype == np.float32
+    grown = _array_write(_array_write(np.float64(0), 0, np.ones(2), -1), 2, np.full(2, 5.0), -1)
+    assert grown.tolist() == [[1, 1], [0, 0], [5, 5]]
+    again = _array_write(first, 0, np.array([7.0, 8.0], np.float32), 3)
+    assert again[0].tolist() == [7, 8] and first[0].tolist() == [0, 0]
+    with pytest.raises(IndexError, match="index 3 of an array of size 3"):
+        _array_write(first, 3, np.zeros(2, np.float32), 3)
+    with pytest.raises(IndexError, match="index -1 < 0"):
+        _array_write(first, -1, np.zeros(2, np.float32), 3)
+    scalars = _array_write(np.float64(0), 1, np.float64(4.0), -1)
+    assert scalars.tolist() == [0.0, 4.0]
+
+
+def test_array_write_grad_drops_the_row_written_over() -> None:
+    grad = np.arange(6.0).reshape(3, 2)
+    before = np.ones((2, 2))
+    assert _array_write_grad(grad, before, 1).tolist() == [[0, 1], [0, 0]]
+    assert _array_write_grad(grad, np.float64(0), 1).shape == ()  # the stand-in's cotangent
+    assert _array_write_grad(grad, np.ones((3, 2)), 0).tolist() == [[0, 0], [2, 3], [4, 5]]
+
+
+def test_sequence_mask_marks_the_positions_within_each_length() -> None:
+    assert _sequence_mask(np.array([0, 2, 3]), 3).tolist() == [
+        [False, False, False],
+        [True, True, False],
+        [True, True, True],
+    ]
+    assert _sequence_mask(np.array([[1], [2]]), np.int32(2)).shape == (2, 1, 2)

@@ -39,8 +39,9 @@ def loop_text(
     if loop.saves:
         lines.append(f"    {loop.trace} = []")
     if loop.kind == "while":
+        rng = ["rng"] if loop.rng else []
         test = truth(
-            _call(loop.condition, [*loop.carried, *loop.condition_captured]), function.name
+            _call(loop.condition, [*loop.carried, *loop.condition_captured, *rng]), function.name
         )
         if loop.limit:
             lines.append(f"    {loop.step} = 0")
@@ -61,9 +62,13 @@ def loop_text(
         ]
     if loop.saves:
         lines.append(f"        {loop.trace}.append(({_targets(loop.carried)}))")
-    results = [*loop.carried, *(f"{name}_row" for name in step_outputs)]
-    body = _call(loop.body, [*loop.carried, *rows, *loop.body_captured])
+    results = [*loop.carried, *(f"{name}_row" for name in step_outputs), *loop.draws]
+    body = _call(
+        loop.body, [*loop.carried, *rows, *loop.body_captured, *(["rng"] if loop.rng else [])]
+    )
     lines.append(f"        {_targets(results) if len(results) > 1 else results[0]} = {body}")
+    if loop.saves and loop.draws:  # what the step drew, for the gradient to see again
+        lines.append(f"        {loop.trace}[-1] += ({_targets(loop.draws)})")
     for name in step_outputs:
         lines.append(f"        {name}.append({name}_row)")
     if loop.kind == "while" and loop.limit:
@@ -88,8 +93,9 @@ def body_text(
     floating-point warnings around a guarded line."""
     program = function.program
     assert program is not None
+    parameters = [i.name for i in program.inputs] + (["rng"] if function.takes_rng else [])
     text = [
-        f"def {_call(function.name, [i.name for i in program.inputs])}:",
+        f"def {_call(function.name, parameters)}:",
         f'    """{function.description}"""',
         f"    # {summary}",
     ]

@@ -14,11 +14,12 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dtypes
-from ..errors import DTypeError, InvalidArgumentError
+from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Operation, Tensor, ancestors, get_default_graph
 from ..ops.elementwise import cast, minimum
 from ..ops.sources import convert_to_tensor
 from ..ops.state import Variable, assign_sub, global_variables, group, trainable_variables
+from ..shapes import format_shape, is_fully_defined
 from .variable_scope import GraphKeys, get_collection, slot_variable
 
 MOVING_AVERAGE_VARIABLES = GraphKeys.MOVING_AVERAGE_VARIABLES
@@ -74,7 +75,7 @@ class ExponentialMovingAverage:
         self._decay = decay
         self._num_updates = num_updates
         self._name = name
-        self._averages: dict[Variable, Variable] = {}
+        self._averages: dict[Tensor, Variable] = {}  # a variable's or a tensor's average
 
     @property
     def name(self) -> str:
@@ -86,10 +87,15 @@ class ExponentialMovingAverage:
         variables = list(trainable_variables() if var_list is None else var_list)
         graph = get_default_graph()
         for var in variables:
-            if not isinstance(var, Variable):
+            if not isinstance(var, Tensor):
                 raise InvalidArgumentError(
-                    f"symgrad: ExponentialMovingAverage.apply: '{getattr(var, 'name', var)}' "
-                    "is not a variable; symgrad averages variables only"
+                    f"symgrad: ExponentialMovingAverage.apply: {var!r:.60} is neither a "
+                    "variable nor a tensor"
+                )
+            if not isinstance(var, Variable) and not is_fully_defined(var.shape):
+                raise ShapeError(
+                    f"symgrad: ExponentialMovingAverage.apply: tensor '{var.name}' has shape "
+                    f"{format_shape(var.shape)}; its average needs a fully defined shape"
                 )
             if not var.dtype.is_floating:
                 raise DTypeError(
@@ -101,9 +107,14 @@ class ExponentialMovingAverage:
                     f"symgrad: Moving average already computed for: {var.name}"
                 )
             # A slot of the variable, as TF1 makes it: named after the variable scope it is
-            # made in, starting from the variable's value once it is initialized.
-            self._averages[var] = slot_variable(var, var.initialized_value(), self._name)
-            graph.add_to_collection(MOVING_AVERAGE_VARIABLES, var)
+            # made in, starting from the variable's value once it is initialized; a tensor's
+            # (a batch's mean) starts from zeros, as TF1's zeros slot.
+            if isinstance(var, Variable):
+                self._averages[var] = slot_variable(var, var.initialized_value(), self._name)
+                graph.add_to_collection(MOVING_AVERAGE_VARIABLES, var)
+            else:
+                zeros = np.zeros(tuple(var.shape), dtype=var.dtype.numpy)  # type: ignore[arg-type]
+                self._averages[var] = slot_variable(var, zeros, self._name)
         assigned = _assigned_before(graph)
         with graph.name_scope(self._name) as scope:
             decay: Tensor = convert_to_tensor(self._decay, dtype=_dtypes.float32)

@@ -359,7 +359,7 @@ def variable_scope(
 # --- slots ------------------------------------------------------------------------------------
 
 
-def slot_variable(primary: Variable, value: Any, name: str) -> Variable:
+def slot_variable(primary: Tensor, value: Any, name: str) -> Variable:
     """A variable that keeps state for ``primary`` (an optimizer's accumulator, a moving
     average), named as TF1's ``slot_creator`` names it: ``<variable scope>/<primary's
     name>/<name>``, then ``<name>_1``, ``<name>_2``... for the next slots of that name (Adam's

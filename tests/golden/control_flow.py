@@ -2,15 +2,16 @@
 
 Graph: control_flow
 Inputs:
-    x                                         float32 (None, None, 2)   placeholder
-    scale                                     float32 ()                placeholder
-    model_rnn_basic_rnn_cell_kernel           float32 (5, 3)            variable
-    model_rnn_basic_rnn_cell_bias             float32 (3,)              variable
+    x                                        float32 (None, None, 2)   placeholder
+    scale                                    float32 ()                placeholder
+    lengths                                  int32 (None,)             placeholder
+    model_rnn_basic_rnn_cell_kernel          float32 (5, 3)            variable
+    model_rnn_basic_rnn_cell_bias            float32 (3,)              variable
 Outputs:
-    cond                                      float32 ()
-    d_cond_d_scale                            float32 ()
-    d_cond_d_model_rnn_basic_rnn_cell_kernel  float32 (5, 3)
-    d_cond_d_model_rnn_basic_rnn_cell_bias    float32 (3,)
+    add                                      float32 ()
+    d_add_d_scale                            float32 ()
+    d_add_d_model_rnn_basic_rnn_cell_kernel  float32 (5, 3)
+    d_add_d_model_rnn_basic_rnn_cell_bias    float32 (3,)
 """
 
 import numpy as np
@@ -59,12 +60,90 @@ def _check(name, value, dtype, shape):
     return array
 
 
+def _scatter_add(value, indices, shape, axis, dtype):
+    """Zeros of ``shape`` with ``value`` added at ``indices`` along ``axis`` (the gradient of take)."""
+    result = np.zeros(shape, dtype=dtype)
+    depth = np.ndim(indices)
+    moved = np.moveaxis(
+        np.asarray(value), list(range(axis, axis + depth)), list(range(depth))
+    )
+    np.add.at(np.moveaxis(result, axis, 0), indices, moved)
+    return result
+
+
+def _array_write(flow, index, value, size):
+    """TensorArray.write: the rows written so far (``flow``; a 0-d stand-in before the first
+    write, which gives the rows their shape) with row ``index`` set to ``value``, copied. The
+    array has ``size`` rows, or grows to ``index + 1`` where its size is dynamic (-1)."""
+    value = np.asarray(value)
+    row = int(np.asarray(index))
+    if row < 0:
+        raise IndexError(f"TensorArray: write to index {row} < 0")
+    if np.ndim(flow) != value.ndim + 1:
+        rows = np.zeros((max(size, row + 1),) + value.shape, dtype=value.dtype)
+    elif row >= np.shape(flow)[0]:
+        if size >= 0:
+            raise IndexError(
+                f"TensorArray: write to index {row} of an array of size {size} "
+                f"(dynamic_size=False)"
+            )
+        missing = (row + 1 - np.shape(flow)[0],) + value.shape
+        rows = np.concatenate([flow, np.zeros(missing, dtype=value.dtype)])
+    else:
+        rows = np.array(flow, copy=True)
+    rows[row] = value
+    return rows
+
+
+def _array_write_grad(grad, flow, index):
+    """The cotangent of the rows before a write: ``grad`` with zeros at row ``index`` (its
+    value was written over), cut to the rows ``flow`` had (none before the first write)."""
+    if np.ndim(flow) != np.ndim(grad):
+        return np.zeros(np.shape(flow), dtype=grad.dtype)
+    part = np.array(grad[: np.shape(flow)[0]], copy=True)
+    row = int(np.asarray(index))
+    if row < part.shape[0]:
+        part[row] = 0
+    return part
+
+
+def _sequence_mask(lengths, maxlen):
+    """``[..., maxlen]`` booleans: position j of a sequence of length n is ``j < n``."""
+    return np.arange(int(np.asarray(maxlen))) < np.expand_dims(np.asarray(lengths), -1)
+
+
+def _ensure_in_range(indices, like, axis, op_type):
+    """``indices``, checked to lie in ``[0, n)`` for ``n`` the size of ``like`` along ``axis``
+    (``op_type`` refuses others in TF, where NumPy would wrap a negative index round)."""
+    size = np.shape(like)[axis]
+    values = np.asarray(indices)
+    if values.size:
+        low, high = values.min(), values.max()
+        if low < 0 or high >= size:
+            raise IndexError(
+                f"{op_type}: index {low if low < 0 else high} is not in [0, {size}) "
+                f"(axis {axis} of shape {list(np.shape(like))})"
+            )
+    return indices
+
+
+def _sum_to_shape(value, shape):
+    """Sum ``value`` over the axes that NumPy broadcasting added to ``shape``."""
+    if np.shape(value) == shape:
+        return value
+    lead = np.ndim(value) - len(shape)
+    value = np.sum(value, axis=tuple(range(lead))) if lead else value
+    axes = tuple(i for i, n in enumerate(shape) if n == 1 and np.shape(value)[i] != 1)
+    return np.sum(value, axis=axes, keepdims=True) if axes else value
+
+
 def control_flow(
-    x, scale, model_rnn_basic_rnn_cell_kernel, model_rnn_basic_rnn_cell_bias
+    x, scale, lengths, model_rnn_basic_rnn_cell_kernel, model_rnn_basic_rnn_cell_bias
 ):
     """Forward values and gradients; see the module docstring for shapes."""
     x = _check("x", x, np.float32, (None, None, 2))
     scale = _check("scale", scale, np.float32, ())
+    lengths = _check("lengths", lengths, np.int32, (None,))
     model_rnn_basic_rnn_cell_kernel = _check(
         "model_rnn_basic_rnn_cell_kernel",
         model_rnn_basic_rnn_cell_kernel,
@@ -74,8 +153,11 @@ def control_flow(
     model_rnn_basic_rnn_cell_bias = _check(
         "model_rnn_basic_rnn_cell_bias", model_rnn_basic_rnn_cell_bias, np.float32, (3,)
     )
-    # Statements: 16, BLAS calls: 0
+    # Statements: 24, BLAS calls: 0
     # Forward
+    while_results_1_t0 = np.int32(0)
+    slice_x_1 = (np.array(np.shape(x), dtype=np.int32))[1]
+    while_1_results_t0 = np.float32(0)
     transpose_x = np.transpose(x, (1, 0, 2))
     slice_x = transpose_x[0]
     while_results = while_loop(
@@ -87,44 +169,71 @@ def control_flow(
         model_rnn_basic_rnn_cell_bias,
     )
     del slice_x
-    while_results_1_t0 = np.transpose(while_results[1], (1, 0, 2))
-    while_results_1 = while_loop_1(np.int32(0), np.sum(while_results_1_t0), scale)
+    transpose_Tanh = np.transpose(while_results[1], (1, 0, 2))
+    while_results_1 = while_loop_1(while_results_1_t0, transpose_Tanh.sum(), scale)
     value = while_results_1[1]
     greater_value = np.greater(value, 200)
     cond_results = cond_true(value) if greater_value else cond_false(value)
-    cond = cond_results[0]
+    while_1_results = while_1(
+        while_results_1_t0, while_1_results_t0, slice_x_1, transpose_Tanh
+    )
+    TensorArrayStack = while_1_results[1]
+    expand_SequenceMask = np.expand_dims(
+        np.transpose(np.asarray(_sequence_mask(lengths, slice_x_1), dtype=np.float32)),
+        2,
+    )
+    add_t0 = TensorArrayStack * expand_SequenceMask
+    add = cond_results[0] + np.sum(add_t0)
     # Gradients
-    while_grad_results_t0 = np.float32(0)
+    while_1_grad_results = while_1_grad(
+        _sum_to_shape(
+            np.broadcast_to(
+                expand_SequenceMask,
+                np.broadcast_shapes(np.shape(add_t0), np.shape(expand_SequenceMask)),
+            ),
+            np.shape(TensorArrayStack),
+        ),
+        np.broadcast_to(while_1_results_t0, np.shape(transpose_Tanh)),
+        while_1_results[2],
+        transpose_Tanh,
+    )
+    del expand_SequenceMask
     cond_grad_results = (
         cond_grad_true(value, np.float32(1))
         if greater_value
         else cond_grad_false(value, np.float32(1))
     )
     while_grad_results = while_grad(
-        cond_grad_results[0], while_grad_results_t0, while_results_1[2], scale
+        cond_grad_results[0], while_1_results_t0, while_results_1[2], scale
     )
-    d_cond_d_scale = while_grad_results[1]
+    d_add_d_scale = while_grad_results[1]
+    while_grad_1_results_t0 = while_1_grad_results[1]
     while_grad_1_results = while_grad_1(
-        np.broadcast_to(while_grad_results_t0, np.shape(while_results[0])),
-        np.broadcast_to(while_grad_results_t0, (5, 3)),
-        np.broadcast_to(while_grad_results_t0, (3,)),
+        np.broadcast_to(while_1_results_t0, np.shape(while_results[0])),
+        np.broadcast_to(while_1_results_t0, (5, 3)),
+        np.broadcast_to(while_1_results_t0, (3,)),
         while_results[2],
         transpose_x,
         np.transpose(
-            np.broadcast_to(while_grad_results[0], np.shape(while_results_1_t0)),
+            np.broadcast_to(
+                while_grad_1_results_t0 + while_grad_results[0],
+                np.broadcast_shapes(
+                    np.shape(while_grad_1_results_t0), np.shape(transpose_Tanh)
+                ),
+            ),
             (1, 0, 2),
         ),
         model_rnn_basic_rnn_cell_kernel,
         model_rnn_basic_rnn_cell_bias,
     )
-    del transpose_x
-    d_cond_d_model_rnn_basic_rnn_cell_kernel = while_grad_1_results[1]
-    d_cond_d_model_rnn_basic_rnn_cell_bias = while_grad_1_results[2]
+    del transpose_Tanh, transpose_x
+    d_add_d_model_rnn_basic_rnn_cell_kernel = while_grad_1_results[1]
+    d_add_d_model_rnn_basic_rnn_cell_bias = while_grad_1_results[2]
     return (
-        cond,
-        d_cond_d_scale,
-        d_cond_d_model_rnn_basic_rnn_cell_kernel,
-        d_cond_d_model_rnn_basic_rnn_cell_bias,
+        add,
+        d_add_d_scale,
+        d_add_d_model_rnn_basic_rnn_cell_kernel,
+        d_add_d_model_rnn_basic_rnn_cell_bias,
     )
 
 
@@ -196,28 +305,85 @@ def cond_false(value):
     return (mul,)
 
 
-def cond_grad_true(value, grad_ys):
+def while_1_cond(t, squares, slice_x, transpose_Tanh):
+    """The condition of loop 'while_1/Loop'."""
+    # Statements: 1, BLAS calls: 0
+    less = np.less(t, slice_x)
+    return less
+
+
+def while_1_body(t, squares, slice_x, transpose_Tanh):
+    """One step of loop 'while_1/Loop'."""
+    # Statements: 3, BLAS calls: 0
+    add = t + 1
+    gather_t = np.take(
+        transpose_Tanh, _ensure_in_range(t, transpose_Tanh, 1, "GatherV2"), axis=1
+    )
+    TensorArrayWrite = _array_write(squares, t, gather_t**2, -1)
+    return add, TensorArrayWrite
+
+
+def while_1(t, squares, slice_x, transpose_Tanh):
+    """tf.while_loop 'while_1'."""
+    trace = []
+    while while_1_cond(t, squares, slice_x, transpose_Tanh):
+        trace.append((t, squares))
+        t, squares = while_1_body(t, squares, slice_x, transpose_Tanh)
+    return t, squares, trace
+
+
+def while_1_grad_body(d_squares, d_transpose_1, t, squares, transpose_Tanh):
+    """One step of loop 'gradients/while_1_grad/Loop'."""
+    # Statements: 4, BLAS calls: 0
+    # for d add / d t
+    ensure_in_range_d_t = _ensure_in_range(t, transpose_Tanh, 1, "GatherV2")
+    # for d add / d t
+    scatter_add_d_t = _scatter_add(
+        np.take(d_squares, _ensure_in_range(t, d_squares, 0, "GatherV2"), axis=0)
+        * np.take(transpose_Tanh, ensure_in_range_d_t, axis=1),
+        ensure_in_range_d_t,
+        np.shape(transpose_Tanh),
+        1,
+        np.float32,
+    )
+    # for d add / d t
+    identity_d_t = _array_write_grad(d_squares, squares, t)
+    # for d add / d t
+    add_d_t = d_transpose_1 + 2 * scatter_add_d_t
+    return identity_d_t, add_d_t
+
+
+def while_1_grad(d_squares, d_transpose_1, trace, transpose_Tanh):
+    """The gradient of loop 'while_1/Loop', backwards over what its steps saved."""
+    for step in reversed(range(len(trace))):
+        d_squares, d_transpose_1 = while_1_grad_body(
+            d_squares, d_transpose_1, *trace[step], transpose_Tanh
+        )
+    return d_squares, d_transpose_1
+
+
+def cond_grad_true(value, d_add_d_cond):
     """The true branch of cond 'gradients/cond_grad/Cond'."""
     # Statements: 1, BLAS calls: 0
-    # for d cond / d cond
-    identity_d_cond = grad_ys / value
+    # for d add / d cond
+    identity_d_cond = d_add_d_cond / value
     return (identity_d_cond,)
 
 
-def cond_grad_false(value, grad_ys):
+def cond_grad_false(value, d_add_d_cond):
     """The false branch of cond 'gradients/cond_grad/Cond'."""
     # Statements: 1, BLAS calls: 0
-    # for d cond / d cond
-    identity_d_cond = 0.5 * grad_ys
+    # for d add / d cond
+    identity_d_cond = 0.5 * d_add_d_cond
     return (identity_d_cond,)
 
 
 def while_grad_body(d_value, d_scale, k, value, scale):
     """One step of loop 'gradients/while_grad/Loop'."""
     # Statements: 2, BLAS calls: 0
-    # for d cond / d k
+    # for d add / d k
     identity_d_k = d_value * scale
-    # for d cond / d k
+    # for d add / d k
     add_d_k = d_scale + d_value * value
     return identity_d_k, add_d_k
 
@@ -241,9 +407,9 @@ def while_grad_1_body(
 ):
     """One step of loop 'gradients/while_grad_1/Loop'."""
     # Statements: 9, BLAS calls: 3
-    # for d cond / d state
+    # for d add / d state
     concat_v2_d_state = np.concatenate([transpose_row, state], 1)
-    # for d cond / d state
+    # for d add / d state
     term_d_state = (
         1
         - np.tanh(
@@ -252,18 +418,18 @@ def while_grad_1_body(
         )
         ** 2
     ) * (d_Tanh + d_state)
-    # for d cond / d state
+    # for d add / d state
     mat_mul_d_state = term_d_state @ model_rnn_basic_rnn_cell_kernel.T
-    # for d cond / d state
+    # for d add / d state
     identity_d_state = mat_mul_d_state[:, 2:5]
-    # for d cond / d state
+    # for d add / d state
     identity_d_state_1 = mat_mul_d_state[:, 0:2]
     del mat_mul_d_state
-    # for d cond / d state
+    # for d add / d state
     add_d_state = concat_v2_d_state.T @ term_d_state
     add_d_state += d_kernel
     del concat_v2_d_state
-    # for d cond / d state
+    # for d add / d state
     add_d_state_1 = term_d_state.sum(axis=0)
     add_d_state_1 += d_bias
     return identity_d_state, add_d_state, add_d_state_1, identity_d_state_1
@@ -275,7 +441,7 @@ def while_grad_1(
     d_bias,
     trace,
     transpose_x,
-    d_cond_d_Tanh,
+    d_add_d_Tanh,
     model_rnn_basic_rnn_cell_kernel,
     model_rnn_basic_rnn_cell_bias,
 ):
@@ -288,7 +454,7 @@ def while_grad_1(
             d_bias,
             *trace[step],
             transpose_x[step],
-            d_cond_d_Tanh[step],
+            d_add_d_Tanh[step],
             model_rnn_basic_rnn_cell_kernel,
             model_rnn_basic_rnn_cell_bias,
         )

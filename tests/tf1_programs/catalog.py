@@ -306,6 +306,38 @@ PROGRAMS: dict[str, Program] = {
         notes="dropout where two [None, ...] placeholders meet (the images' and the labels' "
         "batch sizes): the fast form's body for equal sizes draws the mask",
     ),
+    "gorner_rnn_char_language_model": Program(
+        {
+            "valid_loss": _loss(expr="float(valid_loss)", tol=0.15),
+            "valid_accuracy": _acc(expr="float(valid_accuracy)", tol=0.05),
+            "known_words": _acc(expr="float(known_words)", tol=0.1),
+            "lengths": Metric("band", expr="varied_lengths", tol=0.0),
+        },
+        notes="dynamic_rnn over [None, None] characters: a loop over the fed steps, another "
+        "length every batch; a MultiRNNCell of GRUs (state_is_tuple=False) with input dropout "
+        "drawn at every step; text generated one character at a time from the fed-back state",
+    ),
+    "brando90_batch_norm_cond": Program(
+        {
+            "accuracy": _acc(r"Test accuracy:\s*([0-9.]+)", tol=0.05),
+            "loss": _loss(expr="float(test_loss)", tol=0.1),
+            "average_gap": Metric("band", expr="average_gap", tol=0.3),
+            "unchanged": Metric("band", expr="unchanged"),
+        },
+        notes="tf.cond on a phase_train placeholder: the batch's moments and ema.apply (an "
+        "assignment inside the branch, run with the cond) in training, the moving averages at "
+        "inference; dropout in the training branch of another cond",
+    ),
+    "udacity_seq2seq_sort_letters": Program(
+        {
+            "validation_loss": _loss(expr="float(validation_loss)", tol=0.1),
+            "sorted_words": _acc(expr="float(sorted_words)", tol=0.15),
+        },
+        notes="contrib.seq2seq: an LSTM encoder over [None, None] ids, a TrainingHelper decoder "
+        "run by dynamic_decode (a while_loop collecting TensorArrays) and a "
+        "GreedyEmbeddingHelper decoder sharing its variables, sequence_loss with a "
+        "sequence_mask, gradients clipped by value",
+    ),
     "tensorflow_models_ptb_word_lm": Program(
         {
             "train_perplexity": _loss(r"Train Perplexity: ([0-9.]+)", tol=0.1),

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import io
 import json
 import os
@@ -110,6 +111,8 @@ def _tensorflow_as_symgrad(seed: int) -> types.ModuleType:
         static_rnn=v1.nn.static_rnn,
         **{name: getattr(v1.nn.rnn_cell, name) for name in _RNN_CELLS},
     )
+    # TF1's contrib.seq2seq decoding, written on TF's own ops (tf_seq2seq.py).
+    contrib.seq2seq = importlib.import_module("tf_seq2seq").make(v1)  # type: ignore[attr-defined]
     view.contrib = contrib  # type: ignore[attr-defined]
     sys.modules["symgrad.contrib"] = contrib
     view.set_random_seed = lambda s: v1.set_random_seed(s + seed)

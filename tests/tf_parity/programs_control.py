@@ -315,3 +315,49 @@ def dynamic_rnn_gru_sequence_length(tf):
 @_program
 def dynamic_rnn_lstm_sequence_length(tf):
     return _dynamic_rnn(tf, "lstm", True)
+
+
+@_program
+def tensor_array_collects_a_loop(tf):
+    # A recurrence written by hand: inputs read from an unstacked TensorArray, outputs
+    # written to a growing one, stacked after the loop.
+    x = tf.placeholder(tf.float64, [None, None], name="x")  # [time, batch]
+    w = tf.Variable(np.float64(0.7), name="w")
+    steps = tf.shape(x)[0]
+    inputs = tf.TensorArray(tf.float64, size=steps).unstack(x)
+    outputs = tf.TensorArray(tf.float64, size=0, dynamic_size=True)
+
+    def body(t, h, out):
+        h = tf.tanh(inputs.read(t) + w * h)
+        return t + 1, h, out.write(t, h * h)
+
+    _, h, outputs = tf.while_loop(
+        lambda t, h, out: t < steps, body, [tf.constant(0), tf.zeros_like(x[0]), outputs]
+    )
+    stacked = outputs.stack()
+    loss = tf.reduce_sum(stacked) + tf.reduce_sum(h)
+    return {
+        "fetches": [stacked, outputs.size(), tf.gradients(loss, [x, w])],
+        "feeds": {x: _arr(23, (4, 3))},
+    }
+
+
+@_program
+def tensor_array_fixed_size_gather(tf):
+    x = tf.placeholder(tf.float32, [None, 2], name="x")
+    ta = tf.TensorArray(tf.float32, size=3, element_shape=[2], clear_after_read=False)
+
+    def body(i, ta):
+        return i + 1, ta.write(i, x[i] * tf.cast(i + 1, tf.float32))
+
+    _, ta = tf.while_loop(lambda i, ta: i < 3, body, [0, ta])
+    picked = ta.gather([2, 0])
+    return {
+        "fetches": [
+            ta.stack(),
+            picked,
+            ta.read(1),
+            tf.gradients(tf.reduce_sum(picked * picked), x),
+        ],
+        "feeds": {x: _arr(24, (3, 2), dtype=np.float32)},
+    }

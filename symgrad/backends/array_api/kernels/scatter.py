@@ -310,3 +310,56 @@ def _boolean_mask_grad(
     for k, a in enumerate(front):
         order.insert(axis + k, a)
     return xp.permute_dims(rows, tuple(order))
+
+
+def _array_write(
+    xp: Namespace, flow: Array, index: Array, value: Array, size: int
+) -> Array:
+    """TensorArray.write: the rows written so far (``flow``; a 0-d stand-in before the first
+    write, which gives the rows their shape) with row ``index`` set to ``value``, as a new
+    array (the standard has no item assignment for every library). The array has ``size``
+    rows, or grows to ``index + 1`` where its size is dynamic (-1)."""
+    value = xp.asarray(value)
+    flow = xp.asarray(flow)  # the stand-in may arrive as a Python number
+    row = int(index)
+    if row < 0:
+        raise IndexError(f"TensorArray: write to index {row} < 0")
+    device = _device_of(value)
+    if flow.ndim != value.ndim + 1:
+        count = max(size, row + 1)
+        flow = xp.zeros((count,) + tuple(value.shape), dtype=value.dtype, device=device)
+    elif row >= flow.shape[0]:
+        if size >= 0:
+            raise IndexError(
+                f"TensorArray: write to index {row} of an array of size {size} "
+                f"(dynamic_size=False)"
+            )
+        missing = (row + 1 - flow.shape[0],) + tuple(value.shape)
+        flow = xp.concat([flow, xp.zeros(missing, dtype=value.dtype, device=device)])
+    # Full keys (``...``): the standard leaves indexing fewer axes than an array has undefined.
+    return xp.concat(
+        [flow[:row, ...], xp.expand_dims(value, axis=0), flow[row + 1 :, ...]]
+    )
+
+
+def _array_write_grad(xp: Namespace, grad: Array, flow: Array, index: Array) -> Array:
+    """The cotangent of the rows before a write: ``grad`` with zeros at row ``index`` (its
+    value was written over), cut to the rows ``flow`` had (none before the first write)."""
+    flow = xp.asarray(flow)
+    if flow.ndim != grad.ndim:
+        return xp.zeros(tuple(flow.shape), dtype=grad.dtype, device=_device_of(grad))
+    part = grad[: flow.shape[0], ...]
+    row = int(index)
+    if row >= part.shape[0]:
+        return part
+    zero = xp.zeros(
+        (1,) + tuple(part.shape[1:]), dtype=part.dtype, device=_device_of(part)
+    )
+    return xp.concat([part[:row, ...], zero, part[row + 1 :, ...]])
+
+
+def _sequence_mask(xp: Namespace, lengths: Array, maxlen: Array) -> Array:
+    """``[..., maxlen]`` booleans: position j of a sequence of length n is ``j < n``."""
+    lengths = xp.asarray(lengths)
+    positions = xp.arange(int(maxlen), dtype=lengths.dtype, device=_device_of(lengths))
+    return positions < xp.expand_dims(lengths, axis=-1)

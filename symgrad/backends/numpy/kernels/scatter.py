@@ -151,3 +151,44 @@ def _boolean_mask_grad(
     result = np.zeros(shape, dtype=dtype)
     result[(slice(None),) * axis + (np.asarray(mask, dtype=bool),)] = value
     return result
+
+
+def _array_write(flow: Array, index: ArrayLike, value: ArrayLike, size: int) -> Array:
+    """TensorArray.write: the rows written so far (``flow``; a 0-d stand-in before the first
+    write, which gives the rows their shape) with row ``index`` set to ``value``, copied. The
+    array has ``size`` rows, or grows to ``index + 1`` where its size is dynamic (-1)."""
+    value = np.asarray(value)
+    row = int(np.asarray(index))
+    if row < 0:
+        raise IndexError(f"TensorArray: write to index {row} < 0")
+    if np.ndim(flow) != value.ndim + 1:
+        rows = np.zeros((max(size, row + 1),) + value.shape, dtype=value.dtype)
+    elif row >= np.shape(flow)[0]:
+        if size >= 0:
+            raise IndexError(
+                f"TensorArray: write to index {row} of an array of size {size} "
+                f"(dynamic_size=False)"
+            )
+        missing = (row + 1 - np.shape(flow)[0],) + value.shape
+        rows = np.concatenate([flow, np.zeros(missing, dtype=value.dtype)])
+    else:
+        rows = np.array(flow, copy=True)
+    rows[row] = value
+    return rows
+
+
+def _array_write_grad(grad: Array, flow: Array, index: ArrayLike) -> Array:
+    """The cotangent of the rows before a write: ``grad`` with zeros at row ``index`` (its
+    value was written over), cut to the rows ``flow`` had (none before the first write)."""
+    if np.ndim(flow) != np.ndim(grad):
+        return np.zeros(np.shape(flow), dtype=grad.dtype)
+    part = np.array(grad[: np.shape(flow)[0]], copy=True)
+    row = int(np.asarray(index))
+    if row < part.shape[0]:
+        part[row] = 0
+    return part
+
+
+def _sequence_mask(lengths: ArrayLike, maxlen: ArrayLike) -> Array:
+    """``[..., maxlen]`` booleans: position j of a sequence of length n is ``j < n``."""
+    return np.arange(int(np.asarray(maxlen))) < np.expand_dims(np.asarray(lengths), -1)
