@@ -38,7 +38,9 @@ from .ops.reshaping import expand_dims
 from .ops.sources import convert_to_tensor
 from .ops.state import Variable, assign
 from .ops.tensor_array import TensorArray
-from .shapes import Shape, TensorShape, format_shape, shapes_compatible
+from .shapes import Shape, Signature, TensorShape, format_shape, shapes_compatible
+from .shapes import signature as fresh_signature
+from .signatures import signature_of
 
 # --- nested structures ---------------------------------------------------------------------
 
@@ -102,23 +104,56 @@ def _tensors(values: Sequence[Any], what: str) -> list[Tensor]:
 
 # --- function bodies -----------------------------------------------------------------------
 
-register(OpDef("Parameter", lower=None, gradient=None))
+
+def _like(signature: Signature, shape: Shape, origin: str) -> Signature:
+    """``signature`` for a value of static ``shape``, where their ranks agree; else fresh."""
+    if shape is not None and isinstance(signature, tuple) and len(signature) == len(shape):
+        return signature
+    return fresh_signature(shape, origin)
+
+
+def _parameter_signature(op: Operation, inputs: Sequence[Signature]) -> Signature:
+    """A stand-in's run-time shape is that of the value it stands for (``like``, less its
+    ``drop`` leading dims: a row of a sequence): the body's values then share dims with the
+    outer ones, so the passes know a step's arrays to have the batch's size."""
+    like: Tensor | None = op.attrs.get("like")
+    shape = op.outputs[0].shape
+    if like is None:
+        return fresh_signature(shape, op.name)
+    known = signature_of(like)
+    drop = op.attrs.get("drop", 0)
+    return _like(known[drop:] if isinstance(known, tuple) else known, shape, op.name)
+
+
+register(OpDef("Parameter", lower=None, gradient=None, signature=_parameter_signature))
 
 
 class _Spec(NamedTuple):
-    """A parameter of a function body: its name, static shape and dtype."""
+    """A parameter of a function body: its name, static shape and dtype, and the value whose
+    run-time shape it has (``like``, less ``drop`` leading dims), where there is one."""
 
     name: str
     shape: Shape
     dtype: _dtypes.DType
+    like: Tensor | None = None
+    drop: int = 0
 
 
 _OWN_SHAPE: Any = object()  # _spec_of's default: the tensor's own static shape
 
 
 def _spec_of(tensor: Tensor, shape: Any = _OWN_SHAPE, name: str | None = None) -> _Spec:
+    """A stand-in for ``tensor``: of its shape (and run-time shape), or of ``shape``."""
     base = name or tensor.op.name.rsplit("/", 1)[-1]
-    return _Spec(base, tensor.shape if shape is _OWN_SHAPE else shape, tensor.dtype)
+    own = shape is _OWN_SHAPE or shape == tensor.shape
+    return _Spec(
+        base, tensor.shape if shape is _OWN_SHAPE else shape, tensor.dtype, tensor if own else None
+    )
+
+
+def _row_spec(sequence: Tensor, name: str) -> _Spec:
+    """A stand-in for a row of ``sequence`` (along its first axis)."""
+    return _Spec(name, _row_shape(sequence.shape), sequence.dtype, sequence, 1)
 
 
 def _parameter_names(
@@ -162,7 +197,11 @@ def _body(
     with graph.building(subgraph):
         parameters = [
             graph.create_op(
-                "Parameter", [], {"name": s.name}, [(s.shape, s.dtype)], name=s.name
+                "Parameter",
+                [],
+                {"name": s.name, "like": s.like, "drop": s.drop},
+                [(s.shape, s.dtype)],
+                name=s.name,
             ).outputs[0]
             for s in specs
         ]
@@ -247,7 +286,25 @@ def _cond_gradient(op: Operation, grads: list[Tensor | None]) -> list[Tensor | N
     return result
 
 
-register(OpDef("Cond", lower=None, gradient=_cond_gradient, control="cond"))
+def _cond_signatures(op: Operation, inputs: Sequence[Signature]) -> list[Signature]:
+    """A value's run-time shape is the branches' where they give it alike."""
+    found = []
+    true_branch, false_branch = op.attrs["branches"]
+    for out, a, b in zip(op.outputs, true_branch.results, false_branch.results, strict=True):
+        first, second = signature_of(a), signature_of(b)
+        found.append(first if first == second else fresh_signature(out.shape, out.name))
+    return found
+
+
+register(
+    OpDef(
+        "Cond",
+        lower=None,
+        gradient=_cond_gradient,
+        control="cond",
+        signature=_cond_signatures,
+    )
+)
 
 
 def cond(
@@ -520,7 +577,7 @@ def _loop_gradient(op: Operation, grads: list[Tensor | None]) -> list[Tensor | N
     # A step's trace: the values carried into it, then what it drew at random.
     draws: list[Tensor] = op.attrs["draws"]
     trace_specs: list[_Spec] = op.attrs["trace_specs"] + [
-        _Spec(f"{d.op.name.rsplit('/', 1)[-1]}_drawn", d.shape, d.dtype) for d in draws
+        _Spec(f"{d.op.name.rsplit('/', 1)[-1]}_drawn", d.shape, d.dtype, d) for d in draws
     ]
     carried = list(op.outputs[:carried_count])
     sequences = list(op.inputs[carried_count:captured_from])
@@ -599,16 +656,7 @@ def _loop_gradient(op: Operation, grads: list[Tensor | None]) -> list[Tensor | N
         step_sequences.append((sequences[s], list(step_specs_s)))
     for j, stacked in zip(graded_outputs, stacked_cotangents, strict=True):
         assert stacked is not None
-        step_sequences.append(
-            (
-                stacked,
-                [
-                    _Spec(
-                        f"d_{op.attrs['output_names'][j]}", _row_shape(stacked.shape), stacked.dtype
-                    )
-                ],
-            )
-        )
+        step_sequences.append((stacked, [_row_spec(stacked, f"d_{op.attrs['output_names'][j]}")]))
     forward_reverse = op.attrs.get("reverse", False) if kind == "scan" else False
     finals, stacks = _scan_op(
         product,
@@ -659,8 +707,46 @@ def _row_shape(shape: Shape) -> Shape:
     return None if shape is None else tuple(shape)[1:]
 
 
-register(OpDef("While", lower=None, gradient=_loop_gradient, control="while"))
-register(OpDef("Scan", lower=None, gradient=_loop_gradient, control="scan"))
+def _loop_signatures(op: Operation, inputs: Sequence[Signature]) -> list[Signature]:
+    """A carried value keeps its run-time shape from step to step where its static shape does
+    (its shape invariant is its own); a scan's stacked output is a step's output per row of
+    its first sequence; the trace is a list."""
+    count = op.attrs["carried"]
+    found: list[Signature] = []
+    for k, out in enumerate(op.outputs[:count]):
+        kept = out.shape == op.inputs[k].shape
+        found.append(
+            _like(inputs[k], out.shape, out.name) if kept else fresh_signature(out.shape, out.name)
+        )
+    if opdef_of(op).control == "scan":
+        body: Subgraph = op.attrs["body"]
+        arrays = [
+            sig
+            for sig, width in zip(inputs[count:], op.attrs["step_widths"], strict=False)
+            if width == 1 and isinstance(sig, tuple) and sig
+        ]
+        for out, result in zip(op.outputs[count:-1], body.results[count:], strict=False):
+            row = signature_of(result)
+            if arrays and isinstance(row, tuple):
+                found.append(_like((arrays[0][0], *row), out.shape, out.name))
+            else:
+                found.append(fresh_signature(out.shape, out.name))
+    found.append(())  # the trace
+    return found
+
+
+register(
+    OpDef(
+        "While",
+        lower=None,
+        gradient=_loop_gradient,
+        control="while",
+        signature=_loop_signatures,
+    )
+)
+register(
+    OpDef("Scan", lower=None, gradient=_loop_gradient, control="scan", signature=_loop_signatures)
+)
 
 
 def _tensor_arrays(structure: Any) -> list[TensorArray]:
@@ -1003,7 +1089,7 @@ def loop_over_rows(
         [
             (
                 seq,
-                [_Spec(f"{seq.op.name.rsplit('/', 1)[-1]}_row", _row_shape(seq.shape), seq.dtype)],
+                [_row_spec(seq, f"{seq.op.name.rsplit('/', 1)[-1]}_row")],
             )
             for seq in sequences
         ],
@@ -1025,9 +1111,7 @@ def _rows(elems: Any, function: str) -> tuple[list[Tensor], list[_Spec]]:
                 f"symgrad: {function}: elems '{leaf.name}' is a scalar; it needs a leading "
                 f"axis to loop over"
             )
-        specs.append(
-            _Spec(leaf.op.name.rsplit("/", 1)[-1] + "_row", _row_shape(leaf.shape), leaf.dtype)
-        )
+        specs.append(_row_spec(leaf, leaf.op.name.rsplit("/", 1)[-1] + "_row"))
     return leaves, specs
 
 

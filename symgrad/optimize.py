@@ -20,6 +20,7 @@ from sympy.codegen.cfunctions import expm1, log1p
 
 from .expression_dtypes import WEAK_FLOAT, dtype_name, expression_dtype
 from .naming import Namer
+from .ops.array_nodes import ShapeOf
 from .ops.functions import is_pure
 from .program import Program, Statement
 
@@ -96,6 +97,18 @@ def common_subexpressions(program: Program) -> list[Statement]:
         order="canonical",
         optimizations=None,
     )
+    # A run-time shape (``x.shape``) stays where it is read: it costs nothing, and a backend
+    # indexes a shape otherwise than an array (the portable form's arrays want ``[0, ...]``).
+    shapes: dict[sp.Symbol, sp.Expr] = {}
+    worth = []
+    for symbol, expr in replacements:
+        expr = expr.xreplace(shapes)
+        if isinstance(expr, ShapeOf):
+            shapes[symbol] = expr
+        else:
+            worth.append((symbol, expr))
+    if shapes:
+        replacements, reduced = worth, [expr.xreplace(shapes) for expr in reduced]
     if not replacements:
         return statements
     # Where is each temporary first needed? (directly, or through a later temporary)

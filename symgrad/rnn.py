@@ -37,17 +37,19 @@ from .errors import InvalidArgumentError, ShapeError
 from .graph import Tensor, get_default_graph
 from .ops.checks import ensure_in_range
 from .ops.creation import one_hot, zeros
+from .ops.cumulative import cumsum
 from .ops.elementwise import (
     add,
     cast,
     clip_by_value,
     less,
     multiply,
+    ones_like,
     sigmoid,
     tanh,
     zeros_like,
 )
-from .ops.gathering import where
+from .ops.gathering import gather, where
 from .ops.joining import concat, split, stack, unstack
 from .ops.linalg import matmul
 from .ops.nn_ops import bias_add
@@ -723,15 +725,34 @@ def bidirectional_dynamic_rnn(
     return (outputs_fw, outputs_bw), (state_fw, state_bw)
 
 
+def _reversed_rows(batch_major: Tensor, lengths: Tensor) -> Tensor:
+    """Each sequence of ``[batch, time, depth]`` reversed within its length, where the
+    number of steps is known only at run time: a gather of each sequence's steps in
+    their reversed order (the steps counted by a cumulative sum of ones)."""
+    ones = cast(ones_like(batch_major[:, :, 0]), _dtypes.int32)
+    times = cumsum(ones, axis=1) - 1
+    lengths = reshape(lengths, [-1, 1])
+    sources = where(less(times, lengths), lengths - 1 - times, times)
+    # Row b's step s is row b * steps + s of the steps of all rows, one after the other.
+    rows = cumsum(ones[:, :1], axis=0) - 1
+    known = batch_major.shape
+    depth = known[2] if known is not None and known[2] is not None else -1
+    flat = reshape(batch_major, [-1, depth])
+    return gather(flat, sources + rows * shape(batch_major)[1])
+
+
 def _reversed(sequence: Tensor, sequence_length: Any, time_axis: int) -> Tensor:
     """``sequence`` reversed along time; with lengths, each one within its length (the rest
     stays in place), as TF1's ``reverse_sequence``: a batched product with the one-hot
     matrix of each sequence's order of steps."""
     if sequence_length is None:
         return reverse(sequence, [time_axis])
-    assert sequence.shape is not None
-    count = int(sequence.shape[time_axis])  # dynamic_rnn has checked it is known
+    assert sequence.shape is not None  # dynamic_rnn has checked the rank
     batch_major = transpose(sequence, [1, 0, 2]) if time_axis == 0 else sequence
+    if sequence.shape[time_axis] is None:
+        flipped = _reversed_rows(batch_major, _lengths(sequence_length))
+        return transpose(flipped, [1, 0, 2]) if time_axis == 0 else flipped
+    count = int(sequence.shape[time_axis])
     # TF's ReverseSequence refuses a length past the steps or below 0.
     lengths = ensure_in_range(
         _lengths(sequence_length), zeros([count + 1], _dtypes.int32), 0, "ReverseSequence"

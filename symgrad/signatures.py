@@ -183,7 +183,9 @@ def _compute(tensor: Tensor, inputs: Sequence[Signature]) -> Signature:
         return signature(tensor.shape, tensor.name)
     opdef = opdef_of(op)
     if opdef.signature is not None:
-        return opdef.signature(op, list(inputs))
+        found = opdef.signature(op, list(inputs))
+        # A control op (a loop, a cond) gives one signature per output.
+        return found[tensor.value_index] if opdef.control is not None else found
     if opdef.elementwise and inputs:  # without inputs (ones_like of a static shape): its own
         return broadcast_signatures(*inputs)
     return signature(tensor.shape, op.name)

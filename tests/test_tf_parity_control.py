@@ -23,12 +23,7 @@ from tests.tf_parity.programs_control import PROGRAMS
 FIXTURES = load_fixtures("tf_fixtures_control.json")
 KNOWN_BUGS: dict[str, str] = {}
 # (program, form) -> what goes wrong there alone.
-KNOWN_FORM_BUGS: dict[tuple[str, str], str] = {
-    ("while_growing_shape", "portable"): (
-        "the portable printer indexes a run-time shape (a tuple there) with '[0, ...]' in the "
-        "gradient of a concat whose operands' sizes are known only at run time"
-    ),
-}
+KNOWN_FORM_BUGS: dict[tuple[str, str], str] = {}
 
 
 def test_fixtures_cover_corpus() -> None:

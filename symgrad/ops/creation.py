@@ -15,7 +15,8 @@ import sympy as sp
 from .. import dtypes as _dtypes
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..graph import Operation, Tensor, default_names
-from ..shapes import format_shape
+from ..shapes import Signature, format_shape
+from ..signatures import signature_of
 from .array_nodes import Filled, Index, created
 from .base import (
     _axis,
@@ -88,11 +89,39 @@ def _number_text(value: Any) -> str:
     return repr(value)
 
 
+def _filled_signature(op: Operation, inputs: Sequence[Any]) -> Signature:
+    """A size read from a tensor's run-time shape (``zeros([tf.shape(x)[0], 4])``, an RNN's
+    zero state) is that tensor's dim: values made from it share x's batch size."""
+    sizes = iter(op.inputs)
+    dims: list[Any] = []
+    for axis, size in enumerate(op.attrs["sizes"]):
+        if size is not None:
+            dims.append(size)
+            continue
+        dims.append(_size_origin(next(sizes)) or frozenset({(op.outputs[0].name, axis)}))
+    return tuple(dims)
+
+
+def _size_origin(size: Tensor) -> Any:
+    """The signature token of ``tf.shape(t)[k]``'s dim k of t, if ``size`` is that."""
+    op = size.op
+    if op.type != "StridedSlice" or not op.inputs or op.inputs[0].op.type != "Shape":
+        return None
+    key = op.attrs.get("key")
+    if not (isinstance(key, tuple) and len(key) == 1 and isinstance(key[0], int)):
+        return None
+    known = signature_of(op.inputs[0].op.inputs[0])
+    if not isinstance(known, tuple) or not -len(known) <= key[0] < len(known):
+        return None
+    return known[key[0]]
+
+
 register(
     OpDef(
         "FillSizes",
         lower=_lower_filled,
         gradient=lambda op, grad: [None] * len(op.inputs),
+        signature=_filled_signature,
     )
 )
 

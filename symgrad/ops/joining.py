@@ -125,7 +125,24 @@ def _lower_concat_part(op: Operation, operands: Sequence[sp.Expr]) -> sp.Expr:
     return helper("_concat_part", grad, axis, sizes, index)
 
 
-register(OpDef("ConcatV2", lower=_lower_concat, gradient=_concat_gradient))
+def _concat_signature(op: Operation, inputs: Sequence[Any]) -> Any:
+    """The parts' dims off the axis are equal (TF checks it when the graph runs): the first
+    part's; along the axis, their sum where every size is known."""
+    shape = op.outputs[0].shape
+    if shape is None or not all(isinstance(s, tuple) and len(s) == len(shape) for s in inputs):
+        return signature(shape, op.name)
+    axis = op.attrs["axis"]
+    along = [s[axis] for s in inputs]
+    dims = list(inputs[0])
+    dims[axis] = (
+        sum(along) if all(isinstance(d, int) for d in along) else frozenset({(op.name, axis)})
+    )
+    return tuple(dims)
+
+
+register(
+    OpDef("ConcatV2", lower=_lower_concat, gradient=_concat_gradient, signature=_concat_signature)
+)
 
 
 def _concat_part_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:

@@ -686,7 +686,7 @@ def all_ops(x, labels, weights, bias):
         # The shapes TF1 programs are fed: equal sizes, so arrays can be reused in place.
         return _all_ops_same_shapes(x, labels, weights, bias)
     # Any other shapes, broadcast as TF1 broadcasts them.
-    # Statements: 295, BLAS calls: 16
+    # Statements: 288, BLAS calls: 16
     # Forward
     _float64_rows = _take_rows("_float64_rows", 38, (x.shape[0], 3), np.float64)
     sum_ = np.sum(np.broadcast_to(np.float32(1), np.shape(x)))
@@ -822,11 +822,10 @@ def all_ops(x, labels, weights, bias):
     add_concat_1_t0 = np.multiply(
         log_softmax_weights, softmax_weights, out=_float64_rows.pop()
     )
-    add_concat_1_t1 = np.shape(x)
     add_concat_1 = (
         np.asarray(
             np.asarray(np.int64(np.size(x)), dtype=np.int32)
-            + np.sum(np.array(add_concat_1_t1, dtype=np.int32)),
+            + np.sum(np.array(np.shape(x), dtype=np.int32)),
             dtype=np.float64,
         )
         + np.vdot(conv_transpose_weights, conv_transpose_weights)
@@ -876,7 +875,7 @@ def all_ops(x, labels, weights, bias):
     )
     del xent_weights
     d_sum_10_d_concat_1 = np.cos(concat_1)
-    d_x_via_concat_1_t0 = [add_concat_1_t1[0], (np.shape(mul_x))[0]]
+    d_x_via_concat_1_t0 = [(np.shape(x))[0], (np.shape(mul_x))[0]]
     del mul_x
     # d sum_10 / d x, through concat_1
     d_x_via_concat_1 = _concat_part(d_sum_10_d_concat_1, 0, d_x_via_concat_1_t0, 0)
@@ -1063,22 +1062,19 @@ def all_ops(x, labels, weights, bias):
         ],
         1,
     )
-    d_add_51_d_concat_t0 = np.shape(ensure_axis_concat)
-    del ensure_axis_concat
-    d_add_51_d_concat_t1 = np.shape(concat)
-    del concat
     d_add_51_d_concat = _scatter(
-        _scatter(d_add_51_d_stack[0], d_add_51_d_concat_t0, np.s_[0], np.float64)
-        + _scatter(d_add_51_d_stack[1], d_add_51_d_concat_t0, np.s_[1], np.float64),
-        d_add_51_d_concat_t1,
+        _scatter(
+            d_add_51_d_stack[0], np.shape(ensure_axis_concat), np.s_[0], np.float64
+        )
+        + _scatter(
+            d_add_51_d_stack[1], np.shape(ensure_axis_concat), np.s_[1], np.float64
+        ),
+        np.shape(concat),
         np.s_[:2],
         np.float64,
     )
     del d_add_51_d_stack
-    # d add_51 / d squeeze, through concat
-    d_squeeze_via_concat = d_add_51_d_concat[:, 0:3]
     d_add_51_d_expand = d_add_51_d_concat[:, 3:4]
-    del d_add_51_d_concat
     # for d add_51 / d max
     cast_d_max = np.asarray(
         np.equal(squeeze, np.expand_dims(max_, 1)), dtype=np.float64
@@ -1086,25 +1082,23 @@ def all_ops(x, labels, weights, bias):
     del squeeze
     # for d add_51 / d max
     broadcast_grad_d_max = np.expand_dims(cast_d_max.sum(axis=1), 1)
-    d_add_51_d_squeeze_t0 = np.shape(max_)
-    del max_
-    d_add_51_d_squeeze_t1 = np.divide(
+    d_add_51_d_reshape_bias_t0 = np.divide(
         cast_d_max, broadcast_grad_d_max, out=_float64_rows.pop()
     )
     del broadcast_grad_d_max, cast_d_max
-    d_add_51_d_squeeze = (
-        d_add_51_d_squeeze_t1
-        * np.expand_dims(np.reshape(d_add_51_d_expand, d_add_51_d_squeeze_t0), 1)
-        + d_squeeze_via_concat
-    )
-    d_add_51_d_reshape_bias_t0 = np.shape(transpose_bias)
-    del transpose_bias
     d_add_51_d_reshape_bias = np.transpose(
-        np.reshape(d_add_51_d_squeeze, d_add_51_d_reshape_bias_t0), (0, 2, 1)
+        np.reshape(
+            d_add_51_d_reshape_bias_t0
+            * np.expand_dims(np.reshape(d_add_51_d_expand, np.shape(max_)), 1)
+            + d_add_51_d_concat[:, 0:3],
+            np.shape(transpose_bias),
+        ),
+        (0, 2, 1),
     )
+    del d_add_51_d_concat
     # d add_51 / d add_bias
     d_add_51_d_add_bias_3 = greater_bias * np.reshape(
-        d_add_51_d_reshape_bias, add_concat_1_t1
+        d_add_51_d_reshape_bias, np.shape(x)
     )
     # d add_51 / d tanh_bias, through neg_bias
     d_tanh_bias_via_neg_bias = np.negative(
@@ -1271,7 +1265,7 @@ def all_ops(x, labels, weights, bias):
                 np.sum(cast_x * d_add_51_d_mul_x, axis=1, keepdims=True),
                 dtype=np.float64,
             ),
-            add_concat_1_t1,
+            np.shape(x),
             np.s_[:, :1],
             np.float64,
         )
@@ -1328,20 +1322,16 @@ def all_ops(x, labels, weights, bias):
     )
     del d_add_51_d_reshape_bias
     d_sum_14_d_d_add_51_d_squeeze = np.reshape(
-        np.transpose(d_sum_14_d_d_add_51_d_reshape_bias, (0, 2, 1)),
-        np.shape(d_add_51_d_squeeze),
+        np.transpose(d_sum_14_d_d_add_51_d_reshape_bias, (0, 2, 1)), np.shape(x)
     )
-    del d_add_51_d_squeeze, d_sum_14_d_d_add_51_d_reshape_bias
+    del d_sum_14_d_d_add_51_d_reshape_bias
     d_sum_14_d_d_add_51_d_ensure_axis_concat = (
         np.concatenate(
             [
-                _sum_to_shape(
-                    d_sum_14_d_d_add_51_d_squeeze, np.shape(d_squeeze_via_concat)
-                ),
+                d_sum_14_d_d_add_51_d_squeeze,
                 np.reshape(
                     np.sum(
-                        d_add_51_d_squeeze_t1
-                        * _sum_to_shape(d_sum_14_d_d_add_51_d_squeeze, np.shape(x)),
+                        d_add_51_d_reshape_bias_t0 * d_sum_14_d_d_add_51_d_squeeze,
                         axis=1,
                     ),
                     np.shape(d_add_51_d_expand),
@@ -1350,7 +1340,7 @@ def all_ops(x, labels, weights, bias):
             1,
         )
     )[:2]
-    del d_add_51_d_expand, d_squeeze_via_concat, d_sum_14_d_d_add_51_d_squeeze
+    del d_add_51_d_expand, d_sum_14_d_d_add_51_d_squeeze
     d_sum_14_d_d_add_51_d_stack = np.stack(
         [
             d_sum_14_d_d_add_51_d_ensure_axis_concat[0],
@@ -1629,30 +1619,34 @@ def all_ops(x, labels, weights, bias):
         tile_stack,
     )
     d_sum_14_d_concat = _scatter(
-        _scatter(d_sum_14_d_stack[0], d_add_51_d_concat_t0, np.s_[0], np.float64)
-        + _scatter(d_sum_14_d_stack[1], d_add_51_d_concat_t0, np.s_[1], np.float64),
-        d_add_51_d_concat_t1,
+        _scatter(
+            d_sum_14_d_stack[0], np.shape(ensure_axis_concat), np.s_[0], np.float64
+        )
+        + _scatter(
+            d_sum_14_d_stack[1], np.shape(ensure_axis_concat), np.s_[1], np.float64
+        ),
+        np.shape(concat),
         np.s_[:2],
         np.float64,
     )
-    del d_sum_14_d_stack
+    del concat, d_sum_14_d_stack, ensure_axis_concat
     # d sum_14 / d add_bias
     d_sum_14_d_add_bias_1 = greater_bias * np.reshape(
         np.transpose(
             np.reshape(
-                d_add_51_d_squeeze_t1
+                d_add_51_d_reshape_bias_t0
                 * np.expand_dims(
-                    np.reshape(d_sum_14_d_concat[:, 3:4], d_add_51_d_squeeze_t0), 1
+                    np.reshape(d_sum_14_d_concat[:, 3:4], np.shape(max_)), 1
                 )
                 + d_sum_14_d_concat[:, 0:3],
-                d_add_51_d_reshape_bias_t0,
+                np.shape(transpose_bias),
             ),
             (0, 2, 1),
         ),
-        add_concat_1_t1,
+        np.shape(x),
     )
-    _float64_rows.append(d_add_51_d_squeeze_t1)
-    del d_sum_14_d_concat, greater_bias
+    _float64_rows.append(d_add_51_d_reshape_bias_t0)
+    del d_sum_14_d_concat, greater_bias, max_, transpose_bias
     # d sum_14 / d tanh_bias, through neg_bias
     d_tanh_bias_via_neg_bias_1 = np.negative(
         d_sum_14_d_add_bias_1, out=_float64_rows.pop()
@@ -1958,7 +1952,7 @@ def all_ops(x, labels, weights, bias):
 
 def _all_ops_same_shapes(x, labels, weights, bias):
     """``all_ops`` for the inputs that pass its shape check: sizes known equal."""
-    # Statements: 294, BLAS calls: 16
+    # Statements: 287, BLAS calls: 16
     # Forward
     _float64_rows = _take_rows("_float64_rows", 38, (x.shape[0], 3), np.float64)
     sum_ = np.sum(np.broadcast_to(np.float32(1), np.shape(x)))
@@ -2087,11 +2081,10 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     add_concat_1_t0 = np.multiply(
         log_softmax_weights, softmax_weights, out=_float64_rows.pop()
     )
-    add_concat_1_t1 = np.shape(x)
     add_concat_1 = (
         np.asarray(
             np.asarray(np.int64(np.size(x)), dtype=np.int32)
-            + np.sum(np.array(add_concat_1_t1, dtype=np.int32)),
+            + np.sum(np.array(np.shape(x), dtype=np.int32)),
             dtype=np.float64,
         )
         + np.vdot(conv_transpose_weights, conv_transpose_weights)
@@ -2140,7 +2133,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         1 / max(np.size(labels), 1), dtype=np.float64
     )
     d_sum_10_d_concat_1 = np.cos(concat_1)
-    d_x_via_concat_1_t0 = [add_concat_1_t1[0], (np.shape(mul_x))[0]]
+    d_x_via_concat_1_t0 = [(np.shape(x))[0], (np.shape(mul_x))[0]]
     del mul_x
     # d sum_10 / d x, through concat_1
     d_x_via_concat_1 = _concat_part(d_sum_10_d_concat_1, 0, d_x_via_concat_1_t0, 0)
@@ -2327,22 +2320,19 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         ],
         1,
     )
-    d_add_51_d_concat_t0 = np.shape(ensure_axis_concat)
-    del ensure_axis_concat
-    d_add_51_d_concat_t1 = np.shape(concat)
-    del concat
     d_add_51_d_concat = _scatter(
-        _scatter(d_add_51_d_stack[0], d_add_51_d_concat_t0, np.s_[0], np.float64)
-        + _scatter(d_add_51_d_stack[1], d_add_51_d_concat_t0, np.s_[1], np.float64),
-        d_add_51_d_concat_t1,
+        _scatter(
+            d_add_51_d_stack[0], np.shape(ensure_axis_concat), np.s_[0], np.float64
+        )
+        + _scatter(
+            d_add_51_d_stack[1], np.shape(ensure_axis_concat), np.s_[1], np.float64
+        ),
+        np.shape(concat),
         np.s_[:2],
         np.float64,
     )
     del d_add_51_d_stack
-    # d add_51 / d squeeze, through concat
-    d_squeeze_via_concat = d_add_51_d_concat[:, 0:3]
     d_add_51_d_expand = d_add_51_d_concat[:, 3:4]
-    del d_add_51_d_concat
     # for d add_51 / d max
     cast_d_max = np.asarray(
         np.equal(squeeze, np.expand_dims(max_, 1)), dtype=np.float64
@@ -2350,24 +2340,23 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     del max_, squeeze
     # for d add_51 / d max
     broadcast_grad_d_max = np.expand_dims(cast_d_max.sum(axis=1), 1)
-    d_add_51_d_squeeze_t0 = np.shape(labels)
-    d_add_51_d_squeeze_t1 = np.divide(
+    d_add_51_d_reshape_bias_t0 = np.divide(
         cast_d_max, broadcast_grad_d_max, out=_float64_rows.pop()
     )
     del broadcast_grad_d_max, cast_d_max
-    d_add_51_d_squeeze = (
-        d_add_51_d_squeeze_t1
-        * np.expand_dims(np.reshape(d_add_51_d_expand, d_add_51_d_squeeze_t0), 1)
-        + d_squeeze_via_concat
-    )
-    d_add_51_d_reshape_bias_t0 = np.shape(transpose_bias)
-    del transpose_bias
     d_add_51_d_reshape_bias = np.transpose(
-        np.reshape(d_add_51_d_squeeze, d_add_51_d_reshape_bias_t0), (0, 2, 1)
+        np.reshape(
+            d_add_51_d_reshape_bias_t0
+            * np.expand_dims(np.reshape(d_add_51_d_expand, np.shape(labels)), 1)
+            + d_add_51_d_concat[:, 0:3],
+            np.shape(transpose_bias),
+        ),
+        (0, 2, 1),
     )
+    del d_add_51_d_concat
     # d add_51 / d add_bias
     d_add_51_d_add_bias_3 = greater_bias * np.reshape(
-        d_add_51_d_reshape_bias, add_concat_1_t1
+        d_add_51_d_reshape_bias, np.shape(x)
     )
     # d add_51 / d tanh_bias, through neg_bias
     d_tanh_bias_via_neg_bias = np.negative(
@@ -2534,7 +2523,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
                 np.sum(cast_x * d_add_51_d_mul_x, axis=1, keepdims=True),
                 dtype=np.float64,
             ),
-            add_concat_1_t1,
+            np.shape(x),
             np.s_[:, :1],
             np.float64,
         )
@@ -2591,20 +2580,16 @@ def _all_ops_same_shapes(x, labels, weights, bias):
     )
     del d_add_51_d_reshape_bias
     d_sum_14_d_d_add_51_d_squeeze = np.reshape(
-        np.transpose(d_sum_14_d_d_add_51_d_reshape_bias, (0, 2, 1)),
-        np.shape(d_add_51_d_squeeze),
+        np.transpose(d_sum_14_d_d_add_51_d_reshape_bias, (0, 2, 1)), np.shape(x)
     )
-    del d_add_51_d_squeeze, d_sum_14_d_d_add_51_d_reshape_bias
+    del d_sum_14_d_d_add_51_d_reshape_bias
     d_sum_14_d_d_add_51_d_ensure_axis_concat = (
         np.concatenate(
             [
-                _sum_to_shape(
-                    d_sum_14_d_d_add_51_d_squeeze, np.shape(d_squeeze_via_concat)
-                ),
+                d_sum_14_d_d_add_51_d_squeeze,
                 np.reshape(
                     np.sum(
-                        d_add_51_d_squeeze_t1
-                        * _sum_to_shape(d_sum_14_d_d_add_51_d_squeeze, np.shape(x)),
+                        d_add_51_d_reshape_bias_t0 * d_sum_14_d_d_add_51_d_squeeze,
                         axis=1,
                     ),
                     np.shape(d_add_51_d_expand),
@@ -2613,7 +2598,7 @@ def _all_ops_same_shapes(x, labels, weights, bias):
             1,
         )
     )[:2]
-    del d_add_51_d_expand, d_squeeze_via_concat, d_sum_14_d_d_add_51_d_squeeze
+    del d_add_51_d_expand, d_sum_14_d_d_add_51_d_squeeze
     d_sum_14_d_d_add_51_d_stack = np.stack(
         [
             d_sum_14_d_d_add_51_d_ensure_axis_concat[0],
@@ -2892,30 +2877,34 @@ def _all_ops_same_shapes(x, labels, weights, bias):
         tile_stack,
     )
     d_sum_14_d_concat = _scatter(
-        _scatter(d_sum_14_d_stack[0], d_add_51_d_concat_t0, np.s_[0], np.float64)
-        + _scatter(d_sum_14_d_stack[1], d_add_51_d_concat_t0, np.s_[1], np.float64),
-        d_add_51_d_concat_t1,
+        _scatter(
+            d_sum_14_d_stack[0], np.shape(ensure_axis_concat), np.s_[0], np.float64
+        )
+        + _scatter(
+            d_sum_14_d_stack[1], np.shape(ensure_axis_concat), np.s_[1], np.float64
+        ),
+        np.shape(concat),
         np.s_[:2],
         np.float64,
     )
-    del d_sum_14_d_stack
+    del concat, d_sum_14_d_stack, ensure_axis_concat
     # d sum_14 / d add_bias
     d_sum_14_d_add_bias_1 = greater_bias * np.reshape(
         np.transpose(
             np.reshape(
-                d_add_51_d_squeeze_t1
+                d_add_51_d_reshape_bias_t0
                 * np.expand_dims(
-                    np.reshape(d_sum_14_d_concat[:, 3:4], d_add_51_d_squeeze_t0), 1
+                    np.reshape(d_sum_14_d_concat[:, 3:4], np.shape(labels)), 1
                 )
                 + d_sum_14_d_concat[:, 0:3],
-                d_add_51_d_reshape_bias_t0,
+                np.shape(transpose_bias),
             ),
             (0, 2, 1),
         ),
-        add_concat_1_t1,
+        np.shape(x),
     )
-    _float64_rows.append(d_add_51_d_squeeze_t1)
-    del d_sum_14_d_concat, greater_bias
+    _float64_rows.append(d_add_51_d_reshape_bias_t0)
+    del d_sum_14_d_concat, greater_bias, transpose_bias
     # d sum_14 / d tanh_bias, through neg_bias
     d_tanh_bias_via_neg_bias_1 = np.negative(
         d_sum_14_d_add_bias_1, out=_float64_rows.pop()

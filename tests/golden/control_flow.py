@@ -153,7 +153,7 @@ def control_flow(
     model_rnn_basic_rnn_cell_bias = _check(
         "model_rnn_basic_rnn_cell_bias", model_rnn_basic_rnn_cell_bias, np.float32, (3,)
     )
-    # Statements: 24, BLAS calls: 0
+    # Statements: 23, BLAS calls: 0
     # Forward
     while_results_1_t0 = np.int32(0)
     slice_x_1 = (np.array(np.shape(x), dtype=np.int32))[1]
@@ -197,7 +197,7 @@ def control_flow(
         while_1_results[2],
         transpose_Tanh,
     )
-    del expand_SequenceMask
+    del expand_SequenceMask, transpose_Tanh
     cond_grad_results = (
         cond_grad_true(value, np.float32(1))
         if greater_value
@@ -207,26 +207,17 @@ def control_flow(
         cond_grad_results[0], while_1_results_t0, while_results_1[2], scale
     )
     d_add_d_scale = while_grad_results[1]
-    while_grad_1_results_t0 = while_1_grad_results[1]
     while_grad_1_results = while_grad_1(
         np.broadcast_to(while_1_results_t0, np.shape(while_results[0])),
         np.broadcast_to(while_1_results_t0, (5, 3)),
         np.broadcast_to(while_1_results_t0, (3,)),
         while_results[2],
         transpose_x,
-        np.transpose(
-            np.broadcast_to(
-                while_grad_1_results_t0 + while_grad_results[0],
-                np.broadcast_shapes(
-                    np.shape(while_grad_1_results_t0), np.shape(transpose_Tanh)
-                ),
-            ),
-            (1, 0, 2),
-        ),
+        np.transpose(while_1_grad_results[1] + while_grad_results[0], (1, 0, 2)),
         model_rnn_basic_rnn_cell_kernel,
         model_rnn_basic_rnn_cell_bias,
     )
-    del transpose_Tanh, transpose_x
+    del transpose_x
     d_add_d_model_rnn_basic_rnn_cell_kernel = while_grad_1_results[1]
     d_add_d_model_rnn_basic_rnn_cell_bias = while_grad_1_results[2]
     return (
@@ -334,7 +325,7 @@ def while_1(t, squares, slice_x, transpose_Tanh):
 
 def while_1_grad_body(d_squares, d_transpose_1, t, squares, transpose_Tanh):
     """One step of loop 'gradients/while_1_grad/Loop'."""
-    # Statements: 4, BLAS calls: 0
+    # Statements: 5, BLAS calls: 0
     # for d add / d t
     ensure_in_range_d_t = _ensure_in_range(t, transpose_Tanh, 1, "GatherV2")
     # for d add / d t
@@ -349,7 +340,8 @@ def while_1_grad_body(d_squares, d_transpose_1, t, squares, transpose_Tanh):
     # for d add / d t
     identity_d_t = _array_write_grad(d_squares, squares, t)
     # for d add / d t
-    add_d_t = d_transpose_1 + 2 * scatter_add_d_t
+    add_d_t = scatter_add_d_t * 2
+    add_d_t += d_transpose_1
     return identity_d_t, add_d_t
 
 
@@ -406,18 +398,17 @@ def while_grad_1_body(
     model_rnn_basic_rnn_cell_bias,
 ):
     """One step of loop 'gradients/while_grad_1/Loop'."""
-    # Statements: 9, BLAS calls: 3
+    # Statements: 14, BLAS calls: 3
     # for d add / d state
     concat_v2_d_state = np.concatenate([transpose_row, state], 1)
     # for d add / d state
-    term_d_state = (
-        1
-        - np.tanh(
-            model_rnn_basic_rnn_cell_bias
-            + concat_v2_d_state @ model_rnn_basic_rnn_cell_kernel
-        )
-        ** 2
-    ) * (d_Tanh + d_state)
+    term_d_state_arg = concat_v2_d_state @ model_rnn_basic_rnn_cell_kernel
+    term_d_state_arg += model_rnn_basic_rnn_cell_bias
+    np.tanh(term_d_state_arg, out=term_d_state_arg)
+    term_d_state = np.square(term_d_state_arg, out=term_d_state_arg)
+    np.subtract(1, term_d_state, out=term_d_state)
+    term_d_state *= d_Tanh + d_state
+    del term_d_state_arg
     # for d add / d state
     mat_mul_d_state = term_d_state @ model_rnn_basic_rnn_cell_kernel.T
     # for d add / d state

@@ -361,3 +361,31 @@ def tensor_array_fixed_size_gather(tf):
         ],
         "feeds": {x: _arr(24, (3, 2), dtype=np.float32)},
     }
+
+
+@_program
+def bidirectional_dynamic_rnn_sequence_length(tf):
+    # Each sequence reversed within its length while the number of steps is unknown.
+    x = tf.placeholder(tf.float32, [None, None, 3], name="x")
+    lengths = tf.placeholder(tf.int32, [None], name="lengths")
+    with tf.variable_scope("model", initializer=_kernel_initializer(25)):
+        (forward, backward), (state_fw, state_bw) = tf.nn.bidirectional_dynamic_rnn(
+            tf.nn.rnn_cell.GRUCell(3),
+            tf.nn.rnn_cell.GRUCell(3),
+            x,
+            sequence_length=lengths,
+            dtype=tf.float32,
+        )
+    loss = tf.reduce_sum(forward * backward) + tf.reduce_sum(state_bw)
+    return {
+        "fetches": [
+            forward,
+            backward,
+            state_bw,
+            tf.gradients(loss, [x] + tf.trainable_variables()),
+        ],
+        "feeds": {
+            x: _arr(26, (3, 5, 3), dtype=np.float32),
+            lengths: np.array([5, 1, 3], dtype=np.int32),
+        },
+    }
