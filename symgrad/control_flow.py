@@ -215,6 +215,13 @@ def copy_body(subgraph: Subgraph, values: dict[Tensor, Tensor]) -> list[Tensor]:
     """The ops of ``subgraph`` made again in the current body, reading ``values[t]`` for
     each tensor ``t`` of ``values`` (its parameters, its captures): what the copied body
     returns. A gradient recomputes a body's values this way from what the loop saved."""
+    return _copied(subgraph, values)[0]
+
+
+def _copied(
+    subgraph: Subgraph, values: dict[Tensor, Tensor]
+) -> tuple[list[Tensor], dict[Tensor, Tensor]]:
+    """:func:`copy_body`'s results, and each of the body's tensors' copy (or given value)."""
     graph = get_default_graph()
     copies = dict(values)
     for op in subgraph.ops:
@@ -232,7 +239,7 @@ def copy_body(subgraph: Subgraph, values: dict[Tensor, Tensor]) -> list[Tensor]:
             name=op.name.rsplit("/", 1)[-1],
         )
         copies.update(zip(op.outputs, made.outputs, strict=True))
-    return [copies.get(t, t) for t in subgraph.results]
+    return [copies.get(t, t) for t in subgraph.results], copies
 
 
 def _captured(*subgraphs: Subgraph) -> list[Tensor]:
@@ -576,9 +583,14 @@ def _loop_gradient(op: Operation, grads: list[Tensor | None]) -> list[Tensor | N
     trace = op.outputs[-1]
     # A step's trace: the values carried into it, then what it drew at random.
     draws: list[Tensor] = op.attrs["draws"]
+    # The body's values that earlier gradients of this loop asked the steps to save; this
+    # gradient may ask for more (see ``product``).
+    saved_values: list[Tensor] = op.attrs["saved"]
+    known_saved = list(saved_values)
     trace_specs: list[_Spec] = op.attrs["trace_specs"] + [
         _Spec(f"{d.op.name.rsplit('/', 1)[-1]}_drawn", d.shape, d.dtype, d) for d in draws
     ]
+    trace_specs += [_saved_spec(t) for t in known_saved]
     carried = list(op.outputs[:carried_count])
     sequences = list(op.inputs[carried_count:captured_from])
 
@@ -609,12 +621,16 @@ def _loop_gradient(op: Operation, grads: list[Tensor | None]) -> list[Tensor | N
         totals = take(len(float_captured))
         saved = take(carried_count)
         drawn = take(len(draws))
+        kept = take(len(known_saved))
         rows = take(sum(step_widths))
         output_rows = take(len(graded_outputs))
         values = dict(zip(body.parameters, saved + rows, strict=True))
         values.update(zip(formal, actual, strict=True))
         values.update(zip(draws, drawn, strict=True))
-        results = copy_body(body, values)
+        values.update(zip(known_saved, kept, strict=True))
+        first_copy = len(get_default_graph()._operations)
+        results, copies = _copied(body, values)
+        first_gradient = len(get_default_graph()._operations)
         ys = [results[k] for k in float_carried] + [
             results[carried_count + j] for j in graded_outputs
         ]
@@ -635,7 +651,28 @@ def _loop_gradient(op: Operation, grads: list[Tensor | None]) -> list[Tensor | N
             total if g is None else _shaped(total + g, total)
             for g, total in zip(found[count_c + count_s :], totals, strict=True)
         ]
-        return new_cotangents + new_totals, row_cotangents
+        # What the gradient reads of the recomputed step is saved by the forward steps
+        # instead (as TF1's stacks save it): one product less per step backwards.
+        read = _read_by_gradient(body, copies, first_copy, first_gradient, values)
+        outputs = new_cotangents + new_totals, row_cotangents
+        if read:
+            at = len(cotangents) + len(totals) + carried_count + len(draws) + len(known_saved)
+            stand_ins = _take_from_trace(read, at, trace_step_specs)
+            replaced = {
+                copies[value]: stand_in for value, stand_in in zip(read, stand_ins, strict=True)
+            }
+            here = get_default_graph().current_subgraph
+            for made in get_default_graph()._operations[first_gradient:]:
+                # Ops of this body only: a cond's branch inside it reads the copy as what it
+                # captured, and the cond op (of this body) passes the stand-in in its place.
+                if made.subgraph is here and any(t in replaced for t in made.inputs):
+                    made.inputs = tuple(replaced.get(t, t) for t in made.inputs)
+            outputs = (
+                [replaced.get(t, t) for t in outputs[0]],
+                [replaced.get(t, t) for t in outputs[1]],
+            )
+            saved_values.extend(read)
+        return outputs
 
     carried_specs = [
         _spec_of(carried[k], trace_specs[k].shape, f"d_{trace_specs[k].name}")
@@ -644,8 +681,8 @@ def _loop_gradient(op: Operation, grads: list[Tensor | None]) -> list[Tensor | N
     carried_specs += [
         _spec_of(actual[j], name=f"d_{_spec_of(actual[j]).name}") for j in float_captured
     ]
-    step_specs = list(trace_specs)
-    step_sequences: list[tuple[Tensor, list[_Spec]]] = [(trace, step_specs)]
+    trace_step_specs = list(trace_specs)
+    step_sequences: list[tuple[Tensor, list[_Spec]]] = [(trace, trace_step_specs)]
     for s in range(sequence_count):
         width = step_widths[s]
         if width == 1:
@@ -677,6 +714,68 @@ def _loop_gradient(op: Operation, grads: list[Tensor | None]) -> list[Tensor | N
     for j, final in zip(float_captured, finals[len(float_carried) :], strict=True):
         result[captured_from + j] = final
     return result
+
+
+def _saved_spec(value: Tensor) -> _Spec:
+    """A stand-in for a body's value that its steps save for the gradient."""
+    return _Spec(f"{value.op.name.rsplit('/', 1)[-1]}_saved", value.shape, value.dtype, value)
+
+
+def _read_by_gradient(
+    body: Subgraph,
+    copies: dict[Tensor, Tensor],
+    first_copy: int,
+    first_gradient: int,
+    given: dict[Tensor, Tensor],
+) -> list[Tensor]:
+    """The body's values whose copies (made from ``first_copy`` on, before
+    ``first_gradient``) the gradient's ops read: the forward steps can save them. Constants
+    and values given anyway (parameters, captures, draws) are not among them."""
+    graph = get_default_graph()
+    original = {
+        copy: value
+        for value, copy in copies.items()
+        if value not in given
+        and copy.op.index >= first_copy
+        and copy.op.index < first_gradient
+        and copy.op.type != "Const"
+        and value.op.subgraph is body
+        and not value.dtype.is_string
+        and value.dtype != _dtypes.variant
+    }
+    read: dict[Tensor, None] = {}
+    here = graph.current_subgraph
+    for op in graph._operations[first_gradient:]:
+        if op.subgraph is not here:
+            continue  # inside a body of this one: it reads what its op passes in
+        for tensor in op.inputs:
+            if tensor in original:
+                read.setdefault(original[tensor])
+    return list(read)
+
+
+def _take_from_trace(values: list[Tensor], at: int, specs: list[_Spec]) -> list[Tensor]:
+    """Stand-ins for ``values`` among the current body's parameters from position ``at`` (in
+    the trace's row, after what it held), read where the gradient read their recomputed
+    copies, which are then left unused."""
+    graph = get_default_graph()
+    subgraph = graph.current_subgraph
+    assert subgraph is not None  # called while the gradient's body is built
+    stand_ins = []
+    for value in values:
+        spec = _saved_spec(value)
+        stand_ins.append(
+            graph.create_op(
+                "Parameter",
+                [],
+                {"name": spec.name, "like": spec.like, "drop": 0},
+                [(spec.shape, spec.dtype)],
+                name=spec.name,
+            ).outputs[0]
+        )
+        specs.append(spec)
+    subgraph.parameters[at:at] = stand_ins
+    return stand_ins
 
 
 def _loop_base(op: Operation) -> str:
@@ -934,6 +1033,7 @@ def while_loop(
                 "limited": bool(limit),
                 "trace_specs": specs,
                 "draws": _draws(step),
+                "saved": [],
                 "gradient_of": None,
                 "description": f"tf.while_loop '{scope.rstrip('/')}'.",
                 "value_names": [s.name for s in specs] + ["trace"],
@@ -1033,7 +1133,7 @@ def _scan_in_scope(
             "step_widths": [
                 len(specs) if seq.dtype == _dtypes.variant else 1 for seq, specs in sequences
             ],
-            "step_specs": row_specs,
+            "step_specs": [spec for _, specs in sequences for spec in specs],
             "outputs": len(outputs),
             "output_names": [_step_name(t) for t in outputs],
             "value_names": [s.name for s in carried_specs]
@@ -1043,6 +1143,7 @@ def _scan_in_scope(
             "back_prop": back_prop,
             "trace_specs": list(carried_specs),
             "draws": _draws(body),
+            "saved": [],
             "gradient_of": gradient_of,
             "description": description[0].upper() + description[1:] + ".",
         },

@@ -336,7 +336,7 @@ def function_formulas(program: Program, text: Callable[[sp.Expr], str]) -> list[
                 position += 1
             else:  # a saved trace: the values step t started from, and what it drew
                 for saved in inputs[position : position + width]:
-                    at = step if saved.name.endswith("_drawn") else step - 1
+                    at = step if saved.name.endswith(("_drawn", "_saved")) else step - 1
                     names[saved.symbol] = _indexed(saved.name, at)
                 position += width
         for captured, given in zip(inputs[position:], loop.body_captured, strict=False):

@@ -437,7 +437,9 @@ class Tracer:
         condition_name = self._function_name(f"{base}_cond") if kind == "while" else ""
         body_name = self._function_name(f"{base}_body")
         loop_name = self._function_name(base if sanitize(base) == base else f"{base}_loop")
-        draws: list[Tensor] = op.attrs.get("draws", [])
+        # What a step saves besides its carried values: its random draws and the values
+        # its gradient reads (symgrad.control_flow).
+        draws: list[Tensor] = op.attrs.get("draws", []) + op.attrs.get("saved", [])
         condition = (
             self._trace_body(op.attrs["condition"], formal, condition_name)
             if kind == "while"
@@ -462,13 +464,20 @@ class Tracer:
         # The loop's own parameters, named after what they hold.
         names = Namer([], self.module.names)
         carried = tuple(names.claim([i.name]) for i in body_program.inputs[:carried_count])
-        # A sequence is read a row a step (width None) or is a saved trace (width: its values).
+        # A sequence is read a row a step (width None) or is a saved trace (width: the
+        # values this loop takes of each step's, which a later gradient may have extended).
         sequences = tuple(
             (names.claim_for(t), width if t.dtype == variant else None)
             for t, width in zip(
                 op.inputs[carried_count : carried_count + sequence_count],
                 op.attrs.get("step_widths", []),
                 strict=True,
+            )
+        )
+        cuts = tuple(
+            width is not None and width < _trace_width(t)
+            for t, (_, width) in zip(
+                op.inputs[carried_count : carried_count + sequence_count], sequences, strict=True
             )
         )
         captured = tuple(names.claim_for(t) for t in formal)
@@ -494,6 +503,7 @@ class Tracer:
             step=names.claim(["step" if kind == "scan" else "iterations"]),
             draws=drawn,
             rng=rng,
+            cuts=cuts,
         )
         parameters = (
             carried
@@ -608,6 +618,14 @@ class Tracer:
         if tensor.dtype.is_floating:
             self.float_symbols[symbol] = tensor.dtype
         return Value(symbol, tensor.shape, value.sig, natural, tensor.dtype, witnesses, 0, exact)
+
+
+def _trace_width(trace: Tensor) -> int:
+    """How many values each step of the loop that made ``trace`` saves."""
+    producer = trace.op.attrs
+    return (
+        int(producer["carried"]) + len(producer.get("draws", [])) + len(producer.get("saved", []))
+    )
 
 
 def trace(

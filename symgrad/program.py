@@ -96,8 +96,9 @@ class Loop:
     limit: str
     trace: str  # the local names of the trace and of the step counter
     step: str
-    draws: tuple[str, ...] = ()  # the body's random draws of a step, saved with the step
+    draws: tuple[str, ...] = ()  # what a step saves besides its carried values (draws, ...)
     rng: bool = False  # the condition and the body take the random source ``rng``
+    cuts: tuple[bool, ...] = ()  # per sequence: a trace whose steps hold more than it takes
 
 
 @dataclass(frozen=True)

@@ -23,10 +23,14 @@ def _targets(names: Sequence[str]) -> str:
 
 
 def loop_text(
-    function: Function, stack: str, truth: Callable[[str, str], str] = lambda text, _: text
+    function: Function,
+    stack: str,
+    truth: Callable[[str, str], str] = lambda text, _: text,
+    rest: str = "",
 ) -> list[str]:
     """The lines of a loop function (unindented), ``stack`` the backend's stacking call
-    (``np.stack``, ``xp.stack``), ``truth(test, where)`` its spelling of a condition's truth."""
+    (``np.stack``, ``xp.stack``), ``truth(test, where)`` its spelling of a condition's truth,
+    ``rest`` what follows a row's index (the array API wants ``x[t, ...]``)."""
     loop = function.loop
     assert loop is not None
     lines = [
@@ -45,7 +49,7 @@ def loop_text(
         )
         if loop.limit:
             lines.append(f"    {loop.step} = 0")
-            test = f"{loop.step} < {loop.limit} and {test}"
+            test = f"{truth(f'{loop.step} < {loop.limit}', function.name)} and {test}"
         lines.append(f"    while {test}:")
         rows: list[str] = []
     else:
@@ -55,9 +59,14 @@ def loop_text(
         lines.append(
             f"    for {loop.step} in {'reversed(' + steps + ')' if loop.reverse else steps}:"
         )
+        cuts = loop.cuts or (False,) * len(loop.sequences)
         rows = [
-            f"{name}[{loop.step}]" if width is None else f"*{name}[{loop.step}]"
-            for name, width in loop.sequences
+            f"{name}[{loop.step}{rest}]"
+            if width is None
+            else f"*{name}[{loop.step}][:{width}]"
+            if cut
+            else f"*{name}[{loop.step}]"
+            for (name, width), cut in zip(loop.sequences, cuts, strict=True)
             if width != 0
         ]
     if loop.saves:

@@ -232,12 +232,12 @@ def while_body(
     state, transpose_row, model_rnn_basic_rnn_cell_kernel, model_rnn_basic_rnn_cell_bias
 ):
     """One step of loop 'model/rnn/while/Loop'."""
-    # Statements: 1, BLAS calls: 1
-    tanh = np.tanh(
-        model_rnn_basic_rnn_cell_bias
-        + np.concatenate([transpose_row, state], 1) @ model_rnn_basic_rnn_cell_kernel
-    )
-    return tanh, tanh
+    # Statements: 4, BLAS calls: 1
+    concat = np.concatenate([transpose_row, state], 1)
+    tanh_arg = concat @ model_rnn_basic_rnn_cell_kernel
+    tanh_arg += model_rnn_basic_rnn_cell_bias
+    tanh = np.tanh(tanh_arg, out=tanh_arg)
+    return tanh, tanh, tanh, concat
 
 
 def while_loop(
@@ -248,12 +248,13 @@ def while_loop(
     trace = []
     for step in range(transpose_x.shape[0]):
         trace.append((state,))
-        state, Tanh_steps_row = while_body(
+        state, Tanh_steps_row, tanh_model_rnn_basic_rnn_cell_bias, concat = while_body(
             state,
             transpose_x[step],
             model_rnn_basic_rnn_cell_kernel,
             model_rnn_basic_rnn_cell_bias,
         )
+        trace[-1] += (tanh_model_rnn_basic_rnn_cell_bias, concat)
         Tanh_steps.append(Tanh_steps_row)
     return state, np.stack(Tanh_steps), trace
 
@@ -305,13 +306,21 @@ def while_1_cond(t, squares, slice_x, transpose_Tanh):
 
 def while_1_body(t, squares, slice_x, transpose_Tanh):
     """One step of loop 'while_1/Loop'."""
-    # Statements: 3, BLAS calls: 0
+    # Statements: 5, BLAS calls: 0
+    ensure_in_range = _ensure_in_range(t, transpose_Tanh, 1, "GatherV2")
     add = t + 1
-    gather_t = np.take(
-        transpose_Tanh, _ensure_in_range(t, transpose_Tanh, 1, "GatherV2"), axis=1
+    gather_v2 = np.take(transpose_Tanh, ensure_in_range, axis=1)
+    identity = t
+    TensorArrayWrite = _array_write(squares, identity, gather_v2**2, -1)
+    return (
+        add,
+        TensorArrayWrite,
+        identity,
+        gather_v2,
+        gather_v2,
+        ensure_in_range,
+        ensure_in_range,
     )
-    TensorArrayWrite = _array_write(squares, t, gather_t**2, -1)
-    return add, TensorArrayWrite
 
 
 def while_1(t, squares, slice_x, transpose_Tanh):
@@ -319,29 +328,63 @@ def while_1(t, squares, slice_x, transpose_Tanh):
     trace = []
     while while_1_cond(t, squares, slice_x, transpose_Tanh):
         trace.append((t, squares))
-        t, squares = while_1_body(t, squares, slice_x, transpose_Tanh)
+        (
+            t,
+            squares,
+            identity_t,
+            gather_t,
+            gather_t_1,
+            ensure_in_range_t,
+            ensure_in_range_t_1,
+        ) = while_1_body(t, squares, slice_x, transpose_Tanh)
+        trace[-1] += (
+            identity_t,
+            gather_t,
+            gather_t_1,
+            ensure_in_range_t,
+            ensure_in_range_t_1,
+        )
     return t, squares, trace
 
 
-def while_1_grad_body(d_squares, d_transpose_1, t, squares, transpose_Tanh):
+def while_1_grad_body(
+    d_squares,
+    d_transpose_1,
+    t,
+    squares,
+    Identity_saved,
+    GatherV2_1_saved,
+    GatherV2_saved,
+    EnsureInRange_1_saved,
+    EnsureInRange_saved,
+    transpose_Tanh,
+):
     """One step of loop 'gradients/while_1_grad/Loop'."""
-    # Statements: 5, BLAS calls: 0
+    # Statements: 3, BLAS calls: 0
     # for d add / d t
-    ensure_in_range_d_t = _ensure_in_range(t, transpose_Tanh, 1, "GatherV2")
-    # for d add / d t
-    scatter_add_d_t = _scatter_add(
-        np.take(d_squares, _ensure_in_range(t, d_squares, 0, "GatherV2"), axis=0)
-        * np.take(transpose_Tanh, ensure_in_range_d_t, axis=1),
-        ensure_in_range_d_t,
-        np.shape(transpose_Tanh),
-        1,
-        np.float32,
+    gather_v2_d_t = np.take(
+        d_squares, _ensure_in_range(Identity_saved, d_squares, 0, "GatherV2"), axis=0
     )
     # for d add / d t
-    identity_d_t = _array_write_grad(d_squares, squares, t)
+    identity_d_t = _array_write_grad(d_squares, squares, Identity_saved)
     # for d add / d t
-    add_d_t = scatter_add_d_t * 2
-    add_d_t += d_transpose_1
+    add_d_t = (
+        d_transpose_1
+        + _scatter_add(
+            GatherV2_1_saved * gather_v2_d_t,
+            EnsureInRange_saved,
+            np.shape(transpose_Tanh),
+            1,
+            np.float32,
+        )
+        + _scatter_add(
+            GatherV2_saved * gather_v2_d_t,
+            EnsureInRange_1_saved,
+            np.shape(transpose_Tanh),
+            1,
+            np.float32,
+        )
+    )
     return identity_d_t, add_d_t
 
 
@@ -392,23 +435,19 @@ def while_grad_1_body(
     d_kernel,
     d_bias,
     state,
+    Tanh_saved,
+    concat_saved,
     transpose_row,
     d_Tanh,
     model_rnn_basic_rnn_cell_kernel,
     model_rnn_basic_rnn_cell_bias,
 ):
     """One step of loop 'gradients/while_grad_1/Loop'."""
-    # Statements: 14, BLAS calls: 3
+    # Statements: 10, BLAS calls: 2
     # for d add / d state
-    concat_v2_d_state = np.concatenate([transpose_row, state], 1)
-    # for d add / d state
-    term_d_state_arg = concat_v2_d_state @ model_rnn_basic_rnn_cell_kernel
-    term_d_state_arg += model_rnn_basic_rnn_cell_bias
-    np.tanh(term_d_state_arg, out=term_d_state_arg)
-    term_d_state = np.square(term_d_state_arg, out=term_d_state_arg)
+    term_d_state = np.square(Tanh_saved)
     np.subtract(1, term_d_state, out=term_d_state)
     term_d_state *= d_Tanh + d_state
-    del term_d_state_arg
     # for d add / d state
     mat_mul_d_state = term_d_state @ model_rnn_basic_rnn_cell_kernel.T
     # for d add / d state
@@ -417,9 +456,8 @@ def while_grad_1_body(
     identity_d_state_1 = mat_mul_d_state[:, 0:2]
     del mat_mul_d_state
     # for d add / d state
-    add_d_state = concat_v2_d_state.T @ term_d_state
+    add_d_state = concat_saved.T @ term_d_state
     add_d_state += d_kernel
-    del concat_v2_d_state
     # for d add / d state
     add_d_state_1 = term_d_state.sum(axis=0)
     add_d_state_1 += d_bias

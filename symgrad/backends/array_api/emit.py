@@ -114,7 +114,7 @@ def generate_source(program: Program) -> str:
     functions = []
     for function in program.functions:
         if function.loop is not None:
-            functions.append("\n".join(loop_text(function, "xp.stack", _truth)))
+            functions.append("\n".join(loop_text(function, "xp.stack", _truth, ", ...")))
             continue
         assert function.program is not None
         _check_dtypes(function.program)
