@@ -756,8 +756,7 @@ def _read_by_gradient(
 
 def _take_from_trace(values: list[Tensor], at: int, specs: list[_Spec]) -> list[Tensor]:
     """Stand-ins for ``values`` among the current body's parameters from position ``at`` (in
-    the trace's row, after what it held), read where the gradient read their recomputed
-    copies, which are then left unused."""
+    the trace's row, after what it held), their specs added to the row's ``specs``."""
     graph = get_default_graph()
     subgraph = graph.current_subgraph
     assert subgraph is not None  # called while the gradient's body is built

@@ -89,8 +89,7 @@ def cond_nested_with_tuple_results(tf):
     return {"fetches": [a, b, loss, grad, hessian_vector], "feeds": {x: _arr(3, (5,), 0.0, 1.0)}}
 
 
-@_program
-def case_three_ways(tf):
+def _case(tf, branch):
     x = tf.placeholder(tf.float64, [None], name="x")
     k = tf.placeholder(tf.int32, [], name="k")
     y = tf.case(
@@ -98,19 +97,17 @@ def case_three_ways(tf):
         default=lambda: tf.log(x + 2.0),
     )
     loss = tf.reduce_sum(y)
-    return {"fetches": [y, tf.gradients(loss, x)], "feeds": {x: _arr(4, (3,)), k: 1}}
+    return {"fetches": [y, tf.gradients(loss, x)], "feeds": {x: _arr(4, (3,)), k: branch}}
+
+
+@_program
+def case_three_ways(tf):
+    return _case(tf, 1)
 
 
 @_program
 def case_default(tf):
-    x = tf.placeholder(tf.float64, [None], name="x")
-    k = tf.placeholder(tf.int32, [], name="k")
-    y = tf.case(
-        [(tf.equal(k, 0), lambda: tf.exp(x)), (tf.equal(k, 1), lambda: x**3)],
-        default=lambda: tf.log(x + 2.0),
-    )
-    loss = tf.reduce_sum(y)
-    return {"fetches": [y, tf.gradients(loss, x)], "feeds": {x: _arr(4, (3,)), k: 7}}
+    return _case(tf, 7)
 
 
 @_program
