@@ -968,9 +968,13 @@ def while_loop(
     with graph.name_scope(name or "while") as scope:
         label = f"while_loop '{scope.rstrip('/')}'"
         # A TensorArray's rows grow as the loop writes them: its flow's shape may change.
+        # A value given a shape invariant may change its unknown sizes; one without keeps
+        # its start's (its stand-in has the start's run-time shape, checked each step).
         flows = {id(ta.flow) for ta in _tensor_arrays(structure)}
         specs = [
             _spec_of(t, None if id(t) in flows else _relaxed(t.shape, inv, t))
+            if inv is None
+            else _Spec(t.op.name.rsplit("/", 1)[-1], _relaxed(t.shape, inv, t), t.dtype)
             for t, inv in zip(starts, invariants, strict=True)
         ]
 

@@ -504,6 +504,14 @@ class Tracer:
             draws=drawn,
             rng=rng,
             cuts=cuts,
+            kept=tuple(
+                name
+                for name, stand_in, start in zip(carried, body.parameters, op.inputs, strict=False)
+                if stand_in.op.attrs.get("like") is start
+                and stand_in.shape is not None
+                and None in stand_in.shape
+            ),
+            shapes=names.claim(["shapes"]),
         )
         parameters = (
             carried
@@ -512,7 +520,11 @@ class Tracer:
             + ((limit,) if limit else ())
             + (("rng",) if rng else ())
         )
-        description = op.attrs["description"]
+        description = (
+            op.attrs["description"]
+            if kind == "while" or op.attrs.get("gradient_of")
+            else f"The loop '{op.name}', one step per row of its sequences."
+        )
         self.module.functions.append(
             Function(loop_name, description, loop=loop, parameters=parameters)
         )

@@ -99,6 +99,10 @@ class Loop:
     draws: tuple[str, ...] = ()  # what a step saves besides its carried values (draws, ...)
     rng: bool = False  # the condition and the body take the random source ``rng``
     cuts: tuple[bool, ...] = ()  # per sequence: a trace whose steps hold more than it takes
+    # Carried values whose unknown sizes the body's code takes as the start's (checked after
+    # each step, as ``_kept_shapes``), and the local name of their shapes at the start.
+    kept: tuple[str, ...] = ()
+    shapes: str = ""
 
 
 @dataclass(frozen=True)

@@ -345,3 +345,24 @@ def test_explain_shows_the_recurrence_and_its_backward_loop() -> None:
         text = sg.compile(state).explain()
     assert "state[t] = tanh(rnn_basic_rnn_cell_bias + concatenate([transpose_steps[t], " in text
     assert "state[t - 1]], 1) @ rnn_basic_rnn_cell_kernel)" in text
+
+
+@pytest.mark.parametrize("backend", ["numpy", "array_api"])
+def test_a_carried_size_that_changes_is_an_error_unless_invariants_allow_it(backend: str) -> None:
+    """A [None] loop variable keeps its run-time size from step to step (the generated code
+    relies on it): a body that changes it is a clear error; shape_invariants lets it."""
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float64, [None], name="x")
+        grow = lambda i, v: (i + 1, sg.concat([v, v[:1]], 0))  # noqa: E731
+        _, fixed = sg.while_loop(lambda i, v: i < 2, grow, [0, x])
+        _, free = sg.while_loop(
+            lambda i, v: i < 2, grow, [0, x], shape_invariants=[sg.TensorShape([]), [None]]
+        )
+        kept = sg.compile(fixed, backend=backend)
+        grown = sg.compile(free, backend=backend)
+    with pytest.raises(
+        ValueError,
+        match="loop variable 'v' began with shape \\(3,\\) and left a step with shape \\(4,\\)",
+    ):
+        kept([1.0, 2.0, 3.0])
+    assert np.asarray(grown([1.0, 2.0, 3.0])).tolist() == [1.0, 2.0, 3.0, 1.0, 1.0]

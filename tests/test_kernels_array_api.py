@@ -84,6 +84,7 @@ from symgrad.backends.array_api.kernels.namespace import (
     _device_of,
     _holds,
     _is_numpy,
+    _kept_shapes,
     _namespace,
     _numpy_dtype,
     _on_host,
@@ -1659,3 +1660,9 @@ def test_array_write_and_its_gradient_match_numpys(xp: Any) -> None:
 def test_sequence_mask_of_any_namespace(xp: Any) -> None:
     mask = _sequence_mask(xp, put(xp, [0, 2], np.int32), put(xp, 3))
     assert np.asarray(mask).tolist() == [[False, False, False], [True, True, False]]
+
+
+def test_kept_shapes_of_any_namespace(xp: Any) -> None:
+    _kept_shapes("scan", ("h",), (put(xp, np.zeros((2, 3))),), ((2, 3),))
+    with pytest.raises(ValueError, match="scan: loop variable 'h' began with shape"):
+        _kept_shapes("scan", ("h",), (put(xp, np.zeros((1, 3))),), ((2, 3),))

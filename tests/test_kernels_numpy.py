@@ -30,6 +30,7 @@ from symgrad.backends.numpy.kernels.checks import (
     _ensure_same_dims,
     _ensure_segment_ids,
     _ensure_shape,
+    _kept_shapes,
     _matrices,
     _select_condition,
     _squeeze_last_by_rank,
@@ -1387,3 +1388,11 @@ def test_sequence_mask_marks_the_positions_within_each_length() -> None:
         [True, True, True],
     ]
     assert _sequence_mask(np.array([[1], [2]]), np.int32(2)).shape == (2, 1, 2)
+
+
+def test_kept_shapes_names_the_loop_and_the_value_that_changed() -> None:
+    _kept_shapes("while_loop", ("h",), (np.zeros((2, 3)),), ((2, 3),))
+    with pytest.raises(
+        ValueError, match="while_loop: loop variable 'h' began with shape \\(2, 3\\)"
+    ):
+        _kept_shapes("while_loop", ("i", "h"), (np.int32(0), np.zeros((4, 3))), ((), (2, 3)))

@@ -42,6 +42,8 @@ def loop_text(
         lines.append(f"    {name} = []")
     if loop.saves:
         lines.append(f"    {loop.trace} = []")
+    if loop.kept:
+        lines.append(f"    {loop.shapes} = ({_targets([f'{n}.shape' for n in loop.kept])})")
     if loop.kind == "while":
         rng = ["rng"] if loop.rng else []
         test = truth(
@@ -78,6 +80,12 @@ def loop_text(
     lines.append(f"        {_targets(results) if len(results) > 1 else results[0]} = {body}")
     if loop.saves and loop.draws:  # what the step drew, for the gradient to see again
         lines.append(f"        {loop.trace}[-1] += ({_targets(loop.draws)})")
+    if loop.kept:
+        names = _targets([f'"{n}"' for n in loop.kept])
+        lines.append(
+            f'        _kept_shapes("{function.name}", ({names}), ({_targets(loop.kept)}), '
+            f"{loop.shapes})"
+        )
     for name in step_outputs:
         lines.append(f"        {name}.append({name}_row)")
     if loop.kind == "while" and loop.limit:

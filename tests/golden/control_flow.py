@@ -112,6 +112,19 @@ def _sequence_mask(lengths, maxlen):
     return np.arange(int(np.asarray(maxlen))) < np.expand_dims(np.asarray(lengths), -1)
 
 
+def _kept_shapes(loop, names, values, shapes):
+    """A ValueError if a loop's carried value left a step with another shape than it had
+    when the loop began: its static shape's unknown sizes are kept from step to step (the
+    generated code relies on it), unless ``shape_invariants`` says they may change."""
+    for name, value, shape in zip(names, values, shapes):
+        if np.shape(value) != tuple(shape):
+            raise ValueError(
+                f"{loop}: loop variable {name!r} began with shape {tuple(shape)} and left a "
+                f"step with shape {np.shape(value)}; to let its size change from step to "
+                f"step, give shape_invariants with None there"
+            )
+
+
 def _ensure_in_range(indices, like, axis, op_type):
     """``indices``, checked to lie in ``[0, n)`` for ``n`` the size of ``like`` along ``axis``
     (``op_type`` refuses others in TF, where NumPy would wrap a negative index round)."""
@@ -243,9 +256,10 @@ def while_body(
 def while_loop(
     state, transpose_x, model_rnn_basic_rnn_cell_kernel, model_rnn_basic_rnn_cell_bias
 ):
-    """One step of while."""
+    """The loop 'model/rnn/while/Loop', one step per row of its sequences."""
     Tanh_steps = []
     trace = []
+    shapes = (state.shape,)
     for step in range(transpose_x.shape[0]):
         trace.append((state,))
         state, Tanh_steps_row, tanh_model_rnn_basic_rnn_cell_bias, concat = while_body(
@@ -255,6 +269,7 @@ def while_loop(
             model_rnn_basic_rnn_cell_bias,
         )
         trace[-1] += (tanh_model_rnn_basic_rnn_cell_bias, concat)
+        _kept_shapes("while_loop", ("state",), (state,), shapes)
         Tanh_steps.append(Tanh_steps_row)
     return state, np.stack(Tanh_steps), trace
 

@@ -69,6 +69,7 @@ KERNELS = (
     "_top_k_grad",
     "_matrices",
     "_ensure_shape",
+    "_kept_shapes",
     "_traced",
     "_holds",
     "_ensure_segment_ids",

@@ -129,3 +129,16 @@ def _holds(value: object, where: str) -> bool:
             f"statements: call this function without jax.jit"
         )
     return bool(value)
+
+
+def _kept_shapes(loop: str, names: tuple, values: tuple, shapes: tuple) -> None:
+    """A ValueError if a loop's carried value left a step with another shape than it had
+    when the loop began: its static shape's unknown sizes are kept from step to step (the
+    generated code relies on it), unless ``shape_invariants`` says they may change."""
+    for name, value, shape in zip(names, values, shapes):
+        if tuple(value.shape) != tuple(shape):
+            raise ValueError(
+                f"{loop}: loop variable {name!r} began with shape {tuple(shape)} and left a "
+                f"step with shape {tuple(value.shape)}; to let its size change from step to "
+                f"step, give shape_invariants with None there"
+            )

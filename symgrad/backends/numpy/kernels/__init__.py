@@ -53,6 +53,7 @@ KERNELS = (
     "_top_k_grad",
     "_matrices",
     "_ensure_shape",
+    "_kept_shapes",
     "_ensure_segment_ids",
     "_ensure_in_range",
     "_ensure_broadcastable",

@@ -188,3 +188,18 @@ def _select_condition(
     if np.ndim(condition) == 1 and len(shape) > 1:
         condition = np.reshape(condition, (-1,) + (1,) * (len(shape) - 1))
     return np.broadcast_to(condition, shape)
+
+
+def _kept_shapes(
+    loop: str, names: Sequence[str], values: Sequence[Any], shapes: Sequence[Any]
+) -> None:
+    """A ValueError if a loop's carried value left a step with another shape than it had
+    when the loop began: its static shape's unknown sizes are kept from step to step (the
+    generated code relies on it), unless ``shape_invariants`` says they may change."""
+    for name, value, shape in zip(names, values, shapes):
+        if np.shape(value) != tuple(shape):
+            raise ValueError(
+                f"{loop}: loop variable {name!r} began with shape {tuple(shape)} and left a "
+                f"step with shape {np.shape(value)}; to let its size change from step to "
+                f"step, give shape_invariants with None there"
+            )
