@@ -339,7 +339,7 @@ def function_formulas(program: Program, text: Callable[[sp.Expr], str]) -> list[
                     at = step if saved.name.endswith(("_drawn", "_saved")) else step - 1
                     names[saved.symbol] = _indexed(saved.name, at)
                 position += width
-        for captured, given in zip(inputs[position:], loop.body_captured, strict=False):
+        for captured, given in zip(inputs[position:], loop.captured, strict=False):
             names[captured.symbol] = sp.Symbol(given)
         results = list(formulas(body, expand=True).values())
         targets = [*loop.carried, *loop.outputs]
@@ -377,7 +377,7 @@ def _condition(
         {
             given.symbol: sp.Symbol(name)
             for given, name in zip(
-                condition.inputs[len(loop.carried) :], loop.condition_captured, strict=False
+                condition.inputs[len(loop.carried) :], loop.captured, strict=False
             )
         }
     )

@@ -76,8 +76,9 @@ class Loop:
     ``kind`` is ``"while"`` (call ``body`` while ``condition`` holds) or ``"scan"`` (call
     ``body`` once per row of the sequences, backwards with ``reverse``). Its parameters are
     ``carried`` (the values passed from step to step), ``sequences`` (each with None for an
-    array read a row a step, or n for a saved trace whose steps are n values each), ``captured`` (passed to every call) and ``limit`` (a while loop's
-    ``maximum_iterations``, or ""). A scan stacks ``outputs`` per-step results; ``saves``
+    array read a row a step, or n for a saved trace whose steps are n values each),
+    ``captured`` (passed to the condition and to every call of the body, which both take all
+    of them) and ``limit`` (a while loop's ``maximum_iterations``, or ""). A scan stacks ``outputs`` per-step results; ``saves``
     makes the loop also return its trace, the carried values of each step in the order of
     the rows, for its gradient.
     """
@@ -87,9 +88,7 @@ class Loop:
     sequences: tuple[tuple[str, int | None], ...]
     captured: tuple[str, ...]
     condition: str
-    condition_captured: tuple[str, ...]
     body: str
-    body_captured: tuple[str, ...]
     outputs: tuple[str, ...]
     saves: bool
     reverse: bool

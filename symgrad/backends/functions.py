@@ -46,9 +46,7 @@ def loop_text(
         lines.append(f"    {loop.shapes} = ({_targets([f'{n}.shape' for n in loop.kept])})")
     if loop.kind == "while":
         rng = ["rng"] if loop.rng else []
-        test = truth(
-            _call(loop.condition, [*loop.carried, *loop.condition_captured, *rng]), function.name
-        )
+        test = truth(_call(loop.condition, [*loop.carried, *loop.captured, *rng]), function.name)
         if loop.limit:
             lines.append(f"    {loop.step} = 0")
             test = f"{truth(f'{loop.step} < {loop.limit}', function.name)} and {test}"
@@ -74,9 +72,7 @@ def loop_text(
     if loop.saves:
         lines.append(f"        {loop.trace}.append(({_targets(loop.carried)}))")
     results = [*loop.carried, *(f"{name}_row" for name in step_outputs), *loop.draws]
-    body = _call(
-        loop.body, [*loop.carried, *rows, *loop.body_captured, *(["rng"] if loop.rng else [])]
-    )
+    body = _call(loop.body, [*loop.carried, *rows, *loop.captured, *(["rng"] if loop.rng else [])])
     lines.append(f"        {_targets(results) if len(results) > 1 else results[0]} = {body}")
     if loop.saves and loop.draws:  # what the step drew, for the gradient to see again
         lines.append(f"        {loop.trace}[-1] += ({_targets(loop.draws)})")
