@@ -168,7 +168,11 @@ class Tracer:
             program_outputs.append(
                 Output(out_name, value.expr, tensor.shape, tensor.dtype, tensor.name)
             )
-        naturals = {e: sig for e, sig in self.natural_of.items() if e.is_Symbol}
+        # Symbols, and kernel calls (whose signature their arguments do not tell): the fast
+        # form computes in place in a kernel's new array when it has the statement's shape.
+        naturals = {
+            e: sig for e, sig in self.natural_of.items() if e.is_Symbol or isinstance(e, F.Helper)
+        }
         return Program(
             self.name,
             program_inputs,

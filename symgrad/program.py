@@ -132,8 +132,8 @@ class Program:
     provenance: tuple[str, ...] = ()
     notes: list[str] = field(default_factory=list)
     # The run-time shape signature of each input, constant and traced statement
-    # (symgrad.shapes.Signature), where the tracer could tell it.
-    naturals: dict[sp.Symbol, Any] = field(default_factory=dict)
+    # (symgrad.shapes.Signature), where the tracer could tell it, and of its kernel calls.
+    naturals: dict[sp.Expr, Any] = field(default_factory=dict)
     # The names of the random ops whose draws the function makes, one per stream of its
     # ``rng`` argument, in order (symgrad.ops.random_ops).
     random_streams: list[str] = field(default_factory=list)

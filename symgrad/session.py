@@ -19,8 +19,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from . import allocator, naming
 from . import dtypes as _dtypes
-from . import naming
 from .backends import namespaces, registry
 from .compiler import CompiledModule, Footprint, owned, unshared
 from .compiler import compile as compile_graph
@@ -239,6 +239,10 @@ class Session:
     ``compile(values=sess)`` read the values through NumPy. The default ``"numpy"`` runs the
     NumPy fast form. Each library is an optional extra (``pip install 'symgrad[torch]'``).
 
+    Like TF1's allocator, a session keeps memory its steps freed for the next step:
+    it fixes glibc's malloc thresholds once per process (:mod:`symgrad.allocator`;
+    ``SYMGRAD_KEEP_FREED_MEMORY=0`` leaves them).
+
     >>> import symgrad as sg
     >>> with sg.Graph().as_default():
     ...     x = sg.placeholder(sg.float32, name="x")
@@ -272,6 +276,8 @@ class Session:
             )
         # Kept, used for nothing: symgrad runs NumPy on the CPU (see symgrad.config).
         self._config = config
+        # A steady step then takes memory that is already mapped (see symgrad.allocator).
+        allocator.keep_freed_memory()
         self.graph = graph or get_default_graph()
         # None: the NumPy fast form; else the array namespace the portable form runs on.
         self._namespace = namespaces.resolve(backend, device)

@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 from symgrad.backends.numpy.kernels import KERNELS, MODULES
+from symgrad.backends.numpy.kernels import conv as conv_kernels
 from symgrad.backends.numpy.kernels.checks import (
     _check,
     _ensure_axis,
@@ -36,14 +37,22 @@ from symgrad.backends.numpy.kernels.checks import (
     _squeeze_last_by_rank,
 )
 from symgrad.backends.numpy.kernels.conv import (
+    _ROWS_CHUNK,
+    _ROWS_MIN_BACKWARD,
+    _ROWS_MIN_FORWARD,
+    _add_shifted_rows,
     _add_windows,
     _conv2d,
     _conv2d_backprop_filter,
+    _conv2d_backprop_filter_by_rows,
     _conv2d_backprop_input,
+    _conv2d_backprop_input_by_rows,
+    _conv2d_by_rows,
     _depthwise_conv2d,
     _depthwise_conv2d_backprop_filter,
     _depthwise_conv2d_backprop_input,
     _image_chunks,
+    _line_patches,
     _pads,
     _patches,
     _windows,
@@ -207,6 +216,140 @@ def test_conv2d_backprop_filter_matches_tf(case: Case) -> None:
     assert_same(dw, case.outputs["dw"], close=True)
     if "dw_op" in case.outputs:  # tf.compat.v1.nn.conv2d_backprop_filter itself
         assert_same(dw, case.outputs["dw_op"], close=True)
+
+
+# --- convolutions kernel row by kernel row, against im2col -----------------------------------
+
+
+def _im2col_conv(x, filters, padding):
+    """Stride-1 conv2d and its two gradients by im2col (``_patches``, ``_add_windows``)."""
+    kh, kw, c, c_out = filters.shape
+    patches = _patches(x, (kh, kw), (1, 1), (1, 1), padding)
+    y = (patches.reshape(-1, kh * kw * c) @ filters.reshape(-1, c_out)).reshape(
+        patches.shape[:3] + (c_out,)
+    )
+
+    def gradients(dy):
+        dw = (patches.reshape(-1, kh * kw * c).T @ dy.reshape(-1, c_out)).reshape(filters.shape)
+        taps = (dy.reshape(-1, c_out) @ filters.reshape(-1, c_out).T).reshape(
+            patches.shape[:3] + (kh, kw, c)
+        )
+        dx = _add_windows(np.moveaxis(taps, 5, 3), x.shape, (1, 1), (1, 1), padding)
+        return dx, dw
+
+    return y, gradients
+
+
+ROWS_CASES = [
+    # batch, height, width, channels, kernel height, kernel width, out channels, padding
+    (2, 6, 5, 16, 5, 5, 4, "SAME"),
+    (1, 7, 6, 12, 3, 4, 5, "VALID"),
+    (2, 5, 6, 24, 4, 2, 3, "SAME"),  # even kernel: SAME pads one more after
+    (1, 3, 3, 16, 4, 4, 2, "SAME"),  # the kernel larger than the image
+    (3, 9, 4, 20, 2, 3, 7, "VALID"),
+    (2, 8, 8, 16, 1, 1, 8, "SAME"),
+    (30, 16, 16, 16, 5, 5, 8, "SAME"),  # several chunks of images
+    (0, 6, 6, 16, 3, 3, 4, "SAME"),  # an empty batch
+]
+
+
+@pytest.mark.parametrize("n, h, w, c, kh, kw, c_out, padding", ROWS_CASES)
+def test_convolutions_by_rows_equal_im2col(n, h, w, c, kh, kw, c_out, padding) -> None:
+    """The kernel-row forms of conv2d and its gradients compute what im2col does: same
+    shapes and dtypes, values up to the order of the sums (float64 and float32)."""
+    rng = np.random.default_rng(31)
+    for dtype, rtol in ((np.float64, 1e-12), (np.float32, 2e-5)):
+        x = rng.standard_normal((n, h, w, c)).astype(dtype)
+        filters = rng.standard_normal((kh, kw, c, c_out)).astype(dtype)
+        y, gradients = _im2col_conv(x, filters, padding)
+        dy = rng.standard_normal(y.shape).astype(dtype)
+        dx, dw = gradients(dy)
+        scale = max(1.0, float(np.abs(y).max(initial=0)))
+        assert_same(
+            _conv2d_by_rows(x, filters, padding), y, close=True, rtol=rtol, atol=rtol * scale
+        )
+        got_dx = _conv2d_backprop_input_by_rows(dy, filters, x.shape, padding)
+        assert_same(got_dx, dx, close=True, rtol=rtol, atol=rtol * scale)
+        got_dw = _conv2d_backprop_filter_by_rows(x, dy, (kh, kw), padding)
+        assert_same(got_dw, dw, close=True, rtol=rtol, atol=rtol * max(scale, n * h * w))
+        assert got_dw.flags.c_contiguous
+
+
+def test_convolutions_use_rows_from_their_thresholds(monkeypatch) -> None:
+    """conv2d goes kernel row by kernel row with strides and dilations 1 and at least
+    ``_ROWS_MIN_FORWARD`` elements per row (kernel width times channels), its gradients from
+    ``_ROWS_MIN_BACKWARD``; otherwise, and for strides or dilations, by im2col."""
+    rng = np.random.default_rng(32)
+    taken: list[str] = []
+    for name in (
+        "_conv2d_by_rows",
+        "_conv2d_backprop_input_by_rows",
+        "_conv2d_backprop_filter_by_rows",
+    ):
+        real = getattr(conv_kernels, name)
+        monkeypatch.setattr(
+            conv_kernels, name, lambda *a, real=real, name=name: taken.append(name) or real(*a)
+        )
+    assert _ROWS_MIN_FORWARD % 3 == 0 and _ROWS_MIN_BACKWARD % 2 == 0
+    wide = rng.standard_normal((2, 5, 5, _ROWS_MIN_FORWARD // 3))
+    narrow = rng.standard_normal((2, 5, 5, _ROWS_MIN_FORWARD // 3 - 1))
+    for x, expected in ((wide, ["_conv2d_by_rows"]), (narrow, [])):
+        taken.clear()
+        _conv2d(x, rng.standard_normal((3, 3, x.shape[3], 2)), (1, 1), (1, 1), "SAME")
+        assert taken == expected
+    taken.clear()
+    _conv2d(wide, rng.standard_normal((3, 3, wide.shape[3], 2)), (2, 2), (1, 1), "SAME")
+    _conv2d(wide, rng.standard_normal((3, 3, wide.shape[3], 2)), (1, 1), (2, 1), "SAME")
+    assert taken == []
+    half = _ROWS_MIN_BACKWARD // 2
+    for c, expected in ((half, True), (half - 1, False)):
+        taken.clear()
+        x, filters = rng.standard_normal((2, 5, 5, c)), rng.standard_normal((2, 2, c, 3))
+        dy = rng.standard_normal((2, 5, 5, 3))
+        _conv2d_backprop_input(dy, filters, x.shape, (1, 1), (1, 1), "SAME")
+        _conv2d_backprop_filter(x, dy, (2, 2), (1, 1), (1, 1), "SAME")
+        assert taken == (
+            ["_conv2d_backprop_input_by_rows", "_conv2d_backprop_filter_by_rows"]
+            if expected
+            else []
+        )
+
+
+def test_line_patches_and_shifted_rows() -> None:
+    """``_line_patches`` copies each window along one axis (padding with zeros) into a row,
+    offsets before channels; ``_add_shifted_rows`` adds part ``i`` of row ``y + i - offset``."""
+    rng = np.random.default_rng(33)
+    x = np.arange(2 * 3 * 4 * 2, dtype=np.float64).reshape(2, 3, 4, 2)
+    along_width = _line_patches(x, 3, 2, 1, 1)
+    assert along_width.shape == (2, 3, 4, 6)
+    np.testing.assert_array_equal(along_width[1, 2, 0], [0, 0, *x[1, 2, 0], *x[1, 2, 1]])
+    np.testing.assert_array_equal(along_width[0, 1, 3], [*x[0, 1, 2], *x[0, 1, 3], 0, 0])
+    along_height = _line_patches(x, 2, 1, 0, 1)
+    assert along_height.shape == (2, 3, 4, 4)
+    np.testing.assert_array_equal(along_height[0, 2, 1], [*x[0, 2, 1], 0, 0])
+    parts = rng.standard_normal((1, 4, 2, 3, 5))  # 4 input rows, a kernel of 3 rows
+    total = np.zeros((1, 4, 2, 5))
+    _add_shifted_rows(parts, total, 1)
+    expected = np.zeros_like(total)
+    for y in range(4):
+        for i in range(3):
+            if 0 <= y + i - 1 < 4:
+                expected[0, y] += parts[0, y + i - 1, :, i]
+    np.testing.assert_allclose(total, expected, rtol=1e-14)
+
+
+def test_rows_chunks_stay_under_their_budget() -> None:
+    """A product of the kernel-row forms covers at most ``_ROWS_CHUNK`` elements (one image
+    at least)."""
+    x = np.zeros((50, 14, 14, 32))
+    chunks = _image_chunks(x, 320, _ROWS_CHUNK)
+    assert all((s.stop - s.start) * 14 * 14 * 320 <= _ROWS_CHUNK for s in chunks[:-1])
+    assert chunks[0].start == 0 and chunks[-1].stop >= 50
+    assert _image_chunks(np.zeros((3, 100, 100, 1)), 10**6, _ROWS_CHUNK) == [
+        slice(0, 1),
+        slice(1, 2),
+        slice(2, 3),
+    ]
 
 
 @pytest.mark.parametrize("case", recorded("depthwise_conv2d"))

@@ -45,8 +45,8 @@ class KernelLibrary:
 
     >>> from symgrad.backends.numpy import NUMPY
     >>> library = NUMPY.kernels
-    >>> [k.name for k in library.needed("y = _conv2d(x, w, (1, 1), (1, 1), 'SAME')")]
-    ['_pads', '_windows', '_image_chunks', '_patches', '_conv2d']
+    >>> [k.name for k in library.needed("y = _max_pool(x, (2, 2), (2, 2), 'SAME')")]
+    ['_pads', '_windows', '_blocks', '_block_max', '_max_pool']
     """
 
     def __init__(self, files: Sequence[Path], order: Sequence[str]) -> None:

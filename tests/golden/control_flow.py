@@ -375,7 +375,7 @@ def while_1_grad_body(
     transpose_Tanh,
 ):
     """One step of loop 'gradients/while_1_grad/Loop'."""
-    # Statements: 3, BLAS calls: 0
+    # Statements: 4, BLAS calls: 0
     # for d add / d t
     gather_v2_d_t = np.take(
         d_squares, _ensure_in_range(Identity_saved, d_squares, 0, "GatherV2"), axis=0
@@ -383,22 +383,19 @@ def while_1_grad_body(
     # for d add / d t
     identity_d_t = _array_write_grad(d_squares, squares, Identity_saved)
     # for d add / d t
-    add_d_t = (
-        d_transpose_1
-        + _scatter_add(
-            GatherV2_1_saved * gather_v2_d_t,
-            EnsureInRange_saved,
-            np.shape(transpose_Tanh),
-            1,
-            np.float32,
-        )
-        + _scatter_add(
-            GatherV2_saved * gather_v2_d_t,
-            EnsureInRange_1_saved,
-            np.shape(transpose_Tanh),
-            1,
-            np.float32,
-        )
+    add_d_t = d_transpose_1 + _scatter_add(
+        GatherV2_1_saved * gather_v2_d_t,
+        EnsureInRange_saved,
+        np.shape(transpose_Tanh),
+        1,
+        np.float32,
+    )
+    add_d_t += _scatter_add(
+        GatherV2_saved * gather_v2_d_t,
+        EnsureInRange_1_saved,
+        np.shape(transpose_Tanh),
+        1,
+        np.float32,
     )
     return identity_d_t, add_d_t
 

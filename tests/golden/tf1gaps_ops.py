@@ -206,7 +206,7 @@ def tf1gaps_ops(x, labels, keep, w, v):
     keep = _check("keep", keep, np.bool_, None)
     w = _check("w", w, np.float64, (4, 3))
     v = _check("v", v, np.float64, (3, 2))
-    # Statements: 60, BLAS calls: 5
+    # Statements: 62, BLAS calls: 5
     # Forward
     sum_ = np.sum(np.broadcast_to(np.float32(1), (5,)))
     matmul_w_t0 = _matrices(x)
@@ -396,12 +396,11 @@ def tf1gaps_ops(x, labels, keep, w, v):
         d_sum_3_d_d_add_2_d_add_w, d_add_4_d_add_w_t0, out=d_sum_3_d_d_add_2_d_add_w
     )
     del d_sum_3_d_d_add_2_d_add_w
-    d_sum_3_d_select_keep = softmax_d_xentropy * (
-        d_sum_3_d_d_add_2_d_select_keep
-        - np.sum(
-            d_sum_3_d_d_add_2_d_select_keep * softmax_d_xentropy, axis=1, keepdims=True
-        )
-    ) + _top_k_grad(
+    d_sum_3_d_select_keep = d_sum_3_d_d_add_2_d_select_keep - np.sum(
+        d_sum_3_d_d_add_2_d_select_keep * softmax_d_xentropy, axis=1, keepdims=True
+    )
+    d_sum_3_d_select_keep *= softmax_d_xentropy
+    d_sum_3_d_select_keep += _top_k_grad(
         2 * np.take_along_axis(d_sum_3_d_d_add_2_d_select_keep, indices, -1),
         indices,
         (5, 3),

@@ -124,6 +124,36 @@ def record_conv2d(r, tf, v1):
         r.record(name, "conv2d", attrs, build)
 
 
+def record_conv2d_rows(r, tf, v1):
+    """Stride-1 convolutions with enough channels that the fast form goes kernel row by kernel
+    row (``_conv2d_by_rows`` and its gradients); recorded after the other cases, so that their
+    draws are unchanged."""
+    cases = [
+        # name, x shape, filter shape, padding
+        ("conv2d_rows_same_5x5", (2, 7, 6, 16), (5, 5, 16, 4), "SAME"),
+        ("conv2d_rows_valid_3x4", (1, 7, 6, 12), (3, 4, 12, 5), "VALID"),
+        ("conv2d_rows_same_even_4x2", (2, 5, 6, 24), (4, 2, 24, 3), "SAME"),
+        ("conv2d_rows_same_filter_larger", (1, 3, 3, 16), (4, 4, 16, 2), "SAME"),
+    ]
+    for name, x_shape, w_shape, padding in cases:
+
+        def build(given, x_shape=x_shape, w_shape=w_shape, p=padding):
+            x, w = given("x", r.normal(*x_shape)), given("filters", r.normal(*w_shape))
+            y = v1.nn.conv2d(x, w, [1, 1, 1, 1], p)
+            dy = given("dy", r.normal(*shape_of(y)))
+            dx, dw = r.gradient(y, [x, w], dy)
+            return {
+                "y": y,
+                "dx": dx,
+                "dw": dw,
+                "dx_op": v1.nn.conv2d_backprop_input(x_shape, w, dy, [1, 1, 1, 1], p),
+                "dw_op": v1.nn.conv2d_backprop_filter(x, w_shape, dy, [1, 1, 1, 1], p),
+            }
+
+        attrs = {"strides": [1, 1], "dilations": [1, 1], "padding": padding}
+        r.record(name, "conv2d", attrs, build)
+
+
 def record_pools(r, tf, v1):
     positive = dict(sign=1.0)
     cases = [
@@ -790,6 +820,7 @@ def main():
         record_depthwise_conv2d,
         record_resize,
         record_sigmoid_softplus,
+        record_conv2d_rows,
     ):
         record(recorder, tf, v1)
     doc = {

@@ -80,6 +80,18 @@ UFUNCS = {
 POWERS = {sp.Integer(2): "square", sp.S.Half: "sqrt", sp.Integer(-1): "reciprocal"}
 # Expressions whose value NumPy always returns in a new array (never a view or an input).
 FRESH_STRUCTURAL = (F.MatMulNode,)
+# Kernels (``kernels/``) whose result is always an array they created (never an argument,
+# nor a view of one), so that a statement may go on computing in it.
+FRESH_KERNELS = frozenset(
+    {
+        "_conv2d",
+        "_conv2d_backprop_input",
+        "_conv2d_backprop_filter",
+        "_max_pool",
+        "_max_pool_grad",
+        "_sum_leading_axes",
+    }
+)
 
 
 # --- liveness -------------------------------------------------------------------------------
@@ -91,7 +103,19 @@ def _is_fresh(expr: sp.Expr) -> bool:
         return True
     if isinstance(expr, (F.ReduceSum,)) and len(expr.args[1]):
         return True
+    if isinstance(expr, F.Helper):
+        return str(expr.args[0]) in FRESH_KERNELS
     return isinstance(expr, sp.Function) and not isinstance(expr, (F._Structural, F.Cast))
+
+
+def _writable(expr: sp.Expr) -> bool:
+    """May a statement's later operations write into what evaluating ``expr`` gave? Yes for a
+    symbol (the first operation makes a new array of it unless it is dying), arithmetic and
+    ufuncs (evaluated into a new array) and fresh values; not for a view (``np.reshape(x, s)``,
+    a slice, ``np.diagonal``) or a kernel that may return its argument."""
+    if expr.is_Symbol or isinstance(expr, (sp.Add, sp.Mul, F.Relu)) or type(expr) in UFUNCS:
+        return True
+    return isinstance(expr, sp.Pow) or _is_fresh(expr)
 
 
 def _value_arguments(expr: sp.Basic) -> list[sp.Basic]:
@@ -296,7 +320,7 @@ class _InPlace:
         return natural_signature(expr, self.known) == self.signature
 
     def _anchor(self, candidates: list[sp.Expr]) -> int | None:
-        full = [i for i, c in enumerate(candidates) if self._full(c)]
+        full = [i for i, c in enumerate(candidates) if self._full(c) and _writable(c)]
         for prefer in (lambda c: not c.is_Symbol, lambda c: c in self.reusable, lambda c: True):
             chosen = [i for i in full if prefer(candidates[i])]
             if chosen:
@@ -318,13 +342,15 @@ class _InPlace:
             return self.slot
         return None
 
-    def _unary(self, ufunc: str) -> None:
+    def _unary(self, ufunc: str, *constants: str) -> None:
+        """``target = ufunc(target, *constants)``."""
         if self.pending is not None:
-            operand = self.pending.name
-            self.records.append(InPlace(self.target, ufunc, (operand,), self._out(), binds=True))
+            operands = (self.pending.name, *constants)
+            self.records.append(InPlace(self.target, ufunc, operands, self._out(), binds=True))
             self.pending = None
         else:
-            self.records.append(InPlace(self.target, ufunc, (self.target,), self.target, False))
+            operands = (self.target, *constants)
+            self.records.append(InPlace(self.target, ufunc, operands, self.target, False))
 
     def _binary(self, operation: str, operand: sp.Expr, reverse: bool = False) -> None:
         """``target = target <op> operand`` (or ``operand <op> target`` with ``reverse``)."""
@@ -367,6 +393,9 @@ class _InPlace:
         elif type(expr) in UFUNCS and len(expr.args) == 1:
             self.evaluate(expr.args[0])
             self._unary(UFUNCS[type(expr)])
+        elif isinstance(expr, F.Relu) and self._full(expr.args[0]):
+            self.evaluate(expr.args[0])
+            self._unary("maximum", "0")
         else:
             self._create(
                 self.printer.doprint(expr)
@@ -447,7 +476,7 @@ def _in_place_candidate(
     dtype = dtype_name(statement.dtype)
     if dtype not in IN_PLACE_DTYPES or not is_array(known.get(statement.symbol)):
         return False
-    if not isinstance(expr, (sp.Add, sp.Mul, sp.Pow)) and type(expr) not in UFUNCS:
+    if not isinstance(expr, (sp.Add, sp.Mul, sp.Pow, F.Relu)) and type(expr) not in UFUNCS:
         return False
     if natural_signature(expr, known) != known[statement.symbol]:
         return False
