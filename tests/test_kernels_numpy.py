@@ -56,6 +56,7 @@ from symgrad.backends.numpy.kernels.conv import (
     _pads,
     _patches,
     _windows,
+    _zeros_around,
 )
 from symgrad.backends.numpy.kernels.diagonals import (
     _band_part,
@@ -316,17 +317,21 @@ def test_convolutions_use_rows_from_their_thresholds(monkeypatch) -> None:
 
 
 def test_line_patches_and_shifted_rows() -> None:
-    """``_line_patches`` copies each window along one axis (padding with zeros) into a row,
-    offsets before channels; ``_add_shifted_rows`` adds part ``i`` of row ``y + i - offset``."""
+    """``_line_patches`` copies each window along one axis (of an array ``_zeros_around``
+    pads) into a row, offsets before channels; ``_add_shifted_rows`` adds part ``i`` of row ``y + i - offset``."""
     rng = np.random.default_rng(33)
     x = np.arange(2 * 3 * 4 * 2, dtype=np.float64).reshape(2, 3, 4, 2)
-    along_width = _line_patches(x, 3, 2, 1, 1)
+    along_width = _line_patches(_zeros_around(x, 2, 1, 1), 3, 2)
     assert along_width.shape == (2, 3, 4, 6)
     np.testing.assert_array_equal(along_width[1, 2, 0], [0, 0, *x[1, 2, 0], *x[1, 2, 1]])
     np.testing.assert_array_equal(along_width[0, 1, 3], [*x[0, 1, 2], *x[0, 1, 3], 0, 0])
-    along_height = _line_patches(x, 2, 1, 0, 1)
+    along_height = _line_patches(_zeros_around(x, 1, 0, 1), 2, 1)
     assert along_height.shape == (2, 3, 4, 4)
     np.testing.assert_array_equal(along_height[0, 2, 1], [*x[0, 2, 1], 0, 0])
+    assert _zeros_around(x, 1, 0, 0) is x
+    np.testing.assert_array_equal(
+        _zeros_around(x, 2, 2, 1), np.pad(x, [(0, 0), (0, 0), (2, 1), (0, 0)])
+    )
     parts = rng.standard_normal((1, 4, 2, 3, 5))  # 4 input rows, a kernel of 3 rows
     total = np.zeros((1, 4, 2, 5))
     _add_shifted_rows(parts, total, 1)

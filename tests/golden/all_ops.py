@@ -338,6 +338,17 @@ def _patches(x, kernel, strides, dilations, padding):
     filter's first three axes, so that a convolution is one matrix product."""
     windows = _windows(x, kernel, strides, dilations, padding, 0)
     n, out_h, out_w, c = np.shape(windows)[:4]
+    if c == 1:
+        # One channel (a grayscale image): copying each tap's plane in turn is about 4x faster
+        # than gathering the windows element by element. The rows are then a transposed view
+        # of the taps' planes, which a matrix product reads as it is (no copy).
+        taps = np.empty((kernel[0], kernel[1], n, out_h, out_w), dtype=windows.dtype)
+        for i in range(kernel[0]):
+            for j in range(kernel[1]):
+                taps[i, j] = windows[:, :, :, 0, i, j]
+        return np.moveaxis(
+            np.reshape(taps, (kernel[0] * kernel[1], n, out_h, out_w)), 0, 3
+        )
     rows = np.transpose(windows, (0, 1, 2, 4, 5, 3))
     return np.reshape(rows, (n, out_h, out_w, kernel[0] * kernel[1] * c))
 
@@ -362,15 +373,24 @@ _ROWS_MIN_BACKWARD = 16
 _ROWS_CHUNK = 2**18
 
 
-def _line_patches(x, extent, axis, before, after):
+def _zeros_around(x, axis, before, after):
+    """NHWC ``x`` with ``before`` and ``after`` zeros along ``axis`` (``x`` itself when both
+    are 0): one new array and one copy, where ``np.pad`` costs about 80 µs of Python a call."""
+    if not before and not after:
+        return x
+    shape = list(np.shape(x))
+    shape[axis] += before + after
+    padded = np.zeros(shape, dtype=x.dtype)
+    inside = [slice(None)] * 4
+    inside[axis] = slice(before, before + np.shape(x)[axis])
+    padded[tuple(inside)] = x
+    return padded
+
+
+def _line_patches(x, extent, axis):
     """The windows of ``extent`` elements of NHWC ``x`` along one spatial ``axis`` (1 or 2),
-    after ``before`` and ``after`` zeros are padded along it, copied once into rows: shape
-    (batch, height, width, extent * channels), each row the window's elements in order,
-    channels last."""
-    pads = [(0, 0)] * 4
-    pads[axis] = (before, after)
-    if before or after:
-        x = np.pad(x, pads)
+    copied once into rows: shape (batch, height, width, extent * channels), each row the
+    window's elements in order, channels last."""
     view = np.lib.stride_tricks.sliding_window_view(x, extent, axis=axis)
     rows = np.swapaxes(view, 3, 4)
     return np.reshape(rows, np.shape(rows)[:3] + (extent * np.shape(x)[3],))
@@ -399,12 +419,12 @@ def _conv2d_by_rows(x, filters, padding):
     side_by_side = np.reshape(np.transpose(filters, (1, 2, 0, 3)), (kw * c, kh * c_out))
     out_shape = (n, top + h + bottom - kh + 1, left + w + right - kw + 1, c_out)
     y = np.zeros(out_shape, dtype=np.result_type(x, filters))
+    padded = _zeros_around(x, 2, left, right)
     for images in _image_chunks(x, max(kw * c, kh * c_out), _ROWS_CHUNK):
-        rows = _line_patches(x[images], kw, 2, left, right)
+        rows = _line_patches(padded[images], kw, 2)
         products = np.reshape(rows, (-1, kw * c)) @ side_by_side
-        _add_shifted_rows(
-            np.reshape(products, np.shape(rows)[:3] + (kh, c_out)), y[images], top
-        )
+        parts = np.reshape(products, np.shape(rows)[:3] + (kh, c_out))
+        _add_shifted_rows(parts, y[images], top)
     return y
 
 
@@ -419,8 +439,9 @@ def _conv2d_backprop_input_by_rows(dy, filters, shape, padding):
     turned = np.transpose(filters[::-1, ::-1], (1, 3, 0, 2))
     side_by_side = np.reshape(turned, (kw * c_out, kh * c))
     dx = np.zeros((np.shape(dy)[0], h, w, c), dtype=np.result_type(dy, filters))
+    padded = _zeros_around(dy, 2, kw - 1 - left, w + left - out_w)
     for images in _image_chunks(dy, max(kw * c_out, kh * c), _ROWS_CHUNK):
-        rows = _line_patches(dy[images], kw, 2, kw - 1 - left, w + left - out_w)
+        rows = _line_patches(padded[images], kw, 2)
         products = np.reshape(rows, (-1, kw * c_out)) @ side_by_side
         parts = np.reshape(products, np.shape(rows)[:3] + (kh, c))
         _add_shifted_rows(parts, dx[images], kh - 1 - top)
@@ -434,10 +455,12 @@ def _conv2d_backprop_filter_by_rows(x, dy, kernel, padding):
     h, w = np.shape(x)[1:3]
     top, (left, right) = _pads(h, kh, 1, padding)[0], _pads(w, kw, 1, padding)
     out_h = np.shape(dy)[1]
+    padded_x = _zeros_around(x, 2, left, right)
+    padded_dy = _zeros_around(dy, 1, kh - 1 - top, h + top - out_h)
     grad = None
     for images in _image_chunks(x, max(kw * c, kh * c_out), _ROWS_CHUNK):
-        rows = _line_patches(x[images], kw, 2, left, right)
-        columns = _line_patches(dy[images], kh, 1, kh - 1 - top, h + top - out_h)
+        rows = _line_patches(padded_x[images], kw, 2)
+        columns = _line_patches(padded_dy[images], kh, 1)
         part = np.reshape(rows, (-1, kw * c)).T @ np.reshape(columns, (-1, kh * c_out))
         grad = part if grad is None else grad + part
     # grad's rows are (kernel column, channel), its columns (kernel row reversed, out channel).

@@ -73,6 +73,7 @@ KERNELS = (
     "_ROWS_MIN_FORWARD",
     "_ROWS_MIN_BACKWARD",
     "_ROWS_CHUNK",
+    "_zeros_around",
     "_line_patches",
     "_add_shifted_rows",
     "_conv2d_by_rows",
