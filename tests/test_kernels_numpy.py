@@ -52,9 +52,10 @@ from symgrad.backends.numpy.kernels.conv import (
     _depthwise_conv2d_backprop_filter,
     _depthwise_conv2d_backprop_input,
     _image_chunks,
-    _line_patches,
+    _line_windows,
     _pads,
     _patches,
+    _rows,
     _windows,
     _zeros_around,
 )
@@ -316,17 +317,18 @@ def test_convolutions_use_rows_from_their_thresholds(monkeypatch) -> None:
         )
 
 
-def test_line_patches_and_shifted_rows() -> None:
-    """``_line_patches`` copies each window along one axis (of an array ``_zeros_around``
-    pads) into a row, offsets before channels; ``_add_shifted_rows`` adds part ``i`` of row ``y + i - offset``."""
+def test_line_windows_rows_and_shifted_rows() -> None:
+    """``_rows`` of ``_line_windows`` copies each window along one axis (of an array
+    ``_zeros_around`` pads) into a row, offsets before channels; ``_add_shifted_rows`` adds
+    part ``i`` of row ``y + i - offset``."""
     rng = np.random.default_rng(33)
     x = np.arange(2 * 3 * 4 * 2, dtype=np.float64).reshape(2, 3, 4, 2)
-    along_width = _line_patches(_zeros_around(x, 2, 1, 1), 3, 2)
-    assert along_width.shape == (2, 3, 4, 6)
-    np.testing.assert_array_equal(along_width[1, 2, 0], [0, 0, *x[1, 2, 0], *x[1, 2, 1]])
-    np.testing.assert_array_equal(along_width[0, 1, 3], [*x[0, 1, 2], *x[0, 1, 3], 0, 0])
-    along_height = _line_patches(_zeros_around(x, 1, 0, 1), 2, 1)
-    assert along_height.shape == (2, 3, 4, 4)
+    along_width = _line_windows(_zeros_around(x, 2, 1, 1), 3, 2)
+    assert along_width.shape == (2, 3, 4, 3, 2)
+    rows = _rows(along_width).reshape(2, 3, 4, 6)
+    np.testing.assert_array_equal(rows[1, 2, 0], [0, 0, *x[1, 2, 0], *x[1, 2, 1]])
+    np.testing.assert_array_equal(rows[0, 1, 3], [*x[0, 1, 2], *x[0, 1, 3], 0, 0])
+    along_height = _rows(_line_windows(_zeros_around(x, 1, 0, 1), 2, 1)).reshape(2, 3, 4, 4)
     np.testing.assert_array_equal(along_height[0, 2, 1], [*x[0, 2, 1], 0, 0])
     assert _zeros_around(x, 1, 0, 0) is x
     np.testing.assert_array_equal(

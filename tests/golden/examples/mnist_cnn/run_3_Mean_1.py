@@ -135,7 +135,7 @@ def _patches(x, kernel, strides, dilations, padding):
 
 
 # A stride-1 convolution is also computed kernel row by kernel row: one product of the
-# windows along the width (``_line_patches``) with every kernel row's filters side by side,
+# windows along the width (``_line_windows``) with every kernel row's filters side by side,
 # then each row's part added in at its row offset (``_add_shifted_rows``). That product is
 # wider and shorter than im2col's (for the second convolution of the MNIST CNN, 9,800 x 160
 # by 160 x 320 against 9,800 x 800 by 800 x 64), which OpenBLAS runs about 20 % faster, and
@@ -164,13 +164,17 @@ def _zeros_around(x, axis, before, after):
     return padded
 
 
-def _line_patches(x, extent, axis):
-    """The windows of ``extent`` elements of NHWC ``x`` along one spatial ``axis`` (1 or 2),
-    copied once into rows: shape (batch, height, width, extent * channels), each row the
-    window's elements in order, channels last."""
+def _line_windows(x, extent, axis):
+    """The windows of ``extent`` elements of NHWC ``x`` along one spatial ``axis`` (1 or 2), as
+    a view of shape (batch, height, width, extent, channels): reshaping a slice of it to
+    (rows, extent * channels) copies each window into a row, its elements in order."""
     view = np.lib.stride_tricks.sliding_window_view(x, extent, axis=axis)
-    rows = np.swapaxes(view, 3, 4)
-    return np.reshape(rows, np.shape(rows)[:3] + (extent * np.shape(x)[3],))
+    return np.swapaxes(view, 3, 4)
+
+
+def _rows(windows):
+    """The windows of ``_line_windows`` (or a slice of them), one copied into each row."""
+    return np.reshape(windows, (-1, np.shape(windows)[3] * np.shape(windows)[4]))
 
 
 def _add_shifted_rows(parts, total, offset):
@@ -196,11 +200,10 @@ def _conv2d_by_rows(x, filters, padding):
     side_by_side = np.reshape(np.transpose(filters, (1, 2, 0, 3)), (kw * c, kh * c_out))
     out_shape = (n, top + h + bottom - kh + 1, left + w + right - kw + 1, c_out)
     y = np.zeros(out_shape, dtype=np.result_type(x, filters))
-    padded = _zeros_around(x, 2, left, right)
+    windows = _line_windows(_zeros_around(x, 2, left, right), kw, 2)
     for images in _image_chunks(x, max(kw * c, kh * c_out), _ROWS_CHUNK):
-        rows = _line_patches(padded[images], kw, 2)
-        products = np.reshape(rows, (-1, kw * c)) @ side_by_side
-        parts = np.reshape(products, np.shape(rows)[:3] + (kh, c_out))
+        products = _rows(windows[images]) @ side_by_side
+        parts = np.reshape(products, np.shape(windows[images])[:3] + (kh, c_out))
         _add_shifted_rows(parts, y[images], top)
     return y
 
