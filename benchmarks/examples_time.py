@@ -82,6 +82,9 @@ def main() -> None:
     parser.add_argument("--markdown", type=Path)
     args = parser.parse_args()
     names = [n for n in args.examples.split(",") if n]
+    sys.path.insert(0, str(HERE))
+    from workloads.report import machine_info
+
     runs: dict[tuple[str, str], list[dict]] = {}
     for _ in range(args.rounds):
         for name in names:
@@ -89,10 +92,11 @@ def main() -> None:
                 runs.setdefault((name, backend), []).append(
                     run_example(python, backend, name, args.threads)
                 )
+    info = machine_info()
     lines = [
-        f"`python benchmarks/examples_time.py --tf-python ... --rounds {args.rounds} --threads "
-        f"{args.threads}`; median wall time of `main()` over {args.rounds} rounds of fresh "
-        "processes.",
+        f"`python benchmarks/examples_time.py {' '.join(sys.argv[1:])}` on {info['cpu']} "
+        f"(SIMD {info['simd']}), threads: {args.threads}; median wall time of `main()` over "
+        f"{args.rounds} rounds of fresh processes.",
         "",
         "| example | symgrad | TensorFlow 1 | symgrad / TF | result (symgrad / TF) |",
         "|---|---:|---:|---:|---|",

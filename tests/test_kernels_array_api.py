@@ -48,8 +48,12 @@ from symgrad.backends.array_api.kernels.conv import (
     _depthwise_conv2d,
     _depthwise_conv2d_backprop_filter,
     _depthwise_conv2d_backprop_input,
+    _native_conv2d,
+    _native_conv2d_backprop_filter,
+    _native_conv2d_backprop_input,
     _pads,
     _spread,
+    _tf_pads,
     _windows,
 )
 from symgrad.backends.array_api.kernels.diagonals import (
@@ -86,6 +90,7 @@ from symgrad.backends.array_api.kernels.namespace import (
     _is_numpy,
     _kept_shapes,
     _namespace,
+    _native,
     _numpy_dtype,
     _on_host,
     _quiet,
@@ -277,6 +282,61 @@ def test_conv2d_backprops_are_its_adjoints(
     total = float(np.sum(y * dy))
     assert float(np.sum(x * np.asarray(dx))) == pytest.approx(total, rel=1e-12)
     assert float(np.sum(w * np.asarray(dw))) == pytest.approx(total, rel=1e-12)
+
+
+@pytest.mark.parametrize("library", ["torch", "jax"])
+@pytest.mark.parametrize("shape, filter_shape, strides, dilations, padding", CONV_CASES)
+def test_native_convolutions_agree_with_the_numpy_kernels(
+    library: str, shape: Any, filter_shape: Any, strides: Any, dilations: Any, padding: Any
+) -> None:
+    """On torch and JAX, conv2d and its gradients call the library's own convolution (TF's
+    padding, strides, dilations); under jax.jit too. float32, as JAX computes by default."""
+    pytest.importorskip(library)
+    xp = pytest.importorskip("array_api_compat.torch" if library == "torch" else "jax.numpy")
+    rng = np.random.default_rng(3)
+    x, w = (rng.normal(size=s).astype(np.float32) for s in (shape, filter_shape))
+    expected = np_conv._conv2d(x, w, strides, dilations, padding)
+    dy = rng.normal(size=expected.shape).astype(np.float32)
+    kernel = filter_shape[:2]
+    assert _tf_pads(shape[1:3], kernel, strides, dilations, padding) == tuple(
+        np_conv._pads(shape[1 + a], (kernel[a] - 1) * dilations[a] + 1, strides[a], padding)
+        for a in (0, 1)
+    )
+    calls = {
+        "y": lambda x, w, dy: _native_conv2d(xp, x, w, strides, dilations, padding),
+        "dx": lambda x, w, dy: _native_conv2d_backprop_input(
+            xp, dy, w, shape, strides, dilations, padding
+        ),
+        "dw": lambda x, w, dy: _native_conv2d_backprop_filter(
+            xp, x, dy, kernel, strides, dilations, padding
+        ),
+    }
+    wanted = {
+        "y": expected,
+        "dx": np_conv._conv2d_backprop_input(dy, w, shape, strides, dilations, padding),
+        "dw": np_conv._conv2d_backprop_filter(x, dy, kernel, strides, dilations, padding),
+    }
+    arguments = [put(xp, a) for a in (x, w, dy)]
+    for name, call in calls.items():
+        same(call(*arguments), wanted[name], rtol=2e-5)
+        if library == "jax":
+            import jax
+
+            same(jax.jit(call)(*arguments), wanted[name], rtol=2e-5)
+    # The kernels the module calls take the native path there.
+    same(_conv2d(xp, *arguments[:2], strides, dilations, padding), expected, rtol=2e-5)
+
+
+def test_native_kernels_are_only_torch_s_and_jax_s_for_floats() -> None:
+    assert _native(np, "torch", np.ones(2)) is None
+    assert _native(np, "jax", np.ones(2)) is None
+    torch = pytest.importorskip("torch")
+    xp = pytest.importorskip("array_api_compat.torch")
+    floats, integers = xp.asarray([1.0]), xp.asarray([1])
+    assert _native(xp, "torch", floats, floats) is torch
+    assert _native(xp, "jax", floats) is None
+    assert _native(xp, "torch", integers) is None
+    assert _native(xp, "torch", floats, xp.asarray([1.0], dtype=xp.float64)) is None
 
 
 # (input shape, depthwise filter shape, strides, dilations, padding)
@@ -505,6 +565,28 @@ def test_max_pool_gradients_agree_with_the_numpy_kernels(
     same(
         _max_pool_grad_grad(xp, put(xp, x), put(xp, g), ksize, strides, padding),
         np_pool._max_pool_grad_grad(x, g, ksize, strides, padding),
+    )
+
+
+@pytest.mark.parametrize("library", ["torch", "jax"])
+@pytest.mark.parametrize("shape, ksize, strides, padding", POOL_CASES)
+def test_native_max_pools_agree_with_the_numpy_kernels(
+    library: str, shape: Any, ksize: Any, strides: Any, padding: Any
+) -> None:
+    """Max-pool by the library's own pooling (ties and padding as TF's); its gradient too on
+    torch, which keeps the first of tied maxima and lets a NaN win its window."""
+    pytest.importorskip(library)
+    xp = pytest.importorskip("array_api_compat.torch" if library == "torch" else "jax.numpy")
+    x = _tied(shape, 9, np.float32)
+    if library == "torch":
+        x.reshape(-1)[1] = np.nan
+    out = np_pool._max_pool(x, ksize, strides, padding)
+    same(_max_pool(xp, put(xp, x), ksize, strides, padding), out)
+    dy = np.random.default_rng(10).normal(size=out.shape).astype(np.float32)
+    same(
+        _max_pool_grad(xp, put(xp, x), put(xp, dy), ksize, strides, padding),
+        np_pool._max_pool_grad(x, dy, ksize, strides, padding),
+        rtol=1e-6,  # overlapping windows add in another order
     )
 
 

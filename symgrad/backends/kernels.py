@@ -23,7 +23,7 @@ from pathlib import Path
 
 # Modules of the standard library a kernel or a generated body may use; the module imports
 # each one that its code names.
-STANDARD_MODULES = ("base64", "contextlib", "math")
+STANDARD_MODULES = ("base64", "contextlib", "math", "sys")
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ Outputs:
 """
 
 import math
+import sys
 
 import numpy as np
 
@@ -52,6 +53,26 @@ def _is_numpy(xp):
     return xp is np or (
         array_api_compat is not None and array_api_compat.is_numpy_namespace(xp)
     )
+
+
+def _native(xp, library, *arrays):
+    """The ``library`` module ("torch" or "jax") when ``xp`` is its namespace and ``arrays``
+    are arrays of one floating dtype, else None: the kernels of convolutions and pooling
+    then call the library's own, several times faster than composing them from the
+    standard's functions (the MNIST CNN's training step, one thread: on torch 147 ms
+    composed, about 60 ms native; on JAX, eager, 219 and 133 ms)."""
+    if array_api_compat is None:
+        return None
+    if library == "torch" and not array_api_compat.is_torch_namespace(xp):
+        return None
+    if library == "jax" and not array_api_compat.is_jax_namespace(xp):
+        return None
+    names = {
+        str(a.dtype).rsplit(".", 1)[-1] for a in arrays
+    }  # "torch.float32", "float32"
+    if len(names) != 1 or not names.pop().startswith(("float", "bfloat")):
+        return None
+    return sys.modules[library]  # imported: its arrays are the arguments
 
 
 def _numpy_dtype(dtype):
@@ -130,6 +151,15 @@ def _pads(size, extent, stride, padding):
     return total // 2, total - total // 2
 
 
+def _tf_pads(size, kernel, strides, dilations, padding):
+    """TF's padding of an image of spatial ``size``: ((top, bottom), (left, right))."""
+    top_bottom, left_right = [
+        _pads(int(size[a]), (kernel[a] - 1) * dilations[a] + 1, strides[a], padding)
+        for a in (0, 1)
+    ]
+    return top_bottom, left_right
+
+
 def _windows(xp, x, kernel, strides, dilations, padding, fill):
     """The windows of NHWC ``x`` a convolution or pooling reads, of shape
     (batch, out_height, out_width, channels, kernel_height, kernel_width): one strided slice
@@ -199,20 +229,106 @@ def _add_windows(xp, columns, shape, strides, dilations, padding):
     return total[:, top : top + h, left : left + w, :]
 
 
+def _native_conv2d(xp, x, filters, strides, dilations, padding):
+    """``_conv2d`` by torch's or JAX's own convolution, on ``x`` padded as TF pads; None
+    for other libraries."""
+    (top, bottom), (left, right) = pads = _tf_pads(
+        x.shape[1:3], filters.shape[:2], strides, dilations, padding
+    )
+    torch = _native(xp, "torch", x, filters)
+    if torch is not None:
+        padded = torch.nn.functional.pad(
+            x.permute(0, 3, 1, 2), (left, right, top, bottom)
+        )
+        y = torch.nn.functional.conv2d(
+            padded, filters.permute(3, 2, 0, 1), stride=strides, dilation=dilations
+        )
+        return y.permute(0, 2, 3, 1)
+    jax = _native(xp, "jax", x, filters)
+    if jax is not None:
+        return jax.lax.conv_general_dilated(
+            x,
+            filters,
+            strides,
+            pads,
+            rhs_dilation=dilations,
+            dimension_numbers=("NHWC", "HWIO", "NHWC"),
+        )
+    return None
+
+
+def _native_conv2d_backprop_filter(xp, x, dy, kernel, strides, dilations, padding):
+    """``_conv2d_backprop_filter`` by torch's own (on ``x`` padded as TF pads) or by the
+    transpose of JAX's convolution; None for other libraries."""
+    torch = _native(xp, "torch", x, dy)
+    if torch is not None:
+        (top, bottom), (left, right) = _tf_pads(
+            x.shape[1:3], kernel, strides, dilations, padding
+        )
+        padded = torch.nn.functional.pad(
+            x.permute(0, 3, 1, 2), (left, right, top, bottom)
+        )
+        size = (dy.shape[3], x.shape[3], kernel[0], kernel[1])
+        dw = torch.nn.grad.conv2d_weight(
+            padded, size, dy.permute(0, 3, 1, 2), stride=strides, dilation=dilations
+        )
+        return dw.permute(2, 3, 1, 0)
+    jax = _native(xp, "jax", x, dy)
+    if jax is not None:
+        zeros = jax.numpy.zeros(
+            tuple(kernel) + (x.shape[3], dy.shape[3]), dtype=x.dtype
+        )
+        _, transpose = jax.vjp(
+            lambda f: _native_conv2d(xp, x, f, strides, dilations, padding), zeros
+        )
+        return transpose(dy)[0]
+    return None
+
+
 def _conv2d(xp, x, filters, strides, dilations, padding):
     """TF's conv2d: each window of NHWC ``x`` contracted with the HWIO ``filters``."""
+    native = _native_conv2d(xp, x, filters, strides, dilations, padding)
+    if native is not None:
+        return native
     windows = _windows(xp, x, filters.shape[:2], strides, dilations, padding, 0)
     return xp.tensordot(windows, filters, axes=((4, 5, 3), (0, 1, 2)))
 
 
 def _conv2d_backprop_filter(xp, x, dy, kernel, strides, dilations, padding):
     """The gradient of ``_conv2d`` in its filter of spatial size ``kernel``."""
+    native = _native_conv2d_backprop_filter(
+        xp, x, dy, kernel, strides, dilations, padding
+    )
+    if native is not None:
+        return native
     windows = _windows(xp, x, kernel, strides, dilations, padding, 0)
     return xp.moveaxis(xp.tensordot(windows, dy, axes=((0, 1, 2), (0, 1, 2))), 0, 2)
 
 
 def _max_pool(xp, x, ksize, strides, padding):
     """TF's max_pool: the maximum of each window (padding never wins)."""
+    torch = _native(xp, "torch", x)
+    if torch is not None:  # torch's own, on x padded with -inf as TF pads
+        (top, bottom), (left, right) = _tf_pads(
+            x.shape[1:3], ksize, strides, (1, 1), padding
+        )
+        padded = torch.nn.functional.pad(
+            x.permute(0, 3, 1, 2), (left, right, top, bottom), value=-math.inf
+        )
+        return torch.nn.functional.max_pool2d(padded, ksize, strides).permute(
+            0, 2, 3, 1
+        )
+    jax = _native(xp, "jax", x)
+    if jax is not None:  # JAX's own window reduction, padding with -inf as TF pads
+        pads = _tf_pads(x.shape[1:3], ksize, strides, (1, 1), padding)
+        return jax.lax.reduce_window(
+            x,
+            jax.numpy.asarray(-math.inf, dtype=x.dtype),
+            jax.lax.max,
+            (1, *ksize, 1),
+            (1, *strides, 1),
+            ((0, 0), *pads, (0, 0)),
+        )
     return xp.max(
         _windows(xp, x, ksize, strides, (1, 1), padding, -math.inf), axis=(4, 5)
     )
@@ -231,6 +347,24 @@ def _first_max(xp, x, ksize, strides, padding):
 
 def _max_pool_grad(xp, x, dy, ksize, strides, padding):
     """The gradient of ``_max_pool``: each window's ``dy`` goes to its first maximum."""
+    # torch's own pooling keeps a window's first maximum, a NaN counting as one, as TF does
+    # (JAX's gradient of its window maximum lets a later element win over a NaN).
+    torch = _native(xp, "torch", x, dy)
+    if torch is not None:
+        (top, bottom), (left, right) = _tf_pads(
+            x.shape[1:3], ksize, strides, (1, 1), padding
+        )
+        padded = torch.nn.functional.pad(
+            x.permute(0, 3, 1, 2), (left, right, top, bottom), value=-math.inf
+        )
+        _, where = torch.nn.functional.max_pool2d(
+            padded, ksize, strides, return_indices=True
+        )
+        grad = torch.ops.aten.max_pool2d_with_indices_backward(
+            dy.permute(0, 3, 1, 2), padded, ksize, strides, (0, 0), (1, 1), False, where
+        )
+        h, w = x.shape[1], x.shape[2]
+        return grad[:, :, top : top + h, left : left + w].permute(0, 2, 3, 1)
     first = _first_max(xp, x, ksize, strides, padding)
     routed = xp.where(first, xp.expand_dims(dy, axis=-1), xp.zeros_like(dy[..., None]))
     columns = xp.reshape(routed, tuple(routed.shape[:4]) + tuple(ksize))

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from ._types import Array, Namespace, Padding, Pair, Shape
-from .namespace import _device_of
+from .namespace import _device_of, _native
 
 
 def _pads(size: int, extent: int, stride: int, padding: Padding) -> tuple[int, int]:
@@ -15,6 +15,17 @@ def _pads(size: int, extent: int, stride: int, padding: Padding) -> tuple[int, i
         return 0, 0
     total = max((-(-size // stride) - 1) * stride + extent - size, 0)
     return total // 2, total - total // 2
+
+
+def _tf_pads(
+    size: Pair, kernel: Pair, strides: Pair, dilations: Pair, padding: Padding
+) -> tuple[tuple[int, int], tuple[int, int]]:
+    """TF's padding of an image of spatial ``size``: ((top, bottom), (left, right))."""
+    top_bottom, left_right = [
+        _pads(int(size[a]), (kernel[a] - 1) * dilations[a] + 1, strides[a], padding)
+        for a in (0, 1)
+    ]
+    return top_bottom, left_right
 
 
 # Parameters laid out by hand, formatting off: see _types.py.
@@ -102,11 +113,94 @@ def _add_windows(
     return total[:, top : top + h, left : left + w, :]
 
 
+def _native_conv2d(
+    xp: Namespace, x: Array, filters: Array, strides: Pair, dilations: Pair,
+    padding: Padding
+) -> Array | None:
+    """``_conv2d`` by torch's or JAX's own convolution, on ``x`` padded as TF pads; None
+    for other libraries."""
+    (top, bottom), (left, right) = pads = _tf_pads(
+        x.shape[1:3], filters.shape[:2], strides, dilations, padding
+    )
+    torch = _native(xp, "torch", x, filters)
+    if torch is not None:
+        padded = torch.nn.functional.pad(x.permute(0, 3, 1, 2), (left, right, top, bottom))
+        y = torch.nn.functional.conv2d(
+            padded, filters.permute(3, 2, 0, 1), stride=strides, dilation=dilations
+        )
+        return y.permute(0, 2, 3, 1)
+    jax = _native(xp, "jax", x, filters)
+    if jax is not None:
+        return jax.lax.conv_general_dilated(
+            x, filters, strides, pads, rhs_dilation=dilations,
+            dimension_numbers=("NHWC", "HWIO", "NHWC"),
+        )
+    return None
+
+
+def _native_conv2d_backprop_input(
+    xp: Namespace, dy: Array, filters: Array, shape: Shape, strides: Pair,
+    dilations: Pair, padding: Padding
+) -> Array | None:
+    """``_conv2d_backprop_input`` by torch's own (for the padded input, the padding then
+    cut off) or by the transpose of JAX's convolution; None for other libraries."""
+    h, w = int(shape[1]), int(shape[2])
+    (top, bottom), (left, right) = _tf_pads(
+        (h, w), filters.shape[:2], strides, dilations, padding
+    )
+    torch = _native(xp, "torch", dy, filters)
+    if torch is not None:
+        size = (dy.shape[0], filters.shape[2], top + h + bottom, left + w + right)
+        dx = torch.nn.grad.conv2d_input(
+            size, filters.permute(3, 2, 0, 1), dy.permute(0, 3, 1, 2),
+            stride=strides, dilation=dilations,
+        )
+        return dx[:, :, top : top + h, left : left + w].permute(0, 2, 3, 1)
+    jax = _native(xp, "jax", dy, filters)
+    if jax is not None:
+        x = jax.numpy.zeros((dy.shape[0], h, w, filters.shape[2]), dtype=dy.dtype)
+        _, transpose = jax.vjp(
+            lambda v: _native_conv2d(xp, v, filters, strides, dilations, padding), x
+        )
+        return transpose(dy)[0]
+    return None
+
+
+def _native_conv2d_backprop_filter(
+    xp: Namespace, x: Array, dy: Array, kernel: Pair, strides: Pair, dilations: Pair,
+    padding: Padding
+) -> Array | None:
+    """``_conv2d_backprop_filter`` by torch's own (on ``x`` padded as TF pads) or by the
+    transpose of JAX's convolution; None for other libraries."""
+    torch = _native(xp, "torch", x, dy)
+    if torch is not None:
+        (top, bottom), (left, right) = _tf_pads(
+            x.shape[1:3], kernel, strides, dilations, padding
+        )
+        padded = torch.nn.functional.pad(x.permute(0, 3, 1, 2), (left, right, top, bottom))
+        size = (dy.shape[3], x.shape[3], kernel[0], kernel[1])
+        dw = torch.nn.grad.conv2d_weight(
+            padded, size, dy.permute(0, 3, 1, 2), stride=strides, dilation=dilations
+        )
+        return dw.permute(2, 3, 1, 0)
+    jax = _native(xp, "jax", x, dy)
+    if jax is not None:
+        zeros = jax.numpy.zeros(tuple(kernel) + (x.shape[3], dy.shape[3]), dtype=x.dtype)
+        _, transpose = jax.vjp(
+            lambda f: _native_conv2d(xp, x, f, strides, dilations, padding), zeros
+        )
+        return transpose(dy)[0]
+    return None
+
+
 def _conv2d(
     xp: Namespace, x: Array, filters: Array, strides: Pair, dilations: Pair,
     padding: Padding
 ) -> Array:
     """TF's conv2d: each window of NHWC ``x`` contracted with the HWIO ``filters``."""
+    native = _native_conv2d(xp, x, filters, strides, dilations, padding)
+    if native is not None:
+        return native
     windows = _windows(xp, x, filters.shape[:2], strides, dilations, padding, 0)
     return xp.tensordot(windows, filters, axes=((4, 5, 3), (0, 1, 2)))
 
@@ -116,6 +210,11 @@ def _conv2d_backprop_input(
     dilations: Pair, padding: Padding
 ) -> Array:
     """The gradient of ``_conv2d`` in its input of ``shape`` (TF's conv2d_transpose)."""
+    native = _native_conv2d_backprop_input(
+        xp, dy, filters, shape, strides, dilations, padding
+    )
+    if native is not None:
+        return native
     columns = xp.tensordot(dy, filters, axes=((3,), (3,)))  # (n, oh, ow, kh, kw, c)
     return _add_windows(
         xp, xp.moveaxis(columns, 5, 3), shape, strides, dilations, padding
@@ -127,6 +226,9 @@ def _conv2d_backprop_filter(
     padding: Padding
 ) -> Array:
     """The gradient of ``_conv2d`` in its filter of spatial size ``kernel``."""
+    native = _native_conv2d_backprop_filter(xp, x, dy, kernel, strides, dilations, padding)
+    if native is not None:
+        return native
     windows = _windows(xp, x, kernel, strides, dilations, padding, 0)
     return xp.moveaxis(xp.tensordot(windows, dy, axes=((0, 1, 2), (0, 1, 2))), 0, 2)
 

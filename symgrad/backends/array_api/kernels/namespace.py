@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -40,6 +41,26 @@ def _is_numpy(xp: Namespace) -> bool:
     return xp is np or (
         array_api_compat is not None and array_api_compat.is_numpy_namespace(xp)
     )
+
+
+def _native(xp: Namespace, library: str, *arrays: Array) -> Any:
+    """The ``library`` module ("torch" or "jax") when ``xp`` is its namespace and ``arrays``
+    are arrays of one floating dtype, else None: the kernels of convolutions and pooling
+    then call the library's own, several times faster than composing them from the
+    standard's functions (the MNIST CNN's training step, one thread: on torch 147 ms
+    composed, about 60 ms native; on JAX, eager, 219 and 133 ms)."""
+    if array_api_compat is None:
+        return None
+    if library == "torch" and not array_api_compat.is_torch_namespace(xp):
+        return None
+    if library == "jax" and not array_api_compat.is_jax_namespace(xp):
+        return None
+    names = {
+        str(a.dtype).rsplit(".", 1)[-1] for a in arrays
+    }  # "torch.float32", "float32"
+    if len(names) != 1 or not names.pop().startswith(("float", "bfloat")):
+        return None
+    return sys.modules[library]  # imported: its arrays are the arguments
 
 
 def _numpy_dtype(dtype: DType) -> np.dtype[Any]:

@@ -5,14 +5,36 @@ from __future__ import annotations
 import math
 
 from ._types import Array, Device, DType, Namespace, Padding, Pair, Shape
-from .conv import _add_windows, _windows
-from .namespace import _device_of
+from .conv import _add_windows, _tf_pads, _windows
+from .namespace import _device_of, _native
 
 
 def _max_pool(
     xp: Namespace, x: Array, ksize: Pair, strides: Pair, padding: Padding
 ) -> Array:
     """TF's max_pool: the maximum of each window (padding never wins)."""
+    torch = _native(xp, "torch", x)
+    if torch is not None:  # torch's own, on x padded with -inf as TF pads
+        (top, bottom), (left, right) = _tf_pads(
+            x.shape[1:3], ksize, strides, (1, 1), padding
+        )
+        padded = torch.nn.functional.pad(
+            x.permute(0, 3, 1, 2), (left, right, top, bottom), value=-math.inf
+        )
+        return torch.nn.functional.max_pool2d(padded, ksize, strides).permute(
+            0, 2, 3, 1
+        )
+    jax = _native(xp, "jax", x)
+    if jax is not None:  # JAX's own window reduction, padding with -inf as TF pads
+        pads = _tf_pads(x.shape[1:3], ksize, strides, (1, 1), padding)
+        return jax.lax.reduce_window(
+            x,
+            jax.numpy.asarray(-math.inf, dtype=x.dtype),
+            jax.lax.max,
+            (1, *ksize, 1),
+            (1, *strides, 1),
+            ((0, 0), *pads, (0, 0)),
+        )
     return xp.max(
         _windows(xp, x, ksize, strides, (1, 1), padding, -math.inf), axis=(4, 5)
     )
@@ -35,6 +57,24 @@ def _max_pool_grad(
     xp: Namespace, x: Array, dy: Array, ksize: Pair, strides: Pair, padding: Padding
 ) -> Array:
     """The gradient of ``_max_pool``: each window's ``dy`` goes to its first maximum."""
+    # torch's own pooling keeps a window's first maximum, a NaN counting as one, as TF does
+    # (JAX's gradient of its window maximum lets a later element win over a NaN).
+    torch = _native(xp, "torch", x, dy)
+    if torch is not None:
+        (top, bottom), (left, right) = _tf_pads(
+            x.shape[1:3], ksize, strides, (1, 1), padding
+        )
+        padded = torch.nn.functional.pad(
+            x.permute(0, 3, 1, 2), (left, right, top, bottom), value=-math.inf
+        )
+        _, where = torch.nn.functional.max_pool2d(
+            padded, ksize, strides, return_indices=True
+        )
+        grad = torch.ops.aten.max_pool2d_with_indices_backward(
+            dy.permute(0, 3, 1, 2), padded, ksize, strides, (0, 0), (1, 1), False, where
+        )
+        h, w = x.shape[1], x.shape[2]
+        return grad[:, :, top : top + h, left : left + w].permute(0, 2, 3, 1)
     first = _first_max(xp, x, ksize, strides, padding)
     routed = xp.where(first, xp.expand_dims(dy, axis=-1), xp.zeros_like(dy[..., None]))
     columns = xp.reshape(routed, tuple(routed.shape[:4]) + tuple(ksize))
