@@ -12,7 +12,10 @@ call (generated module and Session.run); W2 the same model on 100,000 float64 va
 W4 a 100-layer tanh chain with 200 scalar parameters (plus compile time at 100 and 1,000
 layers); W5 the obvious SymPy diff + lambdify approach on W1 and W4, under a time cap; W6 a
 small CNN (conv-pool-conv-pool-dense on 28x28x1, batch 64, float32) against TF1 Session.run,
-JAX and hand-written NumPy.
+JAX and hand-written NumPy; W6-train, W7 and W8 one Adam training step through Session.run of
+the tutorials' MNIST CNN, LSTM and GRU classifiers against TF1 Session.run, JAX and PyTorch,
+first run beside the steady step (benchmarks/train_step.py's models; not in --smoke; TF1 from
+SYMGRAD_BENCH_TF_PYTHON when this Python does not import TensorFlow).
 
 Every system's loss and gradients are checked against the hand-written NumPy result before it
 is timed. Each system is built and timed in a fresh process of its own (systems sharing a process
@@ -69,7 +72,16 @@ BENCHMARKS = Path(__file__).resolve().parent
 # The working tree's symgrad is the one under test, installed or not.
 sys.path[:0] = [str(BENCHMARKS), str(BENCHMARKS.parent)]
 
-from workloads import chain, cnn, isolation, linear, mlp, report, sympy_baseline  # noqa: E402
+from workloads import (  # noqa: E402
+    chain,
+    cnn,
+    isolation,
+    linear,
+    mlp,
+    report,
+    sympy_baseline,
+    training,
+)
 from workloads.harness import FULL, SMOKE, SYSTEMS, Settings, WorkloadResult  # noqa: E402
 
 WORKLOADS: dict[str, Callable[[Settings], list[WorkloadResult]]] = {
@@ -79,7 +91,12 @@ WORKLOADS: dict[str, Callable[[Settings], list[WorkloadResult]]] = {
     "W4": chain.run_w4,
     "W5": sympy_baseline.run_w5,
     "W6": cnn.run_w6,
+    "W6-train": training.run_w6_train,
+    "W7": training.run_w7,
+    "W8": training.run_w8,
 }
+# Left out of a smoke run (see workloads/training.py).
+NOT_IN_SMOKE = ("W6-train", "W7", "W8")
 RESULTS = BENCHMARKS / "results"
 
 
@@ -266,6 +283,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = make_settings(arguments, Path(tempfile.gettempdir()))
         print(json.dumps(sympy_baseline.sympy_probe(arguments.sympy_probe, settings)))
         return 0
+    if arguments.smoke:
+        arguments.only = [name for name in arguments.only if name not in NOT_IN_SMOKE]
     with tempfile.TemporaryDirectory(prefix="symgrad-bench-") as temporary:
         work_dir = arguments.codegen_dir or Path(temporary)
         work_dir.mkdir(parents=True, exist_ok=True)

@@ -190,6 +190,10 @@ def acceptance(results: dict[str, WorkloadResult]) -> list[dict[str, Any]]:
         _ratio(results, "W6", "symgrad", "numpy", "W6 CNN symgrad / hand-written NumPy"),
         _ratio(results, "W6", "tf1", "symgrad", "W6 CNN TF1 Session.run / symgrad"),
         _ratio(results, "W6", "symgrad", "jax", "W6 CNN symgrad / JAX"),
+        # Issue 33: training steps through Session.run against TF1's (targets 1.5x, 1.2x, 1.2x).
+        _ratio(results, "W6-train", "symgrad", "tf1", "W6-train CNN Adam step symgrad / TF1"),
+        _ratio(results, "W7", "symgrad", "tf1", "W7 LSTM Adam step symgrad / TF1"),
+        _ratio(results, "W8", "symgrad", "tf1", "W8 GRU Adam step symgrad / TF1"),
     ]
     for suffix in ("", "-warmed"):
         items.append(
