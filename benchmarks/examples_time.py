@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -25,6 +24,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from tf1_programs_time import child_environment  # noqa: E402
+
 EXAMPLES = ("mnist_cnn",)
 SYMGRAD_IMPORT = "import symgrad as tf\n"
 TENSORFLOW_IMPORT = "import tensorflow.compat.v1 as tf\n\ntf.disable_v2_behavior()\n"
@@ -51,12 +54,7 @@ def run_example(python: str, backend: str, name: str, threads: str) -> dict:
         raise SystemExit(f"{path} has no line {SYMGRAD_IMPORT.strip()!r}")
     if backend == "tensorflow":
         source = source.replace(SYMGRAD_IMPORT, TENSORFLOW_IMPORT, 1)
-    environment = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-    environment["PYTHONPATH"] = os.pathsep.join([str(ROOT), environment.get("PYTHONPATH", "")])
-    if threads == "1":
-        for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-            environment[variable] = "1"
-        environment["TF_NUM_INTRAOP_THREADS"] = environment["TF_NUM_INTEROP_THREADS"] = "1"
+    environment = child_environment(threads)
     done = subprocess.run(
         [python, "-c", CHILD, source, str(path)],
         capture_output=True,

@@ -42,13 +42,20 @@ PROGRAMS = (
 )
 
 
-def run_program(python: str, backend: str, name: str, threads: str) -> float:
+def child_environment(threads: str) -> dict[str, str]:
+    """The environment of a child process: this checkout importable, TensorFlow quiet, and
+    with ``threads`` "1" BLAS and TensorFlow on one thread (TF through the variables it reads)."""
     environment = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", TF_USE_LEGACY_KERAS="1")
     environment["PYTHONPATH"] = os.pathsep.join([str(ROOT), environment.get("PYTHONPATH", "")])
     if threads == "1":
         for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
             environment[variable] = "1"
         environment["TF_NUM_INTRAOP_THREADS"] = environment["TF_NUM_INTEROP_THREADS"] = "1"
+    return environment
+
+
+def run_program(python: str, backend: str, name: str, threads: str) -> float:
+    environment = child_environment(threads)
     done = subprocess.run(
         [python, str(RUNNER), name, "--backend", backend],
         capture_output=True,
