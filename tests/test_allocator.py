@@ -72,3 +72,25 @@ def test_the_environment_variable_leaves_malloc_alone() -> None:
 def test_keep_freed_memory_is_done_once() -> None:
     first = symgrad.allocator.keep_freed_memory()
     assert symgrad.allocator.keep_freed_memory() is first
+
+
+def test_threads_creating_sessions_at_once_set_the_thresholds_once() -> None:
+    """Sessions made in 8 threads at once: every one sees the same outcome (one mallopt)."""
+    script = (
+        "import threading, symgrad as sg, symgrad.allocator as a\n"
+        "calls = []\n"
+        "real = a._set_thresholds\n"
+        "a._set_thresholds = lambda: calls.append(1) or real()\n"
+        "seen = []\n"
+        "def make():\n"
+        "    sg.Session().close()\n"
+        "    seen.append(a.keep_freed_memory())\n"
+        "threads = [threading.Thread(target=make) for _ in range(8)]\n"
+        "[t.start() for t in threads]; [t.join() for t in threads]\n"
+        "print(len(calls), len(set(seen)), len(seen))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
+    )
+    assert done.stdout.split() == ["1", "1", "8"], done.stdout
