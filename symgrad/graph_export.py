@@ -863,18 +863,15 @@ def _slice_grad(op: Operation, writer: _Writer) -> None:
 
 @_exports("MaxPoolGrad")
 def _max_pool_grad(op: Operation, writer: _Writer) -> None:
-    original, grad = op.inputs
+    original, pooled, grad = op.inputs
     attrs = dict(
         ksize=_four(op.attrs["ksize"]),
         strides=_four(op.attrs["strides"]),
         padding=str(op.attrs["padding"]),
         data_format="NHWC",
     )
-    pooled = f"{op.name}/MaxPool"
-    writer.node(pooled, "MaxPool", [writer.ref(original)], T=_t(op), **attrs)
-    writer.node(
-        op.name, "MaxPoolGrad", [writer.ref(original), pooled, writer.ref(grad)], T=_t(op), **attrs
-    )
+    inputs = [writer.ref(original), writer.ref(pooled), writer.ref(grad)]
+    writer.node(op.name, "MaxPoolGrad", inputs, T=_t(op), **attrs)
 
 
 def _conv_attrs(op: Operation) -> dict[str, Any]:

@@ -10,12 +10,13 @@ the list, where its order among the others says what it may assume.
 
 >>> [p.name for p in PASSES + FAST_PASSES]  # doctest: +NORMALIZE_WHITESPACE
 ['value-numbering', 'simplify', 'schedule', 'dce', 'cse',
- 'fold-scalar-factors', 'blas-reductions', 'leading-sums', 'sliced-products',
- 'memory-schedule']
+ 'fold-scalar-factors', 'blas-reductions', 'leading-sums', 'masked-pool-gradients',
+ 'sliced-products', 'memory-schedule']
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 import re
 from collections.abc import Callable, Sequence
@@ -436,6 +437,43 @@ def leading_sums(
     return _rewrite_nodes(statements, F.ReduceSum, lambda n: _leading_sum(n, known, dtype_of))
 
 
+def _masked_pool_gradient(node: sp.Expr) -> sp.Expr | None:
+    """``_max_pool_grad(x, y, dy, ksize, strides, padding) * (x > c)`` (relu's gradient
+    after a max-pool of its output), for windows that do not overlap (``strides`` equal to
+    ``ksize``), as ``_max_pool_grad(x, y, dy * (y > c), ...)``: the mask on the pooled
+    array, a quarter of the size for 2x2 windows, and no product over x's.
+
+    Exact: each element of x gets either ``+0.0`` (not its window's first maximum; times a
+    mask of 0 or 1 it stays ``+0.0``) or its window's ``dy``, and the window's first maximum
+    *is* ``y``, so ``x > c`` there is ``y > c``. (Overlapping windows would add several
+    ``dy`` first, and a sum that overflows times 0 is NaN where the rewrite gives 0.)"""
+    pool = next((a for a in node.args if _is_helper(a, "_max_pool_grad")), None)
+    if pool is None:
+        return None
+    x, y, dy, ksize, strides, padding = pool.args[2:]
+    if ast.literal_eval(ksize.name) != ast.literal_eval(strides.name):
+        return None
+    masks = [
+        a
+        for a in node.args
+        if isinstance(a, F.Greater) and a.args[0] == x and isinstance(a.args[1], sp.Number)
+    ]
+    if not masks:
+        return None
+    pooled_masks = [type(m)(y, m.args[1]) for m in masks]
+    routed = F.helper("_max_pool_grad", x, y, sp.Mul(dy, *pooled_masks), ksize, strides, padding)
+    others = [a for a in node.args if a is not pool and a not in masks]
+    return sp.Mul(routed, *others)
+
+
+def _is_helper(node: sp.Basic, name: str) -> bool:
+    return isinstance(node, F.Helper) and node.args[0] == F.Literal(name)
+
+
+def masked_pool_gradients(statements: list[Statement]) -> list[Statement]:
+    return _rewrite_nodes(statements, sp.Mul, _masked_pool_gradient)
+
+
 _COLUMNS = re.compile(r":, (\d*):(\d*)")
 _ROWS = re.compile(r"(\d*):(\d*)(?:, :)?")
 
@@ -542,6 +580,11 @@ FAST_PASSES: list[Pass] = [
         "leading-sums",
         _statements_pass(lambda p: leading_sums(p.statements, statement_naturals(p), _dtype_of(p))),
         "sums over every axis but the last of arrays of rank 3 or more as one BLAS product",
+    ),
+    Pass(
+        "masked-pool-gradients",
+        _statements_pass(lambda p: masked_pool_gradients(p.statements)),
+        "relu's mask after a max-pool gradient applied to the pooled gradient instead",
     ),
     Pass(
         "sliced-products",

@@ -558,13 +558,13 @@ def test_max_pool_gradients_agree_with_the_numpy_kernels(
     out = np_pool._max_pool(x, ksize, strides, padding)
     dy = np.random.default_rng(7).normal(size=out.shape)
     same(
-        _max_pool_grad(xp, put(xp, x), put(xp, dy), ksize, strides, padding),
-        np_pool._max_pool_grad(x, dy, ksize, strides, padding),
+        _max_pool_grad(xp, put(xp, x), put(xp, out), put(xp, dy), ksize, strides, padding),
+        np_pool._max_pool_grad(x, out, dy, ksize, strides, padding),
     )
     g = np.random.default_rng(8).normal(size=shape)
     same(
-        _max_pool_grad_grad(xp, put(xp, x), put(xp, g), ksize, strides, padding),
-        np_pool._max_pool_grad_grad(x, g, ksize, strides, padding),
+        _max_pool_grad_grad(xp, put(xp, x), put(xp, out), put(xp, g), ksize, strides, padding),
+        np_pool._max_pool_grad_grad(x, out, g, ksize, strides, padding),
     )
 
 
@@ -584,8 +584,8 @@ def test_native_max_pools_agree_with_the_numpy_kernels(
     same(_max_pool(xp, put(xp, x), ksize, strides, padding), out)
     dy = np.random.default_rng(10).normal(size=out.shape).astype(np.float32)
     same(
-        _max_pool_grad(xp, put(xp, x), put(xp, dy), ksize, strides, padding),
-        np_pool._max_pool_grad(x, dy, ksize, strides, padding),
+        _max_pool_grad(xp, put(xp, x), put(xp, out), put(xp, dy), ksize, strides, padding),
+        np_pool._max_pool_grad(x, out, dy, ksize, strides, padding),
         rtol=1e-6,  # overlapping windows add in another order
     )
 

@@ -68,6 +68,7 @@ from symgrad.backends.numpy.kernels.diagonals import (
     _matrix_set_diag_zeros,
 )
 from symgrad.backends.numpy.kernels.math import (
+    _RELU_ROW,
     _cumprod,
     _cumsum,
     _cumulative,
@@ -79,6 +80,7 @@ from symgrad.backends.numpy.kernels.math import (
     _logistic_loss,
     _prod_others,
     _prod_others_vjp,
+    _relu,
     _sigmoid,
     _softplus,
     _sum_leading_axes,
@@ -460,7 +462,9 @@ def test_max_pool_matches_tf(case: Case) -> None:
 @pytest.mark.parametrize("case", recorded("max_pool"))
 def test_max_pool_grad_matches_tf(case: Case) -> None:
     # Ties (the *_ties cases) send each window's gradient to its first maximum, as TF does.
-    dx = _max_pool_grad(case.inputs["x"], case.inputs["dy"], *_pool_attrs(case))
+    x = case.inputs["x"]
+    y = _max_pool(x, *_pool_attrs(case))
+    dx = _max_pool_grad(x, y, case.inputs["dy"], *_pool_attrs(case))
     assert_same(dx, case.outputs["dx"], close=True)
 
 
@@ -478,7 +482,8 @@ def test_max_pool_grad_routes_inf_nan_and_negative_gradients_only_to_the_maximum
         given = dy.copy()
         if special is not None:
             given[0, 1, 1, 2] = special
-        got = _max_pool_grad(x, given, (2, 2), (2, 2), padding)
+        y = _max_pool(x, (2, 2), (2, 2), padding)
+        got = _max_pool_grad(x, y, given, (2, 2), (2, 2), padding)
         windows = _windows(x, (2, 2), (2, 2), (1, 1), padding, -np.inf)
         first = np.argmax(np.reshape(windows, windows.shape[:4] + (4,)), axis=-1)
         routed = np.where(first[..., None] == np.arange(4), given[..., None], 0)
@@ -491,7 +496,9 @@ def test_max_pool_grad_routes_inf_nan_and_negative_gradients_only_to_the_maximum
 
 @pytest.mark.parametrize("case", recorded("max_pool"))
 def test_max_pool_grad_grad_matches_tf(case: Case) -> None:
-    ggrad = _max_pool_grad_grad(case.inputs["x"], case.inputs["g"], *_pool_attrs(case))
+    x = case.inputs["x"]
+    y = _max_pool(x, *_pool_attrs(case))
+    ggrad = _max_pool_grad_grad(x, y, case.inputs["g"], *_pool_attrs(case))
     assert_same(ggrad, case.outputs["ggrad"])
 
 
@@ -624,6 +631,33 @@ def test_sigmoid_and_softplus_match_tf_at_the_edges(case: Case) -> None:
             rtol=4 * float(np.finfo(x.dtype).eps),
             atol=np.finfo(x.dtype).tiny,
         )
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int32])
+@pytest.mark.parametrize(
+    "shape", [(3, 5), (_RELU_ROW,), (2, _RELU_ROW + 7), (50, 28, 28, 32), (0, 4)]
+)
+def test_relu_is_the_maximum_with_zero_bit_for_bit(dtype: type, shape: tuple) -> None:
+    # Below one row of zeros, on whole rows, and with a partial row left over; NaN, -0.0, inf;
+    # in place (out is x), into another array, and on a view that is not contiguous.
+    rng = np.random.default_rng(31)
+    x = (rng.standard_normal(shape) * 10).astype(dtype)
+    if x.size and np.issubdtype(dtype, np.floating):
+        flat = x.reshape(-1)
+        flat[: min(6, flat.size)] = [np.nan, -0.0, np.inf, -np.inf, 0.0, -np.nan][: flat.size]
+    expected = np.maximum(x, 0)
+    into = np.empty_like(x)
+    assert _relu(x, into) is into
+    np.testing.assert_array_equal(into, expected)
+    assert (np.signbit(into) == np.signbit(expected)).all()
+    in_place = x.copy()
+    assert _relu(in_place, in_place) is in_place
+    np.testing.assert_array_equal(in_place, expected)
+    strided = np.repeat(x, 2, axis=-1)[..., ::2]
+    np.testing.assert_array_equal(_relu(strided, np.empty_like(x)), expected)
+    new = _relu(x)  # a new array, as np.maximum(x, 0)
+    assert new.dtype == expected.dtype and not np.shares_memory(new, x)
+    np.testing.assert_array_equal(new, expected)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -1025,13 +1059,17 @@ def test_first_max_is_the_first_maximum_of_each_window(config) -> None:
     assert_same(first, expected.astype(first.dtype))
 
 
+@pytest.mark.parametrize("with_nan", [False, True])
 @pytest.mark.parametrize("config", BLOCK_CONFIGS)
-def test_first_max_taps_mark_each_first_maximum_once(config) -> None:
+def test_first_max_taps_mark_each_first_maximum_once(config, with_nan) -> None:
+    # Without a NaN the last tap takes the windows no earlier tap holds; with one, each tap
+    # is compared (a NaN counts as a maximum, as in np.argmax).
     shape, ksize, padding = config
     x = _ties(shape, 7)
-    x[0, 0, 0, 0] = np.nan  # a NaN counts as a maximum, as in np.argmax
+    if with_nan:
+        x[0, 0, 0, 0] = np.nan
     blocks = _blocks(x, ksize, padding, -np.inf)
-    taps = list(_first_max_taps(blocks))
+    taps = [(i, j, np.array(mask)) for i, j, mask in _first_max_taps(blocks, _block_max(blocks))]
     assert [(i, j) for i, j, _ in taps] == [
         (i, j) for i in range(ksize[0]) for j in range(ksize[1])
     ]

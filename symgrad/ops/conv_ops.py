@@ -903,19 +903,24 @@ def _pool_attrs(op: Operation) -> dict:
 
 
 def _max_pool_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
+    # TF's MaxPoolGrad takes the forward's output too: the kernel compares the windows
+    # with it instead of finding their maxima again.
     x = op.inputs[0]
-    return [_op("MaxPoolGrad", [x, grad], _pool_attrs(op), x.shape, None)]
+    return [_op("MaxPoolGrad", [x, op.outputs[0], grad], _pool_attrs(op), x.shape, None)]
 
 
 def _max_pool_grad_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
-    # TF's _MaxPoolGradGrad: the routing is piecewise constant in x, so x gets zeros.
-    x, dy = op.inputs
-    return [zeros_like(x), _op("MaxPoolGradGrad", [x, grad], _pool_attrs(op), dy.shape, None)]
+    # TF's _MaxPoolGradGrad: the routing is piecewise constant in x, so x (and the pooled
+    # y, a function of x) get zeros.
+    x, y, dy = op.inputs
+    routed = _op("MaxPoolGradGrad", [x, y, grad], _pool_attrs(op), dy.shape, None)
+    return [zeros_like(x), zeros_like(y), routed]
 
 
 def _max_pool_grad_grad_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
-    x = op.inputs[0]
-    return [zeros_like(x), _op("MaxPoolGrad", [x, grad], _pool_attrs(op), x.shape, None)]
+    x, y = op.inputs[0], op.inputs[1]
+    routed = _op("MaxPoolGrad", [x, y, grad], _pool_attrs(op), x.shape, None)
+    return [zeros_like(x), zeros_like(y), routed]
 
 
 def _avg_pool_gradient(op: Operation, grad: Tensor) -> list[Tensor | None]:
@@ -943,7 +948,7 @@ register(
 register(
     OpDef(
         "MaxPoolGrad",
-        lower=lambda op, xs: helper("_max_pool_grad", xs[0], xs[1], *_pool_arguments(op)),
+        lower=lambda op, xs: helper("_max_pool_grad", *xs, *_pool_arguments(op)),
         gradient=_max_pool_grad_gradient,
         signature=lambda op, sigs: sigs[0],
     )
@@ -951,9 +956,9 @@ register(
 register(
     OpDef(
         "MaxPoolGradGrad",
-        lower=lambda op, xs: helper("_max_pool_grad_grad", xs[0], xs[1], *_pool_arguments(op)),
+        lower=lambda op, xs: helper("_max_pool_grad_grad", *xs, *_pool_arguments(op)),
         gradient=_max_pool_grad_grad_gradient,
-        signature=lambda op, sigs: sigs[1],
+        signature=lambda op, sigs: sigs[1],  # the pooled y's shape
     )
 )
 register(

@@ -283,13 +283,24 @@ def _rows(windows):
 
 def _add_shifted_rows(parts, total, offset):
     """``parts`` [batch, rows, width, kernel_height, channels] holds what each kernel row
-    ``i`` makes of each input row: adds to each row ``y`` of ``total`` [batch, height,
-    width, channels], over ``i``, part ``i`` of input row ``y + i - offset`` (rows outside
-    the input add nothing)."""
+    ``i`` makes of each input row: sets each row ``y`` of ``total`` [batch, height, width,
+    channels] to the sum, over ``i``, of part ``i`` of input row ``y + i - offset`` (rows
+    outside the input add nothing). ``total`` may hold anything before: a kernel row that
+    reaches every row of it (the middle one, for SAME) is copied in first, not added to
+    zeros."""
     rows, kh, height = np.shape(parts)[1], np.shape(parts)[3], np.shape(total)[1]
-    for i in range(kh):
-        first, last = max(0, offset - i), min(height, rows + offset - i)
-        if last > first:
+    spans = [(i, max(0, offset - i), min(height, rows + offset - i)) for i in range(kh)]
+    covering = next(
+        (i for i, first, last in spans if (first, last) == (0, height)), None
+    )
+    if covering is None:
+        total[...] = 0
+    else:
+        np.copyto(
+            total, parts[:, covering - offset : covering - offset + height, :, covering]
+        )
+    for i, first, last in spans:
+        if last > first and i != covering:
             total[:, first:last] += parts[
                 :, first + i - offset : last + i - offset, :, i
             ]
@@ -303,7 +314,7 @@ def _conv2d_by_rows(x, filters, padding):
     left, right = _pads(w, kw, 1, padding)
     side_by_side = np.reshape(np.transpose(filters, (1, 2, 0, 3)), (kw * c, kh * c_out))
     out_shape = (n, top + h + bottom - kh + 1, left + w + right - kw + 1, c_out)
-    y = np.zeros(out_shape, dtype=np.result_type(x, filters))
+    y = np.empty(out_shape, dtype=np.result_type(x, filters))
     windows = _line_windows(_zeros_around(x, 2, left, right), kw, 2)
     for images in _image_chunks(x, max(kw * c, kh * c_out), _ROWS_CHUNK):
         products = _rows(windows[images]) @ side_by_side

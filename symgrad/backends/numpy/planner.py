@@ -226,7 +226,8 @@ class Augmented:
 
 @dataclass(frozen=True)
 class InPlace:
-    """``np.<op>(*operands, out=out)``, bound to ``target`` when it is the value's first operation."""
+    """``np.<op>(*operands, out=out)`` (``op`` a ufunc's name, or a kernel's, ``_relu``, called
+    as it is), bound to ``target`` when it is the value's first operation."""
 
     target: str
     op: str
@@ -248,7 +249,8 @@ def record_text(record: Record, slots: dict[int, str]) -> str:
     if record.out is not None:
         out = slots[record.out.index] if isinstance(record.out, Slot) else record.out
         arguments.append(f"out={out}")
-    call = f"{MODULE_ALIAS}.{record.op}({', '.join(arguments)})"
+    function = record.op if record.op.startswith("_") else f"{MODULE_ALIAS}.{record.op}"
+    call = f"{function}({', '.join(arguments)})"
     return f"{record.target} = {call}" if record.binds else call
 
 
@@ -395,7 +397,7 @@ class _InPlace:
             self._unary(UFUNCS[type(expr)])
         elif isinstance(expr, F.Relu) and self._full(expr.args[0]):
             self.evaluate(expr.args[0])
-            self._unary("maximum", "0")
+            self._unary("_relu")  # the kernel: np.maximum against zeros, not against 0
         else:
             self._create(
                 self.printer.doprint(expr)

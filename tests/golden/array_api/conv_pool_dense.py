@@ -345,8 +345,10 @@ def _first_max(xp, x, ksize, strides, padding):
     )
 
 
-def _max_pool_grad(xp, x, dy, ksize, strides, padding):
-    """The gradient of ``_max_pool``: each window's ``dy`` goes to its first maximum."""
+def _max_pool_grad(xp, x, y, dy, ksize, strides, padding):
+    """The gradient of ``_max_pool``: each window's ``dy`` goes to its first maximum.
+    ``y``, the forward's output (the NumPy kernel compares windows with it), is not
+    needed here: argmax and torch's own pooling find the first maxima themselves."""
     # torch's own pooling keeps a window's first maximum, a NaN counting as one, as TF does
     # (JAX's gradient of its window maximum lets a later element win over a NaN).
     torch = _native(xp, "torch", x, dy)
@@ -402,6 +404,7 @@ def conv_pool_dense(images, labels, kernel, bias, dense):
     d_loss_d_z_bias = xp.astype(relu_bias > 0, xp.float32) * _max_pool_grad(
         xp,
         relu_bias,
+        max_pool_bias,
         xp.reshape(d_loss_d_matmul_dense @ dense.T, max_pool_bias.shape),
         (2, 2),
         (2, 2),

@@ -53,10 +53,16 @@ def _first_max(
     )
 
 
+# Parameters laid out by hand, formatting off: see _types.py.
+# fmt: off
+
 def _max_pool_grad(
-    xp: Namespace, x: Array, dy: Array, ksize: Pair, strides: Pair, padding: Padding
+    xp: Namespace, x: Array, y: Array, dy: Array, ksize: Pair, strides: Pair,
+    padding: Padding
 ) -> Array:
-    """The gradient of ``_max_pool``: each window's ``dy`` goes to its first maximum."""
+    """The gradient of ``_max_pool``: each window's ``dy`` goes to its first maximum.
+    ``y``, the forward's output (the NumPy kernel compares windows with it), is not
+    needed here: argmax and torch's own pooling find the first maxima themselves."""
     # torch's own pooling keeps a window's first maximum, a NaN counting as one, as TF does
     # (JAX's gradient of its window maximum lets a later element win over a NaN).
     torch = _native(xp, "torch", x, dy)
@@ -82,17 +88,16 @@ def _max_pool_grad(
 
 
 def _max_pool_grad_grad(
-    xp: Namespace, x: Array, g: Array, ksize: Pair, strides: Pair, padding: Padding
+    xp: Namespace, x: Array, y: Array, g: Array, ksize: Pair, strides: Pair,
+    padding: Padding
 ) -> Array:
-    """The gradient of ``_max_pool_grad`` in ``dy``: ``g`` read at each window's first maximum."""
+    """The gradient of ``_max_pool_grad`` in ``dy``: ``g`` read at each window's first
+    maximum (``y`` as in ``_max_pool_grad``)."""
     first = _first_max(xp, x, ksize, strides, padding)
     windows = _windows(xp, g, ksize, strides, (1, 1), padding, 0)
     flat = xp.reshape(windows, tuple(windows.shape[:4]) + (ksize[0] * ksize[1],))
     return xp.sum(xp.where(first, flat, xp.zeros_like(flat)), axis=-1)
 
-
-# Parameters laid out by hand, formatting off: see _types.py.
-# fmt: off
 
 def _pool_counts(
     xp: Namespace, shape: Shape, ksize: Pair, strides: Pair, padding: Padding,

@@ -41,6 +41,8 @@ KERNELS = (
     "_split_equal",
     "_unsplit_equal",
     "_sigmoid",
+    "_RELU_ROW",
+    "_relu",
     "_softplus",
     "_sum_leading_axes",
     "_logistic_loss",

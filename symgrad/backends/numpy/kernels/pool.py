@@ -51,18 +51,21 @@ def _first_max(x: Array, ksize: HW, strides: HW, padding: str) -> NDArray[np.int
     return np.argmax(flat, axis=-1)
 
 
-def _first_max_taps(blocks: Array) -> Iterator[tuple[int, int, Array]]:
-    """``_first_max`` for the windows of ``_blocks``: for each kernel tap (i, j) in
-    row-major order, a mask of the windows whose first maximum the tap holds (a NaN
-    counts as a maximum, as in ``np.argmax``)."""
-    top = _block_max(blocks)
-    # A NaN tap makes its window's maximum NaN: without one, equality alone finds the taps.
+def _first_max_taps(blocks: Array, top: Array) -> Iterator[tuple[int, int, Array]]:
+    """``_first_max`` for the windows of ``_blocks`` whose maxima are ``top``: for each
+    kernel tap (i, j) in row-major order, a mask of the windows whose first maximum the
+    tap holds (a NaN counts as a maximum, as in ``np.argmax``)."""
+    kh, kw = np.shape(blocks)[2], np.shape(blocks)[4]
+    # A NaN tap makes its window's maximum NaN: without one, equality alone finds the
+    # taps, and the last tap holds the maximum of every window no earlier tap holds.
     nan_free = not np.isnan(np.sum(top))
-    # The windows whose first maximum is still to come (None before the first tap: all).
-    free = None
-    for i in range(np.shape(blocks)[2]):
-        for j in range(np.shape(blocks)[4]):
+    free = None  # the windows whose first maximum is still to come (None: all)
+    for i in range(kh):
+        for j in range(kw):
             tap = blocks[:, :, i, :, j]
+            if nan_free and free is not None and (i, j) == (kh - 1, kw - 1):
+                yield i, j, free
+                return
             first = np.equal(tap, top)
             if not nan_free:
                 first |= np.isnan(tap)
@@ -70,12 +73,16 @@ def _first_max_taps(blocks: Array) -> Iterator[tuple[int, int, Array]]:
                 free = ~first
             else:
                 first &= free
-                free &= ~first  # a later tie in the same window loses
+                free ^= first  # a later tie in the same window loses
             yield i, j, first
 
 
-def _max_pool_grad(x: Array, dy: Array, ksize: HW, strides: HW, padding: str) -> Array:
-    """The gradient of ``_max_pool``: each window's ``dy`` goes to its first maximum."""
+def _max_pool_grad(
+    x: Array, y: Array, dy: Array, ksize: HW, strides: HW, padding: str
+) -> Array:
+    """The gradient of ``_max_pool``: each window's ``dy`` goes to its first maximum.
+    ``y`` is ``_max_pool(x, ...)``, the forward's output (TF's MaxPoolGrad takes it too):
+    windows that do not overlap are compared with it, not scanned again."""
     if tuple(strides) == tuple(ksize):
         blocks = _blocks(x, ksize, padding, -np.inf)
         grad = np.empty(np.shape(blocks), dtype=dy.dtype)
@@ -85,8 +92,8 @@ def _max_pool_grad(x: Array, dy: Array, ksize: HW, strides: HW, padding: str) ->
         bits = np.dtype(f"i{np.dtype(dy.dtype).itemsize}")
         dy_bits = np.ascontiguousarray(dy).view(bits)
         mask = np.empty(np.shape(dy), dtype=bits)
-        for i, j, first in _first_max_taps(blocks):
-            np.subtract(0, first, out=mask, dtype=bits)
+        for i, j, first in _first_max_taps(blocks, y):
+            np.negative(first.view(np.int8), out=mask)  # True -> -1: all bits set
             np.bitwise_and(dy_bits, mask, out=grad[:, :, i, :, j].view(bits))
         n, out_h, kh, out_w, kw, c = np.shape(grad)
         h, w = np.shape(x)[1:3]
@@ -106,15 +113,16 @@ def _max_pool_grad(x: Array, dy: Array, ksize: HW, strides: HW, padding: str) ->
 
 
 def _max_pool_grad_grad(
-    x: Array, g: Array, ksize: HW, strides: HW, padding: str
+    x: Array, y: Array, g: Array, ksize: HW, strides: HW, padding: str
 ) -> Array:
-    """The gradient of ``_max_pool_grad`` in ``dy``: ``g`` read at each window's first maximum."""
+    """The gradient of ``_max_pool_grad`` in ``dy``: ``g`` read at each window's first
+    maximum (``y`` as in ``_max_pool_grad``)."""
     if tuple(strides) == tuple(ksize):
         blocks = _blocks(x, ksize, padding, -np.inf)
         g_blocks = _blocks(g, ksize, padding, 0)
         n, out_h, _, out_w, _, c = np.shape(g_blocks)
         result = np.zeros((n, out_h, out_w, c), dtype=g.dtype)
-        for i, j, first in _first_max_taps(blocks):
+        for i, j, first in _first_max_taps(blocks, y):
             np.copyto(result, g_blocks[:, :, i, :, j], where=first)
         return result
     first = _first_max(x, ksize, strides, padding)
