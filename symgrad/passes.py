@@ -451,7 +451,8 @@ def _masked_pool_gradient(node: sp.Expr) -> sp.Expr | None:
     if pool is None:
         return None
     x, y, dy, ksize, strides, padding = pool.args[2:]
-    if ast.literal_eval(ksize.name) != ast.literal_eval(strides.name):
+    # y a statement of its own (a forward value): an expression would be computed twice.
+    if not y.is_Symbol or ast.literal_eval(ksize.name) != ast.literal_eval(strides.name):
         return None
     masks = [
         a

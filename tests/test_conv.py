@@ -306,3 +306,40 @@ def test_a_large_batch_gives_what_its_images_give_one_by_one() -> None:
     np.testing.assert_allclose(y_all, np.concatenate([a[0] for a in alone]), rtol=1e-6)
     np.testing.assert_allclose(dx_all, np.concatenate([a[1] for a in alone]), rtol=1e-6)
     np.testing.assert_allclose(dw_all, sum(a[2] for a in alone), rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize(
+    "shape, ksize, strides, padding, rewritten",
+    [
+        ((2, 6, 8, 3), 2, 2, "SAME", True),
+        ((2, 5, 7, 3), 2, 2, "SAME", True),  # SAME pads the last row and column
+        ((2, 5, 7, 3), 2, 2, "VALID", True),  # VALID leaves them unread
+        ((2, 7, 7, 2), 3, 2, "SAME", False),  # overlapping windows: the mask stays on x
+    ],
+)
+def test_relus_mask_moves_onto_the_pooled_gradient_exactly(
+    shape: tuple[int, ...], ksize: int, strides: int, padding: str, rewritten: bool
+) -> None:
+    """The fast form's ``masked-pool-gradients`` pass: relu's gradient mask after a max-pool
+    (``_max_pool_grad(r, y, dy) * (r > 0)``) is taken on the pooled array (``dy * (y > 0)``)
+    where windows do not overlap. Bit for bit the readable form's values, with ties at 0
+    (relu), -0.0, inf and NaN in the incoming gradient."""
+    rng = np.random.default_rng(21)
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [None, *shape[1:]], name="x")
+        pooled = sg.nn.max_pool(
+            sg.nn.relu(x), [1, ksize, ksize, 1], [1, strides, strides, 1], padding
+        )
+        upstream = sg.placeholder(sg.float32, pooled.shape, name="upstream")
+        (grad,) = sg.gradients(pooled, [x], grad_ys=upstream)
+        fast = sg.compile([pooled, grad], optimize=True)  # the pooled value a statement
+        readable = sg.compile([pooled, grad], optimize=False)
+    body = fast.source.split("# Statements:")[1]
+    assert ("* np.greater(relu_x, 0)" not in body) == rewritten
+    values = np.round(rng.standard_normal(shape), 1).astype(np.float32)  # ties
+    values[0, 0, :2] = -0.0
+    dy = rng.standard_normal((shape[0], *pooled.shape[1:])).astype(np.float32)
+    dy.reshape(-1)[:4] = [np.inf, -np.inf, np.nan, -0.0]
+    got, expected = fast(values, dy)[1], readable(values, dy)[1]
+    np.testing.assert_array_equal(got, expected)
+    assert (np.signbit(got) == np.signbit(expected)).all()
