@@ -11,7 +11,7 @@ the list, where its order among the others says what it may assume.
 >>> [p.name for p in PASSES + FAST_PASSES]  # doctest: +NORMALIZE_WHITESPACE
 ['value-numbering', 'simplify', 'schedule', 'dce', 'cse',
  'fold-scalar-factors', 'blas-reductions', 'leading-sums', 'masked-pool-gradients',
- 'sliced-products', 'memory-schedule']
+ 'pool-first-taps', 'sliced-products', 'memory-schedule']
 """
 
 from __future__ import annotations
@@ -475,6 +475,70 @@ def masked_pool_gradients(statements: list[Statement]) -> list[Statement]:
     return _rewrite_nodes(statements, sp.Mul, _masked_pool_gradient)
 
 
+def _pool_taps_call(node: sp.Basic, y: sp.Symbol, taps: sp.Symbol, size: sp.Basic) -> Any:
+    """``_max_pool_grad(x, y, dy, k, k, p)`` as ``_max_pool_grad_at_taps(dy, taps, k, p,
+    size)``; None for any other node."""
+    if not _is_helper(node, "_max_pool_grad") or node.args[3] != y:
+        return None
+    _, _, dy, ksize, _, padding = node.args[2:]
+    return F.helper("_max_pool_grad_at_taps", dy, taps, ksize, padding, size)
+
+
+def pool_first_taps(program: Program, known: dict[sp.Expr, Signature]) -> list[Statement]:
+    """For a max-pool ``y = _max_pool(x, k, k, p)`` whose windows do not overlap and whose
+    gradient the program takes (``_max_pool_grad(x, y, dy, ...)``): the index of each
+    window's first maximum right after the pool, ``y_taps = _max_pool_first_taps(x, y, k,
+    p)``, while ``x`` is still in cache, and the gradient from it,
+    ``_max_pool_grad_at_taps(dy, y_taps, ...)``. The backward pass then reads a uint8
+    array a quarter of ``y``'s size (2x2 windows) instead of ``x`` again, and ``x`` (a
+    relu's output, the largest array of a CNN) need not live until then. Needs ``x``'s
+    height and width known before run time (the gradient's size)."""
+    statements = list(program.statements)
+    namer = Namer(
+        [program.name]
+        + [i.name for i in program.inputs]
+        + [c.name for c in program.constants]
+        + [s.name for s in program.statements]
+        + [o.name for o in program.outputs]
+    )
+    placed: list[Statement] = []
+    for index, statement in enumerate(statements):
+        placed.append(statement)
+        pool = statement.expr
+        if not _is_helper(pool, "_max_pool"):
+            continue
+        x, ksize, strides, padding = pool.args[2:]
+        natural = known.get(x)
+        sizes = natural[1:3] if isinstance(natural, tuple) and len(natural) == 4 else ()
+        if ast.literal_eval(ksize.name) != ast.literal_eval(strides.name) or not all(
+            isinstance(d, int) for d in sizes
+        ):
+            continue
+        y = statement.symbol
+        later = statements[index + 1 :]
+        if not any(
+            _is_helper(n, "_max_pool_grad") and n.args[3] == y and n.args[2] == x
+            for later_statement in later
+            for n in later_statement.expr.atoms(F.Helper)
+        ):
+            continue
+        name = namer.claim([f"{statement.name}_taps"])
+        taps = sp.Symbol(name, real=True)
+        first_taps = F.helper("_max_pool_first_taps", x, y, ksize, padding, dtype="uint8")
+        placed.append(Statement(name, taps, first_taps, (), "uint8", statement.section, "", True))
+        size = F.literal(tuple(sizes))
+        for offset, later_statement in enumerate(later, start=index + 1):
+            found = {
+                n: _pool_taps_call(n, y, taps, size) for n in later_statement.expr.atoms(F.Helper)
+            }
+            replacements = {n: new for n, new in found.items() if new is not None}
+            if replacements:
+                statements[offset] = later_statement.with_expr(
+                    later_statement.expr.xreplace(replacements)
+                )
+    return placed
+
+
 _COLUMNS = re.compile(r":, (\d*):(\d*)")
 _ROWS = re.compile(r"(\d*):(\d*)(?:, :)?")
 
@@ -586,6 +650,11 @@ FAST_PASSES: list[Pass] = [
         "masked-pool-gradients",
         _statements_pass(lambda p: masked_pool_gradients(p.statements)),
         "relu's mask after a max-pool gradient applied to the pooled gradient instead",
+    ),
+    Pass(
+        "pool-first-taps",
+        _statements_pass(lambda p: pool_first_taps(p, statement_naturals(p))),
+        "a max-pool's first-maximum taps found in the forward, for its gradient",
     ),
     Pass(
         "sliced-products",

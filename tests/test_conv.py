@@ -309,24 +309,34 @@ def test_a_large_batch_gives_what_its_images_give_one_by_one() -> None:
 
 
 @pytest.mark.parametrize(
-    "shape, ksize, strides, padding, rewritten",
+    "shape, ksize, strides, padding, rewritten, sized",
     [
-        ((2, 6, 8, 3), 2, 2, "SAME", True),
-        ((2, 5, 7, 3), 2, 2, "SAME", True),  # SAME pads the last row and column
-        ((2, 5, 7, 3), 2, 2, "VALID", True),  # VALID leaves them unread
-        ((2, 7, 7, 2), 3, 2, "SAME", False),  # overlapping windows: the mask stays on x
+        ((2, 6, 8, 3), 2, 2, "SAME", True, True),
+        ((2, 5, 7, 3), 2, 2, "SAME", True, True),  # SAME pads the last row and column
+        ((2, 5, 7, 3), 2, 2, "VALID", True, True),  # VALID leaves them unread
+        ((2, 7, 7, 3), 3, 3, "SAME", True, True),  # SAME pads a row above and one below
+        ((2, 6, 8, 3), 2, 2, "SAME", True, False),  # height and width known only when fed
+        ((2, 7, 7, 2), 3, 2, "SAME", False, True),  # overlapping windows: as they were
     ],
 )
-def test_relus_mask_moves_onto_the_pooled_gradient_exactly(
-    shape: tuple[int, ...], ksize: int, strides: int, padding: str, rewritten: bool
+def test_pool_gradients_of_the_fast_form_are_the_readable_forms_bit_for_bit(
+    shape: tuple[int, ...],
+    ksize: int,
+    strides: int,
+    padding: str,
+    rewritten: bool,
+    sized: bool,
 ) -> None:
-    """The fast form's ``masked-pool-gradients`` pass: relu's gradient mask after a max-pool
-    (``_max_pool_grad(r, y, dy) * (r > 0)``) is taken on the pooled array (``dy * (y > 0)``)
-    where windows do not overlap. Bit for bit the readable form's values, with ties at 0
-    (relu), -0.0, inf and NaN in the incoming gradient."""
+    """The fast form's pool passes, where windows do not overlap: relu's gradient mask after
+    a max-pool is taken on the pooled array (``masked-pool-gradients``), and each window's
+    first-maximum tap is found right after the forward pool (``pool-first-taps``, with the
+    height and width known), so the relu's output is not kept for the gradient. Bit for bit
+    the readable form's values, with ties at 0 (relu), -0.0, inf and NaN in the incoming
+    gradient."""
     rng = np.random.default_rng(21)
     with sg.Graph().as_default():
-        x = sg.placeholder(sg.float32, [None, *shape[1:]], name="x")
+        sizes = shape[1:3] if sized else (None, None)
+        x = sg.placeholder(sg.float32, [None, *sizes, shape[3]], name="x")
         pooled = sg.nn.max_pool(
             sg.nn.relu(x), [1, ksize, ksize, 1], [1, strides, strides, 1], padding
         )
@@ -336,9 +346,15 @@ def test_relus_mask_moves_onto_the_pooled_gradient_exactly(
         readable = sg.compile([pooled, grad], optimize=False)
     body = fast.source.split("# Statements:")[1]
     assert ("* np.greater(relu_x, 0)" not in body) == rewritten
+    gradients = body.split("# Gradients")[1]
+    assert ("_max_pool_first_taps(relu_x" in body) == (rewritten and sized)
+    assert ("relu_x" not in gradients) == (rewritten and sized)
     values = np.round(rng.standard_normal(shape), 1).astype(np.float32)  # ties
     values[0, 0, :2] = -0.0
-    dy = rng.standard_normal((shape[0], *pooled.shape[1:])).astype(np.float32)
+    pooled_sizes = [
+        -(-n // strides) if padding == "SAME" else (n - ksize) // strides + 1 for n in shape[1:3]
+    ]
+    dy = rng.standard_normal((shape[0], *pooled_sizes, shape[3])).astype(np.float32)
     dy.reshape(-1)[:4] = [np.inf, -np.inf, np.nan, -0.0]
     got, expected = fast(values, dy)[1], readable(values, dy)[1]
     np.testing.assert_array_equal(got, expected)

@@ -97,9 +97,10 @@ from symgrad.backends.numpy.kernels.pool import (
     _block_max,
     _blocks,
     _first_max,
-    _first_max_taps,
     _max_pool,
+    _max_pool_first_taps,
     _max_pool_grad,
+    _max_pool_grad_at_taps,
     _max_pool_grad_grad,
     _pool_counts,
 )
@@ -1061,23 +1062,37 @@ def test_first_max_is_the_first_maximum_of_each_window(config) -> None:
 
 @pytest.mark.parametrize("with_nan", [False, True])
 @pytest.mark.parametrize("config", BLOCK_CONFIGS)
-def test_first_max_taps_mark_each_first_maximum_once(config, with_nan) -> None:
-    # Without a NaN the last tap takes the windows no earlier tap holds; with one, each tap
-    # is compared (a NaN counts as a maximum, as in np.argmax).
+def test_max_pool_first_taps_are_each_windows_first_maximum(config, with_nan) -> None:
+    # Many ties; without a NaN the taps before the first maximum are counted, with one each
+    # tap is compared (a NaN counts as a maximum, as in np.argmax).
     shape, ksize, padding = config
     x = _ties(shape, 7)
     if with_nan:
         x[0, 0, 0, 0] = np.nan
+        x[-1, -1, -1, -1] = np.nan
     blocks = _blocks(x, ksize, padding, -np.inf)
-    taps = [(i, j, np.array(mask)) for i, j, mask in _first_max_taps(blocks, _block_max(blocks))]
-    assert [(i, j) for i, j, _ in taps] == [
-        (i, j) for i in range(ksize[0]) for j in range(ksize[1])
-    ]
-    masks = np.stack([mask for _, _, mask in taps], axis=-1)
-    assert masks.dtype == bool
-    assert (masks.sum(axis=-1) == 1).all()  # one tap per window
-    flat = np.transpose(blocks, (0, 1, 3, 5, 2, 4)).reshape(masks.shape)
-    assert_same(np.argmax(masks, axis=-1), np.argmax(flat, axis=-1))
+    taps = _max_pool_first_taps(x, _block_max(blocks), ksize, padding)
+    assert taps.dtype == np.uint8
+    flat = np.transpose(blocks, (0, 1, 3, 5, 2, 4)).reshape(taps.shape + (-1,))
+    assert_same(taps, np.argmax(flat, axis=-1).astype(np.uint8))
+
+
+@pytest.mark.parametrize("config", BLOCK_CONFIGS)
+def test_max_pool_grad_at_taps_puts_each_gradient_at_its_tap(config) -> None:
+    # The tap each window's gradient goes to, read back from the gradient; +0.0 elsewhere
+    # (the VALID rows and columns past the last window included).
+    shape, ksize, padding = config
+    x = _ties(shape, 8)
+    y = _max_pool(x, ksize, ksize, padding)
+    taps = _max_pool_first_taps(x, y, ksize, padding)
+    dy = np.random.default_rng(9).uniform(1, 2, y.shape)
+    grad = _max_pool_grad_at_taps(dy, taps, ksize, padding, shape[1:3])
+    assert grad.shape == x.shape
+    routed = _blocks(grad, ksize, padding, 0)
+    flat = np.transpose(routed, (0, 1, 3, 5, 2, 4)).reshape(taps.shape + (-1,))
+    assert_same(np.argmax(flat, axis=-1).astype(np.uint8), taps)
+    assert_same(flat.sum(axis=-1), dy)
+    assert not np.signbit(grad).any() and np.count_nonzero(grad) == dy.size
 
 
 @pytest.mark.parametrize("config", WINDOW_CONFIGS)

@@ -632,30 +632,64 @@ def _first_max(x, ksize, strides, padding):
     return np.argmax(flat, axis=-1)
 
 
-def _first_max_taps(blocks, top):
-    """``_first_max`` for the windows of ``_blocks`` whose maxima are ``top``: for each
-    kernel tap (i, j) in row-major order, a mask of the windows whose first maximum the
-    tap holds (a NaN counts as a maximum, as in ``np.argmax``)."""
-    kh, kw = np.shape(blocks)[2], np.shape(blocks)[4]
-    # A NaN tap makes its window's maximum NaN: without one, equality alone finds the
-    # taps, and the last tap holds the maximum of every window no earlier tap holds.
-    nan_free = not np.isnan(np.sum(top))
-    free = None  # the windows whose first maximum is still to come (None: all)
-    for i in range(kh):
-        for j in range(kw):
-            tap = blocks[:, :, i, :, j]
-            if nan_free and free is not None and (i, j) == (kh - 1, kw - 1):
-                yield i, j, free
-                return
-            first = np.equal(tap, top)
-            if not nan_free:
-                first |= np.isnan(tap)
-            if free is None:
-                free = ~first
-            else:
-                first &= free
-                free ^= first  # a later tie in the same window loses
-            yield i, j, first
+def _max_pool_first_taps(x, y, ksize, padding):
+    """For each window of a max-pool whose strides equal its ``ksize`` (windows that do not
+    overlap), the row-major index of the tap that holds its first maximum (where TF's
+    gradient goes when several tie; a NaN counts as a maximum, as in ``np.argmax``), as
+    uint8. ``y`` is the pool's output, ``_max_pool(x, ...)``: each window is compared with
+    it. Found in the forward, right after the pool, ``x`` is still in cache and its
+    gradient (``_max_pool_grad_at_taps``) need not keep it."""
+    blocks = _blocks(x, ksize, padding, -np.inf)
+    kh, kw = ksize
+    taps = np.zeros(np.shape(y), dtype=np.uint8)
+    if np.isnan(np.sum(y)):
+        # A NaN tap makes its window's maximum NaN, which equality does not find.
+        found = np.zeros(np.shape(y), dtype=bool)
+        for tap in range(kh * kw):
+            window_tap = blocks[:, :, tap // kw, :, tap % kw]
+            first = (np.equal(window_tap, y) | np.isnan(window_tap)) & ~found
+            np.copyto(taps, tap, where=first)
+            found |= first
+        return taps
+    # Without a NaN, a window's index counts the taps before its first maximum: the sum,
+    # over every tap but the last, of "no maximum up to and including this tap".
+    unclaimed = None
+    for tap in range(kh * kw - 1):
+        first = np.equal(blocks[:, :, tap // kw, :, tap % kw], y)
+        if unclaimed is None:
+            unclaimed = ~first
+        else:
+            unclaimed &= ~first
+        taps += unclaimed.view(np.uint8)
+    return taps
+
+
+def _max_pool_grad_at_taps(dy, taps, ksize, padding, size):
+    """The gradient of a max-pool whose windows do not overlap, of an input of spatial
+    ``size``: each window's ``dy`` at its ``_max_pool_first_taps`` tap, +0.0 elsewhere."""
+    kh, kw = ksize
+    n, out_h, out_w, c = np.shape(dy)
+    grad = np.empty((n, out_h, kh, out_w, kw, c), dtype=dy.dtype)
+    # Each tap gets dy's bits ANDed with an all-ones (its window's first maximum) or
+    # all-zeros mask: exact for any dy (inf, NaN and -0.0 pass as they are, the others get
+    # TF's +0.0), and faster than a product or np.where into the strided taps.
+    bits = np.dtype(f"i{np.dtype(dy.dtype).itemsize}")
+    dy_bits = np.ascontiguousarray(dy).view(bits)
+    at_tap = np.empty(np.shape(dy), dtype=bool)
+    mask = np.empty(np.shape(dy), dtype=bits)
+    for tap in range(kh * kw):
+        np.equal(taps, tap, out=at_tap)
+        np.negative(at_tap.view(np.int8), out=mask)  # True -> -1: all bits set
+        np.bitwise_and(dy_bits, mask, out=grad[:, :, tap // kw, :, tap % kw].view(bits))
+    h, w = size
+    top, left = _pads(h, kh, kh, padding)[0], _pads(w, kw, kw, padding)[0]
+    grad = np.reshape(grad, (n, out_h * kh, out_w * kw, c))
+    grad = grad[:, top : top + h, left : left + w]
+    # VALID leaves the rows and columns past the last whole window unread: zeros.
+    unread = (h - np.shape(grad)[1], w - np.shape(grad)[2])
+    if unread != (0, 0):
+        grad = np.pad(grad, [(0, 0), (0, unread[0]), (0, unread[1]), (0, 0)])
+    return grad
 
 
 def _max_pool_grad(x, y, dy, ksize, strides, padding):
@@ -663,27 +697,8 @@ def _max_pool_grad(x, y, dy, ksize, strides, padding):
     ``y`` is ``_max_pool(x, ...)``, the forward's output (TF's MaxPoolGrad takes it too):
     windows that do not overlap are compared with it, not scanned again."""
     if tuple(strides) == tuple(ksize):
-        blocks = _blocks(x, ksize, padding, -np.inf)
-        grad = np.empty(np.shape(blocks), dtype=dy.dtype)
-        # Each tap gets dy's bits ANDed with an all-ones (its window's first maximum) or
-        # all-zeros mask: exact for any dy (inf, NaN and -0.0 pass as they are, the others
-        # get TF's +0.0), and faster than a product or np.where into the strided taps.
-        bits = np.dtype(f"i{np.dtype(dy.dtype).itemsize}")
-        dy_bits = np.ascontiguousarray(dy).view(bits)
-        mask = np.empty(np.shape(dy), dtype=bits)
-        for i, j, first in _first_max_taps(blocks, y):
-            np.negative(first.view(np.int8), out=mask)  # True -> -1: all bits set
-            np.bitwise_and(dy_bits, mask, out=grad[:, :, i, :, j].view(bits))
-        n, out_h, kh, out_w, kw, c = np.shape(grad)
-        h, w = np.shape(x)[1:3]
-        top, left = _pads(h, kh, kh, padding)[0], _pads(w, kw, kw, padding)[0]
-        grad = np.reshape(grad, (n, out_h * kh, out_w * kw, c))
-        grad = grad[:, top : top + h, left : left + w]
-        # VALID leaves the rows and columns past the last whole window unread: zeros.
-        unread = (h - np.shape(grad)[1], w - np.shape(grad)[2])
-        if unread != (0, 0):
-            grad = np.pad(grad, [(0, 0), (0, unread[0]), (0, unread[1]), (0, 0)])
-        return grad
+        first_taps = _max_pool_first_taps(x, y, ksize, padding)
+        return _max_pool_grad_at_taps(dy, first_taps, ksize, padding, np.shape(x)[1:3])
     first = _first_max(x, ksize, strides, padding)
     taps = np.arange(ksize[0] * ksize[1])
     routed = np.where(first[..., None] == taps, dy[..., None], 0)
@@ -695,12 +710,12 @@ def _max_pool_grad_grad(x, y, g, ksize, strides, padding):
     """The gradient of ``_max_pool_grad`` in ``dy``: ``g`` read at each window's first
     maximum (``y`` as in ``_max_pool_grad``)."""
     if tuple(strides) == tuple(ksize):
-        blocks = _blocks(x, ksize, padding, -np.inf)
+        taps = _max_pool_first_taps(x, y, ksize, padding)
         g_blocks = _blocks(g, ksize, padding, 0)
-        n, out_h, _, out_w, _, c = np.shape(g_blocks)
-        result = np.zeros((n, out_h, out_w, c), dtype=g.dtype)
-        for i, j, first in _first_max_taps(blocks, y):
-            np.copyto(result, g_blocks[:, :, i, :, j], where=first)
+        result = np.zeros(np.shape(taps), dtype=g.dtype)
+        for tap in range(ksize[0] * ksize[1]):
+            g_tap = g_blocks[:, :, tap // ksize[1], :, tap % ksize[1]]
+            np.copyto(result, g_tap, where=taps == tap)
         return result
     first = _first_max(x, ksize, strides, padding)
     windows = _windows(g, ksize, strides, (1, 1), padding, 0)

@@ -89,6 +89,7 @@ FRESH_KERNELS = frozenset(
         "_conv2d_backprop_filter",
         "_max_pool",
         "_max_pool_grad",
+        "_max_pool_grad_at_taps",
         "_sum_leading_axes",
     }
 )

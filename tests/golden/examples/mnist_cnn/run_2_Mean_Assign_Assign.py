@@ -183,22 +183,6 @@ def _windows(x, kernel, strides, dilations, padding, fill):
     return view[:, :: strides[0], :: strides[1], :, :: dilations[0], :: dilations[1]]
 
 
-def _add_windows(columns, shape, strides, dilations, padding):
-    """The adjoint of ``_windows``: adds each window's values back where they were read
-    (one strided slice per kernel tap), giving an array of NHWC ``shape``."""
-    n, out_h, out_w, c, kh, kw = np.shape(columns)
-    (h, w), (sh, sw), (dh, dw) = shape[1:3], strides, dilations
-    top, bottom = _pads(h, (kh - 1) * dh + 1, sh, padding)
-    left, right = _pads(w, (kw - 1) * dw + 1, sw, padding)
-    total = np.zeros((n, top + h + bottom, left + w + right, c), dtype=columns.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            rows = slice(i * dh, i * dh + (out_h - 1) * sh + 1, sh)
-            cols = slice(j * dw, j * dw + (out_w - 1) * sw + 1, sw)
-            total[:, rows, cols] += columns[..., i, j]
-    return total[:, top : top + h, left : left + w]
-
-
 def _image_chunks(x, row_size, elements=2**24):
     """Slices of the batch of NHWC ``x``, so that the rows of ``row_size`` elements a
     convolution makes of a slice (at most one per pixel) stay under 16M elements (64 MB
@@ -447,71 +431,64 @@ def _max_pool(x, ksize, strides, padding):
     return np.max(_windows(x, ksize, strides, (1, 1), padding, -np.inf), axis=(4, 5))
 
 
-def _first_max(x, ksize, strides, padding):
-    """In each pooling window of ``x``, the row-major position of its first maximum
-    (where TF's max_pool gradient goes when several elements tie)."""
-    windows = _windows(x, ksize, strides, (1, 1), padding, -np.inf)
-    flat = np.reshape(windows, np.shape(windows)[:4] + (ksize[0] * ksize[1],))
-    return np.argmax(flat, axis=-1)
+def _max_pool_first_taps(x, y, ksize, padding):
+    """For each window of a max-pool whose strides equal its ``ksize`` (windows that do not
+    overlap), the row-major index of the tap that holds its first maximum (where TF's
+    gradient goes when several tie; a NaN counts as a maximum, as in ``np.argmax``), as
+    uint8. ``y`` is the pool's output, ``_max_pool(x, ...)``: each window is compared with
+    it. Found in the forward, right after the pool, ``x`` is still in cache and its
+    gradient (``_max_pool_grad_at_taps``) need not keep it."""
+    blocks = _blocks(x, ksize, padding, -np.inf)
+    kh, kw = ksize
+    taps = np.zeros(np.shape(y), dtype=np.uint8)
+    if np.isnan(np.sum(y)):
+        # A NaN tap makes its window's maximum NaN, which equality does not find.
+        found = np.zeros(np.shape(y), dtype=bool)
+        for tap in range(kh * kw):
+            window_tap = blocks[:, :, tap // kw, :, tap % kw]
+            first = (np.equal(window_tap, y) | np.isnan(window_tap)) & ~found
+            np.copyto(taps, tap, where=first)
+            found |= first
+        return taps
+    # Without a NaN, a window's index counts the taps before its first maximum: the sum,
+    # over every tap but the last, of "no maximum up to and including this tap".
+    unclaimed = None
+    for tap in range(kh * kw - 1):
+        first = np.equal(blocks[:, :, tap // kw, :, tap % kw], y)
+        if unclaimed is None:
+            unclaimed = ~first
+        else:
+            unclaimed &= ~first
+        taps += unclaimed.view(np.uint8)
+    return taps
 
 
-def _first_max_taps(blocks, top):
-    """``_first_max`` for the windows of ``_blocks`` whose maxima are ``top``: for each
-    kernel tap (i, j) in row-major order, a mask of the windows whose first maximum the
-    tap holds (a NaN counts as a maximum, as in ``np.argmax``)."""
-    kh, kw = np.shape(blocks)[2], np.shape(blocks)[4]
-    # A NaN tap makes its window's maximum NaN: without one, equality alone finds the
-    # taps, and the last tap holds the maximum of every window no earlier tap holds.
-    nan_free = not np.isnan(np.sum(top))
-    free = None  # the windows whose first maximum is still to come (None: all)
-    for i in range(kh):
-        for j in range(kw):
-            tap = blocks[:, :, i, :, j]
-            if nan_free and free is not None and (i, j) == (kh - 1, kw - 1):
-                yield i, j, free
-                return
-            first = np.equal(tap, top)
-            if not nan_free:
-                first |= np.isnan(tap)
-            if free is None:
-                free = ~first
-            else:
-                first &= free
-                free ^= first  # a later tie in the same window loses
-            yield i, j, first
-
-
-def _max_pool_grad(x, y, dy, ksize, strides, padding):
-    """The gradient of ``_max_pool``: each window's ``dy`` goes to its first maximum.
-    ``y`` is ``_max_pool(x, ...)``, the forward's output (TF's MaxPoolGrad takes it too):
-    windows that do not overlap are compared with it, not scanned again."""
-    if tuple(strides) == tuple(ksize):
-        blocks = _blocks(x, ksize, padding, -np.inf)
-        grad = np.empty(np.shape(blocks), dtype=dy.dtype)
-        # Each tap gets dy's bits ANDed with an all-ones (its window's first maximum) or
-        # all-zeros mask: exact for any dy (inf, NaN and -0.0 pass as they are, the others
-        # get TF's +0.0), and faster than a product or np.where into the strided taps.
-        bits = np.dtype(f"i{np.dtype(dy.dtype).itemsize}")
-        dy_bits = np.ascontiguousarray(dy).view(bits)
-        mask = np.empty(np.shape(dy), dtype=bits)
-        for i, j, first in _first_max_taps(blocks, y):
-            np.negative(first.view(np.int8), out=mask)  # True -> -1: all bits set
-            np.bitwise_and(dy_bits, mask, out=grad[:, :, i, :, j].view(bits))
-        n, out_h, kh, out_w, kw, c = np.shape(grad)
-        h, w = np.shape(x)[1:3]
-        top, left = _pads(h, kh, kh, padding)[0], _pads(w, kw, kw, padding)[0]
-        grad = np.reshape(grad, (n, out_h * kh, out_w * kw, c))
-        grad = grad[:, top : top + h, left : left + w]
-        # VALID leaves the rows and columns past the last whole window unread: zeros.
-        unread = (h - np.shape(grad)[1], w - np.shape(grad)[2])
-        if unread != (0, 0):
-            grad = np.pad(grad, [(0, 0), (0, unread[0]), (0, unread[1]), (0, 0)])
-        return grad
-    first = _first_max(x, ksize, strides, padding)
-    taps = np.arange(ksize[0] * ksize[1])
-    routed = np.where(first[..., None] == taps, dy[..., None], 0)
-    columns = np.reshape(routed, np.shape(routed)[:4] + tuple(ksize))
-    return _add_windows(columns, np.shape(x), strides, (1, 1), padding)
+def _max_pool_grad_at_taps(dy, taps, ksize, padding, size):
+    """The gradient of a max-pool whose windows do not overlap, of an input of spatial
+    ``size``: each window's ``dy`` at its ``_max_pool_first_taps`` tap, +0.0 elsewhere."""
+    kh, kw = ksize
+    n, out_h, out_w, c = np.shape(dy)
+    grad = np.empty((n, out_h, kh, out_w, kw, c), dtype=dy.dtype)
+    # Each tap gets dy's bits ANDed with an all-ones (its window's first maximum) or
+    # all-zeros mask: exact for any dy (inf, NaN and -0.0 pass as they are, the others get
+    # TF's +0.0), and faster than a product or np.where into the strided taps.
+    bits = np.dtype(f"i{np.dtype(dy.dtype).itemsize}")
+    dy_bits = np.ascontiguousarray(dy).view(bits)
+    at_tap = np.empty(np.shape(dy), dtype=bool)
+    mask = np.empty(np.shape(dy), dtype=bits)
+    for tap in range(kh * kw):
+        np.equal(taps, tap, out=at_tap)
+        np.negative(at_tap.view(np.int8), out=mask)  # True -> -1: all bits set
+        np.bitwise_and(dy_bits, mask, out=grad[:, :, tap // kw, :, tap % kw].view(bits))
+    h, w = size
+    top, left = _pads(h, kh, kh, padding)[0], _pads(w, kw, kw, padding)[0]
+    grad = np.reshape(grad, (n, out_h * kh, out_w * kw, c))
+    grad = grad[:, top : top + h, left : left + w]
+    # VALID leaves the rows and columns past the last whole window unread: zeros.
+    unread = (h - np.shape(grad)[1], w - np.shape(grad)[2])
+    if unread != (0, 0):
+        grad = np.pad(grad, [(0, 0), (0, unread[0]), (0, unread[1]), (0, 0)])
+    return grad
 
 
 def run_2(
@@ -632,7 +609,7 @@ def run_2(
             rng,
         )
     # Any other shapes, broadcast as TF1 broadcasts them.
-    # Statements: 138, BLAS calls: 6
+    # Statements: 140, BLAS calls: 6
     # Forward
     rate = np.reshape(1 - keep_prob, ())
     relu_images_arg = _conv2d(images, variable, (1, 1), (1, 1), "SAME")
@@ -640,11 +617,17 @@ def run_2(
     relu_images = _relu(relu_images_arg, out=relu_images_arg)
     del relu_images_arg
     max_pool_images = _max_pool(relu_images, (2, 2), (2, 2), "SAME")
+    max_pool_images_taps = _max_pool_first_taps(
+        relu_images, max_pool_images, (2, 2), "SAME"
+    )
+    del relu_images
     relu_arg = _conv2d(max_pool_images, variable_2, (1, 1), (1, 1), "SAME")
     relu_arg += variable_3
     relu = _relu(relu_arg, out=relu_arg)
     del relu_arg
     max_pool = _max_pool(relu, (2, 2), (2, 2), "SAME")
+    max_pool_taps = _max_pool_first_taps(relu, max_pool, (2, 2), "SAME")
+    del relu
     reshape = np.reshape(max_pool, (-1, 3136))
     relu_1_arg = reshape @ variable_4
     relu_1_arg += variable_5
@@ -678,20 +661,17 @@ def run_2(
         dropout_t0 * (d_mean_d_z_dropout @ variable_6.T) * np.greater(relu_1, 0)
     )
     del dropout_t0, relu_1
-    d_mean_d_z_images = _max_pool_grad(
-        relu,
-        max_pool,
+    d_mean_d_z_images = _max_pool_grad_at_taps(
         np.reshape(d_mean_d_z @ variable_4.T, np.shape(max_pool))
         * np.greater(max_pool, 0),
-        (2, 2),
+        max_pool_taps,
         (2, 2),
         "SAME",
+        (14, 14),
     )
-    del max_pool, relu
+    del max_pool
     # d mean / d z_images
-    d_mean_d_z_images_1 = _max_pool_grad(
-        relu_images,
-        max_pool_images,
+    d_mean_d_z_images_1 = _max_pool_grad_at_taps(
         _conv2d_backprop_input(
             d_mean_d_z_images,
             variable_2,
@@ -701,11 +681,11 @@ def run_2(
             "SAME",
         )
         * np.greater(max_pool_images, 0),
-        (2, 2),
+        max_pool_images_taps,
         (2, 2),
         "SAME",
+        (28, 28),
     )
-    del relu_images
     d_mean_d_variable = _conv2d_backprop_filter(
         images, d_mean_d_z_images_1, (5, 5), (1, 1), (1, 1), "SAME"
     )
@@ -919,7 +899,7 @@ def _run_2_same_shapes(
     rng,
 ):
     """``run_2`` for the inputs that pass its shape check: sizes known equal."""
-    # Statements: 139, BLAS calls: 6
+    # Statements: 141, BLAS calls: 6
     # Forward
     rate = np.reshape(1 - keep_prob, ())
     relu_images_arg = _conv2d(images, variable, (1, 1), (1, 1), "SAME")
@@ -927,11 +907,17 @@ def _run_2_same_shapes(
     relu_images = _relu(relu_images_arg, out=relu_images_arg)
     del relu_images_arg
     max_pool_images = _max_pool(relu_images, (2, 2), (2, 2), "SAME")
+    max_pool_images_taps = _max_pool_first_taps(
+        relu_images, max_pool_images, (2, 2), "SAME"
+    )
+    del relu_images
     relu_arg = _conv2d(max_pool_images, variable_2, (1, 1), (1, 1), "SAME")
     relu_arg += variable_3
     relu = _relu(relu_arg, out=relu_arg)
     del relu_arg
     max_pool = _max_pool(relu, (2, 2), (2, 2), "SAME")
+    max_pool_taps = _max_pool_first_taps(relu, max_pool, (2, 2), "SAME")
+    del relu
     reshape = np.reshape(max_pool, (-1, 3136))
     relu_1_arg = reshape @ variable_4
     relu_1_arg += variable_5
@@ -966,20 +952,17 @@ def _run_2_same_shapes(
         dropout_t0 * (d_mean_d_z_dropout @ variable_6.T) * np.greater(relu_1, 0)
     )
     del dropout_t0, relu_1
-    d_mean_d_z_images = _max_pool_grad(
-        relu,
-        max_pool,
+    d_mean_d_z_images = _max_pool_grad_at_taps(
         np.reshape(d_mean_d_z @ variable_4.T, np.shape(max_pool))
         * np.greater(max_pool, 0),
-        (2, 2),
+        max_pool_taps,
         (2, 2),
         "SAME",
+        (14, 14),
     )
-    del max_pool, relu
+    del max_pool
     # d mean / d z_images
-    d_mean_d_z_images_1 = _max_pool_grad(
-        relu_images,
-        max_pool_images,
+    d_mean_d_z_images_1 = _max_pool_grad_at_taps(
         _conv2d_backprop_input(
             d_mean_d_z_images,
             variable_2,
@@ -989,11 +972,11 @@ def _run_2_same_shapes(
             "SAME",
         )
         * np.greater(max_pool_images, 0),
-        (2, 2),
+        max_pool_images_taps,
         (2, 2),
         "SAME",
+        (28, 28),
     )
-    del relu_images
     d_mean_d_variable = _conv2d_backprop_filter(
         images, d_mean_d_z_images_1, (5, 5), (1, 1), (1, 1), "SAME"
     )
