@@ -11,7 +11,7 @@ the list, where its order among the others says what it may assume.
 >>> [p.name for p in PASSES + FAST_PASSES]  # doctest: +NORMALIZE_WHITESPACE
 ['value-numbering', 'simplify', 'schedule', 'dce', 'cse',
  'fold-scalar-factors', 'blas-reductions', 'leading-sums', 'masked-pool-gradients',
- 'pool-first-taps', 'sliced-products', 'memory-schedule']
+ 'pooled-bias-sums', 'pool-first-taps', 'sliced-products', 'memory-schedule']
 """
 
 from __future__ import annotations
@@ -539,6 +539,75 @@ def pool_first_taps(program: Program, known: dict[sp.Expr, Signature]) -> list[S
     return placed
 
 
+def _sums_over_windows(node: sp.Expr) -> bool:
+    """Does the sum ``node`` add up whole pooling windows: over both spatial axes (1 and 2)
+    of an NHWC array (the sum then has the same shape for the pooled array)?"""
+    if _is_helper(node, "_sum_leading_axes"):
+        return True
+    if not isinstance(node, F.ReduceSum):
+        return False
+    axes = {int(a) for a in node.args[1]}
+    return not axes or {1, 2} <= axes
+
+
+def _pooled_gradient(node: sp.Expr) -> sp.Expr | None:
+    """The pooled gradient ``g`` of a max-pool gradient whose windows do not overlap
+    (``_max_pool_grad(x, y, g, k, k, p)`` or ``_max_pool_grad_at_taps(g, taps, ...)``)."""
+    if _is_helper(node, "_max_pool_grad_at_taps"):
+        return node.args[2]
+    if _is_helper(node, "_max_pool_grad") and node.args[5] == node.args[6]:
+        return node.args[4]
+    return None
+
+
+def _pooled_sum(node: sp.Expr, values: dict[sp.Expr, sp.Expr]) -> sp.Expr | None:
+    """``node`` summing such a max-pool gradient (``values`` maps a symbol to what it is)
+    as the same sum of the pooled gradient; None for any other node."""
+    if not _sums_over_windows(node):
+        return None
+    summed = node.args[2] if isinstance(node, F.Helper) else node.args[0]
+    pooled = _pooled_gradient(values.get(summed, summed))
+    return None if pooled is None else node.xreplace({summed: pooled})
+
+
+def pooled_bias_sums(program: Program) -> list[Statement]:
+    """A sum over the spatial axes of a max-pool's gradient whose windows do not overlap,
+    ``_sum_leading_axes(_max_pool_grad(x, y, g, ...))`` (the gradient of the bias
+    added before a relu and a pool), as the same sum of the pooled gradient ``g``: each of
+    its values is placed once and the rest are zeros, so the sums are the same values
+    added in another order, over a quarter of the elements (2x2 windows). Where the
+    gradient is a statement of its own and ``g`` an expression, ``g`` becomes a statement,
+    ``<gradient>_pooled``."""
+    statements = list(program.statements)
+    defined = {s.symbol: i for i, s in enumerate(statements)}
+    namer = Namer([s.name for s in statements] + [i.name for i in program.inputs])
+    pooled: dict[int, Statement] = {}  # statements to place before the gradient at an index
+    values = {s.symbol: s.expr for s in statements}
+    for index, statement in enumerate(statements):
+        nodes = statement.expr.atoms(F.ReduceSum, F.Helper)
+        sums = [n for n in nodes if _pooled_sum(n, values) is not None]
+        for node in sums:
+            summed = node.args[2] if isinstance(node, F.Helper) else node.args[0]
+            g = _pooled_gradient(values.get(summed, summed))
+            if summed in defined and g is not None and not g.is_Symbol:
+                at = defined[summed]
+                gradient = statements[at]
+                name = namer.claim([f"{gradient.name}_pooled"])
+                symbol = sp.Symbol(name, real=True)
+                pooled[at] = replace(gradient, name=name, symbol=symbol, expr=g, temporary=True)
+                statements[at] = gradient.with_expr(gradient.expr.xreplace({g: symbol}))
+                values[summed] = statements[at].expr
+        replacements = {n: _pooled_sum(n, values) for n in sums}
+        statements[index] = statement.with_expr(statement.expr.xreplace(replacements))
+    placed: list[Statement] = []
+    for index, statement in enumerate(statements):
+        if index in pooled:
+            placed.append(pooled[index])
+        placed.append(statement)
+    # A gradient that only such sums read is no longer needed.
+    return eliminate_dead_code(replace(program, statements=placed))
+
+
 _COLUMNS = re.compile(r":, (\d*):(\d*)")
 _ROWS = re.compile(r"(\d*):(\d*)(?:, :)?")
 
@@ -650,6 +719,11 @@ FAST_PASSES: list[Pass] = [
         "masked-pool-gradients",
         _statements_pass(lambda p: masked_pool_gradients(p.statements)),
         "relu's mask after a max-pool gradient applied to the pooled gradient instead",
+    ),
+    Pass(
+        "pooled-bias-sums",
+        _statements_pass(pooled_bias_sums),
+        "a bias's gradient through a max-pool summed over the pooled gradient",
     ),
     Pass(
         "pool-first-taps",

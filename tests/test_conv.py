@@ -359,3 +359,25 @@ def test_pool_gradients_of_the_fast_form_are_the_readable_forms_bit_for_bit(
     got, expected = fast(values, dy)[1], readable(values, dy)[1]
     np.testing.assert_array_equal(got, expected)
     assert (np.signbit(got) == np.signbit(expected)).all()
+
+
+def test_a_bias_gradient_through_a_pool_sums_the_pooled_gradient() -> None:
+    """The fast form's ``pooled-bias-sums`` pass: the gradient of the bias added before a
+    relu and a 2x2 max-pool sums the pooled gradient (each of its values lands once in the
+    full one, the rest are zeros), a quarter of the elements; the same sums in another
+    order."""
+    rng = np.random.default_rng(22)
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float64, [None, 6, 6, 2], name="x")
+        w = sg.constant(rng.standard_normal((3, 3, 2, 4)), name="w")
+        b = sg.placeholder(sg.float64, [4], name="b")
+        conv = sg.nn.conv2d(x, w, [1, 1, 1, 1], "SAME")
+        pooled = sg.nn.max_pool(sg.nn.relu(conv + b), [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+        loss = sg.reduce_sum(pooled * sg.constant(rng.standard_normal((1, 3, 3, 4))))
+        (grad,) = sg.gradients(loss, [b])
+        fast = sg.compile([loss, grad], inputs=[x, b], optimize=True)
+        readable = sg.compile([loss, grad], inputs=[x, b], optimize=False)
+    body = fast.source.split("# Statements:")[-1]
+    assert "_max_pool_grad" not in body and "_taps" not in body, body  # nothing full-size
+    values, bias = rng.standard_normal((5, 6, 6, 2)), rng.standard_normal(4)
+    np.testing.assert_allclose(fast(values, bias)[1], readable(values, bias)[1], rtol=1e-13)

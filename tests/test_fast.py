@@ -424,3 +424,28 @@ def test_a_matrix_product_by_a_reciprocal_keeps_its_parentheses() -> None:
     source, fast, _ = both_forms(build, [np.array([[1.28]])])
     assert re.search(r"@ \(1 ?/ ?max__t", source), source
     np.testing.assert_array_equal(fast[0], [0.0])
+
+
+def test_a_quotient_is_one_division_into_the_denominators_array() -> None:
+    # Adam's step m / (sqrt(v) + eps) * lr: the denominator's array takes the quotient
+    # (np.divide(m, d, out=d)), not its reciprocal times m: one pass and one rounding less
+    # (bit for bit NumPy's quotient, then the product by lr).
+    def adam_step() -> tuple:
+        m = sg.placeholder(sg.float32, [None, 300], name="m")
+        v = sg.placeholder(sg.float32, [None, 300], name="v")
+        w = sg.placeholder(sg.float32, [None, 300], name="w")
+        lr = sg.placeholder(sg.float32, [], name="lr")
+        return w - lr * m / (sg.sqrt(v) + 1e-8), [m, v, w, lr]
+
+    feeds = [
+        rng.standard_normal((7, 300)).astype(np.float32),
+        np.abs(rng.standard_normal((7, 300))).astype(np.float32),
+        rng.standard_normal((7, 300)).astype(np.float32),
+        np.float32(1e-3),
+    ]
+    source, fast, readable = both_forms(adam_step, feeds)
+    same_shapes = source.split("def _graph_same_shapes")[1]
+    assert "sub = np.divide(m, sub_arg, out=sub_arg)" in same_shapes, same_shapes
+    assert "reciprocal" not in same_shapes
+    m, v, w, lr = feeds
+    np.testing.assert_array_equal(fast, w - m / (np.sqrt(v) + np.float32(1e-8)) * lr)

@@ -387,7 +387,7 @@ def conv_pool_dense(images, labels, kernel, bias, dense):
         # The shapes TF1 programs are fed: equal sizes, so arrays can be reused in place.
         return _conv_pool_dense_same_shapes(images, labels, kernel, bias, dense)
     # Any other shapes, broadcast as TF1 broadcasts them.
-    # Statements: 19, BLAS calls: 3
+    # Statements: 20, BLAS calls: 3
     # Forward
     relu_bias_arg = _conv2d(images, kernel, (1, 1), (1, 1), "SAME")
     relu_bias_arg += bias
@@ -412,27 +412,25 @@ def conv_pool_dense(images, labels, kernel, bias, dense):
     d_loss_d_matmul_dense = xent_labels_t1 / xent_labels_t2 - labels
     d_loss_d_matmul_dense /= max(np.size(xent_labels), 1)
     del xent_labels, xent_labels_t1, xent_labels_t2
-    d_loss_d_z_bias = _max_pool_grad_at_taps(
-        np.reshape(d_loss_d_matmul_dense @ dense.T, np.shape(max_pool_bias))
-        * np.greater(max_pool_bias, 0),
-        max_pool_bias_taps,
-        (2, 2),
-        "SAME",
-        (8, 8),
-    )
+    d_loss_d_z_bias_pooled = np.reshape(
+        d_loss_d_matmul_dense @ dense.T, np.shape(max_pool_bias)
+    ) * np.greater(max_pool_bias, 0)
     del max_pool_bias
+    d_loss_d_z_bias = _max_pool_grad_at_taps(
+        d_loss_d_z_bias_pooled, max_pool_bias_taps, (2, 2), "SAME", (8, 8)
+    )
     d_loss_d_kernel = _conv2d_backprop_filter(
         images, d_loss_d_z_bias, (3, 3), (1, 1), (1, 1), "SAME"
     )
-    d_loss_d_bias = _sum_leading_axes(d_loss_d_z_bias)
     del d_loss_d_z_bias
+    d_loss_d_bias = _sum_leading_axes(d_loss_d_z_bias_pooled)
     d_loss_d_dense = reshape_bias.T @ d_loss_d_matmul_dense
     return loss, d_loss_d_kernel, d_loss_d_bias, d_loss_d_dense
 
 
 def _conv_pool_dense_same_shapes(images, labels, kernel, bias, dense):
     """``conv_pool_dense`` for the inputs that pass its shape check: sizes known equal."""
-    # Statements: 20, BLAS calls: 3
+    # Statements: 21, BLAS calls: 3
     # Forward
     relu_bias_arg = _conv2d(images, kernel, (1, 1), (1, 1), "SAME")
     relu_bias_arg += bias
@@ -458,19 +456,17 @@ def _conv_pool_dense_same_shapes(images, labels, kernel, bias, dense):
     d_loss_d_matmul_dense = xent_labels_t1 / xent_labels_t2 - labels
     d_loss_d_matmul_dense /= max(np.size(xent_labels), 1)
     del xent_labels, xent_labels_t1, xent_labels_t2
-    d_loss_d_z_bias = _max_pool_grad_at_taps(
-        np.reshape(d_loss_d_matmul_dense @ dense.T, np.shape(max_pool_bias))
-        * np.greater(max_pool_bias, 0),
-        max_pool_bias_taps,
-        (2, 2),
-        "SAME",
-        (8, 8),
-    )
+    d_loss_d_z_bias_pooled = np.reshape(
+        d_loss_d_matmul_dense @ dense.T, np.shape(max_pool_bias)
+    ) * np.greater(max_pool_bias, 0)
     del max_pool_bias
+    d_loss_d_z_bias = _max_pool_grad_at_taps(
+        d_loss_d_z_bias_pooled, max_pool_bias_taps, (2, 2), "SAME", (8, 8)
+    )
     d_loss_d_kernel = _conv2d_backprop_filter(
         images, d_loss_d_z_bias, (3, 3), (1, 1), (1, 1), "SAME"
     )
-    d_loss_d_bias = _sum_leading_axes(d_loss_d_z_bias)
     del d_loss_d_z_bias
+    d_loss_d_bias = _sum_leading_axes(d_loss_d_z_bias_pooled)
     d_loss_d_dense = reshape_bias.T @ d_loss_d_matmul_dense
     return loss, d_loss_d_kernel, d_loss_d_bias, d_loss_d_dense

@@ -269,24 +269,31 @@ def _retarget(record: Record, old: str, new: str) -> Record:
 def named_truthfully(records: list[Record], argument: str) -> tuple[list[Record], bool]:
     """Records in which the statement's name holds only its value (and sums accumulating it).
 
-    ``t = x @ w; t += b; np.tanh(t, out=t)`` would name ``x @ w + b`` ``t`` for two lines;
+    ``t = x @ w; t += b; np.tanh(t, out=t)`` would name ``x @ w + b`` ``t`` for two lines
+    (and ``t = np.sqrt(v); t += eps; np.divide(m, t, out=t)`` the denominator);
     the argument is computed under its own name instead and the function binds ``t``:
     ``t_arg = x @ w; t_arg += b; t = np.tanh(t_arg, out=t_arg)``. True if ``argument`` is
     used (it then aliases the value and is deleted after the statement).
     """
-    unary = [
+    # A function of the array so far: a unary one, or a division of something by it.
+    functions = [
         i
         for i, r in enumerate(records)
-        if isinstance(r, InPlace) and not r.binds and r.operands == (r.target,)
+        if isinstance(r, InPlace)
+        and not r.binds
+        and (
+            r.operands == (r.target,)
+            or (r.op == "divide" and r.operands[1:] == (r.target,) != r.operands[:1])
+        )
     ]
-    if not unary:
+    if not functions:
         return records, False
-    last = unary[-1]
+    last = functions[-1]
     record = records[last]
-    assert isinstance(record, InPlace)  # as all of ``unary`` are
+    assert isinstance(record, InPlace)  # as all of ``functions`` are
     target = record.target
     before = [_retarget(r, target, argument) for r in records[:last]]
-    bound = InPlace(target, record.op, (argument,), argument, binds=True)
+    bound = InPlace(target, record.op, (*record.operands[:-1], argument), argument, binds=True)
     return [*before, bound, *records[last + 1 :]], True
 
 
@@ -422,13 +429,34 @@ class _InPlace:
         if negated:
             self._unary("negative")
 
+    def _numerator(self, anchored: sp.Expr, factors: list[sp.Expr]) -> sp.Expr | None:
+        """For an anchor ``1/d`` (``d`` evaluated into an array of the result's shape), an
+        array factor to divide by it; None if there is none."""
+        if not (_is_reciprocal(anchored) and _writable(anchored.base)):
+            return None
+        arrays = [
+            f
+            for f in factors
+            if not _is_reciprocal(f) and natural_signature(f, self.known) not in ((), None)
+        ]
+        return next((f for f in arrays if self._full(f)), arrays[0] if arrays else None)
+
     def _mul(self, expr: sp.Mul) -> None:
         coefficient, factors = expr.as_coeff_mul()
         factors = list(factors)
         anchor = self._anchor(factors)
         if anchor is None:
             return self._create(self.printer.doprint(expr))
-        self.evaluate(factors.pop(anchor))
+        anchored = factors.pop(anchor)
+        numerator = self._numerator(anchored, factors)
+        if numerator is not None:
+            # ``a / d`` as one division into d's array, not its reciprocal times a: one pass
+            # over the array less, and one rounding (Adam's ``m / (sqrt(v) + eps)``).
+            self.evaluate(anchored.base)
+            self._binary("divide", numerator, reverse=True)
+            factors.remove(numerator)
+        else:
+            self.evaluate(anchored)
         # Scalar factors multiply each other first, and the array once: one pass over it, not
         # one per scalar (as the readable form's ``2*w*c*x`` does, scalars printed first).
         scalars = [

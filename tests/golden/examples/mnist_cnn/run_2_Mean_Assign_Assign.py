@@ -609,7 +609,7 @@ def run_2(
             rng,
         )
     # Any other shapes, broadcast as TF1 broadcasts them.
-    # Statements: 140, BLAS calls: 6
+    # Statements: 134, BLAS calls: 6
     # Forward
     rate = np.reshape(1 - keep_prob, ())
     relu_images_arg = _conv2d(images, variable, (1, 1), (1, 1), "SAME")
@@ -661,34 +661,25 @@ def run_2(
         dropout_t0 * (d_mean_d_z_dropout @ variable_6.T) * np.greater(relu_1, 0)
     )
     del dropout_t0, relu_1
-    d_mean_d_z_images = _max_pool_grad_at_taps(
-        np.reshape(d_mean_d_z @ variable_4.T, np.shape(max_pool))
-        * np.greater(max_pool, 0),
-        max_pool_taps,
-        (2, 2),
-        "SAME",
-        (14, 14),
-    )
+    d_mean_d_z_images_pooled = np.reshape(
+        d_mean_d_z @ variable_4.T, np.shape(max_pool)
+    ) * np.greater(max_pool, 0)
     del max_pool
+    d_mean_d_z_images = _max_pool_grad_at_taps(
+        d_mean_d_z_images_pooled, max_pool_taps, (2, 2), "SAME", (14, 14)
+    )
+    # d mean / d z_images
+    d_mean_d_z_images_1_pooled = _conv2d_backprop_input(
+        d_mean_d_z_images, variable_2, np.shape(max_pool_images), (1, 1), (1, 1), "SAME"
+    ) * np.greater(max_pool_images, 0)
     # d mean / d z_images
     d_mean_d_z_images_1 = _max_pool_grad_at_taps(
-        _conv2d_backprop_input(
-            d_mean_d_z_images,
-            variable_2,
-            np.shape(max_pool_images),
-            (1, 1),
-            (1, 1),
-            "SAME",
-        )
-        * np.greater(max_pool_images, 0),
-        max_pool_images_taps,
-        (2, 2),
-        "SAME",
-        (28, 28),
+        d_mean_d_z_images_1_pooled, max_pool_images_taps, (2, 2), "SAME", (28, 28)
     )
     d_mean_d_variable = _conv2d_backprop_filter(
         images, d_mean_d_z_images_1, (5, 5), (1, 1), (1, 1), "SAME"
     )
+    del d_mean_d_z_images_1
     # Forward
     add_Variable_Adam = Variable_Adam * 0.9
     add_Variable_Adam += 0.100000024 * d_mean_d_variable
@@ -696,8 +687,8 @@ def run_2(
     add_Variable_Adam_1 += 0.0009999871 * d_mean_d_variable**2
     del d_mean_d_variable
     # Gradients
-    d_mean_d_variable_1 = _sum_leading_axes(d_mean_d_z_images_1)
-    del d_mean_d_z_images_1
+    d_mean_d_variable_1 = _sum_leading_axes(d_mean_d_z_images_1_pooled)
+    del d_mean_d_z_images_1_pooled
     # Forward
     add_Variable_1_Adam = Variable_1_Adam * 0.9
     add_Variable_1_Adam += 0.100000024 * d_mean_d_variable_1
@@ -708,7 +699,7 @@ def run_2(
     d_mean_d_variable_2 = _conv2d_backprop_filter(
         max_pool_images, d_mean_d_z_images, (5, 5), (1, 1), (1, 1), "SAME"
     )
-    del max_pool_images
+    del d_mean_d_z_images, max_pool_images
     # Forward
     add_Variable_2_Adam = Variable_2_Adam * 0.9
     add_Variable_2_Adam += 0.100000024 * d_mean_d_variable_2
@@ -716,8 +707,7 @@ def run_2(
     add_Variable_2_Adam_1 += 0.0009999871 * d_mean_d_variable_2**2
     del d_mean_d_variable_2
     # Gradients
-    d_mean_d_variable_3 = _sum_leading_axes(d_mean_d_z_images)
-    del d_mean_d_z_images
+    d_mean_d_variable_3 = _sum_leading_axes(d_mean_d_z_images_pooled)
     # Forward
     add_Variable_3_Adam = Variable_3_Adam * 0.9
     add_Variable_3_Adam += 0.100000024 * d_mean_d_variable_3
@@ -765,8 +755,7 @@ def run_2(
     new_Variable_Adam_1 = add_Variable_Adam_1
     new_variable_arg = np.sqrt(add_Variable_Adam_1)
     new_variable_arg += 1e-08
-    new_variable = np.reciprocal(new_variable_arg, out=new_variable_arg)
-    new_variable *= add_Variable_Adam
+    new_variable = np.divide(add_Variable_Adam, new_variable_arg, out=new_variable_arg)
     new_variable *= div_beta1_power
     np.subtract(variable, new_variable, out=new_variable)
     del add_Variable_Adam, add_Variable_Adam_1, new_variable_arg
@@ -774,8 +763,9 @@ def run_2(
     new_Variable_1_Adam_1 = add_Variable_1_Adam_1
     new_variable_1_arg = np.sqrt(add_Variable_1_Adam_1)
     new_variable_1_arg += 1e-08
-    new_variable_1 = np.reciprocal(new_variable_1_arg, out=new_variable_1_arg)
-    new_variable_1 *= add_Variable_1_Adam
+    new_variable_1 = np.divide(
+        add_Variable_1_Adam, new_variable_1_arg, out=new_variable_1_arg
+    )
     new_variable_1 *= div_beta1_power
     np.subtract(variable_1, new_variable_1, out=new_variable_1)
     del add_Variable_1_Adam, add_Variable_1_Adam_1, new_variable_1_arg
@@ -783,8 +773,9 @@ def run_2(
     new_Variable_2_Adam_1 = add_Variable_2_Adam_1
     new_variable_2_arg = np.sqrt(add_Variable_2_Adam_1)
     new_variable_2_arg += 1e-08
-    new_variable_2 = np.reciprocal(new_variable_2_arg, out=new_variable_2_arg)
-    new_variable_2 *= add_Variable_2_Adam
+    new_variable_2 = np.divide(
+        add_Variable_2_Adam, new_variable_2_arg, out=new_variable_2_arg
+    )
     new_variable_2 *= div_beta1_power
     np.subtract(variable_2, new_variable_2, out=new_variable_2)
     del add_Variable_2_Adam, add_Variable_2_Adam_1, new_variable_2_arg
@@ -792,8 +783,9 @@ def run_2(
     new_Variable_3_Adam_1 = add_Variable_3_Adam_1
     new_variable_3_arg = np.sqrt(add_Variable_3_Adam_1)
     new_variable_3_arg += 1e-08
-    new_variable_3 = np.reciprocal(new_variable_3_arg, out=new_variable_3_arg)
-    new_variable_3 *= add_Variable_3_Adam
+    new_variable_3 = np.divide(
+        add_Variable_3_Adam, new_variable_3_arg, out=new_variable_3_arg
+    )
     new_variable_3 *= div_beta1_power
     np.subtract(variable_3, new_variable_3, out=new_variable_3)
     del add_Variable_3_Adam, add_Variable_3_Adam_1, new_variable_3_arg
@@ -801,8 +793,9 @@ def run_2(
     new_Variable_4_Adam_1 = add_Variable_4_Adam_1
     new_variable_4_arg = np.sqrt(add_Variable_4_Adam_1)
     new_variable_4_arg += 1e-08
-    new_variable_4 = np.reciprocal(new_variable_4_arg, out=new_variable_4_arg)
-    new_variable_4 *= add_Variable_4_Adam
+    new_variable_4 = np.divide(
+        add_Variable_4_Adam, new_variable_4_arg, out=new_variable_4_arg
+    )
     new_variable_4 *= div_beta1_power
     np.subtract(variable_4, new_variable_4, out=new_variable_4)
     del add_Variable_4_Adam, add_Variable_4_Adam_1, new_variable_4_arg
@@ -810,8 +803,9 @@ def run_2(
     new_Variable_5_Adam_1 = add_Variable_5_Adam_1
     new_variable_5_arg = np.sqrt(add_Variable_5_Adam_1)
     new_variable_5_arg += 1e-08
-    new_variable_5 = np.reciprocal(new_variable_5_arg, out=new_variable_5_arg)
-    new_variable_5 *= add_Variable_5_Adam
+    new_variable_5 = np.divide(
+        add_Variable_5_Adam, new_variable_5_arg, out=new_variable_5_arg
+    )
     new_variable_5 *= div_beta1_power
     np.subtract(variable_5, new_variable_5, out=new_variable_5)
     del add_Variable_5_Adam, add_Variable_5_Adam_1, new_variable_5_arg
@@ -819,8 +813,9 @@ def run_2(
     new_Variable_6_Adam_1 = add_Variable_6_Adam_1
     new_variable_6_arg = np.sqrt(add_Variable_6_Adam_1)
     new_variable_6_arg += 1e-08
-    new_variable_6 = np.reciprocal(new_variable_6_arg, out=new_variable_6_arg)
-    new_variable_6 *= add_Variable_6_Adam
+    new_variable_6 = np.divide(
+        add_Variable_6_Adam, new_variable_6_arg, out=new_variable_6_arg
+    )
     new_variable_6 *= div_beta1_power
     np.subtract(variable_6, new_variable_6, out=new_variable_6)
     del add_Variable_6_Adam, add_Variable_6_Adam_1, new_variable_6_arg
@@ -828,8 +823,9 @@ def run_2(
     new_Variable_7_Adam_1 = add_Variable_7_Adam_1
     new_variable_7_arg = np.sqrt(add_Variable_7_Adam_1)
     new_variable_7_arg += 1e-08
-    new_variable_7 = np.reciprocal(new_variable_7_arg, out=new_variable_7_arg)
-    new_variable_7 *= add_Variable_7_Adam
+    new_variable_7 = np.divide(
+        add_Variable_7_Adam, new_variable_7_arg, out=new_variable_7_arg
+    )
     new_variable_7 *= div_beta1_power
     np.subtract(variable_7, new_variable_7, out=new_variable_7)
     del add_Variable_7_Adam, add_Variable_7_Adam_1, new_variable_7_arg
@@ -899,7 +895,7 @@ def _run_2_same_shapes(
     rng,
 ):
     """``run_2`` for the inputs that pass its shape check: sizes known equal."""
-    # Statements: 141, BLAS calls: 6
+    # Statements: 135, BLAS calls: 6
     # Forward
     rate = np.reshape(1 - keep_prob, ())
     relu_images_arg = _conv2d(images, variable, (1, 1), (1, 1), "SAME")
@@ -952,34 +948,25 @@ def _run_2_same_shapes(
         dropout_t0 * (d_mean_d_z_dropout @ variable_6.T) * np.greater(relu_1, 0)
     )
     del dropout_t0, relu_1
-    d_mean_d_z_images = _max_pool_grad_at_taps(
-        np.reshape(d_mean_d_z @ variable_4.T, np.shape(max_pool))
-        * np.greater(max_pool, 0),
-        max_pool_taps,
-        (2, 2),
-        "SAME",
-        (14, 14),
-    )
+    d_mean_d_z_images_pooled = np.reshape(
+        d_mean_d_z @ variable_4.T, np.shape(max_pool)
+    ) * np.greater(max_pool, 0)
     del max_pool
+    d_mean_d_z_images = _max_pool_grad_at_taps(
+        d_mean_d_z_images_pooled, max_pool_taps, (2, 2), "SAME", (14, 14)
+    )
+    # d mean / d z_images
+    d_mean_d_z_images_1_pooled = _conv2d_backprop_input(
+        d_mean_d_z_images, variable_2, np.shape(max_pool_images), (1, 1), (1, 1), "SAME"
+    ) * np.greater(max_pool_images, 0)
     # d mean / d z_images
     d_mean_d_z_images_1 = _max_pool_grad_at_taps(
-        _conv2d_backprop_input(
-            d_mean_d_z_images,
-            variable_2,
-            np.shape(max_pool_images),
-            (1, 1),
-            (1, 1),
-            "SAME",
-        )
-        * np.greater(max_pool_images, 0),
-        max_pool_images_taps,
-        (2, 2),
-        "SAME",
-        (28, 28),
+        d_mean_d_z_images_1_pooled, max_pool_images_taps, (2, 2), "SAME", (28, 28)
     )
     d_mean_d_variable = _conv2d_backprop_filter(
         images, d_mean_d_z_images_1, (5, 5), (1, 1), (1, 1), "SAME"
     )
+    del d_mean_d_z_images_1
     # Forward
     add_Variable_Adam = Variable_Adam * 0.9
     add_Variable_Adam += 0.100000024 * d_mean_d_variable
@@ -987,8 +974,8 @@ def _run_2_same_shapes(
     add_Variable_Adam_1 += 0.0009999871 * d_mean_d_variable**2
     del d_mean_d_variable
     # Gradients
-    d_mean_d_variable_1 = _sum_leading_axes(d_mean_d_z_images_1)
-    del d_mean_d_z_images_1
+    d_mean_d_variable_1 = _sum_leading_axes(d_mean_d_z_images_1_pooled)
+    del d_mean_d_z_images_1_pooled
     # Forward
     add_Variable_1_Adam = Variable_1_Adam * 0.9
     add_Variable_1_Adam += 0.100000024 * d_mean_d_variable_1
@@ -999,7 +986,7 @@ def _run_2_same_shapes(
     d_mean_d_variable_2 = _conv2d_backprop_filter(
         max_pool_images, d_mean_d_z_images, (5, 5), (1, 1), (1, 1), "SAME"
     )
-    del max_pool_images
+    del d_mean_d_z_images, max_pool_images
     # Forward
     add_Variable_2_Adam = Variable_2_Adam * 0.9
     add_Variable_2_Adam += 0.100000024 * d_mean_d_variable_2
@@ -1007,8 +994,7 @@ def _run_2_same_shapes(
     add_Variable_2_Adam_1 += 0.0009999871 * d_mean_d_variable_2**2
     del d_mean_d_variable_2
     # Gradients
-    d_mean_d_variable_3 = _sum_leading_axes(d_mean_d_z_images)
-    del d_mean_d_z_images
+    d_mean_d_variable_3 = _sum_leading_axes(d_mean_d_z_images_pooled)
     # Forward
     add_Variable_3_Adam = Variable_3_Adam * 0.9
     add_Variable_3_Adam += 0.100000024 * d_mean_d_variable_3
@@ -1056,8 +1042,7 @@ def _run_2_same_shapes(
     new_Variable_Adam_1 = add_Variable_Adam_1
     new_variable_arg = np.sqrt(add_Variable_Adam_1)
     new_variable_arg += 1e-08
-    new_variable = np.reciprocal(new_variable_arg, out=new_variable_arg)
-    new_variable *= add_Variable_Adam
+    new_variable = np.divide(add_Variable_Adam, new_variable_arg, out=new_variable_arg)
     new_variable *= div_beta1_power
     np.subtract(variable, new_variable, out=new_variable)
     del add_Variable_Adam, add_Variable_Adam_1, new_variable_arg
@@ -1065,8 +1050,9 @@ def _run_2_same_shapes(
     new_Variable_1_Adam_1 = add_Variable_1_Adam_1
     new_variable_1_arg = np.sqrt(add_Variable_1_Adam_1)
     new_variable_1_arg += 1e-08
-    new_variable_1 = np.reciprocal(new_variable_1_arg, out=new_variable_1_arg)
-    new_variable_1 *= add_Variable_1_Adam
+    new_variable_1 = np.divide(
+        add_Variable_1_Adam, new_variable_1_arg, out=new_variable_1_arg
+    )
     new_variable_1 *= div_beta1_power
     np.subtract(variable_1, new_variable_1, out=new_variable_1)
     del add_Variable_1_Adam, add_Variable_1_Adam_1, new_variable_1_arg
@@ -1074,8 +1060,9 @@ def _run_2_same_shapes(
     new_Variable_2_Adam_1 = add_Variable_2_Adam_1
     new_variable_2_arg = np.sqrt(add_Variable_2_Adam_1)
     new_variable_2_arg += 1e-08
-    new_variable_2 = np.reciprocal(new_variable_2_arg, out=new_variable_2_arg)
-    new_variable_2 *= add_Variable_2_Adam
+    new_variable_2 = np.divide(
+        add_Variable_2_Adam, new_variable_2_arg, out=new_variable_2_arg
+    )
     new_variable_2 *= div_beta1_power
     np.subtract(variable_2, new_variable_2, out=new_variable_2)
     del add_Variable_2_Adam, add_Variable_2_Adam_1, new_variable_2_arg
@@ -1083,8 +1070,9 @@ def _run_2_same_shapes(
     new_Variable_3_Adam_1 = add_Variable_3_Adam_1
     new_variable_3_arg = np.sqrt(add_Variable_3_Adam_1)
     new_variable_3_arg += 1e-08
-    new_variable_3 = np.reciprocal(new_variable_3_arg, out=new_variable_3_arg)
-    new_variable_3 *= add_Variable_3_Adam
+    new_variable_3 = np.divide(
+        add_Variable_3_Adam, new_variable_3_arg, out=new_variable_3_arg
+    )
     new_variable_3 *= div_beta1_power
     np.subtract(variable_3, new_variable_3, out=new_variable_3)
     del add_Variable_3_Adam, add_Variable_3_Adam_1, new_variable_3_arg
@@ -1092,8 +1080,9 @@ def _run_2_same_shapes(
     new_Variable_4_Adam_1 = add_Variable_4_Adam_1
     new_variable_4_arg = np.sqrt(add_Variable_4_Adam_1)
     new_variable_4_arg += 1e-08
-    new_variable_4 = np.reciprocal(new_variable_4_arg, out=new_variable_4_arg)
-    new_variable_4 *= add_Variable_4_Adam
+    new_variable_4 = np.divide(
+        add_Variable_4_Adam, new_variable_4_arg, out=new_variable_4_arg
+    )
     new_variable_4 *= div_beta1_power
     np.subtract(variable_4, new_variable_4, out=new_variable_4)
     del add_Variable_4_Adam, add_Variable_4_Adam_1, new_variable_4_arg
@@ -1101,8 +1090,9 @@ def _run_2_same_shapes(
     new_Variable_5_Adam_1 = add_Variable_5_Adam_1
     new_variable_5_arg = np.sqrt(add_Variable_5_Adam_1)
     new_variable_5_arg += 1e-08
-    new_variable_5 = np.reciprocal(new_variable_5_arg, out=new_variable_5_arg)
-    new_variable_5 *= add_Variable_5_Adam
+    new_variable_5 = np.divide(
+        add_Variable_5_Adam, new_variable_5_arg, out=new_variable_5_arg
+    )
     new_variable_5 *= div_beta1_power
     np.subtract(variable_5, new_variable_5, out=new_variable_5)
     del add_Variable_5_Adam, add_Variable_5_Adam_1, new_variable_5_arg
@@ -1110,8 +1100,9 @@ def _run_2_same_shapes(
     new_Variable_6_Adam_1 = add_Variable_6_Adam_1
     new_variable_6_arg = np.sqrt(add_Variable_6_Adam_1)
     new_variable_6_arg += 1e-08
-    new_variable_6 = np.reciprocal(new_variable_6_arg, out=new_variable_6_arg)
-    new_variable_6 *= add_Variable_6_Adam
+    new_variable_6 = np.divide(
+        add_Variable_6_Adam, new_variable_6_arg, out=new_variable_6_arg
+    )
     new_variable_6 *= div_beta1_power
     np.subtract(variable_6, new_variable_6, out=new_variable_6)
     del add_Variable_6_Adam, add_Variable_6_Adam_1, new_variable_6_arg
@@ -1119,8 +1110,9 @@ def _run_2_same_shapes(
     new_Variable_7_Adam_1 = add_Variable_7_Adam_1
     new_variable_7_arg = np.sqrt(add_Variable_7_Adam_1)
     new_variable_7_arg += 1e-08
-    new_variable_7 = np.reciprocal(new_variable_7_arg, out=new_variable_7_arg)
-    new_variable_7 *= add_Variable_7_Adam
+    new_variable_7 = np.divide(
+        add_Variable_7_Adam, new_variable_7_arg, out=new_variable_7_arg
+    )
     new_variable_7 *= div_beta1_power
     np.subtract(variable_7, new_variable_7, out=new_variable_7)
     del add_Variable_7_Adam, add_Variable_7_Adam_1, new_variable_7_arg
