@@ -10,8 +10,9 @@ the list, where its order among the others says what it may assume.
 
 >>> [p.name for p in PASSES + FAST_PASSES]  # doctest: +NORMALIZE_WHITESPACE
 ['value-numbering', 'simplify', 'schedule', 'dce', 'cse',
- 'fold-scalar-factors', 'blas-reductions', 'leading-sums', 'masked-pool-gradients',
- 'pooled-bias-sums', 'pool-first-taps', 'sliced-products', 'memory-schedule']
+ 'fold-scalar-factors', 'blas-reductions', 'leading-sums', 'conv-biases',
+ 'masked-pool-gradients', 'pooled-bias-sums', 'pool-first-taps', 'sliced-products',
+ 'memory-schedule']
 """
 
 from __future__ import annotations
@@ -437,6 +438,51 @@ def leading_sums(
     return _rewrite_nodes(statements, F.ReduceSum, lambda n: _leading_sum(n, known, dtype_of))
 
 
+def _conv_with_bias(
+    node: sp.Expr,
+    known: dict[sp.Expr, Signature],
+    dtype_of: Callable[[sp.Expr], str],
+    fused_naturals: dict[sp.Expr, Any],
+) -> sp.Expr | None:
+    """``_conv2d(x, w, ...) + b`` (``b`` one value per output channel, of the convolution's
+    dtype: a conv layer's bias) as ``_conv2d_bias(x, w, b, ...)``, which adds the bias to
+    each chunk of the output while it is in cache; None if there is no such pair. The
+    fused call's run-time signature, the convolution's, goes into ``fused_naturals``."""
+    conv = next((a for a in node.args if _is_helper(a, "_conv2d")), None)
+    if conv is None:
+        return None
+    x, w, strides, dilations, padding = conv.args[2:]
+    filters, natural = natural_signature(w, known), natural_signature(conv, known)
+    if not isinstance(filters, tuple) or len(filters) != 4 or natural is None:
+        return None
+    dtype = dtype_of(conv)
+    bias = next(
+        (
+            a
+            for a in node.args
+            if a is not conv
+            and natural_signature(a, known) == (filters[3],)
+            and dtype_of(a) == dtype
+            and dtype in FLOATS
+        ),
+        None,
+    )
+    if bias is None:
+        return None
+    fused = F.helper("_conv2d_bias", x, w, bias, strides, dilations, padding)
+    fused_naturals[fused] = natural
+    return sp.Add(fused, *(a for a in node.args if a is not conv and a is not bias))
+
+
+def conv_biases(program: Program) -> Program:
+    known, dtype_of = statement_naturals(program), _dtype_of(program)
+    fused: dict[sp.Expr, Any] = {}
+    statements = _rewrite_nodes(
+        program.statements, sp.Add, lambda n: _conv_with_bias(n, known, dtype_of, fused)
+    )
+    return replace(program, statements=statements, naturals={**program.naturals, **fused})
+
+
 def _masked_pool_gradient(node: sp.Expr) -> sp.Expr | None:
     """``_max_pool_grad(x, y, dy, ksize, strides, padding) * (x > c)`` (relu's gradient
     after a max-pool of its output), for windows that do not overlap (``strides`` equal to
@@ -714,6 +760,11 @@ FAST_PASSES: list[Pass] = [
         "leading-sums",
         _statements_pass(lambda p: leading_sums(p.statements, statement_naturals(p), _dtype_of(p))),
         "sums over every axis but the last of arrays of rank 3 or more as one BLAS product",
+    ),
+    Pass(
+        "conv-biases",
+        conv_biases,
+        "a convolution plus its bias as one kernel call, the bias added chunk by chunk",
     ),
     Pass(
         "masked-pool-gradients",

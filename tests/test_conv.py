@@ -381,3 +381,28 @@ def test_a_bias_gradient_through_a_pool_sums_the_pooled_gradient() -> None:
     assert "_max_pool_grad" not in body and "_taps" not in body, body  # nothing full-size
     values, bias = rng.standard_normal((5, 6, 6, 2)), rng.standard_normal(4)
     np.testing.assert_allclose(fast(values, bias)[1], readable(values, bias)[1], rtol=1e-13)
+
+
+@pytest.mark.parametrize("relu", [False, True])
+def test_a_convolution_and_its_bias_are_one_call_of_the_fast_form(relu: bool) -> None:
+    """The fast form's ``conv-biases`` pass: ``conv2d(x, w) + b`` (b one value per output
+    channel) is one ``_conv2d_bias`` call, bit for bit the readable form's values; a
+    full-shape addend stays an addition, and so does a convolution read elsewhere too."""
+    rng = np.random.default_rng(23)
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [None, 8, 8, 16], name="x")
+        w = sg.placeholder(sg.float32, [3, 3, 16, 4], name="w")
+        v = sg.placeholder(sg.float32, [3, 3, 16, 4], name="v")
+        b = sg.placeholder(sg.float32, [4], name="b")
+        other = sg.placeholder(sg.float32, [None, 8, 8, 4], name="other")
+        biased = sg.nn.conv2d(x, w, [1, 1, 1, 1], "SAME") + b
+        shared = sg.nn.conv2d(x, v, [1, 1, 1, 1], "SAME")
+        outputs = [sg.nn.relu(biased) if relu else biased, shared + other, shared + b]
+        fast = sg.compile(outputs, inputs=[x, w, v, b, other], optimize=True)
+        readable = sg.compile(outputs, inputs=[x, w, v, b, other], optimize=False)
+    body = fast.source.split("# Statements:")[-1]
+    assert body.count("_conv2d_bias(") == 1 and "_conv2d_bias(x, w, b, " in body, body
+    shapes = [(3, 8, 8, 16), (3, 3, 16, 4), (3, 3, 16, 4), (4,), (3, 8, 8, 4)]
+    feeds = [rng.standard_normal(shape).astype(np.float32) for shape in shapes]
+    for got, expected in zip(fast(*feeds), readable(*feeds), strict=True):
+        np.testing.assert_array_equal(got, expected)

@@ -40,6 +40,7 @@ from symgrad.backends.numpy.kernels.conv import (
     _ROWS_CHUNK,
     _ROWS_MIN_BACKWARD,
     _ROWS_MIN_FORWARD,
+    _add_channels,
     _add_shifted_rows,
     _add_windows,
     _conv2d,
@@ -47,6 +48,7 @@ from symgrad.backends.numpy.kernels.conv import (
     _conv2d_backprop_filter_by_rows,
     _conv2d_backprop_input,
     _conv2d_backprop_input_by_rows,
+    _conv2d_bias,
     _conv2d_by_rows,
     _depthwise_conv2d,
     _depthwise_conv2d_backprop_filter,
@@ -278,6 +280,45 @@ def test_convolutions_by_rows_equal_im2col(n, h, w, c, kh, kw, c_out, padding) -
         got_dw = _conv2d_backprop_filter_by_rows(x, dy, (kh, kw), padding)
         assert_same(got_dw, dw, close=True, rtol=rtol, atol=rtol * max(scale, n * h * w))
         assert got_dw.flags.c_contiguous
+
+
+@pytest.mark.parametrize(
+    "shape, kernel, strides, padding",
+    [
+        ((2, 6, 5, 16), (5, 5), (1, 1), "SAME"),  # kernel row by kernel row
+        ((30, 16, 16, 16), (5, 5), (1, 1), "SAME"),  # ... in several chunks of images
+        ((2, 7, 6, 1), (5, 5), (1, 1), "SAME"),  # im2col: one channel
+        ((2, 7, 6, 16), (3, 3), (2, 2), "VALID"),  # im2col: strides
+        ((0, 6, 6, 16), (3, 3), (1, 1), "SAME"),  # an empty batch
+    ],
+)
+def test_conv2d_bias_is_the_convolution_plus_its_bias_bit_for_bit(
+    shape, kernel, strides, padding
+) -> None:
+    # The bias added chunk by chunk, or along rows of the output's width times its
+    # channels, gives each element the very sum _conv2d(...) + bias does.
+    rng = np.random.default_rng(33)
+    for dtype in (np.float32, np.float64):
+        x = rng.standard_normal(shape).astype(dtype)
+        filters = rng.standard_normal((*kernel, shape[3], 8)).astype(dtype)
+        bias = rng.standard_normal(8).astype(dtype)
+        expected = _conv2d(x, filters, strides, (1, 1), padding) + bias
+        got = _conv2d_bias(x, filters, bias, strides, (1, 1), padding)
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_add_channels_adds_along_the_last_axis_contiguous_or_not() -> None:
+    rng = np.random.default_rng(34)
+    y = rng.standard_normal((3, 4, 5, 6)).astype(np.float32)
+    bias = rng.standard_normal(6).astype(np.float32)
+    expected = y + bias
+    contiguous = y.copy()
+    _add_channels(contiguous, bias)
+    np.testing.assert_array_equal(contiguous, expected)
+    strided = np.repeat(y, 2, axis=2)[:, :, ::2]
+    _add_channels(strided, bias)
+    np.testing.assert_array_equal(strided, expected)
 
 
 def test_convolutions_use_rows_from_their_thresholds(monkeypatch) -> None:

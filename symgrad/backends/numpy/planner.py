@@ -85,6 +85,7 @@ FRESH_STRUCTURAL = (F.MatMulNode,)
 FRESH_KERNELS = frozenset(
     {
         "_conv2d",
+        "_conv2d_bias",
         "_conv2d_backprop_input",
         "_conv2d_backprop_filter",
         "_max_pool",

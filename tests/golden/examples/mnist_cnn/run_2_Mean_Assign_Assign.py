@@ -286,8 +286,9 @@ def _add_shifted_rows(parts, total, offset):
             ]
 
 
-def _conv2d_by_rows(x, filters, padding):
-    """``_conv2d`` with strides and dilations 1, kernel row by kernel row."""
+def _conv2d_by_rows(x, filters, padding, bias=None):
+    """``_conv2d`` with strides and dilations 1, kernel row by kernel row; ``bias`` (if
+    given) added to each chunk of images as it is made."""
     kh, kw, c, c_out = np.shape(filters)
     n, h, w = np.shape(x)[:3]
     top, bottom = _pads(h, kh, 1, padding)
@@ -300,6 +301,8 @@ def _conv2d_by_rows(x, filters, padding):
         products = _rows(windows[images]) @ side_by_side
         parts = np.reshape(products, np.shape(windows[images])[:3] + (kh, c_out))
         _add_shifted_rows(parts, y[images], top)
+        if bias is not None:
+            _add_channels(y[images], bias)
     return y
 
 
@@ -344,6 +347,18 @@ def _conv2d_backprop_filter_by_rows(x, dy, kernel, padding):
     return np.ascontiguousarray(np.transpose(by_rows, (2, 0, 1, 3)))
 
 
+def _add_channels(y, bias):
+    """``y += bias`` for NHWC ``y`` and one value per channel, over rows of y's width
+    times its channels: NumPy adds a vector as short as the channels one short inner loop
+    at a time (0.34 against 0.21 ms on 50x28x28x32 float32)."""
+    width = np.shape(y)[2] * np.shape(y)[3]
+    if y.flags.c_contiguous and width:
+        rows = np.reshape(y, (-1, width))
+        np.add(rows, np.tile(bias, np.shape(y)[2]), out=rows)
+    else:
+        y += bias
+
+
 def _conv2d(x, filters, strides, dilations, padding):
     """TF's conv2d: each window of NHWC ``x`` contracted with the HWIO ``filters``."""
     kh, kw, c, c_out = np.shape(filters)
@@ -356,6 +371,18 @@ def _conv2d(x, filters, strides, dilations, padding):
         rows = np.reshape(patches, (-1, kh * kw * c)) @ matrix
         parts.append(np.reshape(rows, np.shape(patches)[:3] + (c_out,)))
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def _conv2d_bias(x, filters, bias, strides, dilations, padding):
+    """``_conv2d(x, filters, ...) + bias``, ``bias`` one value per output channel of the
+    convolution's dtype: added to each chunk of images while it is in cache (kernel row by
+    kernel row), else along rows as long as the output's width times its channels."""
+    kw, c = np.shape(filters)[1:3]
+    if tuple(strides) == (1, 1) == tuple(dilations) and kw * c >= _ROWS_MIN_FORWARD:
+        return _conv2d_by_rows(x, filters, padding, bias)
+    y = _conv2d(x, filters, strides, dilations, padding)
+    _add_channels(y, bias)
+    return y
 
 
 def _conv2d_backprop_input(dy, filters, shape, strides, dilations, padding):
@@ -609,11 +636,10 @@ def run_2(
             rng,
         )
     # Any other shapes, broadcast as TF1 broadcasts them.
-    # Statements: 134, BLAS calls: 6
+    # Statements: 132, BLAS calls: 6
     # Forward
     rate = np.reshape(1 - keep_prob, ())
-    relu_images_arg = _conv2d(images, variable, (1, 1), (1, 1), "SAME")
-    relu_images_arg += variable_1
+    relu_images_arg = _conv2d_bias(images, variable, variable_1, (1, 1), (1, 1), "SAME")
     relu_images = _relu(relu_images_arg, out=relu_images_arg)
     del relu_images_arg
     max_pool_images = _max_pool(relu_images, (2, 2), (2, 2), "SAME")
@@ -621,8 +647,9 @@ def run_2(
         relu_images, max_pool_images, (2, 2), "SAME"
     )
     del relu_images
-    relu_arg = _conv2d(max_pool_images, variable_2, (1, 1), (1, 1), "SAME")
-    relu_arg += variable_3
+    relu_arg = _conv2d_bias(
+        max_pool_images, variable_2, variable_3, (1, 1), (1, 1), "SAME"
+    )
     relu = _relu(relu_arg, out=relu_arg)
     del relu_arg
     max_pool = _max_pool(relu, (2, 2), (2, 2), "SAME")
@@ -895,11 +922,10 @@ def _run_2_same_shapes(
     rng,
 ):
     """``run_2`` for the inputs that pass its shape check: sizes known equal."""
-    # Statements: 135, BLAS calls: 6
+    # Statements: 133, BLAS calls: 6
     # Forward
     rate = np.reshape(1 - keep_prob, ())
-    relu_images_arg = _conv2d(images, variable, (1, 1), (1, 1), "SAME")
-    relu_images_arg += variable_1
+    relu_images_arg = _conv2d_bias(images, variable, variable_1, (1, 1), (1, 1), "SAME")
     relu_images = _relu(relu_images_arg, out=relu_images_arg)
     del relu_images_arg
     max_pool_images = _max_pool(relu_images, (2, 2), (2, 2), "SAME")
@@ -907,8 +933,9 @@ def _run_2_same_shapes(
         relu_images, max_pool_images, (2, 2), "SAME"
     )
     del relu_images
-    relu_arg = _conv2d(max_pool_images, variable_2, (1, 1), (1, 1), "SAME")
-    relu_arg += variable_3
+    relu_arg = _conv2d_bias(
+        max_pool_images, variable_2, variable_3, (1, 1), (1, 1), "SAME"
+    )
     relu = _relu(relu_arg, out=relu_arg)
     del relu_arg
     max_pool = _max_pool(relu, (2, 2), (2, 2), "SAME")

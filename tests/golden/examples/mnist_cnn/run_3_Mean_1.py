@@ -202,8 +202,9 @@ def _add_shifted_rows(parts, total, offset):
             ]
 
 
-def _conv2d_by_rows(x, filters, padding):
-    """``_conv2d`` with strides and dilations 1, kernel row by kernel row."""
+def _conv2d_by_rows(x, filters, padding, bias=None):
+    """``_conv2d`` with strides and dilations 1, kernel row by kernel row; ``bias`` (if
+    given) added to each chunk of images as it is made."""
     kh, kw, c, c_out = np.shape(filters)
     n, h, w = np.shape(x)[:3]
     top, bottom = _pads(h, kh, 1, padding)
@@ -216,7 +217,21 @@ def _conv2d_by_rows(x, filters, padding):
         products = _rows(windows[images]) @ side_by_side
         parts = np.reshape(products, np.shape(windows[images])[:3] + (kh, c_out))
         _add_shifted_rows(parts, y[images], top)
+        if bias is not None:
+            _add_channels(y[images], bias)
     return y
+
+
+def _add_channels(y, bias):
+    """``y += bias`` for NHWC ``y`` and one value per channel, over rows of y's width
+    times its channels: NumPy adds a vector as short as the channels one short inner loop
+    at a time (0.34 against 0.21 ms on 50x28x28x32 float32)."""
+    width = np.shape(y)[2] * np.shape(y)[3]
+    if y.flags.c_contiguous and width:
+        rows = np.reshape(y, (-1, width))
+        np.add(rows, np.tile(bias, np.shape(y)[2]), out=rows)
+    else:
+        y += bias
 
 
 def _conv2d(x, filters, strides, dilations, padding):
@@ -231,6 +246,18 @@ def _conv2d(x, filters, strides, dilations, padding):
         rows = np.reshape(patches, (-1, kh * kw * c)) @ matrix
         parts.append(np.reshape(rows, np.shape(patches)[:3] + (c_out,)))
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def _conv2d_bias(x, filters, bias, strides, dilations, padding):
+    """``_conv2d(x, filters, ...) + bias``, ``bias`` one value per output channel of the
+    convolution's dtype: added to each chunk of images while it is in cache (kernel row by
+    kernel row), else along rows as long as the output's width times its channels."""
+    kw, c = np.shape(filters)[1:3]
+    if tuple(strides) == (1, 1) == tuple(dilations) and kw * c >= _ROWS_MIN_FORWARD:
+        return _conv2d_by_rows(x, filters, padding, bias)
+    y = _conv2d(x, filters, strides, dilations, padding)
+    _add_channels(y, bias)
+    return y
 
 
 def _blocks(x, ksize, padding, fill):
@@ -300,8 +327,7 @@ def run_3(
         + np.reshape(
             _max_pool(
                 np.maximum(
-                    variable_3
-                    + _conv2d(
+                    _conv2d_bias(
                         _max_pool(
                             np.maximum(
                                 variable_1
@@ -313,6 +339,7 @@ def run_3(
                             "SAME",
                         ),
                         variable_2,
+                        variable_3,
                         (1, 1),
                         (1, 1),
                         "SAME",
