@@ -350,6 +350,17 @@ class _ScalarFolding:
         return True
 
 
+def _namer(program: Program) -> Namer:
+    """Names for the statements a pass adds, free among the program's own."""
+    return Namer(
+        [program.name]
+        + [i.name for i in program.inputs]
+        + [c.name for c in program.constants]
+        + [s.name for s in program.statements]
+        + [o.name for o in program.outputs]
+    )
+
+
 def fold_scalar_factors(
     program: Program, known: dict[sp.Expr, Signature], returned: set[sp.Symbol]
 ) -> list[Statement]:
@@ -369,13 +380,7 @@ def fold_scalar_factors(
         statements=list(program.statements),
         known=known,
         table=program.dtypes_by_symbol(),
-        namer=Namer(
-            [program.name]
-            + [i.name for i in program.inputs]
-            + [c.name for c in program.constants]
-            + [s.name for s in program.statements]
-            + [o.name for o in program.outputs]
-        ),
+        namer=_namer(program),
     )
     for index, statement in enumerate(state.statements):
         state.read_by(index, statement.expr)
@@ -521,12 +526,14 @@ def masked_pool_gradients(statements: list[Statement]) -> list[Statement]:
     return _rewrite_nodes(statements, sp.Mul, _masked_pool_gradient)
 
 
-def _pool_taps_call(node: sp.Basic, y: sp.Symbol, taps: sp.Symbol, size: sp.Basic) -> Any:
-    """``_max_pool_grad(x, y, dy, k, k, p)`` as ``_max_pool_grad_at_taps(dy, taps, k, p,
-    size)``; None for any other node."""
-    if not _is_helper(node, "_max_pool_grad") or node.args[3] != y:
+def _pool_taps_call(node: sp.Basic, pool: sp.Expr, y: sp.Symbol, taps: sp.Symbol, size: Any) -> Any:
+    """``_max_pool_grad(x, y, dy, k, k, p)``, the gradient of ``y = pool`` (``_max_pool(x, k,
+    k, p)``), as ``_max_pool_grad_at_taps(dy, taps, k, p, size)``; None for any other node."""
+    if not _is_helper(node, "_max_pool_grad"):
         return None
-    _, _, dy, ksize, _, padding = node.args[2:]
+    x, pooled, dy, ksize, strides, padding = node.args[2:]
+    if (pooled, x, ksize, strides, padding) != (y, *pool.args[2:]):
+        return None
     return F.helper("_max_pool_grad_at_taps", dy, taps, ksize, padding, size)
 
 
@@ -540,13 +547,7 @@ def pool_first_taps(program: Program, known: dict[sp.Expr, Signature]) -> list[S
     relu's output, the largest array of a CNN) need not live until then. Needs ``x``'s
     height and width known before run time (the gradient's size)."""
     statements = list(program.statements)
-    namer = Namer(
-        [program.name]
-        + [i.name for i in program.inputs]
-        + [c.name for c in program.constants]
-        + [s.name for s in program.statements]
-        + [o.name for o in program.outputs]
-    )
+    namer = _namer(program)
     placed: list[Statement] = []
     for index, statement in enumerate(statements):
         placed.append(statement)
@@ -562,8 +563,9 @@ def pool_first_taps(program: Program, known: dict[sp.Expr, Signature]) -> list[S
             continue
         y = statement.symbol
         later = statements[index + 1 :]
+        size = F.literal(tuple(sizes))
         if not any(
-            _is_helper(n, "_max_pool_grad") and n.args[3] == y and n.args[2] == x
+            _pool_taps_call(n, pool, y, y, size) is not None
             for later_statement in later
             for n in later_statement.expr.atoms(F.Helper)
         ):
@@ -572,10 +574,10 @@ def pool_first_taps(program: Program, known: dict[sp.Expr, Signature]) -> list[S
         taps = sp.Symbol(name, real=True)
         first_taps = F.helper("_max_pool_first_taps", x, y, ksize, padding, dtype="uint8")
         placed.append(Statement(name, taps, first_taps, (), "uint8", statement.section, "", True))
-        size = F.literal(tuple(sizes))
         for offset, later_statement in enumerate(later, start=index + 1):
             found = {
-                n: _pool_taps_call(n, y, taps, size) for n in later_statement.expr.atoms(F.Helper)
+                n: _pool_taps_call(n, pool, y, taps, size)
+                for n in later_statement.expr.atoms(F.Helper)
             }
             replacements = {n: new for n, new in found.items() if new is not None}
             if replacements:
@@ -626,7 +628,7 @@ def pooled_bias_sums(program: Program) -> list[Statement]:
     ``<gradient>_pooled``."""
     statements = list(program.statements)
     defined = {s.symbol: i for i, s in enumerate(statements)}
-    namer = Namer([s.name for s in statements] + [i.name for i in program.inputs])
+    namer = _namer(program)
     pooled: dict[int, Statement] = {}  # statements to place before the gradient at an index
     values = {s.symbol: s.expr for s in statements}
     for index, statement in enumerate(statements):
