@@ -223,3 +223,30 @@ def test_gradients_that_cancel_keep_their_shape(tmp_path: Path) -> None:
     np.testing.assert_allclose(value, 1.0)
     assert grad.shape == (3,) and np.allclose(grad, 0.0)
     assert hvp(np.array([0.5])).shape == (1,)
+
+
+@pytest.mark.parametrize(
+    "value, printed",
+    [
+        (np.zeros((300, 20), np.float32), "np.zeros((300, 20), dtype=np.float32)"),
+        (np.full((256,), 0.1, np.float32), "np.full((256,), 0.1, dtype=np.float32)"),
+        (np.full((9, 9), -0.0), "np.full((9, 9), -0.0, dtype=np.float64)"),
+        (np.full((100,), np.inf, np.float32), "np.full((100,), np.inf, dtype=np.float32)"),
+        (np.full((100,), np.nan), "np.full((100,), np.nan, dtype=np.float64)"),
+        (np.full((5, 20), 7, np.int32), "np.full((5, 20), 7, dtype=np.int32)"),
+        (np.ones((70,), bool), "np.full((70,), True, dtype=np.bool_)"),
+        (np.linspace(0, 1, 70), "base64.b64decode("),  # values that differ: their bytes
+        (np.where(np.arange(70) == 0, 0.0, -0.0), "base64.b64decode("),  # 0.0 and -0.0
+    ],
+)
+def test_a_large_constant_of_one_value_is_one_call(value: np.ndarray, printed: str) -> None:
+    """A constant beyond the literal limit whose elements all have the same bits (an
+    optimizer's zero-filled slots, a bias of 0.1 everywhere) is np.zeros/np.full of its
+    shape, not its bytes in base64; the module gives it back bit for bit."""
+    with sg.Graph().as_default():
+        constant = sg.constant(value, name="c")
+        module = sg.compile([sg.identity(constant)])
+    assert printed in module.source, module.source
+    got = np.asarray(module()[0])
+    assert got.dtype == value.dtype and got.shape == value.shape
+    assert got.tobytes() == value.tobytes()

@@ -678,6 +678,33 @@ def _float_text(value: float, dtype_name: str) -> str:
     return repr(value) if dtype_name == "float64" else str(np.dtype(dtype_name).type(value))
 
 
+def _filled_literal(value: np.ndarray, dtype: DType) -> str | None:
+    """A constant whose elements are all the same bits (an optimizer's zero-filled slots, a
+    bias of 0.1 everywhere) as ``np.zeros``/``np.full`` of its shape: a line instead of its
+    bytes in base64 (4 MB of text for Adam's slot of an 800K-weight layer). None if the
+    elements differ, or if the one value would not print back to the same bits (a NaN
+    with a payload, a complex number)."""
+    flat = np.ascontiguousarray(value).reshape(-1)
+    if not (dtype.is_floating or dtype.is_integer or dtype.is_bool):
+        return None
+    bits = flat.view(np.uint8).reshape(flat.size, -1)
+    if not (bits == bits[0]).all():
+        return None
+    first = flat[0]
+    shape = _shape_literal(value.shape)
+    if dtype.is_floating:
+        text = _float_text(float(first), dtype.name)
+        special = {"np.nan": np.nan, "np.inf": np.inf, "-np.inf": -np.inf}
+        number = special[text] if text in special else float(text)
+        if np.full(1, number, dtype=value.dtype).view(np.uint8).tobytes() != bits[0].tobytes():
+            return None
+        if text == "0.0":
+            return f"np.zeros({shape}, dtype={_numpy_dtype(dtype)})"
+    else:
+        text = repr(first.item())
+    return f"np.full({shape}, {text}, dtype={_numpy_dtype(dtype)})"
+
+
 def _array_literal(value: np.ndarray, dtype: DType) -> str:
     if value.size == 0:  # a nested list of no numbers would lose the dims after the empty one
         return f"np.zeros({_shape_literal(value.shape)}, dtype={_numpy_dtype(dtype)})"
@@ -690,6 +717,9 @@ def _array_literal(value: np.ndarray, dtype: DType) -> str:
             items = value.tolist()
         text = repr(items).replace("'", "")
         return f"np.array({text}, dtype={_numpy_dtype(dtype)})"
+    filled = _filled_literal(value, dtype)
+    if filled is not None:
+        return filled
     data = base64.b64encode(
         np.ascontiguousarray(value).astype(value.dtype.newbyteorder("<")).tobytes()
     )
