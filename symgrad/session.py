@@ -691,13 +691,18 @@ class Session:
             self._values.update(stored)
         # What the caller gets back is theirs: a copy wherever it could alias the session's
         # storage (a fetched variable, an assignment's new value), a fed array, the module's
-        # constants or another output.
+        # constants or another output. Only the fetched outputs go back: a new value that is
+        # only stored is not copied (an optimizer's step would copy every weight).
         kept = arguments + [value for _, value in stored]
         if plan.compiled is not None:
             kept += plan.compiled.constant_arrays
-        if namespace is not None:
-            return namespace.owned(outputs, kept)
-        return owned(outputs, kept)
+        slots = sorted({slot for slot in plan.fetch_slots if slot is not None})
+        fetched = [outputs[slot] for slot in slots]
+        fetched = namespace.owned(fetched, kept) if namespace is not None else owned(fetched, kept)
+        results: list[Any] = [None] * len(outputs)
+        for slot, value in zip(slots, fetched, strict=True):
+            results[slot] = value
+        return results
 
     def _generator(self, op: Operation) -> np.random.Generator:
         generator = self._generators.get(op)

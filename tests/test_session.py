@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import symgrad as sg
+import symgrad.session as session_module
 
 
 @pytest.fixture(autouse=True)
@@ -55,6 +56,32 @@ def test_assign_fetch_gives_the_new_value_and_stores_it() -> None:
         np.testing.assert_array_equal(new, [3.0, 5.0])
         np.testing.assert_array_equal(sess.run(subtracted), [2.5, 4.5])
         np.testing.assert_array_equal(sess.run(v.read_value()), [2.5, 4.5])
+
+
+def test_a_new_value_only_stored_is_not_copied_and_a_fetched_one_is_the_callers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    v = sg.Variable(np.arange(4.0), name="v")
+    total = sg.reduce_sum(v)
+    step = v.assign(v * 2)
+    made_own: list[list[object]] = []
+    owned = session_module.owned
+
+    def recording(values, kept):  # type: ignore[no-untyped-def]
+        made_own.append(list(values))
+        return owned(values, kept)
+
+    monkeypatch.setattr(session_module, "owned", recording)
+    with sg.Session() as sess:
+        sess.run(v.initializer)
+        made_own.clear()
+        assert sess.run([step.op, total]) == [None, 6.0]  # the sum reads v before
+        # Only the fetched sum is made the caller's: v's new value, only stored, is not
+        # looked at (nor copied, as every weight was at each optimizer step).
+        assert [[np.ndim(value) for value in values] for values in made_own] == [[0]]
+        fetched = sess.run(step)  # fetched and stored: the caller's own array
+        fetched[0] = -1.0
+        np.testing.assert_array_equal(sess.run(v), [0.0, 4.0, 8.0, 12.0])
 
 
 def test_fetch_structures_ops_and_names() -> None:
