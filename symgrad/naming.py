@@ -52,7 +52,7 @@ MAX_LENGTH = 48
 
 # Names the generated module binds or reads itself.
 RESERVED = frozenset(
-    {"np", "numpy", "base64", "math", "_sum_to_shape", "_check", "rng", "_generators"}
+    {"np", "numpy", "base64", "math", "sys", "_sum_to_shape", "_check", "rng", "_generators"}
     # the portable form (symgrad.backends.array_api) binds these too
     | {"xp", "device", "array_api_compat", "contextlib", "_namespace", "_quiet", "_CONSTANTS"}
     | {"_take_rows", "_give_rows", "_SPARE_ROWS"}

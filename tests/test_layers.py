@@ -16,6 +16,7 @@ import sympy as sp
 
 from symgrad import naming
 from symgrad.backends import Backend, registry
+from symgrad.backends.kernels import STANDARD_MODULES
 from symgrad.ops import array_nodes as A
 from symgrad.ops import functions as F
 from symgrad.ops import linalg as L
@@ -220,9 +221,11 @@ def test_each_backend_prints_every_array_function_of_the_ir(backend: Backend) ->
 
 @pytest.mark.parametrize("backend", registry.all_backends(), ids=lambda b: b.name)
 def test_user_names_never_take_a_name_the_backend_binds(backend: Backend) -> None:
-    # The library's alias is reserved; kernels (and the module's own helpers) begin with "_",
-    # which user names never do.
+    # The library's alias and the standard modules a module may import are reserved (a
+    # tensor named "sys" once made a module import sys, then bind the name to its value);
+    # kernels (and the module's own helpers) begin with "_", which user names never do.
     assert backend.module_alias in naming.RESERVED
+    assert set(STANDARD_MODULES) <= naming.RESERVED
     assert all(name.startswith("_") for name in backend.kernels.names)
     for text in ["_conv2d", "__x", "_", "_check", "x_"]:
         assert not naming.sanitize(text).startswith("_")
