@@ -11,8 +11,8 @@ the list, where its order among the others says what it may assume.
 >>> [p.name for p in PASSES + FAST_PASSES]  # doctest: +NORMALIZE_WHITESPACE
 ['value-numbering', 'simplify', 'schedule', 'dce', 'cse',
  'fold-scalar-factors', 'blas-reductions', 'leading-sums', 'conv-biases',
- 'masked-pool-gradients', 'pooled-bias-sums', 'pool-first-taps', 'sliced-products',
- 'memory-schedule']
+ 'masked-pool-gradients', 'pooled-bias-sums', 'pool-first-taps', 'pooled-convolutions',
+ 'sliced-products', 'memory-schedule']
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from typing import Any, TypeGuard
 
 import sympy as sp
 
+from .dtypes import variant
 from .errors import InvalidArgumentError
 from .expression_dtypes import WEAK_FLOAT, WEAK_INT, expression_dtype
 from .naming import Namer
@@ -587,6 +588,186 @@ def pool_first_taps(program: Program, known: dict[sp.Expr, Signature]) -> list[S
     return placed
 
 
+def _readers(statements: list[Statement], symbol: sp.Symbol) -> list[int]:
+    """The positions of the statements whose expressions read ``symbol``."""
+    return [i for i, s in enumerate(statements) if symbol in s.expr.free_symbols]
+
+
+@dataclass
+class _PooledConvolution:
+    """A convolution, relu and max-pool that ``pooled_convolutions`` made one call."""
+
+    statement: Statement  # ``y_and_taps = _conv2d_relu_max_pool(...)``
+    pooled: str  # y's name
+    conv: tuple[sp.Expr, ...]  # x, kernel (height, width) or None, strides, dilations, padding
+    pool: tuple[sp.Expr, ...]  # the taps' symbol, ksize, padding
+    rows: sp.Symbol | None = None  # the statement holding the rows it keeps, if any
+
+
+def _fused_pool(
+    statements: list[Statement], index: int, known: dict[sp.Expr, Signature]
+) -> tuple[Statement, Statement, F.Helper, tuple[sp.Expr, ...]] | None:
+    """If statement ``index`` is ``r = relu(conv)``, read only by a max-pool whose windows
+    do not overlap and by its taps: the pool's and the taps' statements, the fused call
+    and the convolution's (x, kernel, strides, dilations, padding); else None."""
+    statement = statements[index]
+    if not isinstance(statement.expr, F.Relu):
+        return None
+    conv = statement.expr.args[0]
+    if _is_helper(conv, "_conv2d_bias"):
+        x, w, bias, strides, dilations, padding = conv.args[2:]
+    elif _is_helper(conv, "_conv2d"):
+        (x, w, strides, dilations, padding), bias = conv.args[2:], F.literal(None)
+    else:
+        return None
+    readers = _readers(statements, statement.symbol)
+    if len(readers) != 2:
+        return None
+    pool, taps = (statements[i] for i in readers)
+    if not (_is_helper(pool.expr, "_max_pool") and _is_helper(taps.expr, "_max_pool_first_taps")):
+        return None
+    r, ksize, pool_strides, pool_padding = pool.expr.args[2:]
+    if r != statement.symbol or ksize != pool_strides:
+        return None
+    if taps.expr.args[2:] != (r, pool.symbol, ksize, pool_padding):
+        return None
+    filters = known.get(w)
+    kernel = F.literal(tuple(filters[:2])) if isinstance(filters, tuple) else None
+    call = F.helper(
+        "_conv2d_relu_max_pool",
+        *(x, w, bias, strides, dilations, padding, ksize, pool_padding, False),
+        dtype="variant",
+    )
+    return pool, taps, call, (x, kernel, strides, dilations, padding)
+
+
+def pooled_convolutions(program: Program) -> Program:
+    """A convolution's relu read only by a max-pool whose windows do not overlap and by
+    its taps (pool-first-taps), ``r = relu(_conv2d_bias(x, w, b, ...))`` (or ``_conv2d``),
+    ``y = _max_pool(r, k, k, p)``, ``y_taps = _max_pool_first_taps(r, y, k, p)``, as one
+    call giving both, ``_conv2d_relu_max_pool(x, w, b, ..., k, p, keep_rows)``; and the
+    filter's gradient through that pool, ``_conv2d_backprop_filter(x, g, ...)`` of ``g =
+    _max_pool_grad_at_taps(dy, y_taps, ...)`` read by nothing else, as
+    ``_conv2d_backprop_filter_at_taps(x, dy, y_taps, ..., rows)``.
+
+    Where the pool tiles a convolution computed by im2col (a network's first layer), the
+    kernels group im2col's rows by the pool's taps: the pool compares whole contiguous
+    arrays, the relu's output and the gradient before the pool are never NHWC arrays, and
+    the rows the forward made (kept when the gradient reads them) serve the filter's
+    gradient too. The forward's values are the same bit for bit; the filter's gradient is
+    equal within rounding (its products are summed in another order)."""
+    statements = program.statements
+    returned = _returned(program)
+    namer = _namer(program)
+    known = statement_naturals(program)
+    naturals = dict(program.naturals)
+    fused: list[_PooledConvolution] = []
+    placed: list[Statement] = []
+    replaced: dict[sp.Symbol, Statement] = {}  # the pool's and taps' statements, rewritten
+    for index, statement in enumerate(statements):
+        if statement.symbol in replaced:
+            placed.append(replaced.pop(statement.symbol))
+            continue
+        found = None if statement.symbol in returned else _fused_pool(statements, index, known)
+        if found is None:
+            placed.append(statement)
+            continue
+        # The call stands where the relu was; the pool and its taps read its tuple.
+        pool, taps, call, conv = found
+        both = sp.Symbol(namer.claim([f"{pool.name}_and_taps"]), real=True)
+        pooled_dtype = pool.dtype if isinstance(pool.dtype, str) else pool.dtype.name
+        items = {
+            pool.symbol: F.ItemOf(both, sp.Integer(0), F.Literal(pooled_dtype)),
+            taps.symbol: F.ItemOf(both, sp.Integer(1), F.Literal("uint8")),
+        }
+        for symbol, item in items.items():
+            if symbol in known:
+                naturals[item] = known[symbol]
+        replaced[pool.symbol] = pool.with_expr(items[pool.symbol])
+        replaced[taps.symbol] = taps.with_expr(items[taps.symbol])
+        call_statement = Statement(
+            both.name, both, call, (), variant, pool.section, "", True, statement.comment
+        )
+        ksize, pool_padding = pool.expr.args[3], pool.expr.args[5]
+        fused.append(
+            _PooledConvolution(call_statement, pool.name, conv, (taps.symbol, ksize, pool_padding))
+        )
+        placed.append(call_statement)
+    placed = _filter_gradients_at_taps(placed, returned, fused, namer)
+    return replace(program, statements=placed, naturals=naturals)
+
+
+def _filter_gradients_at_taps(
+    statements: list[Statement],
+    returned: set[sp.Symbol],
+    fused: list[_PooledConvolution],
+    namer: Namer,
+) -> list[Statement]:
+    """``statements`` with each filter gradient through a pool's taps rewritten (see
+    ``pooled_convolutions``), and the fused forward calls whose rows one reads keeping
+    them, in a statement of their own right after the call."""
+    statements = list(statements)
+    dropped: set[int] = set()
+    for index, routed in enumerate(statements):
+        if not _is_helper(routed.expr, "_max_pool_grad_at_taps") or routed.symbol in returned:
+            continue
+        readers = _readers(statements, routed.symbol)
+        if len(readers) != 1:
+            continue
+        reader = statements[readers[0]]
+        nodes = [
+            node
+            for node in reader.expr.atoms(F.Helper)
+            if _is_helper(node, "_conv2d_backprop_filter") and node.args[3] == routed.symbol
+        ]
+        if len(nodes) != 1:
+            continue
+        x, _, kernel, strides, dilations, padding = nodes[0].args[2:]
+        dy, taps, ksize, pool_padding, size = routed.expr.args[2:]
+        forward = next(
+            (
+                f
+                for f in fused
+                if f.conv == (x, kernel, strides, dilations, padding)
+                and f.pool == (taps, ksize, pool_padding)
+            ),
+            None,
+        )
+        if forward is not None and forward.rows is None:
+            forward.rows = sp.Symbol(namer.claim([f"{forward.pooled}_rows"]), real=True)
+        rows = F.literal(None) if forward is None else forward.rows
+        call = F.helper(
+            "_conv2d_backprop_filter_at_taps",
+            *(x, dy, taps, kernel, strides, dilations, padding, ksize, pool_padding, size, rows),
+        )
+        expr = reader.expr.xreplace({nodes[0]: call})
+        if routed.symbol not in expr.free_symbols:  # its one reader no longer reads it
+            statements[readers[0]] = reader.with_expr(expr)
+            dropped.add(index)
+    calls = {f.statement.symbol: f for f in fused if f.rows is not None}
+    after_taps = {f.pool[0]: f for f in calls.values()}
+    placed: list[Statement] = []
+    for index, statement in enumerate(statements):
+        if index in dropped:
+            continue
+        if statement.symbol in calls:  # the call keeps its rows
+            call = statement.expr
+            statement = statement.with_expr(call.func(*call.args[:-1], sp.true))
+        placed.append(statement)
+        forward = after_taps.get(statement.symbol)
+        if forward is not None and forward.rows is not None:
+            # The call's third value, after its pool and taps: the rows, or None where it
+            # made none (the pool not tiling an im2col convolution, more than one chunk of
+            # images); a variant, let go after its last read as the tuple is.
+            rows = F.ItemOf(forward.statement.symbol, sp.Integer(2), F.Literal("variant"))
+            placed.append(
+                Statement(
+                    forward.rows.name, forward.rows, rows, (), variant, statement.section, "", True
+                )
+            )
+    return placed
+
+
 def _sums_over_windows(node: sp.Expr) -> bool:
     """Does the sum ``node`` add up whole pooling windows: over both spatial axes (1 and 2)
     of an NHWC array (the sum then has the same shape for the pooled array)?"""
@@ -782,6 +963,12 @@ FAST_PASSES: list[Pass] = [
         "pool-first-taps",
         _statements_pass(lambda p: pool_first_taps(p, statement_naturals(p))),
         "a max-pool's first-maximum taps found in the forward, for its gradient",
+    ),
+    Pass(
+        "pooled-convolutions",
+        pooled_convolutions,
+        "a convolution's relu and max-pool as one call giving the pool and its taps, and the"
+        " filter's gradient through them from the pooled gradient",
     ),
     Pass(
         "sliced-products",

@@ -406,3 +406,46 @@ def test_a_convolution_and_its_bias_are_one_call_of_the_fast_form(relu: bool) ->
     feeds = [rng.standard_normal(shape).astype(np.float32) for shape in shapes]
     for got, expected in zip(fast(*feeds), readable(*feeds), strict=True):
         np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("wrt", ["w_b", "x_w_b", "none", "relu_too"])
+def test_a_first_layers_convolution_relu_and_pool_are_one_call_of_the_fast_form(wrt: str) -> None:
+    """The fast form's ``pooled-convolutions`` pass: relu(conv2d(x, w) + b) read only by a
+    max-pool whose windows do not overlap (and its taps) is one ``_conv2d_relu_max_pool``
+    call, the pooled values bit for bit the readable form's; the filter's gradient through
+    the pool is ``_conv2d_backprop_filter_at_taps``, from the rows the forward kept, equal
+    within rounding. An input gradient needs the full gradient before the pool (the filter's
+    is then left as it was); a relu output read elsewhere is computed as it was (the
+    filter's gradient then makes its rows), and so is a pool whose gradient nobody takes
+    (no taps)."""
+    rng = np.random.default_rng(24)
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [None, 12, 12, 1], name="x")
+        w = sg.placeholder(sg.float32, [5, 5, 1, 8], name="w")
+        b = sg.placeholder(sg.float32, [8], name="b")
+        relu = sg.nn.relu(sg.nn.conv2d(x, w, [1, 1, 1, 1], "SAME") + b)
+        pooled = sg.nn.max_pool(relu, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+        loss = sg.reduce_sum(pooled * rng.standard_normal((6, 6, 8)).astype(np.float32))
+        wanted = {"w_b": [w, b], "x_w_b": [x, w, b], "none": [], "relu_too": [w, b]}[wrt]
+        outputs = [pooled, *sg.gradients(loss, wanted)] + ([relu] if wrt == "relu_too" else [])
+        fast = sg.compile(outputs, inputs=[x, w, b], optimize=True)
+        readable = sg.compile(outputs, inputs=[x, w, b], optimize=False)
+    body = fast.source.split("# Statements:")[-1]
+    fused = wrt in ("w_b", "x_w_b")
+    assert ("_conv2d_relu_max_pool(" in body) == fused, body
+    from_taps = wrt in ("w_b", "relu_too")
+    assert ("_conv2d_backprop_filter_at_taps(" in body) == from_taps, body
+    if wrt == "w_b":  # the rows the forward made serve the filter's gradient
+        assert "max_pool_rows = max_pool_and_taps[2]" in body, body
+        assert '"SAME", (2, 2), "SAME", True\n' in body, body
+    elif fused:
+        assert '"SAME", (2, 2), "SAME", False\n' in body, body
+    feeds = [
+        np.round(rng.standard_normal((3, 12, 12, 1)), 1).astype(np.float32),  # ties
+        rng.standard_normal((5, 5, 1, 8)).astype(np.float32),
+        rng.standard_normal(8).astype(np.float32),
+    ]
+    got, expected = fast(*feeds), readable(*feeds)
+    np.testing.assert_array_equal(got[0], expected[0])
+    for value, reference in zip(got[1:], expected[1:], strict=True):
+        np.testing.assert_allclose(value, reference, rtol=1e-5, atol=1e-5)

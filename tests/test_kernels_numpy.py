@@ -96,15 +96,23 @@ from symgrad.backends.numpy.kernels.memory import _SPARE_ROWS, _give_rows, _take
 from symgrad.backends.numpy.kernels.pool import (
     _avg_pool,
     _avg_pool_grad,
+    _bits_at_tap,
     _block_max,
+    _block_taps,
     _blocks,
+    _conv2d_backprop_filter_at_taps,
+    _conv2d_relu_max_pool,
     _first_max,
+    _first_max_taps,
     _max_pool,
     _max_pool_first_taps,
     _max_pool_grad,
     _max_pool_grad_at_taps,
     _max_pool_grad_grad,
     _pool_counts,
+    _pool_tap_rows,
+    _pooled_im2col_sizes,
+    _tap_max,
 )
 from symgrad.backends.numpy.kernels.random import (
     _categorical,
@@ -1134,6 +1142,166 @@ def test_max_pool_grad_at_taps_puts_each_gradient_at_its_tap(config) -> None:
     assert_same(np.argmax(flat, axis=-1).astype(np.uint8), taps)
     assert_same(flat.sum(axis=-1), dy)
     assert not np.signbit(grad).any() and np.count_nonzero(grad) == dy.size
+
+
+def test_block_taps_tap_max_and_first_max_taps_read_each_windows_taps() -> None:
+    x = _ties((2, 4, 6, 3), 10)
+    blocks = _blocks(x, (2, 3), "VALID", -np.inf)
+    taps = _block_taps(blocks)
+    assert len(taps) == 6 and all(np.shares_memory(t, x) for t in taps)
+    assert_same(taps[4], x[:, 1::2, 1::3])  # row 1, column 1 of each window
+    y = _tap_max(taps)
+    assert_same(y, np.max(blocks, axis=(2, 4)))
+    flat = np.transpose(blocks, (0, 1, 3, 5, 2, 4)).reshape(y.shape + (-1,))
+    assert_same(_first_max_taps(taps, y), np.argmax(flat, axis=-1).astype(np.uint8))
+
+
+def test_bits_at_tap_keeps_the_values_at_the_tap_and_plus_zero_elsewhere() -> None:
+    dy = np.array([1.5, -0.0, np.inf, np.nan, -2.0], dtype=np.float32)
+    taps = np.array([0, 0, 1, 1, 0], dtype=np.uint8)
+    out = np.full(5, 7.0, dtype=np.float32)
+    scratch = np.empty(5, dtype=bool), np.empty(5, dtype=np.int32)
+    _bits_at_tap(dy.view(np.int32), taps, 1, out.view(np.int32), scratch)
+    assert_same(out, np.array([0.0, 0.0, np.inf, np.nan, 0.0], dtype=np.float32))
+    assert not np.signbit(out[[0, 1, 4]]).any()
+    _bits_at_tap(dy.view(np.int32), taps, 0, out.view(np.int32), scratch)
+    assert np.signbit(out[1]) and out[0] == 1.5 and out[4] == -2.0  # -0.0 passes as it is
+
+
+# (x shape, kernel, strides, dilations, padding, pool ksize): pools that tile the output
+POOLED_CONFIGS = [
+    ((3, 8, 8, 1), (5, 5), (1, 1), (1, 1), "SAME", (2, 2)),
+    ((2, 9, 12, 3), (3, 3), (1, 1), (1, 1), "VALID", (1, 2)),  # 7x10 tiled by 1x2
+    ((2, 11, 11, 2), (3, 3), (2, 2), (1, 1), "SAME", (3, 2)),  # 6x6 by 3x2
+    ((2, 10, 10, 1), (3, 3), (1, 1), (2, 2), "VALID", (2, 3)),  # 6x6 by 2x3
+]
+
+
+@pytest.mark.parametrize("config", POOLED_CONFIGS)
+def test_pool_tap_rows_are_the_patches_grouped_by_the_pools_taps(config) -> None:
+    shape, kernel, strides, dilations, padding, ksize = config
+    x = np.random.default_rng(11).standard_normal(shape)
+    patches = _patches(x, kernel, strides, dilations, padding)
+    rows = _pool_tap_rows(x, kernel, strides, dilations, padding, ksize)
+    (ph, pw), (n, out_h, out_w, size) = ksize, patches.shape
+    assert rows.shape == (n * out_h * out_w, size)
+    by_tap = rows.reshape(ph, pw, n, out_h // ph, out_w // pw, size)
+    for i in range(ph):
+        for j in range(pw):
+            assert_same(by_tap[i, j], patches[:, i::ph, j::pw])
+
+
+def test_pooled_im2col_sizes_say_where_the_pool_tiles_an_im2col_convolution() -> None:
+    def sizes(shape, filters, ksize, strides=(1, 1), padding="SAME", rows_min=48):
+        return _pooled_im2col_sizes(shape, filters, strides, (1, 1), padding, ksize, rows_min)
+
+    assert sizes((50, 28, 28, 1), (5, 5, 1, 32), (2, 2)) == (14, 14)
+    assert sizes((50, 28, 28, 1), (5, 5, 1, 32), (3, 3)) is None  # 28 is no multiple of 3
+    assert sizes((50, 14, 14, 32), (5, 5, 32, 64), (2, 2)) is None  # kernel row by row
+    assert sizes((50, 14, 14, 32), (5, 5, 32, 64), (2, 2), (2, 2)) is None  # 7x7 by 2x2
+    assert sizes((50, 28, 28, 32), (5, 5, 32, 64), (2, 2), (2, 2)) == (7, 7)  # im2col
+    assert sizes((50, 28, 28, 8), (5, 5, 8, 8), (2, 2), rows_min=16) is None  # backward's
+    assert sizes((2, 4, 4, 1), (5, 5, 1, 2), (1, 1), padding="VALID") is None  # no output
+
+
+def _relu_pool_reference(x, filters, bias, strides, dilations, padding, ksize):
+    z = _conv2d(x, filters, strides, dilations, padding)
+    if bias is not None:
+        z = z + bias
+    r = np.maximum(z, 0)
+    y = _max_pool(r, ksize, ksize, "SAME")
+    return y, _max_pool_first_taps(r, y, ksize, "SAME")
+
+
+@pytest.mark.parametrize(
+    "config",
+    POOLED_CONFIGS
+    + [
+        ((2, 8, 7, 1), (3, 3), (1, 1), (1, 1), "SAME", (2, 2)),  # not tiled: one after another
+        ((2, 6, 6, 16), (3, 3), (1, 1), (1, 1), "SAME", (2, 2)),  # kernel row by row
+    ],
+)
+@pytest.mark.parametrize("with_bias", [True, False])
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # inf times 0 in x's windows
+def test_conv2d_relu_max_pool_is_the_pool_and_taps_of_the_relu_bit_for_bit(
+    config, with_bias
+) -> None:
+    shape, kernel, strides, dilations, padding, ksize = config
+    rng = np.random.default_rng(12)
+    x = np.round(rng.standard_normal(shape), 1).astype(np.float32)  # ties, zeros
+    x[0, 0, :2] = np.nan  # NaN windows (a NaN counts as a maximum)
+    x[-1, -1, -1] = np.inf
+    filters = np.round(rng.standard_normal(kernel + (shape[3], 4)), 1).astype(np.float32)
+    bias = rng.standard_normal(4).astype(np.float32) if with_bias else None
+    expected = _relu_pool_reference(x, filters, bias, strides, dilations, padding, ksize)
+    y, taps, rows = _conv2d_relu_max_pool(
+        x, filters, bias, strides, dilations, padding, ksize, "SAME", True
+    )
+    assert_same(y, expected[0])
+    assert_same(taps, expected[1])
+    tiled = _pooled_im2col_sizes(
+        shape, filters.shape, strides, dilations, padding, ksize, _ROWS_MIN_FORWARD
+    )
+    if tiled is None:
+        assert rows is None
+    else:
+        assert_same(rows, _pool_tap_rows(x, kernel, strides, dilations, padding, ksize))
+    assert (
+        _conv2d_relu_max_pool(x, filters, bias, strides, dilations, padding, ksize, "SAME", False)[
+            2
+        ]
+        is None
+    )
+
+
+def test_conv2d_relu_max_pool_goes_a_few_images_at_a_time_and_keeps_no_rows_then() -> None:
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal((170, 64, 64, 1)).astype(np.float32)  # two chunks of rows
+    filters = rng.standard_normal((5, 5, 1, 2)).astype(np.float32)
+    bias = rng.standard_normal(2).astype(np.float32)
+    assert len(_image_chunks(x, 25)) == 2
+    y, taps, rows = _conv2d_relu_max_pool(
+        x, filters, bias, (1, 1), (1, 1), "SAME", (2, 2), "SAME", True
+    )
+    expected = _relu_pool_reference(x, filters, bias, (1, 1), (1, 1), "SAME", (2, 2))
+    assert_same(y, expected[0])
+    assert_same(taps, expected[1])
+    assert rows is None
+    dy = rng.standard_normal(y.shape).astype(np.float32)
+    full = _max_pool_grad_at_taps(dy, taps, (2, 2), "SAME", (64, 64))
+    np.testing.assert_allclose(
+        _conv2d_backprop_filter_at_taps(
+            x, dy, taps, (5, 5), (1, 1), (1, 1), "SAME", (2, 2), "SAME", (64, 64), None
+        ),
+        _conv2d_backprop_filter(x, full, (5, 5), (1, 1), (1, 1), "SAME"),
+        rtol=1e-4,
+        atol=1e-2,
+    )
+
+
+@pytest.mark.parametrize(
+    "config",
+    POOLED_CONFIGS + [((2, 8, 7, 1), (3, 3), (1, 1), (1, 1), "SAME", (2, 2))],  # not tiled
+)
+def test_conv2d_backprop_filter_at_taps_is_the_filter_gradient_through_the_pool(
+    config,
+) -> None:
+    shape, kernel, strides, dilations, padding, ksize = config
+    rng = np.random.default_rng(14)
+    x = _ties(shape, 15)
+    filters = rng.standard_normal(kernel + (shape[3], 3))
+    y, taps, rows = _conv2d_relu_max_pool(
+        x, filters, None, strides, dilations, padding, ksize, "SAME", True
+    )
+    dy = rng.standard_normal(y.shape)
+    dy.reshape(-1)[:3] = [1e30, -0.0, -1e30]  # routed as they are, +0.0 elsewhere
+    size = _conv2d(x, filters, strides, dilations, padding).shape[1:3]
+    full = _max_pool_grad_at_taps(dy, taps, ksize, "SAME", size)
+    expected = _conv2d_backprop_filter(x, full, kernel, strides, dilations, padding)
+    arguments = (x, dy, taps, kernel, strides, dilations, padding, ksize, "SAME", size)
+    made = _conv2d_backprop_filter_at_taps(*arguments, None)
+    np.testing.assert_allclose(made, expected, rtol=1e-12)
+    assert_same(_conv2d_backprop_filter_at_taps(*arguments, rows), made)  # the forward's rows
 
 
 @pytest.mark.parametrize("config", WINDOW_CONFIGS)

@@ -197,6 +197,7 @@ def control_flow(
     )
     add_t0 = TensorArrayStack * expand_SequenceMask
     add = cond_results[0] + np.sum(add_t0)
+    del cond_results
     # Gradients
     while_1_grad_results = while_1_grad(
         _sum_to_shape(
@@ -210,7 +211,7 @@ def control_flow(
         while_1_results[2],
         transpose_Tanh,
     )
-    del expand_SequenceMask, transpose_Tanh
+    del expand_SequenceMask, transpose_Tanh, while_1_results
     cond_grad_results = (
         cond_grad_true(value, np.float32(1))
         if greater_value
@@ -219,6 +220,7 @@ def control_flow(
     while_grad_results = while_grad(
         cond_grad_results[0], while_1_results_t0, while_results_1[2], scale
     )
+    del cond_grad_results, while_results_1
     d_add_d_scale = while_grad_results[1]
     while_grad_1_results = while_grad_1(
         np.broadcast_to(while_1_results_t0, np.shape(while_results[0])),
@@ -230,7 +232,7 @@ def control_flow(
         model_rnn_basic_rnn_cell_kernel,
         model_rnn_basic_rnn_cell_bias,
     )
-    del transpose_x
+    del transpose_x, while_1_grad_results, while_grad_results, while_results
     d_add_d_model_rnn_basic_rnn_cell_kernel = while_grad_1_results[1]
     d_add_d_model_rnn_basic_rnn_cell_bias = while_grad_1_results[2]
     return (

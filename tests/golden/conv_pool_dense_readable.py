@@ -72,9 +72,16 @@ def _windows(x, kernel, strides, dilations, padding, fill):
     """The windows of NHWC ``x`` a convolution or pooling reads, as a strided view of
     shape (batch, out_height, out_width, channels, kernel_height, kernel_width)."""
     extent = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
-    pads = [_pads(np.shape(x)[1 + a], extent[a], strides[a], padding) for a in (0, 1)]
-    if pads != [(0, 0), (0, 0)]:
-        x = np.pad(x, [(0, 0), pads[0], pads[1], (0, 0)], constant_values=fill)
+    (top, bottom), (left, right) = (
+        _pads(np.shape(x)[1 + a], extent[a], strides[a], padding) for a in (0, 1)
+    )
+    if top or bottom or left or right:
+        # One fill and one copy: np.pad costs about 80 µs of Python a call.
+        n, h, w, c = np.shape(x)
+        padded = np.empty((n, top + h + bottom, left + w + right, c), np.result_type(x))
+        padded[...] = fill  # (-inf into integers is an OverflowError, as with np.pad)
+        padded[:, top : top + h, left : left + w] = x
+        x = padded
     view = np.lib.stride_tricks.sliding_window_view(x, extent, axis=(1, 2))
     return view[:, :: strides[0], :: strides[1], :, :: dilations[0], :: dilations[1]]
 
@@ -293,15 +300,26 @@ def _blocks(x, ksize, padding, fill):
     return np.reshape(x[:, : out_h * kh, : out_w * kw], (n, out_h, kh, out_w, kw, c))
 
 
+def _block_taps(blocks):
+    """The windows' taps of ``_blocks``, in row-major order: one array (view) per tap, of
+    the pooled shape."""
+    kh, kw = np.shape(blocks)[2], np.shape(blocks)[4]
+    return [blocks[:, :, i, :, j] for i in range(kh) for j in range(kw)]
+
+
+def _tap_max(taps):
+    """The elementwise maximum of the arrays ``taps`` (a window's taps), the first of
+    equal values kept, a NaN kept."""
+    top = np.array(taps[0])
+    for tap in taps[1:]:
+        np.maximum(top, tap, out=top)
+    return top
+
+
 def _block_max(blocks):
     """The maximum of each window of ``_blocks``, one kernel tap at a time (contiguous
     channels: faster than ``np.max`` over the two strided kernel axes)."""
-    top = np.array(blocks[:, :, 0, :, 0])
-    for i in range(np.shape(blocks)[2]):
-        for j in range(np.shape(blocks)[4]):
-            if i or j:
-                np.maximum(top, blocks[:, :, i, :, j], out=top)
-    return top
+    return _tap_max(_block_taps(blocks))
 
 
 def _max_pool(x, ksize, strides, padding):
@@ -326,14 +344,17 @@ def _max_pool_first_taps(x, y, ksize, padding):
     uint8. ``y`` is the pool's output, ``_max_pool(x, ...)``: each window is compared with
     it. Found in the forward, right after the pool, ``x`` is still in cache and its
     gradient (``_max_pool_grad_at_taps``) need not keep it."""
-    blocks = _blocks(x, ksize, padding, -np.inf)
-    kh, kw = ksize
+    return _first_max_taps(_block_taps(_blocks(x, ksize, padding, -np.inf)), y)
+
+
+def _first_max_taps(window_taps, y):
+    """The index in ``window_taps`` (arrays of ``y``'s shape, a window's taps) of the
+    first that equals ``y``, their maximum (or is NaN), as uint8."""
     taps = np.zeros(np.shape(y), dtype=np.uint8)
     if np.isnan(np.sum(y)):
         # A NaN tap makes its window's maximum NaN, which equality does not find.
         found = np.zeros(np.shape(y), dtype=bool)
-        for tap in range(kh * kw):
-            window_tap = blocks[:, :, tap // kw, :, tap % kw]
+        for tap, window_tap in enumerate(window_taps):
             first = (np.equal(window_tap, y) | np.isnan(window_tap)) & ~found
             np.copyto(taps, tap, where=first)
             found |= first
@@ -341,14 +362,30 @@ def _max_pool_first_taps(x, y, ksize, padding):
     # Without a NaN, a window's index counts the taps before its first maximum: the sum,
     # over every tap but the last, of "no maximum up to and including this tap".
     unclaimed = None
-    for tap in range(kh * kw - 1):
-        first = np.equal(blocks[:, :, tap // kw, :, tap % kw], y)
+    for window_tap in window_taps[:-1]:
+        first = np.equal(window_tap, y)
         if unclaimed is None:
             unclaimed = ~first
         else:
             unclaimed &= ~first
         taps += unclaimed.view(np.uint8)
     return taps
+
+
+def _bits_at_tap(
+    dy_bits,
+    taps,
+    tap,
+    out,
+    scratch,
+):
+    """``out`` (integers of dy's width) = ``dy_bits`` where ``taps == tap``, 0 elsewhere:
+    the bits ANDed with an all-ones or all-zeros mask (``scratch``: a bool and a mask
+    array of dy's shape, reused)."""
+    at_tap, mask = scratch
+    np.equal(taps, tap, out=at_tap)
+    np.negative(at_tap.view(np.int8), out=mask)  # True -> -1: all bits set
+    np.bitwise_and(dy_bits, mask, out=out)
 
 
 def _max_pool_grad_at_taps(dy, taps, ksize, padding, size):
@@ -362,12 +399,10 @@ def _max_pool_grad_at_taps(dy, taps, ksize, padding, size):
     # TF's +0.0), and faster than a product or np.where into the strided taps.
     bits = np.dtype(f"i{np.dtype(dy.dtype).itemsize}")
     dy_bits = np.ascontiguousarray(dy).view(bits)
-    at_tap = np.empty(np.shape(dy), dtype=bool)
-    mask = np.empty(np.shape(dy), dtype=bits)
+    scratch = np.empty(np.shape(dy), dtype=bool), np.empty(np.shape(dy), dtype=bits)
     for tap in range(kh * kw):
-        np.equal(taps, tap, out=at_tap)
-        np.negative(at_tap.view(np.int8), out=mask)  # True -> -1: all bits set
-        np.bitwise_and(dy_bits, mask, out=grad[:, :, tap // kw, :, tap % kw].view(bits))
+        out = grad[:, :, tap // kw, :, tap % kw].view(bits)
+        _bits_at_tap(dy_bits, taps, tap, out, scratch)
     h, w = size
     top, left = _pads(h, kh, kh, padding)[0], _pads(w, kw, kw, padding)[0]
     grad = np.reshape(grad, (n, out_h * kh, out_w * kw, c))

@@ -43,6 +43,7 @@ import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
 from sympy.printing.precedence import PRECEDENCE
 
+from ...dtypes import variant
 from ...expression_dtypes import WEAK_FLOAT, WEAK_INT, dtype_name
 from ...naming import Namer
 from ...ops import functions as F
@@ -615,6 +616,9 @@ def _with_deletes(
         symbol: index for index, s in enumerate(statements) for symbol in s.expr.free_symbols
     }
     local = {s.symbol for s in statements} - buffers.returned - arena.members
+    # The tuples a call gives (a loop's values, a kernel's several results) go too: each
+    # holds its values alive for as long as it lives.
+    tuples = {s.symbol for s in statements if s.dtype == variant}
     namer = Namer(
         [s.name for s in statements]
         + [str(s) for s in known if isinstance(s, sp.Symbol)]
@@ -640,7 +644,7 @@ def _with_deletes(
             [
                 str(s)
                 for s in statement.expr.free_symbols
-                if s in local and last_read[s] == index and is_array(known.get(s))
+                if s in local and last_read[s] == index and (is_array(known.get(s)) or s in tuples)
             ]
             + ([argument] if aliased else [])
         )

@@ -26,9 +26,16 @@ def _windows(
     """The windows of NHWC ``x`` a convolution or pooling reads, as a strided view of
     shape (batch, out_height, out_width, channels, kernel_height, kernel_width)."""
     extent = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
-    pads = [_pads(np.shape(x)[1 + a], extent[a], strides[a], padding) for a in (0, 1)]
-    if pads != [(0, 0), (0, 0)]:
-        x = np.pad(x, [(0, 0), pads[0], pads[1], (0, 0)], constant_values=fill)
+    (top, bottom), (left, right) = (
+        _pads(np.shape(x)[1 + a], extent[a], strides[a], padding) for a in (0, 1)
+    )
+    if top or bottom or left or right:
+        # One fill and one copy: np.pad costs about 80 µs of Python a call.
+        n, h, w, c = np.shape(x)
+        padded = np.empty((n, top + h + bottom, left + w + right, c), np.result_type(x))
+        padded[...] = fill  # (-inf into integers is an OverflowError, as with np.pad)
+        padded[:, top : top + h, left : left + w] = x
+        x = padded
     view = np.lib.stride_tricks.sliding_window_view(x, extent, axis=(1, 2))
     return view[:, :: strides[0], :: strides[1], :, :: dilations[0], :: dilations[1]]
 

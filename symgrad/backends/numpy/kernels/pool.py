@@ -6,7 +6,19 @@ import numpy as np
 from numpy.typing import DTypeLike, NDArray
 
 from ._types import HW, Array, Shape
-from .conv import _add_windows, _pads, _windows
+from .conv import (
+    _ROWS_MIN_BACKWARD,
+    _ROWS_MIN_FORWARD,
+    _add_channels,
+    _add_windows,
+    _conv2d,
+    _conv2d_backprop_filter,
+    _conv2d_bias,
+    _image_chunks,
+    _pads,
+    _windows,
+)
+from .math import _relu
 
 
 def _blocks(x: Array, ksize: HW, padding: str, fill: float) -> Array:
@@ -23,15 +35,26 @@ def _blocks(x: Array, ksize: HW, padding: str, fill: float) -> Array:
     return np.reshape(x[:, : out_h * kh, : out_w * kw], (n, out_h, kh, out_w, kw, c))
 
 
+def _block_taps(blocks: Array) -> list[Array]:
+    """The windows' taps of ``_blocks``, in row-major order: one array (view) per tap, of
+    the pooled shape."""
+    kh, kw = np.shape(blocks)[2], np.shape(blocks)[4]
+    return [blocks[:, :, i, :, j] for i in range(kh) for j in range(kw)]
+
+
+def _tap_max(taps: list[Array]) -> Array:
+    """The elementwise maximum of the arrays ``taps`` (a window's taps), the first of
+    equal values kept, a NaN kept."""
+    top = np.array(taps[0])
+    for tap in taps[1:]:
+        np.maximum(top, tap, out=top)
+    return top
+
+
 def _block_max(blocks: Array) -> Array:
     """The maximum of each window of ``_blocks``, one kernel tap at a time (contiguous
     channels: faster than ``np.max`` over the two strided kernel axes)."""
-    top = np.array(blocks[:, :, 0, :, 0])
-    for i in range(np.shape(blocks)[2]):
-        for j in range(np.shape(blocks)[4]):
-            if i or j:
-                np.maximum(top, blocks[:, :, i, :, j], out=top)
-    return top
+    return _tap_max(_block_taps(blocks))
 
 
 def _max_pool(x: Array, ksize: HW, strides: HW, padding: str) -> Array:
@@ -58,14 +81,17 @@ def _max_pool_first_taps(
     uint8. ``y`` is the pool's output, ``_max_pool(x, ...)``: each window is compared with
     it. Found in the forward, right after the pool, ``x`` is still in cache and its
     gradient (``_max_pool_grad_at_taps``) need not keep it."""
-    blocks = _blocks(x, ksize, padding, -np.inf)
-    kh, kw = ksize
+    return _first_max_taps(_block_taps(_blocks(x, ksize, padding, -np.inf)), y)
+
+
+def _first_max_taps(window_taps: list[Array], y: Array) -> NDArray[np.uint8]:
+    """The index in ``window_taps`` (arrays of ``y``'s shape, a window's taps) of the
+    first that equals ``y``, their maximum (or is NaN), as uint8."""
     taps = np.zeros(np.shape(y), dtype=np.uint8)
     if np.isnan(np.sum(y)):
         # A NaN tap makes its window's maximum NaN, which equality does not find.
         found = np.zeros(np.shape(y), dtype=bool)
-        for tap in range(kh * kw):
-            window_tap = blocks[:, :, tap // kw, :, tap % kw]
+        for tap, window_tap in enumerate(window_taps):
             first = (np.equal(window_tap, y) | np.isnan(window_tap)) & ~found
             np.copyto(taps, tap, where=first)
             found |= first
@@ -73,14 +99,30 @@ def _max_pool_first_taps(
     # Without a NaN, a window's index counts the taps before its first maximum: the sum,
     # over every tap but the last, of "no maximum up to and including this tap".
     unclaimed = None
-    for tap in range(kh * kw - 1):
-        first = np.equal(blocks[:, :, tap // kw, :, tap % kw], y)
+    for window_tap in window_taps[:-1]:
+        first = np.equal(window_tap, y)
         if unclaimed is None:
             unclaimed = ~first
         else:
             unclaimed &= ~first
         taps += unclaimed.view(np.uint8)
     return taps
+
+
+def _bits_at_tap(
+    dy_bits: Array,
+    taps: NDArray[np.uint8],
+    tap: int,
+    out: Array,
+    scratch: tuple[Array, Array],
+) -> None:
+    """``out`` (integers of dy's width) = ``dy_bits`` where ``taps == tap``, 0 elsewhere:
+    the bits ANDed with an all-ones or all-zeros mask (``scratch``: a bool and a mask
+    array of dy's shape, reused)."""
+    at_tap, mask = scratch
+    np.equal(taps, tap, out=at_tap)
+    np.negative(at_tap.view(np.int8), out=mask)  # True -> -1: all bits set
+    np.bitwise_and(dy_bits, mask, out=out)
 
 
 def _max_pool_grad_at_taps(
@@ -96,12 +138,10 @@ def _max_pool_grad_at_taps(
     # TF's +0.0), and faster than a product or np.where into the strided taps.
     bits = np.dtype(f"i{np.dtype(dy.dtype).itemsize}")
     dy_bits = np.ascontiguousarray(dy).view(bits)
-    at_tap = np.empty(np.shape(dy), dtype=bool)
-    mask = np.empty(np.shape(dy), dtype=bits)
+    scratch = np.empty(np.shape(dy), dtype=bool), np.empty(np.shape(dy), dtype=bits)
     for tap in range(kh * kw):
-        np.equal(taps, tap, out=at_tap)
-        np.negative(at_tap.view(np.int8), out=mask)  # True -> -1: all bits set
-        np.bitwise_and(dy_bits, mask, out=grad[:, :, tap // kw, :, tap % kw].view(bits))
+        out = grad[:, :, tap // kw, :, tap % kw].view(bits)
+        _bits_at_tap(dy_bits, taps, tap, out, scratch)
     h, w = size
     top, left = _pads(h, kh, kh, padding)[0], _pads(w, kw, kw, padding)[0]
     grad = np.reshape(grad, (n, out_h * kh, out_w * kw, c))
@@ -111,6 +151,169 @@ def _max_pool_grad_at_taps(
     if unread != (0, 0):
         grad = np.pad(grad, [(0, 0), (0, unread[0]), (0, unread[1]), (0, 0)])
     return grad
+
+
+# A max-pool whose windows do not overlap and tile a convolution's output exactly, right
+# after the convolution's relu: when the convolution goes by im2col (few input channels, a
+# network's first layer), its rows can be made grouped by the pool's taps (all the windows'
+# first taps, then all their second ...). Each tap's output is then one contiguous array,
+# which the pool, its first-maximum taps and the gradient compare and route whole, and the
+# convolution's output never exists as NHWC.
+
+
+def _pool_tap_rows(
+    x: Array, kernel: HW, strides: HW, dilations: HW, padding: str, ksize: HW
+) -> Array:
+    """The im2col rows of ``_patches(x, ...)`` grouped by the pool's taps: a matrix of
+    (taps * batch * pooled height * pooled width) rows of kernel height * kernel width *
+    channels, the rows of tap 0 first; the pool's windows must tile the convolution's
+    output. One channel: a transposed view of the taps' planes, as in ``_patches``."""
+    windows = _windows(x, kernel, strides, dilations, padding, 0)
+    n, out_h, out_w, c = np.shape(windows)[:4]
+    (kh, kw), (ph, pw) = kernel, ksize
+    # (batch, pooled row, tap row, pooled column, tap column, channel, kernel row, column)
+    split = np.reshape(windows, (n, out_h // ph, ph, out_w // pw, pw, c, kh, kw))
+    if c == 1:
+        planes = np.empty(
+            (kh, kw, 1, ph, pw, n, out_h // ph, out_w // pw), windows.dtype
+        )
+        np.copyto(planes, np.transpose(split, (6, 7, 5, 2, 4, 0, 1, 3)))
+        return np.reshape(planes, (kh * kw, -1)).T
+    rows = np.empty((ph, pw, n, out_h // ph, out_w // pw, kh, kw, c), windows.dtype)
+    np.copyto(rows, np.transpose(split, (2, 4, 0, 1, 3, 6, 7, 5)))
+    return np.reshape(rows, (-1, kh * kw * c))
+
+
+def _pooled_im2col_sizes(
+    x_shape: Shape,
+    filters_shape: Shape,
+    strides: HW,
+    dilations: HW,
+    padding: str,
+    ksize: HW,
+    rows_min: int,
+) -> tuple[int, int] | None:
+    """The pooled height and width, if a convolution of ``x_shape`` by ``filters_shape``
+    goes by im2col (not kernel row by kernel row: ``rows_min`` is that path's least kernel
+    width times channels) and windows of ``ksize`` tile its output (one window at least)
+    exactly; else None."""
+    kh, kw, c = filters_shape[:3]
+    if tuple(strides) == (1, 1) == tuple(dilations) and kw * c >= rows_min:
+        return None
+    pooled = []
+    for axis, k in ((0, kh), (1, kw)):
+        extent, size = (k - 1) * dilations[axis] + 1, x_shape[1 + axis]
+        pads = _pads(size, extent, strides[axis], padding)
+        out = max(0, (size + sum(pads) - extent) // strides[axis] + 1)
+        if out == 0 or out % ksize[axis]:
+            return None
+        pooled.append(out // ksize[axis])
+    return pooled[0], pooled[1]
+
+
+def _conv2d_relu_max_pool(
+    x: Array,
+    filters: Array,
+    bias: Array | None,
+    strides: HW,
+    dilations: HW,
+    padding: str,
+    ksize: HW,
+    pool_padding: str,
+    keep_rows: bool,
+) -> tuple[Array, NDArray[np.uint8], Array | None]:
+    """``y = _max_pool(r, ksize, ksize, pool_padding)`` and ``_max_pool_first_taps(r, y,
+    ksize, pool_padding)`` of ``r = relu(_conv2d(x, filters, ...) + bias)`` (``bias`` one
+    value per output channel, or None), bit for bit, and the im2col rows it made if
+    ``keep_rows`` (for ``_conv2d_backprop_filter_at_taps``; None if it made none, or more
+    than one chunk of them). Rows grouped by the pool's taps where the pool tiles an im2col
+    convolution's output (``_pool_tap_rows``), one chunk of images at a time; else the
+    kernels one after the other."""
+    kh, kw, c, c_out = np.shape(filters)
+    pooled = _pooled_im2col_sizes(
+        np.shape(x), (kh, kw, c), strides, dilations, padding, ksize, _ROWS_MIN_FORWARD
+    )
+    if pooled is None:
+        if bias is None:
+            z = _conv2d(x, filters, strides, dilations, padding)
+        else:
+            z = _conv2d_bias(x, filters, bias, strides, dilations, padding)
+        r = _relu(z, out=z)
+        y = _max_pool(r, ksize, ksize, pool_padding)
+        return y, _max_pool_first_taps(r, y, ksize, pool_padding), None
+    matrix = np.reshape(filters, (kh * kw * c, c_out))
+    ys, first_taps = [], []
+    chunks = _image_chunks(x, kh * kw * c)
+    for images in chunks:
+        rows = _pool_tap_rows(x[images], (kh, kw), strides, dilations, padding, ksize)
+        z = rows @ matrix
+        if bias is not None:
+            _add_channels(np.reshape(z, (-1,) + pooled + (c_out,)), bias)
+        _relu(z, out=z)
+        # (tap, batch, pooled height, pooled width, channel)
+        taps = list(np.reshape(z, (ksize[0] * ksize[1], -1) + pooled + (c_out,)))
+        y = _tap_max(taps)
+        ys.append(y)
+        first_taps.append(_first_max_taps(taps, y))
+    if len(ys) == 1:
+        return ys[0], first_taps[0], rows if keep_rows else None
+    return np.concatenate(ys), np.concatenate(first_taps), None
+
+
+def _conv2d_backprop_filter_at_taps(
+    x: Array,
+    dy: Array,
+    taps: NDArray[np.uint8],
+    kernel: HW,
+    strides: HW,
+    dilations: HW,
+    padding: str,
+    ksize: HW,
+    pool_padding: str,
+    size: HW,
+    rows: Array | None,
+) -> Array:
+    """``_conv2d_backprop_filter(x, _max_pool_grad_at_taps(dy, taps, ksize, pool_padding,
+    size), kernel, strides, dilations, padding)``: the gradient of a convolution's filter
+    through a max-pool whose windows do not overlap (``dy`` the pooled gradient, ``taps``
+    its ``_max_pool_first_taps``, ``size`` the convolution output's). Where the pool tiles
+    an im2col convolution's output, each tap's rows (``_pool_tap_rows``; ``rows`` if the
+    forward kept them, of the whole batch) times ``dy`` where that tap holds the maximum
+    (+0.0 elsewhere): no gradient the size of the convolution's output; else the two
+    kernels one after the other."""
+    filters_shape = tuple(kernel) + (np.shape(x)[3], np.shape(dy)[3])
+    tiled = _pooled_im2col_sizes(
+        np.shape(x),
+        filters_shape,
+        strides,
+        dilations,
+        padding,
+        ksize,
+        _ROWS_MIN_BACKWARD,
+    )
+    if tiled is None:
+        full = _max_pool_grad_at_taps(dy, taps, ksize, pool_padding, size)
+        return _conv2d_backprop_filter(x, full, kernel, strides, dilations, padding)
+    bits = np.dtype(f"i{np.dtype(dy.dtype).itemsize}")
+    size_k = int(np.prod(filters_shape[:3]))
+    grad = np.zeros((size_k, filters_shape[3]), dtype=np.result_type(x, dy))
+    # The rows a forward kept are the whole batch's, one chunk.
+    chunks = [slice(None)] if rows is not None else _image_chunks(x, size_k)
+    for images in chunks:
+        if len(chunks) > 1 or rows is None:
+            rows = _pool_tap_rows(x[images], kernel, strides, dilations, padding, ksize)
+        dy_rows = np.reshape(np.ascontiguousarray(dy[images]), (-1, filters_shape[3]))
+        routed = np.empty_like(dy_rows)
+        scratch = (
+            np.empty(np.shape(dy_rows), dtype=bool),
+            np.empty(np.shape(dy_rows), bits),
+        )
+        count = np.shape(dy_rows)[0]
+        tap_rows = np.reshape(taps[images], (count, -1))
+        for tap in range(ksize[0] * ksize[1]):
+            _bits_at_tap(dy_rows.view(bits), tap_rows, tap, routed.view(bits), scratch)
+            grad += rows[tap * count : (tap + 1) * count].T @ routed
+    return np.reshape(grad, filters_shape)
 
 
 def _max_pool_grad(
