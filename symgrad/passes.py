@@ -399,13 +399,18 @@ def _rewrite_nodes(
     statements: list[Statement], kind: type, rewrite: Callable[[sp.Expr], sp.Expr | None]
 ) -> list[Statement]:
     """``statements`` with each node of type ``kind`` replaced by ``rewrite(node)`` where that
-    is not None."""
+    is not None, nested ones too: a replacement is built from the node's old arguments, so
+    the nodes inside one rewritten are found again in the new expression (a first conv's
+    bias inside the second conv's input, in a CNN written as one expression)."""
     rewritten = []
     for statement in statements:
         expr = statement.expr
-        if expr.has(kind):
+        while expr.has(kind):
             found = {node: rewrite(node) for node in expr.atoms(kind)}
-            expr = expr.xreplace({node: new for node, new in found.items() if new is not None})
+            replaced = expr.xreplace({n: new for n, new in found.items() if new is not None})
+            if replaced == expr:
+                break
+            expr = replaced
         rewritten.append(statement.with_expr(expr))
     return rewritten
 

@@ -449,3 +449,28 @@ def test_a_first_layers_convolution_relu_and_pool_are_one_call_of_the_fast_form(
     np.testing.assert_array_equal(got[0], expected[0])
     for value, reference in zip(got[1:], expected[1:], strict=True):
         np.testing.assert_allclose(value, reference, rtol=1e-5, atol=1e-5)
+
+
+def test_the_biases_of_convolutions_nested_in_one_expression_are_each_one_call() -> None:
+    """An inference CNN is one expression (each value read once): the second conv's input
+    holds the first conv and its bias. Each is one ``_conv2d_bias`` call: a pass's rewrite
+    of the outer sum used to keep the inner one as it was."""
+    rng = np.random.default_rng(25)
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [None, 8, 8, 1], name="x")
+        w1, b1 = (
+            sg.constant(rng.standard_normal((3, 3, 1, 4)).astype(np.float32)),
+            sg.constant(rng.standard_normal(4).astype(np.float32)),
+        )
+        w2, b2 = (
+            sg.constant(rng.standard_normal((3, 3, 4, 8)).astype(np.float32)),
+            sg.constant(rng.standard_normal(8).astype(np.float32)),
+        )
+        h = sg.nn.max_pool(sg.nn.relu(sg.nn.conv2d(x, w1, [1, 1, 1, 1], "SAME") + b1), 2, 2, "SAME")
+        y = sg.nn.relu(sg.nn.conv2d(h, w2, [1, 1, 1, 1], "SAME") + b2)
+        fast = sg.compile(y, inputs=[x], optimize=True)
+        readable = sg.compile(y, inputs=[x], optimize=False)
+    body = fast.source.split("# Statements:")[-1]
+    assert body.count("_conv2d_bias(") == 2 and "_conv2d(" not in body, body
+    images = rng.standard_normal((3, 8, 8, 1)).astype(np.float32)
+    np.testing.assert_array_equal(fast(images), readable(images))

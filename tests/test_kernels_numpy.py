@@ -1160,11 +1160,11 @@ def test_bits_at_tap_keeps_the_values_at_the_tap_and_plus_zero_elsewhere() -> No
     dy = np.array([1.5, -0.0, np.inf, np.nan, -2.0], dtype=np.float32)
     taps = np.array([0, 0, 1, 1, 0], dtype=np.uint8)
     out = np.full(5, 7.0, dtype=np.float32)
-    scratch = np.empty(5, dtype=bool), np.empty(5, dtype=np.int32)
-    _bits_at_tap(dy.view(np.int32), taps, 1, out.view(np.int32), scratch)
+    at_tap = np.empty(5, dtype=bool)
+    _bits_at_tap(dy.view(np.int32), taps, 1, out.view(np.int32), at_tap)
     assert_same(out, np.array([0.0, 0.0, np.inf, np.nan, 0.0], dtype=np.float32))
     assert not np.signbit(out[[0, 1, 4]]).any()
-    _bits_at_tap(dy.view(np.int32), taps, 0, out.view(np.int32), scratch)
+    _bits_at_tap(dy.view(np.int32), taps, 0, out.view(np.int32), at_tap)
     assert np.signbit(out[1]) and out[0] == 1.5 and out[4] == -2.0  # -0.0 passes as it is
 
 

@@ -429,10 +429,10 @@ def mnist_cnn(x, rng):
                         _conv2d_bias(
                             _max_pool(
                                 np.maximum(
-                                    b_conv1
-                                    + _conv2d(
+                                    _conv2d_bias(
                                         np.reshape(x, (-1, 28, 28, 1)),
                                         W_conv1,
+                                        b_conv1,
                                         (1, 1),
                                         (1, 1),
                                         "SAME",

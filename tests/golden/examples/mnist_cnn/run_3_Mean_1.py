@@ -348,8 +348,9 @@ def run_3(
                     _conv2d_bias(
                         _max_pool(
                             np.maximum(
-                                variable_1
-                                + _conv2d(images, variable, (1, 1), (1, 1), "SAME"),
+                                _conv2d_bias(
+                                    images, variable, variable_1, (1, 1), (1, 1), "SAME"
+                                ),
                                 0,
                             ),
                             (2, 2),
