@@ -757,7 +757,7 @@ def _filter_gradients_at_taps(
             continue
         if statement.symbol in calls:  # the call keeps its rows
             call = statement.expr
-            statement = statement.with_expr(call.func(*call.args[:-1], sp.true))
+            statement = statement.with_expr(call.func(*call.args[:-1], F.literal(True)))
         placed.append(statement)
         forward = after_taps.get(statement.symbol)
         if forward is not None and forward.rows is not None:
