@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeGuard
@@ -609,6 +610,17 @@ class _PooledConvolution:
     rows: sp.Symbol | None = None  # the statement holding the rows it keeps, if any
 
 
+def _conv_arguments(conv: sp.Expr) -> tuple[sp.Expr, ...] | None:
+    """(x, w, bias, strides, dilations, padding) of a ``_conv2d_bias`` call, or of a
+    ``_conv2d`` call with the bias None; else None."""
+    if _is_helper(conv, "_conv2d_bias"):
+        return tuple(conv.args[2:])
+    if _is_helper(conv, "_conv2d"):
+        x, w, strides, dilations, padding = conv.args[2:]
+        return x, w, F.literal(None), strides, dilations, padding
+    return None
+
+
 def _fused_pool(
     statements: list[Statement], index: int, known: dict[sp.Expr, Signature]
 ) -> tuple[Statement, Statement, F.Helper, tuple[sp.Expr, ...]] | None:
@@ -618,13 +630,10 @@ def _fused_pool(
     statement = statements[index]
     if not isinstance(statement.expr, F.Relu):
         return None
-    conv = statement.expr.args[0]
-    if _is_helper(conv, "_conv2d_bias"):
-        x, w, bias, strides, dilations, padding = conv.args[2:]
-    elif _is_helper(conv, "_conv2d"):
-        (x, w, strides, dilations, padding), bias = conv.args[2:], F.literal(None)
-    else:
+    arguments = _conv_arguments(statement.expr.args[0])
+    if arguments is None:
         return None
+    x, w, bias, strides, dilations, padding = arguments
     readers = _readers(statements, statement.symbol)
     if len(readers) != 2:
         return None
@@ -699,7 +708,42 @@ def pooled_convolutions(program: Program) -> Program:
         )
         placed.append(call_statement)
     placed = _filter_gradients_at_taps(placed, returned, fused, namer)
+    placed = _pooled_values(placed, known, naturals)
     return replace(program, statements=placed, naturals=naturals)
+
+
+def _pooled_values(
+    statements: list[Statement], known: dict[sp.Expr, Signature], naturals: dict[sp.Expr, Any]
+) -> list[Statement]:
+    """``statements`` with each max-pool of a convolution's relu nested in an expression,
+    ``_max_pool(relu(_conv2d_bias(x, w, b, ...)), k, k, p)`` (windows that do not overlap;
+    the relu read nowhere else), as ``_conv2d_relu_max_pool_values(x, w, b, ..., k, p)``:
+    what a forward pass alone (a prediction, an evaluation) makes of a CNN's layers, where
+    no gradient reads the pool's taps. The new calls' run-time signatures, the pools',
+    go into ``naturals``."""
+    relus = Counter(
+        node
+        for statement in statements
+        for node in sp.preorder_traversal(statement.expr)
+        if isinstance(node, F.Relu)
+    )
+
+    def rewrite(node: sp.Expr) -> sp.Expr | None:
+        if not _is_helper(node, "_max_pool"):
+            return None
+        relu, ksize, strides, padding = node.args[2:]
+        if not isinstance(relu, F.Relu) or ksize != strides or relus[relu] != 1:
+            return None
+        arguments = _conv_arguments(relu.args[0])
+        if arguments is None:
+            return None
+        fused = F.helper("_conv2d_relu_max_pool_values", *arguments, ksize, padding)
+        natural = natural_signature(node, known)
+        if natural is not None:
+            naturals[fused] = natural
+        return fused
+
+    return _rewrite_nodes(statements, F.Helper, rewrite)
 
 
 def _filter_gradients_at_taps(

@@ -416,8 +416,8 @@ def test_a_first_layers_convolution_relu_and_pool_are_one_call_of_the_fast_form(
     the pool is ``_conv2d_backprop_filter_at_taps``, from the rows the forward kept, equal
     within rounding. An input gradient needs the full gradient before the pool (the filter's
     is then left as it was); a relu output read elsewhere is computed as it was (the
-    filter's gradient then makes its rows), and so is a pool whose gradient nobody takes
-    (no taps)."""
+    filter's gradient then makes its rows); a pool whose gradient nobody takes needs no
+    taps (``_conv2d_relu_max_pool_values``)."""
     rng = np.random.default_rng(24)
     with sg.Graph().as_default():
         x = sg.placeholder(sg.float32, [None, 12, 12, 1], name="x")
@@ -433,6 +433,7 @@ def test_a_first_layers_convolution_relu_and_pool_are_one_call_of_the_fast_form(
     body = fast.source.split("# Statements:")[-1]
     fused = wrt in ("w_b", "x_w_b")
     assert ("_conv2d_relu_max_pool(" in body) == fused, body
+    assert ("_conv2d_relu_max_pool_values(" in body) == (wrt == "none"), body
     from_taps = wrt in ("w_b", "relu_too")
     assert ("_conv2d_backprop_filter_at_taps(" in body) == from_taps, body
     if wrt == "w_b":  # the rows the forward made serve the filter's gradient
@@ -453,8 +454,9 @@ def test_a_first_layers_convolution_relu_and_pool_are_one_call_of_the_fast_form(
 
 def test_the_biases_of_convolutions_nested_in_one_expression_are_each_one_call() -> None:
     """An inference CNN is one expression (each value read once): the second conv's input
-    holds the first conv and its bias. Each is one ``_conv2d_bias`` call: a pass's rewrite
-    of the outer sum used to keep the inner one as it was."""
+    holds the first conv and its bias. Each bias joins its conv's call (the first layer's,
+    pooled, one ``_conv2d_relu_max_pool_values`` call): a pass's rewrite of the outer sum
+    used to keep the inner one as it was."""
     rng = np.random.default_rng(25)
     with sg.Graph().as_default():
         x = sg.placeholder(sg.float32, [None, 8, 8, 1], name="x")
@@ -471,6 +473,44 @@ def test_the_biases_of_convolutions_nested_in_one_expression_are_each_one_call()
         fast = sg.compile(y, inputs=[x], optimize=True)
         readable = sg.compile(y, inputs=[x], optimize=False)
     body = fast.source.split("# Statements:")[-1]
-    assert body.count("_conv2d_bias(") == 2 and "_conv2d(" not in body, body
+    assert body.count("_conv2d_bias(") == 1 and "_conv2d(" not in body, body
+    assert body.count("_conv2d_relu_max_pool_values(") == 1, body
     images = rng.standard_normal((3, 8, 8, 1)).astype(np.float32)
     np.testing.assert_array_equal(fast(images), readable(images))
+
+
+@pytest.mark.parametrize("channels", [1, 16])  # im2col grouped by taps; kernel row by row
+def test_an_inference_cnns_conv_relu_and_pool_are_one_call_each(channels: int) -> None:
+    """A forward pass alone (no gradient: a prediction, an evaluation) nests each layer's
+    ``max_pool(relu(conv2d(x, w) + b))`` in one expression; the fast form computes each as
+    one ``_conv2d_relu_max_pool_values`` call (no taps, no relu output before the pool),
+    the values bit for bit the readable form's, NaN and ties included. A relu that is also
+    read elsewhere in the expression keeps its own computation (the conv is not made
+    twice)."""
+    rng = np.random.default_rng(26)
+    with sg.Graph().as_default():
+        x = sg.placeholder(sg.float32, [None, 12, 12, channels], name="images")
+        w1 = sg.constant(np.round(rng.standard_normal((5, 5, channels, 8)), 1).astype(np.float32))
+        w2 = sg.constant(np.round(rng.standard_normal((3, 3, 8, 16)), 1).astype(np.float32))
+        b1, b2 = (sg.constant(rng.standard_normal(n).astype(np.float32)) for n in (8, 16))
+        h1 = sg.nn.max_pool(
+            sg.nn.relu(sg.nn.conv2d(x, w1, [1, 1, 1, 1], "SAME") + b1), 2, 2, "SAME"
+        )
+        relu2 = sg.nn.relu(sg.nn.conv2d(h1, w2, [1, 1, 1, 1], "SAME") + b2)
+        h2 = sg.nn.max_pool(relu2, 2, 2, "VALID")
+        logits = sg.reduce_sum(h2, axis=[1, 2])
+        shared = logits + sg.reduce_mean(relu2, axis=[1, 2])  # relu2 read twice
+        fast = sg.compile(logits, inputs=[x], optimize=True)
+        readable = sg.compile(logits, inputs=[x], optimize=False)
+        fast_shared = sg.compile(shared, inputs=[x], optimize=True)
+        readable_shared = sg.compile(shared, inputs=[x], optimize=False)
+    body = fast.source.split("# Statements:")[-1]
+    assert body.count("_conv2d_relu_max_pool_values(") == 2, body
+    assert "_max_pool(" not in body and "np.maximum(" not in body, body
+    shared_body = fast_shared.source.split("# Statements:")[-1]
+    assert shared_body.count("_conv2d_relu_max_pool_values(") == 1, shared_body
+    assert shared_body.count("_conv2d_bias(") == 1, shared_body
+    images = np.round(rng.standard_normal((5, 12, 12, channels)), 1).astype(np.float32)
+    images[0, :3, :3] = np.nan
+    np.testing.assert_array_equal(fast(images), readable(images))
+    np.testing.assert_array_equal(fast_shared(images), readable_shared(images))

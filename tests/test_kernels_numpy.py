@@ -102,6 +102,7 @@ from symgrad.backends.numpy.kernels.pool import (
     _blocks,
     _conv2d_backprop_filter_at_taps,
     _conv2d_relu_max_pool,
+    _conv2d_relu_max_pool_values,
     _first_max,
     _first_max_taps,
     _max_pool,
@@ -111,6 +112,7 @@ from symgrad.backends.numpy.kernels.pool import (
     _max_pool_grad_grad,
     _pool_counts,
     _pool_tap_rows,
+    _pooled_conv2d_relu,
     _pooled_im2col_sizes,
     _tap_max,
 )
@@ -1252,6 +1254,10 @@ def test_conv2d_relu_max_pool_is_the_pool_and_taps_of_the_relu_bit_for_bit(
         ]
         is None
     )
+    values = _conv2d_relu_max_pool_values(
+        x, filters, bias, strides, dilations, padding, ksize, "SAME"
+    )
+    assert_same(values, expected[0])
 
 
 def test_conv2d_relu_max_pool_goes_a_few_images_at_a_time_and_keeps_no_rows_then() -> None:
@@ -1267,6 +1273,19 @@ def test_conv2d_relu_max_pool_goes_a_few_images_at_a_time_and_keeps_no_rows_then
     assert_same(y, expected[0])
     assert_same(taps, expected[1])
     assert rows is None
+    values = _conv2d_relu_max_pool_values(x, filters, bias, (1, 1), (1, 1), "SAME", (2, 2), "SAME")
+    assert_same(values, expected[0])
+    chunks = list(_pooled_conv2d_relu(x, filters, bias, (1, 1), (1, 1), "SAME", (2, 2), "SAME"))
+    assert len(chunks) == 2  # one per chunk of images, each with its rows
+    for images, (chunk_y, window_taps, chunk_rows) in zip(
+        _image_chunks(x, 25), chunks, strict=True
+    ):
+        assert_same(chunk_y, expected[0][images])
+        assert len(window_taps) == 4 and all(
+            np.shape(tap) == np.shape(chunk_y) for tap in window_taps
+        )
+        assert_same(_first_max_taps(window_taps, chunk_y), expected[1][images])
+        assert_same(chunk_rows, _pool_tap_rows(x[images], (5, 5), (1, 1), (1, 1), "SAME", (2, 2)))
     dy = rng.standard_normal(y.shape).astype(np.float32)
     full = _max_pool_grad_at_taps(dy, taps, (2, 2), "SAME", (64, 64))
     np.testing.assert_allclose(

@@ -188,6 +188,34 @@ def _generators(rng, count):
     return streams
 
 
+# NumPy's vectorised maximum runs only where both operands are arrays, not against a
+# scalar: relu against a row of zeros this long ran three times as fast (0.16 against
+# 0.48 ms on 1.25M float32, AVX-512).
+_RELU_ROW = 8192
+
+
+def _relu(x, out=None):
+    """``np.maximum(x, 0, out=out)`` (a NaN stays NaN), taken against a row of zeros."""
+    size = np.size(x)
+    if not (isinstance(x, np.ndarray) and x.flags.c_contiguous and size >= _RELU_ROW):
+        return np.maximum(x, 0, out=out)
+    if out is None:
+        out = np.empty_like(x)
+    elif not (
+        np.shape(out) == np.shape(x) and out.dtype == x.dtype and out.flags.c_contiguous
+    ):
+        return np.maximum(x, 0, out=out)
+    zeros = np.zeros(_RELU_ROW, dtype=x.dtype)
+    flat, flat_out = np.reshape(x, -1), np.reshape(out, -1)
+    bulk = size - size % _RELU_ROW
+    rows = (-1, _RELU_ROW)
+    np.maximum(
+        np.reshape(flat[:bulk], rows), zeros, out=np.reshape(flat_out[:bulk], rows)
+    )
+    np.maximum(flat[bulk:], zeros[: size - bulk], out=flat_out[bulk:])
+    return out
+
+
 def _pads(size, extent, stride, padding):
     """TF's padding before and after one spatial axis: SAME puts the odd element after."""
     if padding == "VALID":
@@ -401,17 +429,115 @@ def _tap_max(taps):
     return top
 
 
-def _block_max(blocks):
-    """The maximum of each window of ``_blocks``, one kernel tap at a time (contiguous
-    channels: faster than ``np.max`` over the two strided kernel axes)."""
-    return _tap_max(_block_taps(blocks))
+def _pool_tap_rows(x, kernel, strides, dilations, padding, ksize):
+    """The im2col rows of ``_patches(x, ...)`` grouped by the pool's taps: a matrix of
+    (taps * batch * pooled height * pooled width) rows of kernel height * kernel width *
+    channels, the rows of tap 0 first; the pool's windows must tile the convolution's
+    output. One channel: a transposed view of the taps' planes, as in ``_patches``."""
+    windows = _windows(x, kernel, strides, dilations, padding, 0)
+    n, out_h, out_w, c = np.shape(windows)[:4]
+    (kh, kw), (ph, pw) = kernel, ksize
+    # (batch, pooled row, tap row, pooled column, tap column, channel, kernel row, column)
+    split = np.reshape(windows, (n, out_h // ph, ph, out_w // pw, pw, c, kh, kw))
+    if c == 1:
+        planes = np.empty(
+            (kh, kw, 1, ph, pw, n, out_h // ph, out_w // pw), windows.dtype
+        )
+        np.copyto(planes, np.transpose(split, (6, 7, 5, 2, 4, 0, 1, 3)))
+        return np.reshape(planes, (kh * kw, -1)).T
+    rows = np.empty((ph, pw, n, out_h // ph, out_w // pw, kh, kw, c), windows.dtype)
+    np.copyto(rows, np.transpose(split, (2, 4, 0, 1, 3, 6, 7, 5)))
+    return np.reshape(rows, (-1, kh * kw * c))
 
 
-def _max_pool(x, ksize, strides, padding):
-    """TF's max_pool: the maximum of each window (padding never wins)."""
-    if tuple(strides) == tuple(ksize):
-        return _block_max(_blocks(x, ksize, padding, -np.inf))
-    return np.max(_windows(x, ksize, strides, (1, 1), padding, -np.inf), axis=(4, 5))
+def _pooled_im2col_sizes(
+    x_shape,
+    filters_shape,
+    strides,
+    dilations,
+    padding,
+    ksize,
+    rows_min,
+):
+    """The pooled height and width, if a convolution of ``x_shape`` by ``filters_shape``
+    goes by im2col (not kernel row by kernel row: ``rows_min`` is that path's least kernel
+    width times channels) and windows of ``ksize`` tile its output (one window at least)
+    exactly; else None."""
+    kh, kw, c = filters_shape[:3]
+    if tuple(strides) == (1, 1) == tuple(dilations) and kw * c >= rows_min:
+        return None
+    pooled = []
+    for axis, k in ((0, kh), (1, kw)):
+        extent, size = (k - 1) * dilations[axis] + 1, x_shape[1 + axis]
+        pads = _pads(size, extent, strides[axis], padding)
+        out = max(0, (size + sum(pads) - extent) // strides[axis] + 1)
+        if out == 0 or out % ksize[axis]:
+            return None
+        pooled.append(out // ksize[axis])
+    return pooled[0], pooled[1]
+
+
+def _pooled_conv2d_relu(
+    x,
+    filters,
+    bias,
+    strides,
+    dilations,
+    padding,
+    ksize,
+    pool_padding,
+):
+    """``y = _max_pool(r, ksize, ksize, pool_padding)`` of ``r = relu(_conv2d(x, filters,
+    ...) + bias)`` (``bias`` one value per output channel, or None), bit for bit, one chunk
+    of images at a time: per chunk, y, the relu's values at each tap of the pool's windows
+    (arrays of y's shape, ``_block_taps``) and the im2col rows made (or None). Rows grouped
+    by the pool's taps where the pool tiles an im2col convolution's output
+    (``_pool_tap_rows``): each tap's values one contiguous array, no NHWC relu output; else
+    the convolution, relu and pool one after the other, as one chunk."""
+    kh, kw, c, c_out = np.shape(filters)
+    pooled = _pooled_im2col_sizes(
+        np.shape(x), (kh, kw, c), strides, dilations, padding, ksize, _ROWS_MIN_FORWARD
+    )
+    if pooled is None:
+        if bias is None:
+            z = _conv2d(x, filters, strides, dilations, padding)
+        else:
+            z = _conv2d_bias(x, filters, bias, strides, dilations, padding)
+        taps = _block_taps(_blocks(_relu(z, out=z), ksize, pool_padding, -np.inf))
+        yield _tap_max(taps), taps, None
+        return
+    matrix = np.reshape(filters, (kh * kw * c, c_out))
+    for images in _image_chunks(x, kh * kw * c):
+        rows = _pool_tap_rows(x[images], (kh, kw), strides, dilations, padding, ksize)
+        z = rows @ matrix
+        if bias is not None:
+            _add_channels(np.reshape(z, (-1,) + pooled + (c_out,)), bias)
+        _relu(z, out=z)
+        # (tap, batch, pooled height, pooled width, channel)
+        taps = list(np.reshape(z, (ksize[0] * ksize[1], -1) + pooled + (c_out,)))
+        yield _tap_max(taps), taps, rows
+
+
+def _conv2d_relu_max_pool_values(
+    x,
+    filters,
+    bias,
+    strides,
+    dilations,
+    padding,
+    ksize,
+    pool_padding,
+):
+    """``_max_pool(relu(_conv2d(x, filters, ...) + bias), ksize, ksize, pool_padding)`` (as
+    ``_conv2d_relu_max_pool``, bit for bit) where no gradient reads the pool's taps: a
+    forward pass alone, such as a prediction or an evaluation."""
+    ys = [
+        y
+        for y, _, _ in _pooled_conv2d_relu(
+            x, filters, bias, strides, dilations, padding, ksize, pool_padding
+        )
+    ]
+    return ys[0] if len(ys) == 1 else np.concatenate(ys)
 
 
 def mnist_cnn(x, rng):
@@ -424,34 +550,22 @@ def mnist_cnn(x, rng):
         Relu_2 = np.maximum(
             b_fc1
             + np.reshape(
-                _max_pool(
-                    np.maximum(
-                        _conv2d_bias(
-                            _max_pool(
-                                np.maximum(
-                                    _conv2d_bias(
-                                        np.reshape(x, (-1, 28, 28, 1)),
-                                        W_conv1,
-                                        b_conv1,
-                                        (1, 1),
-                                        (1, 1),
-                                        "SAME",
-                                    ),
-                                    0,
-                                ),
-                                (2, 2),
-                                (2, 2),
-                                "SAME",
-                            ),
-                            W_conv2,
-                            b_conv2,
-                            (1, 1),
-                            (1, 1),
-                            "SAME",
-                        ),
-                        0,
+                _conv2d_relu_max_pool_values(
+                    _conv2d_relu_max_pool_values(
+                        np.reshape(x, (-1, 28, 28, 1)),
+                        W_conv1,
+                        b_conv1,
+                        (1, 1),
+                        (1, 1),
+                        "SAME",
+                        (2, 2),
+                        "SAME",
                     ),
-                    (2, 2),
+                    W_conv2,
+                    b_conv2,
+                    (1, 1),
+                    (1, 1),
+                    "SAME",
                     (2, 2),
                     "SAME",
                 ),

@@ -87,6 +87,7 @@ FRESH_KERNELS = frozenset(
     {
         "_conv2d",
         "_conv2d_bias",
+        "_conv2d_relu_max_pool_values",
         "_conv2d_backprop_input",
         "_conv2d_backprop_filter",
         "_max_pool",

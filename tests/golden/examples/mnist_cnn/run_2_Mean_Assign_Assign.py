@@ -463,29 +463,6 @@ def _tap_max(taps):
     return top
 
 
-def _block_max(blocks):
-    """The maximum of each window of ``_blocks``, one kernel tap at a time (contiguous
-    channels: faster than ``np.max`` over the two strided kernel axes)."""
-    return _tap_max(_block_taps(blocks))
-
-
-def _max_pool(x, ksize, strides, padding):
-    """TF's max_pool: the maximum of each window (padding never wins)."""
-    if tuple(strides) == tuple(ksize):
-        return _block_max(_blocks(x, ksize, padding, -np.inf))
-    return np.max(_windows(x, ksize, strides, (1, 1), padding, -np.inf), axis=(4, 5))
-
-
-def _max_pool_first_taps(x, y, ksize, padding):
-    """For each window of a max-pool whose strides equal its ``ksize`` (windows that do not
-    overlap), the row-major index of the tap that holds its first maximum (where TF's
-    gradient goes when several tie; a NaN counts as a maximum, as in ``np.argmax``), as
-    uint8. ``y`` is the pool's output, ``_max_pool(x, ...)``: each window is compared with
-    it. Found in the forward, right after the pool, ``x`` is still in cache and its
-    gradient (``_max_pool_grad_at_taps``) need not keep it."""
-    return _first_max_taps(_block_taps(_blocks(x, ksize, padding, -np.inf)), y)
-
-
 def _first_max_taps(window_taps, y):
     """The index in ``window_taps`` (arrays of ``y``'s shape, a window's taps) of the
     first that equals ``y``, their maximum (or is NaN), as uint8."""
@@ -593,6 +570,47 @@ def _pooled_im2col_sizes(
     return pooled[0], pooled[1]
 
 
+def _pooled_conv2d_relu(
+    x,
+    filters,
+    bias,
+    strides,
+    dilations,
+    padding,
+    ksize,
+    pool_padding,
+):
+    """``y = _max_pool(r, ksize, ksize, pool_padding)`` of ``r = relu(_conv2d(x, filters,
+    ...) + bias)`` (``bias`` one value per output channel, or None), bit for bit, one chunk
+    of images at a time: per chunk, y, the relu's values at each tap of the pool's windows
+    (arrays of y's shape, ``_block_taps``) and the im2col rows made (or None). Rows grouped
+    by the pool's taps where the pool tiles an im2col convolution's output
+    (``_pool_tap_rows``): each tap's values one contiguous array, no NHWC relu output; else
+    the convolution, relu and pool one after the other, as one chunk."""
+    kh, kw, c, c_out = np.shape(filters)
+    pooled = _pooled_im2col_sizes(
+        np.shape(x), (kh, kw, c), strides, dilations, padding, ksize, _ROWS_MIN_FORWARD
+    )
+    if pooled is None:
+        if bias is None:
+            z = _conv2d(x, filters, strides, dilations, padding)
+        else:
+            z = _conv2d_bias(x, filters, bias, strides, dilations, padding)
+        taps = _block_taps(_blocks(_relu(z, out=z), ksize, pool_padding, -np.inf))
+        yield _tap_max(taps), taps, None
+        return
+    matrix = np.reshape(filters, (kh * kw * c, c_out))
+    for images in _image_chunks(x, kh * kw * c):
+        rows = _pool_tap_rows(x[images], (kh, kw), strides, dilations, padding, ksize)
+        z = rows @ matrix
+        if bias is not None:
+            _add_channels(np.reshape(z, (-1,) + pooled + (c_out,)), bias)
+        _relu(z, out=z)
+        # (tap, batch, pooled height, pooled width, channel)
+        taps = list(np.reshape(z, (ksize[0] * ksize[1], -1) + pooled + (c_out,)))
+        yield _tap_max(taps), taps, rows
+
+
 def _conv2d_relu_max_pool(
     x,
     filters,
@@ -608,37 +626,17 @@ def _conv2d_relu_max_pool(
     ksize, pool_padding)`` of ``r = relu(_conv2d(x, filters, ...) + bias)`` (``bias`` one
     value per output channel, or None), bit for bit, and the im2col rows it made if
     ``keep_rows`` (for ``_conv2d_backprop_filter_at_taps``; None if it made none, or more
-    than one chunk of them). Rows grouped by the pool's taps where the pool tiles an im2col
-    convolution's output (``_pool_tap_rows``), one chunk of images at a time; else the
-    kernels one after the other."""
-    kh, kw, c, c_out = np.shape(filters)
-    pooled = _pooled_im2col_sizes(
-        np.shape(x), (kh, kw, c), strides, dilations, padding, ksize, _ROWS_MIN_FORWARD
-    )
-    if pooled is None:
-        if bias is None:
-            z = _conv2d(x, filters, strides, dilations, padding)
-        else:
-            z = _conv2d_bias(x, filters, bias, strides, dilations, padding)
-        r = _relu(z, out=z)
-        y = _max_pool(r, ksize, ksize, pool_padding)
-        return y, _max_pool_first_taps(r, y, ksize, pool_padding), None
-    matrix = np.reshape(filters, (kh * kw * c, c_out))
-    ys, first_taps = [], []
-    chunks = _image_chunks(x, kh * kw * c)
-    for images in chunks:
-        rows = _pool_tap_rows(x[images], (kh, kw), strides, dilations, padding, ksize)
-        z = rows @ matrix
-        if bias is not None:
-            _add_channels(np.reshape(z, (-1,) + pooled + (c_out,)), bias)
-        _relu(z, out=z)
-        # (tap, batch, pooled height, pooled width, channel)
-        taps = list(np.reshape(z, (ksize[0] * ksize[1], -1) + pooled + (c_out,)))
-        y = _tap_max(taps)
+    than one chunk of them); see ``_pooled_conv2d_relu``. Each chunk's taps are found
+    while its values are in cache."""
+    ys, first_taps, rows = [], [], []
+    for y, taps, chunk_rows in _pooled_conv2d_relu(
+        x, filters, bias, strides, dilations, padding, ksize, pool_padding
+    ):
         ys.append(y)
         first_taps.append(_first_max_taps(taps, y))
+        rows.append(chunk_rows)
     if len(ys) == 1:
-        return ys[0], first_taps[0], rows if keep_rows else None
+        return ys[0], first_taps[0], rows[0] if keep_rows else None
     return np.concatenate(ys), np.concatenate(first_taps), None
 
 
