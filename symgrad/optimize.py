@@ -9,6 +9,7 @@ less tidy).
 
 from __future__ import annotations
 
+import functools
 import heapq
 import time
 from collections.abc import Callable
@@ -51,6 +52,9 @@ def stability_rewrites(expr: sp.Expr) -> sp.Expr:
     return expr.replace(_exp_minus_one, _to_expm1)
 
 
+# Remembered: a module with a shape-specialised body runs its statements through the passes
+# twice (most come out the same), and factor_terms was a fifth of a CNN step's compile.
+@functools.lru_cache(maxsize=4096)
 def _tidy(expr: sp.Expr) -> sp.Expr:
     """A cheaper equal form, if targeted rewrites find one (never ``simplify()``)."""
     cost = sp.count_ops(expr)

@@ -97,13 +97,16 @@ class KernelLibrary:
         return [kernel for name, kernel in self.kernels.items() if name in wanted]
 
 
-def names_in(code: str) -> set[str]:
+@functools.lru_cache(maxsize=8)
+def names_in(code: str) -> frozenset[str]:
     """Every name ``code`` reads or binds (``ast.Name``), docstrings and comments aside.
+    Remembered for the last few codes: a module's emitter asks twice (the kernels it calls,
+    the standard modules it imports), and a CNN's training step took 15 to 25 ms a time.
 
     >>> sorted(names_in("y = math.sqrt(_erf(x))  # _not_this"))
     ['_erf', 'math', 'x', 'y']
     """
-    return {node.id for node in ast.walk(ast.parse(code)) if isinstance(node, ast.Name)}
+    return frozenset(node.id for node in ast.walk(ast.parse(code)) if isinstance(node, ast.Name))
 
 
 def standard_imports(code: str, kernels: Iterable[Kernel]) -> list[str]:
