@@ -662,7 +662,9 @@ def pooled_convolutions(program: Program) -> Program:
     call giving both, ``_conv2d_relu_max_pool(x, w, b, ..., k, p, keep_rows)``; and the
     filter's gradient through that pool, ``_conv2d_backprop_filter(x, g, ...)`` of ``g =
     _max_pool_grad_at_taps(dy, y_taps, ...)`` read by nothing else, as
-    ``_conv2d_backprop_filter_at_taps(x, dy, y_taps, ..., rows)``.
+    ``_conv2d_backprop_filter_at_taps(x, dy, y_taps, ..., rows)``. A forward pass alone
+    nests the three in one expression and takes no taps: there they are one
+    ``_conv2d_relu_max_pool_values`` call (``_pooled_values``).
 
     Where the pool tiles a convolution computed by im2col (a network's first layer), the
     kernels group im2col's rows by the pool's taps: the pool compares whole contiguous
@@ -1016,8 +1018,9 @@ FAST_PASSES: list[Pass] = [
     Pass(
         "pooled-convolutions",
         pooled_convolutions,
-        "a convolution's relu and max-pool as one call giving the pool and its taps, and the"
-        " filter's gradient through them from the pooled gradient",
+        "a convolution's relu and max-pool as one call giving the pool and its taps (the"
+        " pool alone in a forward pass), and the filter's gradient through them from the"
+        " pooled gradient",
     ),
     Pass(
         "sliced-products",
