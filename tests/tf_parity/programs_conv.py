@@ -508,6 +508,40 @@ def small_cnn_float32(tf):
     return _small_cnn(tf, np.float32, 81, 3)
 
 
+def _predicting_cnn(tf, dtype, channels, padding, batch, seed):
+    """A CNN's forward pass alone (a prediction: no gradient), each layer's relu read only by
+    its 2x2 max-pool: the fast form computes each layer as one call without the pool's taps.
+    The first layer's input has ``channels`` channels (1: im2col grouped by the pool's taps;
+    16: kernel row by kernel row); ties and zero rows in the input, a relu that kills whole
+    windows (negative bias)."""
+    x = tf.placeholder(dtype, [None, 8, 8, channels], name="x")
+    w1 = tf.Variable(_arr(seed, (3, 3, channels, 16), -0.5, 0.5, dtype), name="w1")
+    b1 = tf.Variable(_arr(seed + 1, (16,), -0.3, 0.1, dtype), name="b1")
+    w2 = tf.Variable(_arr(seed + 2, (3, 3, 16, 8), -0.5, 0.5, dtype), name="w2")
+    b2 = tf.Variable(_arr(seed + 3, (8,), -0.1, 0.1, dtype), name="b2")
+    p1 = tf.nn.max_pool(tf.nn.relu(tf.nn.conv2d(x, w1, [1, 1, 1, 1], padding) + b1), 2, 2, padding)
+    p2 = tf.nn.max_pool(
+        tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(p1, w2, [1, 1, 1, 1], "SAME"), b2)), 2, 2, "SAME"
+    )
+    logits = tf.reduce_sum(p2, axis=[1, 2])
+    images = _ties(seed + 4, (batch, 8, 8, channels), dtype) - 1.0
+    images[0, :2] = 0.0
+    spec = {"fetches": [p2, tf.argmax(logits, 1)], "feeds": {x: images}}
+    if dtype == np.float32:
+        spec["rtol"] = F32_RTOL
+    return spec
+
+
+@_program
+def predicting_cnn_grayscale_float32(tf):
+    return _predicting_cnn(tf, np.float32, 1, "SAME", 5, 90)
+
+
+@_program
+def predicting_cnn_channels_valid_float64(tf):
+    return _predicting_cnn(tf, np.float64, 16, "VALID", 3, 95)
+
+
 # ---------------------------------------------------------------------------
 # depthwise_conv2d and separable_conv2d
 # ---------------------------------------------------------------------------
