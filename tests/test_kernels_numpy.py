@@ -55,6 +55,7 @@ from symgrad.backends.numpy.kernels.conv import (
     _depthwise_conv2d_backprop_input,
     _image_chunks,
     _line_windows,
+    _padded,
     _pads,
     _patches,
     _rows,
@@ -111,6 +112,7 @@ from symgrad.backends.numpy.kernels.pool import (
     _max_pool_grad_at_taps,
     _max_pool_grad_grad,
     _pool_counts,
+    _pool_tap_planes,
     _pool_tap_rows,
     _pooled_conv2d_relu,
     _pooled_im2col_sizes,
@@ -1191,6 +1193,47 @@ def test_pool_tap_rows_are_the_patches_grouped_by_the_pools_taps(config) -> None
     for i in range(ph):
         for j in range(pw):
             assert_same(by_tap[i, j], patches[:, i::ph, j::pw])
+
+
+def test_padded_is_x_inside_the_fill_a_convolution_reads_around_it() -> None:
+    x = np.arange(2 * 3 * 4 * 1, dtype=np.float32).reshape(2, 3, 4, 1)
+    assert _padded(x, (3, 3), (1, 1), "VALID", 0) is x  # nothing read outside: no copy
+    padded = _padded(x, (3, 2), (1, 1), "SAME", -np.inf)
+    assert padded.shape == (2, 5, 5, 1)  # SAME puts the odd element after: (1, 1), (0, 1)
+    assert_same(padded[:, 1:4, 0:4], x)
+    assert np.isneginf(padded[:, 0]).all() and np.isneginf(padded[:, 4]).all()
+    assert np.isneginf(padded[:, :, 4]).all()
+
+
+def test_pool_tap_rows_of_one_channel_over_strides_dilations_and_paddings() -> None:
+    """The one-channel rows (``_pool_tap_planes``: the image at each offset a pool tap and a
+    kernel tap add up to, then each kernel tap's row from those planes) against the patches,
+    over every tiling configuration a seeded draw gives, empty batches included."""
+    rng = np.random.default_rng(12)
+    checked = 0
+    for _ in range(600):
+        kernel = tuple(int(k) for k in rng.integers(1, 6, 2))
+        strides = tuple(int(s) for s in rng.integers(1, 4, 2))
+        dilations = tuple(int(d) for d in rng.integers(1, 3, 2))
+        ksize = tuple(int(k) for k in rng.integers(1, 4, 2))
+        padding = ("SAME", "VALID")[int(rng.integers(2))]
+        shape = (int(rng.integers(0, 3)), int(rng.integers(1, 16)), int(rng.integers(1, 16)), 1)
+        if (
+            _pooled_im2col_sizes(shape, kernel + (1,), strides, dilations, padding, ksize, 48)
+            is None
+        ):
+            continue
+        x = rng.standard_normal(shape).astype(np.float32)
+        patches = _patches(x, kernel, strides, dilations, padding)
+        rows = _pool_tap_rows(x, kernel, strides, dilations, padding, ksize)
+        assert_same(rows, _pool_tap_planes(x, kernel, strides, dilations, padding, ksize).T)
+        (ph, pw), (n, out_h, out_w, size) = ksize, patches.shape
+        by_tap = rows.reshape(ph, pw, n, out_h // ph, out_w // pw, size)
+        for i in range(ph):
+            for j in range(pw):
+                assert_same(by_tap[i, j], patches[:, i::ph, j::pw])
+        checked += 1
+    assert checked > 120  # the draw reaches many tilings, not a handful
 
 
 def test_pooled_im2col_sizes_say_where_the_pool_tiles_an_im2col_convolution() -> None:

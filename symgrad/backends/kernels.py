@@ -46,7 +46,7 @@ class KernelLibrary:
     >>> from symgrad.backends.numpy import NUMPY
     >>> library = NUMPY.kernels
     >>> [k.name for k in library.needed("y = _max_pool(x, (2, 2), (2, 2), 'SAME')")]
-    ['_pads', '_windows', '_blocks', '_block_taps', '_tap_max', '_block_max', '_max_pool']
+    ['_pads', '_padded', '_windows', '_blocks', '_block_taps', '_tap_max', '_block_max', '_max_pool']
     """
 
     def __init__(self, files: Sequence[Path], order: Sequence[str]) -> None:

@@ -323,21 +323,28 @@ def _pads(size, extent, stride, padding):
     return total // 2, total - total // 2
 
 
-def _windows(x, kernel, strides, dilations, padding, fill):
-    """The windows of NHWC ``x`` a convolution or pooling reads, as a strided view of
-    shape (batch, out_height, out_width, channels, kernel_height, kernel_width)."""
-    extent = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
+def _padded(x, extent, strides, padding, fill):
+    """NHWC ``x`` with the ``fill`` a convolution or pooling of windows spanning ``extent``
+    rows and columns reads around it (``x`` itself, as an array, where it reads none)."""
     (top, bottom), (left, right) = (
         _pads(np.shape(x)[1 + a], extent[a], strides[a], padding) for a in (0, 1)
     )
-    if top or bottom or left or right:
-        # One fill and one copy: np.pad costs about 80 µs of Python a call.
-        n, h, w, c = np.shape(x)
-        padded = np.empty((n, top + h + bottom, left + w + right, c), np.result_type(x))
-        padded[...] = fill  # (-inf into integers is an OverflowError, as with np.pad)
-        padded[:, top : top + h, left : left + w] = x
-        x = padded
-    view = np.lib.stride_tricks.sliding_window_view(x, extent, axis=(1, 2))
+    if not (top or bottom or left or right):
+        return np.asarray(x)
+    # One fill and one copy: np.pad costs about 80 µs of Python a call.
+    n, h, w, c = np.shape(x)
+    padded = np.empty((n, top + h + bottom, left + w + right, c), np.result_type(x))
+    padded[...] = fill  # (-inf into integers is an OverflowError, as with np.pad)
+    padded[:, top : top + h, left : left + w] = x
+    return padded
+
+
+def _windows(x, kernel, strides, dilations, padding, fill):
+    """The windows of NHWC ``x`` a convolution or pooling reads, as a strided view of
+    shape (batch, out_height, out_width, channels, kernel_height, kernel_width)."""
+    extent = ((kernel[0] - 1) * dilations[0] + 1, (kernel[1] - 1) * dilations[1] + 1)
+    padded = _padded(x, extent, strides, padding, fill)
+    view = np.lib.stride_tricks.sliding_window_view(padded, extent, axis=(1, 2))
     return view[:, :: strides[0], :: strides[1], :, :: dilations[0], :: dilations[1]]
 
 

@@ -120,21 +120,28 @@ def _pads(size, extent, stride, padding):
     return total // 2, total - total // 2
 
 
-def _windows(x, kernel, strides, dilations, padding, fill):
-    """The windows of NHWC ``x`` a convolution or pooling reads, as a strided view of
-    shape (batch, out_height, out_width, channels, kernel_height, kernel_width)."""
-    extent = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
+def _padded(x, extent, strides, padding, fill):
+    """NHWC ``x`` with the ``fill`` a convolution or pooling of windows spanning ``extent``
+    rows and columns reads around it (``x`` itself, as an array, where it reads none)."""
     (top, bottom), (left, right) = (
         _pads(np.shape(x)[1 + a], extent[a], strides[a], padding) for a in (0, 1)
     )
-    if top or bottom or left or right:
-        # One fill and one copy: np.pad costs about 80 µs of Python a call.
-        n, h, w, c = np.shape(x)
-        padded = np.empty((n, top + h + bottom, left + w + right, c), np.result_type(x))
-        padded[...] = fill  # (-inf into integers is an OverflowError, as with np.pad)
-        padded[:, top : top + h, left : left + w] = x
-        x = padded
-    view = np.lib.stride_tricks.sliding_window_view(x, extent, axis=(1, 2))
+    if not (top or bottom or left or right):
+        return np.asarray(x)
+    # One fill and one copy: np.pad costs about 80 µs of Python a call.
+    n, h, w, c = np.shape(x)
+    padded = np.empty((n, top + h + bottom, left + w + right, c), np.result_type(x))
+    padded[...] = fill  # (-inf into integers is an OverflowError, as with np.pad)
+    padded[:, top : top + h, left : left + w] = x
+    return padded
+
+
+def _windows(x, kernel, strides, dilations, padding, fill):
+    """The windows of NHWC ``x`` a convolution or pooling reads, as a strided view of
+    shape (batch, out_height, out_width, channels, kernel_height, kernel_width)."""
+    extent = ((kernel[0] - 1) * dilations[0] + 1, (kernel[1] - 1) * dilations[1] + 1)
+    padded = _padded(x, extent, strides, padding, fill)
+    view = np.lib.stride_tricks.sliding_window_view(padded, extent, axis=(1, 2))
     return view[:, :: strides[0], :: strides[1], :, :: dilations[0], :: dilations[1]]
 
 
@@ -325,22 +332,47 @@ def _tap_max(taps):
     return top
 
 
+def _pool_tap_planes(x, kernel, strides, dilations, padding, ksize):
+    """``_pool_tap_rows`` of one-channel ``x``, transposed: one row per kernel tap, each
+    holding what that tap reads for every output of the convolution, the outputs grouped by
+    the pool's taps. A pool tap and a kernel tap read their image at the sum of their
+    offsets, so the copy goes in two steps: first the image at each distinct offset (a
+    strided copy of a few planes), then each row from the plane at its offset, in runs as
+    long as a pool tap's outputs (a contiguous copy). Gathering every element straight from
+    the windows took 0.51 against 0.36 ms for 50 MNIST images by 5x5 kernels."""
+    (kh, kw), (sh, sw), (dh, dw), (ph, pw) = kernel, strides, dilations, ksize
+    extent = ((kh - 1) * dh + 1, (kw - 1) * dw + 1)
+    padded = _padded(x, extent, strides, padding, 0)[..., 0]
+    n, padded_h, padded_w = np.shape(padded)
+    pooled_h = ((padded_h - extent[0]) // sh + 1) // ph
+    pooled_w = ((padded_w - extent[1]) // sw + 1) // pw
+    # Offsets from a pool window's first input row (column): a pool tap's, then a kernel tap's.
+    reach = ((ph - 1) * sh + extent[0], (pw - 1) * sw + extent[1])
+    at_offsets = np.lib.stride_tricks.sliding_window_view(padded, reach, axis=(1, 2))
+    at_offsets = at_offsets[:, :: ph * sh, :: pw * sw][:, :pooled_h, :pooled_w]
+    planes = np.empty(reach + (n, pooled_h, pooled_w), padded.dtype)
+    np.copyto(planes, np.moveaxis(at_offsets, (3, 4), (0, 1)))
+    # (pool tap row, column, batch, pooled row, column, kernel tap row, column)
+    taps = np.lib.stride_tricks.sliding_window_view(planes, extent, axis=(0, 1))
+    taps = taps[::sh, ::sw, ..., ::dh, ::dw]
+    rows = np.empty((kh, kw, ph, pw, n, pooled_h, pooled_w), padded.dtype)
+    np.copyto(rows, np.moveaxis(taps, (5, 6), (0, 1)))
+    return np.reshape(rows, (kh * kw, -1))
+
+
 def _pool_tap_rows(x, kernel, strides, dilations, padding, ksize):
     """The im2col rows of ``_patches(x, ...)`` grouped by the pool's taps: a matrix of
     (taps * batch * pooled height * pooled width) rows of kernel height * kernel width *
     channels, the rows of tap 0 first; the pool's windows must tile the convolution's
-    output. One channel: a transposed view of the taps' planes, as in ``_patches``."""
+    output. One channel: a transposed view of the taps' planes, as in ``_patches``
+    (``_pool_tap_planes``)."""
+    if np.shape(x)[3] == 1:
+        return _pool_tap_planes(x, kernel, strides, dilations, padding, ksize).T
     windows = _windows(x, kernel, strides, dilations, padding, 0)
     n, out_h, out_w, c = np.shape(windows)[:4]
     (kh, kw), (ph, pw) = kernel, ksize
     # (batch, pooled row, tap row, pooled column, tap column, channel, kernel row, column)
     split = np.reshape(windows, (n, out_h // ph, ph, out_w // pw, pw, c, kh, kw))
-    if c == 1:
-        planes = np.empty(
-            (kh, kw, 1, ph, pw, n, out_h // ph, out_w // pw), windows.dtype
-        )
-        np.copyto(planes, np.transpose(split, (6, 7, 5, 2, 4, 0, 1, 3)))
-        return np.reshape(planes, (kh * kw, -1)).T
     rows = np.empty((ph, pw, n, out_h // ph, out_w // pw, kh, kw, c), windows.dtype)
     np.copyto(rows, np.transpose(split, (2, 4, 0, 1, 3, 6, 7, 5)))
     return np.reshape(rows, (-1, kh * kw * c))
