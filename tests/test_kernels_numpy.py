@@ -37,10 +37,12 @@ from symgrad.backends.numpy.kernels.checks import (
     _squeeze_last_by_rank,
 )
 from symgrad.backends.numpy.kernels.conv import (
+    _ROW_PRODUCTS_MIN_CHANNELS,
     _ROWS_CHUNK,
     _ROWS_MIN_BACKWARD,
     _ROWS_MIN_FORWARD,
     _add_channels,
+    _add_row_products,
     _add_shifted_rows,
     _add_windows,
     _conv2d,
@@ -50,15 +52,18 @@ from symgrad.backends.numpy.kernels.conv import (
     _conv2d_backprop_input_by_rows,
     _conv2d_bias,
     _conv2d_by_rows,
+    _correlate_by_rows,
     _depthwise_conv2d,
     _depthwise_conv2d_backprop_filter,
     _depthwise_conv2d_backprop_input,
     _image_chunks,
+    _kernel_row_spans,
     _line_windows,
     _padded,
     _pads,
     _patches,
     _rows,
+    _rows_by_input_row,
     _windows,
     _zeros_around,
 )
@@ -399,6 +404,48 @@ def test_line_windows_rows_and_shifted_rows() -> None:
             if 0 <= y + i - 1 < 4:
                 expected[0, y] += parts[0, y + i - 1, :, i]
     np.testing.assert_allclose(total, expected, rtol=1e-14)
+
+
+def test_kernel_row_spans_say_which_output_rows_each_kernel_row_reaches() -> None:
+    # SAME, 5 kernel rows over 4 input rows: output row y reads input row y + i - 2.
+    spans, covering = _kernel_row_spans(5, 4, 4, 2)
+    assert spans == [(0, 2, 4), (1, 1, 4), (2, 0, 4), (3, 0, 3), (4, 0, 2)] and covering == 2
+    assert _kernel_row_spans(3, 4, 2, 0) == ([(0, 0, 2), (1, 0, 2), (2, 0, 2)], 0)  # VALID
+    assert _kernel_row_spans(2, 1, 2, 1) == ([(0, 1, 2), (1, 0, 1)], None)  # none reaches all
+
+
+@pytest.mark.parametrize("channels", [_ROW_PRODUCTS_MIN_CHANNELS, 5])
+@pytest.mark.parametrize(
+    "input_rows, height, offset",
+    [(4, 4, 1), (4, 2, 0), (2, 2, 2), (6, 6, 1), (1, 3, 2)],  # SAME, VALID, none covers ...
+)
+def test_correlate_by_rows_adds_each_kernel_rows_product_at_its_offset(
+    channels, input_rows, height, offset
+) -> None:
+    """Per kernel row (``_add_row_products``, many channels) or side by side
+    (``_add_shifted_rows``, few): row ``y`` of the result is the sum over ``i`` of input row
+    ``y + i - offset``'s windows times kernel row ``i``, then the bias; what ``total`` held
+    before does not matter; empty batches too."""
+    rng = np.random.default_rng(34)
+    for batch in (3, 0):
+        x = rng.standard_normal((batch, input_rows, 5, 2))
+        windows = _line_windows(_zeros_around(x, 2, 1, 1), 3, 2)  # 5 columns of 3 x 2
+        per_kernel_row = rng.standard_normal((3, 6, channels))
+        bias = rng.standard_normal(channels)
+        total = np.full((batch, height, 5, channels), np.nan)
+        _correlate_by_rows(windows, per_kernel_row, total, offset, bias)
+        rows = _rows(windows).reshape(batch, input_rows, 5, 6)
+        expected = np.zeros_like(total)
+        for y in range(height):
+            for i in range(3):
+                if 0 <= y + i - offset < input_rows:
+                    expected[:, y] += rows[:, y + i - offset] @ per_kernel_row[i]
+        np.testing.assert_allclose(total, expected + bias, rtol=1e-12, atol=1e-12)
+        by_input_row = _rows_by_input_row(windows).reshape(input_rows, batch, 5, 6)
+        np.testing.assert_array_equal(by_input_row, np.moveaxis(rows, 1, 0))
+        alone = np.full_like(total, np.nan)
+        _add_row_products(windows, per_kernel_row, alone, offset)
+        np.testing.assert_allclose(alone, expected, rtol=1e-12, atol=1e-12)
 
 
 def test_rows_chunks_stay_under_their_budget() -> None:
