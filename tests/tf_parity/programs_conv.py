@@ -151,6 +151,36 @@ def conv_float32_valid_stride2(tf):
     return _conv(tf, (2, 9, 9, 2), (5, 5, 2, 3), [1, 2, 2, 1], "VALID", (2, 3, 3, 3), np.float32)
 
 
+# Stride 1 with enough channels goes kernel row by kernel row in the fast form: 64 output
+# channels or more one product per kernel row (the forward below; the input gradient in the
+# third, whose input has 64 channels), fewer side by side; the filter gradient per kernel
+# row whenever kernel width x channels reaches 16.
+
+
+@_program
+def conv_kernel_rows_64_channels_same_even(tf):
+    # a 2x3 kernel: SAME pads its one extra row after
+    return _conv(tf, (1, 4, 5, 16), (2, 3, 16, 64), [1, 1, 1, 1], "SAME", (1, 4, 5, 64))
+
+
+@_program
+def conv_kernel_rows_64_channels_valid_float32(tf):
+    spec = _conv(
+        tf, (2, 4, 3, 24), (2, 2, 24, 64), [1, 1, 1, 1], "VALID", (2, 3, 2, 64), np.float32
+    )
+    # The input's gradient sums 256 float32 products that cancel (to 0.11 from terms summing
+    # to 62 in magnitude): against the float64 value TF is off by up to 6.7e-6 and symgrad by
+    # up to 8.0e-6, so the two differ by more than F32_RTOL there.
+    spec["rtol"] = 1e-4
+    return spec
+
+
+@_program
+def conv_kernel_rows_64_input_channels_same_even(tf):
+    # 4x4 SAME on 4x5: one padding row and column before, two after
+    return _conv(tf, (1, 4, 5, 64), (4, 4, 64, 2), [1, 1, 1, 1], "SAME", (1, 4, 5, 2))
+
+
 @_program
 def conv_filters_keyword(tf):
     x = tf.Variable(_arr(4, (1, 4, 4, 2)), name="x")
